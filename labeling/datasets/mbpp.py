@@ -1,0 +1,39 @@
+"""MBPP jsonl: `text`, `code` (reference), `test_list`, `test_setup_code`, `task_id`.
+
+The prompt shows the first test, as MBPP's own few-shot format does, so that the model
+knows the function's name and signature.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from labeling.datasets._io import iter_records, need_str
+from labeling.datasets.common import bad, make_problem
+from labeling.schema import Problem, Quarantined
+
+
+def str_list(value: Any, field: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value or not all(isinstance(t, str) for t in value):
+        raise ValueError(f"field {field!r} should be a non-empty list of strings")
+    return tuple(value)
+
+
+def load(options: dict[str, Any]) -> Iterator[Problem | Quarantined]:
+    name = options.get("name", "mbpp")
+    for rec in iter_records(options["path"]):
+        if rec.data is None:
+            yield bad(name, rec, rec.error)
+            continue
+        try:
+            text = need_str(rec.data, "text")
+            tests = str_list(rec.data.get("test_list"), "test_list")
+            setup = rec.data.get("test_setup_code") or ""
+            if not isinstance(setup, str):
+                raise ValueError("field 'test_setup_code' should be text")
+        except ValueError as exc:
+            yield bad(name, rec, str(exc))
+            continue
+        question = f"{text.strip()}\nYour code should pass this test:\n{tests[0]}"
+        yield make_problem("code", name, question, tests=tests, test_setup=setup)

@@ -1,0 +1,66 @@
+"""ProcessBench json (an array): `problem`, `steps` (list of str), `label` (first wrong step,
+-1 if none), `final_answer_correct`, `generator`. Chains are given: nothing is sampled.
+
+ProcessBench has no reference answer, so the outcome comes from `final_answer_correct`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from labeling.datasets._io import iter_records, need_str
+from labeling.datasets.common import bad, make_problem
+from labeling.schema import GivenChain, Problem, Quarantined
+
+
+def parse_steps(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise ValueError("field 'steps' should be a non-empty list of strings")
+    if not all(isinstance(s, str) for s in value):
+        raise ValueError("field 'steps' holds a non-string item")
+    if any(not s.strip() for s in value):
+        raise ValueError("field 'steps' holds an empty step")
+    return tuple(value)
+
+
+def human_step_labels(first_error: int, n: int) -> tuple[bool | None, ...]:
+    """Steps before the first error are right, it is wrong, later steps were not judged."""
+    if first_error < 0:
+        return (True,) * n
+    return (True,) * first_error + (False,) + (None,) * (n - first_error - 1)
+
+
+def load(options: dict[str, Any]) -> Iterator[Problem | Quarantined]:
+    name = options.get("name", "processbench")
+    for rec in iter_records(options["path"]):
+        if rec.data is None:
+            yield bad(name, rec, rec.error)
+            continue
+        data = rec.data
+        try:
+            question = need_str(data, "problem")
+            steps = parse_steps(data.get("steps"))
+            label = data.get("label")
+            if isinstance(label, bool) or not isinstance(label, int):
+                raise ValueError("field 'label' should be an integer step index (or -1)")
+            if not -1 <= label < len(steps):
+                raise ValueError(f"label {label} is outside the {len(steps)} steps")
+            outcome = data.get("final_answer_correct")
+            if outcome is not None and not isinstance(outcome, bool):
+                raise ValueError("field 'final_answer_correct' should be true/false")
+        except ValueError as exc:
+            yield bad(name, rec, str(exc))
+            continue
+        chain = GivenChain(
+            steps=steps,
+            model=str(data.get("generator") or "given"),
+            human_first_error=label,
+            human_labels=human_step_labels(label, len(steps)),
+            outcome_correct=outcome,
+        )
+        # The same problem text appears once per generator: salt the id with the record id
+        # so that each record is its own problem (one chain each), as ProcessBench scores them.
+        yield make_problem(
+            "math", name, question, given=(chain,), id_salt=str(data.get("id", rec.index))
+        )

@@ -1,0 +1,91 @@
+"""Output rows: a `LabeledChain` (or a `Quarantined`) as a dict in the shard schema. Pure.
+
+Per-source columns are filled from the verdicts of the sources that ran (null when a source
+did not run). The `verdicts` column keeps every source's verdict with its evidence; an
+(source, step) pair absent from it was `unverifiable` with nothing to say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from labeling.schema import LabeledChain, Quarantined, Status, StepVerdict
+
+# Which source fills which convenience column.
+LABEL_COLUMNS = {"outcome": "outcome_labels", "calc": "calc_labels", "tests": "test_labels"}
+
+
+def _labels(vs: Sequence[StepVerdict] | None) -> list[bool | None] | None:
+    return None if vs is None else [v.label for v in vs]
+
+
+def verdict_structs(verdicts: dict[str, list[StepVerdict]]) -> list[dict[str, Any]]:
+    out = []
+    for source in sorted(verdicts):
+        for step, v in enumerate(verdicts[source]):
+            if v.status == Status.UNVERIFIABLE and not v.evidence and not v.rollouts:
+                continue  # documented: absent == unverifiable, keeps shards small
+            out.append(
+                {
+                    "source": source,
+                    "step": step,
+                    "status": v.status.value,
+                    "label": v.label,
+                    "score": v.score,
+                    "rollouts": v.rollouts,
+                    "evidence": v.evidence[:500],
+                }
+            )
+    return out
+
+
+def labeled_row(lc: LabeledChain, policy: str, config_hash: str) -> dict[str, Any]:
+    chain, problem, vs = lc.chain, lc.problem, lc.verdicts
+    mc = vs.get("mc")
+    tests = vs.get("tests") or vs.get("syntax")
+    human = list(chain.human_labels) if chain.human_labels else None
+    rollouts = sum(v.rollouts for src in vs.values() for v in src)
+    rollout_tokens = sum(v.tokens for src in vs.values() for v in src)
+    return {
+        "prompt": lc.prompt,
+        "completions": list(chain.steps),
+        "labels": list(lc.labels),
+        "problem_id": problem.problem_id,
+        "chain_id": chain.chain_id,
+        "chain_index": chain.index,
+        "domain": problem.domain,
+        "source_dataset": problem.source_dataset,
+        "reference_answer": problem.reference or None,
+        "final_answer": lc.final_answer or None,
+        "outcome_correct": lc.outcome_correct,
+        "first_error_step": lc.first_error_step,
+        "outcome_labels": _labels(vs.get("outcome")),
+        "calc_labels": _labels(vs.get("calc")),
+        "test_labels": _labels(tests),
+        "mc_scores": None if mc is None else [v.score for v in mc],
+        "mc_rollouts": None if mc is None else [v.rollouts for v in mc],
+        "human_labels": human,
+        "human_first_error": chain.human_first_error,
+        "verdicts": verdict_structs(vs),
+        "sample_tokens": chain.tokens,
+        "rollout_tokens": rollout_tokens,
+        "rollouts": rollouts,
+        "model": chain.model,
+        "sampler_seed": chain.sampler_seed,
+        "label_policy": policy,
+        "config_hash": config_hash,
+    }
+
+
+def quarantine_row(q: Quarantined, config_hash: str) -> dict[str, Any]:
+    return {
+        "source_dataset": q.source_dataset,
+        "record_index": q.record_index,
+        "problem_id": q.problem_id or None,
+        "chain_id": q.chain_id or None,
+        "stage": q.stage,
+        "reason": q.reason,
+        "raw": q.raw,
+        "config_hash": config_hash,
+    }

@@ -1,0 +1,187 @@
+"""The data types every floor shares: problems, chains, step verdicts, output rows.
+
+Plain frozen dataclasses, no I/O. The Arrow schemas at the bottom are the contract of the
+Parquet shards: the README documents them column by column, and `tests/test_schema.py`
+checks that the two agree.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+
+class Status(enum.StrEnum):
+    """What a label source could say about one step."""
+
+    CORRECT = "correct"  # checked, and it holds
+    INCORRECT = "incorrect"  # checked, and it is wrong (evidence says why)
+    UNVERIFIABLE = "unverifiable"  # nothing this source can check
+    TIMEOUT = "timeout"  # the check ran out of time or memory
+    ERROR = "error"  # the check itself failed (bad reference data, crashed worker)
+
+
+@dataclass(frozen=True, slots=True)
+class StepVerdict:
+    """One source's judgement of one step.
+
+    `label` is True/False only when the source decided; None otherwise. `score` is the
+    soft value a source may have (an MC success rate, a pass rate); `evidence` is a short,
+    human-readable reason (which claim failed, the claimed and the true value).
+    """
+
+    status: Status
+    label: bool | None = None
+    score: float | None = None
+    evidence: str = ""
+    rollouts: int = 0  # completions behind `score` (MC sources only)
+    tokens: int = 0  # tokens generated to reach this verdict (MC sources only)
+
+    @staticmethod
+    def unverifiable(evidence: str = "") -> StepVerdict:
+        return StepVerdict(Status.UNVERIFIABLE, None, None, evidence)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A task with a checkable reference.
+
+    Math problems carry `reference` (the final answer as text). Code problems carry
+    `tests` (assert statements or a HumanEval-style `check` body), optional
+    `test_setup` and `entry_point`.
+    """
+
+    problem_id: str
+    domain: str  # "math" | "code"
+    source_dataset: str
+    question: str
+    reference: str = ""
+    tests: tuple[str, ...] = ()
+    test_setup: str = ""
+    entry_point: str = ""
+    given_chains: tuple[GivenChain, ...] = ()  # chains supplied with the input (no sampling)
+
+
+@dataclass(frozen=True, slots=True)
+class GivenChain:
+    """A chain that came with the input, e.g. a ProcessBench record, already split."""
+
+    steps: tuple[str, ...]
+    model: str = ""
+    human_first_error: int | None = None  # ProcessBench `label` (-1 = all correct)
+    human_labels: tuple[bool | None, ...] = ()  # PRM800K-style per-step human labels
+    outcome_correct: bool | None = None  # given with the data (ProcessBench), if known
+
+
+@dataclass(frozen=True, slots=True)
+class Chain:
+    """One reasoning chain for a problem, split into steps."""
+
+    problem_id: str
+    chain_id: str
+    index: int  # 0..n-1 within the problem
+    text: str
+    steps: tuple[str, ...]
+    model: str
+    sampler_seed: int | None = None
+    tokens: int = 0  # tokens the sampler generated (0 for given chains)
+    finish_reason: str = ""
+    human_first_error: int | None = None
+    human_labels: tuple[bool | None, ...] = ()
+    given_outcome: bool | None = None  # outcome known from the input data, if any
+
+
+@dataclass(frozen=True, slots=True)
+class Quarantined:
+    """A row that could not be used, with one sentence saying why. Never dropped."""
+
+    source_dataset: str
+    record_index: int  # position in the input (0-based)
+    reason: str
+    raw: str  # the offending record, truncated
+    problem_id: str = ""
+    stage: str = "load"  # load | sample | split | verify | filter
+    chain_id: str = ""  # set when one chain (not the whole problem) was set aside
+
+
+@dataclass(slots=True)
+class LabeledChain:
+    """A chain with every source's verdicts and the combined labels: one output row."""
+
+    problem: Problem
+    chain: Chain
+    prompt: str
+    verdicts: dict[str, list[StepVerdict]]  # source name -> one verdict per step
+    labels: list[bool | None]
+    first_error_step: int  # -1 when no step is labeled wrong
+    final_answer: str = ""
+    outcome_correct: bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# --- Arrow schemas: the shard contract -------------------------------------------------
+
+VERDICT_STRUCT = pa.struct(
+    [
+        ("source", pa.string()),
+        ("step", pa.int32()),
+        ("status", pa.string()),
+        ("label", pa.bool_()),
+        ("score", pa.float32()),
+        ("rollouts", pa.int32()),
+        ("evidence", pa.string()),
+    ]
+)
+
+LABELED_SCHEMA = pa.schema(
+    [
+        # TRL's stepwise-supervision names first.
+        pa.field("prompt", pa.string(), nullable=False),
+        pa.field("completions", pa.list_(pa.string()), nullable=False),
+        pa.field("labels", pa.list_(pa.bool_()), nullable=False),
+        # Identity and provenance.
+        pa.field("problem_id", pa.string(), nullable=False),
+        pa.field("chain_id", pa.string(), nullable=False),
+        pa.field("chain_index", pa.int32(), nullable=False),
+        pa.field("domain", pa.string(), nullable=False),
+        pa.field("source_dataset", pa.string(), nullable=False),
+        pa.field("reference_answer", pa.string()),
+        pa.field("final_answer", pa.string()),
+        pa.field("outcome_correct", pa.bool_()),
+        pa.field("first_error_step", pa.int32(), nullable=False),
+        # Per-source step verdicts, one entry per step (null where the source said nothing).
+        pa.field("outcome_labels", pa.list_(pa.bool_())),
+        pa.field("calc_labels", pa.list_(pa.bool_())),
+        pa.field("test_labels", pa.list_(pa.bool_())),
+        pa.field("mc_scores", pa.list_(pa.float32())),
+        pa.field("mc_rollouts", pa.list_(pa.int32())),
+        pa.field("human_labels", pa.list_(pa.bool_())),
+        pa.field("human_first_error", pa.int32()),
+        pa.field("verdicts", pa.list_(VERDICT_STRUCT), nullable=False),
+        # Cost accounting.
+        pa.field("sample_tokens", pa.int64(), nullable=False),
+        pa.field("rollout_tokens", pa.int64(), nullable=False),
+        pa.field("rollouts", pa.int32(), nullable=False),
+        # Run provenance.
+        pa.field("model", pa.string(), nullable=False),
+        pa.field("sampler_seed", pa.int64()),
+        pa.field("label_policy", pa.string(), nullable=False),
+        pa.field("config_hash", pa.string(), nullable=False),
+    ]
+)
+
+QUARANTINE_SCHEMA = pa.schema(
+    [
+        pa.field("source_dataset", pa.string(), nullable=False),
+        pa.field("record_index", pa.int64(), nullable=False),
+        pa.field("problem_id", pa.string()),
+        pa.field("chain_id", pa.string()),  # null: the whole problem; set: one chain of it
+        pa.field("stage", pa.string(), nullable=False),
+        pa.field("reason", pa.string(), nullable=False),
+        pa.field("raw", pa.string()),
+        pa.field("config_hash", pa.string(), nullable=False),
+    ]
+)

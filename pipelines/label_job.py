@@ -1,0 +1,351 @@
+"""The label job's driver: units of problems flow through sampling, labeling and writing.
+
+Work is cut into deterministic units of `output.problems_per_unit` input records, in input
+order (streamed: memory holds a few units, never the dataset). A unit's key hashes its
+problem ids with every config field that changes labels, so:
+- a re-run with the same config skips units whose record and shard check out (resume);
+- a refresh with `output.previous=<old dir>` copies unchanged units from the old version
+  and labels only what is new (lineage in the manifest).
+Up to `lookahead` units are sampled ahead of the one being labeled, so the engine actors
+always have queued work while verifiers run.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import shutil
+import subprocess
+import time
+from collections import Counter, deque
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from labeling.datasets import load_problems
+from labeling.ids import config_hash, derive_seed
+from labeling.rows import quarantine_row
+from labeling.schema import Problem, Quarantined
+from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
+from pipelines.progress import Progress
+from pipelines.unit_labeler import UnitLabeler
+
+log = logging.getLogger("prm-label")
+
+# Config sections that change what a row contains (and so the unit keys).
+LABEL_AFFECTING = ("model", "dataset", "sampler", "split", "labels")
+
+
+def code_version() -> str:
+    here = Path(__file__).resolve().parent
+    try:
+        return subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "--short", "HEAD"],
+            capture_output=True, text=True, timeout=5, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        from importlib.metadata import version
+
+        return version("prm-labeler")
+
+
+def label_config_hash(cfg: dict[str, Any]) -> str:
+    subset = {k: cfg[k] for k in LABEL_AFFECTING}
+    subset["dataset"] = {k: v for k, v in cfg["dataset"].items() if k != "limit"}
+    return config_hash(subset)
+
+
+def units_of(
+    items: Iterator[Problem | Quarantined], size: int
+) -> Iterator[tuple[int, list[Problem], list[Quarantined]]]:
+    for unit in itertools.count():
+        chunk = list(itertools.islice(items, size))
+        if not chunk:
+            return
+        yield (
+            unit,
+            [x for x in chunk if isinstance(x, Problem)],
+            [x for x in chunk if isinstance(x, Quarantined)],
+        )
+
+
+class LabelJob:
+    def __init__(self, cfg: dict[str, Any]) -> None:
+        self.cfg = cfg
+        self.out = DatasetDir(cfg["output"]["dir"])
+        self.hash = label_config_hash(cfg)
+        self.cfg["config_hash"] = self.hash
+        self.pool: Any = None
+        self.labelers: list[Any] = []
+        self.model_path = ""
+        self._calls = 0
+
+    # -- set-up ---------------------------------------------------------------------------
+
+    def _init_ray(self) -> None:
+        rc = self.cfg["ray"]
+        if not rc["enabled"]:
+            return
+        import ray
+
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"log_to_driver": True, "include_dashboard": False}
+            if rc["address"]:
+                kwargs["address"] = rc["address"]
+            elif rc["num_cpus"]:
+                kwargs["num_cpus"] = rc["num_cpus"]
+            # Workers import the project from the driver's checkout.
+            kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": str(Path(__file__).parents[1])}}
+            ray.init(**kwargs)
+
+    def _resolve_model(self) -> str:
+        m = self.cfg["model"]
+        if self.cfg["engine"]["kind"] == "simulated":
+            return "simulated"
+        if not m["path"]:
+            from pipelines.prepare_model import prepare
+
+            return str(prepare())
+        p = Path(m["path"]).expanduser()
+        if p.exists():
+            return str(p)
+        if m["path"].startswith(("/", ".", "~")) or m["path"].count("/") != 1:
+            from pipelines.label import UserError
+
+            raise UserError(f"model path {m['path']!r} does not exist; set model.path")
+        return m["path"]  # a hub id, for clusters that can reach a hub
+
+    def _ensure_engine(self) -> None:
+        if self.pool is not None:
+            return
+        from pipelines.engine_pool import EnginePool
+
+        t = time.monotonic()
+        self.model_path = self._resolve_model()
+        self.pool = EnginePool(
+            self.model_path, self.cfg["model"], self.cfg["engine"], self.cfg["ray"]
+        )
+        self.engine_start_s = time.monotonic() - t
+        log.info("engine ready in %.1fs (%s)", self.engine_start_s, self.model_path)
+
+    def _ensure_labelers(self) -> None:
+        if self.labelers:
+            return
+        completer = None
+        if self.cfg["labels"].get("mc") is not None:
+            self._ensure_engine()
+            from pipelines.completer import EngineCompleter
+
+            completer = EngineCompleter(self.pool, self.cfg["model"]["name"])
+        rc = self.cfg["ray"]
+        if not rc["enabled"]:
+            self.labelers = [UnitLabeler(self.cfg, completer)]
+            return
+        import ray
+
+        cls = ray.remote(
+            num_cpus=rc["label_num_cpus"],
+            max_restarts=rc["max_restarts"],
+            max_task_retries=rc["max_task_retries"],
+        )(UnitLabeler)
+        self.labelers = [cls.remote(self.cfg, completer) for _ in range(rc["label_actors"])]
+        ray.get([a.ping.remote() for a in self.labelers])
+
+    # -- stages ---------------------------------------------------------------------------
+
+    def _requests(self, problems: list[Problem]) -> list[dict[str, Any]]:
+        from labeling.prompts import user_message
+
+        s = self.cfg["sampler"]
+        return [
+            {
+                "problem_id": p.problem_id,
+                "messages": [{"role": "user", "content": user_message(p, s)}],
+                "prefix": "",
+                "n": s["n"],
+                "seed": derive_seed(s["seed"], p.problem_id),
+                "max_tokens": s["max_tokens"],
+                "temperature": s["temperature"],
+                "top_p": s["top_p"],
+                "stop": s["stop"],
+            }
+            for p in problems
+            if not p.given_chains
+        ]
+
+    def _submit_sampling(self, problems: list[Problem]) -> tuple[list[dict], Any]:
+        requests = self._requests(problems)
+        if not requests:
+            return requests, None
+        self._ensure_engine()
+        return requests, self.pool.submit(requests)
+
+    def _collect_samples(self, requests, ticket) -> dict[str, list[dict[str, Any]]] | None:
+        if ticket is None:
+            return None
+        results = self.pool.collect(ticket)
+        samples: dict[str, list[dict[str, Any]]] = {}
+        for req, res in zip(requests, results, strict=True):
+            samples[req["problem_id"]] = [
+                {"text": t, "tokens": k, "finish": f, "seed": req["seed"]}
+                for t, k, f in zip(res["texts"], res["tokens"], res["finish"], strict=True)
+            ]
+        return samples
+
+    def _submit_label(self, problems, samples) -> Any:
+        self._ensure_labelers()
+        actor = self.labelers[self._calls % len(self.labelers)]
+        self._calls += 1
+        if not self.cfg["ray"]["enabled"]:
+            return actor.label(problems, samples)
+        return actor.label.remote(problems, samples)
+
+    def _result(self, ref: Any) -> Any:
+        if not self.cfg["ray"]["enabled"]:
+            return ref
+        import ray
+
+        return ray.get(ref)
+
+    # -- the run --------------------------------------------------------------------------
+
+    def unit_key(self, unit: int, problems: list[Problem], bad: list[Quarantined]) -> str:
+        ids = [p.problem_id for p in problems] + [f"q{q.record_index}" for q in bad]
+        return config_hash({"config": self.hash, "unit": unit, "ids": ids})
+
+    def _reuse(self, unit: int, key: str, prev: DatasetDir | None) -> UnitRecord | None:
+        """Done already (resume), or copy an identical unit from the previous version."""
+        if self.cfg["output"]["resume"]:
+            rec = self.out.read_record(unit)
+            if rec is not None and rec.key == key:
+                problem = self.out.verify_unit(rec)
+                if not problem:
+                    return rec
+                log.warning("unit %d will be redone: %s", unit, problem)
+        if prev is not None:
+            old = prev.read_record(unit)
+            if old is not None and old.key == key and not prev.verify_unit(old):
+                for rel in (old.shard, old.quarantine):
+                    if rel:
+                        dst = self.out.root / rel
+                        dst.parent.mkdir(parents=True, exist_ok=True)
+                        tmp = dst.with_name(f".{dst.name}.tmp-{os.getpid()}")
+                        shutil.copyfile(prev.root / rel, tmp)
+                        os.replace(tmp, dst)
+                old.reused_from = str(prev.root)
+                self.out.write_record(old)
+                return old
+        return None
+
+    def _finish_unit(self, unit, key, problems, bad, started, result) -> UnitRecord:
+        counts: Counter = Counter(result.counts)
+        counts["problems_in"] += len(bad)
+        counts["problems_quarantined"] += len(bad)
+        quarantine = [quarantine_row(q, self.hash) for q in bad] + result.quarantine
+        return self.out.write_unit(
+            unit, key, result.rows, quarantine, counts, result.tokens,
+            time.monotonic() - started, self.cfg["output"]["row_group_size"],
+        )
+
+    def run(self) -> dict[str, Any]:
+        started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        t0 = time.monotonic()
+        oc = self.cfg["output"]
+        self.out.root.mkdir(parents=True, exist_ok=True)
+        (self.out.root / "manifest.json").unlink(missing_ok=True)  # unfinished until rewritten
+        prev = DatasetDir(oc["previous"]) if oc.get("previous") else None
+        self._init_ray()
+        items = load_problems(dict(self.cfg["dataset"]))
+        records: dict[int, UnitRecord] = {}
+        progress = Progress(self.cfg, total=self.cfg["dataset"].get("limit"))
+        sampling: deque = deque()
+        labeling: deque = deque()
+        lookahead = 2
+        reused = 0
+
+        def finish_label() -> None:
+            unit, key, problems, bad, started, ref = labeling.popleft()
+            rec = self._finish_unit(unit, key, problems, bad, started, self._result(ref))
+            records[unit] = rec
+            progress.update(rec)
+
+        def start_label() -> None:
+            unit, key, problems, bad, started, requests, ticket = sampling.popleft()
+            samples = self._collect_samples(requests, ticket)
+            labeling.append((unit, key, problems, bad, started,
+                             self._submit_label(problems, samples)))
+            while len(labeling) > max(1, len(self.labelers)) - 1:
+                finish_label()
+
+        for unit, problems, bad in units_of(iter(items), oc["problems_per_unit"]):
+            key = self.unit_key(unit, problems, bad)
+            rec = self._reuse(unit, key, prev)
+            if rec is not None:
+                records[unit] = rec
+                reused += 1
+                progress.update(rec, reused=True)
+                continue
+            requests, ticket = self._submit_sampling(problems)
+            sampling.append((unit, key, problems, bad, time.monotonic(), requests, ticket))
+            while len(sampling) > lookahead:
+                start_label()
+        while sampling:
+            start_label()
+        while labeling:
+            finish_label()
+        progress.close()
+        return self._manifest(records, started_at, time.monotonic() - t0, reused, prev)
+
+    def _manifest(self, records, started_at, wall, reused, prev) -> dict[str, Any]:
+        # Stale units from an earlier, longer run with the same dir are not part of this one.
+        summary = summarize_units(records.values())
+        c = summary["counts"]
+        for k in ("problems_in", "problems_labeled", "problems_quarantined", "chains",
+                  "steps", "rows"):
+            c.setdefault(k, 0)
+        if c["problems_in"] != c["problems_labeled"] + c["problems_quarantined"]:
+            raise RuntimeError(f"accounting error: {c}")  # a bug, never expected
+        tokens = summary["tokens"]
+        labeled_steps = c.get("steps_labeled", 0)
+        manifest = {
+            "format_version": FORMAT_VERSION,
+            "created_at": started_at,
+            "wall_time_s": round(wall, 2),
+            "code_version": code_version(),
+            "config_hash": self.hash,
+            "config": {k: v for k, v in self.cfg.items() if k != "config_hash"},
+            "model": {"name": self.cfg["model"]["name"], "path": self.model_path},
+            "counts": c,
+            "tokens": tokens,
+            "cost": {
+                "tokens_per_labeled_step": round(
+                    (tokens.get("sample", 0) + tokens.get("rollout", 0)) / labeled_steps, 2
+                ) if labeled_steps else None,
+                "rollouts": c.get("rollouts", 0),
+            },
+            "throughput": {
+                "chains_per_s": round(c["chains"] / wall, 3) if wall else None,
+                "sample_tokens_per_s": round(tokens.get("sample", 0) / wall, 2) if wall else None,
+            },
+            "units": len(records),
+            "units_reused": reused,
+            "lineage": {"previous": str(prev.root) if prev else None,
+                        "previous_manifest": (prev.read_manifest() or {}).get("created_at")
+                        if prev else None},
+            "shards": summary["shards"],
+            "quarantine": summary["quarantine"],
+        }
+        self.out.write_manifest(manifest)
+        log.info(
+            "done: %d problems in, %d labeled, %d quarantined; %d rows, %d steps in %.1fs -> %s",
+            c["problems_in"], c["problems_labeled"], c["problems_quarantined"], c["rows"],
+            c["steps"], wall, self.out.root,
+        )
+        print(
+            f"prm-label: {c['rows']} rows ({c['steps']} steps) from {c['problems_in']} problems "
+            f"({c['problems_quarantined']} quarantined) in {wall:.1f}s -> "
+            f"{self.out.root / 'manifest.json'}"
+        )
+        return manifest

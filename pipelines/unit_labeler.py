@@ -1,0 +1,217 @@
+"""Label one work unit: sampled (or given) chains -> steps -> verdicts -> rows.
+
+`UnitLabeler` holds the label sources (worker pools, sandboxes) for its whole life, so it runs
+as a long-lived Ray actor (or in-process). Everything that goes wrong with one problem or one
+chain becomes a quarantine row with one sentence; nothing is dropped and nothing here stops
+the job. Bad *reference* data (a verifier raising) quarantines the problem, not the unit.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from labeling.combine import combine
+from labeling.ids import chain_id
+from labeling.rows import labeled_row, quarantine_row
+from labeling.schema import Chain, LabeledChain, Problem, Quarantined, Status, StepVerdict
+from labeling.splitters import split_steps
+from pipelines.sources import build_sources
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class UnitResult:
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    quarantine: list[dict[str, Any]] = field(default_factory=list)
+    counts: Counter = field(default_factory=Counter)
+    tokens: Counter = field(default_factory=Counter)
+
+
+def split_chain(problem: Problem, text: str, split: dict[str, Any]) -> list[str]:
+    if problem.domain == "code":
+        from labeling.code_steps import split_code_answer
+
+        return split_code_answer(text, split.get("code_mode", "statement"))
+    return split_steps(text, split.get("mode", "auto"))
+
+
+def given_outcome_verdicts(chain: Chain) -> list[StepVerdict]:
+    """Outcome verdicts from the input data (ProcessBench's `final_answer_correct`)."""
+    n = len(chain.steps)
+    ok = chain.given_outcome
+    last = StepVerdict(
+        Status.CORRECT if ok else Status.INCORRECT, ok, float(ok), "outcome given by the dataset"
+    )
+    return [StepVerdict.unverifiable()] * (n - 1) + [last]
+
+
+class UnitLabeler:
+    def __init__(self, cfg: dict[str, Any], completer: Any = None) -> None:
+        self.cfg = cfg
+        self.completer = completer
+        self._sources: dict[str, dict[str, Any]] = {}
+        self.model_name = cfg["model"]["name"]
+
+    def sources(self, domain: str) -> dict[str, Any]:
+        if domain not in self._sources:
+            self._sources[domain] = build_sources(self.cfg["labels"], domain, self.completer)
+        return self._sources[domain]
+
+    def ping(self) -> str:
+        return "ok"
+
+    # -- chains ---------------------------------------------------------------------------
+
+    def _chains(
+        self, problem: Problem, samples: list[dict[str, Any]] | None, res: UnitResult
+    ) -> list[Chain]:
+        split = self.cfg["split"]
+        chains = []
+        if problem.given_chains:
+            for i, g in enumerate(problem.given_chains):
+                cid = chain_id(problem.problem_id, g.model, i, g.steps)
+                chains.append(
+                    Chain(problem.problem_id, cid, i, "\n\n".join(g.steps), g.steps, g.model,
+                          human_first_error=g.human_first_error, human_labels=g.human_labels,
+                          given_outcome=g.outcome_correct)
+                )
+            return chains
+        for i, s in enumerate(samples or []):
+            cid = chain_id(problem.problem_id, self.model_name, i)
+            reason = ""
+            if s["finish"] == "prompt_too_long":
+                reason = "the prompt does not fit in model.max_model_len"
+            steps: list[str] = []
+            if not reason:
+                try:
+                    steps = split_chain(problem, s["text"], split)
+                except Exception as exc:  # model output is untrusted; a splitter bug too
+                    reason = f"could not split the chain into steps ({exc})"
+            if not reason and not steps:
+                reason = "the sampled chain is empty"
+            if not reason and len(steps) > split["max_steps"]:
+                reason = f"chain has {len(steps)} steps, more than split.max_steps"
+            if reason:
+                res.counts["chains_quarantined"] += 1
+                res.quarantine.append(self._q(problem, reason, "split", cid, s["text"]))
+                continue
+            chains.append(
+                Chain(problem.problem_id, cid, i, s["text"], tuple(steps), self.model_name,
+                      sampler_seed=s["seed"], tokens=s["tokens"], finish_reason=s["finish"])
+            )
+        return chains
+
+    def _q(self, p: Problem, reason: str, stage: str, cid: str = "", raw: str = "") -> dict:
+        q = Quarantined(p.source_dataset, -1, reason, raw[:2000] or p.question[:2000],
+                        p.problem_id, stage, cid)
+        return quarantine_row(q, self.cfg["config_hash"])
+
+    # -- verdicts -------------------------------------------------------------------------
+
+    def _verify(
+        self, source: str, verifier: Any, items: list[tuple[Problem, Chain]]
+    ) -> tuple[list[list[StepVerdict] | None], list[str]]:
+        """Verdicts per item; on a batch failure, retry item by item to isolate the bad one."""
+        try:
+            return list(verifier.verify(items)), [""] * len(items)
+        except Exception as exc:
+            if len(items) == 1:
+                return [None], [f"{source} failed: {type(exc).__name__}: {exc}"[:300]]
+        out: list[list[StepVerdict] | None] = []
+        errors = []
+        for item in items:
+            vs, err = self._verify(source, verifier, [item])
+            out.extend(vs)
+            errors.extend(err)
+        return out, errors
+
+    def label(
+        self, problems: list[Problem], samples: dict[str, list[dict[str, Any]]] | None
+    ) -> UnitResult:
+        res = UnitResult()
+        per_problem: dict[str, list[Chain]] = {}
+        for p in problems:
+            chains = self._chains(p, (samples or {}).get(p.problem_id), res)
+            per_problem[p.problem_id] = chains
+            if not p.given_chains:
+                res.counts["chains_sampled"] += len((samples or {}).get(p.problem_id) or [])
+        failed: dict[str, str] = {}  # problem_id -> reason
+        verdicts: dict[str, dict[str, list[StepVerdict]]] = {}  # chain_id -> source -> list
+        for domain in ("math", "code"):
+            items = [
+                (p, c) for p in problems if p.domain == domain for c in per_problem[p.problem_id]
+            ]
+            if not items:
+                continue
+            for source, verifier in self.sources(domain).items():
+                todo = items
+                if source == "outcome":
+                    # No reference: use the outcome given with the data, if any.
+                    for p, c in items:
+                        if not p.reference and not p.tests and c.given_outcome is not None:
+                            verdicts.setdefault(c.chain_id, {})[source] = given_outcome_verdicts(c)
+                    todo = [(p, c) for p, c in items if p.reference or p.tests]
+                if not todo:
+                    continue
+                results, errors = self._verify(source, verifier, todo)
+                for (p, c), vs, err in zip(todo, results, errors, strict=True):
+                    if vs is None:
+                        failed.setdefault(p.problem_id, err)
+                    else:
+                        verdicts.setdefault(c.chain_id, {})[source] = vs
+        return self._rows(problems, per_problem, verdicts, failed, res)
+
+    def _rows(self, problems, per_problem, verdicts, failed, res: UnitResult) -> UnitResult:
+        labels_cfg = self.cfg["labels"]
+        policy, after = labels_cfg["policy"], labels_cfg["after_error"]
+        for p in problems:
+            res.counts["problems_in"] += 1
+            chains = per_problem[p.problem_id]
+            if p.problem_id in failed:
+                res.counts["problems_quarantined"] += 1
+                res.quarantine.append(self._q(p, failed[p.problem_id], "verify"))
+                continue
+            kept = 0
+            for c in chains:
+                vs = verdicts.get(c.chain_id, {})
+                comb = combine(vs, len(c.steps), policy, after)
+                if not comb.keep:
+                    res.counts["chains_filtered"] += 1
+                    res.quarantine.append(self._q(p, comb.reason, "filter", c.chain_id, c.text))
+                    continue
+                outcome = vs.get("outcome")
+                lc = LabeledChain(
+                    problem=p, chain=c, prompt=p.question, verdicts=vs, labels=comb.labels,
+                    first_error_step=comb.first_error_step,
+                    final_answer=_final_answer(p, c),
+                    outcome_correct=outcome[-1].label if outcome else c.given_outcome,
+                )
+                res.rows.append(labeled_row(lc, policy, self.cfg["config_hash"]))
+                kept += 1
+                res.counts["chains"] += 1
+                res.counts["steps"] += len(c.steps)
+                res.counts["steps_labeled"] += sum(x is not None for x in comb.labels)
+                res.tokens["sample"] += c.tokens
+                res.tokens["rollout"] += sum(v.tokens for src in vs.values() for v in src)
+                res.counts["rollouts"] += sum(v.rollouts for src in vs.values() for v in src)
+            if kept:
+                res.counts["problems_labeled"] += 1
+            else:
+                res.counts["problems_quarantined"] += 1
+                why = "no chain survived splitting/filtering" if chains else "no usable chain"
+                res.quarantine.append(self._q(p, why, "split"))
+        res.counts["rows"] = len(res.rows)
+        return res
+
+
+def _final_answer(problem: Problem, chain: Chain) -> str:
+    if problem.domain != "math":
+        return ""
+    from verifiers.answer import extract_answer
+
+    answer, _ = extract_answer(chain.text)
+    return answer or ""

@@ -1,0 +1,61 @@
+"""Shared fixtures: the shared data folder, Hydra composition, a tiny random model."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("PRM_DATA_DIR", ROOT.parent / "shared" / "data"))
+CONF_DIR = str(ROOT / "conf")
+
+
+def shared(rel: str) -> Path:
+    """A file of ../shared/data, or skip the test cleanly when the folder is absent."""
+    path = SHARED_DATA / rel
+    if not path.exists():
+        pytest.skip(f"{path} is not available (../shared is missing)")
+    return path
+
+
+def compose(overrides: list[str], config_name: str = "config"):
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    from pipelines.config import register
+
+    register()
+    with initialize_config_dir(config_dir=CONF_DIR, version_base=None):
+        return hydra_compose(config_name=config_name, overrides=overrides)
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory) -> Path:
+    """A randomly initialised Llama small enough to start vLLM fast on CPU, with SmolLM2's
+    tokenizer and chat template (head_dim 64: vLLM's CPU attention rejects 16)."""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from pipelines.prepare_model import prepare
+
+    tok = AutoTokenizer.from_pretrained(prepare())
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(tok),
+        hidden_size=128,
+        intermediate_size=256,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=2048,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+        tie_word_embeddings=True,
+    )
+    model = LlamaForCausalLM(config).to(torch.bfloat16)
+    out = tmp_path_factory.mktemp("tiny-llama")
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    return out

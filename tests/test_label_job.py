@@ -1,0 +1,123 @@
+"""The whole label job in-process (no Ray), with the simulated engine or given chains."""
+
+import json
+import random
+
+import polars as pl
+import pytest
+
+from pipelines.label import run
+from tests.conftest import compose, shared
+
+
+def _job(tmp_path, *overrides, name="out"):
+    cfg = compose(
+        ["engine=simulated", "ray=inprocess", "labels=[answer]", f"output.dir={tmp_path / name}",
+         *overrides]
+    )
+    return run(cfg)
+
+
+def _rows(path):
+    return pl.read_parquet(path / "shards" / "*.parquet")
+
+
+def test_simulated_job_writes_shards_and_manifest(tmp_path):
+    m = _job(tmp_path, "dataset.limit=10", "sampler.n=3", "output.problems_per_unit=4")
+    c = m["counts"]
+    assert c["problems_in"] == 10 == c["problems_labeled"] + c["problems_quarantined"]
+    assert c["rows"] == 30 and len(m["shards"]) == 3
+    assert sum(s["rows"] for s in m["shards"]) == 30
+    df = _rows(tmp_path / "out")
+    assert df.height == 30
+    assert df["labels"].list.len().to_list() == df["completions"].list.len().to_list()
+    assert set(df["label_policy"]) == {"verifier_first"} and df["sample_tokens"].min() > 0
+    assert m["tokens"]["sample"] == df["sample_tokens"].sum()
+
+
+def test_same_config_same_shards(tmp_path):
+    a = _job(tmp_path, "dataset.limit=6", name="a")
+    b = _job(tmp_path, "dataset.limit=6", name="b")
+    assert [s["sha256"] for s in a["shards"]] == [s["sha256"] for s in b["shards"]]
+    c = _job(tmp_path, "dataset.limit=6", "sampler.seed=1", name="c")
+    assert [s["sha256"] for s in a["shards"]] != [s["sha256"] for s in c["shards"]]
+
+
+def test_rerun_resumes_and_redoes_a_corrupt_unit(tmp_path):
+    args = ("dataset.limit=12", "output.problems_per_unit=4")
+    first = _job(tmp_path, *args)
+    again = _job(tmp_path, *args)
+    assert again["units_reused"] == 3 and again["counts"] == first["counts"]
+    shard = tmp_path / "out" / first["shards"][1]["path"]
+    shard.write_bytes(shard.read_bytes()[:100])  # truncated
+    third = _job(tmp_path, *args)
+    assert third["units_reused"] == 2
+    assert [s["sha256"] for s in third["shards"]] == [s["sha256"] for s in first["shards"]]
+
+
+def test_refresh_reuses_previous_version(tmp_path):
+    v1 = _job(tmp_path, "dataset.limit=8", "output.problems_per_unit=4", name="v1")
+    v2 = _job(
+        tmp_path, "dataset.limit=12", "output.problems_per_unit=4",
+        f"output.previous={tmp_path / 'v1'}", name="v2",
+    )
+    assert v2["units_reused"] == 2 and v2["lineage"]["previous"] == str(tmp_path / "v1")
+    assert [s["reused_from"] for s in v2["shards"]] == [str(tmp_path / "v1")] * 2 + [""]
+    assert v2["shards"][0]["sha256"] == v1["shards"][0]["sha256"]
+    df = _rows(tmp_path / "v2")
+    assert df["problem_id"].n_unique() == 12
+
+
+def test_given_chains_need_no_model(tmp_path):
+    path = shared("processbench_dev/gsm8k.json")
+    m = _job(tmp_path, "dataset=processbench", f"dataset.path={path}", "engine=vllm",
+             "model.path=/nonexistent")
+    assert m["counts"]["problems_in"] == 158 and m["counts"]["rows"] == 158
+    assert m["model"]["path"] == ""  # no engine was started
+    df = _rows(tmp_path / "out")
+    assert df["human_first_error"].null_count() == 0
+    # outcome from the dataset: chains humans judged all-correct keep a correct outcome
+    ok = df.filter(pl.col("human_first_error") == -1)
+    assert ok["outcome_correct"].all()
+
+
+def test_fuzzed_rows_are_quarantined_not_lost(tmp_path):
+    rng = random.Random(0)
+    lines = []
+    good = 0
+    for i in range(1000):
+        kind = rng.randrange(6)
+        if kind == 0:
+            lines.append(json.dumps({"question": f"What is {i}+1?", "answer": f"#### {i + 1}"}))
+            good += 1
+        elif kind == 1:
+            lines.append(json.dumps({"question": f"q{i}"}))
+        elif kind == 2:
+            lines.append("{" + "x" * rng.randrange(50))
+        elif kind == 3:
+            lines.append(json.dumps({"question": None, "answer": [1, 2]}))
+        elif kind == 4:
+            lines.append(json.dumps(["not", "an", "object"]))
+        else:
+            raw = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40)))
+            lines.append(raw.replace(b"\n", b" ").decode("latin-1"))
+    path = tmp_path / "fuzz.jsonl"
+    path.write_bytes("\n".join(lines).encode("latin-1", "replace"))
+    m = _job(tmp_path, "dataset=gsm8k", f"dataset.path={path}", "sampler.n=1",
+             "output.problems_per_unit=100")
+    c = m["counts"]
+    total_lines = sum(1 for line in path.read_bytes().split(b"\n") if line.strip())
+    assert c["problems_in"] == total_lines
+    assert c["problems_labeled"] + c["problems_quarantined"] == c["problems_in"]
+    assert c["problems_labeled"] == good
+    q = pl.read_parquet(tmp_path / "out" / "quarantine" / "*.parquet")
+    assert q.height == c["problems_quarantined"]
+    assert q["reason"].str.len_chars().min() > 5
+
+
+def test_user_errors_are_one_sentence(tmp_path):
+    from pipelines.label import friendly
+
+    with pytest.raises(FileNotFoundError) as err:
+        _job(tmp_path, "dataset=gsm8k", "dataset.path=/nope.jsonl")
+    assert friendly(err.value) == "dataset path '/nope.jsonl' does not exist; set dataset.path"

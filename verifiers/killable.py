@@ -1,0 +1,111 @@
+"""Run a function in a child process that can be killed when it overruns.
+
+Why not `signal.alarm`: it only works on the main thread, and verifiers run inside Ray actors
+and thread pools. Why not a thread with a timeout: a thread stuck in sympy or a huge `pow`
+cannot be stopped. A child process can: on timeout it is killed and a fresh one started,
+so one pathological input costs one timeout, never a hung worker.
+
+The child is started with the `spawn` method (safe inside processes that already run threads,
+such as Ray workers) and lives across calls, so imports are paid once. Its address space is
+capped with RLIMIT_AS so a memory bomb fails inside the child, not in the caller.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+class CheckTimeoutError(Exception):
+    """The call ran past its wall-clock budget; the child was killed."""
+
+
+class CheckCrashedError(Exception):
+    """The child died (memory limit, segfault) before answering."""
+
+
+def _child_main(conn: Any, memory_bytes: int) -> None:
+    import resource
+
+    if memory_bytes > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        if job is None:
+            return
+        fn, args = job
+        try:
+            conn.send((True, fn(*args)))
+        except MemoryError:
+            conn.send((False, "MemoryError"))
+        except Exception as exc:  # model output may make any check raise; report, don't die
+            conn.send((False, f"{type(exc).__name__}: {exc}"[:300]))
+
+
+class KillableWorker:
+    """One child process; `call(fn, *args, timeout=s)` runs `fn(*args)` there.
+
+    `fn` must be a module-level function (it is pickled by reference). Errors raised by `fn`
+    come back as `RuntimeError` with the message; timeouts as `CheckTimeoutError`; a dead child
+    as `CheckCrashedError`. Thread-safe: calls are serialised by a lock.
+    """
+
+    def __init__(self, memory_mb: int = 2048) -> None:
+        self._memory = memory_mb * 1024 * 1024
+        self._ctx = mp.get_context("spawn")
+        self._lock = threading.Lock()
+        self._proc: Any = None
+        self._conn: Any = None
+
+    def _start(self) -> None:
+        parent, child = self._ctx.Pipe()
+        proc = self._ctx.Process(target=_child_main, args=(child, self._memory), daemon=True)
+        proc.start()
+        child.close()
+        self._proc, self._conn = proc, parent
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.join(timeout=5)
+        if self._conn is not None:
+            self._conn.close()
+        self._proc = self._conn = None
+
+    def call(self, fn: Callable[..., Any], *args: Any, timeout: float = 5.0) -> Any:
+        with self._lock:
+            if self._proc is None or not self._proc.is_alive():
+                self._kill()
+                self._start()
+            try:
+                self._conn.send((fn, args))
+                if not self._conn.poll(timeout):
+                    self._kill()
+                    raise CheckTimeoutError(f"{getattr(fn, '__name__', fn)} ran over {timeout:g}s")
+                ok, value = self._conn.recv()
+            except (EOFError, BrokenPipeError, ConnectionResetError, OSError) as exc:
+                self._kill()
+                raise CheckCrashedError(f"worker died: {type(exc).__name__}") from exc
+            if not ok:
+                raise RuntimeError(value)
+            return value
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                try:
+                    self._conn.send(None)
+                except OSError:
+                    pass
+            self._kill()
+
+    def __del__(self) -> None:  # best effort; children are daemons anyway
+        try:
+            self._kill()
+        except Exception:
+            pass
