@@ -81,6 +81,8 @@ class TestsSourceConfig:
 class MCSourceConfig:
     estimator: str = "binary_search"  # binary_search | per_step
     k: int = 8  # rollouts per probed prefix
+    chunk: int | None = 2  # rollouts per request: a probe stops early once it is settled
+    confirm: int = 2  # successes a prefix needs to count as on track (1 = Math-Shepherd)
     threshold: float = 0.0  # a step is positive when its success rate is > threshold
     max_tokens: int = 256  # completion cap of one rollout
     temperature: float = 0.8  # rollout sampling temperature

@@ -8,15 +8,16 @@ Imports are lazy so that a job that does not use a source does not pay for it.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from verifiers.base import Verifier
 
 
-def build_sources(
-    labels: dict[str, Any], domain: str, completer: Any = None
-) -> dict[str, Verifier]:
-    """{source name: verifier} for the sources enabled in `labels` that apply to `domain`."""
+def build_sources(cfg: dict[str, Any], domain: str, completer: Any = None) -> dict[str, Verifier]:
+    """{source name: verifier} for the sources enabled in `cfg["labels"]` that apply to
+    `domain`. Raises ValueError when a source cannot run (mc without an engine)."""
+    labels = cfg["labels"]
     out: dict[str, Verifier] = {}
     if labels.get("answer") is not None:
         if domain == "math":
@@ -39,6 +40,7 @@ def build_sources(
     if labels.get("mc") is not None:
         if completer is None:
             raise ValueError("labels.mc needs an engine; it cannot run on given chains alone")
+        from labeling.prompts import user_message
         from verifiers.rollout import MonteCarloVerifier
 
         m = labels["mc"]
@@ -47,12 +49,17 @@ def build_sources(
             domain=domain,
             estimator=m["estimator"],
             k=m["k"],
+            chunk=m["chunk"],
+            confirm=m["confirm"],
             threshold=m["threshold"],
             max_tokens=m["max_tokens"],
             temperature=m["temperature"],
             max_rounds=m["max_rounds"],
             after_error=labels.get("after_error", "negative"),
             tests_cfg=labels.get("tests"),
+            seed=cfg["sampler"]["seed"],
+            # Rollouts see the problem exactly as the sampler showed it.
+            prompt_fn=functools.partial(user_message, sampler=cfg["sampler"]),
         )
     return out
 

@@ -58,7 +58,7 @@ class UnitLabeler:
 
     def sources(self, domain: str) -> dict[str, Any]:
         if domain not in self._sources:
-            self._sources[domain] = build_sources(self.cfg["labels"], domain, self.completer)
+            self._sources[domain] = build_sources(self.cfg, domain, self.completer)
         return self._sources[domain]
 
     def ping(self) -> str:

@@ -1,0 +1,286 @@
+"""Monte Carlo step labels: which prefixes to roll out next, and when a chain is done.
+
+Vocabulary. A chain has steps 0..M-1. *Prefix i* is the question plus steps 0..i. A rollout
+from prefix i is one completion of the chain from there; it succeeds when it reaches the right
+final answer. Prefix i is *on track* when its success fraction exceeds `threshold`
+(threshold 0: any success, Math-Shepherd's "hard" label); its MC score is the fraction itself.
+
+The last step. Prefix M-1 is the whole chain: there is nothing left to generate, and its only
+"rollout" is the chain itself. So the last step is never rolled out: its label is the chain's
+own outcome (`outcome=`, checked once by the driver), reported with score 1.0/0.0 and
+`rollouts=0`. When the outcome is unknown (the check timed out) the last step is left
+unlabeled (unless `after_error` marks it).
+
+Reach semantics. If a completion from prefix j reaches the answer, every prefix i < j can reach
+it too (through prefix j), so one later success settles all earlier prefixes as on track. A
+failure says nothing about other prefixes. `binary_search` relies on this (it is what makes the
+search valid); `per_step` uses it only with `monotone=True` (off by default: Math-Shepherd
+labels each step from its own rollouts).
+
+Early stop. Rollouts of a probe are requested `chunk` at a time (default: all k at once, the
+cheapest for the engine). With a smaller chunk a probe stops as soon as its label is decided
+(threshold 0: at its first success), and its score is the fraction over the rollouts made.
+
+Confirmation (`confirm=c`, default 1). With c > 1 a prefix is on track only after c successes,
+each success earning k more rollouts (off track when the budget runs out first). A wrong prefix
+that recovers by luck (a few percent per rollout is common) then rarely passes for on track,
+which matters most to the search, where one such success sends it past the error; see
+`benchmarks/bench_mc_simulation.py` for the trade. c > 1 and threshold > 0 do not combine.
+
+Pure: no engine, no I/O. The driver (`verifiers/rollout.py`) loops
+`pending()` -> generate and check -> `record()` until `done`, then reads `verdicts()`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from labeling.schema import Status, StepVerdict
+
+AFTER_ERROR = ("negative", "mask", "keep")
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """Roll out `n` more completions from prefix `step`."""
+
+    step: int
+    n: int
+
+
+@dataclass(slots=True)
+class _Tally:
+    rollouts: int = 0
+    successes: int = 0
+    tokens: int = 0
+
+
+class Estimator:
+    """Rollout bookkeeping for one chain; subclasses decide what to probe and how to label.
+
+    `pending()` is a pure function of what was recorded: calling it twice without `record()`
+    returns the same probes, so a driver may retry a failed batch safely.
+    """
+
+    name = "base"
+
+    def __init__(
+        self,
+        n_steps: int,
+        *,
+        k: int = 8,
+        threshold: float = 0.0,
+        after_error: str = "negative",
+        outcome: bool | None = None,
+        chunk: int | None = None,
+        confirm: int = 1,
+    ) -> None:
+        if n_steps < 0:
+            raise ValueError(f"n_steps must be >= 0, got {n_steps}")
+        if k < 1:
+            raise ValueError(f"k (rollouts per probe) must be >= 1, got {k}")
+        if not 0.0 <= threshold < 1.0:
+            raise ValueError(f"threshold must be in [0, 1), got {threshold}")
+        if after_error not in AFTER_ERROR:
+            raise ValueError(f"unknown after_error {after_error!r}; choose one of {AFTER_ERROR}")
+        chunk = k if chunk is None else chunk
+        if not 1 <= chunk <= k:
+            raise ValueError(f"chunk must be in 1..k={k}, got {chunk}")
+        if confirm < 1 or (confirm > 1 and threshold > 0):
+            raise ValueError(f"confirm must be >= 1, and 1 when threshold > 0; got {confirm}")
+        self.n_steps, self.k, self.threshold, self.chunk = n_steps, k, threshold, chunk
+        self.confirm = confirm
+        self.after_error, self.outcome = after_error, outcome
+        self._tally = [_Tally() for _ in range(n_steps)]
+
+    # --- recording ---------------------------------------------------------------------
+
+    def record(self, step: int, successes: list[bool], tokens: int = 0) -> None:
+        """Add the results of rollouts from prefix `step` (one bool per completion)."""
+        if not 0 <= step < self.n_steps - 1:
+            raise IndexError(f"step {step} cannot be rolled out (chain has {self.n_steps} steps)")
+        t = self._tally[step]
+        t.rollouts += len(successes)
+        t.successes += sum(bool(s) for s in successes)
+        t.tokens += tokens
+
+    @property
+    def rollouts(self) -> int:
+        return sum(t.rollouts for t in self._tally)
+
+    @property
+    def tokens(self) -> int:
+        return sum(t.tokens for t in self._tally)
+
+    def rollouts_at(self, step: int) -> int:
+        return self._tally[step].rollouts
+
+    # --- what subclasses provide -------------------------------------------------------
+
+    def pending(self) -> list[Probe]:
+        raise NotImplementedError
+
+    @property
+    def done(self) -> bool:
+        return not self.pending()
+
+    def labels(self) -> list[bool | None]:
+        """Hard label per step before `after_error` is applied; None where undecided."""
+        raise NotImplementedError
+
+    # --- shared logic ------------------------------------------------------------------
+
+    def settled(self, step: int) -> bool | None:
+        """On track (True), off track (False), or not decided yet (None) by the rollouts
+        from `step` alone. For the last step: the chain's outcome."""
+        if step == self.n_steps - 1:
+            return self.outcome
+        t = self._tally[step]
+        if self.confirm > 1:
+            if t.successes >= self.confirm:
+                return True
+            return False if t.rollouts >= self._budget(step) else None
+        bar = self.threshold * self.k
+        if t.successes > bar:
+            return True  # stays above the bar even if every remaining rollout fails
+        if t.rollouts and t.successes + max(self.k - t.rollouts, 0) <= bar:
+            return False  # cannot pass the bar even if every remaining rollout succeeds
+        return None
+
+    def _budget(self, step: int) -> int:
+        # With confirm=c every success earns k more rollouts, up to c*k: a lucky success from
+        # a wrong prefix must be repeated before it counts.
+        return self.k * min(self._tally[step].successes + 1, self.confirm)
+
+    def _next(self, step: int) -> Probe:
+        return Probe(step, min(self.chunk, self._budget(step) - self._tally[step].rollouts))
+
+    def first_error(self) -> int | None:
+        """First step labeled wrong; -1 when every step is labeled right; None when the
+        rollouts so far do not decide it."""
+        labels = self.labels()
+        for i, label in enumerate(labels):
+            if label is False:
+                return i
+            if label is None:
+                return None
+        return -1
+
+    def verdicts(self) -> list[StepVerdict]:
+        """One verdict per step: label = hard label (None: not measured and not inferable),
+        score = success fraction where rolled out, rollouts/tokens = cost at that step."""
+        labels = self.labels()
+        error = next((i for i, x in enumerate(labels) if x is False), -1)
+        out = []
+        for i, label in enumerate(labels):
+            t, why = self._tally[i], ""
+            if error >= 0 and i > error and self.after_error != "keep":
+                label = False if self.after_error == "negative" else None
+                why = f"after the first error at step {error}"
+            score = t.successes / t.rollouts if t.rollouts else None
+            if i == self.n_steps - 1 and self.outcome is not None:
+                score = 1.0 if self.outcome else 0.0
+                own = f"the chain's own answer is {'right' if self.outcome else 'wrong'}"
+                why = f"{why}; {own}" if why else own
+            elif t.rollouts:
+                measured = f"{t.successes}/{t.rollouts} rollouts reached the answer"
+                why = f"{why}; {measured}" if why else measured
+            elif label is True:
+                why = why or "a later prefix reached the answer"
+            status = {True: Status.CORRECT, False: Status.INCORRECT, None: Status.UNVERIFIABLE}
+            out.append(StepVerdict(status[label], label, score, why, t.rollouts, t.tokens))
+        return out
+
+
+class PerStep(Estimator):
+    """Math-Shepherd: k rollouts from every prefix but the last (k*(M-1) per chain).
+
+    With `monotone=True` a step is also on track when any later prefix is (reach semantics),
+    which removes isolated false negatives but lets a lucky late success hide an error.
+    """
+
+    name = "per_step"
+
+    def __init__(self, n_steps: int, *, monotone: bool = False, **kw: object) -> None:
+        super().__init__(n_steps, **kw)  # type: ignore[arg-type]
+        self.monotone = monotone
+
+    def pending(self) -> list[Probe]:
+        return [self._next(i) for i in range(self.n_steps - 1) if self.settled(i) is None]
+
+    def labels(self) -> list[bool | None]:
+        labels = [self.settled(i) for i in range(self.n_steps)]
+        if self.monotone:
+            later_ok = False
+            for i in reversed(range(self.n_steps)):
+                later_ok = later_ok or labels[i] is True
+                if later_ok:
+                    labels[i] = True
+        return labels
+
+
+class BinarySearch(Estimator):
+    """OmegaPRM's first-error search: about k*log2(M) rollouts per chain.
+
+    Invariant: every prefix <= lo is on track (lo = -1: only the question, assumed solvable),
+    prefix hi is off track (hi = M: none known). The next probe is the midpoint of (lo, hi);
+    an on-track probe moves lo up, an off-track one moves hi down, until hi = lo + 1 and hi
+    is the first error. A chain whose own answer is right needs no rollouts (lo = M-1).
+    Steps strictly between lo and hi are never labeled: there is no evidence for them.
+    """
+
+    name = "binary_search"
+
+    def bounds(self) -> tuple[int, int]:
+        """(lo, hi) from the recorded rollouts and the chain outcome."""
+        lo = max((i for i in range(self.n_steps) if self.settled(i) is True), default=-1)
+        hi = min(
+            (i for i in range(lo + 1, self.n_steps) if self.settled(i) is False),
+            default=self.n_steps,
+        )
+        return lo, hi
+
+    def pending(self) -> list[Probe]:
+        lo, hi = self.bounds()
+        upper = min(hi, self.n_steps - 1)  # the last prefix is never rolled out
+        if upper - lo <= 1:
+            return []
+        return [self._next((lo + upper) // 2)]
+
+    def labels(self) -> list[bool | None]:
+        lo, hi = self.bounds()
+        # After hi only failures can have been measured (a success there would have moved lo
+        # past hi); they are reported as measured, and `after_error` decides what they become.
+        return [
+            True if i <= lo else False if i == hi else self.settled(i) if i > hi else None
+            for i in range(self.n_steps)
+        ]
+
+
+ESTIMATORS: dict[str, type[Estimator]] = {"per_step": PerStep, "binary_search": BinarySearch}
+
+
+def make_estimator(
+    name: str,
+    n_steps: int,
+    k: int = 8,
+    threshold: float = 0.0,
+    after_error: str = "negative",
+    outcome: bool | None = None,
+    chunk: int | None = None,
+    confirm: int = 1,
+    **options: object,
+) -> Estimator:
+    """An estimator by name (`per_step` | `binary_search`); ValueError names the choices."""
+    if name not in ESTIMATORS:
+        raise ValueError(f"unknown MC estimator {name!r}; choose one of {', '.join(ESTIMATORS)}")
+    return ESTIMATORS[name](
+        n_steps,
+        k=k,
+        threshold=threshold,
+        after_error=after_error,
+        outcome=outcome,
+        chunk=chunk,
+        confirm=confirm,
+        **options,  # type: ignore[arg-type]
+    )

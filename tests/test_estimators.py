@@ -1,0 +1,235 @@
+"""MC estimators: probe choice, early stop, reuse, labels, accounting.
+
+The binary search is checked against brute force on random chains: with every prefix's
+rollouts fixed in advance, the search must land on a place where the brute-force labels
+switch from on track to off track, and on the brute-force first error when those labels are
+monotone (the case the search is built for).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from labeling.estimators import BinarySearch, PerStep, Probe, make_estimator
+from labeling.schema import Status
+
+
+def drive(est, oracle):
+    """Run an estimator to the end; `oracle(step, j)` is the j-th rollout from `step`."""
+    for _ in range(1000):
+        probes = est.pending()
+        if not probes:
+            return est
+        for p in probes:
+            start = est.rollouts_at(p.step)
+            est.record(p.step, [oracle(p.step, start + j) for j in range(p.n)], tokens=10 * p.n)
+    raise AssertionError("estimator never finished")
+
+
+def truth_oracle(first_error):
+    return lambda step, j: step < first_error
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(k=0),
+        dict(threshold=1.0),
+        dict(threshold=-0.1),
+        dict(chunk=9),
+        dict(chunk=0),
+        dict(after_error="drop"),
+        dict(confirm=0),
+        dict(confirm=2, threshold=0.5),
+    ],
+)
+def test_bad_options_raise(kwargs):
+    with pytest.raises(ValueError):
+        make_estimator("binary_search", 5, **kwargs)
+
+
+def test_unknown_estimator_names_the_choices():
+    with pytest.raises(ValueError, match="per_step"):
+        make_estimator("bisect", 5)
+
+
+@pytest.mark.parametrize("name", ["per_step", "binary_search"])
+@pytest.mark.parametrize("outcome", [True, False, None])
+def test_empty_and_single_step_chains_need_no_rollouts(name, outcome):
+    assert make_estimator(name, 0, outcome=outcome).verdicts() == []
+    est = make_estimator(name, 1, outcome=outcome)
+    assert est.done and est.pending() == []
+    (v,) = est.verdicts()
+    assert v.label is outcome and v.rollouts == 0
+    assert v.score == (None if outcome is None else float(outcome))
+
+
+def test_last_step_is_never_rolled_out():
+    est = make_estimator("binary_search", 4, outcome=False)
+    with pytest.raises(IndexError):
+        est.record(3, [True])
+    assert all(p.step < 3 for p in PerStep(4, outcome=False).pending())
+
+
+def test_binary_search_right_answer_chain_is_free():
+    est = make_estimator("binary_search", 10, k=8, outcome=True)
+    assert est.done and est.rollouts == 0
+    assert [v.label for v in est.verdicts()] == [True] * 10
+    assert est.first_error() == -1
+
+
+@pytest.mark.parametrize("length", [2, 3, 5, 8, 13, 32])
+def test_binary_search_finds_every_first_error_with_log_probes(length):
+    for error in range(length):
+        est = drive(BinarySearch(length, k=4, outcome=False), truth_oracle(error))
+        assert est.first_error() == error
+        probes = sum(1 for i in range(length) if est.rollouts_at(i))
+        assert probes <= math.ceil(math.log2(length))
+        labels = [v.label for v in est.verdicts()]
+        assert labels == [True] * error + [False] * (length - error)
+
+
+def test_binary_search_with_unknown_outcome_leaves_the_last_step_open():
+    est = drive(BinarySearch(6, k=2, outcome=None), truth_oracle(99))
+    verdicts = est.verdicts()
+    assert [v.label for v in verdicts] == [True] * 5 + [None]
+    assert verdicts[-1].status == Status.UNVERIFIABLE
+    assert est.first_error() is None
+    # ... but an error before the last step is still found.
+    assert drive(BinarySearch(6, k=2, outcome=None), truth_oracle(2)).first_error() == 2
+
+
+def _transitions(settled):
+    """Indices where [True (the question), *settled] switches from True to False."""
+    seq = [True, *settled]
+    return {i for i in range(len(settled)) if seq[i] is True and seq[i + 1] is False}
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_binary_search_agrees_with_brute_force_on_random_chains(seed):
+    rng = random.Random(seed)
+    length, k = rng.randint(2, 20), rng.choice([1, 2, 4, 8])
+    error = rng.randrange(length)
+    p_ok, p_bad = rng.choice([(1.0, 0.0), (0.9, 0.0), (0.5, 0.1), (0.3, 0.05)])
+    draws = {
+        (i, j): rng.random() < (p_ok if i < error else p_bad)
+        for i in range(length)
+        for j in range(k)
+    }
+    est = drive(BinarySearch(length, k=k, outcome=False), lambda i, j: draws[i, j])
+    brute = PerStep(length, k=k, outcome=False)
+    for i in range(length - 1):
+        brute.record(i, [draws[i, j] for j in range(k)])
+    settled = [brute.settled(i) for i in range(length)]
+    found = est.first_error()
+    assert found in _transitions(settled)
+    if settled == sorted(settled, reverse=True):  # monotone: the answer is unique
+        assert found == settled.index(False)
+    # Never more than one probe of k rollouts per halving.
+    assert est.rollouts <= k * math.ceil(math.log2(length))
+
+
+def test_early_stop_settles_a_probe_at_its_first_success():
+    est = BinarySearch(9, k=8, chunk=1, outcome=False)
+    assert est.pending() == [Probe(3, 1)]
+    est.record(3, [False])
+    assert est.pending() == [Probe(3, 1)]  # still open: one failure decides nothing
+    est.record(3, [True])
+    assert est.settled(3) is True and est.pending()[0].step == 5
+    v = est.verdicts()[3]
+    assert (v.score, v.rollouts, v.label) == (0.5, 2, True)
+
+
+def test_pending_is_idempotent():
+    est = PerStep(5, k=4, chunk=2, outcome=False)
+    assert est.pending() == est.pending() == [Probe(i, 2) for i in range(4)]
+
+
+def test_later_success_settles_earlier_prefixes_without_rollouts():
+    est = BinarySearch(8, k=4, outcome=False)
+    est.record(3, [False, True, False, False])
+    verdicts = est.verdicts()
+    for v in verdicts[:3]:
+        assert v.label is True and v.rollouts == 0 and v.score is None
+        assert "later prefix" in v.evidence
+    assert verdicts[3].score == 0.25
+
+
+def test_threshold_decides_labels_and_early_stop():
+    est = PerStep(3, k=4, threshold=0.5, chunk=1, outcome=False)
+    est.record(0, [True, True, True])  # 3 > 0.5*4: on track whatever comes next
+    assert est.settled(0) is True
+    est.record(1, [False, False, False])  # at most 1 of 4 left: off track
+    assert est.settled(1) is False
+    assert [p.step for p in est.pending()] == []
+    est2 = PerStep(2, k=4, threshold=0.5, outcome=False)
+    est2.record(0, [True, True, False, False])  # exactly 0.5 is not above the threshold
+    assert est2.settled(0) is False
+
+
+def test_confirm_needs_repeated_success_and_extends_the_budget():
+    est = BinarySearch(4, k=2, confirm=2, chunk=1, outcome=False)
+    assert est.pending() == [Probe(1, 1)]
+    est.record(1, [True])
+    assert est.settled(1) is None and est.pending() == [Probe(1, 1)]
+    est.record(1, [False, False, False])  # 4 = 2*(1+1) rollouts with one success: off track
+    assert est.settled(1) is False
+    est2 = BinarySearch(4, k=2, confirm=2, outcome=False)
+    est2.record(1, [False, True])
+    est2.record(1, [False, True])
+    assert est2.settled(1) is True
+
+
+@pytest.mark.parametrize(
+    ("after_error", "expected"),
+    [
+        ("negative", [True, False, False, False, False]),
+        ("mask", [True, False, None, None, None]),
+        ("keep", [True, False, False, None, False]),
+    ],
+)
+def test_after_error_policies(after_error, expected):
+    est = BinarySearch(5, k=2, after_error=after_error, outcome=False)
+    est.record(2, [False, False])
+    est.record(0, [True, False])
+    est.record(1, [False, False])
+    assert est.done and est.first_error() == 1
+    verdicts = est.verdicts()
+    assert [v.label for v in verdicts] == expected
+    assert verdicts[2].score == 0.0  # measured scores are kept whatever the label becomes
+
+
+def test_per_step_is_math_shepherd():
+    est = PerStep(5, k=4, outcome=False)
+    assert est.pending() == [Probe(i, 4) for i in range(4)]
+    results = [[True] * 4, [False] * 4, [True, False, False, False], [False] * 4]
+    for i, r in enumerate(results):
+        est.record(i, r, tokens=7)
+    assert est.done and est.rollouts == 16 and est.tokens == 28
+    verdicts = est.verdicts()
+    assert [v.score for v in verdicts] == [1.0, 0.0, 0.25, 0.0, 0.0]
+    assert [v.label for v in verdicts] == [True, False, False, False, False]
+    assert est.first_error() == 1
+    assert [v.rollouts for v in verdicts] == [4, 4, 4, 4, 0]
+    assert [v.tokens for v in verdicts] == [7, 7, 7, 7, 0]
+    mono = PerStep(5, k=4, outcome=False, monotone=True)
+    for i, r in enumerate(results):
+        mono.record(i, r)
+    assert mono.first_error() == 3  # the success at step 2 vouches for step 1
+
+
+def test_statuses_follow_labels():
+    est = drive(BinarySearch(6, k=2, outcome=False), truth_oracle(3))
+    statuses = [v.status for v in est.verdicts()]
+    assert statuses == [Status.CORRECT] * 3 + [Status.INCORRECT] * 3
+
+
+def test_unfinished_search_labels_only_what_it_knows():
+    est = BinarySearch(9, k=2, outcome=False, after_error="mask")
+    est.record(4, [False, False])  # first probe failed; the search stops here (max rounds)
+    labels = [v.label for v in est.verdicts()]
+    assert labels == [None] * 4 + [False] + [None] * 4
+    assert est.first_error() is None and not est.done

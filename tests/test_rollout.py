@@ -1,0 +1,265 @@
+"""The rollout driver with a fake engine: batching, seeds, checks, accounting.
+
+The code outcome path is tested with a fake `run_tests`: `verifiers/code_tests.py` is being
+written by another helper; one test uses the real one when it is importable.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from labeling.schema import Chain, Problem, Status
+from verifiers.base import Verifier
+from verifiers.mc_outcome import CodeOutcome, MathOutcome
+from verifiers.rollout import (
+    Completer,
+    Completion,
+    CompletionRequest,
+    FakeCompleter,
+    MonteCarloVerifier,
+    prefix_texts,
+)
+
+ERR = "[err]"
+
+
+def math_item(i: int, length: int, error: int, reference: str = "42") -> tuple[Problem, Chain]:
+    steps = [f"Step {s + 1}: {ERR if s == error else 'ok'}" for s in range(length)]
+    steps[-1] += f" \\boxed{{{41 if error >= 0 else 42}}}"
+    problem = Problem(f"p{i}", "math", "test", f"Question {i}?", reference=reference)
+    return problem, Chain(f"p{i}", f"c{i}", 0, "\n\n".join(steps), tuple(steps), "m")
+
+
+def error_aware(p_ok: float = 1.0, p_bad: float = 0.0) -> FakeCompleter:
+    return FakeCompleter(lambda r: p_bad if ERR in r.prefix_text else p_ok)
+
+
+def labels(verdicts):
+    return [v.label for v in verdicts]
+
+
+def test_fakes_satisfy_the_protocols():
+    assert isinstance(FakeCompleter(lambda r: 1.0), Completer)
+    assert isinstance(MonteCarloVerifier(FakeCompleter(lambda r: 1.0)), Verifier)
+
+
+def test_prefix_texts_keep_the_models_spacing():
+    chain = Chain(
+        "p", "c", 0, "A  one.\n\n\nB two.\nC three.", ("A  one.", "B two.", "C three."), "m"
+    )
+    assert prefix_texts(chain) == ["A  one.\n\n\n", "A  one.\n\n\nB two.\n", chain.text]
+
+
+def test_prefix_texts_fall_back_to_joining_steps():
+    chain = Chain("p", "c", 0, "", ("a", "b", "c"), "m")
+    assert prefix_texts(chain, "\n") == ["a\n", "a\nb\n", "a\nb\nc"]
+    assert prefix_texts(Chain("p", "c", 0, "", (), "m")) == []
+
+
+@pytest.mark.parametrize("estimator", ["binary_search", "per_step"])
+def test_noiseless_engine_finds_every_first_error(estimator):
+    length = 8
+    items = [math_item(e, length, e) for e in range(length)] + [math_item(99, length, -1)]
+    mc = MonteCarloVerifier(error_aware(), estimator=estimator, k=4)
+    out = mc.verify(items)
+    for e, verdicts in enumerate(out[:length]):
+        assert labels(verdicts) == [True] * e + [False] * (length - e)
+    assert labels(out[-1]) == [True] * length
+
+
+def test_binary_search_batches_all_chains_of_a_round_into_one_call():
+    length, n_chains = 16, 20
+    completer = error_aware()
+    items = [math_item(i, length, i % length) for i in range(n_chains)]
+    mc = MonteCarloVerifier(completer, estimator="binary_search", k=8)
+    mc.verify(items)
+    rounds = math.ceil(math.log2(length))
+    assert len(completer.batches) == mc.last_stats.rounds <= rounds
+    assert completer.batches[0] == (n_chains, 8 * n_chains)  # one probe per chain, n=k
+    stats = mc.last_stats
+    assert stats.completions == sum(c for _, c in completer.batches)
+    assert stats.max_batch_requests == n_chains and stats.unfinished_chains == 0
+
+
+def test_per_step_makes_one_round():
+    completer = error_aware()
+    mc = MonteCarloVerifier(completer, estimator="per_step", k=8)
+    mc.verify([math_item(i, 5, 2) for i in range(3)])
+    assert completer.batches == [(12, 96)]
+
+
+def test_accounting_matches_the_verdicts():
+    completer = FakeCompleter(lambda r: 0.5, tokens=7)
+    mc = MonteCarloVerifier(completer, estimator="binary_search", k=4, chunk=1)
+    out = mc.verify([math_item(i, 12, 6) for i in range(5)])
+    stats = mc.last_stats
+    assert stats.completions == sum(v.rollouts for vs in out for v in vs)
+    assert stats.tokens == sum(v.tokens for vs in out for v in vs) == 7 * stats.completions
+    assert mc.stats.completions == stats.completions  # the running total
+
+
+def test_seeds_are_per_chain_step_and_rollout_and_results_reproduce():
+    seen: list[CompletionRequest] = []
+
+    def p(req: CompletionRequest) -> float:
+        seen.append(req)
+        return 0.5
+
+    items = [math_item(i, 10, 5) for i in range(6)]
+    first = MonteCarloVerifier(FakeCompleter(p), k=4, chunk=2, seed=1).verify(items)
+    keys = [(r.prefix_text, r.seed) for r in seen]
+    assert len({r.seed for r in seen}) == len(seen)  # chunks of one prefix draw new samples
+    seen.clear()
+    again = MonteCarloVerifier(FakeCompleter(p), k=4, chunk=2, seed=1).verify(items)
+    assert again == first and [(r.prefix_text, r.seed) for r in seen] == keys
+    seen.clear()
+    MonteCarloVerifier(FakeCompleter(p), k=4, chunk=2, seed=2).verify(items)
+    assert {r.seed for r in seen}.isdisjoint(k for _, k in keys)
+
+
+def test_requests_carry_prompt_prefix_and_sampling_options():
+    seen: list[CompletionRequest] = []
+    completer = FakeCompleter(lambda r: seen.append(r) or 1.0)
+    mc = MonteCarloVerifier(
+        completer, domain="math", k=3, max_tokens=77, temperature=0.6, prompt_fn=lambda p: "Q!"
+    )
+    problem, chain = math_item(0, 4, 3)
+    mc.verify([(problem, chain)])
+    assert seen and all(r.prompt_text == "Q!" and r.n == 3 for r in seen)
+    assert all(r.max_tokens == 77 and r.temperature == 0.6 for r in seen)
+    assert all(chain.text.startswith(r.prefix_text) for r in seen)
+    assert all(r.prefix_text.endswith("\n\n") for r in seen)
+
+
+def test_max_rounds_leaves_chains_unfinished_with_partial_labels():
+    mc = MonteCarloVerifier(error_aware(), k=2, max_rounds=1, after_error="mask")
+    (verdicts,) = mc.verify([math_item(0, 16, 3)])
+    assert mc.last_stats.unfinished_chains == 1 and mc.last_stats.rounds == 1
+    assert labels(verdicts)[7] is False  # the one probe (step 7) failed ...
+    assert labels(verdicts)[:7] == [None] * 7  # ... and nothing before it is known
+
+
+def test_bad_reference_fails_only_its_chain():
+    good, bad = math_item(0, 4, 1), math_item(1, 4, 1, reference="")
+    out = MonteCarloVerifier(error_aware(), k=2).verify([bad, good])
+    assert all(v.status == Status.ERROR and "reference" in v.evidence for v in out[0])
+    assert labels(out[1]) == [True, False, False, False]
+
+
+class ShortCompleter:
+    def complete(self, requests):
+        return [[Completion("x", 1)] * (r.n - 1) for r in requests]
+
+
+def test_a_completer_that_drops_completions_is_an_error():
+    with pytest.raises(RuntimeError, match="asked for"):
+        MonteCarloVerifier(ShortCompleter(), k=2).verify([math_item(0, 4, 1)])
+
+
+def test_undecided_checks_count_as_failures():
+    def check(problem, steps, completion):
+        return None if completion else False  # chain outcome: wrong; every rollout: undecided
+
+    mc = MonteCarloVerifier(FakeCompleter(lambda r: 1.0), check, k=2)
+    (verdicts,) = mc.verify([math_item(0, 4, 1)])
+    assert labels(verdicts) == [False] * 4
+    assert mc.last_stats.undecided_checks == mc.last_stats.checks > 0
+
+
+def test_math_outcome_judges_the_completion_not_the_prefix():
+    check = MathOutcome()
+    problem = Problem("p", "math", "t", "q", reference="42")
+    prefix = "We guess \\boxed{41}.\n\n"
+    assert check(problem, prefix, "Actually it is \\boxed{42}.") is True
+    assert check(problem, "so \\boxed{42}\n\n", "Then \\boxed{7}.") is False
+    assert check(problem, "so \\boxed{42}", "") is True  # the prefix as a finished chain
+    assert check(problem, prefix, "no answer here") is False
+    with pytest.raises(ValueError, match="reference"):
+        check(Problem("p", "math", "t", "q"), prefix, "no answer")
+
+
+class FakeResult:
+    def __init__(self, passed, error=""):
+        self.passed, self.error = passed, error
+
+
+def test_code_outcome_runs_the_program_with_the_options_it_accepts():
+    calls = []
+
+    def run_tests(problem, code, timeout_s=1.0):
+        calls.append((code, timeout_s))
+        return FakeResult("return 1" in code)
+
+    problem = Problem("p", "code", "t", "q", tests=("assert f() == 1",), entry_point="f")
+    check = CodeOutcome(run_tests, options={"timeout_s": 3.0, "workers": 4})
+    prefix = "Plan: return one.\n\n```python\ndef f():\n"
+    assert check(problem, prefix, "    return 1\n```") is True
+    assert calls[-1] == ("def f():\n    return 1", 3.0)  # the fence opened in the prefix
+    assert check(problem, prefix, "    return 2\n```") is False
+    assert check(problem, "def f():\n    return 1\n", "") is True  # unfenced, own outcome
+    assert check(problem, "I give up.", "") is False  # no code at all: not a pass
+    not_started = CodeOutcome(lambda p, c: FakeResult(False, "the sandbox did not start: x"))
+    assert not_started(problem, prefix, "    return 1\n```") is None
+    with pytest.raises(ValueError, match="tests"):
+        check(Problem("p", "code", "t", "q"), prefix, "x")
+
+
+def test_code_domain_through_the_driver():
+    def run_tests(problem, code):
+        return FakeResult("good" in code and ERR not in code)
+
+    def p_success(req):
+        return 0.0 if ERR in req.prefix_text else 1.0
+
+    template = "```python\ndef f():\n    return '{answer}'\n```"
+    completer = FakeCompleter(p_success, right="good", wrong="bad", template=template)
+    mc = MonteCarloVerifier(completer, CodeOutcome(run_tests), k=2)
+    steps = ("Think.", "Plan.", f"Oops {ERR}.", "```python\nbad\n```")
+    problem = Problem("p", "code", "t", "q", tests=("assert True",))
+    (verdicts,) = mc.verify([(problem, Chain("p", "c", 0, "\n\n".join(steps), steps, "m"))])
+    assert labels(verdicts) == [True, True, False, False]
+
+
+def test_real_sandbox_when_available():
+    sandbox = pytest.importorskip("verifiers.sandbox")
+    problem = Problem("p", "code", "t", "Write f.", tests=("assert f() == 1",), entry_point="f")
+    try:
+        sandbox.default_sandbox(sandbox.SandboxConfig(timeout_s=20.0))
+    except sandbox.SandboxUnavailableError as exc:
+        pytest.skip(f"no sandbox on this machine: {exc}")
+    check = CodeOutcome(options={"timeout_s": 20.0, "workers": 2})
+    prefix = "```python\ndef f():\n"
+    assert check(problem, prefix, "    return 1\n```") is True
+    assert check(problem, prefix, "    return 2\n```") is False
+
+
+def test_a_check_that_raises_on_a_completion_is_undecided_not_fatal():
+    def check(problem, steps, completion):
+        if completion:
+            raise RuntimeError("parser exploded")
+        return False
+
+    mc = MonteCarloVerifier(FakeCompleter(lambda r: 1.0), check, k=2)
+    (verdicts,) = mc.verify([math_item(0, 4, 1)])
+    assert labels(verdicts) == [False] * 4
+    assert mc.last_stats.check_errors == mc.last_stats.checks > 0
+
+
+def test_accepts_the_pipeline_config_arguments():
+    mc = MonteCarloVerifier(
+        completer=FakeCompleter(lambda r: 1.0),
+        domain="code",
+        estimator="per_step",
+        k=4,
+        threshold=0.0,
+        max_tokens=256,
+        temperature=0.8,
+        max_rounds=64,
+        after_error="negative",
+        tests_cfg={"timeout_s": 10.0, "workers": 3, "allow_unsafe": False},
+    )
+    assert isinstance(mc.check, CodeOutcome) and mc.check_workers == 3
+    with pytest.raises(ValueError, match="binary_search"):
+        MonteCarloVerifier(FakeCompleter(lambda r: 1.0), estimator="nope")

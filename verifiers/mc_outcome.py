@@ -1,0 +1,125 @@
+"""Outcome checks for Monte Carlo rollouts: did a completion reach the right answer?
+
+An `OutcomeCheck` is a callable `(problem, prefix_text, completion_text) -> bool | None`:
+True when the prefix followed by the completion solves the problem, False when it does not,
+None when the check could not decide (the answer check timed out, the sandbox did not start).
+`prefix_text` is the chain's text up to and including the step, exactly as the model wrote it
+(`verifiers.rollout.prefix_texts`): code needs its original indentation and line breaks. An
+empty `completion_text` asks about the prefix itself as a finished solution: that is how the
+driver learns a chain's own outcome.
+
+Bad reference data raises ValueError (a problem without a reference answer or tests); bad model
+output is simply False.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from labeling.schema import Problem
+from verifiers.answer import AnswerChecker, extract_answer
+
+OutcomeCheck = Callable[[Problem, str, str], "bool | None"]
+
+
+class MathOutcome:
+    """Final-answer equivalence with `AnswerChecker` (exact numbers, then Math-Verify).
+
+    The answer is taken from the completion alone: an answer the prefix already stated is not
+    the rollout's answer. For the chain's own outcome (empty completion) it is taken from the
+    prefix.
+    """
+
+    def __init__(self, timeout_s: float = 5.0) -> None:
+        self.checker = AnswerChecker(timeout_s=timeout_s)
+
+    def __call__(self, problem: Problem, prefix: str, completion: str) -> bool | None:
+        if not problem.reference.strip():
+            raise ValueError(f"problem {problem.problem_id} has no reference answer")
+        text = completion if completion.strip() else prefix
+        if extract_answer(text)[0] is None:
+            return False
+        return self.checker.outcome(text, problem.reference).correct
+
+    def close(self) -> None:
+        self.checker.close()
+
+
+class CodeOutcome:
+    """Runs the program in prefix + completion against the problem's tests in the sandbox.
+
+    The program is found with `labeling.code_steps.extract_code` (the same rules as the
+    `tests` source, so a rollout is judged like a chain). `run_tests(problem, code, ...)`
+    defaults to `verifiers.sandbox.run_tests`, imported on first use so that math-only runs
+    never load the sandbox; `options` (e.g. the `labels.tests` config) then fill the
+    `SandboxConfig` fields of the same name. A custom `run_tests` gets the options its
+    signature accepts. As for the `tests` source, a run that timed out or ran out of memory
+    did not pass (False); a sandbox that did not start decides nothing (None).
+    """
+
+    def __init__(
+        self,
+        run_tests: Callable[..., Any] | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._given = run_tests
+        self._options = dict(options or {})
+        self._run: Callable[[Problem, str], Any] | None = None
+
+    def _runner(self) -> Callable[[Problem, str], Any]:
+        if self._run is None:
+            if self._given is None:
+                from verifiers.sandbox import SandboxConfig, run_tests
+
+                fields = SandboxConfig.__dataclass_fields__
+                cfg = SandboxConfig(**{k: v for k, v in self._options.items() if k in fields})
+                self._run = functools.partial(run_tests, config=cfg)
+            else:
+                params = inspect.signature(self._given).parameters
+                kwargs = {k: v for k, v in self._options.items() if k in params}
+                self._run = functools.partial(self._given, **kwargs)
+        return self._run
+
+    def __call__(self, problem: Problem, prefix: str, completion: str) -> bool | None:
+        if not problem.tests:
+            raise ValueError(f"problem {problem.problem_id} has no tests")
+        from labeling.code_steps import extract_code
+
+        code = extract_code(prefix + completion, problem.entry_point, problem.question).code
+        if not code.strip():
+            return False
+        result = self._runner()(problem, code)
+        if getattr(result, "error", "").startswith("the sandbox did not start"):
+            return None
+        return bool(result.passed)
+
+
+class DomainOutcome:
+    """Dispatches on `problem.domain`: `math` -> MathOutcome, `code` -> CodeOutcome."""
+
+    def __init__(
+        self, timeout_s: float = 5.0, tests_options: Mapping[str, Any] | None = None
+    ) -> None:
+        self.timeout_s, self.tests_options = timeout_s, tests_options
+        self._math: MathOutcome | None = None  # built on first use: it owns a worker process
+        self._code: CodeOutcome | None = None
+        self._lock = threading.Lock()  # the driver calls checks from a thread pool
+
+    def __call__(self, problem: Problem, prefix: str, completion: str) -> bool | None:
+        if problem.domain == "math":
+            with self._lock:
+                self._math = self._math or MathOutcome(self.timeout_s)
+            return self._math(problem, prefix, completion)
+        if problem.domain == "code":
+            with self._lock:
+                self._code = self._code or CodeOutcome(options=self.tests_options)
+            return self._code(problem, prefix, completion)
+        raise ValueError(f"no outcome check for domain {problem.domain!r} (math | code)")
+
+    def close(self) -> None:
+        if self._math is not None:
+            self._math.close()

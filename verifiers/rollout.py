@@ -1,0 +1,363 @@
+"""Monte Carlo rollout labels: the driver between the estimators and the engine.
+
+`MonteCarloVerifier.verify(items)` labels every step of every chain in `items` from
+completion rates. It runs in rounds; each round collects the pending probes of ALL chains that
+are not done yet (`labeling.estimators`), turns them into one batch of `CompletionRequest`s
+(one request per probe, `n` completions each) and makes exactly one `Completer.complete()`
+call. Every completion is checked with the outcome check and the results go back to the
+estimators. Rounds stop when every chain is done or after `max_rounds`.
+
+Why one batch per round: the engine is fastest with many sequences in flight, and requests of
+the same chain share the prompt and most of the prefix, which vLLM's prefix caching reuses. So
+give `verify` many chains at once (hundreds): a round's batch is about one probe per
+unfinished chain for `binary_search`, and M-1 per chain in the single round of `per_step`.
+
+The `Completer` is the only thing that touches a model; `pipelines/` implements it with the
+vLLM engine actors, tests and benchmarks with `FakeCompleter` (below).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from labeling.estimators import Estimator, Probe, make_estimator
+from labeling.ids import derive_seed
+from labeling.schema import Chain, Problem, Status, StepVerdict
+from verifiers.mc_outcome import CodeOutcome, DomainOutcome, MathOutcome, OutcomeCheck
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionRequest:
+    """Generate `n` continuations of `prompt_text` + `prefix_text` with sampling seed `seed`.
+
+    `prompt_text` is the problem as the sampler saw it before templating (`prompt_fn`); the
+    Completer renders it exactly as the sampler did and appends `prefix_text` verbatim as the
+    start of the answer, so the continuation is the chain's next step onward.
+    """
+
+    prompt_text: str
+    prefix_text: str
+    n: int
+    seed: int
+    max_tokens: int
+    temperature: float = 0.8
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    text: str  # the continuation only, without the prefix
+    tokens: int  # generated tokens
+
+
+@runtime_checkable
+class Completer(Protocol):
+    def complete(self, requests: Sequence[CompletionRequest]) -> list[list[Completion]]:
+        """For each request, in order, exactly `request.n` completions."""
+        ...
+
+
+@dataclass(slots=True)
+class RolloutStats:
+    """What the driver asked of the engine (for the engine-utilisation benchmark)."""
+
+    chains: int = 0
+    rounds: int = 0  # = Completer.complete() calls (batches)
+    requests: int = 0  # probes sent (each asks for n completions)
+    completions: int = 0
+    tokens: int = 0  # generated tokens reported by the Completer
+    max_batch_requests: int = 0
+    max_batch_completions: int = 0
+    unfinished_chains: int = 0  # chains still undecided when max_rounds ran out
+    checks: int = 0  # outcome checks actually run (cache hits excluded)
+    undecided_checks: int = 0  # checks that returned None (counted as failures)
+    check_errors: int = 0  # checks that raised on a completion (undecided; logged)
+    generate_seconds: float = 0.0
+    check_seconds: float = 0.0
+
+    def merge(self, other: RolloutStats) -> None:
+        for name, value in asdict(other).items():
+            if name.startswith("max_"):
+                setattr(self, name, max(getattr(self, name), value))
+            else:
+                setattr(self, name, getattr(self, name) + value)
+
+    def as_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
+def prefix_texts(chain: Chain, step_separator: str = "\n\n") -> list[str]:
+    """Text of each prefix as the model wrote it, ending where the next step starts.
+
+    Cut from `chain.text` when every step can be found there in order (keeps the model's own
+    spacing, which keeps its tokens and the prefix cache); otherwise the steps joined with
+    `step_separator`. Each prefix but the last ends with the separator the model used, so the
+    continuation starts a new step rather than extending the last one.
+    """
+    steps, text = chain.steps, chain.text
+    starts, pos = [], 0
+    for step in steps:
+        at = text.find(step, pos) if text else -1
+        if at < 0:
+            starts = []
+            break
+        starts.append(at)
+        pos = at + len(step)
+    if starts:
+        return [text[: starts[i + 1]] for i in range(len(steps) - 1)] + [text[:pos]]
+    joined = [step_separator.join(steps[: i + 1]) + step_separator for i in range(len(steps))]
+    return joined[:-1] + [step_separator.join(steps)] if steps else []
+
+
+def _default_check(domain: str | None, tests_cfg: Mapping[str, Any] | None) -> OutcomeCheck:
+    if domain == "math":
+        return MathOutcome()
+    if domain == "code":
+        return CodeOutcome(options=tests_cfg)
+    if domain is None:
+        return DomainOutcome(tests_options=tests_cfg)
+    raise ValueError(f"unknown domain {domain!r}; choose math, code or None (per problem)")
+
+
+class MonteCarloVerifier:
+    """Label source `mc`: Monte Carlo completion rates per step (Verifier protocol).
+
+    Arguments:
+      completer: the engine behind the `Completer` protocol.
+      check: outcome check per completion; default by `domain`: `math` answer equivalence,
+        `code` tests in the sandbox (`tests_cfg`: options for `run_tests`, its `workers` sets
+        `check_workers`), None: chosen per `problem.domain`.
+      estimator: `binary_search` (first error in ~k*log2(M) rollouts) or `per_step`
+        (Math-Shepherd, k*(M-1)); k: rollouts per probe; chunk: rollouts per request (early
+        stop below k); confirm: successes a prefix needs to count as on track, each success
+        earning k more rollouts (1: Math-Shepherd's hard label); threshold: on track iff
+        success fraction > threshold; after_error: `negative` | `mask` | `keep` for steps
+        after the first error. See `labeling/estimators.py` for the semantics.
+      max_rounds: cap on batches per `verify` call; chains not done by then keep the labels
+        their rollouts decide, the rest unlabeled.
+      max_tokens, temperature: per completion. seed: base of the per-(problem, chain, step,
+        rollout) seeds.
+      prompt_fn: the prompt text of a problem (default: the question).
+      check_workers: threads running outcome checks (sandbox runs are slow and independent).
+
+    `verify` returns one verdict list per item; `last_stats` holds the cost of the last call,
+    `stats` the total. A problem whose reference is unusable gets `error` verdicts (with the
+    reason) instead of failing the whole batch.
+    """
+
+    name = "mc"
+
+    def __init__(
+        self,
+        completer: Completer,
+        check: OutcomeCheck | None = None,
+        *,
+        domain: str | None = None,
+        estimator: str = "binary_search",
+        k: int = 8,
+        chunk: int | None = None,
+        confirm: int = 1,
+        threshold: float = 0.0,
+        after_error: str = "negative",
+        max_rounds: int = 64,
+        max_tokens: int = 1024,
+        temperature: float = 0.8,
+        seed: int = 0,
+        step_separator: str = "\n\n",
+        prompt_fn: Callable[[Problem], str] | None = None,
+        check_workers: int | None = None,
+        tests_cfg: Mapping[str, Any] | None = None,
+        estimator_options: dict[str, object] | None = None,
+    ) -> None:
+        self.completer = completer
+        self.check: OutcomeCheck = check or _default_check(domain, tests_cfg)
+        if check_workers is None:  # sandbox runs are slow: as many as the sandbox allows
+            check_workers = int((tests_cfg or {}).get("workers", 1)) if domain != "math" else 1
+        self.options = dict(
+            k=k, chunk=chunk, confirm=confirm, threshold=threshold, after_error=after_error,
+            **(estimator_options or {}),
+        )  # fmt: skip
+        make_estimator(estimator, 2, **self.options)  # a config error raises here, not mid-run
+        self.estimator, self.max_rounds, self.max_tokens = estimator, max_rounds, max_tokens
+        self.temperature = temperature
+        self.seed, self.sep, self.check_workers = seed, step_separator, check_workers
+        self.prompt_fn = prompt_fn or (lambda p: p.question)
+        self.stats, self.last_stats = RolloutStats(), RolloutStats()
+
+    def verify(self, items: Sequence[tuple[Problem, Chain]]) -> list[list[StepVerdict]]:
+        stats = RolloutStats(chains=len(items))
+        estimators: list[Estimator | None] = []
+        failed: dict[int, str] = {}
+        prefixes = [prefix_texts(chain, self.sep) for _, chain in items]
+        cache: dict[tuple[int, int, str], bool | None] = {}
+
+        with ThreadPoolExecutor(max(1, self.check_workers)) as pool:
+            # The chains' own outcomes (no generation): the last step's label, and for
+            # binary_search the end of the search interval.
+            for idx, outcome in enumerate(pool.map(self._outcome, items, prefixes)):
+                n_steps = len(items[idx][1].steps)
+                if isinstance(outcome, str):
+                    failed[idx] = outcome
+                    estimators.append(None)
+                else:
+                    estimators.append(
+                        make_estimator(self.estimator, n_steps, outcome=outcome, **self.options)
+                    )
+            for _ in range(self.max_rounds):
+                work = [
+                    (idx, probe)
+                    for idx, est in enumerate(estimators)
+                    if est is not None and not est.done
+                    for probe in est.pending()
+                ]
+                if not work:
+                    break
+                requests = [self._request(items[i], prefixes[i], estimators[i], p) for i, p in work]
+                started = time.perf_counter()
+                results = self.completer.complete(requests)
+                stats.generate_seconds += time.perf_counter() - started
+                self._count(stats, requests, results)
+
+                started = time.perf_counter()
+                # All checks of the round go to the pool at once: sandbox runs are slow, and
+                # a duplicate completion of the same prefix is checked only once.
+                todo = list(
+                    dict.fromkeys(
+                        (idx, probe.step, c.text)
+                        for (idx, probe), got in zip(work, results, strict=True)
+                        for c in got
+                        if (idx, probe.step, c.text) not in cache
+                    )
+                )
+                run = functools.partial(self._run, items, prefixes, stats)
+                for key, ok in zip(todo, pool.map(run, todo), strict=True):
+                    cache[key] = ok
+                    stats.checks += 1
+                    stats.undecided_checks += ok is None
+                for (idx, probe), got in zip(work, results, strict=True):
+                    successes = [cache[(idx, probe.step, c.text)] is True for c in got]
+                    est = estimators[idx]
+                    assert est is not None
+                    est.record(probe.step, successes, sum(c.tokens for c in got))
+                stats.check_seconds += time.perf_counter() - started
+
+        out = []
+        for idx, est in enumerate(estimators):
+            n = len(items[idx][1].steps)
+            if est is None:
+                out.append([StepVerdict(Status.ERROR, evidence=failed[idx])] * n)
+                continue
+            stats.unfinished_chains += not est.done
+            out.append(est.verdicts())
+        self.last_stats = stats
+        self.stats.merge(stats)
+        return out
+
+    def _outcome(self, item: tuple[Problem, Chain], prefixes: list[str]) -> bool | None | str:
+        """The chain's own outcome, or the reason it cannot be judged (bad reference data:
+        that chain alone gets `error` verdicts instead of failing the batch)."""
+        problem, chain = item
+        if not chain.steps:
+            return None
+        try:
+            return self.check(problem, prefixes[-1], "")
+        except ValueError as exc:
+            return f"outcome check failed: {exc}"[:300]
+
+    def _run(
+        self,
+        items: Sequence[tuple[Problem, Chain]],
+        prefixes: list[list[str]],
+        stats: RolloutStats,
+        key: tuple[int, int, str],
+    ) -> bool | None:
+        idx, step, text = key
+        problem, prefix = items[idx][0], prefixes[idx][step]
+        # One pathological completion must not sink the labels of every chain in the batch:
+        # a check that raises on model output counts as undecided, and is logged.
+        try:
+            return self.check(problem, prefix, text)
+        except Exception as exc:
+            stats.check_errors += 1
+            log.warning("outcome check raised on a rollout of %s: %r", problem.problem_id, exc)
+            return None
+
+    def _request(
+        self,
+        item: tuple[Problem, Chain],
+        prefixes: list[str],
+        est: Estimator | None,
+        probe: Probe,
+    ) -> CompletionRequest:
+        problem, chain = item
+        step, n = probe.step, probe.n
+        assert est is not None
+        # The rollout offset makes a second chunk from the same prefix draw new samples.
+        seed = derive_seed(
+            self.seed, problem.problem_id, chain.chain_id, step, est.rollouts_at(step)
+        )
+        prompt = self.prompt_fn(problem)
+        return CompletionRequest(prompt, prefixes[step], n, seed, self.max_tokens, self.temperature)
+
+    @staticmethod
+    def _count(
+        stats: RolloutStats,
+        requests: Sequence[CompletionRequest],
+        results: Sequence[Sequence[Completion]],
+    ) -> None:
+        if len(results) != len(requests):
+            raise RuntimeError(f"Completer answered {len(results)} of {len(requests)} requests")
+        for req, got in zip(requests, results, strict=True):
+            if len(got) != req.n:
+                raise RuntimeError(f"Completer returned {len(got)} completions, asked for {req.n}")
+        n_completions = sum(r.n for r in requests)
+        stats.rounds += 1
+        stats.requests += len(requests)
+        stats.completions += n_completions
+        stats.tokens += sum(c.tokens for got in results for c in got)
+        stats.max_batch_requests = max(stats.max_batch_requests, len(requests))
+        stats.max_batch_completions = max(stats.max_batch_completions, n_completions)
+
+
+class FakeCompleter:
+    """A deterministic stand-in for the engine, for tests and the simulation benchmark.
+
+    Completion j of a request succeeds with probability `p_success(request)`, drawn from a
+    generator seeded with (request.seed, j): the same requests give the same completions in
+    any batch order. The text is `template` with `{answer}` = `right` on success, `wrong` on
+    failure (default: a boxed math answer); each completion reports `tokens` generated tokens.
+    `batches` records every call's size.
+    """
+
+    def __init__(
+        self,
+        p_success: Callable[[CompletionRequest], float],
+        right: str = "42",
+        wrong: str = "41",
+        tokens: int = 100,
+        template: str = "So the answer is \\boxed{{{answer}}}.",
+    ) -> None:
+        self.p_success, self.right, self.wrong, self.tokens = p_success, right, wrong, tokens
+        self.template = template
+        self.batches: list[tuple[int, int]] = []  # (requests, completions) per call
+
+    def complete(self, requests: Sequence[CompletionRequest]) -> list[list[Completion]]:
+        self.batches.append((len(requests), sum(r.n for r in requests)))
+        out = []
+        for req in requests:
+            p = self.p_success(req)
+            got = []
+            for j in range(req.n):
+                ok = random.Random(f"{req.seed}/{j}").random() < p
+                answer = self.right if ok else self.wrong
+                got.append(Completion(self.template.format(answer=answer), self.tokens))
+            out.append(got)
+        return out
