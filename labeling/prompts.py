@@ -14,7 +14,7 @@ from labeling.schema import Problem
 
 def user_message(problem: Problem, sampler: dict[str, Any]) -> str:
     if problem.domain == "code":
-        from labeling.code_steps import code_prompt
+        from labeling.code_steps import build_code_prompt
 
-        return code_prompt(problem)
+        return build_code_prompt(problem)
     return f"{problem.question.strip()}\n\n{sampler['math_instruction']}"

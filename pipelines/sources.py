@@ -1,14 +1,16 @@
 """Build the label sources a config asks for, per domain.
 
 `labels.answer` -> `outcome` (math: final-answer equivalence; code: all tests in the sandbox),
-`labels.calc` -> `calc` (math), `labels.tests` -> `tests` (code: syntax of every prefix and the
-tests), `labels.mc` -> `mc` (both domains, through the engine pool).
+`labels.calc` -> `calc` (math), `labels.tests` -> `syntax` (code: the first step whose prefix
+can never parse), `labels.mc` -> `mc` (both domains, through the engine pool; code rollouts are
+judged by the sandbox).
 Imports are lazy so that a job that does not use a source does not pay for it.
 """
 
 from __future__ import annotations
 
 import functools
+import shutil
 from typing import Any
 
 from verifiers.base import Verifier
@@ -31,12 +33,11 @@ def build_sources(cfg: dict[str, Any], domain: str, completer: Any = None) -> di
 
         out["calc"] = CalculatorVerifier(timeout_s=labels["calc"]["timeout_s"])
     if labels.get("tests") is not None and domain == "code":
-        from verifiers.code_tests import CodeTestVerifier
+        from verifiers.code_tests import SyntaxVerifier
 
-        t = labels["tests"]
-        out["tests"] = CodeTestVerifier(
-            timeout_s=t["timeout_s"], workers=t["workers"], allow_unsafe=t["allow_unsafe"]
-        )
+        # Per-step label for code: the first prefix no continuation can make parse. (The
+        # tests themselves run once, as the `outcome` source.)
+        out["syntax"] = SyntaxVerifier()
     if labels.get("mc") is not None:
         if completer is None:
             raise ValueError("labels.mc needs an engine; it cannot run on given chains alone")
@@ -64,10 +65,19 @@ def build_sources(cfg: dict[str, Any], domain: str, completer: Any = None) -> di
     return out
 
 
-def _code_outcome(labels: dict[str, Any]) -> Verifier:
-    from verifiers.code_tests import CodeOutcomeVerifier
+def sandbox_config(tests: dict[str, Any] | None) -> Any:
+    """The sandbox settings for `labels.tests`; unsafe mode only when asked for and needed."""
+    from verifiers.sandbox import SandboxConfig
 
-    t = labels.get("tests") or {"timeout_s": 10.0, "workers": 2, "allow_unsafe": False}
-    return CodeOutcomeVerifier(
-        timeout_s=t["timeout_s"], workers=t["workers"], allow_unsafe=t["allow_unsafe"]
+    t = tests or {"timeout_s": 10.0, "allow_unsafe": False}
+    unsafe = bool(t.get("allow_unsafe")) and shutil.which("bwrap") is None
+    return SandboxConfig(timeout_s=t["timeout_s"], isolation="none" if unsafe else "bwrap")
+
+
+def _code_outcome(labels: dict[str, Any]) -> Verifier:
+    from verifiers.code_tests import CodeTestVerifier
+
+    workers = (labels.get("tests") or {}).get("workers", 2)
+    return CodeTestVerifier(
+        sandbox_config(labels.get("tests")), workers=workers, syntax=False, name="outcome"
     )

@@ -33,9 +33,11 @@ class UnitResult:
 
 def split_chain(problem: Problem, text: str, split: dict[str, Any]) -> list[str]:
     if problem.domain == "code":
-        from labeling.code_steps import split_code_answer
+        from labeling.code_steps import split_code_steps
 
-        return split_code_answer(text, split.get("code_mode", "statement"))
+        return split_code_steps(
+            text, split.get("code_mode", "statement"), problem.entry_point, problem.question
+        )
     return split_steps(text, split.get("mode", "auto"))
 
 

@@ -1,0 +1,135 @@
+"""The code label sources: per-step syntax verdicts and the sandboxed outcome on the last step."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from labeling.builtin_code import builtin_code_solutions, builtin_code_tasks
+from labeling.code_steps import split_code_steps
+from labeling.combine import combine
+from labeling.schema import Chain, Problem, Status
+from verifiers.base import Verifier
+from verifiers.code_tests import CodeTestVerifier, SyntaxVerifier
+from verifiers.sandbox import SandboxConfig, run_tests_many
+
+needs_bwrap = pytest.mark.skipif(
+    shutil.which("bwrap") is None and not os.environ.get("CI"),
+    reason="bubblewrap not installed (in CI this fails instead)",
+)
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+FAST = SandboxConfig(timeout_s=3, cpu_s=2, memory_mb=256)
+ADD = Problem("add", "code", "t", "Add.", tests=("assert add(1, 2) == 3",), entry_point="add")
+
+
+def chain(text: str, mode: str = "line") -> Chain:
+    steps = tuple(split_code_steps(text, mode, "add"))
+    return Chain("add", "c0", 0, text, steps, "test-model")
+
+
+GOOD = "Add them.\n\n```python\ndef add(a, b):\n    s = a + b\n    return s\n```"
+WRONG = "Subtract.\n\n```python\ndef add(a, b):\n    s = a - b\n    return s\n```"
+BROKEN = "Add.\n\n```python\ndef add(a, b):\n    s = a +\n    return s\n```"
+
+
+def test_syntax_verifier_marks_first_unfixable_step():
+    c = chain(BROKEN)
+    verdicts = SyntaxVerifier().verify([(ADD, c)])[0]
+    assert [v.status for v in verdicts] == [
+        Status.UNVERIFIABLE,
+        Status.CORRECT,
+        Status.INCORRECT,
+        Status.UNVERIFIABLE,
+    ]
+    assert "cannot parse" in verdicts[2].evidence
+    assert isinstance(SyntaxVerifier(), Verifier)
+
+
+def test_syntax_verifier_all_correct_for_good_code():
+    verdicts = SyntaxVerifier().verify_chain(ADD, chain(GOOD))
+    assert [v.label for v in verdicts] == [None, True, True, True]
+
+
+@needs_bwrap
+def test_code_test_verifier_outcome_on_last_step():
+    verifier = CodeTestVerifier(FAST)
+    good, wrong, broken, empty = verifier.verify(
+        [(ADD, chain(GOOD)), (ADD, chain(WRONG)), (ADD, chain(BROKEN)), (ADD, chain("No idea."))]
+    )
+    assert good[-1].status == Status.CORRECT and good[-1].score == 1.0
+    assert wrong[-1].status == Status.INCORRECT and wrong[-1].label is False
+    assert wrong[1].status == Status.CORRECT  # the syntax of a wrong program is fine
+    assert broken[2].status == Status.INCORRECT and broken[-1].label is False
+    assert empty[-1].status == Status.INCORRECT and "no code" in empty[-1].evidence
+    assert verifier.name == "tests" and isinstance(verifier, Verifier)
+
+
+@needs_bwrap
+def test_outcome_mode_feeds_combine():
+    outcome = CodeTestVerifier(FAST, syntax=False, name="outcome")
+    c = chain(BROKEN)
+    verdicts = {
+        "outcome": outcome.verify_chain(ADD, c),
+        "syntax": SyntaxVerifier().verify_chain(ADD, c),
+    }
+    result = combine(verdicts, len(c.steps), "verifier_first")
+    assert result.first_error_step == 2
+    assert all(v.status == Status.UNVERIFIABLE for v in verdicts["outcome"][:-1])
+
+
+@needs_bwrap
+def test_timeout_is_a_timeout_verdict():
+    text = "```python\ndef add(a, b):\n    while True:\n        pass\n```"
+    verdict = CodeTestVerifier(FAST).verify_chain(ADD, chain(text))[-1]
+    assert verdict.status == Status.TIMEOUT and verdict.label is False
+
+
+@needs_bwrap
+def test_builtin_reference_solutions_pass():
+    solutions = builtin_code_solutions()
+    pairs = [
+        (
+            Problem(
+                t["entry_point"],
+                "code",
+                "builtin",
+                t["question"],
+                tests=t["tests"],
+                entry_point=t["entry_point"],
+            ),
+            solutions[t["entry_point"]],
+        )
+        for t in builtin_code_tasks()
+    ]
+    results = run_tests_many(pairs, 2, FAST)
+    assert [p.problem_id for (p, _), r in zip(pairs, results, strict=True) if not r.passed] == []
+    wrong = run_tests_many([(p, "def nothing():\n    pass\n") for p, _ in pairs], 2, FAST)
+    assert not any(r.passed for r in wrong)
+
+
+@needs_bwrap
+def test_mbpp_reference_sample_passes():
+    path = DATA / "mbpp" / "mbpp.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} missing")
+    rows = [json.loads(line) for line in path.read_text().splitlines()[:40]]
+    pairs = [
+        (
+            Problem(
+                str(r["task_id"]),
+                "code",
+                "mbpp",
+                r["text"],
+                tests=tuple(r["test_list"]),
+                test_setup=r["test_setup_code"],
+            ),
+            r["code"],
+        )
+        for r in rows
+    ]
+    results = run_tests_many(pairs, 2)
+    assert [p.problem_id for (p, _), r in zip(pairs, results, strict=True) if not r.passed] == []

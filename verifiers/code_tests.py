@@ -1,0 +1,121 @@
+"""Label sources for code chains: prefix syntax per step, unit tests in the sandbox at the end.
+
+Two verifiers, because `labeling/combine.py` treats a source named `syntax` as exact (an
+`incorrect` there proves the step wrong) and reads the chain's outcome from the last step:
+
+- `SyntaxVerifier` (name `syntax`): pure and cheap, no sandbox. A code step is `incorrect`
+  when the code up to it can never be continued into a program (`prefix_parses`), `correct`
+  while it still can; prose steps and steps after the first error are `unverifiable`.
+- `CodeTestVerifier` (name `tests` by default): the same syntax verdicts, plus the whole
+  program against all tests on the last step (`score` = fraction of tests passed). Built with
+  `name="outcome", syntax=False` it is the code twin of `AnswerVerifier`: only the last step.
+
+A chain without code fails its tests (bad model output is a verdict); a problem without tests
+raises ValueError (bad reference data). Timeouts and memory blow-ups are `timeout` verdicts
+with label False: the program did not pass within its budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from labeling.code_steps import code_prefixes, extract_code, prefix_parses
+from labeling.schema import Chain, Problem, Status, StepVerdict
+from verifiers.base import ChainVerifier
+from verifiers.sandbox import ExecutionResult, SandboxConfig, default_sandbox
+
+
+def chain_text(chain: Chain) -> str:
+    return chain.text or "\n\n".join(chain.steps)
+
+
+def syntax_verdicts(problem: Problem, chain: Chain) -> list[StepVerdict]:
+    """One verdict per step from the prefix-syntax check alone."""
+    prefixes = code_prefixes(chain_text(chain), chain.steps, problem.entry_point, problem.question)
+    if len(prefixes) != len(chain.steps):  # steps not found in any text: nothing to say
+        return [StepVerdict.unverifiable("steps not found in the chain text")] * len(chain.steps)
+    out: list[StepVerdict] = []
+    failed, previous = -1, None
+    for i, prefix in enumerate(prefixes):
+        if prefix is None:
+            out.append(StepVerdict.unverifiable("no code yet"))
+        elif failed >= 0:
+            out.append(StepVerdict.unverifiable(f"after the syntax error in step {failed}"))
+        elif prefix == previous:
+            out.append(StepVerdict.unverifiable("no new code in this step"))
+        else:
+            ok, why = prefix_parses(prefix)
+            if ok:
+                out.append(StepVerdict(Status.CORRECT, True, None, f"code so far {why}"))
+            else:
+                failed = i
+                out.append(StepVerdict(Status.INCORRECT, False, None, f"cannot parse: {why}"))
+        previous = prefix
+    return out
+
+
+def outcome_verdict(result: ExecutionResult | None) -> StepVerdict:
+    """The last step's verdict from a sandbox run (None: no code was found)."""
+    if result is None:
+        return StepVerdict(Status.INCORRECT, False, 0.0, "no code found in the answer")
+    total = max(result.tests_total, 1)
+    score = result.tests_passed / total
+    summary = f"{result.tests_passed}/{result.tests_total} tests passed"
+    if result.passed:
+        return StepVerdict(Status.CORRECT, True, 1.0, summary)
+    if result.error.startswith("the sandbox did not start"):
+        return StepVerdict(Status.ERROR, None, None, result.error)
+    evidence = f"{summary}; {result.error}"[:300]
+    if result.timed_out or result.memory_exceeded:
+        return StepVerdict(Status.TIMEOUT, False, score, evidence)
+    return StepVerdict(Status.INCORRECT, False, score, evidence)
+
+
+class SyntaxVerifier(ChainVerifier):
+    """Exact per-step syntax source for code chains (see the module docstring)."""
+
+    name = "syntax"
+
+    def verify_chain(self, problem: Problem, chain: Chain) -> list[StepVerdict]:
+        return syntax_verdicts(problem, chain)
+
+
+class CodeTestVerifier(ChainVerifier):
+    """Syntax verdicts per step and the test outcome on the last step; runs in batches,
+    `workers` sandboxes at a time."""
+
+    def __init__(
+        self,
+        config: SandboxConfig | None = None,
+        workers: int = 2,
+        syntax: bool = True,
+        name: str = "tests",
+    ) -> None:
+        self.sandbox = default_sandbox(config)  # raises SandboxUnavailableError up front
+        self.workers = workers
+        self.syntax = syntax
+        self.name = name
+
+    def verify_chain(self, problem: Problem, chain: Chain) -> list[StepVerdict]:
+        return self.verify([(problem, chain)])[0]
+
+    def verify(self, items: Sequence[tuple[Problem, Chain]]) -> list[list[StepVerdict]]:
+        codes = [
+            extract_code(chain_text(c), p.entry_point, p.question).code.strip() for p, c in items
+        ]
+        runnable = [i for i, code in enumerate(codes) if code]
+        ran = self.sandbox.run_many([(items[i][0], codes[i]) for i in runnable], self.workers)
+        results: dict[int, ExecutionResult] = dict(zip(runnable, ran, strict=True))
+        out = []
+        for i, (problem, chain) in enumerate(items):
+            n = len(chain.steps)
+            if n == 0:
+                out.append([])
+                continue
+            if self.syntax:
+                verdicts = syntax_verdicts(problem, chain)
+            else:
+                verdicts = [StepVerdict.unverifiable()] * n
+            verdicts[-1] = outcome_verdict(results.get(i))
+            out.append(verdicts)
+        return out

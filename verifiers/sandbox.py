@@ -1,0 +1,349 @@
+"""Run untrusted Python against unit tests, one sandboxed process tree per execution.
+
+Public names: `SandboxConfig`, `ExecutionResult`, `SandboxUnavailableError`, `Sandbox`,
+`run_tests(problem, code)` and `run_tests_many(pairs, workers)`. The Monte Carlo driver calls
+the last two as its outcome check for code problems.
+
+What a run looks like: `bwrap` starts the interpreter's `-S -P -c <harness>` in fresh pid,
+net, ipc, uts (and cgroup) namespaces with a read-only view of the interpreter only, then the
+harness (`sandbox_harness.py`, trusted) drops to a random unprivileged uid, sets rlimits and
+runs the solution and the tests. Results come back as nonce-tagged lines on a private pipe;
+the wall clock is enforced here by killing bwrap's process group, which tears down the pid
+namespace and with it every process the solution started. How tests are rewritten so that
+comparisons cannot be faked lives in `sandbox_program.py`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import resource
+import secrets
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from labeling.schema import Problem
+from verifiers.sandbox_program import Job, interpret, interpreter_layout, prepare_job
+
+log = logging.getLogger(__name__)
+
+ISOLATION = ("bwrap", "none")
+_HARNESS = Path(__file__).with_name("sandbox_harness.py")
+_RECORDS_CAP = 1 << 20  # bytes of result lines we accept; a real job writes a few KB
+
+
+class SandboxUnavailableError(RuntimeError):
+    """No isolation could be set up and unsafe mode was not requested."""
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxConfig:
+    """Limits for one execution. Frozen and hashable: it keys the cached sandbox setup."""
+
+    timeout_s: float = 10.0  # wall clock for the whole job (start-up, solution, all tests)
+    cpu_s: int = 10  # RLIMIT_CPU: CPU seconds summed over the solution's threads
+    memory_mb: int = 1024  # RLIMIT_AS per process: a memory bomb gets MemoryError
+    max_processes: int = 32  # RLIMIT_NPROC for the sandbox uid (threads count as processes)
+    max_file_mb: int = 16  # RLIMIT_FSIZE: largest file the solution may write
+    max_open_files: int = 64  # RLIMIT_NOFILE
+    tmp_mb: int = 32  # size of the private, writable /tmp (a tmpfs)
+    output_bytes: int = 4096  # stdout/stderr kept per stream as an excerpt; the rest is read
+    # and dropped, so a flood cannot block the solution or fill memory.
+    isolation: str = "bwrap"  # "bwrap", or "none" = UNSAFE: no isolation, warns on every run
+    python: str = ""  # interpreter run in the sandbox; "" = this process's base interpreter
+    uid_low: int = 200_000  # each run gets a random uid in [uid_low, uid_low + 50_000) when
+    # started as root (RLIMIT_NPROC is per uid, and root is exempt from it)
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionResult:
+    """What one sandboxed run of a solution against its tests showed.
+
+    `passed` is True only when the harness reported, over its private nonce-tagged pipe,
+    that every test ran and passed: exit status, stdout and anything the program printed
+    count for nothing. `test_status` has one entry per test: pass | fail | error | memory |
+    untrusted (compared an object whose comparison methods the solution defined) | skipped
+    (its asserts did not all run) | not_run.
+
+    What the sandbox covers: no network (own net namespace), no view of other processes
+    (own pid namespace; everything the solution starts dies with it), no files but the
+    interpreter's standard library (read-only; no site-packages, no /etc, /root, /home or
+    project files) and a private size-capped /tmp; an unprivileged uid without
+    capabilities, no_new_privs and nosuid mounts; rlimits on CPU seconds, address space,
+    processes, file size and open files; a wall-clock kill of the whole tree; capped
+    output. Generic cheats fail: exiting before or during the tests, SystemExit in a test,
+    printing fake markers, always-equal objects, patching builtins or the harness module.
+
+    What it does NOT cover: a program written against this harness can walk interpreter
+    frames to the result pipe and nonce and forge records (tests and solution share one
+    interpreter; the sandbox bounds damage, not claims); kernel exploits and side channels;
+    reading public host facts (/proc/cpuinfo, /proc/meminfo, kernel version, /usr);
+    CPU or memory used by the kernel on the solution's behalf (page cache, pipes); exact
+    memory accounting (RLIMIT_AS counts address space, not resident memory). Unsafe mode
+    (`isolation="none"`) has none of the namespace or filesystem protections.
+    """
+
+    passed: bool
+    tests_passed: int
+    tests_total: int
+    timed_out: bool = False
+    memory_exceeded: bool = False
+    killed_by_signal: int | None = None
+    exit_code: int | None = None
+    error: str = ""  # one line: why it did not pass ("" when it passed)
+    test_status: tuple[str, ...] = ()
+    stdout: str = ""
+    stderr: str = ""
+    duration_s: float = 0.0
+    isolation: str = "bwrap"
+
+
+def _cap(buf: bytearray, data: bytes, limit: int) -> None:
+    if len(buf) < limit:
+        buf += data[: limit - len(buf)]
+
+
+def _exited(pid: int) -> bool:
+    """Has `pid` exited? Leaves it unreaped, so its process group id cannot be reused yet."""
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True
+    return info is not None
+
+
+class Sandbox:
+    """A configured sandbox. Construction checks that isolation works (or that unsafe mode
+    was asked for) and raises `SandboxUnavailableError` naming the fix; `run` never raises for
+    anything the solution does. Thread-safe: every run is its own process tree."""
+
+    def __init__(self, config: SandboxConfig | None = None) -> None:
+        self.config = config = config or SandboxConfig()
+        if config.isolation not in ISOLATION:
+            raise ValueError(f"unknown isolation {config.isolation!r}; choose one of {ISOLATION}")
+        python = config.python or getattr(sys, "_base_executable", sys.executable)
+        self.python = os.path.realpath(python)
+        self.layout = interpreter_layout(self.python)
+        self.harness = _HARNESS.read_text(encoding="utf-8")
+        self.as_root = os.geteuid() == 0
+        self.prefix_argv = self._bwrap_argv() if config.isolation == "bwrap" else []
+        if config.isolation == "bwrap":
+            self._probe()
+
+    # --- set-up ------------------------------------------------------------------------
+
+    def _bwrap_argv(self) -> list[str]:
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
+            raise SandboxUnavailableError(
+                "bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`, or set "
+                "SandboxConfig(isolation='none') to run model code WITHOUT isolation (unsafe)"
+            )
+        if self.as_root:
+            # Not --unshare-all: as root that adds a user namespace mapping uid 0 to 0, where
+            # RLIMIT_NPROC is not enforced. Instead the harness drops to a fresh uid, which
+            # needs CAP_SETUID/SETGID until it does (bwrap drops every other capability).
+            ns = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+            ns += ["--unshare-cgroup-try", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        else:
+            ns = ["--unshare-all", "--unshare-user", "--disable-userns"]
+        argv = [bwrap, *ns, "--die-with-parent", "--new-session", "--clearenv"]
+        for path in ("/usr", "/lib", "/lib64", "/bin"):
+            if os.path.islink(path):  # merged-/usr systems: /lib -> usr/lib
+                argv += ["--symlink", os.readlink(path), path]
+            elif os.path.isdir(path):
+                argv += ["--ro-bind", path, path]
+        prefix = self.layout.prefix
+        if not any(prefix == p or prefix.startswith(p + "/") for p in ("/usr", "/lib", "/bin")):
+            # Parents created for the mount would copy the host's modes (/root is 0700).
+            parts = Path(prefix).parents
+            for parent in reversed([str(p) for p in parts if str(p) != "/"]):
+                argv += ["--perms", "0755", "--dir", parent]
+            argv += ["--ro-bind", prefix, prefix]
+        for hidden in self.layout.site_dirs:  # an empty read-only tmpfs over site-packages
+            argv += ["--size", "4096", "--tmpfs", hidden, "--remount-ro", hidden]
+        argv += ["--proc", "/proc", "--dev", "/dev"]
+        argv += ["--size", str(self.config.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp"]
+        argv += ["--chdir", "/tmp"]
+        for key, value in self._env().items():
+            argv += ["--setenv", key, value]
+        return argv
+
+    @staticmethod
+    def _env() -> dict[str, str]:
+        # A fixed hash seed: set iteration order, and so test outcomes, repeat across runs.
+        # Few malloc arenas: each thread's 64 MB arena reservation counts against RLIMIT_AS.
+        env = {"PYTHONHASHSEED": "0", "MALLOC_ARENA_MAX": "2"}
+        return env | {"LANG": "C.UTF-8", "HOME": "/tmp", "PATH": "/usr/bin:/bin"}
+
+    def _probe(self) -> None:
+        probe = Problem("probe", "code", "probe", "", tests=("assert 1 + 1 == 2",))
+        result = self._execute(prepare_job(probe, "pass"), probe=True)
+        if not result.passed:
+            raise SandboxUnavailableError(
+                "bwrap is installed but a trivial sandboxed run failed "
+                f"({result.error}; stderr: {result.stderr[:300]!r}). Namespaces may be "
+                "disabled here; fix that, or set SandboxConfig(isolation='none') (unsafe)"
+            )
+
+    def _limits(self) -> list[tuple[int, int, int]]:
+        c = self.config
+        mb = 1 << 20
+        return [
+            (resource.RLIMIT_CPU, c.cpu_s, c.cpu_s + 1),  # SIGXCPU first, SIGKILL a second later
+            (resource.RLIMIT_AS, c.memory_mb * mb, c.memory_mb * mb),
+            (resource.RLIMIT_NPROC, c.max_processes, c.max_processes),
+            (resource.RLIMIT_FSIZE, c.max_file_mb * mb, c.max_file_mb * mb),
+            (resource.RLIMIT_NOFILE, c.max_open_files, c.max_open_files),
+            (resource.RLIMIT_CORE, 0, 0),
+        ]
+
+    # --- running -----------------------------------------------------------------------
+
+    def run(self, problem: Problem, code: str) -> ExecutionResult:
+        """Run `code` against `problem`'s tests. Raises ValueError only for bad tests."""
+        return self._execute(prepare_job(problem, code))
+
+    def run_many(
+        self, pairs: Sequence[tuple[Problem, str]], workers: int = 2
+    ) -> list[ExecutionResult]:
+        """`run` over many (problem, code) pairs, `workers` at a time, results in order."""
+        jobs = [prepare_job(p, c) for p, c in pairs]  # bad tests raise before anything runs
+        if workers <= 1 or len(jobs) <= 1:
+            return [self._execute(j) for j in jobs]
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(self._execute, jobs))
+
+    def _execute(self, job: Job, probe: bool = False) -> ExecutionResult:
+        c = self.config
+        start = time.monotonic()
+        nonce = secrets.token_hex(16)
+        # Unsafe mode keeps the caller's uid: a dropped uid may not even reach the stdlib.
+        drop = self.as_root and c.isolation == "bwrap"
+        uid = c.uid_low + secrets.randbelow(50_000) if drop else 0
+        payload = job.payload(nonce, uid, self._limits(), self.layout.stdlib)
+        rfd, wfd = os.pipe()
+        tmp = None
+        if c.isolation == "none":
+            if not probe:
+                log.warning("UNSAFE sandbox mode: running model code without isolation")
+            tmp = tempfile.mkdtemp(prefix="prm-unsafe-")
+            os.chmod(tmp, 0o1777)  # the harness may have dropped to another uid
+            argv, cwd = [self.python], tmp
+        else:
+            argv, cwd = [*self.prefix_argv, self.python], None
+        argv += ["-S", "-P", "-B", "-c", self.harness, str(wfd)]
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(wfd,),
+                start_new_session=True,
+                cwd=cwd,
+                env=self._env(),
+            )
+        finally:
+            os.close(wfd)
+        try:
+            out, err, records, timed_out = self._communicate(proc, payload, rfd, start)
+        finally:
+            os.close(rfd)
+            if tmp:
+                shutil.rmtree(tmp, ignore_errors=True)
+        return interpret(
+            job,
+            nonce,
+            records,
+            out,
+            err,
+            timed_out,
+            proc.returncode,
+            bwrap=c.isolation == "bwrap",
+            limit=c.output_bytes,
+            duration=time.monotonic() - start,
+            isolation=c.isolation,
+        )
+
+    def _communicate(
+        self, proc: subprocess.Popen, payload: bytes, rfd: int, start: float
+    ) -> tuple[bytes, bytes, bytes, bool]:
+        """Feed the job, drain three pipes with caps, and kill the group at the deadline."""
+        assert proc.stdin and proc.stdout and proc.stderr
+        deadline = start + self.config.timeout_s
+        ofd, efd = proc.stdout.fileno(), proc.stderr.fileno()
+        bufs = {ofd: bytearray(), efd: bytearray(), rfd: bytearray()}
+        limits = {rfd: _RECORDS_CAP}
+        sel = selectors.DefaultSelector()
+        wfd = proc.stdin.fileno()
+        for fd in (wfd, *bufs):
+            os.set_blocking(fd, False)
+        sel.register(wfd, selectors.EVENT_WRITE)
+        for fd in bufs:
+            sel.register(fd, selectors.EVENT_READ)
+        view, pos, timed_out = memoryview(payload), 0, False
+        try:
+            while len(sel.get_map()) > 0:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    timed_out = True
+                    break
+                for key, _ in sel.select(min(left, 0.5)):
+                    fd = key.fd
+                    if fd == wfd:
+                        try:
+                            pos += os.write(fd, view[pos : pos + 65536])
+                        except BrokenPipeError:
+                            pos = len(view)
+                        if pos >= len(view):
+                            sel.unregister(fd)
+                            proc.stdin.close()
+                        continue
+                    data = os.read(fd, 65536)
+                    if not data:
+                        sel.unregister(fd)
+                    else:
+                        _cap(bufs[fd], data, limits.get(fd, self.config.output_bytes))
+                if b"\tdone\t" in bufs[rfd] and _exited(proc.pid):
+                    break  # only strays keep the pipes open (unsafe mode); they die below
+        finally:
+            sel.close()
+            try:  # the whole group: bwrap, and in unsafe mode whatever stayed in the group
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            if not proc.stdin.closed:
+                proc.stdin.close()
+            proc.wait()
+            proc.stdout.close()
+            proc.stderr.close()
+        return bytes(bufs[ofd]), bytes(bufs[efd]), bytes(bufs[rfd]), timed_out
+
+
+@functools.lru_cache(maxsize=8)
+def default_sandbox(config: SandboxConfig | None = None) -> Sandbox:
+    """One `Sandbox` per config per process (its set-up probes bwrap once)."""
+    return Sandbox(config)
+
+
+def run_tests(problem: Problem, code: str, config: SandboxConfig | None = None) -> ExecutionResult:
+    """Run `code` against `problem.tests` in the sandbox; see `ExecutionResult`."""
+    return default_sandbox(config).run(problem, code)
+
+
+def run_tests_many(
+    pairs: Sequence[tuple[Problem, str]], workers: int = 2, config: SandboxConfig | None = None
+) -> list[ExecutionResult]:
+    """`run_tests` for many (problem, code) pairs, `workers` sandboxes at a time, in order."""
+    return default_sandbox(config).run_many(pairs, workers)
