@@ -107,6 +107,7 @@ class EngineConfig:
     num_gpus: float = 0.0  # Ray GPUs per engine actor (0 = CPU backend)
     batch_size: int = 256  # prompts per generate() call
     enable_prefix_caching: bool = True  # shared prompts/prefixes computed once
+    simulated_delay_s: float = 0.0  # simulated engine only: latency per call (fault tests)
 
 
 @dataclass

@@ -105,6 +105,9 @@ class VLLMEngine:
     def ping(self) -> str:
         return "ok"
 
+    def pid(self) -> int:
+        return os.getpid()
+
     def timing(self) -> float:
         """Seconds spent inside `llm.generate` so far."""
         return self.generate_seconds
@@ -118,8 +121,10 @@ class SimulatedEngine:
     Token counts are word counts.
     """
 
-    def __init__(self, *_: Any, **__: Any) -> None:
+    def __init__(self, model_path: str = "", model: Any = None, engine: Any = None) -> None:
         self.calls = 0
+        # Latency per generate() call, to model a real engine in fault tests and benchmarks.
+        self.delay_s = float((engine or {}).get("simulated_delay_s", 0.0))
 
     @staticmethod
     def _one(rng: random.Random, prefix: str) -> str:
@@ -134,6 +139,8 @@ class SimulatedEngine:
 
     def generate(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
         self.calls += 1
+        if self.delay_s:
+            time.sleep(self.delay_s)
         results = []
         for r in requests:
             texts = []
@@ -151,3 +158,6 @@ class SimulatedEngine:
 
     def ping(self) -> str:
         return "ok"
+
+    def pid(self) -> int:
+        return os.getpid()

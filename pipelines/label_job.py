@@ -30,7 +30,7 @@ from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
 from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
 from pipelines.progress import Progress
-from pipelines.unit_labeler import UnitLabeler
+from pipelines.unit_labeler import UnitLabeler, UnitResult
 
 log = logging.getLogger("prm-label")
 
@@ -60,15 +60,28 @@ def label_config_hash(cfg: dict[str, Any]) -> str:
 def units_of(
     items: Iterator[Problem | Quarantined], size: int
 ) -> Iterator[tuple[int, list[Problem], list[Quarantined]]]:
+    """Cut the input into units of `size` records. A problem whose content hash was seen
+    earlier in the input is quarantined as a duplicate: its chains would repeat the first
+    copy's (same id, same seeds). The seen-set costs ~40 bytes per problem."""
+    seen: set[int] = set()
     for unit in itertools.count():
         chunk = list(itertools.islice(items, size))
         if not chunk:
             return
-        yield (
-            unit,
-            [x for x in chunk if isinstance(x, Problem)],
-            [x for x in chunk if isinstance(x, Quarantined)],
-        )
+        problems, bad = [], []
+        for offset, x in enumerate(chunk):
+            if isinstance(x, Quarantined):
+                bad.append(x)
+                continue
+            h = int(x.problem_id[1:], 16)
+            if h in seen:
+                bad.append(Quarantined(x.source_dataset, unit * size + offset,
+                                       "duplicate of an earlier problem with the same content",
+                                       x.question[:2000], x.problem_id, "load"))
+                continue
+            seen.add(h)
+            problems.append(x)
+        yield unit, problems, bad
 
 
 class LabelJob:
@@ -209,6 +222,35 @@ class LabelJob:
 
         return ray.get(ref)
 
+    def _labeled(self, ref: Any, problems: list[Problem], samples: Any) -> UnitResult:
+        """The unit's result; if its call failed even after Ray's retries (an actor that
+        keeps dying, a crash in a verifier), label problem by problem so that only the
+        problems that fail again are quarantined, each with the reason."""
+        try:
+            return self._result(ref)
+        except Exception as exc:  # RayActorError, RayTaskError, or a bug in-process
+            log.warning("labeling a unit failed (%s); retrying problem by problem",
+                        str(exc).splitlines()[0][:200])
+        merged = UnitResult()
+        for p in problems:
+            one = {p.problem_id: samples[p.problem_id]} if samples and p.problem_id in samples \
+                else None
+            try:
+                part = self._result(self._submit_label([p], one))
+            except Exception as exc:
+                reason = f"labeling failed twice: {str(exc).splitlines()[0][:200]}"
+                part = UnitResult()
+                part.counts.update(problems_in=1, problems_quarantined=1)
+                part.quarantine.append(quarantine_row(
+                    Quarantined(p.source_dataset, -1, reason, p.question[:2000],
+                                p.problem_id, "verify"), self.hash))
+            merged.rows += part.rows
+            merged.quarantine += part.quarantine
+            merged.counts.update(part.counts)
+            merged.tokens.update(part.tokens)
+        merged.counts["rows"] = len(merged.rows)
+        return merged
+
     # -- the run --------------------------------------------------------------------------
 
     def unit_key(self, unit: int, problems: list[Problem], bad: list[Quarantined]) -> str:
@@ -266,15 +308,16 @@ class LabelJob:
         reused = 0
 
         def finish_label() -> None:
-            unit, key, problems, bad, started, ref = labeling.popleft()
-            rec = self._finish_unit(unit, key, problems, bad, started, self._result(ref))
+            unit, key, problems, bad, started, samples, ref = labeling.popleft()
+            result = self._labeled(ref, problems, samples)
+            rec = self._finish_unit(unit, key, problems, bad, started, result)
             records[unit] = rec
             progress.update(rec)
 
         def start_label() -> None:
             unit, key, problems, bad, started, requests, ticket = sampling.popleft()
             samples = self._collect_samples(requests, ticket)
-            labeling.append((unit, key, problems, bad, started,
+            labeling.append((unit, key, problems, bad, started, samples,
                              self._submit_label(problems, samples)))
             while len(labeling) > max(1, len(self.labelers)) - 1:
                 finish_label()

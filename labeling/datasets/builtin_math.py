@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any
 
 import sympy
@@ -19,16 +20,31 @@ from labeling.ids import derive_seed
 from labeling.schema import Problem
 
 NAMES = ("Ava", "Ben", "Chloe", "Dev", "Emma", "Femi", "Grace", "Hiro", "Ines", "Jon")
-ITEMS = (("box", "pencils"), ("crate", "apples"), ("bag", "marbles"), ("pack", "cards"))
+ITEMS = (
+    ("box", "boxes", "pencils"),
+    ("crate", "crates", "apples"),
+    ("bag", "bags", "marbles"),
+    ("pack", "packs", "cards"),
+)
+GOODS = ("jacket", "lamp", "bicycle", "kettle", "tent", "guitar", "desk", "camera")
 
 
 def _fmt(x: sympy.Rational) -> str:
-    x = sympy.nsimplify(x)
-    return str(x.p) if x.q == 1 else f"{x.p}/{x.q}"
+    """Integers as integers, terminating decimals as decimals (money), else p/q."""
+    x = sympy.Rational(x)
+    if x.q == 1:
+        return str(x.p)
+    q = x.q
+    for f in (2, 5):
+        while q % f == 0:
+            q //= f
+    if q == 1:
+        return format(Decimal(x.p) / Decimal(x.q), "f")
+    return f"{x.p}/{x.q}"
 
 
 def arithmetic(r: random.Random) -> tuple[str, str]:
-    a, b = r.randint(11, 99), r.randint(3, 29)
+    a, b = r.randint(11, 999), r.randint(3, 99)
     op = r.choice(["+", "-", "*"])
     value = {"+": a + b, "-": a - b, "*": a * b}[op]
     return f"What is {a} {op} {b}?", str(value)
@@ -36,11 +52,11 @@ def arithmetic(r: random.Random) -> tuple[str, str]:
 
 def word_problem(r: random.Random) -> tuple[str, str]:
     name = r.choice(NAMES)
-    container, thing = r.choice(ITEMS)
-    n, per, extra, gone = r.randint(3, 12), r.randint(4, 24), r.randint(2, 30), r.randint(1, 20)
+    container, containers, thing = r.choice(ITEMS)
+    n, per, extra, gone = r.randint(3, 40), r.randint(4, 60), r.randint(2, 99), r.randint(1, 50)
     total = sympy.Integer(n) * per + extra - gone
     q = (
-        f"{name} has {n} {container}es of {thing} with {per} {thing} in each {container}, "
+        f"{name} has {n} {containers} of {thing} with {per} {thing} in each {container}, "
         f"and {extra} loose {thing}. {name} gives away {gone} {thing}. "
         f"How many {thing} does {name} have now?"
     )
@@ -48,15 +64,15 @@ def word_problem(r: random.Random) -> tuple[str, str]:
 
 
 def linear_equation(r: random.Random) -> tuple[str, str]:
-    x, a, b = r.randint(-12, 12), r.randint(2, 9), r.randint(-30, 30)
+    x, a, b = r.randint(-50, 50), r.randint(2, 19), r.randint(-200, 200)
     c = a * x + b
     sign = "+" if b >= 0 else "-"
     return f"Solve for x: {a}x {sign} {abs(b)} = {c}.", str(x)
 
 
 def fractions(r: random.Random) -> tuple[str, str]:
-    p, q = r.randint(1, 7), r.randint(2, 9)
-    s, t = r.randint(1, 7), r.randint(2, 9)
+    p, q = r.randint(1, 19), r.randint(2, 30)
+    s, t = r.randint(1, 19), r.randint(2, 30)
     value = sympy.Rational(p, q) + sympy.Rational(s, t)
     return (
         f"Compute {p}/{q} + {s}/{t}. Give the answer as a fraction in lowest terms.",
@@ -65,11 +81,12 @@ def fractions(r: random.Random) -> tuple[str, str]:
 
 
 def percentage(r: random.Random) -> tuple[str, str]:
-    price = r.randint(2, 30) * 20
-    pct = r.choice([5, 10, 15, 20, 25, 30, 40, 50])
+    price = r.randint(1, 2500) * 4
+    pct = r.choice([5, 10, 12, 15, 20, 25, 30, 35, 40, 45, 50, 60, 75])
+    thing = r.choice(GOODS)
     value = sympy.Rational(price) * (100 - pct) / 100
     return (
-        f"A jacket costs ${price}. It is on sale for {pct}% off. "
+        f"A {thing} costs ${price}. It is on sale for {pct}% off. "
         "What is the sale price in dollars?",
         _fmt(value),
     )
