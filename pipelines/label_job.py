@@ -341,6 +341,18 @@ class LabelJob:
         progress.close()
         return self._manifest(records, started_at, time.monotonic() - t0, reused, prev)
 
+    def _report(self) -> None:
+        """report.html beside the manifest. A plotting failure must not fail a finished run:
+        the shards and manifest are already written, so it only logs a warning."""
+        try:
+            from pipelines.report import write_report
+
+            path = write_report(self.out.root)
+            print(f"prm-label: report -> {path}")
+        except Exception as exc:
+            log.warning("could not write the report (%s); run prm-report dir=%s", exc,
+                        self.out.root)
+
     def _manifest(self, records, started_at, wall, reused, prev) -> dict[str, Any]:
         # Stale units from an earlier, longer run with the same dir are not part of this one.
         summary = summarize_units(records.values())
@@ -381,6 +393,8 @@ class LabelJob:
             "quarantine": summary["quarantine"],
         }
         self.out.write_manifest(manifest)
+        if self.cfg["output"].get("report", True):
+            self._report()
         log.info(
             "done: %d problems in, %d labeled, %d quarantined; %d rows, %d steps in %.1fs -> %s",
             c["problems_in"], c["problems_labeled"], c["problems_quarantined"], c["rows"],

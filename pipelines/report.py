@@ -1,0 +1,130 @@
+"""`prm-report`: what is in a labeled dataset, as one HTML page and as tables on stdout.
+
+    prm-report dir=runs/builtin_math                    # -> runs/builtin_math/report.html
+    prm-report dir=runs/v2 diff=runs/v1                 # plus what changed since v1
+    prm-report dir=runs/v2 out=/tmp/v2.html echo=false
+
+The statistics come from `labeling.report_stats` (lazy polars over the shards the manifest
+lists, so a large dataset is aggregated in bounded memory); `pipelines.report_html` draws
+them. `write_report` is what the label job calls when it finishes; `main()` only calls
+`run(cfg)`, which tests call directly.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import hydra
+import polars as pl
+from omegaconf import DictConfig, OmegaConf
+
+from labeling.report_stats import dataset_stats, diff_stats
+from labeling.shards import atomic_write_bytes
+from pipelines.report_config import ReportConfig, register
+from pipelines.report_html import SECTIONS, render_page, run_facts
+
+register()
+# An absolute path: `conf/` is a top-level folder, not a package, so a relative module path
+# would fail when the job starts from the installed `prm-report` script.
+CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+REPORT = "report.html"
+
+
+def write_report(
+    dataset_dir: str | Path,
+    out_html: str | Path | None = None,
+    *,
+    diff: str | Path | None = None,
+    echo: bool = False,
+    top_reasons: int = 20,
+    max_position: int = 20,
+    mc_bins: int = 10,
+    examples: int = 10,
+) -> Path:
+    """Write the report of the finished dataset at `dataset_dir` to `out_html` (default
+    `<dataset_dir>/report.html`, written atomically) and return its path. With `diff`, the
+    page also compares against that older version. `echo` prints the tables to stdout.
+
+    Raises FileNotFoundError when a directory has no manifest.json (an unfinished run).
+    """
+    stats = dataset_stats(dataset_dir, top_reasons, max_position, mc_bins)
+    changes = diff_stats(dataset_dir, diff, examples) if diff else None
+    out = Path(out_html) if out_html else Path(dataset_dir) / REPORT
+    page = render_page(stats, changes, max_position)
+    atomic_write_bytes(out, page.encode("utf-8"))
+    if echo:
+        print(format_text(stats, changes))
+        print(f"prm-report: {out}")
+    return out
+
+
+def format_text(stats: dict[str, Any], diff: dict[str, Any] | None = None) -> str:
+    """The report's tables as plain text, for terminals and logs."""
+    parts = [f"== PRM label report: {stats['root']} =="]
+    tables = [
+        ("counts", stats["by_dataset"]),
+        ("labels", stats["labels"]),
+        ("verdicts per status", stats["statuses"]),
+        ("agreement", stats["agreement"]),
+        ("first-error", stats["first_error"]),
+        ("mc", stats["mc"].drop("bin")),
+        ("cost", stats["cost"]),
+        ("quarantine", stats["quarantine"].drop("example")),
+    ]
+    if diff is not None:
+        tables += [
+            ("diff: added/removed per dataset", diff["by_dataset"]),
+            ("diff: step labels old -> new", diff["transitions"]),
+            ("diff: manifest counts", diff["counts"]),
+        ]
+    with pl.Config(
+        tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True,
+        tbl_hide_column_data_types=True, fmt_str_lengths=60, tbl_width_chars=160,
+        tbl_formatting="ASCII_MARKDOWN", float_precision=3,
+    ):  # fmt: skip
+        for key, df in tables:
+            title = SECTIONS.get(key, key)
+            parts.append(f"\n-- {title} --\n" + (str(df) if df.height else "(none)"))
+    if diff is not None:
+        parts.append(
+            f"\n-- diff: {diff['added']} chains added, {diff['removed']} removed, "
+            f"{diff['labels_changed']} of {diff['both']} in both with changed labels; "
+            f"lineage previous={diff['lineage']['previous']!r} "
+            f"(is the old dir: {diff['lineage']['previous_is_old']}) --"
+        )
+    facts = run_facts(stats["manifest"])
+    parts.append(f"\n-- {SECTIONS['throughput']} --")
+    parts += [f"{k:>34}: {v}" for k, v in facts.items()]
+    return "\n".join(parts)
+
+
+def run(cfg: DictConfig | ReportConfig) -> Path:
+    """Write the report as configured; returns the page's path."""
+    merged = OmegaConf.merge(OmegaConf.structured(ReportConfig), cfg)
+    c: ReportConfig = OmegaConf.to_object(merged)  # type: ignore[assignment]
+    return write_report(
+        c.dir, c.out or None, diff=c.diff or None, echo=c.echo, top_reasons=c.top_reasons,
+        max_position=c.max_position, mc_bins=c.mc_bins, examples=c.examples,
+    )  # fmt: skip
+
+
+@hydra.main(config_path=CONF_DIR, config_name="report", version_base=None)
+def _hydra_main(cfg: DictConfig) -> None:
+    from omegaconf.errors import MissingMandatoryValue
+
+    try:
+        run(cfg)
+    except (FileNotFoundError, MissingMandatoryValue) as exc:
+        # Errors a user fixes by pointing at the right directory: one sentence, no traceback.
+        print(f"prm-report: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        sys.exit(2)
+
+
+def main() -> None:
+    _hydra_main()
+
+
+if __name__ == "__main__":
+    main()

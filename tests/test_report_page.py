@@ -1,0 +1,156 @@
+"""The report page: written where promised, escaped, self-contained, and rendered by a real
+headless Chromium (Debian's package) with every section present and every plot decoded."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipelines.report import CONF_DIR, run, write_report
+from pipelines.report_html import SECTIONS
+from tests.test_report_stats import BAD, R1, R2, R3, make_dataset, row, verdict
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def dataset(tmp_path: Path) -> Path:
+    return make_dataset(tmp_path / "ds", [([R1, R2], BAD[:2]), ([R3], BAD[2:])])
+
+
+def section_ids(page: str) -> list[str]:
+    return re.findall(r'<section id="([^"]+)"', page)
+
+
+def test_write_report_default_path_sections_and_plots(dataset):
+    out = write_report(dataset)
+    assert out == dataset / "report.html"
+    page = out.read_text()
+    assert section_ids(page) == list(SECTIONS)
+    # labels, agreement, first error and MC plots, each an inline PNG
+    assert len(re.findall(r'<img alt="[^"]*" src="data:image/png;base64,', page)) == 4
+
+
+def test_untrusted_text_is_escaped_and_nothing_is_fetched(dataset):
+    page = write_report(dataset).read_text()
+    assert "<script>alert(1)" not in page and "<img src=x" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&lt;img src=x onerror=alert(2)&gt;" in page
+    assert "Content-Security-Policy" in page
+    assert not re.search(r'(src|href)="(https?:)?//', page)  # self-contained
+
+
+def test_hostile_source_names_reach_plots_as_plain_text(tmp_path):
+    # "$" would start matplotlib mathtext (and fail on an unclosed one); "<b>" is markup.
+    names = ["$x^", "<b>bold</b>"]
+    vs = [verdict(n, 0, "correct", True) for n in names]
+    ds = make_dataset(tmp_path / "ds", [([row("p1", 0, [True], verdicts=vs)], [])])
+    page = write_report(ds).read_text()
+    assert "<b>bold</b>" not in page and "&lt;b&gt;bold&lt;/b&gt;" in page
+
+
+def test_empty_dataset_renders(tmp_path):
+    page = write_report(make_dataset(tmp_path / "ds", [])).read_text()
+    assert section_ids(page) == list(SECTIONS)
+    assert "no labeled chains" in page and "nothing was quarantined" in page
+
+
+def test_diff_section(tmp_path, dataset):
+    new = make_dataset(tmp_path / "new", [([R1, dict(R2, labels=[True, False])], [])], dataset)
+    page = write_report(new, tmp_path / "out" / "r.html", diff=dataset).read_text()
+    assert section_ids(page)[:2] == ["summary", "diff"]
+    assert "this version was refreshed from the old one" in page
+
+
+def compose(overrides: list[str]):
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    with initialize_config_dir(config_dir=CONF_DIR, version_base=None):
+        return hydra_compose(config_name="report", overrides=overrides)
+
+
+def test_run_from_composed_config_prints_tables(tmp_path, dataset, capsys):
+    out = tmp_path / "page.html"
+    cfg = compose([f"dir={dataset}", f"out={out}", f"diff={dataset}"])
+    assert run(cfg) == out and out.exists()
+    text = capsys.readouterr().out
+    for title in ("Counts per dataset and domain", "Agreement between sources", "Quarantine",
+                  "diff: manifest counts", "wall_time_s"):  # fmt: skip
+        assert title in text
+    assert "0 chains added, 0 removed" in text
+
+
+def test_cli_writes_only_the_page_and_names_a_missing_dir(tmp_path, dataset):
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    cli = [sys.executable, "-m", "pipelines.report"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    ok = subprocess.run([*cli, f"dir={dataset}", "echo=false"], cwd=cwd, env=env,
+                        capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    assert list(cwd.iterdir()) == []  # no Hydra outputs/ or .hydra left behind
+    bad = subprocess.run([*cli, f"dir={tmp_path / 'nope'}"], cwd=cwd, env=env,
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert bad.returncode == 2 and "no manifest.json" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+# --- a real browser ------------------------------------------------------------------------
+
+# Runs before the page's CSP meta (so it is allowed) and reports, after load, what the
+# browser actually built: the sections, each image's decoded size, and whether a script
+# placed after the CSP ran (it must not).
+PROBE = """<script>window.addEventListener("load", () => {
+  const out = {sections: [...document.querySelectorAll("section")].map(s => s.id),
+    images: [...document.images].map(i => [i.complete, i.naturalWidth, i.naturalHeight]),
+    scripts: document.scripts.length, late: document.documentElement.dataset.late || null};
+  const pre = document.createElement("pre"); pre.id = "probe";
+  pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
+});</script>"""
+LATE = '<script>document.documentElement.dataset.late = "ran"</script>'
+
+
+def chromium() -> str:
+    path = shutil.which("chromium")
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is required in CI: apt-get install -y chromium")
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    return path
+
+
+def browse(page: Path, tmp_path: Path) -> dict:
+    flags = ["--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000"]  # fmt: skip
+    if os.geteuid() == 0:
+        flags.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
+    proc = subprocess.run([chromium(), *flags, "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    found = re.search(r'<pre id="probe">(.*?)</pre>', proc.stdout, re.S)
+    assert found, f"no probe in the DOM; chromium said: {proc.stderr[-1500:]}"
+    return json.loads(html.unescape(found.group(1)))
+
+
+def test_page_renders_in_headless_chromium(tmp_path, dataset):
+    new = make_dataset(tmp_path / "new", [([R1, R3], [])], dataset)
+    page = write_report(new, diff=dataset).read_text()
+    probed = tmp_path / "probed.html"
+    probed.write_text(page.replace("<head>", "<head>" + PROBE, 1).replace(
+        "</body>", LATE + "</body>"))  # fmt: skip
+    got = browse(probed, tmp_path)
+    assert got["sections"] == ["summary", "diff", *list(SECTIONS)[1:]]
+    assert len(got["images"]) == 4
+    for complete, width, height in got["images"]:
+        assert complete and width > 100 and height > 100  # decoded PNGs, not broken icons
+    assert got["late"] is None  # the CSP blocks inline scripts in the page
+    assert got["scripts"] == 2  # the probe and the blocked one: no script came from data
