@@ -1,0 +1,163 @@
+"""prm-eval: how well do labelers find the human first error? (ProcessBench metric)
+
+    prm-eval mode=labels labels_dir=outputs/run1          # shards written by prm-label
+    prm-eval mode=direct dataset_dir=/work/shared/data/processbench_dev sources=[calc]
+
+`labels` scores, per `source_dataset`, the combined labels (`first_error_step`) and each
+source's first `incorrect` verdict against `human_first_error` (rows where it is null are not
+scored). `direct` runs the calculator straight on ProcessBench json, for fast development.
+Both write `<output_dir>/metrics.json` ({labeler: {subset: figures}}) and print a table.
+`run(cfg)` is a small dispatcher; tests call it directly.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+from labeling.processbench import ChainScore, first_flag, format_table, table
+from pipelines.eval_config import MODES, EvalConfig, register
+
+register()
+CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+
+
+def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
+    """Evaluate as configured; returns the metrics also written to metrics.json."""
+    c: EvalConfig = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(EvalConfig), cfg))  # type: ignore[assignment]
+    if c.mode == "labels":
+        metrics, examples = eval_labels(c), []
+    elif c.mode == "direct":
+        metrics, examples = eval_direct(c)
+    else:
+        raise ValueError(f"unknown mode {c.mode!r}; choose one of {', '.join(MODES)}")
+    out = Path(c.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    if examples:
+        (out / "examples.json").write_text(json.dumps(examples, indent=2, ensure_ascii=False))
+    for labeler, by_subset in metrics.items():
+        print(f"\n== {labeler} ==\n{format_table(by_subset)}")
+    return metrics
+
+
+# --- mode=labels ---------------------------------------------------------------------------
+
+
+def _rows(labels_dir: str) -> Iterator[dict[str, Any]]:
+    import pyarrow.parquet as pq
+
+    files = sorted(Path(labels_dir).rglob("*.parquet"))
+    if not files:
+        raise FileNotFoundError(
+            f"no *.parquet under {labels_dir!r}; set labels_dir=<prm-label dir>"
+        )
+    columns = ["completions", "human_first_error", "source_dataset", "verdicts", "first_error_step"]
+    for path in files:
+        yield from pq.read_table(path, columns=columns).to_pylist()
+
+
+def eval_labels(c: EvalConfig) -> dict[str, Any]:
+    """Score the combined labels and every source found in the shards' `verdicts`."""
+    scores: dict[str, dict[str, list[ChainScore]]] = defaultdict(lambda: defaultdict(list))
+    for row in _rows(c.labels_dir):
+        human = row["human_first_error"]
+        subset = row["source_dataset"]
+        n = len(row["completions"])
+        combined = row["first_error_step"]
+        flags = tuple("incorrect" if i == combined else "" for i in range(n))
+        scores["combined"][subset].append(ChainScore(human, combined, flags))
+        per_source: dict[str, list[str]] = defaultdict(lambda n=n: [""] * n)
+        for v in row["verdicts"] or ():
+            if 0 <= v["step"] < n:
+                per_source[v["source"]][v["step"]] = v["status"]
+        for source, statuses in per_source.items():
+            scores[source][subset].append(ChainScore(human, first_flag(statuses), tuple(statuses)))
+    return {labeler: table(by_subset) for labeler, by_subset in scores.items()}
+
+
+# --- mode=direct ---------------------------------------------------------------------------
+
+_VERIFIER: Any = None
+
+
+def _check_record(record: dict[str, Any], timeout_s: float) -> tuple[str, ...]:
+    """Calculator statuses for one ProcessBench record (one verifier per worker process)."""
+    global _VERIFIER  # one per process: its sympy worker is reused across records
+    if _VERIFIER is None:
+        from verifiers.calculator import CalculatorVerifier
+
+        _VERIFIER = CalculatorVerifier(timeout_s=timeout_s)
+    verdicts = _VERIFIER.check_steps(record["steps"], record["problem"])
+    return tuple(str(v.status) for v in verdicts), tuple(v.evidence for v in verdicts)
+
+
+def eval_direct(c: EvalConfig) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    if list(c.sources) != ["calc"]:
+        raise ValueError("mode=direct runs sources=[calc] only (ProcessBench has no references)")
+    if not c.dataset_dir:
+        raise FileNotFoundError("set dataset_dir=<dir with ProcessBench <subset>.json files>")
+    by_subset: dict[str, list[ChainScore]] = {}
+    examples: list[dict[str, Any]] = []
+    for subset in c.subsets:
+        records = json.loads((Path(c.dataset_dir) / f"{subset}.json").read_text())
+        records = records[: c.limit] if c.limit is not None else records
+        args = [(r, c.calc_timeout_s) for r in records]
+        if c.workers > 1:
+            with ProcessPoolExecutor(c.workers) as pool:
+                results = list(pool.map(_check_record, *zip(*args, strict=True), chunksize=8))
+        else:
+            results = [_check_record(*a) for a in args]
+        rows = []
+        for record, (statuses, evidence) in zip(records, results, strict=True):
+            rows.append(ChainScore(record["label"], first_flag(statuses), statuses))
+            examples.extend(_examples(subset, record, statuses, evidence))
+        by_subset[subset] = rows
+    examples.sort(key=lambda e: e["kind"] != "false_flag")
+    return {"calc": table(by_subset)}, examples[: c.examples]
+
+
+def _examples(subset: str, record: dict, statuses: tuple, evidence: tuple) -> list[dict]:
+    out = []
+    human = record["label"]
+    for i, status in enumerate(statuses):
+        if status != "incorrect" or (human >= 0 and i > human):
+            continue
+        kind = "hit" if i == human else "false_flag"
+        out.append(
+            {
+                "kind": kind,
+                "subset": subset,
+                "id": record["id"],
+                "step": i,
+                "human": human,
+                "evidence": evidence[i],
+                "text": record["steps"][i][:600],
+            }
+        )
+    return out
+
+
+@hydra.main(config_path=CONF_DIR, config_name="eval", version_base=None)
+def _hydra_main(cfg: DictConfig) -> None:
+    try:
+        run(cfg)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"prm-eval: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        sys.exit(2)
+
+
+def main() -> None:
+    _hydra_main()
+
+
+if __name__ == "__main__":
+    main()

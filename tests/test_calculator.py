@@ -1,0 +1,183 @@
+"""Calculator source: each trap of the issue, the timeout path, and the verifier contract.
+
+Step strings here are short excerpts of real chains (ProcessBench dev, GSM8K train) or
+minimal forms of a trap; the large regression table lives in test_calculator_rows.py.
+"""
+
+import time
+
+import pytest
+
+from labeling.schema import Chain, Problem, Status
+from verifiers.calculator import CalculatorVerifier
+
+C, W, U = "correct", "incorrect", "unverifiable"
+
+
+@pytest.fixture(scope="module")
+def calc():
+    v = CalculatorVerifier(timeout_s=5.0)
+    yield v
+    v.close()
+
+
+def status(calc, text, question=""):
+    return str(calc.check_steps([text], question)[0].status)
+
+
+TRAPS = [
+    # plain and LaTeX chains
+    ("Natalia sold 48/2 = <<48/2=24>>24 clips in May.", C),
+    (r"he killed \(3 \times 15 = 45\) wolves today", C),
+    (r"\[ \frac{3}{4}\cdot 8 = 6 \]", C),
+    (r"\[ 17 \times 23 = 391 \]", C),
+    ("Now, we sum: \\[ 50 + 70 + 140 + 240 = 400 \\]", W),
+    ("194 = 11 × 17 + 9.", W),
+    # implicit multiplication
+    (r"Stan has caught \( 4x - 13 = 4(40) - 13 = 157 \) Pokémon.", W),
+    (r"\( 4(40) - 13 = 147 \)", C),
+    # rounding the step announces or shows
+    ("8 ÷ 3 = 2.67 (round up to 3)", U),  # the bracket may continue the expression
+    ("8 ÷ 3 = 2.67, so we round up to 3 masks.", C),
+    ("1/3 = 0.33", C),
+    ("That is about 1000/3 = 333 cars.", C),
+    (r"\sqrt{2} \approx 1.41", C),
+    ("So 22/7 ≈ 3", C),
+    ("Each gets 1000/3 = 333 cars.", U),  # a whole number within 1: items are not split
+    # restated intermediates and running totals
+    ("12 + 0.5 × 12 = 12 + 6 = 18 pounds", C),
+    ("3 * 4 = 12 + 5 = 17", C),
+    # unit conversions and labels
+    ("Time spent writing: \\(4 \\text{ hours} = 4 \\times 60 = 240 \\text{ minutes}\\)", C),
+    ("2 hours + 30 minutes = 150 minutes", U),
+    ("On Monday: 5 pairs = 5 * 2 = 10 shoes", C),
+    ("Step 2: 5 + 3 = 8", C),
+    ("From 8:00 to 11:00 = 3 hours", U),
+    ("1. 3 + 4 = 7", C),
+    ("- 5 + 3 = 8 apples in total", C),
+    # percent vs fraction
+    ("Increase = 20% of $24 = 0.20 × $24 = $4.80.", C),
+    ("The ratio is 3/4 = 75", U),
+    ("The new price is 24 + 20% = 28.8", U),
+    # money and thousands separators
+    ("3 plates × $6.00/plate = $18.00.", C),
+    ("The total is $1,200 + $350 = $1,550.", C),
+    ("10,000 - 6,000 = 4,000 feet", C),
+    # a claim copied from the problem statement
+    ("As given, 2 + 2 = 5 in this puzzle.", U, "In this puzzle 2 + 2 = 5. What is 3 + 3?"),
+    # fragments: the number belongs to a larger expression we cannot read
+    ("half of 20 + 4 = 14", U),
+    (r"\[ 36 = 50 - 50 \cos \angle PXS \]", U),
+    (r"\[ 2ab = 75 \times 5400 \]", U),
+    (r"\( \cos 60^\circ = \frac{1}{2} \)", U),
+    (r"\[ \left| 100 - 144 \right| = 44 \]", U),
+    ("2 3/4 = 2.75", U),
+    # no arithmetic at all is unverifiable, never correct by default
+    ("Therefore, Morgan can invite 3 friends to her birthday party.", U),
+    ("Let's break down the problem step by step.", U),
+]
+
+
+@pytest.mark.parametrize("case", TRAPS, ids=[t[0][:40] for t in TRAPS])
+def test_traps(calc, case):
+    text, expected, *question = case
+    assert status(calc, text, *question) == expected
+
+
+def test_incorrect_evidence_names_claim_and_values(calc):
+    v = calc.check_steps(["Total = 50 + 70 + 140 + 240 = 400"])[0]
+    assert v.status == Status.INCORRECT and v.label is False
+    assert "50 + 70 + 140 + 240 = 400" in v.evidence
+    assert "claimed 400" in v.evidence and "true 500" in v.evidence
+
+
+def test_equation_that_does_not_follow(calc):
+    steps = [
+        "Simplifying the equation, we get: 150 + \\( x \\) = 500.",
+        "Subtracting 150 from both sides, we get: \\( x \\) = 350 - 150. Therefore, x = 200.",
+    ]
+    verdicts = calc.check_steps(steps)
+    assert verdicts[1].status == Status.INCORRECT
+
+
+def test_equation_that_follows(calc):
+    steps = [r"\[ 2x + 5 = 15 \Rightarrow 2x = 10 \]", r"\[ x = \frac{10}{2} = 5 \]"]
+    assert [str(v.status) for v in calc.check_steps(steps)] == [C, C]
+
+
+def test_variables_redefined_are_not_compared(calc):
+    steps = ["Let x be the apples: 2x = 10, so x = 5.", "Let x be the pears: x + 1 = 8"]
+    assert calc.check_steps(steps)[1].status != Status.INCORRECT
+
+
+def test_two_roots_are_not_a_contradiction(calc):
+    text = r"\[ x - 3 = 0 \] or \[ x + 2 = 0 \] so \[ x = 3 \] or \[ x = -2 \]"
+    assert status(calc, text) != W
+
+
+def test_named_result_restated_on_next_line(calc):
+    text = (
+        r"\[ \text{Total fruits} = 52 + 24 + 44 + 48 \] "
+        "\n"
+        r"\[ \text{Total fruits} = 178 \]"
+    )
+    assert status(calc, text) == W
+
+
+def test_wrong_simplification_with_unknown(calc):
+    assert status(calc, r"\( (x - 16 + 100) - 25 = x + 69 - 25 = x + 45 \)") == W
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "9^9^9^9 = 5",
+        "2^(10^8) = 7",
+        "1" * 10_000 + " + 1 = 2",
+        "(" * 500 + "1" + ")" * 500 + " + 1 = 3",
+        r"\frac{" * 300 + "1" + "}{2}" * 300 + " = 4",
+        "500! = 7",
+        "=".join(["1 + 1"] * 2000),
+    ],
+    ids=["tower", "huge-power", "10k-digits", "parens", "nested-frac", "factorial", "long-chain"],
+)
+def test_pathological_input_is_bounded_in_process(text):
+    calc = CalculatorVerifier(timeout_s=1.0)
+    start = time.perf_counter()
+    verdict = calc.check_steps([text])[0]
+    assert time.perf_counter() - start < 2.0
+    assert verdict.status in (Status.UNVERIFIABLE, Status.TIMEOUT, Status.CORRECT)
+    assert calc._worker is None  # size bounds answered before any worker was needed
+    calc.close()
+
+
+def test_sympy_path_in_worker(calc):
+    assert status(calc, r"\[ \sqrt{8} = 2\sqrt{2} \]") == C
+    assert status(calc, r"\[ \sqrt{8} = 3\sqrt{2} \]") == W
+    assert status(calc, r"\[ 2\pi \times 3 = 6\pi \]") == C
+
+
+def test_sympy_timeout_becomes_timeout_verdict(monkeypatch):
+    import verifiers.calculator as calculator
+
+    monkeypatch.setattr(calculator, "sympy_compare", _sleepy_compare)
+    calc = CalculatorVerifier(timeout_s=0.5)
+    start = time.perf_counter()
+    verdict = calc.check_steps([r"\sqrt{2} \approx 1.41"])[0]
+    assert verdict.status == Status.TIMEOUT
+    assert time.perf_counter() - start < 10
+    assert calc.check_steps(["3 + 4 = 7"])[0].status == Status.CORRECT  # in-process still fine
+    calc.close()
+
+
+def _sleepy_compare(left, right):  # module level: the worker pickles it by reference
+    time.sleep(30)
+
+
+def test_verify_contract_one_verdict_per_step(calc):
+    problem = Problem("p1", "math", "gsm8k", "q", reference="4")
+    steps = ("Intro with no numbers.", "2 + 2 = 4", "2 + 2 = 5")
+    chain = Chain("p1", "c1", 0, "\n\n".join(steps), steps, "m")
+    [verdicts] = calc.verify([(problem, chain)])
+    assert [str(v.status) for v in verdicts] == [U, C, W]
+    assert calc.name == "calc"

@@ -1,0 +1,216 @@
+"""Judging one extracted link: does `left = right` hold, fail, or say nothing we can check?
+
+Precision first: a link is `false` only when it is wrong under every reading we know of.
+The readings that excuse a mismatch (each is a trap seen in real chains):
+- rounding the step announces (`≈`, "about", "approximately") or shows (claimed value has d
+  decimals and is within 10^-d; a whole number within 1 of a fraction: items can't be split);
+- rounding carried in from an earlier step (a 2-decimal operand, result within 1%);
+- percent vs fraction (`3/4 = 75`), percent-increase shorthand (`24 + 20% = 28.8`);
+- a running total written as a chain (`3 * 4 = 12 + 5 = 17`);
+- unit conversions (two units of one dimension on the link: `2 hours + 30 min = 150 min`)
+  and scale words (`1.5 million`);
+- a claim copied from the problem statement (a false premise is not the step's fault).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from verifiers.calc_eval import EvalError, NeedsSympyError, TooBigError, exact
+from verifiers.calc_extract import SCALE_WORDS, Link, Side
+from verifiers.calc_parse import Node, has_ops, operands
+
+APPROX_WORDS = frozenset(
+    "approximately approx about roughly around nearly almost estimated estimate round rounded"
+    " rounding rounds".split()
+)
+_DIMENSIONS = {
+    "time": "second seconds sec secs minute minutes min mins hour hours hr hrs day days week"
+    " weeks month months year years decade decades",
+    "length": "inch inches foot feet ft yard yards mile miles mm cm meter meters metre metres km"
+    " kilometer kilometers",
+    "mass": "gram grams kg kilogram kilograms pound pounds lb lbs ounce ounces oz ton tons",
+    "volume": "cup cups pint pints quart quarts gallon gallons liter liters litre litres ml"
+    " milliliter milliliters",
+    "money": "dollar dollars cent cents",
+    "count": "dozen dozens pair pairs",
+}
+UNIT_DIMENSION = {word: dim for dim, words in _DIMENSIONS.items() for word in words.split()}
+_CANON = {"feet": "foot", "inches": "inch", "lbs": "lb", "mins": "min", "hrs": "hr"}
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimResult:
+    """Outcome of one link: holds | false | skipped | timeout | sympy (needs the worker)."""
+
+    outcome: str
+    text: str
+    claimed: str = ""
+    true: str = ""
+    reason: str = ""
+
+
+def fmt(x: Fraction) -> str:
+    if x.denominator == 1:
+        return str(x.numerator)
+    if x.denominator > 10**6:  # an approximation from sympy: digits, not a ratio
+        return f"{float(x):.10g}"
+    return f"{x.numerator}/{x.denominator} (~{float(x):.6g})"
+
+
+def link_text(link: Link) -> str:
+    sign = "≈" if link.approx else "="
+    return f"{link.left.text} {sign} {link.right.text}"
+
+
+def _mixed_units(link: Link) -> bool:
+    seen: dict[str, set[str]] = {}
+    for word in (*link.left.units, *link.right.units):
+        dim = UNIT_DIMENSION.get(word)
+        if dim:
+            seen.setdefault(dim, set()).add(_CANON.get(word, word.rstrip("s")))
+    return any(len(units) > 1 for units in seen.values())
+
+
+def _additive_percent(node: Node) -> bool:
+    if node[0] in ("+", "-"):
+        kinds = [child[0] == "pct" for child in node[1:]]
+        if any(kinds) and not all(kinds):
+            return True
+    return any(isinstance(c, tuple) and _additive_percent(c) for c in node[1:])
+
+
+def _max_decimals(node: Node) -> int:
+    return max((leaf[2] for leaf in operands(node)), default=0)
+
+
+def _leading_value(node: Node) -> Fraction | None:
+    """Value of the first operand of a chain's next side: `12 + 5` -> 12."""
+    while node[0] in ("+", "-", "*", "/") and isinstance(node[1], tuple):
+        node = node[1]
+    try:
+        return exact(node)
+    except EvalError:
+        return None
+
+
+def _regroup(node: Node) -> list[Node]:
+    """Readings of `a / b / c` as `a / (b/c)`: "25 / 1/3 = 75" divides by a fraction."""
+    out = []
+    if node[0] == "/" and node[1][0] == "/":
+        out.append(("/", node[1][1], ("/", node[1][2], node[2])))
+    if node[0] in ("+", "-", "*", "/"):
+        out += [(node[0], alt, node[2]) for alt in _regroup(node[1])]
+        out += [(node[0], node[1], alt) for alt in _regroup(node[2])]
+    return out[:8]
+
+
+def _other_division(node: Node, claimed: Fraction) -> bool:
+    for alt in _regroup(node):
+        try:
+            if exact(alt) == claimed:
+                return True
+        except EvalError:
+            continue
+    return False
+
+
+def compact(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def excuse(
+    link: Link,
+    computed: Fraction,
+    claimed: Fraction,
+    claimed_side: Side,
+    computed_side: Side,
+    approx: bool,
+) -> str:
+    """Why a mismatch is not (provably) an error, or "" when nothing excuses it."""
+    diff = abs(computed - claimed)
+    scale = max(abs(computed), abs(claimed), Fraction(1, 10**9))
+    rel = diff / scale
+    d = _max_decimals(claimed_side.node)
+    if approx and rel <= Fraction(1, 10):
+        return "rounded (announced)"
+    if approx:
+        return "approximation"  # the step says it is approximate; we do not second-guess it
+    if d >= 1 and diff <= Fraction(1, 10**d):
+        return "rounded to the decimals shown"
+    if d == 0 and computed.denominator != 1 and diff < 1:
+        return "whole-number rounding"  # items are not split; not announced, so not "holds"
+    tol = Fraction(1, 10**d)
+    if (
+        computed
+        and claimed
+        and (abs(computed - claimed * 100) <= tol * 100 or abs(claimed - computed * 100) <= tol)
+    ):
+        return "percent vs fraction"
+    if _other_division(computed_side.node, claimed):
+        return "ambiguous division (a / b/c)"
+    if _max_decimals(computed_side.node) >= 2 and rel <= Fraction(1, 100):
+        return "rounding carried from an earlier value"
+    if rel <= Fraction(1, 10**6):
+        return "display precision"
+    if _mixed_units(link):
+        return "unit conversion"
+    if any(u in SCALE_WORDS for u in (*link.left.units, *link.right.units)):
+        return "scale word"
+    if _additive_percent(link.left.node) or _additive_percent(link.right.node):
+        return "percent-change shorthand"
+    return ""
+
+
+def sides(link: Link) -> tuple[Side, Side]:
+    """(computed side, claimed side): the claimed one is the plain number when only one is."""
+    if link.left.plain and not link.right.plain:
+        return link.right, link.left
+    return link.left, link.right
+
+
+def check_arithmetic(link: Link, approx: bool, problem_claims: frozenset[str]) -> ClaimResult:
+    """Judge a link without unknowns in-process. Returns outcome "sympy" when it needs sympy."""
+    text = link_text(link)
+    if link.left.plain and link.right.plain:
+        return ClaimResult("skipped", text, reason="restatement or conversion")
+    if not has_ops(link.left.node) and not has_ops(link.right.node):
+        return ClaimResult("skipped", text, reason="no operation")
+    if link.left.described and has_ops(link.right.node):
+        return ClaimResult("skipped", text, reason="the number names what is computed")
+    computed_side, claimed_side = sides(link)
+    try:
+        computed, claimed = exact(computed_side.node), exact(claimed_side.node)
+    except NeedsSympyError:
+        return ClaimResult("sympy", text)
+    except TooBigError as exc:
+        return ClaimResult("skipped", text, reason=f"too large to check ({exc})")
+    except EvalError as exc:
+        return ClaimResult("skipped", text, reason=str(exc))
+    return judge(link, computed, claimed, approx, problem_claims)
+
+
+def judge(
+    link: Link, computed: Fraction, claimed: Fraction, approx: bool, problem_claims: frozenset[str]
+) -> ClaimResult:
+    """Compare two values of a link, applying every excuse before calling it false."""
+    text = link_text(link)
+    if computed == claimed:
+        return ClaimResult("holds", text, fmt(claimed), fmt(computed))
+    computed_side, claimed_side = sides(link)
+    reason = excuse(link, computed, claimed, claimed_side, computed_side, approx)
+    if reason.startswith("rounded"):
+        return ClaimResult("holds", text, fmt(claimed), fmt(computed), reason)
+    if reason:
+        return ClaimResult("skipped", text, fmt(claimed), fmt(computed), reason)
+    if computed_side is link.left and has_ops(link.right.node):
+        lead = _leading_value(link.right.node)
+        if lead is not None and lead == computed:
+            return ClaimResult("skipped", text, reason="running total")
+    if claimed_side.node[0] == "fact":
+        return ClaimResult("skipped", text, reason="an exclamation mark, maybe")
+    if compact(text.replace("≈", "=")) in problem_claims:
+        return ClaimResult("skipped", text, reason="copied from the problem")
+    return ClaimResult("false", text, fmt(claimed), fmt(computed))

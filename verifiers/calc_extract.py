@@ -1,0 +1,356 @@
+"""From a step's text to checkable links `left = right`: normalising, tokens, expressions.
+
+Pure functions on strings, no evaluation. A *link* is two neighbouring sides of an `=` (or `≈`)
+chain whose sides both parsed as complete expressions. Words that follow a number and are
+followed by an operator or by the end of a side are units and are dropped ("3 plates × $6/plate");
+any other word ends an expression. A side that is only the tail of a larger expression (the
+token before it is an operator, a variable, a number, or a word such as "of" / "half" / "mod")
+is a *fragment* and gives no link: "half of 20 + 4 = 14" is not the claim 20 + 4 = 14.
+
+What this does NOT do: understand prose, track quantities across sentences (the calculator does
+the little of that it dares), or parse general LaTeX; unknown commands become words that stop
+expressions, so the worst case is a missed claim, never an invented one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from functools import lru_cache
+
+from verifiers.calc_normalize import normalize
+from verifiers.calc_parse import (
+    MAX_DIGITS,
+    NUM,
+    OP,
+    VAR,
+    Node,
+    ParseError,
+    Tok,
+    parse_expression,
+)
+
+MAX_STEP_CHARS = 20_000  # longer steps are cut: a bound on work, not a claim about content
+
+# Letters we accept as unknowns; the rest of the alphabet is too often a unit (m, g, s, h, l).
+VAR_LETTERS = frozenset("abnrtuvwxyz")
+# Capitals are unknowns too ("5J + 20 = 100"), except the pronoun and common unit symbols.
+NOT_VAR_CAPITALS = frozenset("ICFKLVW")
+# A word right before an expression makes it the tail of something we cannot read.
+MODIFIERS = frozenset(
+    "of times half twice double triple thrice quarter third thirds fourth fourths fifth fifths"
+    " percent mod modulo pmod by from than minus plus over per and or square cube root sqrt"
+    " log ln sin cos tan exp factorial choose digit digits base remainder each every ratio"
+    " least most only mathop subscripted clocktime bignumber commanum to code".split()
+)
+# Words that end a sentence's arithmetic rather than name a unit ("= 3 or c = -3").
+STOP_WORDS = frozenset(
+    "or and so then which that is are was were thus hence therefore we gives get gets but if"
+    " when where since because mathop subscripted not commanum code clocktime bignumber".split()
+)
+_POISON = frozenset("mathop subscripted commanum code clocktime bignumber".split())
+_END_STOP = frozenset("of the for than as".split())
+# Letters glued to a number are units only when known ("5kg", "3pm", "5th"); "2ab", "5i", "6c"
+# are products with unknowns we do not track, so the expression is a fragment.
+ATTACHED_UNITS = frozenset(
+    "kg km cm mm m g mg lb lbs oz ft h hr hrs min mins s sec mph pm am st nd rd th k ml l".split()
+)
+SCALE_WORDS = frozenset(
+    "thousand thousands million millions billion billions k dozen dozens"
+    " hundred hundreds trillion".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    node: Node
+    text: str
+    units: tuple[str, ...]
+    plain: bool  # a single number (possibly negative / percent), no operation
+    described: bool = False  # closes a run of words ("Total water in 9 liters = ..."): a label?
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """`left = right` (or `≈` when approx), both sides complete expressions."""
+
+    left: Side
+    right: Side
+    approx: bool
+    clause: int  # index of the clause in the step: links in one clause form one chain
+    next_words: tuple[str, ...] = ()  # words right after the right side (remainder, units)
+
+
+# --- tokens --------------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"(?P<num>\d+(?:\.\d+)?|\.\d+)"
+    r"|(?P<word>[A-Za-z][A-Za-z']*)"
+    r"|(?P<op>[-+*/^])"
+    r"|(?P<lp>[(\[])|(?P<rp>[)\]])"
+    r"|(?P<pct>%)"
+    r"|(?P<bang>!)"
+    r"|(?P<eq>=)|(?P<approx>≈)"
+    r"|(?P<space>[ \t\r]+)"
+    r"|(?P<other>.)",
+    re.S,
+)
+_FACT_NEXT = re.compile(r"[ \t]*(?:[-+*/=()^\n])")
+
+
+def _num(text: str) -> Tok:
+    if len(text) > MAX_DIGITS:
+        return Tok("word", "bignumber")
+    if len(text) > 1 and text[0] == "0" and text[1].isdigit():
+        return Tok("word", "code")  # "0900", "0130": clock times and codes, not quantities
+    decimals = len(text) - text.index(".") - 1 if "." in text else 0
+    return Tok(NUM, text, Fraction(text), decimals)
+
+
+@lru_cache(maxsize=16384)
+def tokenize(s: str) -> tuple[tuple[Tok, ...], ...]:
+    """Clauses of tokens: separators (newline, ; : , . ? etc.) end a clause."""
+    clauses: list[tuple[Tok, ...]] = []
+    cur: list[Tok] = []
+    newline_before = False  # the last clause ended at a line break (a LaTeX display line)
+    for m in _TOKEN.finditer(s):
+        kind = m.lastgroup
+        text = m.group()
+        if kind == "space":
+            if cur:
+                cur[-1] = cur[-1].spaced()
+            continue
+        if kind == "num":
+            cur.append(_num(text))
+        elif kind == "word":
+            low = text.lower()
+            glued = bool(cur) and not cur[-1].space and cur[-1].kind in (NUM, "rp")
+            if len(low) == 1 and low in VAR_LETTERS:
+                cur.append(Tok(VAR, low))
+            elif len(text) == 1 and text.isupper() and text not in NOT_VAR_CAPITALS:
+                cur.append(Tok(VAR, text))
+            elif low in ("pi", "sqrt"):
+                cur.append(Tok(low, low))
+            elif len(low) == 1 or (glued and low not in ATTACHED_UNITS):
+                # "c", "S", "i", "2ab", "6c": unknowns we do not track. Their own kind means
+                # no expression may absorb or skip them, so whatever touches them is a fragment.
+                cur.append(Tok("letter", low))
+            else:
+                cur.append(Tok("word", low))
+        elif kind in ("op", "lp", "rp", "pct", "eq", "approx"):
+            cur.append(Tok(OP if kind == "op" else kind, text))
+        elif (
+            kind == "bang"
+            and cur
+            and cur[-1].kind in (NUM, "rp")
+            and not cur[-1].space
+            and _FACT_NEXT.match(s, m.end())
+        ):
+            cur.append(Tok("fact", "!"))
+        elif text in "|…":
+            cur.append(Tok("frag", text))  # |x|, "1 + 2 + … + 9": nothing next to it is whole
+        else:  # punctuation and anything unknown: the clause ends here
+            if cur:
+                clauses.append(tuple(cur))
+                newline_before = text == "\n"
+            elif text != "\n":
+                newline_before = False
+            cur = []
+            continue
+        if len(cur) == 1 and cur[0].kind in ("eq", "approx") and clauses and newline_before:
+            cur = [*clauses.pop(), *cur]  # "\] \[ = 7 * 27": the chain goes on
+    if cur:
+        clauses.append(tuple(cur))
+    return tuple(clauses)
+
+
+# --- sides and links -------------------------------------------------------------------
+
+_OPERAND_END = frozenset((NUM, "rp", "pct", "fact", "pi"))
+
+
+def _drop_units(seg: list[Tok]) -> tuple[list[Tok], tuple[str, ...]]:
+    """Remove unit words after operands ("5 apples +", "$6/plate", "(per person)")."""
+    out: list[Tok] = []
+    units: list[str] = []
+    i, n = 0, len(seg)
+    while i < n:
+        tok = seg[i]
+        after_operand = bool(out) and out[-1].kind in _OPERAND_END
+        if after_operand and tok.kind == "word":
+            k = i
+            while k < n and seg[k].kind == "word":
+                k += 1
+            nxt = seg[k] if k < n else None
+            stop = any(t.text in STOP_WORDS for t in seg[i:k]) or (
+                k == n and any(t.text in _END_STOP for t in seg[i:k])
+            )  # "1/3 of Solomon" ends a side: not a unit
+            if not stop and (
+                nxt is None
+                or nxt.kind in (OP, "rp", "eq", "approx")
+                or (nxt.kind == "lp" and _annotation_end(seg, k) > k)
+            ):
+                units.extend(t.text for t in seg[i:k])
+                i = k
+                if nxt is not None and nxt.text == "^" and k + 1 < n and seg[k + 1].kind == NUM:
+                    i = k + 2  # "80 cm^3": the power belongs to the unit
+                continue
+        if after_operand and tok.kind == OP and tok.text == "/" and i + 1 < n:
+            k = i + 1
+            while k < n and seg[k].kind == "word" and seg[k].text not in STOP_WORDS:
+                k += 1
+            nxt = seg[k] if k < n else None
+            if k > i + 1 and (nxt is None or nxt.kind in (OP, "rp")):
+                units.extend(t.text for t in seg[i + 1 : k])
+                i = k
+                continue
+        if after_operand and tok.kind == "lp" and out[-1].space:
+            end = _annotation_end(seg, i)
+            if end > i:
+                i = end
+                continue
+        out.append(tok)
+        i += 1
+    return out, tuple(units)
+
+
+def _annotation_end(seg: list[Tok], i: int) -> int:
+    """If seg[i] opens '(words only)', the index after its ')', else -1."""
+    k = i + 1
+    while k < len(seg) and seg[k].kind == "word":
+        k += 1
+    if k > i + 1 and k < len(seg) and seg[k].kind == "rp":
+        after = seg[k + 1] if k + 1 < len(seg) else None
+        if after is None or after.kind != OP or after.text != "^":
+            return k + 1
+    return -1
+
+
+def _side(toks: list[Tok], node: Node, units: tuple[str, ...]) -> Side:
+    text = "".join(t.text + (" " if t.space else "") for t in toks).strip()
+    plain = all(t.kind in (NUM, "pct") or (t.kind == OP and t.text == "-") for t in toks)
+    return Side(node, text, units, plain and sum(t.kind == NUM for t in toks) == 1)
+
+
+def _leftmost(seg: list[Tok]) -> tuple[Side | None, tuple[str, ...]]:
+    """The expression that opens a side, or None when it is a fragment of something longer."""
+    toks, units = _drop_units(seg)
+    if not toks:
+        return None, ()
+    try:
+        node, end = parse_expression(toks, 0)
+    except ParseError:
+        return None, ()
+    if end < len(toks) and (toks[end].kind != "word" or toks[end].text in _POISON):
+        return None, ()  # "12x", "2 (mod 5)", "3 4": the expression goes on in a way we can't read
+    words = tuple(t.text for t in toks[end : end + 4] if t.kind == "word")
+    if words and words[0] in SCALE_WORDS:
+        return None, ()
+    return _side(toks[:end], node, units), words
+
+
+def _rightmost(seg: list[Tok]) -> Side | None:
+    """The expression that closes a side, or None when it is a fragment."""
+    toks, units = _drop_units(seg)
+    for start in range(len(toks)):
+        prev = toks[start - 1] if start else None
+        if prev is not None and prev.kind != "word":
+            continue
+        first = toks[start]
+        if first.kind == "word" or (first.kind == OP and (first.text != "-" or first.space)):
+            continue  # "a_1 + 6": a binary operator never opens a side; "-5" may
+        if prev is not None and (prev.text in MODIFIERS or prev.text in SCALE_WORDS):
+            return None
+        if prev is not None and not prev.space and toks[start].kind == "lp":
+            return None  # f(2), g(x): a function value, not a parenthesised number
+        try:
+            node, end = parse_expression(toks, start)
+        except ParseError:
+            continue
+        if end == len(toks):
+            side = _side(toks[start:], node, units)
+            # "Time spent: 4 hours = 4 * 60": a plain number with words or units is a label.
+            return replace(side, described=start > 0 or bool(units)) if side.plain else side
+    return None
+
+
+def _whole(seg: list[Tok]) -> Side | None:
+    """A middle side of a chain must be one complete expression."""
+    toks, units = _drop_units(seg)
+    if not toks or toks[0].kind == "word":
+        return None
+    try:
+        node, end = parse_expression(toks, 0)
+    except ParseError:
+        return None
+    return _side(toks, node, units) if end == len(toks) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """A chain that starts with a name: `Total fruits = 52 + 24 + 44 + 48` (clause `clause`)."""
+
+    name: str
+    clause: int
+    first: Side  # the side right after the name
+    last: Side  # the chain's last complete side
+
+
+def _segments(clause: tuple[Tok, ...]) -> tuple[list[list[Tok]], list[bool]]:
+    segs: list[list[Tok]] = [[]]
+    rels: list[bool] = []
+    for tok in clause:
+        if tok.kind in ("eq", "approx"):
+            segs.append([])
+            rels.append(tok.kind == "approx")
+        else:
+            segs[-1].append(tok)
+    return segs, rels
+
+
+@lru_cache(maxsize=16384)
+def extract_named(text: str) -> tuple[Named, ...]:
+    """Chains opened by a bare name (words or one letter, no number), in reading order.
+
+    Only chains whose sides after the name are all complete expressions count: the calculator
+    compares the value a name ends with against the value the next chain of that name starts
+    with (a result restated on the next line of a LaTeX display).
+    """
+    out: list[Named] = []
+    for ci, clause in enumerate(tokenize(normalize(text))):
+        segs, rels = _segments(clause)
+        if not rels or not segs[0] or any(t.kind not in ("word", "letter", VAR) for t in segs[0]):
+            continue
+        name = " ".join(t.text for t in segs[0])
+        if "subscripted" in name or "mathop" in name:
+            continue  # "a_4" and "1776a_4" would share the name: we cannot tell them apart
+        sides = [_whole(seg) for seg in segs[1:-1]]
+        tail, _ = _leftmost(segs[-1])
+        sides.append(tail)
+        if all(side is not None for side in sides):
+            out.append(Named(name, ci, sides[0], sides[-1]))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+@lru_cache(maxsize=16384)
+def extract_links(text: str) -> tuple[Link, ...]:
+    """Every `a = b` link of every `=`/`≈` chain in a step, in reading order."""
+    links: list[Link] = []
+    for ci, clause in enumerate(tokenize(normalize(text))):
+        if not any(t.kind in ("eq", "approx") for t in clause):
+            continue
+        segs, rels = _segments(clause)
+        for k, approx in enumerate(rels):
+            left_seg, right_seg = segs[k], segs[k + 1]
+            left = _whole(left_seg) if k > 0 else None
+            if left is None:
+                left = _rightmost(left_seg)
+            last = k + 1 == len(segs) - 1
+            right = None if last else _whole(right_seg)
+            words: tuple[str, ...] = ()
+            if right is None:
+                right, words = _leftmost(right_seg)
+            if left is not None and right is not None:
+                links.append(Link(left, right, approx, ci, words))
+    return tuple(links)

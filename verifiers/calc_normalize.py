@@ -1,0 +1,150 @@
+"""Step text to plain arithmetic text: LaTeX, markdown and word operators made uniform.
+
+`normalize` is a pure, cached string function. Unknown LaTeX commands become the word
+"mathop", which the extractor treats as "something we cannot read here": expressions touching
+it are fragments, so a command we do not know can cost a claim but never invent one. Every
+loop over nested constructs is bounded (a nesting bomb costs a dozen regex passes).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+MAX_STEP_CHARS = 20_000  # longer steps are cut: a bound on work, not a claim about content
+
+# --- normalising --------------------------------------------------------------------------
+
+_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_FRAC_SHORT = re.compile(r"\\[dt]?frac\s*(\d)\s*(\d)")
+_MIXED = re.compile(r"(\d)\s*\\[dt]?frac")
+_SQRT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
+_POW = re.compile(r"\^\s*\{([^{}]*)\}")
+_TEXT = re.compile(r"\\(?:text|mathrm|textbf|mbox|textit|mathbf|operatorname)\s*\{([^{}]*)\}")
+_SUB = re.compile(r"(?:\d{1,12}(?=_)|[A-Za-z)]{1,30})?\s*_(?:\{[^{}]{0,30}\}|[A-Za-z0-9])")
+_UNKNOWN_COMMAND = re.compile(r"\\[A-Za-z]+")
+_TIME = re.compile(r"\d{1,2}:\d{2}(?!\d)")
+_THOUSANDS = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?!\d)(?!,\d)")
+_BAD_COMMA = re.compile(r"(?<=\d),(?=\d)")
+_RANGE = re.compile(r"(?<=[A-Za-z] )(\d{1,4})-(?=\d{1,4}\b)")
+_BULLET = re.compile(r"^[ \t]*(?:[-*•]|\d{1,3}[.)])[ \t]+", re.M)
+_SPACED_X = re.compile(
+    r"(?:(?<=\d)[ \t]*[xX][ \t]*|(?<=[a-z])[ \t]+x[ \t]+)(?=\$?[ \t]*\d)"
+)  # "0.2 x 50", "1 skirt x $8.00"
+_WORD_OPS = (
+    (re.compile(r"(?<=[\d)%])\s+(?:times|multiplied by)\s+(?=\$?\d)"), " * "),
+    (re.compile(r"(?<=[\d)%])\s+divided by\s+(?=\$?\d)"), " / "),
+    (re.compile(r"(?<=[\d)%])\s+plus\s+(?=\$?\d)"), " + "),
+    (re.compile(r"(?<=[\d)%])\s+minus\s+(?=\$?\d)"), " - "),
+    (re.compile(r"%\s+of\s+(?=\$?\d)"), "% * "),
+)
+_REPLACE = (
+    ("\\left", ""),
+    ("\\boxed", " "),
+    ("&", " "),
+    ("\\right", ""),
+    ("\\displaystyle", ""),
+    ("**", ""),
+    ("__", ""),
+    ("\\times", "*"),
+    ("\\cdot", "*"),
+    ("\\ast", "*"),
+    ("×", "*"),
+    ("·", "*"),
+    ("∙", "*"),
+    ("⋅", "*"),
+    ("\\div", "/"),
+    ("÷", "/"),
+    ("−", "-"),
+    ("–", "-"),
+    ("\\%", "%"),
+    ("\\$", " "),
+    ("$", " "),
+    ("{,}", ","),
+    ("\\,", " "),
+    ("\\;", " "),
+    ("\\!", ""),
+    ("\\quad", " "),
+    ("\\qquad", " "),
+    ("~", " "),
+    ("\\ ", " "),
+    ("\\[", "\n"),
+    ("\\]", "\n"),
+    ("\\(", " "),
+    ("\\)", " "),
+    ("<<", "\n"),
+    (">>", "\n"),
+    ("==", "="),
+    ("\\approx", " ≈ "),
+    ("\\thickapprox", " ≈ "),
+    ("\\simeq", " ≈ "),
+    ("≃", " ≈ "),
+    ("\\sim", " ≈ "),
+    ("=>", " ; "),
+    ("^\\circ", " deg "),
+    ("^{\\circ}", " deg "),
+    ("°", " deg "),
+    ("²", "^2"),
+    ("³", "^3"),
+    ("\\pi", " pi "),
+    ("π", " pi "),
+    ("\\infty", " infinity "),
+    ("\\cdots", " … "),
+    ("\\ldots", " … "),
+    ("\\dots", " … "),
+    ("...", " … "),
+    ("\\{", " ; "),
+    ("\\}", " ; "),
+)
+_SEP_COMMANDS = re.compile(
+    r"\\(?:Rightarrow|Leftarrow|implies|iff|Longrightarrow|Leftrightarrow|rightarrow|to|neq|ne"
+    r"|leq|geq|le|ge|lt|gt|equiv|in|subset|subseteq|begin|end|hline|cr)(?![A-Za-z])"
+)
+# Operators we do not evaluate: they become the word "mathop", which stops an expression
+# and makes the number after it a fragment ("\cos 60^\circ = 1/2" is no claim about 60).
+_OP_COMMANDS = re.compile(
+    r"\\(?:pmod|bmod|mod|cup|cap|pm|mp|lfloor|rfloor|lceil|rceil|overline|binom|dbinom|choose"
+    r"|sum|prod|int|lim|log|ln|exp|sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan|sqrt|vec|angle"
+    r"|triangle|max|min|gcd|lcm|det|deg|hat|bar|tilde|mathbf|mathbb|mathcal|operatorname)"
+    r"(?![A-Za-z])"
+)
+_LINEBREAK = re.compile(r"\\\\")
+
+
+def _loop_sub(pattern: re.Pattern[str], repl: str, s: str, limit: int = 12) -> str:
+    for _ in range(limit):  # innermost first; bounded so nesting bombs stay cheap
+        new = pattern.sub(repl, s)
+        if new == s:
+            break
+        s = new
+    return s
+
+
+@lru_cache(maxsize=16384)
+def normalize(text: str) -> str:
+    """Plain-text arithmetic from LaTeX/markdown. Unknown commands survive as words."""
+    s = _LINEBREAK.sub("\n", text[:MAX_STEP_CHARS])
+    s = _BULLET.sub(" ", s)
+    for old, new in _REPLACE:
+        if old in s:
+            s = s.replace(old, new)
+    s = _MIXED.sub(r"\1 mixednumber \\frac", s)  # "2\frac{1}{2}": mixed number or product?
+    s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
+    s = _TEXT.sub(r" \1 ", s)
+    for _ in range(12):  # innermost first, all three together: \frac{\sqrt{2}}{2^{3}}
+        new = _POW.sub(r"^(\1)", _SQRT.sub(r" sqrt(\1)", _FRAC.sub(r"((\1)/(\2))", s)))
+        if new == s:
+            break
+        s = new
+    s = _SEP_COMMANDS.sub(" ; ", s)
+    s = _OP_COMMANDS.sub(" mathop", s)  # a sqrt left here had an index ([3]) we do not read
+    s = _UNKNOWN_COMMAND.sub(" mathop", s)  # \cancel, \overbrace...: nothing we can read
+    s = _SUB.sub(" subscripted ", s)
+    s = _TIME.sub(" clocktime ", s)
+    s = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), s)
+    s = _BAD_COMMA.sub(" commanum ", s)  # "16,0000", "(1,2)": not one number
+    s = _RANGE.sub(r"\1 to ", s)  # "Weeks 1-2": a range of labels, not a subtraction
+    s = _SPACED_X.sub(" * ", s)
+    for pattern, repl in _WORD_OPS:
+        s = pattern.sub(repl, s)
+    return s.replace("{", " ").replace("}", " ")

@@ -1,0 +1,335 @@
+"""The calculator label source: exact checks of the arithmetic each step claims.
+
+For every step, every `a = b` link the extractor finds (`verifiers.calc_extract`) is judged
+(`verifiers.calc_claims`): arithmetic exactly with Fractions in-process, irrational values with
+sympy in a `KillableWorker` child bounded by wall clock, and linear equations in one unknown
+against the equation just before them ("150 + x = 500" then "x = 350 - 150" is inconsistent).
+
+Verdicts: `incorrect` when some claim is false (evidence names it, with claimed and true
+values); `correct` when at least one claim was checked and all checked claims hold; `timeout`
+when only a sympy check ran out of time; `unverifiable` otherwise. A step with no arithmetic is
+`unverifiable`, never `correct` by default. `correct` says the arithmetic holds, not that the
+reasoning is right.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+from labeling.schema import Chain, Problem, Status, StepVerdict
+from verifiers.base import ChainVerifier
+from verifiers.calc_claims import (
+    APPROX_WORDS,
+    ClaimResult,
+    check_arithmetic,
+    compact,
+    fmt,
+    judge,
+    link_text,
+    sides,
+)
+from verifiers.calc_eval import (
+    EvalError,
+    NotLinearError,
+    exact,
+    linear,
+    sympy_compare,
+    to_fraction,
+)
+from verifiers.calc_extract import (
+    Link,
+    Named,
+    Side,
+    extract_links,
+    extract_named,
+    normalize,
+    tokenize,
+)
+from verifiers.calc_parse import has_ops, operands, variables
+from verifiers.killable import CheckCrashedError, CheckTimeoutError, KillableWorker
+
+# Words that give an unknown a new meaning (reset what we know about it) ...
+_REDEFINE = frozenset("let suppose assume denote represent represents define call".split())
+# ... and words around an equation that make it a case, a trial or a second root, not a step
+# of solving the previous one.
+_NOT_DERIVED = frozenset(
+    "or and if when try trying check checking test testing case cases guess roots solutions"
+    " either another other second also similarly plug plugging substitute substituting"
+    " verify for set setting discard discarded reject rejected valid invalid extraneous"
+    " positive negative".split()
+)
+
+
+_NO_SOLUTION = frozenset("no solution solutions contradiction impossible never cannot".split())
+
+
+@dataclass(frozen=True, slots=True)
+class CalcConfig:
+    """Knobs of the calculator source (also its cache key)."""
+
+    timeout_s: float = 2.0  # wall clock per sympy check, in the worker
+    memory_mb: int = 1024  # address-space cap of the worker
+    use_sympy: bool = True  # False: irrational claims are skipped, no worker is started
+    check_equations: bool = True  # linear equations in one unknown, step to step
+
+
+@dataclass(slots=True)
+class _Equation:
+    var: str
+    solution: Fraction
+    text: str
+    step: int
+    clause: int
+    worked: bool  # more than `x = 5`: it has something to solve
+
+
+def _words(step_text: str) -> list[set[str]]:
+    return [
+        {t.text for t in clause if t.kind == "word"} for clause in tokenize(normalize(step_text))
+    ]
+
+
+class CalculatorVerifier(ChainVerifier):
+    """`calc` source. One lazily started sympy worker per verifier (none if never needed)."""
+
+    name = "calc"
+
+    def __init__(
+        self,
+        timeout_s: float = 2.0,
+        memory_mb: int = 1024,
+        use_sympy: bool = True,
+        check_equations: bool = True,
+        config: CalcConfig | None = None,
+    ) -> None:
+        self.config = config or CalcConfig(timeout_s, memory_mb, use_sympy, check_equations)
+        self._worker: KillableWorker | None = None
+
+    # --- public -------------------------------------------------------------------------
+
+    def verify_chain(self, problem: Problem, chain: Chain) -> list[StepVerdict]:
+        return self.check_steps(chain.steps, problem.question)
+
+    def check_steps(
+        self, steps: tuple[str, ...] | list[str], question: str = ""
+    ) -> list[StepVerdict]:
+        """One verdict per step. Never raises on model output."""
+        problem_claims = frozenset(
+            compact(link_text(link).replace("≈", "=")) for link in extract_links(question)
+        )
+        last_eq: _Equation | None = None
+        out = []
+        for index, step in enumerate(steps):
+            results, last_eq = self._check_step(step, index, problem_claims, last_eq)
+            out.append(_verdict(results))
+        return out
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+
+    # --- one step -------------------------------------------------------------------------
+
+    def _check_step(
+        self,
+        step: str,
+        index: int,
+        problem_claims: frozenset[str],
+        last_eq: _Equation | None,
+    ) -> tuple[list[ClaimResult], _Equation | None]:
+        links = extract_links(step)
+        if not links and not extract_named(step):
+            return [], last_eq
+        words = _words(step)
+        if any(w & _REDEFINE for w in words):
+            last_eq = None
+        results = []
+        for link in links:
+            clause_words = words[link.clause] if link.clause < len(words) else set()
+            approx = link.approx or bool(clause_words & APPROX_WORDS)
+            if variables(link.left.node) or variables(link.right.node):
+                if not self.config.check_equations:
+                    continue
+                result, last_eq = self._check_equation(link, links, index, words, last_eq, approx)
+                if result is not None:
+                    results.append(result)
+                continue
+            result = check_arithmetic(link, approx, problem_claims)
+            if result.outcome == "sympy":
+                result = self._check_sympy(link, approx, problem_claims)
+            if result.outcome == "false" and _recovered(link, links):
+                result = ClaimResult("skipped", result.text, reason="typo the chain recovers from")
+            results.append(result)
+        results.extend(self._check_named(step, words, problem_claims))
+        return results, last_eq
+
+    def _check_named(
+        self, step: str, words: list[set[str]], problem_claims: frozenset[str]
+    ) -> list[ClaimResult]:
+        """`Total = 52 + 24 + 44 + 48` on one line, `Total = 178` on the next: the value a
+        name ends with must be the value it starts with next (adjacent clauses only)."""
+        out = []
+        previous: dict[str, Named] = {}
+        for named in extract_named(step):
+            before = previous.get(named.name)
+            previous[named.name] = named
+            if before is None or named.clause - before.clause != 1:
+                continue
+            window = set().union(*words[max(0, before.clause - 1) : named.clause + 1])
+            if window & _NOT_DERIVED or variables(before.last.node) or variables(named.first.node):
+                continue
+            link = Link(before.last, named.first, False, named.clause)
+            if not has_ops(before.last.node):
+                continue  # "x = -2, x = -9/2" lists values; only a computed value is restated
+            approx = bool(window & APPROX_WORDS)
+            result = check_arithmetic(
+                replace(link, left=replace(link.left, plain=False)), approx, problem_claims
+            )
+            if result.outcome in ("holds", "false"):
+                out.append(result)
+        return out
+
+    def _check_sympy(self, link: Link, approx: bool, problem_claims: frozenset[str]) -> ClaimResult:
+        text = link_text(link)
+        if not self.config.use_sympy:
+            return ClaimResult("skipped", text, reason="needs sympy (disabled)")
+        if self._worker is None:
+            self._worker = KillableWorker(memory_mb=self.config.memory_mb)
+        try:
+            left, right, equal = self._worker.call(
+                sympy_compare, link.left.node, link.right.node, timeout=self.config.timeout_s
+            )
+        except (CheckTimeoutError, CheckCrashedError) as exc:
+            return ClaimResult("timeout", text, reason=str(exc))
+        except RuntimeError as exc:
+            return ClaimResult("skipped", text, reason=f"sympy failed: {exc}"[:200])
+        if equal:
+            return ClaimResult("holds", text, right, left)
+        lv, rv = to_fraction(left), to_fraction(right)
+        if lv is None or rv is None:
+            return ClaimResult("skipped", text, reason="not a real number")
+        computed, claimed = (rv, lv) if link.left.plain and not link.right.plain else (lv, rv)
+        return judge(link, computed, claimed, approx, problem_claims)
+
+    def _check_equation(
+        self,
+        link: Link,
+        links: tuple[Link, ...],
+        index: int,
+        words: list[set[str]],
+        last_eq: _Equation | None,
+        approx: bool,
+    ) -> tuple[ClaimResult | None, _Equation | None]:
+        """Solve a linear equation in one unknown; compare with the equation just before it."""
+        names = variables(link.left.node) | variables(link.right.node)
+        if len(names) != 1:
+            return None, None
+        var = next(iter(names))
+        try:
+            a1, b1 = linear(link.left.node)
+            a2, b2 = linear(link.right.node)
+        except (NotLinearError, EvalError):
+            return None, None  # a quadratic, a product of unknowns: forget what we knew
+        if a1 == a2:
+            # Same coefficient on both sides: an identity ("x + 69 - 25 = x + 44"), meant as a
+            # simplification, so different constants mean the simplification is wrong.
+            if b1 == b2 or a1 == 0 or 0 in (b1, b2) or approx or set().union(*words) & _NO_SOLUTION:
+                return (ClaimResult("holds", link_text(link)) if b1 == b2 else None), None
+            return ClaimResult(
+                "false",
+                link_text(link),
+                f"{fmt(b2)} besides {fmt(a1)}{var}",
+                f"{fmt(b1)} besides {fmt(a1)}{var}",
+                "the simplification changes the constant",
+            ), None
+        if _continues(link, links) and linear(link.left.node)[0] and linear(link.right.node)[0]:
+            # "P + 3 + P + 6 = 5P + 30 = 95": a chain that goes on simplifies, it solves nothing.
+            return ClaimResult("skipped", link_text(link), reason="simplification"), None
+        solution = (b2 - b1) / (a1 - a2)
+        text = link_text(link)
+        solved_form = ("var", var) in (link.left.node, link.right.node)
+        here = _Equation(var, solution, text, index, link.clause, not solved_form)
+        if last_eq is None or last_eq.var != var or index - last_eq.step > 1:
+            return None, here
+        if solution == last_eq.solution:
+            return ClaimResult("holds", text, fmt(solution), fmt(solution)), here
+        first = max(0, last_eq.clause - 1) if last_eq.step == index else 0
+        between = set().union(*words[first : link.clause + 1])
+        # Compare only "solving" moves: a worked equation followed by `x = ...`, with no word
+        # around that makes the new one a case, a trial or another root.
+        shown = max((leaf[2] for leaf in operands(link.right.node)), default=0)
+        close = shown > 0 and abs(solution - last_eq.solution) <= Fraction(1, 10**shown)
+        adjacent = last_eq.step == index and link.clause - last_eq.clause <= 1
+        if (
+            not last_eq.worked
+            or not (solved_form or adjacent)
+            or between & _NOT_DERIVED
+            or approx
+            or close
+        ):
+            return ClaimResult("skipped", text, reason="not derived from the last equation"), here
+        return (
+            ClaimResult(
+                "false",
+                text,
+                f"{var} = {fmt(solution)}",
+                f"{var} = {fmt(last_eq.solution)}",
+                f"inconsistent with `{last_eq.text}`",
+            ),
+            here,
+        )
+
+
+def _continues(link: Link, links: tuple[Link, ...]) -> bool:
+    at = links.index(link)
+    return (
+        at + 1 < len(links)
+        and links[at + 1].clause == link.clause
+        and links[at + 1].left == link.right
+    )
+
+
+def _value(side: Side) -> Fraction | None:
+    try:
+        return exact(side.node)
+    except EvalError:
+        return None
+
+
+def _recovered(link: Link, links: tuple[Link, ...]) -> bool:
+    """A later side of the same chain has the value this link got wrong: a slip of the pen
+    ("= 28*27*13*25/4 = 7*27*13*25 = 20475"), not a wrong step."""
+    computed = _value(sides(link)[0])
+    if computed is None:
+        return False
+    at = links.index(link)
+    later = [x for x in links[at + 1 :] if x.clause == link.clause]
+    if any(_value(x.right) == computed for x in later):
+        return True
+    # "5!/2! = (5*4*3)/(2*1) = 60": the side before the slip already had the claimed value.
+    claimed = _value(sides(link)[1])
+    earlier = [x for x in links[:at] if x.clause == link.clause]
+    return claimed is not None and any(_value(x.left) == claimed for x in earlier)
+
+
+def _verdict(results: list[ClaimResult]) -> StepVerdict:
+    false = [r for r in results if r.outcome == "false"]
+    if false:
+        r = false[0]
+        why = f" ({r.reason})" if r.reason else ""
+        evidence = f"`{r.text}`: claimed {r.claimed}, true {r.true}{why}"
+        return StepVerdict(Status.INCORRECT, False, 0.0, evidence[:400])
+    held = [r for r in results if r.outcome == "holds"]
+    if held:
+        shown = "; ".join(r.text for r in held[:3])
+        return StepVerdict(Status.CORRECT, True, 1.0, f"{len(held)} claim(s) hold: {shown}"[:400])
+    timeouts = [r for r in results if r.outcome == "timeout"]
+    if timeouts:
+        return StepVerdict(
+            Status.TIMEOUT, None, None, f"`{timeouts[0].text}`: {timeouts[0].reason}"
+        )
+    if results:
+        return StepVerdict.unverifiable(f"{len(results)} claim(s) skipped: {results[0].reason}")
+    return StepVerdict.unverifiable("no checkable arithmetic")
