@@ -53,12 +53,18 @@ def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
 
 
 def _rows(labels_dir: str) -> Iterator[dict[str, Any]]:
+    """Rows of every finished dataset under `labels_dir`: the shards each manifest lists
+    (not quarantine files, not leftovers of an unfinished run)."""
     import pyarrow.parquet as pq
 
-    files = sorted(Path(labels_dir).rglob("*.parquet"))
+    from labeling.shards import MANIFEST, shard_files
+
+    manifests = sorted(Path(labels_dir).rglob(MANIFEST))
+    files = [f for m in manifests for f in shard_files(m.parent)]
     if not files:
         raise FileNotFoundError(
-            f"no *.parquet under {labels_dir!r}; set labels_dir=<prm-label dir>"
+            f"no finished prm-label dataset (manifest.json with shards) under {labels_dir!r}; "
+            "set labels_dir=<prm-label output dir>"
         )
     columns = ["completions", "human_first_error", "source_dataset", "verdicts", "first_error_step"]
     for path in files:

@@ -115,6 +115,13 @@ def test_labels_mode_reads_shards(tmp_path):
     shard_dir = tmp_path / "run" / "shards"
     shard_dir.mkdir(parents=True)
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), shard_dir / "part-0.parquet")
+    # Only the shards a manifest lists count: quarantine files and leftovers are ignored.
+    (tmp_path / "run" / "manifest.json").write_text(
+        json.dumps({"shards": [{"path": "shards/part-0.parquet"}]})
+    )
+    (tmp_path / "run" / "quarantine").mkdir()
+    pq.write_table(pa.table({"reason": ["x"]}), tmp_path / "run" / "quarantine" / "part-0.parquet")
+    pq.write_table(pa.table({"junk": [1]}), shard_dir / "part-9.parquet")
     metrics = run(_compose(f"labels_dir={tmp_path / 'run'}", f"output_dir={tmp_path / 'o'}"))
     calc, combined = metrics["calc"]["gsm8k"], metrics["combined"]["gsm8k"]
     assert (calc["flags_right"], calc["flags_wrong"]) == (1, 1)
@@ -123,5 +130,5 @@ def test_labels_mode_reads_shards(tmp_path):
 
 
 def test_labels_mode_without_shards(tmp_path):
-    with pytest.raises(FileNotFoundError, match="parquet"):
+    with pytest.raises(FileNotFoundError, match="manifest.json"):
         run(_compose(f"labels_dir={tmp_path}", f"output_dir={tmp_path / 'o'}"))
