@@ -15,7 +15,8 @@ def _options(group):
 
 
 @pytest.mark.parametrize(
-    "override", [f"{g}={o}" for g in GROUPS for o in _options(g)] + ["labels=[answer,calc,tests,mc]"]
+    "override",
+    [f"{g}={o}" for g in GROUPS for o in _options(g)] + ["labels=[answer,calc,tests,mc]"],
 )
 def test_every_option_composes(override):
     cfg = compose([override])

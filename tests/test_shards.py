@@ -17,9 +17,14 @@ from labeling.shards import DatasetDir, rows_to_table, summarize_units
 
 def _row(pid="p1", index=0):
     problem = Problem(pid, "math", "unit", "What is 2+2?", "4")
-    chain = Chain(pid, f"c{index}", index, "2+2 = 4\n\n\\boxed{4}", ("2+2 = 4", "\\boxed{4}"), "m", 7, 12)
+    chain = Chain(
+        pid, f"c{index}", index, "2+2 = 4\n\n\\boxed{4}", ("2+2 = 4", "\\boxed{4}"), "m", 7, 12
+    )
     verdicts = {
-        "calc": [StepVerdict(Status.CORRECT, True, None, "2+2=4 holds"), StepVerdict.unverifiable()],
+        "calc": [
+            StepVerdict(Status.CORRECT, True, None, "2+2=4 holds"),
+            StepVerdict.unverifiable(),
+        ],
         "outcome": [StepVerdict.unverifiable(), StepVerdict(Status.CORRECT, True, 1.0, "ok")],
     }
     lc = LabeledChain(problem, chain, problem.question, verdicts, [True, True], -1, "4", True)
@@ -45,7 +50,9 @@ def test_unknown_column_is_an_error():
 def test_unit_write_verify_and_corruption(tmp_path):
     d = DatasetDir(tmp_path)
     q = quarantine_row(Quarantined("unit", 3, "missing field 'answer'", "{}"), "h")
-    rec = d.write_unit(0, "k0", [_row("p2", 1), _row("p1", 0)], [q], {"problems_in": 3}, {"sample": 12}, 0.1)
+    rec = d.write_unit(
+        0, "k0", [_row("p2", 1), _row("p1", 0)], [q], {"problems_in": 3}, {"sample": 12}, 0.1
+    )
     assert d.verify_unit(rec) == ""
     table = pq.read_table(d.shard_path(0))
     assert table.column("problem_id").to_pylist() == ["p1", "p2"]  # sorted by problem
@@ -86,7 +93,9 @@ def test_failed_write_leaves_no_file(tmp_path, monkeypatch):
 def test_summary_totals(tmp_path):
     d = DatasetDir(tmp_path)
     recs = [
-        d.write_unit(i, f"k{i}", [_row(f"p{i}")], [], {"rows": 1, "problems_in": 1}, {"sample": 5}, 0)
+        d.write_unit(
+            i, f"k{i}", [_row(f"p{i}")], [], {"rows": 1, "problems_in": 1}, {"sample": 5}, 0
+        )
         for i in range(3)
     ]
     s = summarize_units(recs)

@@ -9,7 +9,11 @@ from labeling.splitters import split_steps
         ("a\n\nb\n\n\nc", "blank_line", ["a", "b", "c"]),
         ("a\n  \nb", "blank_line", ["a", "b"]),
         ("one\ntwo\n\nthree", "line", ["one", "two", "three"]),
-        ("Intro\nStep 1: x = 2\nStep 2: y = 3", "step_marker", ["Intro", "Step 1: x = 2", "Step 2: y = 3"]),
+        (
+            "Intro\nStep 1: x = 2\nStep 2: y = 3",
+            "step_marker",
+            ["Intro", "Step 1: x = 2", "Step 2: y = 3"],
+        ),
         ("## Step 1. a\nmore\n## Step 2. b", "step_marker", ["## Step 1. a\nmore", "## Step 2. b"]),
         ("**Step 1**: a\n**Step 2**: b", "step_marker", ["**Step 1**: a", "**Step 2**: b"]),
         # auto: markers win over paragraphs; a single paragraph falls back to lines
@@ -26,7 +30,10 @@ def test_split_modes(text, mode, expected):
 
 def test_step_word_inside_text_is_not_a_marker():
     text = "We take a step 3 times.\n\nThen Step 2 is not at line start: fine"
-    assert split_steps(text, "auto") == ["We take a step 3 times.", "Then Step 2 is not at line start: fine"]
+    assert split_steps(text, "auto") == [
+        "We take a step 3 times.",
+        "Then Step 2 is not at line start: fine",
+    ]
 
 
 def test_unknown_mode_names_the_choices():
