@@ -10,12 +10,29 @@ from dataclasses import dataclass, field
 
 from hydra.core.config_store import ConfigStore
 
-MODES = ("labels", "direct")
+MODES = ("labels", "direct", "checkpoint")
+AGGREGATIONS = ("min", "prod", "last")
 SUBSETS = ("gsm8k", "math", "olympiadbench", "omnimath")
 
 
 def _help(text: str) -> dict[str, str]:
     return {"help": text}
+
+
+@dataclass
+class CheckpointEvalConfig:
+    checkpoint: str = ""  # PRM checkpoint directory written by prm-train (e.g. outputs/prm/final)
+    processbench: list[str] = field(default_factory=list)  # ProcessBench *.json files (test side)
+    processbench_dev: list[str] = field(default_factory=list)  # threshold files; [] = split above
+    dev_fraction: float = 0.3  # share of `processbench` ids used to choose the threshold when
+    # no dev files are given (hash of the id, so a record never lands on both sides)
+    threshold: float | None = None  # fixed threshold: skip choosing it (e.g. 0.5)
+    max_records: int | None = None  # read at most this many records per file (smoke runs)
+    bon_shards: list[str] = field(default_factory=list)  # shard dirs, several chains per problem
+    aggregations: list[str] = field(default_factory=lambda: list(AGGREGATIONS))  # step -> chain
+    batch_size: int = 16  # chains per forward pass
+    device: str = "cpu"  # cpu or cuda
+    output_dir: str = "outputs/eval_checkpoint"  # metrics.json goes here
 
 
 @dataclass
@@ -55,6 +72,10 @@ class EvalConfig:
     examples: int = field(
         default=0,
         metadata=_help("mode=direct: also write this many false flags and hits to examples.json."),
+    )
+    checkpoint: CheckpointEvalConfig = field(
+        default_factory=CheckpointEvalConfig,
+        metadata=_help("mode=checkpoint: PRM checkpoint, ProcessBench files, best-of-N shards."),
     )
 
 

@@ -37,6 +37,11 @@ def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
         metrics, examples = eval_labels(c), []
     elif c.mode == "direct":
         metrics, examples = eval_direct(c)
+    elif c.mode == "checkpoint":
+        from pipelines.eval_checkpoint import evaluate_checkpoint
+
+        c.checkpoint.output_dir = c.output_dir
+        return evaluate_checkpoint(c.checkpoint)  # writes metrics.json, prints its table
     else:
         raise ValueError(f"unknown mode {c.mode!r}; choose one of {', '.join(MODES)}")
     out = Path(c.output_dir)

@@ -24,9 +24,10 @@ def compose(overrides: list[str], config_name: str = "config"):
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 
-    from pipelines.config import register
+    from pipelines import config, eval_config, report_config, train_config
 
-    register()
+    for module in (config, eval_config, report_config, train_config):
+        module.register()
     with initialize_config_dir(config_dir=CONF_DIR, version_base=None):
         return hydra_compose(config_name=config_name, overrides=overrides)
 

@@ -42,3 +42,17 @@ def test_wrong_key_or_type_fails_at_start(override):
 def test_debug_preset_is_small():
     cfg = compose(["debug=fast"])
     assert cfg.dataset.limit == 4 and cfg.sampler.n == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "overrides"),
+    [
+        ("eval", ["mode=checkpoint", "checkpoint.checkpoint=/x", "checkpoint.threshold=0.5"]),
+        ("eval", ["mode=direct", "sources=[calc]"]),
+        ("train", []),
+        ("report", ["dir=/x"]),
+    ],
+)
+def test_other_apps_compose(name, overrides):
+    cfg = compose(overrides, config_name=name)
+    OmegaConf.to_container(cfg, resolve=True)

@@ -132,3 +132,8 @@ def test_labels_mode_reads_shards(tmp_path):
 def test_labels_mode_without_shards(tmp_path):
     with pytest.raises(FileNotFoundError, match="manifest.json"):
         run(_compose(f"labels_dir={tmp_path}", f"output_dir={tmp_path / 'o'}"))
+
+
+def test_checkpoint_mode_is_dispatched(tmp_path):
+    with pytest.raises(ValueError, match="set checkpoint="):
+        run(_compose("mode=checkpoint", f"output_dir={tmp_path}"))

@@ -1,0 +1,174 @@
+"""Training throughput of prm-train against a plain torch loop, and peak memory of each.
+
+    .venv/bin/python benchmarks/bench_train.py                    # tiny random Llama
+    .venv/bin/python benchmarks/bench_train.py --model <HF dir, e.g. the embedded SmolLM2>
+
+prm-train runs for real (`pipelines.train.run`, one worker, no Ray) on synthetic shards whose
+chains all tokenize to the same length under the tiny word-level tokenizer; its tokens/s come
+from metrics.jsonl (steps after the warm-up). The plain loop trains the same model class with
+AdamW on random ids of the same batch size and width (the median width prm-train saw), with
+the same bf16 setting: forward, loss, backward, step, nothing else. Each side runs in its own
+fresh process so that each peak RSS is its own; the sides alternate for `--rounds` rounds and
+each keeps its best round (median step time within a round). Ratio = prm-train tokens/s /
+plain tokens/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import resource
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+
+def _prm_train(args: dict, queue) -> None:
+    from pipelines.train import run
+
+    out = Path(args["tmp"]) / "out"
+    run(
+        {
+            "model": {"path": args["model"], "max_length": 4096, "max_prompt_length": 512},
+            "data": {"shards": [args["shards"]], "val_fraction": 0.0},
+            "train": {
+                "max_steps": args["warmup"] + args["steps"],
+                "batch_size": args["batch"],
+                "grad_accum": 1,
+                "eval_every": 0,
+                "save_every": 0,
+                "resume": "none",
+                "torch_threads": args["threads"],
+                "bf16": args["bf16"],
+            },
+            "optim": {"lr": 1e-5, "warmup_steps": 0},
+            "output_dir": str(out),
+        }
+    )
+    rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    timed = rows[args["warmup"] :]
+    widths = [r["tokens"] // args["batch"] for r in timed]
+    # Median step, not mean: on a shared machine, neighbours' bursts hit single steps.
+    step_s = statistics.median(r["step_seconds"] for r in timed)
+    queue.put(
+        {
+            "tokens_per_s": statistics.median(r["tokens"] for r in timed) / step_s,
+            "width": int(statistics.median(widths)),
+            "widths": sorted(set(widths)),
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        }
+    )
+
+
+def _plain(args: dict, width: int, queue) -> None:
+    import torch
+
+    from pipelines.prm_model import ProcessRewardModel, load_backbone
+    from pipelines.train import bf16_enabled
+
+    torch.set_num_threads(args["threads"])
+    torch.manual_seed(0)
+    model = ProcessRewardModel(load_backbone(args["model"]), "classes").train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+    vocab = model.backbone.config.vocab_size
+    use_bf16 = bf16_enabled(args["bf16"], torch.device("cpu"))
+    ids = torch.randint(0, vocab, (args["batch"], width))
+    mask = torch.ones_like(ids)
+    where = torch.zeros_like(ids, dtype=torch.bool)
+    where[:, width // 2 :: 10] = True  # about one scored token per step, like real chains
+    targets = torch.randint(0, 2, (int(where.sum()),)).float()
+    times = []
+    for _ in range(args["warmup"] + args["steps"]):
+        t0 = time.perf_counter()
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=use_bf16):
+            logits = model(ids, mask, where)
+        loss = model.loss(logits, targets, soft=False)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        times.append(time.perf_counter() - t0)
+    timed = times[args["warmup"] :]
+    queue.put(
+        {
+            "tokens_per_s": args["batch"] * width / statistics.median(timed),
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        }
+    )
+
+
+def _in_child(target, *a):
+    ctx = mp.get_context("spawn")  # a fresh interpreter: its own peak RSS, no shared caches
+    queue = ctx.Queue()
+    proc = ctx.Process(target=target, args=(*a, queue))
+    proc.start()
+    result = queue.get()
+    proc.join()
+    return result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", default="", help="HF dir; default: a random tiny Llama")
+    ap.add_argument("--hidden", type=int, default=256, help="tiny model width")
+    ap.add_argument("--layers", type=int, default=4, help="tiny model depth")
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--chain-steps", type=int, default=24, help="steps per chain (sets length)")
+    ap.add_argument("--steps", type=int, default=20, help="timed optimizer steps")
+    ap.add_argument("--warmup", type=int, default=3, help="untimed first steps")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=2, help="alternating rounds per side")
+    ap.add_argument("--bf16", default="auto")
+    ap.add_argument("--out", default="", help="also write the result as JSON here")
+    cli = ap.parse_args()
+
+    from pipelines.prm_data import synthetic_rows, write_shards
+    from pipelines.prm_model import build_tiny_model
+
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = synthetic_rows(200, 1, seed=0, steps=(cli.chain_steps, cli.chain_steps))
+        shards = write_shards(rows, Path(tmp) / "labels")
+        model = cli.model or str(
+            build_tiny_model(
+                Path(tmp) / "tiny",
+                [r["prompt"] + " \n\n " + " \n\n ".join(r["completions"]) for r in rows],
+                cli.hidden,
+                cli.layers,
+            )
+        )
+        args = {**vars(cli), "model": model, "shards": str(shards), "tmp": tmp}
+        # Alternate the two sides and keep each side's best round: load from other jobs on
+        # the machine then biases neither side.
+        ours_runs, plain_runs = [], []
+        for _ in range(cli.rounds):
+            ours_runs.append(_in_child(_prm_train, args))
+            plain_runs.append(_in_child(_plain, args, ours_runs[0]["width"]))
+        ours = max(ours_runs, key=lambda r: r["tokens_per_s"])
+        plain = max(plain_runs, key=lambda r: r["tokens_per_s"])
+    result = {
+        "model": cli.model or f"tiny-llama h{cli.hidden} l{cli.layers}",
+        "batch": cli.batch,
+        "seq_len": ours["width"],
+        "prm_train_widths": ours["widths"],
+        "timed_steps": cli.steps,
+        "rounds": cli.rounds,
+        "threads": cli.threads,
+        "bf16": cli.bf16,
+        "rounds_tokens_per_s": {
+            "prm_train": [round(r["tokens_per_s"]) for r in ours_runs],
+            "plain": [round(r["tokens_per_s"]) for r in plain_runs],
+        },
+        "prm_train_tokens_per_s": round(ours["tokens_per_s"], 1),
+        "plain_tokens_per_s": round(plain["tokens_per_s"], 1),
+        "ratio": round(ours["tokens_per_s"] / plain["tokens_per_s"], 3),
+        "prm_train_peak_rss_mb": round(ours["peak_rss_mb"]),
+        "plain_peak_rss_mb": round(plain["peak_rss_mb"]),
+    }
+    print(json.dumps(result, indent=2))
+    if cli.out:
+        Path(cli.out).write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

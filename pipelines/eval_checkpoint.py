@@ -1,0 +1,195 @@
+"""prm-eval mode=checkpoint: ProcessBench F1 and best-of-N for a trained PRM checkpoint.
+
+ProcessBench: the predicted first error is the first step whose score is under a threshold
+(-1 if none). The threshold is chosen on a dev side (`processbench_dev` files, or else the
+records of `processbench` whose id hashes under `dev_fraction`) and only then applied to the
+test side; both F1s and the threshold are reported. F1 per subset (file) is the harmonic mean
+of the accuracy on erroneous and on correct records; the average is the mean over subsets,
+as in the ProcessBench paper.
+
+Best-of-N: shards with several chains per problem and an `outcome_correct` column. Each
+chain's step scores are aggregated (min, prod, last); the chosen chain is the argmax. Reported
+next to majority vote over `final_answer`, pass@N (any chain correct) and mean chain accuracy.
+Best-of-N reads its shards into memory: it is meant for evaluation-sized sets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+from omegaconf import OmegaConf
+
+from pipelines.eval_config import AGGREGATIONS, CheckpointEvalConfig
+from pipelines.prm_data import shard_files
+from pipelines.scoring import PRMScorer
+
+
+def load_processbench(path: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
+    """Records of one ProcessBench json file, each tagged with `subset` (the file's stem)."""
+    records = json.loads(Path(path).read_text())
+    for i, r in enumerate(records):
+        missing = {"id", "problem", "steps", "label"} - set(r)
+        if missing:
+            raise ValueError(f"{path} record {i} lacks {sorted(missing)}: not ProcessBench json")
+    if limit is not None:  # the files are sorted by label: take a hash sample, not the head
+        records = sorted(records, key=lambda r: _hash_fraction("sample:" + str(r["id"])))[:limit]
+    return [{**r, "subset": Path(path).stem} for r in records]
+
+
+def _hash_fraction(text: str) -> float:
+    return int(hashlib.blake2b(text.encode(), digest_size=8).hexdigest(), 16) / 2**64
+
+
+def first_error(scores: list[float | None], threshold: float) -> int:
+    """Index of the first step scored under `threshold`; -1 if none (unscored steps pass)."""
+    return next((i for i, s in enumerate(scores) if s is not None and s < threshold), -1)
+
+
+def processbench_f1(records: list[dict], scores: list[list], threshold: float) -> dict[str, Any]:
+    """Per-subset accuracy on erroneous / correct records, F1, and their mean F1."""
+    by_subset: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for r, s in zip(records, scores, strict=True):
+        by_subset[r["subset"]].append((int(r["label"]), first_error(s, threshold)))
+    out: dict[str, Any] = {}
+    for subset, pairs in sorted(by_subset.items()):
+        err = [p == y for y, p in pairs if y != -1]
+        cor = [p == -1 for y, p in pairs if y == -1]
+        a_err = sum(err) / len(err) if err else 0.0
+        a_cor = sum(cor) / len(cor) if cor else 0.0
+        f1 = 2 * a_err * a_cor / (a_err + a_cor) if a_err + a_cor else 0.0
+        out[subset] = {"error_acc": a_err, "correct_acc": a_cor, "f1": f1, "n": len(pairs)}
+    out["average_f1"] = sum(v["f1"] for v in out.values()) / max(len(out), 1)
+    return out
+
+
+def choose_threshold(records: list[dict], scores: list[list]) -> tuple[float, float]:
+    """(threshold, dev average F1): the best of a 0.01 grid; ties go to the lowest."""
+    best = (0.5, -1.0)
+    for k in range(1, 100):
+        f1 = processbench_f1(records, scores, k / 100)["average_f1"]
+        if f1 > best[1]:
+            best = (k / 100, f1)
+    return best
+
+
+def aggregate(scores: list[float | None], how: str) -> float:
+    """One number per chain from its step scores; a chain with no scored step ranks last."""
+    xs = [s for s in scores if s is not None]
+    if not xs:
+        return -math.inf
+    if how == "min":
+        return min(xs)
+    if how == "prod":
+        return math.prod(xs)
+    if how == "last":
+        return xs[-1]
+    raise ValueError(f"aggregation {how!r}; choose from {', '.join(AGGREGATIONS)}")
+
+
+def best_of_n(chains: list[dict], scores: list[list], aggregations: list[str]) -> dict[str, Any]:
+    """Accuracy of PRM selection per aggregation, majority vote, pass@N, mean chain accuracy."""
+    groups: dict[str, list[tuple[dict, list]]] = defaultdict(list)
+    for c, s in zip(chains, scores, strict=True):
+        groups[c["problem_id"]].append((c, s))
+    n = len(groups)
+    if n == 0:
+        return {"problems": 0}
+    out: dict[str, Any] = {"problems": n, "mean_n": len(chains) / n}
+    for how in aggregations:
+        hits = 0
+        for group in groups.values():
+            pick = max(range(len(group)), key=lambda i, g=group: aggregate(g[i][1], how))
+            hits += bool(group[pick][0]["outcome_correct"])
+        out[f"prm_{how}"] = hits / n
+    vote_hits = 0
+    for group in groups.values():
+        answers = [c["final_answer"].strip() for c, _ in group if c.get("final_answer")]
+        if answers:
+            top = Counter(answers).most_common(1)[0][0]
+            vote_hits += any(
+                c["outcome_correct"]
+                for c, _ in group
+                if (c.get("final_answer") or "").strip() == top
+            )
+    out["majority_vote"] = vote_hits / n
+    out["pass_at_n"] = sum(any(c["outcome_correct"] for c, _ in g) for g in groups.values()) / n
+    out["mean_chain_acc"] = sum(bool(c["outcome_correct"]) for c in chains) / len(chains)
+    return out
+
+
+def _read_chains(paths: list[str]) -> list[dict]:
+    cols = ["problem_id", "prompt", "completions", "final_answer", "outcome_correct"]
+    rows = [r for f in shard_files(paths) for r in pq.read_table(f, columns=cols).to_pylist()]
+    return [r for r in rows if r["outcome_correct"] is not None]
+
+
+def evaluate_checkpoint(cfg: Any) -> dict[str, Any]:
+    """Run the configured evaluations; writes `<output_dir>/metrics.json` and returns it."""
+    c: CheckpointEvalConfig = OmegaConf.to_object(
+        OmegaConf.merge(OmegaConf.structured(CheckpointEvalConfig), cfg)
+    )  # type: ignore[assignment]
+    if not c.checkpoint:
+        raise ValueError("set checkpoint=<prm-train output_dir>/final")
+    if not c.processbench and not c.bon_shards:
+        raise ValueError("nothing to evaluate: set processbench=[...json] and/or bon_shards=[dir]")
+    scorer = PRMScorer.load(c.checkpoint, c.device, c.batch_size)
+    result: dict[str, Any] = {"checkpoint": c.checkpoint}
+    if c.processbench:
+        test = [r for p in c.processbench for r in load_processbench(p, c.max_records)]
+        if c.processbench_dev:
+            dev = [r for p in c.processbench_dev for r in load_processbench(p, c.max_records)]
+        else:
+            dev = [r for r in test if _hash_fraction(r["id"]) < c.dev_fraction]
+            test = [r for r in test if _hash_fraction(r["id"]) >= c.dev_fraction]
+        test_scores = scorer.score_many([(r["problem"], r["steps"]) for r in test])
+        if c.threshold is not None:
+            threshold, dev_f1 = c.threshold, None
+        else:
+            dev_scores = scorer.score_many([(r["problem"], r["steps"]) for r in dev])
+            threshold, dev_f1 = choose_threshold(dev, dev_scores)
+        result["processbench"] = {
+            "threshold": threshold,
+            "threshold_from": "fixed" if dev_f1 is None else "dev",
+            "dev_records": 0 if dev_f1 is None else len(dev),
+            "dev_average_f1": dev_f1,
+            "test_records": len(test),
+            **processbench_f1(test, test_scores, threshold),
+        }
+    if c.bon_shards:
+        chains = _read_chains(c.bon_shards)
+        scores = scorer.score_many([(r["prompt"], r["completions"]) for r in chains])
+        result["best_of_n"] = best_of_n(chains, scores, c.aggregations)
+    out = Path(c.output_dir).expanduser()
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "metrics.json").write_text(json.dumps(result, indent=2))
+    print(format_table(result))
+    return result
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """The printed summary: one line per ProcessBench subset and per best-of-N strategy."""
+    lines = [f"checkpoint: {result['checkpoint']}"]
+    pb = result.get("processbench")
+    if pb:
+        lines.append(f"ProcessBench  threshold={pb['threshold']:.2f} ({pb['threshold_from']})")
+        lines.append(f"  {'subset':<16}{'n':>6}{'err acc':>10}{'corr acc':>10}{'F1':>8}")
+        for name, v in pb.items():
+            if isinstance(v, dict):
+                lines.append(
+                    f"  {name:<16}{v['n']:>6}{v['error_acc']:>10.3f}"
+                    f"{v['correct_acc']:>10.3f}{v['f1']:>8.3f}"
+                )
+        lines.append(f"  {'average F1':<42}{pb['average_f1']:>8.3f}")
+    bon = result.get("best_of_n")
+    if bon and bon.get("problems"):
+        lines.append(f"Best-of-N  problems={bon['problems']}  mean N={bon['mean_n']:.1f}")
+        for k, v in bon.items():
+            if k not in ("problems", "mean_n"):
+                lines.append(f"  {k:<42}{v:>8.3f}")
+    return "\n".join(lines)

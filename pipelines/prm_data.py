@@ -1,0 +1,307 @@
+"""Training chains streamed from prm-label's Parquet shards, in bounded memory.
+
+What this promises:
+- Memory is bounded by `read_batch_rows + shuffle_buffer` rows, whatever the dataset size.
+- The order is a pure function of (files, seed, epoch): the same config replays the same
+  stream, which is what makes resuming exact (`ChainStream.skip`).
+- The validation split is by problem: a hash of (seed, problem_id) decides, so all chains of
+  a problem land on the same side, in every process, without a pass over the data.
+- With `world` data-parallel workers, the global stream is dealt in rounds of `world` chains
+  (the last incomplete round of an epoch is dropped), so every worker sees the same number of
+  chains per epoch and none waits on the others at the end of an epoch.
+What it does not do: every worker reads every shard (I/O is `world` times, memory is not).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from labeling.combine import EXACT_SOURCES
+from pipelines.train_config import LABEL_SOURCES, PRMDataConfig
+
+SOFT_SOURCES = ("mc_scores",)
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One chain ready for `tokenize_row`: targets are bool/float per step, None = masked."""
+
+    problem_id: str
+    chain_id: str
+    prompt: str
+    steps: list[str]
+    targets: list[Any]
+
+
+def shard_files(paths: list[str]) -> list[Path]:
+    """Parquet files under each path: `<dir>/shards/*.parquet`, `<dir>/*.parquet` or a file."""
+    files: list[Path] = []
+    for raw in paths:
+        p = Path(raw).expanduser()
+        if p.is_file():
+            files.append(p)
+        elif (p / "shards").is_dir():
+            files.extend(sorted((p / "shards").glob("*.parquet")))
+        elif p.is_dir():
+            files.extend(sorted(p.glob("*.parquet")))
+    if not files:
+        raise FileNotFoundError(
+            f"no Parquet shards under {paths}; set data.shards=[<prm-label output dir>, ...]"
+        )
+    return files
+
+
+def is_validation(problem_id: str, seed: int, fraction: float) -> bool:
+    """Deterministic per-problem split (BLAKE2b, not Python's salted hash())."""
+    digest = hashlib.blake2b(f"{seed}\x1f{problem_id}".encode(), digest_size=8).hexdigest()
+    return int(digest, 16) / 2**64 < fraction
+
+
+def _consensus(verdicts: list[dict] | None) -> bool:
+    """False when the exact sources and MC both name a first wrong step and disagree."""
+    exact, mc = math.inf, math.inf
+    for v in verdicts or ():
+        if v.get("label") is not False:
+            continue
+        if v["source"] in EXACT_SOURCES:
+            exact = min(exact, v["step"])
+        elif v["source"] == "mc":
+            mc = min(mc, v["step"])
+    return not (exact < math.inf and mc < math.inf and exact != mc)
+
+
+def row_targets(row: dict[str, Any], cfg: PRMDataConfig) -> list[Any] | None:
+    """Per-step targets of a shard row after the config's filters; None = drop the chain.
+
+    Pure: reads only `row`. Soft targets (mc_scores) are floats in [0, 1]; others are bools.
+    """
+    if cfg.label_source not in LABEL_SOURCES:
+        raise ValueError(
+            f"data.label_source={cfg.label_source!r}; choose one of {', '.join(LABEL_SOURCES)}"
+        )
+    if cfg.domains and row.get("domain") not in cfg.domains:
+        return None
+    if cfg.consensus_only and not _consensus(row.get("verdicts")):
+        return None
+    steps = row["completions"]
+    column = "mc_scores" if cfg.label_source == "mc_hard" else cfg.label_source
+    values = row.get(column)
+    if values is None:
+        return None
+    if len(values) != len(steps):
+        raise ValueError(
+            f"chain {row.get('chain_id')}: {column} has {len(values)} entries for "
+            f"{len(steps)} steps; re-run prm-label or fix the shard writer"
+        )
+    if cfg.label_source == "mc_hard":
+        targets: list[Any] = [None if s is None else s > 0 for s in values]
+    elif cfg.label_source in SOFT_SOURCES:
+        targets = [None if s is None else float(s) for s in values]
+    else:
+        targets = list(values)
+    if cfg.min_rollouts > 0:
+        rollouts = row.get("mc_rollouts") or [None] * len(steps)
+        targets = [
+            t if r is not None and r >= cfg.min_rollouts else None
+            for t, r in zip(targets, rollouts, strict=True)
+        ]
+    return targets if any(t is not None for t in targets) else None
+
+
+def _columns(cfg: PRMDataConfig) -> list[str]:
+    cols = {"prompt", "completions", "problem_id", "domain", "chain_id"}
+    cols.add("mc_scores" if cfg.label_source == "mc_hard" else cfg.label_source)
+    if cfg.min_rollouts > 0:
+        cols.add("mc_rollouts")
+    if cfg.consensus_only:
+        cols.add("verdicts")
+    return sorted(cols)
+
+
+def iter_examples(
+    cfg: PRMDataConfig, files: list[Path], split: str, seed: int, epoch: int
+) -> Iterator[Example]:
+    """Filtered examples of one split, files in a seeded order, shuffled through a buffer."""
+    if split not in ("train", "val"):
+        raise ValueError(f"split={split!r}; use 'train' or 'val'")
+    rng = random.Random(f"{seed}:{epoch}:{split}")
+    order = list(files)
+    if split == "train":
+        rng.shuffle(order)
+    buffer: list[Example] = []
+    for path in order:
+        for batch in pq.ParquetFile(path).iter_batches(cfg.read_batch_rows, columns=_columns(cfg)):
+            for row in batch.to_pylist():
+                if is_validation(row["problem_id"], seed, cfg.val_fraction) != (split == "val"):
+                    continue
+                targets = row_targets(row, cfg)
+                if targets is None:
+                    continue
+                ex = Example(
+                    row["problem_id"], row["chain_id"], row["prompt"], row["completions"], targets
+                )
+                if split == "val":
+                    yield ex  # validation order does not matter; keep it cheap
+                elif len(buffer) < max(cfg.shuffle_buffer, 1):
+                    buffer.append(ex)
+                else:
+                    i = rng.randrange(len(buffer))
+                    yield buffer[i]
+                    buffer[i] = ex
+    rng.shuffle(buffer)
+    yield from buffer
+
+
+class ChainStream:
+    """Endless training stream for one worker: epochs follow each other, dealt by rank.
+
+    `position` (epoch, chains taken in that epoch) is the resume state; it is the same on
+    every rank because each rank takes exactly one chain per round.
+    """
+
+    def __init__(self, cfg: PRMDataConfig, seed: int, rank: int = 0, world: int = 1) -> None:
+        self.cfg, self.seed, self.rank, self.world = cfg, seed, rank, world
+        self.files = shard_files(cfg.shards)
+        self.epoch, self.taken = 0, 0
+        self._it: Iterator[Example] | None = None
+
+    @property
+    def position(self) -> dict[str, int]:
+        return {"epoch": self.epoch, "taken": self.taken}
+
+    def _epoch_iter(self) -> Iterator[Example]:
+        round_: list[Example] = []
+        for ex in iter_examples(self.cfg, self.files, "train", self.seed, self.epoch):
+            round_.append(ex)
+            if len(round_) == self.world:
+                yield round_[self.rank]
+                round_ = []
+
+    def skip(self, position: dict[str, int]) -> None:
+        """Fast-forward to a saved `position` (reads, does not tokenize, the skipped chains)."""
+        self.epoch, self.taken, self._it = position["epoch"], 0, None
+        for _ in range(position["taken"]):
+            next(self)
+
+    def __iter__(self) -> ChainStream:
+        return self
+
+    def __next__(self) -> Example:
+        for _ in range(2):  # a fresh epoch that is empty right away means no data at all
+            if self._it is None:
+                self._it = self._epoch_iter()
+            try:
+                ex = next(self._it)
+                self.taken += 1
+                return ex
+            except StopIteration:
+                self.epoch, self.taken, self._it = self.epoch + 1, 0, None
+        raise RuntimeError(
+            f"no training chains in {self.cfg.shards} after filters (label_source="
+            f"{self.cfg.label_source}, domains={self.cfg.domains}, val_fraction="
+            f"{self.cfg.val_fraction}, workers={self.world}); loosen the filters or add shards"
+        )
+
+
+def validation_examples(cfg: PRMDataConfig, seed: int) -> Iterator[Example]:
+    """At most `val_max_chains` validation chains, in file order."""
+    count = 0
+    for ex in iter_examples(cfg, shard_files(cfg.shards), "val", seed, 0):
+        if count >= cfg.val_max_chains:
+            return
+        count += 1
+        yield ex
+
+
+def synthetic_rows(
+    n_problems: int, chains_per_problem: int = 1, seed: int = 0, steps: tuple[int, int] = (2, 5)
+) -> list[dict[str, Any]]:
+    """LABELED_SCHEMA rows of one-digit addition chains with known first errors.
+
+    For tests, benchmarks and the experiment's dry run. Only the columns training and
+    evaluation read are meaningful (prompt, completions, labels, mc_scores, mc_rollouts,
+    verdicts, problem_id, domain, outcome_correct, final_answer, first_error_step); the
+    rest hold valid placeholders.
+    """
+    rng = random.Random(seed)
+    rows = []
+    for p in range(n_problems):
+        start = rng.randrange(10)
+        adds = [rng.randrange(1, 10) for _ in range(rng.randint(*steps))]
+        for c in range(chains_per_problem):
+            error = rng.randrange(len(adds)) if rng.random() < 0.5 else -1
+            total, texts, labels, scores = start, [], [], []
+            for i, a in enumerate(adds):
+                claimed = total + a + (rng.randint(1, 3) if i == error else 0)
+                texts.append(f"{total} + {a} = {claimed}")
+                total = claimed
+                ok = error < 0 or i < error
+                labels.append(ok)
+                scores.append(rng.uniform(0.6, 1.0) if ok else rng.uniform(0.0, 0.2))
+            verdicts = [
+                {
+                    "source": "mc",
+                    "step": i,
+                    "status": "correct" if ok else "incorrect",
+                    "label": ok,
+                    "score": s,
+                    "rollouts": 4,
+                    "evidence": "",
+                }
+                for i, (ok, s) in enumerate(zip(labels, scores, strict=True))
+            ]
+            rows.append(
+                {
+                    "prompt": f"Start at {start} and add {' , '.join(map(str, adds))} .",
+                    "completions": texts,
+                    "labels": labels,
+                    "problem_id": f"syn{seed}-{p}",
+                    "chain_id": f"syn{seed}-{p}-{c}",
+                    "chain_index": c,
+                    "domain": "math",
+                    "source_dataset": "synthetic",
+                    "reference_answer": str(start + sum(adds)),
+                    "final_answer": str(total),
+                    "outcome_correct": error < 0,
+                    "first_error_step": error,
+                    "mc_scores": scores,
+                    "mc_rollouts": [4] * len(texts),
+                    "verdicts": verdicts,
+                    "sample_tokens": 0,
+                    "rollout_tokens": 0,
+                    "rollouts": 4 * len(texts),
+                    "model": "synthetic",
+                    "sampler_seed": seed,
+                    "label_policy": "mc",
+                    "config_hash": "synthetic",
+                }
+            )
+    return rows
+
+
+def write_shards(rows: list[dict[str, Any]], directory: str | Path, per_shard: int = 64) -> Path:
+    """Write rows as `<directory>/shards/*.parquet` + manifest.json (LABELED_SCHEMA)."""
+    import json
+
+    import pyarrow as pa
+
+    from labeling.schema import LABELED_SCHEMA
+
+    directory = Path(directory)
+    (directory / "shards").mkdir(parents=True, exist_ok=True)
+    names = []
+    for i in range(0, len(rows), per_shard):
+        table = pa.Table.from_pylist(rows[i : i + per_shard], schema=LABELED_SCHEMA)
+        name = f"shards/part-{i // per_shard:05d}.parquet"
+        pq.write_table(table, directory / name)
+        names.append(name)
+    (directory / "manifest.json").write_text(json.dumps({"shards": names, "rows": len(rows)}))
+    return directory

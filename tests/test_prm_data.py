@@ -1,0 +1,108 @@
+"""Shard streaming: filters, the split by problem, determinism, dealing to ranks, resume."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipelines.prm_data import (
+    ChainStream,
+    iter_examples,
+    row_targets,
+    shard_files,
+    synthetic_rows,
+    validation_examples,
+    write_shards,
+)
+from pipelines.train_config import PRMDataConfig
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory):
+    return str(write_shards(synthetic_rows(30, 3, seed=1), tmp_path_factory.mktemp("s"), 20))
+
+
+def _row(**kw):
+    base = {
+        "domain": "math",
+        "completions": ["a", "b", "c"],
+        "labels": [True, False, None],
+        "mc_scores": [0.9, 0.0, None],
+        "mc_rollouts": [8, 2, None],
+        "verdicts": [],
+    }
+    return {**base, **kw}
+
+
+def test_label_sources():
+    assert row_targets(_row(), PRMDataConfig()) == [True, False, None]
+    assert row_targets(_row(), PRMDataConfig(label_source="mc_scores")) == [0.9, 0.0, None]
+    assert row_targets(_row(), PRMDataConfig(label_source="mc_hard")) == [True, False, None]
+    assert row_targets(_row(human_labels=None), PRMDataConfig(label_source="human_labels")) is None
+
+
+def test_filters_mask_or_drop():
+    assert row_targets(_row(), PRMDataConfig(min_rollouts=4)) == [True, None, None]
+    assert row_targets(_row(), PRMDataConfig(min_rollouts=9)) is None  # nothing left to learn
+    assert row_targets(_row(domain="code"), PRMDataConfig(domains=["math"])) is None
+    disagree = [
+        {"source": "mc", "step": 1, "label": False},
+        {"source": "calc", "step": 0, "label": False},
+    ]
+    agree = [
+        {"source": "mc", "step": 1, "label": False},
+        {"source": "calc", "step": 1, "label": False},
+    ]
+    assert row_targets(_row(verdicts=disagree), PRMDataConfig(consensus_only=True)) is None
+    assert row_targets(_row(verdicts=agree), PRMDataConfig(consensus_only=True)) is not None
+
+
+def test_bad_rows_and_configs_name_the_fix():
+    with pytest.raises(ValueError, match="choose one of"):
+        row_targets(_row(), PRMDataConfig(label_source="gold"))
+    with pytest.raises(ValueError, match="re-run prm-label"):
+        row_targets(_row(labels=[True]), PRMDataConfig())
+    with pytest.raises(FileNotFoundError, match="data.shards"):
+        shard_files(["/nonexistent"])
+
+
+def test_split_is_by_problem_and_stream_is_deterministic(shards):
+    cfg = PRMDataConfig(shards=[shards], val_fraction=0.3, shuffle_buffer=7, read_batch_rows=5)
+    files = shard_files(cfg.shards)
+    train = list(iter_examples(cfg, files, "train", seed=0, epoch=0))
+    val = list(validation_examples(cfg, seed=0))
+    assert not {e.problem_id for e in train} & {e.problem_id for e in val}
+    assert len(train) + len(val) == 90 and val
+    again = list(iter_examples(cfg, files, "train", seed=0, epoch=0))
+    assert [e.chain_id for e in again] == [e.chain_id for e in train]
+    other = list(iter_examples(cfg, files, "train", seed=0, epoch=1))
+    assert [e.chain_id for e in other] != [e.chain_id for e in train]  # each epoch reshuffles
+
+
+def test_ranks_get_disjoint_equal_shares(shards):
+    cfg = PRMDataConfig(shards=[shards], val_fraction=0.0, shuffle_buffer=16)
+    a, b = ChainStream(cfg, 0, rank=0, world=2), ChainStream(cfg, 0, rank=1, world=2)
+    xs = [next(a) for _ in range(45)]
+    ys = [next(b) for _ in range(45)]
+    assert a.position == b.position == {"epoch": 0, "taken": 45}  # 90 chains, 45 each
+    next(a)
+    assert a.position == {"epoch": 1, "taken": 1}
+    assert not {e.chain_id for e in xs} & {e.chain_id for e in ys}
+    assert len({e.chain_id for e in xs + ys}) == 90
+
+
+def test_skip_resumes_the_same_stream(shards):
+    cfg = PRMDataConfig(shards=[shards], val_fraction=0.2, shuffle_buffer=8)
+    full = ChainStream(cfg, 3)
+    seen = [next(full) for _ in range(100)]  # crosses an epoch boundary
+    resumed = ChainStream(cfg, 3)
+    half = ChainStream(cfg, 3)
+    for _ in range(60):
+        next(half)
+    resumed.skip(half.position)
+    assert [next(resumed).chain_id for _ in range(40)] == [e.chain_id for e in seen[60:]]
+
+
+def test_empty_after_filters_says_so(shards):
+    stream = ChainStream(PRMDataConfig(shards=[shards], domains=["code"]), 0)
+    with pytest.raises(RuntimeError, match="loosen the filters"):
+        next(stream)
