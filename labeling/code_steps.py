@@ -139,11 +139,23 @@ def extract_code(text: str, entry_point: str = "", prompt: str = "") -> CodeExtr
             or blocks
         )[-1]
         _, start, end, closed = chosen
+        fence_at = text.rfind("```", 0, start)
+        if not closed and not _CODE_START.search(text[start:end]) and fence_at > 0:
+            # A lone fence after code is the closing one (the model skipped the opening
+            # fence): the code is before it, the prose after it.
+            before = _unfenced(text[:fence_at], entry_point, prompt)
+            if before is not None:
+                return before
         code, prelude = _repair(text[start:end], entry_point, prompt)
         return CodeExtraction(code, "fenced" if closed else "partial_fence", start, end, prelude)
+    found = _unfenced(text, entry_point, prompt)
+    return found if found is not None else CodeExtraction("", "none", len(text), len(text))
+
+
+def _unfenced(text: str, entry_point: str, prompt: str) -> CodeExtraction | None:
     start = _unfenced_start(text, entry_point, prompt)
     if start is None:
-        return CodeExtraction("", "none", len(text), len(text))
+        return None
     end = _trim_trailing_prose(text, start)
     code, prelude = _repair(text[start:end], entry_point, prompt)
     return CodeExtraction(code, "unfenced", start, end, prelude)

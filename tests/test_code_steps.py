@@ -201,3 +201,16 @@ def test_builtin_tasks_shape():
     assert len(tasks) >= 20
     assert all(set(t) == {"question", "tests", "entry_point"} for t in tasks)
     assert all(t["entry_point"] in t["question"] for t in tasks)
+
+
+def test_lone_closing_fence_after_code_keeps_the_code_before_it():
+    text = (
+        "def f(a, b):\n    x = a = b and c = 2\n    return x\n```\n\n"
+        "This function takes two integers.\n\nThe loop ends when both are 0."
+    )
+    ext = extract_code(text, "f")
+    assert ext.code.startswith("def f(a, b):") and "This function" not in ext.code
+    steps = split_code_steps(text, "block", "f")
+    assert steps[0].startswith("def f(a, b):")
+    prefixes = code_prefixes(text, steps, "f")
+    assert prefixes[0] is not None and prefixes[0].startswith("def f")
