@@ -25,6 +25,8 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from labeling.combine import EXACT_SOURCES
+from labeling.shards import MANIFEST
+from labeling.shards import shard_files as manifest_shards
 from pipelines.train_config import LABEL_SOURCES, PRMDataConfig
 
 SOFT_SOURCES = ("mc_scores",)
@@ -42,12 +44,15 @@ class Example:
 
 
 def shard_files(paths: list[str]) -> list[Path]:
-    """Parquet files under each path: `<dir>/shards/*.parquet`, `<dir>/*.parquet` or a file."""
+    """Parquet files under each path: the shards a `manifest.json` lists (a finished prm-label
+    dataset), else `<dir>/shards/*.parquet`, `<dir>/*.parquet`, or the path itself."""
     files: list[Path] = []
     for raw in paths:
         p = Path(raw).expanduser()
         if p.is_file():
             files.append(p)
+        elif (p / MANIFEST).is_file():  # a prm-label dataset: only the shards it lists
+            files.extend(manifest_shards(p))
         elif (p / "shards").is_dir():
             files.extend(sorted((p / "shards").glob("*.parquet")))
         elif p.is_dir():
@@ -297,11 +302,12 @@ def write_shards(rows: list[dict[str, Any]], directory: str | Path, per_shard: i
 
     directory = Path(directory)
     (directory / "shards").mkdir(parents=True, exist_ok=True)
-    names = []
+    shards = []
     for i in range(0, len(rows), per_shard):
         table = pa.Table.from_pylist(rows[i : i + per_shard], schema=LABELED_SCHEMA)
         name = f"shards/part-{i // per_shard:05d}.parquet"
         pq.write_table(table, directory / name)
-        names.append(name)
-    (directory / "manifest.json").write_text(json.dumps({"shards": names, "rows": len(rows)}))
+        shards.append({"path": name, "rows": table.num_rows})
+    # The same manifest layout prm-label writes (the fields readers use).
+    (directory / MANIFEST).write_text(json.dumps({"shards": shards, "counts": {"rows": len(rows)}}))
     return directory
