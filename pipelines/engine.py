@@ -38,6 +38,7 @@ class VLLMEngine:
     def __init__(self, model_path: str, model: dict[str, Any], engine: dict[str, Any]) -> None:
         # Must be in the environment before vLLM is imported (CPU backend reads it once).
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(model.get("kv_cache_gib", 2)))
+        os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
         from vllm import LLM
 
         kwargs: dict[str, Any] = {

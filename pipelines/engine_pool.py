@@ -9,6 +9,7 @@ A dead actor is restarted by Ray (`max_restarts`) and its call retried (`max_tas
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 from pipelines.engine import SimulatedEngine, VLLMEngine
@@ -41,7 +42,11 @@ class EnginePool:
             return
         import ray
 
-        env = {"VLLM_CPU_KVCACHE_SPACE": str(model.get("kv_cache_gib", 2))}
+        env = {
+            "VLLM_CPU_KVCACHE_SPACE": str(model.get("kv_cache_gib", 2)),
+            # vLLM's INFO lines (config dumps) would drown the job's own progress lines.
+            "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "WARNING"),
+        }
         remote_cls = ray.remote(
             num_cpus=engine.get("num_cpus", 1),
             num_gpus=engine.get("num_gpus", 0),
