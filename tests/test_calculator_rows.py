@@ -671,6 +671,21 @@ ROWS = [
         "Distance Oliver must climb = 10,000 - 6,000. Distance Oliver must climb = 4,000 feet.",
         "correct",
     ),
+    (
+        "math-14",
+        "Divide 706 by 7: 706 ÷ 7 = 101 with a remainder of 1. This means that 706 days from his birth date is equivalent to adding one day to his birth day.",
+        "incorrect",
+    ),
+    (
+        "math-484",
+        "Calculate \\(327 \\mod 17\\): \\[327 \\div 17 = 19 \\text{ remainder } 8,\\] so \\[327 \\equiv 8 \\pmod{17}.\\]",
+        "incorrect",
+    ),
+    (
+        "gsm8k-197",
+        "Now, we can substitute the third equation (P = L + J) into this equation: (L + J) + 2J + 10 = 100. Since L = J + 10, we substitute L in the equation: ((J + 10) + J) + 2J + 10 = 100. This simplifies to 5J + 20 = 100.",
+        "incorrect",
+    ),
 ]
 
 

@@ -10,12 +10,14 @@ The readings that excuse a mismatch (each is a trap seen in real chains):
 - unit conversions (two units of one dimension on the link: `2 hours + 30 min = 150 min`)
   and scale words (`1.5 million`);
 - a claim copied from the problem statement (a false premise is not the step's fault).
+A quotient followed by "remainder r" is division with remainder: none of these excuses apply.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Context, Decimal
 from fractions import Fraction
 
 from verifiers.calc_eval import EvalError, NeedsSympyError, TooBigError, exact
@@ -52,12 +54,21 @@ class ClaimResult:
     reason: str = ""
 
 
+def _digits(x: Fraction, places: int) -> str:
+    # Decimal, not float: values up to MAX_RESULT_DIGITS digits overflow a float.
+    value = Context(prec=places).divide(Decimal(x.numerator), Decimal(x.denominator))
+    return f"{value:.{places}g}"
+
+
 def fmt(x: Fraction) -> str:
+    """A value for evidence text; never raises (values are bounded by MAX_RESULT_DIGITS)."""
+    if abs(x.numerator).bit_length() > 130:  # 40 digits and more: nobody reads them
+        return _digits(x, 10)
     if x.denominator == 1:
         return str(x.numerator)
     if x.denominator > 10**6:  # an approximation from sympy: digits, not a ratio
-        return f"{float(x):.10g}"
-    return f"{x.numerator}/{x.denominator} (~{float(x):.6g})"
+        return _digits(x, 10)
+    return f"{x.numerator}/{x.denominator} (~{_digits(x, 6)})"
 
 
 def link_text(link: Link) -> str:
@@ -180,6 +191,8 @@ def check_arithmetic(link: Link, approx: bool, problem_claims: frozenset[str]) -
         return ClaimResult("skipped", text, reason="no operation")
     if link.left.described and has_ops(link.right.node):
         return ClaimResult("skipped", text, reason="the number names what is computed")
+    if link.remainder is not None:
+        return check_quotient(link)
     computed_side, claimed_side = sides(link)
     try:
         computed, claimed = exact(computed_side.node), exact(claimed_side.node)
@@ -190,6 +203,28 @@ def check_arithmetic(link: Link, approx: bool, problem_claims: frozenset[str]) -
     except EvalError as exc:
         return ClaimResult("skipped", text, reason=str(exc))
     return judge(link, computed, claimed, approx, problem_claims)
+
+
+def check_quotient(link: Link) -> ClaimResult:
+    """`a / b = q with a remainder of r`: holds iff a = b*q + r with 0 <= r < b (positive whole
+    a, b). Anything else (negative or fractional operands, no division) is skipped: the claim
+    is division with remainder, so neither rounding nor the fraction a/b can excuse it."""
+    text = f"{link_text(link)} remainder {link.remainder}"
+    node, r = link.left.node, link.remainder
+    if node[0] != "/" or r is None or not link.right.plain:
+        return ClaimResult("skipped", text, reason="not a division with remainder")
+    try:
+        a, b, q = exact(node[1]), exact(node[2]), exact(link.right.node)
+    except EvalError as exc:
+        return ClaimResult("skipped", text, reason=str(exc))
+    if any(x.denominator != 1 or x < 0 for x in (a, b, q)) or b == 0:
+        return ClaimResult("skipped", text, reason="not a whole-number division")
+    true_q, true_r = divmod(a.numerator, b.numerator)
+    if (q, r) == (true_q, true_r):
+        return ClaimResult("holds", text, f"{q} r {r}", f"{true_q} r {true_r}")
+    return ClaimResult(
+        "false", text, f"{q} r {r}", f"{true_q} r {true_r}", "division with remainder"
+    )
 
 
 def judge(

@@ -76,7 +76,9 @@ def _power(base: Fraction, exp: Fraction) -> Fraction:
         return Fraction(1 if e == 0 else 0)
     if base in (1, -1):
         return base ** (e % 2) if base == -1 else Fraction(1)
-    if abs(e) * _digits(base) > MAX_RESULT_DIGITS:
+    # |base| or 1/|base| is at least 2 here, so 0.3 digits per unit of exponent at least;
+    # the first test keeps a huge exponent from overflowing the float product.
+    if abs(e) > 4 * MAX_RESULT_DIGITS or abs(e) * _digits(base) > MAX_RESULT_DIGITS:
         raise TooBigError(f"power with exponent {e}")
     return base**e
 

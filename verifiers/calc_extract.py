@@ -44,6 +44,12 @@ MODIFIERS = frozenset(
     " log ln sin cos tan exp factorial choose digit digits base remainder each every ratio"
     " least most only mathop subscripted clocktime bignumber commanum to code".split()
 )
+# "This simplifies to 5J + 20 = 100": after these verbs "to" introduces a result, not a range
+# end or a ratio, so the expression after it is whole.
+_RESULT_VERBS = frozenset(
+    "simplifies simplify simplified simplifying reduces reduce reduced equal equals amounts"
+    " comes up".split()
+)
 # Words that end a sentence's arithmetic rather than name a unit ("= 3 or c = -3").
 STOP_WORDS = frozenset(
     "or and so then which that is are was were thus hence therefore we gives get gets but if"
@@ -80,6 +86,7 @@ class Link:
     approx: bool
     clause: int  # index of the clause in the step: links in one clause form one chain
     next_words: tuple[str, ...] = ()  # words right after the right side (remainder, units)
+    remainder: Fraction | None = None  # "706 / 7 = 100 with a remainder of 6": the 6
 
 
 # --- tokens --------------------------------------------------------------------------------
@@ -250,6 +257,29 @@ def _leftmost(seg: list[Tok]) -> tuple[Side | None, tuple[str, ...]]:
     return _side(toks[:end], node, units), words
 
 
+_REMAINDER_FILLER = frozenset("with a and remainder of is leaves leaving".split())
+
+
+def _remainder(seg: list[Tok]) -> Fraction | None:
+    """The r of "q with a remainder of r" / "q remainder r" closing a side, else None.
+
+    Only a bare whole number that ends the side counts: "remainder of 5 + 3" is not read.
+    """
+    toks, _ = _drop_units(seg)
+    try:
+        _, end = parse_expression(toks, 0)
+    except ParseError:
+        return None
+    k, seen = end, False
+    while k < len(toks) and k - end < 5 and toks[k].text in _REMAINDER_FILLER:
+        seen = seen or toks[k].text == "remainder"
+        k += 1
+    if not seen or k + 1 != len(toks) or toks[k].kind != NUM:
+        return None
+    value = toks[k].value
+    return value if value is not None and value.denominator == 1 else None
+
+
 def _rightmost(seg: list[Tok]) -> Side | None:
     """The expression that closes a side, or None when it is a fragment."""
     toks, units = _drop_units(seg)
@@ -260,14 +290,20 @@ def _rightmost(seg: list[Tok]) -> Side | None:
         first = toks[start]
         if first.kind == "word" or (first.kind == OP and (first.text != "-" or first.space)):
             continue  # "a_1 + 6": a binary operator never opens a side; "-5" may
+        result = start > 1 and prev.text == "to" and toks[start - 2].text in _RESULT_VERBS
         if prev is not None and (prev.text in MODIFIERS or prev.text in SCALE_WORDS):
-            return None
+            if not result:
+                return None
         if prev is not None and not prev.space and toks[start].kind == "lp":
             return None  # f(2), g(x): a function value, not a parenthesised number
         try:
             node, end = parse_expression(toks, start)
         except ParseError:
+            if result:
+                return None
             continue
+        if result and end != len(toks):
+            return None  # "equal to 6 yuan, 15 USD (...)": not the result; scan no further
         if end == len(toks):
             side = _side(toks[start:], node, units)
             # "Time spent: 4 hours = 4 * 60": a plain number with words or units is a label.
@@ -349,8 +385,10 @@ def extract_links(text: str) -> tuple[Link, ...]:
             last = k + 1 == len(segs) - 1
             right = None if last else _whole(right_seg)
             words: tuple[str, ...] = ()
+            remainder = None
             if right is None:
                 right, words = _leftmost(right_seg)
+                remainder = _remainder(right_seg) if "remainder" in words else None
             if left is not None and right is not None:
-                links.append(Link(left, right, approx, ci, words))
+                links.append(Link(left, right, approx, ci, words, remainder))
     return tuple(links)

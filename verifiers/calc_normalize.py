@@ -27,6 +27,8 @@ _TIME = re.compile(r"\d{1,2}:\d{2}(?!\d)")
 _THOUSANDS = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?!\d)(?!,\d)")
 _BAD_COMMA = re.compile(r"(?<=\d),(?=\d)")
 _RANGE = re.compile(r"(?<=[A-Za-z] )(\d{1,4})-(?=\d{1,4}\b)")
+# "355/6 = 58 R 5": quotient and remainder, not a product with an unknown R.
+_REMAINDER_R = re.compile(r"(?<=\d)[ \t]*R[ \t]*(?=\d)|(?<=\d)[ \t]+r[ \t]+(?=\d)")
 _BULLET = re.compile(r"^[ \t]*(?:[-*•]|\d{1,3}[.)])[ \t]+", re.M)
 _SPACED_X = re.compile(
     r"(?:(?<=\d)[ \t]*[xX][ \t]*|(?<=[a-z])[ \t]+x[ \t]+)(?=\$?[ \t]*\d)"
@@ -145,6 +147,7 @@ def normalize(text: str) -> str:
     s = _BAD_COMMA.sub(" commanum ", s)  # "16,0000", "(1,2)": not one number
     s = _RANGE.sub(r"\1 to ", s)  # "Weeks 1-2": a range of labels, not a subtraction
     s = _SPACED_X.sub(" * ", s)
+    s = _REMAINDER_R.sub(" remainder ", s)
     for pattern, repl in _WORD_OPS:
         s = pattern.sub(repl, s)
     return s.replace("{", " ").replace("}", " ")

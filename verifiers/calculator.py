@@ -4,6 +4,9 @@ For every step, every `a = b` link the extractor finds (`verifiers.calc_extract`
 (`verifiers.calc_claims`): arithmetic exactly with Fractions in-process, irrational values with
 sympy in a `KillableWorker` child bounded by wall clock, and linear equations in one unknown
 against the equation just before them ("150 + x = 500" then "x = 350 - 150" is inconsistent).
+A named result restated in the next clause or at the start of the next step is compared with
+the value it was computed as (`verifiers.calc_named`); "a / b = q remainder r" is checked as
+division with remainder.
 
 Verdicts: `incorrect` when some claim is false (evidence names it, with claimed and true
 values); `correct` when at least one claim was checked and all checked claims hold; `timeout`
@@ -14,7 +17,7 @@ reasoning is right.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 
 from labeling.schema import Chain, Problem, Status, StepVerdict
@@ -39,28 +42,27 @@ from verifiers.calc_eval import (
 )
 from verifiers.calc_extract import (
     Link,
-    Named,
     Side,
     extract_links,
     extract_named,
-    normalize,
-    tokenize,
 )
-from verifiers.calc_parse import has_ops, operands, variables
+from verifiers.calc_named import (
+    NOT_DERIVED,
+    carried,
+    clause_words,
+    restated_across,
+    restated_in_step,
+)
+from verifiers.calc_parse import operands, variables
 from verifiers.killable import CheckCrashedError, CheckTimeoutError, KillableWorker
 
-# Words that give an unknown a new meaning (reset what we know about it) ...
+# Words that give an unknown a new meaning (reset what we know about it).
 _REDEFINE = frozenset("let suppose assume denote represent represents define call".split())
-# ... and words around an equation that make it a case, a trial or a second root, not a step
-# of solving the previous one.
-_NOT_DERIVED = frozenset(
-    "or and if when try trying check checking test testing case cases guess roots solutions"
-    " either another other second also similarly plug plugging substitute substituting"
-    " verify for set setting discard discarded reject rejected valid invalid extraneous"
-    " positive negative".split()
+# Words that say an equation is the previous one rewritten: the clause before that one (where
+# a case or a substitution may be announced) then does not decide whether they are compared.
+_SIMPLIFIES = frozenset(
+    "simplifies simplify simplifying simplified combine combining becomes expands".split()
 )
-
-
 _NO_SOLUTION = frozenset("no solution solutions contradiction impossible never cannot".split())
 
 
@@ -82,12 +84,6 @@ class _Equation:
     step: int
     clause: int
     worked: bool  # more than `x = 5`: it has something to solve
-
-
-def _words(step_text: str) -> list[set[str]]:
-    return [
-        {t.text for t in clause if t.kind == "word"} for clause in tokenize(normalize(step_text))
-    ]
 
 
 class CalculatorVerifier(ChainVerifier):
@@ -119,9 +115,12 @@ class CalculatorVerifier(ChainVerifier):
             compact(link_text(link).replace("≈", "=")) for link in extract_links(question)
         )
         last_eq: _Equation | None = None
+        carry = None  # the named result the previous step ended on
         out = []
         for index, step in enumerate(steps):
             results, last_eq = self._check_step(step, index, problem_claims, last_eq)
+            results.extend(restated_across(carry, step, problem_claims))
+            carry = carried(step)
             out.append(_verdict(results))
         return out
 
@@ -142,13 +141,13 @@ class CalculatorVerifier(ChainVerifier):
         links = extract_links(step)
         if not links and not extract_named(step):
             return [], last_eq
-        words = _words(step)
+        words = clause_words(step)
         if any(w & _REDEFINE for w in words):
             last_eq = None
         results = []
         for link in links:
-            clause_words = words[link.clause] if link.clause < len(words) else set()
-            approx = link.approx or bool(clause_words & APPROX_WORDS)
+            here = words[link.clause] if link.clause < len(words) else set()
+            approx = link.approx or bool(here & APPROX_WORDS)
             if variables(link.left.node) or variables(link.right.node):
                 if not self.config.check_equations:
                     continue
@@ -162,34 +161,8 @@ class CalculatorVerifier(ChainVerifier):
             if result.outcome == "false" and _recovered(link, links):
                 result = ClaimResult("skipped", result.text, reason="typo the chain recovers from")
             results.append(result)
-        results.extend(self._check_named(step, words, problem_claims))
+        results.extend(restated_in_step(step, words, problem_claims))
         return results, last_eq
-
-    def _check_named(
-        self, step: str, words: list[set[str]], problem_claims: frozenset[str]
-    ) -> list[ClaimResult]:
-        """`Total = 52 + 24 + 44 + 48` on one line, `Total = 178` on the next: the value a
-        name ends with must be the value it starts with next (adjacent clauses only)."""
-        out = []
-        previous: dict[str, Named] = {}
-        for named in extract_named(step):
-            before = previous.get(named.name)
-            previous[named.name] = named
-            if before is None or named.clause - before.clause != 1:
-                continue
-            window = set().union(*words[max(0, before.clause - 1) : named.clause + 1])
-            if window & _NOT_DERIVED or variables(before.last.node) or variables(named.first.node):
-                continue
-            link = Link(before.last, named.first, False, named.clause)
-            if not has_ops(before.last.node):
-                continue  # "x = -2, x = -9/2" lists values; only a computed value is restated
-            approx = bool(window & APPROX_WORDS)
-            result = check_arithmetic(
-                replace(link, left=replace(link.left, plain=False)), approx, problem_claims
-            )
-            if result.outcome in ("holds", "false"):
-                out.append(result)
-        return out
 
     def _check_sympy(self, link: Link, approx: bool, problem_claims: frozenset[str]) -> ClaimResult:
         text = link_text(link)
@@ -255,7 +228,11 @@ class CalculatorVerifier(ChainVerifier):
             return None, here
         if solution == last_eq.solution:
             return ClaimResult("holds", text, fmt(solution), fmt(solution)), here
-        first = max(0, last_eq.clause - 1) if last_eq.step == index else 0
+        first = 0
+        if last_eq.step == index:
+            here_words = words[link.clause] if link.clause < len(words) else set()
+            first = last_eq.clause - (0 if here_words & _SIMPLIFIES else 1)
+        first = max(0, first)
         between = set().union(*words[first : link.clause + 1])
         # Compare only "solving" moves: a worked equation followed by `x = ...`, with no word
         # around that makes the new one a case, a trial or another root.
@@ -265,7 +242,7 @@ class CalculatorVerifier(ChainVerifier):
         if (
             not last_eq.worked
             or not (solved_form or adjacent)
-            or between & _NOT_DERIVED
+            or between & NOT_DERIVED
             or approx
             or close
         ):
