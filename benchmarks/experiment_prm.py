@@ -139,6 +139,10 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", default="outputs/experiment_prm")
     ap.add_argument("--dry-run", action="store_true", help="synthetic inputs, tiny model")
+    ap.add_argument(
+        "--only", choices=["auto", "human"], default=None,
+        help="train and evaluate one PRM; read the other's results from an earlier run in --out",
+    )
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -181,6 +185,11 @@ def main() -> None:
         ("auto", a.auto_shards, a.label_source),
         ("human", human, "labels"),
     ):
+        if a.only and a.only != name:  # measured in an earlier run into the same --out
+            summary = json.loads((out / f"prm_{name}" / "summary.json").read_text())
+            metrics = json.loads((out / f"eval_{name}" / "metrics.json").read_text())
+            report[name] = _entry(shards, summary, metrics)
+            continue
         summary = run(
             {
                 "model": {"path": a.model, "max_length": a.max_length},
@@ -207,14 +216,18 @@ def main() -> None:
                 "output_dir": str(out / f"eval_{name}"),
             }
         )
-        report[name] = {
-            "data": _count(shards),
-            "train_val_auroc": summary.get("val_auroc"),
-            "processbench": metrics.get("processbench"),
-            "best_of_n": metrics.get("best_of_n"),
-        }
+        report[name] = _entry(shards, summary, metrics)
     (out / "experiment.json").write_text(json.dumps(report, indent=2))
     print(table(report))
+
+
+def _entry(shards: str, summary: dict, metrics: dict) -> dict:
+    return {
+        "data": _count(shards),
+        "train_val_auroc": summary.get("val_auroc"),
+        "processbench": metrics.get("processbench"),
+        "best_of_n": metrics.get("best_of_n"),
+    }
 
 
 def table(report: dict) -> str:
