@@ -80,8 +80,8 @@ class TestsSourceConfig:
 @dataclass
 class MCSourceConfig:
     estimator: str = "binary_search"  # binary_search | per_step
-    k: int = 8  # rollouts per probed prefix
-    chunk: int | None = 2  # rollouts per request: a probe stops early once it is settled
+    k: int = 5  # rollouts per probed prefix (per_step: N per step; Math-Shepherd used 8)
+    chunk: int | None = 1  # rollouts per request: a probe stops early once it is settled
     confirm: int = 2  # successes a prefix needs to count as on track (1 = Math-Shepherd)
     threshold: float = 0.0  # a step is positive when its success rate is > threshold
     max_tokens: int = 256  # completion cap of one rollout
