@@ -36,7 +36,7 @@ def _assert_exactly_once(out: Path, problems: int, n: int) -> pl.DataFrame:
     df = pl.read_parquet(files)
     c = manifest["counts"]
     assert c["problems_in"] == problems == c["problems_labeled"] + c["problems_quarantined"]
-    # the builtin generator repeats a few questions: the copies are quarantined as duplicates
+    # every problem is labeled or quarantined (e.g. as a duplicate), and each appears once
     assert df["problem_id"].n_unique() == c["problems_labeled"] > 0.9 * problems
     assert df.height == c["problems_labeled"] * n == df["chain_id"].n_unique()  # exactly once
     return df

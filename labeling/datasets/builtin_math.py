@@ -8,6 +8,7 @@ gives the same problems, and raising `limit` only appends.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -102,9 +103,20 @@ FAMILIES: tuple[Callable[[random.Random], tuple[str, str]], ...] = (
 
 
 def load(options: dict[str, Any]) -> Iterator[Problem]:
-    """`options`: seed (int), count (int, default 1000; `dataset.limit` cuts it shorter)."""
+    """`options`: seed (int), count (int, default 1000; `dataset.limit` cuts it shorter).
+
+    Problems are distinct: a question drawn before is drawn again with the next attempt's
+    seed (the seen-set costs ~40 bytes per problem), so `count` problems are `count` ids."""
     seed = int(options.get("seed", 0))
+    seen: set[int] = set()
     for i in range(int(options.get("count", 1000))):
         family = FAMILIES[i % len(FAMILIES)]
-        question, answer = family(random.Random(derive_seed(seed, "builtin_math", i)))
-        yield make_problem("math", "builtin_math", question, answer)
+        for attempt in itertools.count():
+            extra = (attempt,) if attempt else ()  # attempt 0 keeps the original seeds
+            question, answer = family(random.Random(derive_seed(seed, "builtin_math", i, *extra)))
+            problem = make_problem("math", "builtin_math", question, answer)
+            key = int(problem.problem_id[1:], 16)  # content hash: stable across processes
+            if key not in seen:
+                seen.add(key)
+                break
+        yield problem
