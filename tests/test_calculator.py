@@ -174,6 +174,17 @@ def _sleepy_compare(left, right):  # module level: the worker pickles it by refe
     time.sleep(30)
 
 
+def test_worker_start_is_not_charged_to_a_check():
+    # Spawning the child and importing sympy takes longer than this budget; only the check
+    # itself may use it. After a timeout kills the child, the next one is warmed up again.
+    calc = CalculatorVerifier(timeout_s=0.1)  # a warm check takes ~2 ms
+    assert calc.check_steps([r"\[ \sqrt{8} = 2\sqrt{2} \]"])[0].status == Status.CORRECT
+    calc._worker._kill()  # as a timeout would
+    calc._warm = False
+    assert calc.check_steps([r"\[ \sqrt{8} = 3\sqrt{2} \]"])[0].status == Status.INCORRECT
+    calc.close()
+
+
 def test_verify_contract_one_verdict_per_step(calc):
     problem = Problem("p1", "math", "gsm8k", "q", reference="4")
     steps = ("Intro with no numbers.", "2 + 2 = 4", "2 + 2 = 5")

@@ -93,6 +93,10 @@ def _additive_percent(node: Node) -> bool:
     return any(isinstance(c, tuple) and _additive_percent(c) for c in node[1:])
 
 
+def _has_pi(node: Node) -> bool:
+    return node[0] == "pi" or any(isinstance(c, tuple) and _has_pi(c) for c in node[1:])
+
+
 def _max_decimals(node: Node) -> int:
     return max((leaf[2] for leaf in operands(node)), default=0)
 
@@ -168,6 +172,10 @@ def excuse(
         return "display precision"
     if _mixed_units(link):
         return "unit conversion"
+    if "deg" in (*link.left.units, *link.right.units) and (
+        _has_pi(link.left.node) or _has_pi(link.right.node)
+    ):
+        return "degrees and radians"  # "9pi/4 = 180deg/pi * 9pi/4 = 405deg"
     if any(u in SCALE_WORDS for u in (*link.left.units, *link.right.units)):
         return "scale word"
     if _additive_percent(link.left.node) or _additive_percent(link.right.node):

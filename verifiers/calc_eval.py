@@ -186,6 +186,12 @@ def _to_sympy(node: Node):  # noqa: ANN202 - sympy is imported lazily, only in t
     return {"+": a + b, "-": a - b, "*": a * b, "/": a / b, "^": a**b}[kind]
 
 
+def warm_sympy() -> None:
+    """One small comparison in the worker: importing sympy and its first simplify and N (lazy
+    loading, ~0.3 s) are then not charged to a real check's time budget."""
+    sympy_compare(("sqrt", ("num", Fraction(2), 0)), ("num", Fraction(1), 0))
+
+
 def sympy_compare(left: Node, right: Node) -> tuple[str, str, bool]:
     """Both sides to 40 significant digits, and whether they are exactly equal.
 

@@ -1,4 +1,4 @@
-"""From a step's text to checkable links `left = right`: normalising, tokens, expressions.
+"""From a step's text to checkable links `left = right`: sides, expressions, chains.
 
 Pure functions on strings, no evaluation. A *link* is two neighbouring sides of an `=` (or `≈`)
 chain whose sides both parsed as complete expressions. Words that follow a number and are
@@ -14,35 +14,22 @@ expressions, so the worst case is a missed claim, never an invented one.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 
 from verifiers.calc_normalize import normalize
-from verifiers.calc_parse import (
-    MAX_DIGITS,
-    NUM,
-    OP,
-    VAR,
-    Node,
-    ParseError,
-    Tok,
-    parse_expression,
-)
+from verifiers.calc_parse import NUM, OP, VAR, Node, ParseError, Tok, parse_expression
+from verifiers.calc_tokens import tokenize
 
-MAX_STEP_CHARS = 20_000  # longer steps are cut: a bound on work, not a claim about content
+__all__ = ["Link", "Named", "Side", "extract_links", "extract_named", "normalize", "tokenize"]
 
-# Letters we accept as unknowns; the rest of the alphabet is too often a unit (m, g, s, h, l).
-VAR_LETTERS = frozenset("abnrtuvwxyz")
-# Capitals are unknowns too ("5J + 20 = 100"), except the pronoun and common unit symbols.
-NOT_VAR_CAPITALS = frozenset("ICFKLVW")
 # A word right before an expression makes it the tail of something we cannot read.
 MODIFIERS = frozenset(
     "of times half twice double triple thrice quarter third thirds fourth fourths fifth fifths"
     " percent mod modulo pmod by from than minus plus over per and or square cube root sqrt"
     " log ln sin cos tan exp factorial choose digit digits base remainder each every ratio"
-    " least most only mathop subscripted clocktime bignumber commanum to code".split()
+    " least most only mathop subscripted clocktime bignumber commanum to code mixednumber".split()
 )
 # "This simplifies to 5J + 20 = 100": after these verbs "to" introduces a result, not a range
 # end or a ratio, so the expression after it is whole.
@@ -53,15 +40,11 @@ _RESULT_VERBS = frozenset(
 # Words that end a sentence's arithmetic rather than name a unit ("= 3 or c = -3").
 STOP_WORDS = frozenset(
     "or and so then which that is are was were thus hence therefore we gives get gets but if"
-    " when where since because mathop subscripted not commanum code clocktime bignumber".split()
+    " when where since because mathop subscripted not commanum code clocktime bignumber"
+    " mixednumber to satisfy satisfies leads lead yields yield remainder".split()
 )
-_POISON = frozenset("mathop subscripted commanum code clocktime bignumber".split())
+_POISON = frozenset("mathop subscripted commanum code clocktime bignumber mixednumber".split())
 _END_STOP = frozenset("of the for than as".split())
-# Letters glued to a number are units only when known ("5kg", "3pm", "5th"); "2ab", "5i", "6c"
-# are products with unknowns we do not track, so the expression is a fragment.
-ATTACHED_UNITS = frozenset(
-    "kg km cm mm m g mg lb lbs oz ft h hr hrs min mins s sec mph pm am st nd rd th k ml l".split()
-)
 SCALE_WORDS = frozenset(
     "thousand thousands million millions billion billions k dozen dozens"
     " hundred hundreds trillion".split()
@@ -87,89 +70,6 @@ class Link:
     clause: int  # index of the clause in the step: links in one clause form one chain
     next_words: tuple[str, ...] = ()  # words right after the right side (remainder, units)
     remainder: Fraction | None = None  # "706 / 7 = 100 with a remainder of 6": the 6
-
-
-# --- tokens --------------------------------------------------------------------------------
-
-_TOKEN = re.compile(
-    r"(?P<num>\d+(?:\.\d+)?|\.\d+)"
-    r"|(?P<word>[A-Za-z][A-Za-z']*)"
-    r"|(?P<op>[-+*/^])"
-    r"|(?P<lp>[(\[])|(?P<rp>[)\]])"
-    r"|(?P<pct>%)"
-    r"|(?P<bang>!)"
-    r"|(?P<eq>=)|(?P<approx>≈)"
-    r"|(?P<space>[ \t\r]+)"
-    r"|(?P<other>.)",
-    re.S,
-)
-_FACT_NEXT = re.compile(r"[ \t]*(?:[-+*/=()^\n])")
-
-
-def _num(text: str) -> Tok:
-    if len(text) > MAX_DIGITS:
-        return Tok("word", "bignumber")
-    if len(text) > 1 and text[0] == "0" and text[1].isdigit():
-        return Tok("word", "code")  # "0900", "0130": clock times and codes, not quantities
-    decimals = len(text) - text.index(".") - 1 if "." in text else 0
-    return Tok(NUM, text, Fraction(text), decimals)
-
-
-@lru_cache(maxsize=16384)
-def tokenize(s: str) -> tuple[tuple[Tok, ...], ...]:
-    """Clauses of tokens: separators (newline, ; : , . ? etc.) end a clause."""
-    clauses: list[tuple[Tok, ...]] = []
-    cur: list[Tok] = []
-    newline_before = False  # the last clause ended at a line break (a LaTeX display line)
-    for m in _TOKEN.finditer(s):
-        kind = m.lastgroup
-        text = m.group()
-        if kind == "space":
-            if cur:
-                cur[-1] = cur[-1].spaced()
-            continue
-        if kind == "num":
-            cur.append(_num(text))
-        elif kind == "word":
-            low = text.lower()
-            glued = bool(cur) and not cur[-1].space and cur[-1].kind in (NUM, "rp")
-            if len(low) == 1 and low in VAR_LETTERS:
-                cur.append(Tok(VAR, low))
-            elif len(text) == 1 and text.isupper() and text not in NOT_VAR_CAPITALS:
-                cur.append(Tok(VAR, text))
-            elif low in ("pi", "sqrt"):
-                cur.append(Tok(low, low))
-            elif len(low) == 1 or (glued and low not in ATTACHED_UNITS):
-                # "c", "S", "i", "2ab", "6c": unknowns we do not track. Their own kind means
-                # no expression may absorb or skip them, so whatever touches them is a fragment.
-                cur.append(Tok("letter", low))
-            else:
-                cur.append(Tok("word", low))
-        elif kind in ("op", "lp", "rp", "pct", "eq", "approx"):
-            cur.append(Tok(OP if kind == "op" else kind, text))
-        elif (
-            kind == "bang"
-            and cur
-            and cur[-1].kind in (NUM, "rp")
-            and not cur[-1].space
-            and _FACT_NEXT.match(s, m.end())
-        ):
-            cur.append(Tok("fact", "!"))
-        elif text in "|…":
-            cur.append(Tok("frag", text))  # |x|, "1 + 2 + … + 9": nothing next to it is whole
-        else:  # punctuation and anything unknown: the clause ends here
-            if cur:
-                clauses.append(tuple(cur))
-                newline_before = text == "\n"
-            elif text != "\n":
-                newline_before = False
-            cur = []
-            continue
-        if len(cur) == 1 and cur[0].kind in ("eq", "approx") and clauses and newline_before:
-            cur = [*clauses.pop(), *cur]  # "\] \[ = 7 * 27": the chain goes on
-    if cur:
-        clauses.append(tuple(cur))
-    return tuple(clauses)
 
 
 # --- sides and links -------------------------------------------------------------------
@@ -211,6 +111,8 @@ def _drop_units(seg: list[Tok]) -> tuple[list[Tok], tuple[str, ...]]:
             if k > i + 1 and (nxt is None or nxt.kind in (OP, "rp")):
                 units.extend(t.text for t in seg[i + 1 : k])
                 i = k
+                if nxt is not None and nxt.text == "^" and k + 1 < n and seg[k + 1].kind == NUM:
+                    i = k + 2  # "7.5 gallons/ft^3": the power belongs to the unit
                 continue
         if after_operand and tok.kind == "lp" and out[-1].space:
             end = _annotation_end(seg, i)
@@ -223,7 +125,12 @@ def _drop_units(seg: list[Tok]) -> tuple[list[Tok], tuple[str, ...]]:
 
 
 def _annotation_end(seg: list[Tok], i: int) -> int:
-    """If seg[i] opens '(words only)', the index after its ')', else -1."""
+    """If seg[i] opens '(words only)', the index after its ')', else -1.
+
+    Square brackets never annotate: "[ABD]" is an area, "\\frac 34 [ABD]" a product.
+    """
+    if seg[i].text != "(":
+        return -1
     k = i + 1
     while k < len(seg) and seg[k].kind == "word":
         k += 1
@@ -254,6 +161,19 @@ def _leftmost(seg: list[Tok]) -> tuple[Side | None, tuple[str, ...]]:
     words = tuple(t.text for t in toks[end : end + 4] if t.kind == "word")
     if words and words[0] in SCALE_WORDS:
         return None, ()
+    k = end
+    while k < len(toks) and toks[k].kind == "word" and toks[k].text not in STOP_WORDS:
+        k += 1
+    after = toks[k + 1] if k + 1 < len(toks) else None
+    if (
+        k == end + 1
+        and k < len(toks)
+        and (
+            toks[k].kind == "letter"
+            or (toks[k].kind == VAR and after is not None and after.kind == OP)
+        )
+    ):  # one unit word only: "10 by subtracting the x-coordinates" is prose; "a" an article
+        return None, ()  # "x = 36^\\circ k - 18^\\circ": a unit, then a product goes on
     return _side(toks[:end], node, units), words
 
 
@@ -288,7 +208,9 @@ def _rightmost(seg: list[Tok]) -> Side | None:
         if prev is not None and prev.kind != "word":
             continue
         first = toks[start]
-        if first.kind == "word" or (first.kind == OP and (first.text != "-" or first.space)):
+        if first.kind in ("word", "letter") or (
+            first.kind == OP and (first.text != "-" or first.space)
+        ):
             continue  # "a_1 + 6": a binary operator never opens a side; "-5" may
         result = start > 1 and prev.text == "to" and toks[start - 2].text in _RESULT_VERBS
         if prev is not None and (prev.text in MODIFIERS or prev.text in SCALE_WORDS):

@@ -18,12 +18,39 @@ MAX_STEP_CHARS = 20_000  # longer steps are cut: a bound on work, not a claim ab
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _FRAC_SHORT = re.compile(r"\\[dt]?frac\s*(\d)\s*(\d)")
 _MIXED = re.compile(r"(\d)\s*\\[dt]?frac")
+# "3\frac{2}{3}" with a proper fraction is a mixed number (how MATH writes 11/3); any other
+# digit before \frac ("2\frac{(0+5)}{2}", "2\frac{5}{3}") may be a product: left unread.
+_MIXED_PROPER = re.compile(r"(?<![\d.^_{])(\d+)\s*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
 _SQRT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
 _POW = re.compile(r"\^\s*\{([^{}]*)\}")
-_TEXT = re.compile(r"\\(?:text|mathrm|textbf|mbox|textit|mathbf|operatorname)\s*\{([^{}]*)\}")
+_TEXT = re.compile(r"\\(?:text|mathrm|textbf|mbox|textit|mathbf)\s*\{([^{}]*)\}")
+_OPERATORNAME = re.compile(r"\\operatorname\s*\*?\s*\{[^{}]*\}")  # cis, lcm: a function
+# In LaTeX math, letters touching \sqrt, \pi or a fraction are factors ("AC\sqrt{3}",
+# "\pi ab", "\frac 12 bh"), but as words they would pass for units and drop out of the side.
+# (A single letter is an unknown or an untracked letter already: "\frac38x" is read.)
+_LETTERS_BEFORE = re.compile(r"(?<![\\A-Za-z])([A-Za-z]{2,3})[ \t]*(?=\\(?:sqrt|pi)(?![A-Za-z]))")
+_LETTERS_AFTER = re.compile(
+    r"(\\pi(?![A-Za-z])|\\[dt]?frac\s*(?:\{[^{}]*\}\s*\{[^{}]*\}|\d\s*\d))[ \t]*"
+    r"(?=([A-Za-z]{2,3})(?![A-Za-z]))"
+)
+_PROSE = frozenset("and or of is the to in for as so by at if per are was we it".split())
+# "4054.\overline{054}": a repeating decimal; read as "4054." it would end the clause there.
+_REPEATING = re.compile(r"(?<=\d)\.?(?=\s*\\(?:overline|dot|bar)(?![A-Za-z]))")
+# "(\frac{3}{2})^24" is (3/2)^2 * 4 in LaTeX but 2^24 in plain text: in LaTeX, left unread.
+_BARE_POWER = re.compile(r"(?<=\^)(\d)(?=\d)")
+_LATEX = re.compile(r"\\[A-Za-z(\[]|\$[^\d\s]")
+# In LaTeX, "1:2:7" is a ratio; "Step 1: 3 + 4" has a space after ":". Plain text keeps its
+# labels ("Day 4:2(50+100)=300").
+_RATIO = re.compile(r"(?<=\d)[ \t]*:(?=\d)(?!\d\d(?!\d))")  # "3:15 pm" stays a time
+# An align row that opens with an operator goes on with the row before ("\\ &\qquad+ (80+7)"):
+# both edges become fragments; joining the rows could invent an expression.
+_ROW_GOES_ON = re.compile(r"\\\\\s*&\s*(?:\\q?quad\s*)*(?=[-+]|\\(?:cdot|times|div)(?![A-Za-z]))")
 _SUB = re.compile(r"(?:\d{1,12}(?=_)|[A-Za-z)]{1,30})?\s*_(?:\{[^{}]{0,30}\}|[A-Za-z0-9])")
 _UNKNOWN_COMMAND = re.compile(r"\\[A-Za-z]+")
 _TIME = re.compile(r"\d{1,2}:\d{2}(?!\d)")
+# "lcm(100,120)", "point (1,200)": arguments or coordinates, not one number; "((10,000)/(200))"
+# from \frac{10{,}000}{200} has no word before its bracket and keeps its thousands.
+_PAIR = re.compile(r"(?<=[A-Za-z])(\s*\(\s*\d+(?:\.\d+)?\s*),(?=\s*\d+(?:\.\d+)?\s*\))")
 _THOUSANDS = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?!\d)(?!,\d)")
 _BAD_COMMA = re.compile(r"(?<=\d),(?=\d)")
 _RANGE = re.compile(r"(?<=[A-Za-z] )(\d{1,4})-(?=\d{1,4}\b)")
@@ -43,6 +70,8 @@ _WORD_OPS = (
 _REPLACE = (
     ("\\left", ""),
     ("\\boxed", " "),
+    ("\\&", " mathop "),  # "\&(12\&)", "\#(14)": defined operations
+    ("\\#", " mathop "),
     ("&", " "),
     ("\\right", ""),
     ("\\displaystyle", ""),
@@ -50,7 +79,7 @@ _REPLACE = (
     ("__", ""),
     ("\\times", "*"),
     ("\\cdot", "*"),
-    ("\\ast", "*"),
+    ("\\ast", " mathop "),  # a defined operation in MATH ("5 \ast 2"); products use \cdot
     ("×", "*"),
     ("·", "*"),
     ("∙", "*"),
@@ -61,13 +90,14 @@ _REPLACE = (
     ("–", "-"),
     ("\\%", "%"),
     ("\\$", " "),
+    ("$$", "\n"),  # a display ends: "$$AD^2=289=17^2$$ $$AD=17$$" are two chains
     ("$", " "),
     ("{,}", ","),
     ("\\,", " "),
     ("\\;", " "),
     ("\\!", ""),
-    ("\\quad", " "),
-    ("\\qquad", " "),
+    ("\\qquad", " ; "),  # spacing between formulas: "\frac{20}{3} = 6\frac23 \qquad \frac63 = 2"
+    ("\\quad", " ; "),
     ("~", " "),
     ("\\ ", " "),
     ("\\[", "\n"),
@@ -113,6 +143,26 @@ _OP_COMMANDS = re.compile(
 _LINEBREAK = re.compile(r"\\\\")
 
 
+def _mixed(m: re.Match[str]) -> str:
+    whole, num, den = m.groups()
+    if 0 < int(num) < int(den):
+        return f" ({whole}+{num}/{den}) "
+    return m.group()
+
+
+def _latex_products(s: str) -> str:
+    """Mark LaTeX constructs whose letters or digits we must not read as units or numbers."""
+    if not _LATEX.search(s):
+        return s
+    s = _LETTERS_BEFORE.sub(r"\1 mathop ", s)
+    s = _LETTERS_AFTER.sub(
+        lambda m: m.group() if m.group(2).lower() in _PROSE else f"{m.group(1)} mathop ", s
+    )
+    s = _REPEATING.sub(" mathop ", s)
+    s = _RATIO.sub(" ratio ", s)
+    return _BARE_POWER.sub(r"\1 mathop ", s)
+
+
 def _loop_sub(pattern: re.Pattern[str], repl: str, s: str, limit: int = 12) -> str:
     for _ in range(limit):  # innermost first; bounded so nesting bombs stay cheap
         new = pattern.sub(repl, s)
@@ -125,13 +175,17 @@ def _loop_sub(pattern: re.Pattern[str], repl: str, s: str, limit: int = 12) -> s
 @lru_cache(maxsize=16384)
 def normalize(text: str) -> str:
     """Plain-text arithmetic from LaTeX/markdown. Unknown commands survive as words."""
-    s = _LINEBREAK.sub("\n", text[:MAX_STEP_CHARS])
+    s = _latex_products(text[:MAX_STEP_CHARS])
+    s = _ROW_GOES_ON.sub(" … ", s)  # the rows' edges are fragments: we do not join them
+    s = _LINEBREAK.sub("\n", s)
     s = _BULLET.sub(" ", s)
     for old, new in _REPLACE:
         if old in s:
             s = s.replace(old, new)
-    s = _MIXED.sub(r"\1 mixednumber \\frac", s)  # "2\frac{1}{2}": mixed number or product?
     s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
+    s = _MIXED_PROPER.sub(_mixed, s)
+    s = _MIXED.sub(r"\1 mixednumber \\frac", s)  # "2\frac{5}{3}": mixed number or product?
+    s = _OPERATORNAME.sub(" mathop ", s)
     s = _TEXT.sub(r" \1 ", s)
     for _ in range(12):  # innermost first, all three together: \frac{\sqrt{2}}{2^{3}}
         new = _POW.sub(r"^(\1)", _SQRT.sub(r" sqrt(\1)", _FRAC.sub(r"((\1)/(\2))", s)))
@@ -143,6 +197,7 @@ def normalize(text: str) -> str:
     s = _UNKNOWN_COMMAND.sub(" mathop", s)  # \cancel, \overbrace...: nothing we can read
     s = _SUB.sub(" subscripted ", s)
     s = _TIME.sub(" clocktime ", s)
+    s = _PAIR.sub(r"\1 commanum ", s)
     s = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), s)
     s = _BAD_COMMA.sub(" commanum ", s)  # "16,0000", "(1,2)": not one number
     s = _RANGE.sub(r"\1 to ", s)  # "Weeks 1-2": a range of labels, not a subtraction

@@ -7,6 +7,8 @@ against the equation just before them ("150 + x = 500" then "x = 350 - 150" is i
 A named result restated in the next clause or at the start of the next step is compared with
 the value it was computed as (`verifiers.calc_named`); "a / b = q remainder r" is checked as
 division with remainder.
+Before any of this, `verifiers.calc_context` marks where a splitter cut an expression between
+two steps, and makes `*` unreadable when the problem defines it as an operation of its own.
 
 Verdicts: `incorrect` when some claim is false (evidence names it, with claimed and true
 values); `correct` when at least one claim was checked and all checked claims hold; `timeout`
@@ -32,6 +34,7 @@ from verifiers.calc_claims import (
     link_text,
     sides,
 )
+from verifiers.calc_context import defines_star, mark_cuts, read_as_defined
 from verifiers.calc_eval import (
     EvalError,
     NotLinearError,
@@ -39,6 +42,7 @@ from verifiers.calc_eval import (
     linear,
     sympy_compare,
     to_fraction,
+    warm_sympy,
 )
 from verifiers.calc_extract import (
     Link,
@@ -63,7 +67,13 @@ _REDEFINE = frozenset("let suppose assume denote represent represents define cal
 _SIMPLIFIES = frozenset(
     "simplifies simplify simplifying simplified combine combining becomes expands".split()
 )
+# Spawning a worker and importing sympy takes seconds on a loaded machine. Charged to the first
+# check's `timeout_s`, it timed out, the child was killed, and the next check started cold
+# again: every sympy claim became a timeout. A fresh child gets this long to warm up instead.
+_WARM_TIMEOUT_S = 60.0
 _NO_SOLUTION = frozenset("no solution solutions contradiction impossible never cannot".split())
+# "then either $x-7 = x+1$ or ...": a case that may have no solution, not a simplification.
+_CASES = frozenset("either or if case cases suppose whether".split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +94,7 @@ class _Equation:
     step: int
     clause: int
     worked: bool  # more than `x = 5`: it has something to solve
+    left: str  # the left side's text
 
 
 class CalculatorVerifier(ChainVerifier):
@@ -101,6 +112,7 @@ class CalculatorVerifier(ChainVerifier):
     ) -> None:
         self.config = config or CalcConfig(timeout_s, memory_mb, use_sympy, check_equations)
         self._worker: KillableWorker | None = None
+        self._warm = False  # the worker's child has imported sympy (a killed child has not)
 
     # --- public -------------------------------------------------------------------------
 
@@ -114,6 +126,9 @@ class CalculatorVerifier(ChainVerifier):
         problem_claims = frozenset(
             compact(link_text(link).replace("≈", "=")) for link in extract_links(question)
         )
+        if defines_star(question):
+            steps = [read_as_defined(step) for step in steps]
+        steps = mark_cuts(steps)
         last_eq: _Equation | None = None
         carry = None  # the named result the previous step ended on
         out = []
@@ -128,6 +143,7 @@ class CalculatorVerifier(ChainVerifier):
         if self._worker is not None:
             self._worker.close()
             self._worker = None
+            self._warm = False
 
     # --- one step -------------------------------------------------------------------------
 
@@ -171,10 +187,14 @@ class CalculatorVerifier(ChainVerifier):
         if self._worker is None:
             self._worker = KillableWorker(memory_mb=self.config.memory_mb)
         try:
+            if not self._warm:
+                self._worker.call(warm_sympy, timeout=_WARM_TIMEOUT_S)
+                self._warm = True
             left, right, equal = self._worker.call(
                 sympy_compare, link.left.node, link.right.node, timeout=self.config.timeout_s
             )
         except (CheckTimeoutError, CheckCrashedError) as exc:
+            self._warm = False  # the child was killed; its successor starts cold
             return ClaimResult("timeout", text, reason=str(exc))
         except RuntimeError as exc:
             return ClaimResult("skipped", text, reason=f"sympy failed: {exc}"[:200])
@@ -208,7 +228,14 @@ class CalculatorVerifier(ChainVerifier):
         if a1 == a2:
             # Same coefficient on both sides: an identity ("x + 69 - 25 = x + 44"), meant as a
             # simplification, so different constants mean the simplification is wrong.
-            if b1 == b2 or a1 == 0 or 0 in (b1, b2) or approx or set().union(*words) & _NO_SOLUTION:
+            step_words = set().union(*words)
+            if (
+                b1 == b2
+                or a1 == 0
+                or 0 in (b1, b2)
+                or approx
+                or step_words & (_NO_SOLUTION | _CASES)
+            ):
                 return (ClaimResult("holds", link_text(link)) if b1 == b2 else None), None
             return ClaimResult(
                 "false",
@@ -223,7 +250,9 @@ class CalculatorVerifier(ChainVerifier):
         solution = (b2 - b1) / (a1 - a2)
         text = link_text(link)
         solved_form = ("var", var) in (link.left.node, link.right.node)
-        here = _Equation(var, solution, text, index, link.clause, not solved_form)
+        here = _Equation(
+            var, solution, text, index, link.clause, not solved_form, compact(link.left.text)
+        )
         if last_eq is None or last_eq.var != var or index - last_eq.step > 1:
             return None, here
         if solution == last_eq.solution:
@@ -245,6 +274,7 @@ class CalculatorVerifier(ChainVerifier):
             or between & NOT_DERIVED
             or approx
             or close
+            or here.left == last_eq.left  # "2n-1=-1, 2n-1=1": a list of cases, not a derivation
         ):
             return ClaimResult("skipped", text, reason="not derived from the last equation"), here
         return (

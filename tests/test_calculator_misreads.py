@@ -1,0 +1,305 @@
+# ruff: noqa: E501 (a data table of real step strings)
+"""Misreads of MATH reference solutions: constructs the calculator used to read as false claims.
+
+Each row is a sentence or line of a MATH train solution (right as written) that the calculator
+flagged `incorrect` before: it must not. Where the fix reads the construct (a coefficient
+before \\sqrt, a mixed number, a factorial before "$"), a row also checks that a real error in
+that construct is still caught. `benchmarks/calc_false_flags.py` counts these over all of
+MATH and GSM8K train.
+"""
+
+import pytest
+
+from verifiers.calc_context import defines_star, mark_cuts, read_as_defined
+from verifiers.calculator import CalculatorVerifier
+
+C, W, U = "correct", "incorrect", "unverifiable"
+
+
+@pytest.fixture(scope="module")
+def calc():
+    v = CalculatorVerifier(timeout_s=5.0)
+    yield v
+    v.close()
+
+
+def verdicts(calc, steps, question=""):
+    return [str(v.status) for v in calc.check_steps(steps, question)]
+
+
+ONE_STEP = [
+    # letters glued to \sqrt / \pi / a fraction are factors, not units
+    (
+        "train/geometry/558",
+        r"Then $\triangle ABC$ is a $30 - 60 - 90$ triangle, so $BC=AC\sqrt{3}=10\sqrt{3}$ and $AB=2AC=20$.",
+        U,
+    ),
+    (
+        "train/geometry/94",
+        r"In the $30^\circ$-$60^\circ$-$90^\circ$ triangle $CFD$, $CD=FD\sqrt{3}=18-2\sqrt{3}$.",
+        U,
+    ),
+    (
+        "train/prealgebra/913",
+        r"From $\triangle BOC$, we find $BC = BO/2 =2\sqrt{3}$ and $CO = BC\sqrt{3} =2\sqrt{3}\cdot\sqrt{3} = 6$.",
+        C,
+    ),
+    ("train/intermediate_algebra/457", r"2006\pi=\pi ab=\pi a\sqrt{1003}.", U),
+    (
+        "train/geometry/6008",
+        r"When we rotate around the leg of length $a$, the result is a cone of height $a$ and radius $b$, and so of volume $\frac 13 \pi ab^2 = 800\pi$.",
+        U,
+    ),
+    (
+        "train/geometry/6067",
+        r"Using the formula $A = rs$ on $\triangle PQR$, $s = \frac{PQ + QR + RP}{2} = 180$ is the semiperimeter, and $A = \frac 12 bh = 5400$ is the area.",
+        U,
+    ),
+    (
+        "train/intermediate_algebra/844",
+        r"\[\frac{2}{\frac{1}{a} + \frac{1}{b}} = \frac{2ab}{a + b} = \frac{3}{2},\]so $a + b = \frac{4}{3} ab = 4.$",
+        U,
+    ),
+    ("train/geometry/883", r"which means that $DF = 2 QD = \boxed{8\sqrt{13}}$.", U),
+    ("train/geometry/784", r"Similarly, $GQ = 4/AC = 4/5$ and $GR = 4/AB = 4/3$.", U),
+    ("train/geometry/548", r"Thus, $[ADC] = \frac 34 [ABD] = \frac 34 \cdot 24 = \boxed{18}$.", C),
+    # mixed numbers: read as whole + fraction when the fraction is proper
+    (
+        "train/algebra/1059",
+        r"Karen drove 165 miles in $3\frac{40}{60}=3\frac{2}{3}=\frac{11}{3}$ hours, so her average speed was $\frac{165}{\frac{11}{3}}=3\cdot15=\boxed{45}$ miles per hour.",
+        C,
+    ),
+    ("train/algebra/2640", r"We have $a = 1\frac{1}{2} = \frac{3}{2}$.", C),
+    (
+        "train/prealgebra/497",
+        r"As a common fraction, $6\frac{1}{4}=\frac{24}{4}+\frac{1}{4}=\frac{25}{4}$.",
+        C,
+    ),
+    (
+        "train/prealgebra/1224",
+        r"$$29\frac{5}{7}\div 2=29\frac{5}{7}\cdot\frac{1}{2}=\frac{208}{7}\cdot\frac{1}{2}=\frac{104}{7}=14\frac{6}{7}.$$",
+        C,
+    ),
+    ("train/prealgebra/14", r"6 \cdot 8\frac{1}{3} &= 6 \cdot \left(8 + \frac{1}{3}\right)\\", C),
+    ("mixed number, wrong", r"$6\frac{1}{4}=\frac{29}{4}$", W),
+    (
+        "train/geometry/6019",
+        r"$2\sum\limits_{k=1}^{168} \frac{5(168-k)}{168}-5 =2\frac{(0+5)\cdot169}{2}-5 =168\cdot5 =\boxed{840}$.",
+        C,
+    ),
+    (
+        "train/counting_and_probability/702",
+        r"$$ \frac{20}{3} = 6 \frac{2}{3} \qquad \qquad \frac{6}{3} = 2 $$ The largest power of 3 that divides $20!$ is $3^{(6 + 2)} = 3^8$.",
+        C,
+    ),
+    # defined operations and function values
+    (
+        "train/algebra/2645",
+        r"From the defined function, we know that $5\ast 2 = 3(5)+4(2)-(5)(2)=15+8-10=\boxed{13}$.",
+        C,
+    ),
+    ("train/algebra/1542", r"We have $\&(12\&)=\&(7-12)=\&(-5)=(-5-7)=\boxed{-12}$.", C),
+    (
+        "train/algebra/2786",
+        r"We have  \[\#(\#(\#58))=\#(\#(.5(58)+1))=\#(\#(30))=\]\[\#(.5(30)+1)=\#(16)=(.5(16)+1)=\boxed{9}.\]",
+        C,
+    ),
+    (
+        "train/precalculus/897",
+        r"\[(3 \operatorname{cis} 18^\circ)(-2\operatorname{cis} 37^\circ) = (3)(-2) \operatorname{cis}(18^\circ + 37^\circ) = -6 \operatorname{cis} 55^\circ.\]",
+        U,
+    ),
+    (
+        "train/prealgebra/107",
+        r"$$\text{lcm}(100,120) = 2^3\times 3\times 5^2 = 8\times 3\times 25 = 24\times 25 = 600.$$",
+        C,
+    ),
+    # radians and degrees
+    (
+        "train/precalculus/313",
+        r"\[\frac{9 \pi}{4} = \frac{180^\circ}{\pi} \cdot \frac{9 \pi}{4} = 405^\circ.\]",
+        C,
+    ),
+    (
+        "train/precalculus/1196",
+        r"\[-\frac{\pi}{2} = \frac{180^\circ}{\pi} \cdot \left( -\frac{\pi}{2} \right) = -90^\circ.\]Then $\sin (-90^\circ) = -\sin 90^\circ = \boxed{-1}.$",
+        C,
+    ),
+    (
+        "train/precalculus/939",
+        r"\[x = 36^\circ k - 18^\circ.\]The only acute angles of this form are $18^\circ$ and $54^\circ.$",
+        U,
+    ),
+    # factorials written before "$" or a comma
+    (
+        "train/counting_and_probability/76",
+        r"This suggests that there are $6\cdot 5\cdot 4\cdot 3\cdot 2\cdot 1 = 6!$ ways to seat the six people.",
+        C,
+    ),
+    (
+        "train/counting_and_probability/76",
+        r"Therefore, for each group of 6 people, there are $6!/6 = 5!$ ways to seat them around the table.",
+        C,
+    ),
+    ("train/number_theory/1259", r"Note that $6!=6\cdot5!$.", C),
+    ("factorial, wrong", r"Note that $6!=5\cdot5!$.", W),
+    # repeating decimals, LaTeX powers, ratios, separate displays
+    (
+        "train/prealgebra/507",
+        r"We then have $1000x = 4054.\overline{054}$, so $$ 1000x - x = 4054.\overline{054} - 4.\overline{054} = 4050 \ \ \Rightarrow \ \ x = \frac{4050}{999} = \boxed{\frac{150}{37}}.",
+        C,
+    ),
+    (
+        "train/geometry/689",
+        r"The first jar has a volume of $V=\pi r^2h=\pi(\frac{3}{2})^24=9\pi$.",
+        U,
+    ),
+    ("train/number_theory/7019", r"The prime factorization of $75 = 3^15^2 = (2+1)(4+1)(4+1)$.", U),
+    (
+        "train/prealgebra/732",
+        r"We multiply each part of the ratio $1:2:7$ by 20 to make Amanda's part equal 20, and we have \[1:2:7 = 1\cdot 20:2\cdot 20 :7\cdot 20 = 20:40:140.\]",
+        U,
+    ),
+    ("train/prealgebra/1887", r"$$AD^2=8^2+15^2=289=17^2$$ $$AD=\boxed{17}$$", C),
+    (
+        "train/prealgebra/1963",
+        r"Converting this to gallons, we have $$(1152 \text{ ft}^3)\cdot(7.5 \text { gallons/ft}^3)=8640 \text{ gallons}.$$",
+        C,
+    ),
+    (
+        "train/precalculus/1169",
+        r"For example, $a = b = \frac{2 \pi}{3}$ leads to $xy = 3,$ and $a = b = \frac{4 \pi}{3}$ leads to $xy = -3.$",
+        U,
+    ),
+    (
+        "train/intermediate_algebra/1725",
+        r"Note that $a = 40,$ $b = 42,$ $c = 45,$ and $d = 48$ satisfy $abcd = 10!,$ and $a + b + c + d = \boxed{175},$ so this is the minimum.",
+        U,
+    ),
+    # equations that are cases, not steps of solving
+    ("train/algebra/1083", r"If $|x-7| = |x+1|$, then either $x-7 = x+1$ or $x-7 = -(x+1)$.", U),
+    (
+        "train/number_theory/1116",
+        r"The positive odd divisors of 20 are 1 and 5, so we solve $2n-1=-5$, $2n-1=-1$, $2n-1=1$, and $2n-1=5$ to find the solutions $n=-2$, $n=0$, $n=1$, and $n=3$.",
+        U,
+    ),
+    (
+        "train/counting_and_probability/5009",
+        r"We also know $P(0) = 1$, so we can quickly compute $P(1)=0$, $P(2) = \frac 13$, $P(3) = \frac29$, $P(4) = \frac7{27}$.",
+        U,
+    ),
+    (
+        "train/counting_and_probability/5088",
+        r"\begin{align*} P(5) &= 1 \\ P(6) &= 9 \\ P(7) &= 19 \\ P(8) &= 31 \end{align*}",
+        U,
+    ),
+    (
+        "train/intermediate_algebra/1444",
+        r"$$Q(2)=42, \quad Q(4)=-70, \quad Q(6)=42, \quad Q(8)=-6.$$",
+        U,
+    ),
+    # "\quad" separates formulas; "remainder" before a signed number is no unit (omnimath-676)
+    (
+        "processbench omnimath-676",
+        r"We reduce \(-161\) modulo 13: \[ -161 \div 13 = -12 \text{ remainder } -5 \quad \text{(or equivalently, } 8 \text{)} \]",
+        U,
+    ),
+    # still an error: a coefficient before \sqrt is read, not dropped
+    ("coefficient, wrong", r"so $CO = 2\sqrt{3}\cdot\sqrt{3} = 5$.", W),
+]
+
+
+@pytest.mark.parametrize(("source", "text", "expected"), ONE_STEP, ids=[r[0] for r in ONE_STEP])
+def test_math_sentence(calc, source, text, expected):
+    assert verdicts(calc, [text])[0] == expected, source
+
+
+def test_defined_star_operation(calc):
+    question = r"If $a*b=a^2+ab-b^2$, find $3*2$."
+    step = r"We have: $3*2=3^2+3\cdot 2-2^2=9+6-4=\boxed{11}$."
+    assert defines_star(question) and not defines_star("Tom buys 3 * 2 = 6 apples.")
+    assert verdicts(calc, [step], question) == [C]  # 9+6-4=11 still checked
+    assert verdicts(calc, [step]) == [W]  # without the definition, `*` is a product
+    assert read_as_defined("**Step 1** 3*2") == "**Step 1** 3 mathop 2"
+
+
+# A line split cuts an expression: the sides at the cut are fragments.
+CUTS = [
+    (  # train/counting_and_probability/1032: the line ends with \cdot
+        [
+            r"If a sequence contains no more than one 0, there are $7\cdot 6\cdot",
+            r"5\cdot 4\cdot 3 = 2520$ sequences formed from the characters A, I, M, E, 2, 0, and 7.",
+        ],
+        [U, U],
+    ),
+    (  # train/prealgebra/15: the next line opens with "- 4"
+        [r"So the perimeter of the T is $2(12) - 2(2) = 24", r"- 4 = \boxed{20}$ inches."],
+        [U, U],
+    ),
+    (  # train/geometry/314: the line ends with "+"
+        [
+            r"\frac{180^{\circ}-140^{\circ}}{2}+",
+            r"\frac{180^{\circ}-120^{\circ}}{2}=\boxed{50^{\circ}}.",
+        ],
+        [U, U],
+    ),
+    (  # train/intermediate_algebra/1229: the line ends with \log_{2002}
+        [
+            r"14} = \log_{2002} \frac{1}{11 \cdot 13 \cdot 14} = \log_{2002}",
+            r"\frac{1}{2002} = \boxed{-1}.",
+        ],
+        [U, U],
+    ),
+    (  # train/prealgebra/1051: an align row goes on with "&\qquad+"
+        [
+            r"80+79&+81+85+87+89+87 \\&= 80 +(80-1) + (80+1) + (80+5) \\",
+            r"&\qquad+ (80+7)+(80+9)+(80+7)\\",
+            r"&=7\cdot 80 + (-1+1+5+7+9+7)\\",
+        ],
+        [U, U, U],
+    ),
+]
+
+
+@pytest.mark.parametrize(("steps", "expected"), CUTS)
+def test_cut_expressions(calc, steps, expected):
+    assert verdicts(calc, steps) == expected
+
+
+def test_row_going_on_inside_one_step(calc):
+    step = "80+79&+81+85+87+89+87 \\\\&= 80 +(80-1) + (80+1) + (80+5) \\\\\n&\\qquad+ (80+7)+(80+9)+(80+7)\\\\"
+    assert verdicts(calc, [step]) == [U]
+
+
+def test_mark_cuts_leaves_whole_sentences_alone():
+    steps = ["3 + 4 = 7.", "- 5 + 2 = 7", "**Step 2**", "6 * 2 = 12"]
+    assert mark_cuts(steps) == steps
+    assert mark_cuts(["a = 7\\cdot", "5 = 35"]) == ["a = 7\\cdot", "… 5 = 35"]
+
+
+# What the fixes must not cost: claims they once hid by mistake (GSM8K and MATH train).
+KEPT = [
+    (["Day 4:2(50+100+120)=540"], [C]),  # a plain-text label, not the ratio 4:2
+    (
+        [
+            r"The $200$ numbers sum up to $10{,}000$, so their average is $\frac{10{,}000}{200} = 50$."
+        ],
+        [C],
+    ),
+    (
+        [
+            r"Since $\overline{AC}$ has length $11$, $\overline{EC}$ must have length $\dfrac{1}{3} \cdot 11 = \boxed{\dfrac{11}{3}}$."
+        ],
+        [C],
+    ),
+    (
+        [r"We get \[", r"6 \div 3 - 2 - 8 + 2 \cdot 8 = 2 - 2 - 8 + 16."],
+        [U, C],
+    ),  # "\[" cuts nothing
+    ([r"-4a-8&=a+2\\", r"-10&=5a\\"], [U, C]),  # a new align row, not a continuation
+]
+
+
+@pytest.mark.parametrize(("steps", "expected"), KEPT)
+def test_claims_kept(calc, steps, expected):
+    assert verdicts(calc, steps) == expected
