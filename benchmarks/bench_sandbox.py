@@ -14,6 +14,7 @@ import json
 import time
 from pathlib import Path
 
+from labeling.datasets.mbpp import problem_from_record
 from labeling.schema import Problem
 from verifiers.sandbox import Sandbox, SandboxConfig
 
@@ -40,20 +41,7 @@ def bench_mbpp(sandbox: Sandbox, workers: int) -> None:
         print(f"mbpp: {MBPP} not found, skipped")
         return
     rows = [json.loads(line) for line in MBPP.read_text().splitlines() if line.strip()]
-    pairs = [
-        (
-            Problem(
-                str(r["task_id"]),
-                "code",
-                "mbpp",
-                r["text"],
-                tests=tuple(r["test_list"]),
-                test_setup=r["test_setup_code"],
-            ),
-            r["code"],
-        )
-        for r in rows
-    ]
+    pairs = [(problem_from_record(r), r["code"]) for r in rows]
     start = time.monotonic()
     results = sandbox.run_many(pairs, workers)
     elapsed = time.monotonic() - start

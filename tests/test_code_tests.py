@@ -12,6 +12,7 @@ import pytest
 from labeling.builtin_code import builtin_code_solutions, builtin_code_tasks
 from labeling.code_steps import split_code_steps
 from labeling.combine import combine
+from labeling.datasets.mbpp import problem_from_record
 from labeling.schema import Chain, Problem, Status
 from verifiers.base import Verifier
 from verifiers.code_tests import CodeTestVerifier, SyntaxVerifier
@@ -117,19 +118,6 @@ def test_mbpp_reference_sample_passes():
     if not path.exists():
         pytest.skip(f"{path} missing")
     rows = [json.loads(line) for line in path.read_text().splitlines()[:40]]
-    pairs = [
-        (
-            Problem(
-                str(r["task_id"]),
-                "code",
-                "mbpp",
-                r["text"],
-                tests=tuple(r["test_list"]),
-                test_setup=r["test_setup_code"],
-            ),
-            r["code"],
-        )
-        for r in rows
-    ]
+    pairs = [(problem_from_record(r), r["code"]) for r in rows]
     results = run_tests_many(pairs, 2)
     assert [p.problem_id for (p, _), r in zip(pairs, results, strict=True) if not r.passed] == []

@@ -20,6 +20,17 @@ def str_list(value: Any, field: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def problem_from_record(data: dict[str, Any], name: str = "mbpp") -> Problem:
+    """The Problem of one MBPP record; ValueError (the quarantine's sentence) if malformed."""
+    text = need_str(data, "text")
+    tests = str_list(data.get("test_list"), "test_list")
+    setup = data.get("test_setup_code") or ""
+    if not isinstance(setup, str):
+        raise ValueError("field 'test_setup_code' should be text")
+    question = f"{text.strip()}\nYour code should pass this test:\n{tests[0]}"
+    return make_problem("code", name, question, tests=tests, test_setup=setup)
+
+
 def load(options: dict[str, Any]) -> Iterator[Problem | Quarantined]:
     name = options.get("name", "mbpp")
     for rec in iter_records(options["path"]):
@@ -27,13 +38,6 @@ def load(options: dict[str, Any]) -> Iterator[Problem | Quarantined]:
             yield bad(name, rec, rec.error)
             continue
         try:
-            text = need_str(rec.data, "text")
-            tests = str_list(rec.data.get("test_list"), "test_list")
-            setup = rec.data.get("test_setup_code") or ""
-            if not isinstance(setup, str):
-                raise ValueError("field 'test_setup_code' should be text")
+            yield problem_from_record(rec.data, name)
         except ValueError as exc:
             yield bad(name, rec, str(exc))
-            continue
-        question = f"{text.strip()}\nYour code should pass this test:\n{tests[0]}"
-        yield make_problem("code", name, question, tests=tests, test_setup=setup)
