@@ -60,3 +60,18 @@ def tiny_model_dir(tmp_path_factory) -> Path:
     model.save_pretrained(out)
     tok.save_pretrained(out)
     return out
+
+
+@pytest.fixture(scope="module")
+def calc():
+    """One calculator verifier (and its sympy worker) per test module."""
+    from verifiers.calculator import CalculatorVerifier
+
+    v = CalculatorVerifier(timeout_s=5.0)
+    yield v
+    v.close()
+
+
+def calc_statuses(calc, steps, question=""):
+    """The calculator's status per step, as plain strings."""
+    return [str(v.status) for v in calc.check_steps(steps, question)]

@@ -14,12 +14,6 @@ from verifiers.calculator import CalculatorVerifier
 C, W, U = "correct", "incorrect", "unverifiable"
 
 
-@pytest.fixture(scope="module")
-def calc():
-    v = CalculatorVerifier(timeout_s=5.0)
-    yield v
-    v.close()
-
 
 def status(calc, text, question=""):
     return str(calc.check_steps([text], question)[0].status)

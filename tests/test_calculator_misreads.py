@@ -10,21 +10,11 @@ MATH and GSM8K train.
 
 import pytest
 
+from tests.conftest import calc_statuses as verdicts
 from verifiers.calc_context import defines_star, mark_cuts, read_as_defined
-from verifiers.calculator import CalculatorVerifier
 
 C, W, U = "correct", "incorrect", "unverifiable"
 
-
-@pytest.fixture(scope="module")
-def calc():
-    v = CalculatorVerifier(timeout_s=5.0)
-    yield v
-    v.close()
-
-
-def verdicts(calc, steps, question=""):
-    return [str(v.status) for v in calc.check_steps(steps, question)]
 
 
 ONE_STEP = [

@@ -7,20 +7,10 @@ Strings are short forms of ProcessBench dev steps or synthetic variants of them.
 
 import pytest
 
-from verifiers.calculator import CalculatorVerifier
+from tests.conftest import calc_statuses as statuses
 
 C, W, U = "correct", "incorrect", "unverifiable"
 
-
-@pytest.fixture(scope="module")
-def calc():
-    v = CalculatorVerifier(timeout_s=5.0)
-    yield v
-    v.close()
-
-
-def statuses(calc, steps, question=""):
-    return [str(v.status) for v in calc.check_steps(steps, question)]
 
 
 REMAINDER = [

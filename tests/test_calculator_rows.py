@@ -10,8 +10,6 @@ Copied from /work/shared/data; short enough to embed.
 
 import pytest
 
-from verifiers.calculator import CalculatorVerifier
-
 ROWS = [
     ("gsm8k-train", "John took 16+5 = <<16+5=21>>21 chickens", "correct"),
     (
@@ -689,12 +687,6 @@ ROWS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def verifier():
-    v = CalculatorVerifier(timeout_s=5.0)
-    yield v
-    v.close()
-
 
 def test_table_is_large_and_mixed():
     kinds = {row[2] for row in ROWS}
@@ -702,8 +694,8 @@ def test_table_is_large_and_mixed():
 
 
 @pytest.mark.parametrize(("source", "text", "expected"), ROWS, ids=[r[0] for r in ROWS])
-def test_real_step(verifier, source, text, expected):
-    verdict = verifier.check_steps([text])[0]
+def test_real_step(calc, source, text, expected):
+    verdict = calc.check_steps([text])[0]
     assert str(verdict.status) == expected, verdict.evidence
     if expected == "incorrect":
         assert "claimed" in verdict.evidence and "true" in verdict.evidence
