@@ -13,7 +13,6 @@ Both write `<output_dir>/metrics.json` ({labeler: {subset: figures}}) and print 
 from __future__ import annotations
 
 import json
-import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -24,6 +23,7 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from labeling.processbench import ChainScore, first_flag, format_table, table
+from pipelines.cli import first_line, run_or_explain
 from pipelines.eval_config import MODES, EvalConfig, register
 
 register()
@@ -159,11 +159,11 @@ def _examples(subset: str, record: dict, statuses: tuple, evidence: tuple) -> li
 
 @hydra.main(config_path=CONF_DIR, config_name="eval", version_base=None)
 def _hydra_main(cfg: DictConfig) -> None:
-    try:
-        run(cfg)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"prm-eval: error: {str(exc).splitlines()[0]}", file=sys.stderr)
-        sys.exit(2)
+    run_or_explain("prm-eval", run, cfg, _explain)
+
+
+def _explain(exc: Exception) -> str | None:
+    return first_line(exc) if isinstance(exc, FileNotFoundError | ValueError) else None
 
 
 def main() -> None:

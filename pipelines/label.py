@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import errno
 import logging
-import sys
 from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
+from pipelines.cli import first_line, run_or_explain
 from pipelines.config import register
 
 log = logging.getLogger("prm-label")
@@ -47,7 +47,7 @@ def friendly(exc: BaseException) -> str | None:
     from omegaconf.errors import MissingMandatoryValue
 
     if isinstance(exc, UserError | FileNotFoundError | IsADirectoryError | MissingMandatoryValue):
-        return str(exc).splitlines()[0]
+        return first_line(exc)
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         where = exc.filename or "the output"
         return f"no space left on the device while writing {where}; free space and re-run"
@@ -58,14 +58,7 @@ def friendly(exc: BaseException) -> str | None:
 
 @hydra.main(config_path=CONF_DIR, config_name="config", version_base=None)
 def _hydra_main(cfg: DictConfig) -> None:
-    try:
-        run(cfg)
-    except Exception as exc:
-        sentence = friendly(exc)
-        if sentence is None:
-            raise
-        print(f"prm-label: error: {sentence}", file=sys.stderr)
-        sys.exit(2)
+    run_or_explain("prm-label", run, cfg, friendly)
 
 
 def main() -> None:

@@ -12,7 +12,6 @@ them. `write_report` is what the label job calls when it finishes; `main()` only
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from labeling.report_stats import dataset_stats, diff_stats
 from labeling.shards import atomic_write_bytes
+from pipelines.cli import first_line, run_or_explain
 from pipelines.report_config import ReportConfig, register
 from pipelines.report_html import SECTIONS, render_page, run_facts
 
@@ -112,14 +112,16 @@ def run(cfg: DictConfig | ReportConfig) -> Path:
 
 @hydra.main(config_path=CONF_DIR, config_name="report", version_base=None)
 def _hydra_main(cfg: DictConfig) -> None:
+    run_or_explain("prm-report", run, cfg, _explain)
+
+
+def _explain(exc: Exception) -> str | None:
+    """Errors a user fixes by pointing at the right directory: one sentence, no traceback."""
     from omegaconf.errors import MissingMandatoryValue
 
-    try:
-        run(cfg)
-    except (FileNotFoundError, MissingMandatoryValue) as exc:
-        # Errors a user fixes by pointing at the right directory: one sentence, no traceback.
-        print(f"prm-report: error: {str(exc).splitlines()[0]}", file=sys.stderr)
-        sys.exit(2)
+    if isinstance(exc, FileNotFoundError | MissingMandatoryValue):
+        return first_line(exc)
+    return None
 
 
 def main() -> None:
