@@ -78,6 +78,11 @@ def _math_verify_equal(gold: str, pred: str) -> bool:
     return bool(verify(gold_parsed, pred_parsed, timeout_seconds=None))
 
 
+def _warm_math_verify() -> None:
+    """Import math-verify and parse once, so that no real check pays for it."""
+    _math_verify_equal("1/2", "0.5")
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     answer: str | None
@@ -90,7 +95,7 @@ class AnswerChecker:
 
     def __init__(self, timeout_s: float = 5.0, memory_mb: int = 2048) -> None:
         self.timeout_s = timeout_s
-        self._worker = KillableWorker(memory_mb=memory_mb)
+        self._worker = KillableWorker(memory_mb=memory_mb, warmup=_warm_math_verify)
 
     def equivalent(self, pred: str, gold: str) -> bool | None:
         """True/False when decided; None when the check timed out or crashed."""

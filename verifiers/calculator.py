@@ -67,9 +67,8 @@ _REDEFINE = frozenset("let suppose assume denote represent represents define cal
 _SIMPLIFIES = frozenset(
     "simplifies simplify simplifying simplified combine combining becomes expands".split()
 )
-# Spawning a worker and importing sympy takes seconds on a loaded machine. Charged to the first
-# check's `timeout_s`, it timed out, the child was killed, and the next check started cold
-# again: every sympy claim became a timeout. A fresh child gets this long to warm up instead.
+# Spawning a worker and importing sympy takes seconds on a loaded machine; every new child
+# gets this long to warm up (see KillableWorker's `warmup`) before its checks are timed.
 _WARM_TIMEOUT_S = 60.0
 _NO_SOLUTION = frozenset("no solution solutions contradiction impossible never cannot".split())
 # "then either $x-7 = x+1$ or ...": a case that may have no solution, not a simplification.
@@ -112,7 +111,6 @@ class CalculatorVerifier(ChainVerifier):
     ) -> None:
         self.config = config or CalcConfig(timeout_s, memory_mb, use_sympy, check_equations)
         self._worker: KillableWorker | None = None
-        self._warm = False  # the worker's child has imported sympy (a killed child has not)
 
     # --- public -------------------------------------------------------------------------
 
@@ -143,7 +141,6 @@ class CalculatorVerifier(ChainVerifier):
         if self._worker is not None:
             self._worker.close()
             self._worker = None
-            self._warm = False
 
     # --- one step -------------------------------------------------------------------------
 
@@ -185,16 +182,14 @@ class CalculatorVerifier(ChainVerifier):
         if not self.config.use_sympy:
             return ClaimResult("skipped", text, reason="needs sympy (disabled)")
         if self._worker is None:
-            self._worker = KillableWorker(memory_mb=self.config.memory_mb)
+            self._worker = KillableWorker(
+                memory_mb=self.config.memory_mb, warmup=warm_sympy, warmup_timeout=_WARM_TIMEOUT_S
+            )
         try:
-            if not self._warm:
-                self._worker.call(warm_sympy, timeout=_WARM_TIMEOUT_S)
-                self._warm = True
             left, right, equal = self._worker.call(
                 sympy_compare, link.left.node, link.right.node, timeout=self.config.timeout_s
             )
         except (CheckTimeoutError, CheckCrashedError) as exc:
-            self._warm = False  # the child was killed; its successor starts cold
             return ClaimResult("timeout", text, reason=str(exc))
         except RuntimeError as exc:
             return ClaimResult("skipped", text, reason=f"sympy failed: {exc}"[:200])

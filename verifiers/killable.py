@@ -55,7 +55,17 @@ class KillableWorker:
     as `CheckCrashedError`. Thread-safe: calls are serialised by a lock.
     """
 
-    def __init__(self, memory_mb: int = 2048) -> None:
+    def __init__(
+        self,
+        memory_mb: int = 2048,
+        warmup: Callable[[], Any] | None = None,
+        warmup_timeout: float = 60.0,
+    ) -> None:
+        # `warmup` runs in every new child before its first job, with its own budget: spawning
+        # and importing (sympy, math-verify) take seconds on a loaded machine, and charged to
+        # the first check they made it time out, the child was killed, and the next one
+        # started cold again.
+        self._warmup, self._warmup_timeout = warmup, warmup_timeout
         self._memory = memory_mb * 1024 * 1024
         self._ctx = mp.get_context("spawn")
         self._lock = threading.Lock()
@@ -82,18 +92,24 @@ class KillableWorker:
             if self._proc is None or not self._proc.is_alive():
                 self._kill()
                 self._start()
-            try:
-                self._conn.send((fn, args))
-                if not self._conn.poll(timeout):
-                    self._kill()
-                    raise CheckTimeoutError(f"{getattr(fn, '__name__', fn)} ran over {timeout:g}s")
-                ok, value = self._conn.recv()
-            except (EOFError, BrokenPipeError, ConnectionResetError, OSError) as exc:
+                if self._warmup is not None:
+                    self._run(self._warmup, (), self._warmup_timeout)
+            return self._run(fn, args, timeout)
+
+    def _run(self, fn: Callable[..., Any], args: tuple, timeout: float) -> Any:
+        """One job in the live child (the lock is held)."""
+        try:
+            self._conn.send((fn, args))
+            if not self._conn.poll(timeout):
                 self._kill()
-                raise CheckCrashedError(f"worker died: {type(exc).__name__}") from exc
-            if not ok:
-                raise RuntimeError(value)
-            return value
+                raise CheckTimeoutError(f"{getattr(fn, '__name__', fn)} ran over {timeout:g}s")
+            ok, value = self._conn.recv()
+        except (EOFError, BrokenPipeError, ConnectionResetError, OSError) as exc:
+            self._kill()
+            raise CheckCrashedError(f"worker died: {type(exc).__name__}") from exc
+        if not ok:
+            raise RuntimeError(value)
+        return value
 
     def close(self) -> None:
         with self._lock:
