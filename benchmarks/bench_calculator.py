@@ -37,7 +37,9 @@ def load_steps(limit: int) -> list[str]:
 
 
 def _clear_caches() -> None:
-    from verifiers import calc_eval, calc_extract, calc_normalize
+    from verifiers.calculator import evaluate as calc_eval
+    from verifiers.calculator import extract as calc_extract
+    from verifiers.calculator import normalize as calc_normalize
 
     for fn in (
         calc_normalize.normalize,
@@ -52,7 +54,7 @@ def _clear_caches() -> None:
 
 def check_chunk(steps: list[str]) -> tuple[int, int]:
     """(steps checked, steps flagged incorrect) for one chunk, one verifier per process."""
-    from verifiers.calculator import CalculatorVerifier
+    from verifiers.calculator.verifier import CalculatorVerifier
 
     _clear_caches()
     calc = CalculatorVerifier(timeout_s=2.0)

@@ -35,11 +35,11 @@ def main() -> None:
     from labeling.prompts import user_message
     from labeling.schema import Chain
     from labeling.splitters import split_steps
-    from pipelines.completer import EngineCompleter
-    from pipelines.config import SamplerConfig
-    from pipelines.engine_pool import EnginePool
-    from pipelines.prepare_model import prepare
-    from verifiers.rollout import MonteCarloVerifier
+    from pipelines.engine.completer import EngineCompleter
+    from pipelines.engine.pool import EnginePool
+    from pipelines.engine.prepare_model import prepare
+    from pipelines.label.config import SamplerConfig
+    from verifiers.rollout.driver import MonteCarloVerifier
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     model = {"kv_cache_gib": 2, "dtype": "bfloat16", "max_model_len": 2048,

@@ -64,7 +64,7 @@ def main() -> None:
     ap.add_argument("--out", default="", help="output dir (default: a temp dir)")
     args = ap.parse_args()
 
-    from pipelines.label import run
+    from pipelines.label.app import run
     from tests.conftest import compose
 
     problems = args.chains // args.n

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from labeling.datasets.mbpp import problem_from_record
 from labeling.schema import Problem
-from verifiers.sandbox import Sandbox, SandboxConfig
+from verifiers.sandbox.runner import Sandbox, SandboxConfig
 
 MBPP = Path(__file__).resolve().parents[2] / "shared" / "data" / "mbpp" / "mbpp.jsonl"
 

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_train.py                    # tiny random Llama
     .venv/bin/python benchmarks/bench_train.py --model <HF dir, e.g. the embedded SmolLM2>
 
-prm-train runs for real (`pipelines.train.run`, one worker, no Ray) on synthetic shards whose
+prm-train runs for real (`pipelines.train.app.run`, one worker, no Ray) on synthetic shards whose
 chains all tokenize to the same length under the tiny word-level tokenizer; its tokens/s come
 from metrics.jsonl (steps after the warm-up). The plain loop trains the same model class with
 AdamW on random ids of the same batch size and width (the median width prm-train saw), with
@@ -26,7 +26,7 @@ from pathlib import Path
 
 
 def _prm_train(args: dict, queue) -> None:
-    from pipelines.train import run
+    from pipelines.train.app import run
 
     out = Path(args["tmp"]) / "out"
     run(
@@ -65,8 +65,8 @@ def _prm_train(args: dict, queue) -> None:
 def _plain(args: dict, width: int, queue) -> None:
     import torch
 
-    from pipelines.prm_model import ProcessRewardModel, load_backbone
-    from pipelines.train import bf16_enabled
+    from pipelines.train.app import bf16_enabled
+    from pipelines.train.model import ProcessRewardModel, load_backbone
 
     torch.set_num_threads(args["threads"])
     torch.manual_seed(0)
@@ -123,8 +123,8 @@ def main() -> None:
     ap.add_argument("--out", default="", help="also write the result as JSON here")
     cli = ap.parse_args()
 
-    from pipelines.prm_data import synthetic_rows, write_shards
-    from pipelines.prm_model import build_tiny_model
+    from pipelines.train.data import synthetic_rows, write_shards
+    from pipelines.train.model import build_tiny_model
 
     with tempfile.TemporaryDirectory() as tmp:
         rows = synthetic_rows(200, 1, seed=0, steps=(cli.chain_steps, cli.chain_steps))

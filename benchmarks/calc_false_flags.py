@@ -52,7 +52,7 @@ def chains(dataset: str, limit: int | None) -> Iterator[tuple[str, str, list[str
 
 def flags(dataset: str, limit: int | None) -> tuple[int, int, list[dict[str, object]]]:
     """(steps checked, steps `correct`, one record per `incorrect` step)."""
-    from verifiers.calculator import CalculatorVerifier
+    from verifiers.calculator.verifier import CalculatorVerifier
 
     calc = CalculatorVerifier(timeout_s=2.0)
     n, correct, out = 0, 0, []

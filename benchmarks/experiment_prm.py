@@ -10,7 +10,7 @@
    ProcessBench marks nothing later), the other side is held out for evaluation only.
 2. Both PRMs start from the same backbone and train with the same steps, batch, grad_accum,
    learning rate and seed; the number of chains and labeled steps each saw is reported.
-3. Both are evaluated by `pipelines.eval_checkpoint` on the held-out records (threshold chosen
+3. Both are evaluated by `pipelines.eval.checkpoint` on the held-out records (threshold chosen
    on a part of them, reported on the rest) and, if given, best-of-N on `--bon-shards`.
 The automatic shards must not contain held-out problems; the script checks and stops if so.
 """
@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from pipelines.eval_checkpoint import evaluate_checkpoint, load_processbench
-from pipelines.prm_data import shard_files, synthetic_rows, write_shards
-from pipelines.train import run
+from pipelines.eval.checkpoint import evaluate_checkpoint, load_processbench
+from pipelines.train.app import run
+from pipelines.train.data import shard_files, synthetic_rows, write_shards
 
 
 def _norm(text: str) -> str:
@@ -96,7 +96,7 @@ def _check_no_leak(auto_shards: str, held_out: list[dict]) -> None:
 
 def _dry_run_inputs(out: Path) -> dict[str, str]:
     """Synthetic stand-ins for every input, plus a tiny model (no downloads)."""
-    from pipelines.prm_model import build_tiny_model
+    from pipelines.train.model import build_tiny_model
 
     auto = synthetic_rows(60, 2, seed=11)
     bon = synthetic_rows(12, 4, seed=12)

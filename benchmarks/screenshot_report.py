@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     page = args.target
     if page.is_dir():
         sys.path.insert(0, str(ROOT))
-        from pipelines.report import write_report
+        from pipelines.report.app import write_report
 
         page = write_report(page)
     print(screenshot(page, args.out, args.width, args.height))

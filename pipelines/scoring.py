@@ -17,7 +17,7 @@ from pathlib import Path
 
 import torch
 
-from pipelines.prm_model import collate, load_prm, tokenize_row
+from pipelines.train.model import collate, load_prm, tokenize_row
 
 
 class PRMScorer:

@@ -24,7 +24,10 @@ def compose(overrides: list[str], config_name: str = "config"):
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 
-    from pipelines import config, eval_config, report_config, train_config
+    from pipelines.eval import config as eval_config
+    from pipelines.label import config
+    from pipelines.report import config as report_config
+    from pipelines.train import config as train_config
 
     for module in (config, eval_config, report_config, train_config):
         module.register()
@@ -39,7 +42,7 @@ def tiny_model_dir(tmp_path_factory) -> Path:
     import torch
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    from pipelines.prepare_model import prepare
+    from pipelines.engine.prepare_model import prepare
 
     tok = AutoTokenizer.from_pretrained(prepare())
     torch.manual_seed(0)
@@ -65,7 +68,7 @@ def tiny_model_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def calc():
     """One calculator verifier (and its sympy worker) per test module."""
-    from verifiers.calculator import CalculatorVerifier
+    from verifiers.calculator.verifier import CalculatorVerifier
 
     v = CalculatorVerifier(timeout_s=5.0)
     yield v

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from labeling.schema import Chain, Problem, Status
-from verifiers.calculator import CalculatorVerifier
+from verifiers.calculator.verifier import CalculatorVerifier
 
 C, W, U = "correct", "incorrect", "unverifiable"
 
@@ -152,7 +152,7 @@ def test_sympy_path_in_worker(calc):
 
 
 def test_sympy_timeout_becomes_timeout_verdict(monkeypatch):
-    import verifiers.calculator as calculator
+    import verifiers.calculator.verifier as calculator
 
     monkeypatch.setattr(calculator, "sympy_compare", _sleepy_compare)
     calc = CalculatorVerifier(timeout_s=0.5)

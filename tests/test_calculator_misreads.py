@@ -11,7 +11,7 @@ MATH and GSM8K train.
 import pytest
 
 from tests.conftest import calc_statuses as verdicts
-from verifiers.calc_context import defines_star, mark_cuts, read_as_defined
+from verifiers.calculator.context import defines_star, mark_cuts, read_as_defined
 
 C, W, U = "correct", "incorrect", "unverifiable"
 

@@ -50,7 +50,7 @@ def test_job_joins_a_running_cluster_and_runs_as_a_ray_job(cluster, tmp_path):
     env, address, api = cluster
     out = tmp_path / "direct"
     subprocess.run(
-        [sys.executable, "-m", "pipelines.label", *JOB, f"ray.address={address}",
+        [sys.executable, "-m", "pipelines.label.app", *JOB, f"ray.address={address}",
          f"output.dir={out}"],
         cwd=ROOT, env=env, check=True, capture_output=True, timeout=300,
     )
@@ -60,7 +60,7 @@ def test_job_joins_a_running_cluster_and_runs_as_a_ray_job(cluster, tmp_path):
     job = subprocess.run(
         [RAY, "job", "submit", "--address", api, "--working-dir", str(ROOT),
          "--runtime-env-json", json.dumps({"excludes": [".venv", "runs", ".git"]}),
-         "--", sys.executable, "-m", "pipelines.label", *JOB, "ray.address=auto",
+         "--", sys.executable, "-m", "pipelines.label.app", *JOB, "ray.address=auto",
          f"output.dir={out}"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )

@@ -16,7 +16,7 @@ from labeling.datasets.mbpp import problem_from_record
 from labeling.schema import Chain, Problem, Status
 from verifiers.base import Verifier
 from verifiers.code_tests import CodeTestVerifier, SyntaxVerifier
-from verifiers.sandbox import SandboxConfig, run_tests_many
+from verifiers.sandbox.runner import SandboxConfig, run_tests_many
 
 needs_bwrap = pytest.mark.skipif(
     shutil.which("bwrap") is None and not os.environ.get("CI"),

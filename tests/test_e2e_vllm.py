@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from pipelines.label import run
+from pipelines.label.app import run
 from tests.conftest import compose
 
 pytestmark = pytest.mark.slow

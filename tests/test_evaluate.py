@@ -9,7 +9,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from labeling.schema import VERDICT_STRUCT
-from pipelines.evaluate import CONF_DIR, run
+from pipelines.eval.app import CONF_DIR, run
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

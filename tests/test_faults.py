@@ -18,14 +18,14 @@ import polars as pl
 import psutil
 import pytest
 
-from pipelines.label import run
+from pipelines.label.app import run
 from tests.conftest import ROOT, compose
 
 JOB = ["engine=simulated", "labels=[answer]", "sampler.n=2"]
 
 
 def _cli(out: Path, *overrides: str) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "pipelines.label", *JOB, "ray=inprocess",
+    cmd = [sys.executable, "-m", "pipelines.label.app", *JOB, "ray=inprocess",
            f"output.dir={out}", *overrides]
     return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 

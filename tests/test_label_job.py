@@ -6,7 +6,7 @@ import random
 import polars as pl
 import pytest
 
-from pipelines.label import run
+from pipelines.label.app import run
 from tests.conftest import compose, shared
 
 
@@ -116,7 +116,7 @@ def test_fuzzed_rows_are_quarantined_not_lost(tmp_path):
 
 
 def test_user_errors_are_one_sentence(tmp_path):
-    from pipelines.label import friendly
+    from pipelines.label.app import friendly
 
     with pytest.raises(FileNotFoundError) as err:
         _job(tmp_path, "dataset=gsm8k", "dataset.path=/nope.jsonl")

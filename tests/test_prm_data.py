@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipelines.prm_data import (
+from pipelines.train.config import PRMDataConfig
+from pipelines.train.data import (
     ChainStream,
     iter_examples,
     row_targets,
@@ -13,7 +14,6 @@ from pipelines.prm_data import (
     validation_examples,
     write_shards,
 )
-from pipelines.train_config import PRMDataConfig
 
 
 @pytest.fixture(scope="module")

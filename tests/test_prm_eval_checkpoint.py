@@ -7,7 +7,7 @@ import json
 import pytest
 import torch
 
-from pipelines.eval_checkpoint import (
+from pipelines.eval.checkpoint import (
     aggregate,
     best_of_n,
     choose_threshold,
@@ -16,8 +16,9 @@ from pipelines.eval_checkpoint import (
     format_table,
     processbench_f1,
 )
-from pipelines.prm_data import synthetic_rows, write_shards
-from pipelines.prm_model import (
+from pipelines.scoring import PRMScorer
+from pipelines.train.data import synthetic_rows, write_shards
+from pipelines.train.model import (
     ProcessRewardModel,
     StepFormat,
     build_tiny_model,
@@ -25,7 +26,6 @@ from pipelines.prm_model import (
     load_tokenizer,
     save_prm,
 )
-from pipelines.scoring import PRMScorer
 
 
 def test_first_error_skips_unscored_steps():

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from pipelines.prm_model import (
+from pipelines.train.model import (
     IGNORE,
     ProcessRewardModel,
     StepFormat,

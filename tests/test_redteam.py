@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from labeling.schema import Problem
-from verifiers.sandbox import Sandbox, SandboxConfig
+from verifiers.sandbox.runner import Sandbox, SandboxConfig
 
 pytestmark = pytest.mark.skipif(
     shutil.which("bwrap") is None and not os.environ.get("CI"),

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.report import CONF_DIR, run, write_report
-from pipelines.report_html import SECTIONS
+from pipelines.report.app import CONF_DIR, run, write_report
+from pipelines.report.html import SECTIONS
 from tests.test_report_stats import BAD, R1, R2, R3, make_dataset, row, verdict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,7 +92,7 @@ def test_run_from_composed_config_prints_tables(tmp_path, dataset, capsys):
 def test_cli_writes_only_the_page_and_names_a_missing_dir(tmp_path, dataset):
     cwd = tmp_path / "cwd"
     cwd.mkdir()
-    cli = [sys.executable, "-m", "pipelines.report"]
+    cli = [sys.executable, "-m", "pipelines.report.app"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     ok = subprocess.run([*cli, f"dir={dataset}", "echo=false"], cwd=cwd, env=env,
                         capture_output=True, text=True, timeout=120)  # fmt: skip

@@ -12,8 +12,7 @@ import pytest
 
 from labeling.schema import Chain, Problem, Status
 from verifiers.base import Verifier
-from verifiers.mc_outcome import CodeOutcome, MathOutcome
-from verifiers.rollout import (
+from verifiers.rollout.driver import (
     Completer,
     Completion,
     CompletionRequest,
@@ -21,6 +20,7 @@ from verifiers.rollout import (
     MonteCarloVerifier,
     prefix_texts,
 )
+from verifiers.rollout.outcome import CodeOutcome, MathOutcome
 
 ERR = "[err]"
 
@@ -223,7 +223,7 @@ def test_code_domain_through_the_driver():
 
 
 def test_real_sandbox_when_available():
-    sandbox = pytest.importorskip("verifiers.sandbox")
+    sandbox = pytest.importorskip("verifiers.sandbox.runner")
     problem = Problem("p", "code", "t", "Write f.", tests=("assert f() == 1",), entry_point="f")
     try:
         sandbox.default_sandbox(sandbox.SandboxConfig(timeout_s=20.0))

@@ -10,7 +10,8 @@ import shutil
 import pytest
 
 from labeling.schema import Problem
-from verifiers.sandbox import (
+from verifiers.sandbox.program import prepare_job, rewrite_test
+from verifiers.sandbox.runner import (
     ExecutionResult,
     Sandbox,
     SandboxConfig,
@@ -18,7 +19,6 @@ from verifiers.sandbox import (
     run_tests,
     run_tests_many,
 )
-from verifiers.sandbox_program import prepare_job, rewrite_test
 
 needs_bwrap = pytest.mark.skipif(
     shutil.which("bwrap") is None and not os.environ.get("CI"),
@@ -122,7 +122,7 @@ def test_unknown_isolation_is_a_config_error():
 
 def test_unsafe_mode_runs_and_warns_every_time(caplog):
     sandbox = Sandbox(dataclasses.replace(FAST, isolation="none"))
-    with caplog.at_level(logging.WARNING, logger="verifiers.sandbox"):
+    with caplog.at_level(logging.WARNING, logger="verifiers.sandbox.runner"):
         results = [sandbox.run(ADD, GOOD), sandbox.run(ADD, HALF)]
     assert [r.passed for r in results] == [True, False]
     assert all(r.isolation == "none" for r in results)

@@ -10,10 +10,10 @@ import pytest
 import torch
 from hydra import compose, initialize_config_dir
 
-from pipelines.prm_data import synthetic_rows, write_shards
-from pipelines.prm_model import build_tiny_model, load_prm
-from pipelines.train import auroc, lr_factor, run, to_config
-from pipelines.train_config import register
+from pipelines.train.app import auroc, lr_factor, run, to_config
+from pipelines.train.config import register
+from pipelines.train.data import synthetic_rows, write_shards
+from pipelines.train.model import build_tiny_model, load_prm
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from labeling.code_steps import code_prefixes, extract_code, prefix_parses
 from labeling.schema import Chain, Problem, Status, StepVerdict
 from verifiers.base import ChainVerifier
-from verifiers.sandbox import ExecutionResult, SandboxConfig, default_sandbox
+from verifiers.sandbox.runner import ExecutionResult, SandboxConfig, default_sandbox
 
 
 def chain_text(chain: Chain) -> str:

@@ -4,7 +4,7 @@ An `OutcomeCheck` is a callable `(problem, prefix_text, completion_text) -> bool
 True when the prefix followed by the completion solves the problem, False when it does not,
 None when the check could not decide (the answer check timed out, the sandbox did not start).
 `prefix_text` is the chain's text up to and including the step, exactly as the model wrote it
-(`verifiers.rollout.prefix_texts`): code needs its original indentation and line breaks. An
+(`verifiers.rollout.driver.prefix_texts`): code needs its original indentation and line breaks. An
 empty `completion_text` asks about the prefix itself as a finished solution: that is how the
 driver learns a chain's own outcome.
 
@@ -54,7 +54,7 @@ class CodeOutcome:
 
     The program is found with `labeling.code_steps.extract_code` (the same rules as the
     `tests` source, so a rollout is judged like a chain). `run_tests(problem, code, ...)`
-    defaults to `verifiers.sandbox.run_tests`, imported on first use so that math-only runs
+    defaults to `verifiers.sandbox.runner.run_tests`, imported on first use so that math-only runs
     never load the sandbox; `options` (e.g. the `labels.tests` config) then fill the
     `SandboxConfig` fields of the same name. A custom `run_tests` gets the options its
     signature accepts. As for the `tests` source, a run that timed out or ran out of memory
@@ -73,7 +73,7 @@ class CodeOutcome:
     def _runner(self) -> Callable[[Problem, str], Any]:
         if self._run is None:
             if self._given is None:
-                from verifiers.sandbox import SandboxConfig, run_tests
+                from verifiers.sandbox.runner import SandboxConfig, run_tests
 
                 fields = SandboxConfig.__dataclass_fields__
                 cfg = SandboxConfig(**{k: v for k, v in self._options.items() if k in fields})

@@ -30,7 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 from labeling.estimators import Estimator, Probe, make_estimator
 from labeling.ids import derive_seed
 from labeling.schema import Chain, Problem, Status, StepVerdict
-from verifiers.mc_outcome import CodeOutcome, DomainOutcome, MathOutcome, OutcomeCheck
+from verifiers.rollout.outcome import CodeOutcome, DomainOutcome, MathOutcome, OutcomeCheck
 
 log = logging.getLogger(__name__)
 

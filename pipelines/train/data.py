@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from labeling.combine import EXACT_SOURCES
 from labeling.shards import MANIFEST
 from labeling.shards import shard_files as manifest_shards
-from pipelines.train_config import LABEL_SOURCES, PRMDataConfig
+from pipelines.train.config import LABEL_SOURCES, PRMDataConfig
 
 SOFT_SOURCES = ("mc_scores",)
 

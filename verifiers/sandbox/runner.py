@@ -29,83 +29,17 @@ import tempfile
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 from labeling.schema import Problem
-from verifiers.sandbox_program import Job, interpret, interpreter_layout, prepare_job
+from verifiers.sandbox.program import Job, interpret, interpreter_layout, prepare_job
+from verifiers.sandbox.result import ExecutionResult, SandboxConfig, SandboxUnavailableError
 
 log = logging.getLogger(__name__)
 
 ISOLATION = ("bwrap", "none")
-_HARNESS = Path(__file__).with_name("sandbox_harness.py")
+_HARNESS = Path(__file__).with_name("harness.py")
 _RECORDS_CAP = 1 << 20  # bytes of result lines we accept; a real job writes a few KB
-
-
-class SandboxUnavailableError(RuntimeError):
-    """No isolation could be set up and unsafe mode was not requested."""
-
-
-@dataclass(frozen=True, slots=True)
-class SandboxConfig:
-    """Limits for one execution. Frozen and hashable: it keys the cached sandbox setup."""
-
-    timeout_s: float = 10.0  # wall clock for the whole job (start-up, solution, all tests)
-    cpu_s: int = 10  # RLIMIT_CPU: CPU seconds summed over the solution's threads
-    memory_mb: int = 1024  # RLIMIT_AS per process: a memory bomb gets MemoryError
-    max_processes: int = 32  # RLIMIT_NPROC for the sandbox uid (threads count as processes)
-    max_file_mb: int = 16  # RLIMIT_FSIZE: largest file the solution may write
-    max_open_files: int = 64  # RLIMIT_NOFILE
-    tmp_mb: int = 32  # size of the private, writable /tmp (a tmpfs)
-    output_bytes: int = 4096  # stdout/stderr kept per stream as an excerpt; the rest is read
-    # and dropped, so a flood cannot block the solution or fill memory.
-    isolation: str = "bwrap"  # "bwrap", or "none" = UNSAFE: no isolation, warns on every run
-    python: str = ""  # interpreter run in the sandbox; "" = this process's base interpreter
-    uid_low: int = 200_000  # each run gets a random uid in [uid_low, uid_low + 50_000) when
-    # started as root (RLIMIT_NPROC is per uid, and root is exempt from it)
-
-
-@dataclass(frozen=True, slots=True)
-class ExecutionResult:
-    """What one sandboxed run of a solution against its tests showed.
-
-    `passed` is True only when the harness reported, over its private nonce-tagged pipe,
-    that every test ran and passed: exit status, stdout and anything the program printed
-    count for nothing. `test_status` has one entry per test: pass | fail | error | memory |
-    untrusted (compared an object whose comparison methods the solution defined) | skipped
-    (its asserts did not all run) | not_run.
-
-    What the sandbox covers: no network (own net namespace), no view of other processes
-    (own pid namespace; everything the solution starts dies with it), no files but the
-    interpreter's standard library (read-only; no site-packages, no /etc, /root, /home or
-    project files) and a private size-capped /tmp; an unprivileged uid without
-    capabilities, no_new_privs and nosuid mounts; rlimits on CPU seconds, address space,
-    processes, file size and open files; a wall-clock kill of the whole tree; capped
-    output. Generic cheats fail: exiting before or during the tests, SystemExit in a test,
-    printing fake markers, always-equal objects, patching builtins or the harness module.
-
-    What it does NOT cover: a program written against this harness can walk interpreter
-    frames to the result pipe and nonce and forge records (tests and solution share one
-    interpreter; the sandbox bounds damage, not claims); kernel exploits and side channels;
-    reading public host facts (/proc/cpuinfo, /proc/meminfo, kernel version, /usr);
-    CPU or memory used by the kernel on the solution's behalf (page cache, pipes); exact
-    memory accounting (RLIMIT_AS counts address space, not resident memory). Unsafe mode
-    (`isolation="none"`) has none of the namespace or filesystem protections.
-    """
-
-    passed: bool
-    tests_passed: int
-    tests_total: int
-    timed_out: bool = False
-    memory_exceeded: bool = False
-    killed_by_signal: int | None = None
-    exit_code: int | None = None
-    error: str = ""  # one line: why it did not pass ("" when it passed)
-    test_status: tuple[str, ...] = ()
-    stdout: str = ""
-    stderr: str = ""
-    duration_s: float = 0.0
-    isolation: str = "bwrap"
 
 
 def _cap(buf: bytearray, data: bytes, limit: int) -> None:

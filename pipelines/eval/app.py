@@ -24,10 +24,10 @@ from omegaconf import DictConfig, OmegaConf
 
 from labeling.processbench import ChainScore, first_flag, format_table, table
 from pipelines.cli import first_line, run_or_explain
-from pipelines.eval_config import MODES, EvalConfig, register
+from pipelines.eval.config import MODES, EvalConfig, register
 
 register()
-CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 
 
 def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
@@ -38,7 +38,7 @@ def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
     elif c.mode == "direct":
         metrics, examples = eval_direct(c)
     elif c.mode == "checkpoint":
-        from pipelines.eval_checkpoint import evaluate_checkpoint
+        from pipelines.eval.checkpoint import evaluate_checkpoint
 
         c.checkpoint.output_dir = c.output_dir
         return evaluate_checkpoint(c.checkpoint)  # writes metrics.json, prints its table
@@ -104,7 +104,7 @@ def _check_record(record: dict[str, Any], timeout_s: float) -> tuple[str, ...]:
     """Calculator statuses for one ProcessBench record (one verifier per worker process)."""
     global _VERIFIER  # one per process: its sympy worker is reused across records
     if _VERIFIER is None:
-        from verifiers.calculator import CalculatorVerifier
+        from verifiers.calculator.verifier import CalculatorVerifier
 
         _VERIFIER = CalculatorVerifier(timeout_s=timeout_s)
     verdicts = _VERIFIER.check_steps(record["steps"], record["problem"])

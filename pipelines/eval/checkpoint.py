@@ -25,9 +25,9 @@ from typing import Any
 import pyarrow.parquet as pq
 from omegaconf import OmegaConf
 
-from pipelines.eval_config import AGGREGATIONS, CheckpointEvalConfig
-from pipelines.prm_data import shard_files
+from pipelines.eval.config import AGGREGATIONS, CheckpointEvalConfig
 from pipelines.scoring import PRMScorer
+from pipelines.train.data import shard_files
 
 
 def load_processbench(path: str | Path, limit: int | None = None) -> list[dict[str, Any]]:

@@ -29,7 +29,7 @@ def build_sources(cfg: dict[str, Any], domain: str, completer: Any = None) -> di
         else:
             out["outcome"] = _code_outcome(labels)
     if labels.get("calc") is not None and domain == "math":
-        from verifiers.calculator import CalculatorVerifier
+        from verifiers.calculator.verifier import CalculatorVerifier
 
         out["calc"] = CalculatorVerifier(timeout_s=labels["calc"]["timeout_s"])
     if labels.get("tests") is not None and domain == "code":
@@ -42,7 +42,7 @@ def build_sources(cfg: dict[str, Any], domain: str, completer: Any = None) -> di
         if completer is None:
             raise ValueError("labels.mc needs an engine; it cannot run on given chains alone")
         from labeling.prompts import user_message
-        from verifiers.rollout import MonteCarloVerifier
+        from verifiers.rollout.driver import MonteCarloVerifier
 
         m = labels["mc"]
         out["mc"] = MonteCarloVerifier(
@@ -67,7 +67,7 @@ def build_sources(cfg: dict[str, Any], domain: str, completer: Any = None) -> di
 
 def sandbox_config(tests: dict[str, Any] | None) -> Any:
     """The sandbox settings for `labels.tests`; unsafe mode only when asked for and needed."""
-    from verifiers.sandbox import SandboxConfig
+    from verifiers.sandbox.runner import SandboxConfig
 
     t = tests or {"timeout_s": 10.0, "allow_unsafe": False}
     unsafe = bool(t.get("allow_unsafe")) and shutil.which("bwrap") is None

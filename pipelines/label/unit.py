@@ -18,7 +18,7 @@ from labeling.ids import chain_id
 from labeling.rows import labeled_row, quarantine_row
 from labeling.schema import Chain, LabeledChain, Problem, Quarantined, Status, StepVerdict
 from labeling.splitters import split_steps
-from pipelines.sources import build_sources
+from pipelines.label.sources import build_sources
 
 log = logging.getLogger(__name__)
 

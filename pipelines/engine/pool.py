@@ -12,7 +12,7 @@ import logging
 import os
 from typing import Any
 
-from pipelines.engine import SimulatedEngine, VLLMEngine
+from pipelines.engine.actor import SimulatedEngine, VLLMEngine
 
 log = logging.getLogger(__name__)
 

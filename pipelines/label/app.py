@@ -19,7 +19,7 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from pipelines.cli import first_line, run_or_explain
-from pipelines.config import register
+from pipelines.label.config import register
 
 log = logging.getLogger("prm-label")
 
@@ -27,7 +27,7 @@ register()
 
 # An absolute path: `conf/` is a top-level folder, not a package, so a relative module path
 # would fail when the job starts from the installed `prm-label` script.
-CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 
 
 class UserError(Exception):
@@ -36,7 +36,7 @@ class UserError(Exception):
 
 def run(cfg: DictConfig) -> dict:
     """Run the job; returns the manifest (also written to `<output.dir>/manifest.json`)."""
-    from pipelines.label_job import LabelJob
+    from pipelines.label.job import LabelJob
 
     plain = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
     return LabelJob(plain).run()

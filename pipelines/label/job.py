@@ -29,8 +29,8 @@ from labeling.ids import config_hash, derive_seed
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
 from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
-from pipelines.progress import Progress
-from pipelines.unit_labeler import UnitLabeler, UnitResult
+from pipelines.label.progress import Progress
+from pipelines.label.unit import UnitLabeler, UnitResult
 
 log = logging.getLogger("prm-label")
 
@@ -110,7 +110,7 @@ class LabelJob:
             elif rc["num_cpus"]:
                 kwargs["num_cpus"] = rc["num_cpus"]
             # Workers import the project from the driver's checkout.
-            kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": str(Path(__file__).parents[1])}}
+            kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": str(Path(__file__).parents[2])}}
             ray.init(**kwargs)
 
     def _resolve_model(self) -> str:
@@ -118,14 +118,14 @@ class LabelJob:
         if self.cfg["engine"]["kind"] == "simulated":
             return "simulated"
         if not m["path"]:
-            from pipelines.prepare_model import prepare
+            from pipelines.engine.prepare_model import prepare
 
             return str(prepare())
         p = Path(m["path"]).expanduser()
         if p.exists():
             return str(p)
         if m["path"].startswith(("/", ".", "~")) or m["path"].count("/") != 1:
-            from pipelines.label import UserError
+            from pipelines.label.app import UserError
 
             raise UserError(f"model path {m['path']!r} does not exist; set model.path")
         return m["path"]  # a hub id, for clusters that can reach a hub
@@ -133,7 +133,7 @@ class LabelJob:
     def _ensure_engine(self) -> None:
         if self.pool is not None:
             return
-        from pipelines.engine_pool import EnginePool
+        from pipelines.engine.pool import EnginePool
 
         t = time.monotonic()
         self.model_path = self._resolve_model()
@@ -149,7 +149,7 @@ class LabelJob:
         completer = None
         if self.cfg["labels"].get("mc") is not None:
             self._ensure_engine()
-            from pipelines.completer import EngineCompleter
+            from pipelines.engine.completer import EngineCompleter
 
             completer = EngineCompleter(self.pool, self.cfg["model"]["name"])
         rc = self.cfg["ray"]
@@ -345,7 +345,7 @@ class LabelJob:
         """report.html beside the manifest. A plotting failure must not fail a finished run:
         the shards and manifest are already written, so it only logs a warning."""
         try:
-            from pipelines.report import write_report
+            from pipelines.report.app import write_report
 
             path = write_report(self.out.root)
             print(f"prm-label: report -> {path}")

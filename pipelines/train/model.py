@@ -178,7 +178,7 @@ def load_backbone(path: str | Path, dtype: torch.dtype = torch.float32) -> nn.Mo
 def resolve_model_path(path: str | Path) -> Path:
     """`""` means the embedded default model, prepared (once) into the cache."""
     if str(path) == "":
-        from pipelines.prepare_model import prepare
+        from pipelines.engine.prepare_model import prepare
 
         return prepare()
     return Path(path).expanduser()

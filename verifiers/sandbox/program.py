@@ -21,12 +21,9 @@ import marshal
 import os
 import subprocess
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from labeling.schema import Problem
-
-if TYPE_CHECKING:
-    from verifiers.sandbox import ExecutionResult
+from verifiers.sandbox.result import ExecutionResult
 
 _OPS = {
     ast.Eq: "==",
@@ -204,7 +201,6 @@ def interpret(
     isolation: str,
 ) -> ExecutionResult:
     """The result of one run, from nonce-tagged records only (see `ExecutionResult`)."""
-    from verifiers.sandbox import ExecutionResult
 
     n = len(job.tests)
     status = ["not_run"] * n

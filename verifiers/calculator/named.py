@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from verifiers.calc_claims import APPROX_WORDS, ClaimResult, check_arithmetic
-from verifiers.calc_extract import Link, Named, extract_named, normalize, tokenize
-from verifiers.calc_parse import NUM, has_ops, variables
+from verifiers.calculator.claims import APPROX_WORDS, ClaimResult, check_arithmetic
+from verifiers.calculator.extract import Link, Named, extract_named, normalize, tokenize
+from verifiers.calculator.parse import NUM, has_ops, variables
 
 # Words around an equation that make it a case, a trial or a second root, not a step of
 # solving (or restating) the previous one.

@@ -15,7 +15,7 @@ import math
 from fractions import Fraction
 from functools import lru_cache
 
-from verifiers.calc_parse import Node
+from verifiers.calculator.parse import Node
 
 MAX_RESULT_DIGITS = 2000
 MAX_FACTORIAL = 400

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from verifiers.rollout import Completion, CompletionRequest
+from verifiers.rollout.driver import Completion, CompletionRequest
 
 
 class EngineCompleter:

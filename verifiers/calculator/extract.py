@@ -18,9 +18,9 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 
-from verifiers.calc_normalize import normalize
-from verifiers.calc_parse import NUM, OP, VAR, Node, ParseError, Tok, parse_expression
-from verifiers.calc_tokens import tokenize
+from verifiers.calculator.normalize import normalize
+from verifiers.calculator.parse import NUM, OP, VAR, Node, ParseError, Tok, parse_expression
+from verifiers.calculator.tokens import tokenize
 
 __all__ = ["Link", "Named", "Side", "extract_links", "extract_named", "normalize", "tokenize"]
 

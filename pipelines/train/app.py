@@ -5,7 +5,7 @@
 `run` decides where it runs; `main` is the Hydra entry point and only calls `run`.
 
 Checkpoints: `<output_dir>/checkpoints/step_NNNNNNN/` is a PRM directory (see
-`pipelines.prm_model`) plus `trainer_state.pt` (optimizer, schedule, step, data position).
+`pipelines.train.model`) plus `trainer_state.pt` (optimizer, schedule, step, data position).
 Rank 0 writes them straight to `output_dir`, so with several machines `output_dir` must be a
 shared filesystem; on one machine it always is. `<output_dir>/final/` is what prm-eval and
 `pipelines.scoring` load. Metrics go to `<output_dir>/metrics.jsonl` (and to Ray Train).
@@ -26,8 +26,9 @@ import hydra
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-from pipelines import prm_data
-from pipelines.prm_model import (
+from pipelines.train import data as prm_data
+from pipelines.train.config import TrainAppConfig, register
+from pipelines.train.model import (
     ProcessRewardModel,
     StepFormat,
     collate,
@@ -38,11 +39,10 @@ from pipelines.prm_model import (
     save_prm,
     tokenize_row,
 )
-from pipelines.train_config import TrainAppConfig, register
 
 STATE_FILE = "trainer_state.pt"
 # An absolute path: Hydra reads a relative one as a Python module when run as a console script.
-CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 
 
 def to_config(cfg: Any) -> TrainAppConfig:

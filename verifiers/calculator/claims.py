@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from decimal import Context, Decimal
 from fractions import Fraction
 
-from verifiers.calc_eval import EvalError, NeedsSympyError, TooBigError, exact
-from verifiers.calc_extract import SCALE_WORDS, Link, Side
-from verifiers.calc_parse import Node, has_ops, operands
+from verifiers.calculator.evaluate import EvalError, NeedsSympyError, TooBigError, exact
+from verifiers.calculator.extract import SCALE_WORDS, Link, Side
+from verifiers.calculator.parse import Node, has_ops, operands
 
 APPROX_WORDS = frozenset(
     "approximately approx about roughly around nearly almost estimated estimate round rounded"

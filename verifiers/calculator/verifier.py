@@ -1,13 +1,13 @@
 """The calculator label source: exact checks of the arithmetic each step claims.
 
-For every step, every `a = b` link the extractor finds (`verifiers.calc_extract`) is judged
-(`verifiers.calc_claims`): arithmetic exactly with Fractions in-process, irrational values with
+For every step, every `a = b` link the extractor finds (`extract.py`) is judged
+(`claims.py`): arithmetic exactly with Fractions in-process, irrational values with
 sympy in a `KillableWorker` child bounded by wall clock, and linear equations in one unknown
 against the equation just before them ("150 + x = 500" then "x = 350 - 150" is inconsistent).
 A named result restated in the next clause or at the start of the next step is compared with
-the value it was computed as (`verifiers.calc_named`); "a / b = q remainder r" is checked as
+the value it was computed as (`verifiers.calculator.named`); "a / b = q remainder r" is checked as
 division with remainder.
-Before any of this, `verifiers.calc_context` marks where a splitter cut an expression between
+Before any of this, `verifiers.calculator.context` marks where a splitter cut an expression between
 two steps, and makes `*` unreadable when the problem defines it as an operation of its own.
 
 Verdicts: `incorrect` when some claim is false (evidence names it, with claimed and true
@@ -24,7 +24,7 @@ from fractions import Fraction
 
 from labeling.schema import Chain, Problem, Status, StepVerdict
 from verifiers.base import ChainVerifier
-from verifiers.calc_claims import (
+from verifiers.calculator.claims import (
     APPROX_WORDS,
     ClaimResult,
     check_arithmetic,
@@ -34,8 +34,8 @@ from verifiers.calc_claims import (
     link_text,
     sides,
 )
-from verifiers.calc_context import defines_star, mark_cuts, read_as_defined
-from verifiers.calc_eval import (
+from verifiers.calculator.context import defines_star, mark_cuts, read_as_defined
+from verifiers.calculator.evaluate import (
     EvalError,
     NotLinearError,
     exact,
@@ -44,20 +44,20 @@ from verifiers.calc_eval import (
     to_fraction,
     warm_sympy,
 )
-from verifiers.calc_extract import (
+from verifiers.calculator.extract import (
     Link,
     Side,
     extract_links,
     extract_named,
 )
-from verifiers.calc_named import (
+from verifiers.calculator.named import (
     NOT_DERIVED,
     carried,
     clause_words,
     restated_across,
     restated_in_step,
 )
-from verifiers.calc_parse import operands, variables
+from verifiers.calculator.parse import operands, variables
 from verifiers.killable import CheckCrashedError, CheckTimeoutError, KillableWorker
 
 # Words that give an unknown a new meaning (reset what we know about it).

@@ -12,7 +12,7 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
-from verifiers.calc_parse import MAX_DIGITS, NUM, OP, VAR, Tok
+from verifiers.calculator.parse import MAX_DIGITS, NUM, OP, VAR, Tok
 
 # Letters we accept as unknowns; the rest of the alphabet is too often a unit (m, g, s, h, l).
 VAR_LETTERS = frozenset("abnrtuvwxyz")

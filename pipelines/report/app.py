@@ -5,7 +5,7 @@
     prm-report dir=runs/v2 out=/tmp/v2.html echo=false
 
 The statistics come from `labeling.report_stats` (lazy polars over the shards the manifest
-lists, so a large dataset is aggregated in bounded memory); `pipelines.report_html` draws
+lists, so a large dataset is aggregated in bounded memory); `pipelines.report.html` draws
 them. `write_report` is what the label job calls when it finishes; `main()` only calls
 `run(cfg)`, which tests call directly.
 """
@@ -22,13 +22,13 @@ from omegaconf import DictConfig, OmegaConf
 from labeling.report_stats import dataset_stats, diff_stats
 from labeling.shards import atomic_write_bytes
 from pipelines.cli import first_line, run_or_explain
-from pipelines.report_config import ReportConfig, register
-from pipelines.report_html import SECTIONS, render_page, run_facts
+from pipelines.report.config import ReportConfig, register
+from pipelines.report.html import SECTIONS, render_page, run_facts
 
 register()
 # An absolute path: `conf/` is a top-level folder, not a package, so a relative module path
 # would fail when the job starts from the installed `prm-report` script.
-CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 REPORT = "report.html"
 
 
