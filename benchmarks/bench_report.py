@@ -32,7 +32,7 @@ def make(root: Path, rows: int, shard_rows: int) -> None:
     def verdicts(i: int) -> list[dict]:
         return [{"source": s, "step": k, "status": "correct" if (i + k) % 4 else "incorrect",
                  "label": bool((i + k) % 4), "score": ((i * 7 + k) % 9) / 8, "rollouts": 8,
-                 "evidence": "x"} for s in ("calc", "mc", "outcome") for k in range(5)]  # fmt: skip
+                 "evidence": "x"} for s in ("answer", "calc", "mc") for k in range(5)]  # fmt: skip
 
     batch = [
         {"prompt": f"q{i}", "completions": [f"s{k}" for k in range(5)],

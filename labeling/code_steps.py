@@ -23,10 +23,20 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass
+from enum import StrEnum
 
 from labeling.schema import Problem
 
-MODES = ("line", "statement", "block")
+
+class CodeSplitMode(StrEnum):
+    """How the code of a code chain is cut into steps (`split.code_mode`)."""
+
+    LINE = "line"
+    STATEMENT = "statement"
+    BLOCK = "block"
+
+
+MODES = tuple(m.value for m in CodeSplitMode)
 INSTRUCTIONS = (
     "Think it through briefly, then give the complete solution as one Python code block "
     "(```python ... ```). Do not add example usage or tests."

@@ -35,13 +35,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
-from labeling.schema import Status, StepVerdict
+from labeling.schema import AfterError, Status, StepVerdict
 
-EXACT_SOURCES = ("calc", "syntax", "tests", "outcome")  # an `incorrect` verdict is a proof
-LOCATING_SOURCES = ("calc", "syntax")  # ... and also says where the first error is
-POLICIES = ("outcome", "mc", "verifier_first", "consensus")
-AFTER_ERROR = ("negative", "mask", "keep")
+EXACT_SOURCES = ("calc", "tests", "answer")  # an `incorrect` verdict is a proof
+LOCATING_SOURCES = ("calc", "tests")  # ... and also says where the first error is
+
+
+class Policy(StrEnum):
+    """How verdicts become the final `labels` column (`labels.policy`)."""
+
+    OUTCOME = "outcome"
+    MC = "mc"
+    VERIFIER_FIRST = "verifier_first"
+    CONSENSUS = "consensus"
+
+
+POLICIES = tuple(p.value for p in Policy)
+AFTER_ERROR = tuple(a.value for a in AfterError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,14 +78,14 @@ def exact_first_error(
     verdicts: Mapping[str, Sequence[StepVerdict]], sources: Sequence[str] = LOCATING_SOURCES
 ) -> int:
     """Earliest step one of `sources` proves wrong, or -1. Defaults to the sources that
-    locate errors (not `outcome`/`tests`, which only say the end is wrong)."""
+    locate errors (not `answer`, which only says the end is wrong)."""
     found = [first_incorrect(verdicts.get(s)) for s in sources]
     found = [i for i in found if i >= 0]
     return min(found) if found else -1
 
 
 def _outcome(verdicts: Mapping[str, Sequence[StepVerdict]], n: int) -> bool | None:
-    out = verdicts.get("outcome")
+    out = verdicts.get("answer")
     return out[n - 1].label if out and n else None
 
 
@@ -94,7 +106,7 @@ def combine(
     if policy not in POLICIES:
         raise ValueError(f"unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
     if after_error not in AFTER_ERROR:
-        raise ValueError(f"unknown after_error {after_error!r}; choose one of {AFTER_ERROR}")
+        raise ValueError(f"unknown after_error {after_error!r}; choose one of {', '.join(AFTER_ERROR)}")
     for name, vs in verdicts.items():
         if len(vs) != n_steps:
             raise ValueError(f"source {name!r} has {len(vs)} verdicts for {n_steps} steps")

@@ -34,10 +34,9 @@ Pure: no engine, no I/O. The driver (`verifiers/rollout.py`) loops
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
-from labeling.schema import Status, StepVerdict
-
-AFTER_ERROR = ("negative", "mask", "keep")
+from labeling.schema import AfterError, Status, StepVerdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +80,7 @@ class Estimator:
             raise ValueError(f"k (rollouts per probe) must be >= 1, got {k}")
         if not 0.0 <= threshold < 1.0:
             raise ValueError(f"threshold must be in [0, 1), got {threshold}")
-        if after_error not in AFTER_ERROR:
-            raise ValueError(f"unknown after_error {after_error!r}; choose one of {AFTER_ERROR}")
+        AfterError(after_error)  # ValueError names the bad value
         chunk = k if chunk is None else chunk
         if not 1 <= chunk <= k:
             raise ValueError(f"chunk must be in 1..k={k}, got {chunk}")
@@ -257,7 +255,17 @@ class BinarySearch(Estimator):
         ]
 
 
-ESTIMATORS: dict[str, type[Estimator]] = {"per_step": PerStep, "binary_search": BinarySearch}
+class EstimatorName(StrEnum):
+    """The Monte Carlo estimators (`labels.mc.estimator`)."""
+
+    PER_STEP = "per_step"
+    BINARY_SEARCH = "binary_search"
+
+
+ESTIMATORS: dict[str, type[Estimator]] = {
+    EstimatorName.PER_STEP: PerStep,
+    EstimatorName.BINARY_SEARCH: BinarySearch,
+}
 
 
 def make_estimator(

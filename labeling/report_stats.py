@@ -18,9 +18,10 @@ from typing import Any
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-from labeling.schema import LABELED_SCHEMA, QUARANTINE_SCHEMA
-from labeling.shards import MANIFEST
+from labeling.schema import LABELED_SCHEMA, LEGACY_COLUMNS, QUARANTINE_SCHEMA
+from labeling.shards import MANIFEST, read_shard
 
 KEYS = ["problem_id", "chain_id"]
 COMBINED, HUMAN = "combined", "human"  # the `labels` and `human_labels` columns
@@ -31,6 +32,10 @@ def scan_files(paths: list[Path], schema: pa.Schema) -> pl.LazyFrame:
     """A LazyFrame over `paths`; an empty frame with `schema` when there are none."""
     if not paths:
         return pl.from_arrow(schema.empty_table()).lazy()  # type: ignore[union-attr]
+    if any(n in LEGACY_COLUMNS for n in pq.read_schema(paths[0]).names):
+        # Format 1 shards: read eagerly through the upgrade (old datasets are small).
+        tables = [read_shard(p) for p in paths]
+        return pl.from_arrow(pa.concat_tables(tables, promote_options="default")).lazy()
     return pl.scan_parquet([str(p) for p in paths])
 
 

@@ -10,10 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from labeling.schema import LabeledChain, Quarantined, Status, StepVerdict
-
-# Which source fills which convenience column.
-LABEL_COLUMNS = {"outcome": "outcome_labels", "calc": "calc_labels", "tests": "test_labels"}
+from labeling.schema import LABEL_COLUMNS, LabeledChain, Quarantined, Source, Status, StepVerdict
 
 
 def _labels(vs: Sequence[StepVerdict] | None) -> list[bool | None] | None:
@@ -42,8 +39,8 @@ def verdict_structs(verdicts: dict[str, list[StepVerdict]]) -> list[dict[str, An
 
 def labeled_row(lc: LabeledChain, policy: str, config_hash: str) -> dict[str, Any]:
     chain, problem, vs = lc.chain, lc.problem, lc.verdicts
-    mc = vs.get("mc")
-    tests = vs.get("tests") or vs.get("syntax")
+    mc = vs.get(Source.MC)
+    judge = vs.get(Source.JUDGE)
     human = list(chain.human_labels) if chain.human_labels else None
     rollouts = sum(v.rollouts for src in vs.values() for v in src)
     rollout_tokens = sum(v.tokens for src in vs.values() for v in src)
@@ -60,9 +57,8 @@ def labeled_row(lc: LabeledChain, policy: str, config_hash: str) -> dict[str, An
         "final_answer": lc.final_answer or None,
         "outcome_correct": lc.outcome_correct,
         "first_error_step": lc.first_error_step,
-        "outcome_labels": _labels(vs.get("outcome")),
-        "calc_labels": _labels(vs.get("calc")),
-        "test_labels": _labels(tests),
+        **{column: _labels(vs.get(source)) for source, column in LABEL_COLUMNS.items()},
+        "judge_scores": None if judge is None else [v.score for v in judge],
         "mc_scores": None if mc is None else [v.score for v in mc],
         "mc_rollouts": None if mc is None else [v.rollouts for v in mc],
         "human_labels": human,

@@ -24,6 +24,37 @@ class Status(enum.StrEnum):
     ERROR = "error"  # the check itself failed (bad reference data, crashed worker)
 
 
+class Source(enum.StrEnum):
+    """The label sources. One name from config (`labels=[answer,calc]`) to verifier
+    (`Verifier.name`) to column (`LABEL_COLUMNS`): see the README's source table."""
+
+    ANSWER = "answer"  # final answer equivalence (math) / all unit tests (code): last step
+    CALC = "calc"  # sympy arithmetic checks per step (math)
+    TESTS = "tests"  # per-prefix syntax check of the code (code)
+    MC = "mc"  # Monte Carlo rollout success rate per step
+    JUDGE = "judge"  # an LLM critic naming the earliest wrong step
+
+
+# Boolean per-step columns, one per source (MC writes `mc_scores`/`mc_rollouts` instead).
+LABEL_COLUMNS = {
+    Source.ANSWER: "answer_labels",
+    Source.CALC: "calc_labels",
+    Source.TESTS: "tests_labels",
+    Source.JUDGE: "judge_labels",
+}
+# Names written by shard format 1; readers map them to today's names.
+LEGACY_COLUMNS = {"outcome_labels": "answer_labels", "test_labels": "tests_labels"}
+LEGACY_SOURCES = {"outcome": "answer", "syntax": "tests"}
+
+
+class AfterError(enum.StrEnum):
+    """What the steps after a chain's first error become (`labels.after_error`)."""
+
+    NEGATIVE = "negative"  # TRL's convention: everything after the first error is wrong
+    MASK = "mask"  # null: ignored in training
+    KEEP = "keep"  # whatever the source or policy said
+
+
 @dataclass(frozen=True, slots=True)
 class StepVerdict:
     """One source's judgement of one step.
@@ -153,9 +184,11 @@ LABELED_SCHEMA = pa.schema(
         pa.field("outcome_correct", pa.bool_()),
         pa.field("first_error_step", pa.int32(), nullable=False),
         # Per-source step verdicts, one entry per step (null where the source said nothing).
-        pa.field("outcome_labels", pa.list_(pa.bool_())),
+        pa.field("answer_labels", pa.list_(pa.bool_())),
         pa.field("calc_labels", pa.list_(pa.bool_())),
-        pa.field("test_labels", pa.list_(pa.bool_())),
+        pa.field("tests_labels", pa.list_(pa.bool_())),
+        pa.field("judge_labels", pa.list_(pa.bool_())),
+        pa.field("judge_scores", pa.list_(pa.float32())),
         pa.field("mc_scores", pa.list_(pa.float32())),
         pa.field("mc_rollouts", pa.list_(pa.int32())),
         pa.field("human_labels", pa.list_(pa.bool_())),

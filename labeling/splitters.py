@@ -15,8 +15,19 @@ space of each step is stripped; empty steps never appear.
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 
-MODES = ("auto", "blank_line", "step_marker", "line")
+
+class SplitMode(StrEnum):
+    """How a math chain is cut into steps (`split.mode`)."""
+
+    AUTO = "auto"
+    BLANK_LINE = "blank_line"
+    STEP_MARKER = "step_marker"
+    LINE = "line"
+
+
+MODES = tuple(m.value for m in SplitMode)
 
 _BLANK = re.compile(r"\n[ \t]*\n")
 _MARKER = re.compile(

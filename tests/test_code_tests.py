@@ -71,15 +71,15 @@ def test_code_test_verifier_outcome_on_last_step():
 
 @needs_bwrap
 def test_outcome_mode_feeds_combine():
-    outcome = CodeTestVerifier(FAST, syntax=False, name="outcome")
+    outcome = CodeTestVerifier(FAST, syntax=False, name="answer")
     c = chain(BROKEN)
     verdicts = {
-        "outcome": outcome.verify_chain(ADD, c),
-        "syntax": SyntaxVerifier().verify_chain(ADD, c),
+        "answer": outcome.verify_chain(ADD, c),
+        "tests": SyntaxVerifier().verify_chain(ADD, c),
     }
     result = combine(verdicts, len(c.steps), "verifier_first")
     assert result.first_error_step == 2
-    assert all(v.status == Status.UNVERIFIABLE for v in verdicts["outcome"][:-1])
+    assert all(v.status == Status.UNVERIFIABLE for v in verdicts["answer"][:-1])
 
 
 @needs_bwrap

@@ -51,14 +51,14 @@ def test_verifier_first_exact_incorrect_wins_mc_elsewhere():
 
 
 def test_verifier_first_falls_back_to_a_right_outcome_where_mc_is_silent():
-    vs = {"mc": mc(None, None, True), "outcome": outcome(3, True)}
+    vs = {"mc": mc(None, None, True), "answer": outcome(3, True)}
     assert combine(vs, 3, policy="verifier_first").labels == [True, True, True]
-    vs["outcome"] = outcome(3, False)
+    vs["answer"] = outcome(3, False)
     assert combine(vs, 3, policy="verifier_first").labels == [None, None, False]
 
 
 def test_a_calc_correct_verdict_does_not_make_a_step_positive():
-    vs = {"calc": [OK, OK, U], "outcome": [U, U, TIMEOUT]}
+    vs = {"calc": [OK, OK, U], "answer": [U, U, TIMEOUT]}
     assert combine(vs, 3, policy="verifier_first").labels == [None, None, None]
 
 
@@ -82,7 +82,7 @@ def test_consensus_drops_disagreeing_chains_with_a_reason():
 
 
 def test_consensus_keeps_agreeing_chains():
-    vs = {"mc": mc(True, False, False), "calc": [U, BAD, U], "outcome": outcome(3, False)}
+    vs = {"mc": mc(True, False, False), "calc": [U, BAD, U], "answer": outcome(3, False)}
     c = combine(vs, 3, policy="consensus")
     assert c.keep and c.labels == [True, False, False] and c.first_error_step == 1
 
@@ -92,8 +92,8 @@ def test_consensus_keeps_agreeing_chains():
     [
         {"mc": mc(True, True, True), "calc": [U, BAD, U]},  # MC found no error
         {"mc": mc(True, False, False), "calc": [OK, U, U]},  # calc found no error
-        {"mc": mc(True, False, False), "outcome": outcome(3, False)},  # outcome does not locate
-        {"mc": mc(True, False, False), "tests": [U, U, BAD]},  # nor do failing tests
+        {"mc": mc(True, False, False), "answer": outcome(3, False)},  # outcome does not locate
+        {"mc": mc(True, False, False), "answer": [U, U, BAD]},  # nor do failing unit tests
     ],
 )
 def test_consensus_keeps_chains_where_one_side_has_no_located_error(vs):
@@ -101,12 +101,13 @@ def test_consensus_keeps_chains_where_one_side_has_no_located_error(vs):
 
 
 def test_failing_tests_and_outcome_still_make_their_step_negative():
-    assert exact_first_error({"outcome": outcome(3, False), "tests": [U, U, BAD]}) == -1
+    assert exact_first_error({"answer": outcome(3, False)}) == -1
+    assert exact_first_error({"answer": outcome(3, False), "tests": [U, U, BAD]}) == 2
     vs = {"tests": [U, U, BAD], "mc": mc(True, True, None)}
     assert combine(vs, 3, policy="verifier_first").labels == [True, True, False]
 
 
 def test_outcome_policy():
-    assert combine({"outcome": outcome(3, True)}, 3, policy="outcome").labels == [True] * 3
-    wrong = combine({"outcome": outcome(3, False)}, 3, policy="outcome")
+    assert combine({"answer": outcome(3, True)}, 3, policy="outcome").labels == [True] * 3
+    wrong = combine({"answer": outcome(3, False)}, 3, policy="outcome")
     assert wrong.labels == [None, None, False] and wrong.first_error_step == 2

@@ -79,7 +79,7 @@ def _verdicts(source, statuses):
     ]
 
 
-def test_labels_mode_reads_shards(tmp_path):
+def tests_labels_mode_reads_shards(tmp_path):
     schema = pa.schema(
         [
             ("completions", pa.list_(pa.string())),
@@ -129,7 +129,7 @@ def test_labels_mode_reads_shards(tmp_path):
     assert metrics["calc"]["math"]["unlabeled"] == 1
 
 
-def test_labels_mode_without_shards(tmp_path):
+def tests_labels_mode_without_shards(tmp_path):
     with pytest.raises(FileNotFoundError, match="manifest.json"):
         run(_compose(f"labels_dir={tmp_path}", f"output_dir={tmp_path / 'o'}"))
 

@@ -65,17 +65,17 @@ R1 = row(
     verdicts=[verdict("calc", 0, "correct", True), verdict("calc", 1, "incorrect", False),
               verdict("mc", 0, "correct", True, 0.75, 8),
               verdict("mc", 1, "incorrect", False, 0.0, 8),
-              verdict("outcome", 2, "incorrect", False)],
+              verdict("answer", 2, "incorrect", False)],
 )  # fmt: skip
 R2 = row(
     "p1", 1, [True, True], human_labels=[True, False], human_first_error=1,
     calc_labels=[None, True], mc_scores=[1.0, None], outcome_correct=True,
     sample_tokens=80, rollout_tokens=200, rollouts=8,
     verdicts=[verdict("calc", 1, "correct", True), verdict("mc", 0, "correct", True, 1.0, 8),
-              verdict("outcome", 1, "correct", True)],
+              verdict("answer", 1, "correct", True)],
 )  # fmt: skip
 R3 = row(
-    "p2", 0, [None, False], dataset="mbpp", test_labels=[None, False], outcome_correct=False,
+    "p2", 0, [None, False], dataset="mbpp", tests_labels=[None, False], outcome_correct=False,
     sample_tokens=50,
     verdicts=[verdict("calc", 0, "timeout", None), verdict("tests", 1, "incorrect", False)],
 )  # fmt: skip
@@ -100,7 +100,7 @@ def by(df: pl.DataFrame, key: str) -> dict[Any, dict]:
 def test_counts_per_dataset_and_domain(dataset):
     s = rs.dataset_stats(dataset)
     assert s["rows"] == s["manifest_rows"] == 3 and s["quarantined_rows"] == 3
-    assert s["sources"] == ["calc", "mc", "outcome", "tests"]
+    assert s["sources"] == ["answer", "calc", "mc", "tests"]
     got = by(s["by_dataset"], "source_dataset")
     assert got["gsm8k"] == {
         "source_dataset": "gsm8k",
@@ -122,8 +122,8 @@ def test_counts_per_dataset_and_domain(dataset):
 def test_label_distribution_per_source(dataset):
     labels = by(rs.dataset_stats(dataset)["labels"], "source")
     # (true, false, unlabeled) over the 7 steps; verdict sources read from `verdicts`.
-    expect = {"combined": (3, 3, 1), "human": (2, 3, 2), "calc": (2, 1, 4), "mc": (2, 1, 4),
-              "outcome": (1, 1, 5), "tests": (0, 1, 6)}  # fmt: skip
+    expect = {"combined": (3, 3, 1), "human": (2, 3, 2), "answer": (1, 1, 5), "calc": (2, 1, 4),
+              "mc": (2, 1, 4), "tests": (0, 1, 6)}  # fmt: skip
     assert list(labels) == list(expect)  # combined and human first, then verdict sources
     for source, (t, f, u) in expect.items():
         assert (labels[source]["true"], labels[source]["false"]) == (t, f), source
@@ -180,11 +180,11 @@ def test_quarantine_reasons_most_frequent_first(dataset):
 def test_sources_that_did_not_run_leave_null_columns(tmp_path):
     # Only the outcome source ran: calc/test/mc/human columns are null in every row.
     rows = [
-        row("p1", 0, [None, True], verdicts=[verdict("outcome", 1, "correct", True)]),
-        row("p2", 0, [None, False], verdicts=[verdict("outcome", 1, "incorrect", False)]),
+        row("p1", 0, [None, True], verdicts=[verdict("answer", 1, "correct", True)]),
+        row("p2", 0, [None, False], verdicts=[verdict("answer", 1, "incorrect", False)]),
     ]
     s = rs.dataset_stats(make_dataset(tmp_path / "ds", [(rows, [])]))
-    assert s["sources"] == ["outcome"]
+    assert s["sources"] == ["answer"]
     assert by(s["labels"], "source")["human"]["unlabeled"] == 4
     assert s["mc"].height == 0 and s["quarantine"].height == 0
     assert by(s["first_error"], "position")[-1]["human"] == 0

@@ -25,7 +25,7 @@ def _row(pid="p1", index=0):
             StepVerdict(Status.CORRECT, True, None, "2+2=4 holds"),
             StepVerdict.unverifiable(),
         ],
-        "outcome": [StepVerdict.unverifiable(), StepVerdict(Status.CORRECT, True, 1.0, "ok")],
+        "answer": [StepVerdict.unverifiable(), StepVerdict(Status.CORRECT, True, 1.0, "ok")],
     }
     lc = LabeledChain(problem, chain, problem.question, verdicts, [True, True], -1, "4", True)
     return labeled_row(lc, "verifier_first", "h")
@@ -36,10 +36,10 @@ def test_row_matches_schema_and_keeps_every_source():
     assert table.schema == LABELED_SCHEMA
     row = table.to_pylist()[0]
     assert row["completions"] == ["2+2 = 4", "\\boxed{4}"] and row["labels"] == [True, True]
-    assert row["calc_labels"] == [True, None] and row["outcome_labels"] == [None, True]
+    assert row["calc_labels"] == [True, None] and row["answer_labels"] == [None, True]
     assert row["mc_scores"] is None  # the source did not run
     sources = {(v["source"], v["step"]) for v in row["verdicts"]}
-    assert sources == {("calc", 0), ("outcome", 1)}  # bare unverifiable verdicts are implied
+    assert sources == {("answer", 1), ("calc", 0)}  # bare unverifiable verdicts are implied
 
 
 def test_unknown_column_is_an_error():

@@ -133,7 +133,7 @@ class AnswerVerifier(ChainVerifier):
     """Outcome source: the last step carries the final-answer verdict; earlier steps are
     `unverifiable` (a right answer does not prove every step right)."""
 
-    name = "outcome"
+    name = "answer"
 
     def __init__(self, timeout_s: float = 5.0) -> None:
         self.checker = AnswerChecker(timeout_s=timeout_s)

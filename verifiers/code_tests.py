@@ -8,7 +8,7 @@ Two verifiers, because `labeling/combine.py` treats a source named `syntax` as e
   while it still can; prose steps and steps after the first error are `unverifiable`.
 - `CodeTestVerifier` (name `tests` by default): the same syntax verdicts, plus the whole
   program against all tests on the last step (`score` = fraction of tests passed). Built with
-  `name="outcome", syntax=False` it is the code twin of `AnswerVerifier`: only the last step.
+  `name="answer", syntax=False` it is the code twin of `AnswerVerifier`: only the last step.
 
 A chain without code fails its tests (bad model output is a verdict); a problem without tests
 raises ValueError (bad reference data). Timeouts and memory blow-ups are `timeout` verdicts
@@ -74,7 +74,7 @@ def outcome_verdict(result: ExecutionResult | None) -> StepVerdict:
 class SyntaxVerifier(ChainVerifier):
     """Exact per-step syntax source for code chains (see the module docstring)."""
 
-    name = "syntax"
+    name = "tests"
 
     def verify_chain(self, problem: Problem, chain: Chain) -> list[StepVerdict]:
         return syntax_verdicts(problem, chain)

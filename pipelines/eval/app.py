@@ -60,9 +60,7 @@ def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
 def _rows(labels_dir: str) -> Iterator[dict[str, Any]]:
     """Rows of every finished dataset under `labels_dir`: the shards each manifest lists
     (not quarantine files, not leftovers of an unfinished run)."""
-    import pyarrow.parquet as pq
-
-    from labeling.shards import MANIFEST, shard_files
+    from labeling.shards import MANIFEST, read_shard, shard_files
 
     manifests = sorted(Path(labels_dir).rglob(MANIFEST))
     files = [f for m in manifests for f in shard_files(m.parent)]
@@ -73,7 +71,7 @@ def _rows(labels_dir: str) -> Iterator[dict[str, Any]]:
         )
     columns = ["completions", "human_first_error", "source_dataset", "verdicts", "first_error_step"]
     for path in files:
-        yield from pq.read_table(path, columns=columns).to_pylist()
+        yield from read_shard(path, columns=columns).to_pylist()
 
 
 def eval_labels(c: EvalConfig) -> dict[str, Any]:

@@ -25,9 +25,9 @@ def build_sources(cfg: dict[str, Any], domain: str, completer: Any = None) -> di
         if domain == "math":
             from verifiers.answer import AnswerVerifier
 
-            out["outcome"] = AnswerVerifier(timeout_s=labels["answer"]["timeout_s"])
+            out["answer"] = AnswerVerifier(timeout_s=labels["answer"]["timeout_s"])
         else:
-            out["outcome"] = _code_outcome(labels)
+            out["answer"] = _code_outcome(labels)
     if labels.get("calc") is not None and domain == "math":
         from verifiers.calculator.verifier import CalculatorVerifier
 
@@ -37,7 +37,7 @@ def build_sources(cfg: dict[str, Any], domain: str, completer: Any = None) -> di
 
         # Per-step label for code: the first prefix no continuation can make parse. (The
         # tests themselves run once, as the `outcome` source.)
-        out["syntax"] = SyntaxVerifier()
+        out["tests"] = SyntaxVerifier()
     if labels.get("mc") is not None:
         if completer is None:
             raise ValueError("labels.mc needs an engine; it cannot run on given chains alone")
@@ -79,5 +79,5 @@ def _code_outcome(labels: dict[str, Any]) -> Verifier:
 
     workers = (labels.get("tests") or {}).get("workers", 2)
     return CodeTestVerifier(
-        sandbox_config(labels.get("tests")), workers=workers, syntax=False, name="outcome"
+        sandbox_config(labels.get("tests")), workers=workers, syntax=False, name="answer"
     )

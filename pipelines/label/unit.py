@@ -151,7 +151,7 @@ class UnitLabeler:
                 continue
             for source, verifier in self.sources(domain).items():
                 todo = items
-                if source == "outcome":
+                if source == "answer":
                     # No reference: use the outcome given with the data, if any.
                     for p, c in items:
                         if not p.reference and not p.tests and c.given_outcome is not None:
@@ -185,7 +185,7 @@ class UnitLabeler:
                     res.counts["chains_filtered"] += 1
                     res.quarantine.append(self._q(p, comb.reason, "filter", c.chain_id, c.text))
                     continue
-                outcome = vs.get("outcome")
+                outcome = vs.get("answer")
                 lc = LabeledChain(
                     problem=p, chain=c, prompt=p.question, verdicts=vs, labels=comb.labels,
                     first_error_step=comb.first_error_step,
