@@ -31,9 +31,9 @@ from labeling.schema import Problem
 class CodeSplitMode(StrEnum):
     """How the code of a code chain is cut into steps (`split.code_mode`)."""
 
-    LINE = "line"
-    STATEMENT = "statement"
-    BLOCK = "block"
+    line = "line"
+    statement = "statement"
+    block = "block"
 
 
 MODES = tuple(m.value for m in CodeSplitMode)

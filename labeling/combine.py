@@ -46,10 +46,10 @@ LOCATING_SOURCES = ("calc", "tests")  # ... and also says where the first error 
 class Policy(StrEnum):
     """How verdicts become the final `labels` column (`labels.policy`)."""
 
-    OUTCOME = "outcome"
-    MC = "mc"
-    VERIFIER_FIRST = "verifier_first"
-    CONSENSUS = "consensus"
+    outcome = "outcome"
+    mc = "mc"
+    verifier_first = "verifier_first"
+    consensus = "consensus"
 
 
 POLICIES = tuple(p.value for p in Policy)
@@ -106,7 +106,8 @@ def combine(
     if policy not in POLICIES:
         raise ValueError(f"unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
     if after_error not in AFTER_ERROR:
-        raise ValueError(f"unknown after_error {after_error!r}; choose one of {', '.join(AFTER_ERROR)}")
+        choices = ", ".join(AFTER_ERROR)
+        raise ValueError(f"unknown after_error {after_error!r}; choose one of {choices}")
     for name, vs in verdicts.items():
         if len(vs) != n_steps:
             raise ValueError(f"source {name!r} has {len(vs)} verdicts for {n_steps} steps")

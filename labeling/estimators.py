@@ -258,13 +258,13 @@ class BinarySearch(Estimator):
 class EstimatorName(StrEnum):
     """The Monte Carlo estimators (`labels.mc.estimator`)."""
 
-    PER_STEP = "per_step"
-    BINARY_SEARCH = "binary_search"
+    per_step = "per_step"
+    binary_search = "binary_search"
 
 
 ESTIMATORS: dict[str, type[Estimator]] = {
-    EstimatorName.PER_STEP: PerStep,
-    EstimatorName.BINARY_SEARCH: BinarySearch,
+    EstimatorName.per_step: PerStep,
+    EstimatorName.binary_search: BinarySearch,
 }
 
 

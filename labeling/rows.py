@@ -39,8 +39,8 @@ def verdict_structs(verdicts: dict[str, list[StepVerdict]]) -> list[dict[str, An
 
 def labeled_row(lc: LabeledChain, policy: str, config_hash: str) -> dict[str, Any]:
     chain, problem, vs = lc.chain, lc.problem, lc.verdicts
-    mc = vs.get(Source.MC)
-    judge = vs.get(Source.JUDGE)
+    mc = vs.get(Source.mc)
+    judge = vs.get(Source.judge)
     human = list(chain.human_labels) if chain.human_labels else None
     rollouts = sum(v.rollouts for src in vs.values() for v in src)
     rollout_tokens = sum(v.tokens for src in vs.values() for v in src)

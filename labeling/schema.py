@@ -24,23 +24,30 @@ class Status(enum.StrEnum):
     ERROR = "error"  # the check itself failed (bad reference data, crashed worker)
 
 
+class Domain(enum.StrEnum):
+    """What kind of problem: a math answer to check, or code to test."""
+
+    math = "math"
+    code = "code"
+
+
 class Source(enum.StrEnum):
     """The label sources. One name from config (`labels=[answer,calc]`) to verifier
     (`Verifier.name`) to column (`LABEL_COLUMNS`): see the README's source table."""
 
-    ANSWER = "answer"  # final answer equivalence (math) / all unit tests (code): last step
-    CALC = "calc"  # sympy arithmetic checks per step (math)
-    TESTS = "tests"  # per-prefix syntax check of the code (code)
-    MC = "mc"  # Monte Carlo rollout success rate per step
-    JUDGE = "judge"  # an LLM critic naming the earliest wrong step
+    answer = "answer"  # final answer equivalence (math) / all unit tests (code): last step
+    calc = "calc"  # sympy arithmetic checks per step (math)
+    tests = "tests"  # per-prefix syntax check of the code (code)
+    mc = "mc"  # Monte Carlo rollout success rate per step
+    judge = "judge"  # an LLM critic naming the earliest wrong step
 
 
 # Boolean per-step columns, one per source (MC writes `mc_scores`/`mc_rollouts` instead).
 LABEL_COLUMNS = {
-    Source.ANSWER: "answer_labels",
-    Source.CALC: "calc_labels",
-    Source.TESTS: "tests_labels",
-    Source.JUDGE: "judge_labels",
+    Source.answer: "answer_labels",
+    Source.calc: "calc_labels",
+    Source.tests: "tests_labels",
+    Source.judge: "judge_labels",
 }
 # Names written by shard format 1; readers map them to today's names.
 LEGACY_COLUMNS = {"outcome_labels": "answer_labels", "test_labels": "tests_labels"}
@@ -50,9 +57,9 @@ LEGACY_SOURCES = {"outcome": "answer", "syntax": "tests"}
 class AfterError(enum.StrEnum):
     """What the steps after a chain's first error become (`labels.after_error`)."""
 
-    NEGATIVE = "negative"  # TRL's convention: everything after the first error is wrong
-    MASK = "mask"  # null: ignored in training
-    KEEP = "keep"  # whatever the source or policy said
+    negative = "negative"  # TRL's convention: everything after the first error is wrong
+    mask = "mask"  # null: ignored in training
+    keep = "keep"  # whatever the source or policy said
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,6 +64,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def atomic_copy(src: Path, dst: Path) -> None:
+    """Copy `src` to `dst` through a temp file + rename (same guarantees as the writers)."""
+    atomic_write_bytes(dst, Path(src).read_bytes())
+
+
 def atomic_write_table(path: Path, table: pa.Table, row_group_size: int = 20_000) -> None:
     """Parquet (zstd) through a temp file + rename. Deterministic bytes for equal tables."""
     path.parent.mkdir(parents=True, exist_ok=True)

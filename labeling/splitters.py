@@ -21,10 +21,10 @@ from enum import StrEnum
 class SplitMode(StrEnum):
     """How a math chain is cut into steps (`split.mode`)."""
 
-    AUTO = "auto"
-    BLANK_LINE = "blank_line"
-    STEP_MARKER = "step_marker"
-    LINE = "line"
+    auto = "auto"
+    blank_line = "blank_line"
+    step_marker = "step_marker"
+    line = "line"
 
 
 MODES = tuple(m.value for m in SplitMode)

@@ -116,8 +116,8 @@ def test_fuzzed_rows_are_quarantined_not_lost(tmp_path):
 
 
 def test_user_errors_are_one_sentence(tmp_path):
-    from pipelines.label.app import friendly
+    from pipelines.cli import explain
 
     with pytest.raises(FileNotFoundError) as err:
         _job(tmp_path, "dataset=gsm8k", "dataset.path=/nope.jsonl")
-    assert friendly(err.value) == "dataset path '/nope.jsonl' does not exist; set dataset.path"
+    assert explain(err.value) == "dataset path '/nope.jsonl' does not exist; set dataset.path"

@@ -10,9 +10,25 @@ from __future__ import annotations
 import importlib
 import itertools
 from collections.abc import Iterator
+from enum import StrEnum
 from typing import Any
 
 from labeling.schema import Problem, Quarantined
+
+
+class Adapter(StrEnum):
+    """The dataset adapters (`dataset.adapter`, or `dataset.name` when no adapter is set)."""
+
+    builtin_math = "builtin_math"
+    builtin_code = "builtin_code"
+    gsm8k = "gsm8k"
+    math = "math"
+    prm800k = "prm800k"
+    processbench = "processbench"
+    mbpp = "mbpp"
+    humaneval = "humaneval"
+    generic = "generic"
+
 
 ADAPTERS = {
     "builtin_math": "labeling.datasets.builtin_math",

@@ -35,31 +35,32 @@ class VLLMEngine:
     """One `vllm.LLM`. Create it inside a Ray actor or under `if __name__ == "__main__":`
     (vLLM spawns processes)."""
 
-    def __init__(self, model_path: str, model: dict[str, Any], engine: dict[str, Any]) -> None:
+    def __init__(self, model_path: str, model: Any, engine: Any) -> None:
+        # model: ModelConfig, engine: EngineConfig (pipelines.label.config)
         # Must be in the environment before vLLM is imported (CPU backend reads it once).
-        os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(model.get("kv_cache_gib", 2)))
+        os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(model.kv_cache_gib))
         os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
         from vllm import LLM
 
         kwargs: dict[str, Any] = {
             "model": model_path,
-            "dtype": model.get("dtype", "bfloat16"),
-            "max_model_len": model.get("max_model_len", 2048),
-            "enforce_eager": model.get("enforce_eager", True),
-            "enable_prefix_caching": engine.get("enable_prefix_caching", True),
+            "dtype": model.dtype,
+            "max_model_len": model.max_model_len,
+            "enforce_eager": model.enforce_eager,
+            "enable_prefix_caching": engine.enable_prefix_caching,
             "seed": 0,
             # Per-request seeds (our reproducibility) crash vLLM's CPU backend when a prompt
             # is prefilled in chunks ("CPU Generator does not use offset"); whole prefills
             # with a budget that fits many prompts avoid it at no cost on CPU.
             "enable_chunked_prefill": False,
-            "max_num_batched_tokens": max(8192, int(model.get("max_model_len", 2048))),
+            "max_num_batched_tokens": max(8192, int(model.max_model_len)),
         }
-        if engine.get("num_gpus", 0):
-            kwargs["tensor_parallel_size"] = model.get("tensor_parallel_size", 1)
-            kwargs["gpu_memory_utilization"] = model.get("gpu_memory_utilization", 0.85)
+        if engine.num_gpus:
+            kwargs["tensor_parallel_size"] = model.tensor_parallel_size
+            kwargs["gpu_memory_utilization"] = model.gpu_memory_utilization
         self.llm = LLM(**kwargs)
         self.tokenizer = self.llm.get_tokenizer()
-        self.chat = bool(model.get("use_chat_template", True))
+        self.chat = bool(model.use_chat_template)
         self.max_model_len = int(kwargs["max_model_len"])
         self.generate_seconds = 0.0  # time inside llm.generate only (benchmarks read it)
 
@@ -125,7 +126,7 @@ class SimulatedEngine:
     def __init__(self, model_path: str = "", model: Any = None, engine: Any = None) -> None:
         self.calls = 0
         # Latency per generate() call, to model a real engine in fault tests and benchmarks.
-        self.delay_s = float((engine or {}).get("simulated_delay_s", 0.0))
+        self.delay_s = float(engine.simulated_delay_s if engine is not None else 0.0)
 
     @staticmethod
     def _one(rng: random.Random, prefix: str) -> str:

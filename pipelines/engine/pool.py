@@ -29,13 +29,13 @@ class EnginePool:
     def __init__(
         self,
         model_path: str,
-        model: dict[str, Any],
-        engine: dict[str, Any],
-        ray_cfg: dict[str, Any],
+        model: Any,  # ModelConfig
+        engine: Any,  # EngineConfig
+        ray_cfg: Any,  # RayConfig
     ) -> None:
-        self.batch_size = int(engine.get("batch_size", 256))
-        cls = _engine_class(engine["kind"])
-        self.use_ray = bool(ray_cfg.get("enabled", True))
+        self.batch_size = int(engine.batch_size)
+        cls = _engine_class(engine.kind)
+        self.use_ray = bool(ray_cfg.enabled)
         self._calls = 0  # round-robin position (a plain int keeps the pool picklable)
         if not self.use_ray:
             self.actors: list[Any] = [cls(model_path, model, engine)]
@@ -43,19 +43,19 @@ class EnginePool:
         import ray
 
         env = {
-            "VLLM_CPU_KVCACHE_SPACE": str(model.get("kv_cache_gib", 2)),
+            "VLLM_CPU_KVCACHE_SPACE": str(model.kv_cache_gib),
             # vLLM's INFO lines (config dumps) would drown the job's own progress lines.
             "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "WARNING"),
         }
         remote_cls = ray.remote(
-            num_cpus=engine.get("num_cpus", 1),
-            num_gpus=engine.get("num_gpus", 0),
-            max_restarts=ray_cfg.get("max_restarts", 3),
-            max_task_retries=ray_cfg.get("max_task_retries", 3),
+            num_cpus=engine.num_cpus,
+            num_gpus=engine.num_gpus,
+            max_restarts=ray_cfg.max_restarts,
+            max_task_retries=ray_cfg.max_task_retries,
             runtime_env={"env_vars": env},
         )(cls)
         self.actors = [
-            remote_cls.remote(model_path, model, engine) for _ in range(int(engine["actors"]))
+            remote_cls.remote(model_path, model, engine) for _ in range(int(engine.actors))
         ]
         # Fail here, with the engine's own error, rather than at the first batch.
         ray.get([a.ping.remote() for a in self.actors])

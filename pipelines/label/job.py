@@ -14,28 +14,29 @@ from __future__ import annotations
 
 import itertools
 import logging
-import os
-import shutil
 import subprocess
 import time
 from collections import Counter, deque
 from collections.abc import Iterator
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock, Timeout
 
 from labeling.datasets import load_problems
 from labeling.ids import config_hash, derive_seed
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
-from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
+from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, atomic_copy, summarize_units
+from pipelines.cli import UserError
+from pipelines.label.config import ENGINE_SPEED_ONLY, LABEL_AFFECTING, LabelJobConfig
 from pipelines.label.progress import Progress
 from pipelines.label.unit import UnitLabeler, UnitResult
 
 log = logging.getLogger("prm-label")
 
-# Config sections that change what a row contains (and so the unit keys).
-LABEL_AFFECTING = ("model", "dataset", "sampler", "split", "labels")
 
 
 def code_version() -> str:
@@ -51,9 +52,14 @@ def code_version() -> str:
         return version("prm-labeler")
 
 
-def label_config_hash(cfg: dict[str, Any]) -> str:
-    subset = {k: cfg[k] for k in LABEL_AFFECTING}
-    subset["dataset"] = {k: v for k, v in cfg["dataset"].items() if k != "limit"}
+def label_config_hash(cfg: LabelJobConfig) -> str:
+    """Hash of every config field that changes rows: unit keys and the `config_hash` column.
+    `dataset.limit` only cuts the input, and engine fields that change speed only are out."""
+    plain = asdict(cfg)
+    subset = {k: plain[k] for k in LABEL_AFFECTING}
+    subset["dataset"].pop("limit")
+    for k in ENGINE_SPEED_ONLY:
+        subset["engine"].pop(k)
     return config_hash(subset)
 
 
@@ -85,11 +91,10 @@ def units_of(
 
 
 class LabelJob:
-    def __init__(self, cfg: dict[str, Any]) -> None:
+    def __init__(self, cfg: LabelJobConfig) -> None:
         self.cfg = cfg
-        self.out = DatasetDir(cfg["output"]["dir"])
+        self.out = DatasetDir(cfg.output.dir)
         self.hash = label_config_hash(cfg)
-        self.cfg["config_hash"] = self.hash
         self.pool: Any = None
         self.labelers: list[Any] = []
         self.model_path = ""
@@ -98,37 +103,35 @@ class LabelJob:
     # -- set-up ---------------------------------------------------------------------------
 
     def _init_ray(self) -> None:
-        rc = self.cfg["ray"]
-        if not rc["enabled"]:
+        rc = self.cfg.ray
+        if not rc.enabled:
             return
         import ray
 
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"log_to_driver": True, "include_dashboard": False}
-            if rc["address"]:
-                kwargs["address"] = rc["address"]
-            elif rc["num_cpus"]:
-                kwargs["num_cpus"] = rc["num_cpus"]
+            if rc.address:
+                kwargs["address"] = rc.address
+            elif rc.num_cpus:
+                kwargs["num_cpus"] = rc.num_cpus
             # Workers import the project from the driver's checkout.
             kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": str(Path(__file__).parents[2])}}
             ray.init(**kwargs)
 
     def _resolve_model(self) -> str:
-        m = self.cfg["model"]
-        if self.cfg["engine"]["kind"] == "simulated":
+        m = self.cfg.model
+        if self.cfg.engine.kind == "simulated":
             return "simulated"
-        if not m["path"]:
+        if not m.path:
             from pipelines.engine.prepare_model import prepare
 
             return str(prepare())
-        p = Path(m["path"]).expanduser()
+        p = Path(m.path).expanduser()
         if p.exists():
             return str(p)
-        if m["path"].startswith(("/", ".", "~")) or m["path"].count("/") != 1:
-            from pipelines.label.app import UserError
-
+        if m.path.startswith(("/", ".", "~")) or m.path.count("/") != 1:
             raise UserError(f"model path {m['path']!r} does not exist; set model.path")
-        return m["path"]  # a hub id, for clusters that can reach a hub
+        return m.path  # a hub id, for clusters that can reach a hub
 
     def _ensure_engine(self) -> None:
         if self.pool is not None:
@@ -138,7 +141,7 @@ class LabelJob:
         t = time.monotonic()
         self.model_path = self._resolve_model()
         self.pool = EnginePool(
-            self.model_path, self.cfg["model"], self.cfg["engine"], self.cfg["ray"]
+            self.model_path, self.cfg.model, self.cfg.engine, self.cfg.ray
         )
         self.engine_start_s = time.monotonic() - t
         log.info("engine ready in %.1fs (%s)", self.engine_start_s, self.model_path)
@@ -147,23 +150,25 @@ class LabelJob:
         if self.labelers:
             return
         completer = None
-        if self.cfg["labels"].get("mc") is not None:
+        if self.cfg.labels.mc is not None:
             self._ensure_engine()
             from pipelines.engine.completer import EngineCompleter
 
-            completer = EngineCompleter(self.pool, self.cfg["model"]["name"])
-        rc = self.cfg["ray"]
-        if not rc["enabled"]:
-            self.labelers = [UnitLabeler(self.cfg, completer)]
+            completer = EngineCompleter(self.pool, self.cfg.model.name)
+        rc = self.cfg.ray
+        if not rc.enabled:
+            self.labelers = [UnitLabeler(self.cfg, self.hash, completer)]
             return
         import ray
 
         cls = ray.remote(
-            num_cpus=rc["label_num_cpus"],
-            max_restarts=rc["max_restarts"],
-            max_task_retries=rc["max_task_retries"],
+            num_cpus=rc.label_num_cpus,
+            max_restarts=rc.max_restarts,
+            max_task_retries=rc.max_task_retries,
         )(UnitLabeler)
-        self.labelers = [cls.remote(self.cfg, completer) for _ in range(rc["label_actors"])]
+        self.labelers = [
+            cls.remote(self.cfg, self.hash, completer) for _ in range(rc.label_actors)
+        ]
         ray.get([a.ping.remote() for a in self.labelers])
 
     # -- stages ---------------------------------------------------------------------------
@@ -171,18 +176,18 @@ class LabelJob:
     def _requests(self, problems: list[Problem]) -> list[dict[str, Any]]:
         from labeling.prompts import user_message
 
-        s = self.cfg["sampler"]
+        s = self.cfg.sampler
         return [
             {
                 "problem_id": p.problem_id,
-                "messages": [{"role": "user", "content": user_message(p, s)}],
+                "messages": [{"role": "user", "content": user_message(p, s.math_instruction)}],
                 "prefix": "",
-                "n": s["n"],
-                "seed": derive_seed(s["seed"], p.problem_id),
-                "max_tokens": s["max_tokens"],
-                "temperature": s["temperature"],
-                "top_p": s["top_p"],
-                "stop": s["stop"],
+                "n": s.n,
+                "seed": derive_seed(s.seed, p.problem_id),
+                "max_tokens": s.max_tokens,
+                "temperature": s.temperature,
+                "top_p": s.top_p,
+                "stop": list(s.stop),
             }
             for p in problems
             if not p.given_chains
@@ -211,12 +216,12 @@ class LabelJob:
         self._ensure_labelers()
         actor = self.labelers[self._calls % len(self.labelers)]
         self._calls += 1
-        if not self.cfg["ray"]["enabled"]:
+        if not self.cfg.ray.enabled:
             return actor.label(problems, samples)
         return actor.label.remote(problems, samples)
 
     def _result(self, ref: Any) -> Any:
-        if not self.cfg["ray"]["enabled"]:
+        if not self.cfg.ray.enabled:
             return ref
         import ray
 
@@ -259,7 +264,7 @@ class LabelJob:
 
     def _reuse(self, unit: int, key: str, prev: DatasetDir | None) -> UnitRecord | None:
         """Done already (resume), or copy an identical unit from the previous version."""
-        if self.cfg["output"]["resume"]:
+        if self.cfg.output.resume:
             rec = self.out.read_record(unit)
             if rec is not None and rec.key == key:
                 problem = self.out.verify_unit(rec)
@@ -271,11 +276,7 @@ class LabelJob:
             if old is not None and old.key == key and not prev.verify_unit(old):
                 for rel in (old.shard, old.quarantine):
                     if rel:
-                        dst = self.out.root / rel
-                        dst.parent.mkdir(parents=True, exist_ok=True)
-                        tmp = dst.with_name(f".{dst.name}.tmp-{os.getpid()}")
-                        shutil.copyfile(prev.root / rel, tmp)
-                        os.replace(tmp, dst)
+                        atomic_copy(prev.root / rel, self.out.root / rel)
                 old.reused_from = str(prev.root)
                 self.out.write_record(old)
                 return old
@@ -288,20 +289,36 @@ class LabelJob:
         quarantine = [quarantine_row(q, self.hash) for q in bad] + result.quarantine
         return self.out.write_unit(
             unit, key, result.rows, quarantine, counts, result.tokens,
-            time.monotonic() - started, self.cfg["output"]["row_group_size"],
+            time.monotonic() - started, self.cfg.output.row_group_size,
         )
 
     def run(self) -> dict[str, Any]:
+        """Label everything; one run at a time per output directory (a file lock)."""
+        self.out.root.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(self.out.root / ".lock")
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            raise UserError(
+                f"another prm-label run holds {self.out.root} (lock file "
+                f"{self.out.root / '.lock'}); wait for it or choose another output.dir"
+            ) from None
+        try:
+            return self._run()
+        finally:
+            lock.release()
+
+    def _run(self) -> dict[str, Any]:
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         t0 = time.monotonic()
-        oc = self.cfg["output"]
+        oc = self.cfg.output
         self.out.root.mkdir(parents=True, exist_ok=True)
         (self.out.root / "manifest.json").unlink(missing_ok=True)  # unfinished until rewritten
-        prev = DatasetDir(oc["previous"]) if oc.get("previous") else None
+        prev = DatasetDir(oc.previous) if oc.previous else None
         self._init_ray()
-        items = load_problems(dict(self.cfg["dataset"]))
+        items = load_problems(asdict(self.cfg.dataset))
         records: dict[int, UnitRecord] = {}
-        progress = Progress(self.cfg, total=self.cfg["dataset"].get("limit"))
+        progress = Progress(self.cfg, total=self.cfg.dataset.limit)
         sampling: deque = deque()
         labeling: deque = deque()
         lookahead = 2
@@ -322,7 +339,7 @@ class LabelJob:
             while len(labeling) > max(1, len(self.labelers)) - 1:
                 finish_label()
 
-        for unit, problems, bad in units_of(iter(items), oc["problems_per_unit"]):
+        for unit, problems, bad in units_of(iter(items), oc.problems_per_unit):
             key = self.unit_key(unit, problems, bad)
             rec = self._reuse(unit, key, prev)
             if rec is not None:
@@ -370,8 +387,8 @@ class LabelJob:
             "wall_time_s": round(wall, 2),
             "code_version": code_version(),
             "config_hash": self.hash,
-            "config": {k: v for k, v in self.cfg.items() if k != "config_hash"},
-            "model": {"name": self.cfg["model"]["name"], "path": self.model_path},
+            "config": asdict(self.cfg),
+            "model": {"name": self.cfg.model.name, "path": self.model_path},
             "counts": c,
             "tokens": tokens,
             "cost": {
@@ -393,7 +410,7 @@ class LabelJob:
             "quarantine": summary["quarantine"],
         }
         self.out.write_manifest(manifest)
-        if self.cfg["output"].get("report", True):
+        if self.cfg.output.report:
             self._report()
         log.info(
             "done: %d problems in, %d labeled, %d quarantined; %d rows, %d steps in %.1fs -> %s",

@@ -8,18 +8,21 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
 from labeling.shards import UnitRecord
 
+if TYPE_CHECKING:
+    from pipelines.label.config import LabelJobConfig
+
 log = logging.getLogger("prm-label")
 
 
 class Progress:
-    def __init__(self, cfg: dict[str, Any], total: int | None) -> None:
-        self.every = float(cfg["debug"]["log_every_s"])
+    def __init__(self, cfg: LabelJobConfig, total: int | None) -> None:
+        self.every = float(cfg.debug.log_every_s)
         self.t0 = self.last = time.monotonic()
         self.problems = self.chains = self.tokens = self.reused = 0
         self.total = total

@@ -16,8 +16,9 @@ from typing import Any
 from labeling.combine import combine
 from labeling.ids import chain_id
 from labeling.rows import labeled_row, quarantine_row
-from labeling.schema import Chain, LabeledChain, Problem, Quarantined, Status, StepVerdict
+from labeling.schema import Chain, LabeledChain, Problem, Quarantined, Source, StepVerdict
 from labeling.splitters import split_steps
+from pipelines.label.config import LabelJobConfig, SplitConfig
 from pipelines.label.sources import build_sources
 
 log = logging.getLogger(__name__)
@@ -31,32 +32,21 @@ class UnitResult:
     tokens: Counter = field(default_factory=Counter)
 
 
-def split_chain(problem: Problem, text: str, split: dict[str, Any]) -> list[str]:
+def split_chain(problem: Problem, text: str, split: SplitConfig) -> list[str]:
     if problem.domain == "code":
         from labeling.code_steps import split_code_steps
 
-        return split_code_steps(
-            text, split.get("code_mode", "statement"), problem.entry_point, problem.question
-        )
-    return split_steps(text, split.get("mode", "auto"))
-
-
-def given_outcome_verdicts(chain: Chain) -> list[StepVerdict]:
-    """Outcome verdicts from the input data (ProcessBench's `final_answer_correct`)."""
-    n = len(chain.steps)
-    ok = chain.given_outcome
-    last = StepVerdict(
-        Status.CORRECT if ok else Status.INCORRECT, ok, float(ok), "outcome given by the dataset"
-    )
-    return [StepVerdict.unverifiable()] * (n - 1) + [last]
+        return split_code_steps(text, split.code_mode, problem.entry_point, problem.question)
+    return split_steps(text, split.mode)
 
 
 class UnitLabeler:
-    def __init__(self, cfg: dict[str, Any], completer: Any = None) -> None:
+    def __init__(self, cfg: LabelJobConfig, config_hash: str, completer: Any = None) -> None:
         self.cfg = cfg
+        self.config_hash = config_hash  # written to every row and quarantine record
         self.completer = completer
         self._sources: dict[str, dict[str, Any]] = {}
-        self.model_name = cfg["model"]["name"]
+        self.model_name = cfg.model.name
 
     def sources(self, domain: str) -> dict[str, Any]:
         if domain not in self._sources:
@@ -71,7 +61,7 @@ class UnitLabeler:
     def _chains(
         self, problem: Problem, samples: list[dict[str, Any]] | None, res: UnitResult
     ) -> list[Chain]:
-        split = self.cfg["split"]
+        split = self.cfg.split
         chains = []
         if problem.given_chains:
             for i, g in enumerate(problem.given_chains):
@@ -95,7 +85,7 @@ class UnitLabeler:
                     reason = f"could not split the chain into steps ({exc})"
             if not reason and not steps:
                 reason = "the sampled chain is empty"
-            if not reason and len(steps) > split["max_steps"]:
+            if not reason and len(steps) > split.max_steps:
                 reason = f"chain has {len(steps)} steps, more than split.max_steps"
             if reason:
                 res.counts["chains_quarantined"] += 1
@@ -110,7 +100,7 @@ class UnitLabeler:
     def _q(self, p: Problem, reason: str, stage: str, cid: str = "", raw: str = "") -> dict:
         q = Quarantined(p.source_dataset, -1, reason, raw[:2000] or p.question[:2000],
                         p.problem_id, stage, cid)
-        return quarantine_row(q, self.cfg["config_hash"])
+        return quarantine_row(q, self.config_hash)
 
     # -- verdicts -------------------------------------------------------------------------
 
@@ -151,12 +141,10 @@ class UnitLabeler:
                 continue
             for source, verifier in self.sources(domain).items():
                 todo = items
-                if source == "answer":
-                    # No reference: use the outcome given with the data, if any.
-                    for p, c in items:
-                        if not p.reference and not p.tests and c.given_outcome is not None:
-                            verdicts.setdefault(c.chain_id, {})[source] = given_outcome_verdicts(c)
-                    todo = [(p, c) for p, c in items if p.reference or p.tests]
+                if source == Source.answer:
+                    # Nothing to check against and no outcome given: no answer verdict.
+                    todo = [(p, c) for p, c in items
+                            if p.reference or p.tests or c.given_outcome is not None]
                 if not todo:
                     continue
                 results, errors = self._verify(source, verifier, todo)
@@ -168,8 +156,7 @@ class UnitLabeler:
         return self._rows(problems, per_problem, verdicts, failed, res)
 
     def _rows(self, problems, per_problem, verdicts, failed, res: UnitResult) -> UnitResult:
-        labels_cfg = self.cfg["labels"]
-        policy, after = labels_cfg["policy"], labels_cfg["after_error"]
+        policy, after = self.cfg.labels.policy, self.cfg.labels.after_error
         for p in problems:
             res.counts["problems_in"] += 1
             chains = per_problem[p.problem_id]
@@ -185,14 +172,14 @@ class UnitLabeler:
                     res.counts["chains_filtered"] += 1
                     res.quarantine.append(self._q(p, comb.reason, "filter", c.chain_id, c.text))
                     continue
-                outcome = vs.get("answer")
+                outcome = vs.get(Source.answer)
                 lc = LabeledChain(
                     problem=p, chain=c, prompt=p.question, verdicts=vs, labels=comb.labels,
                     first_error_step=comb.first_error_step,
                     final_answer=_final_answer(p, c),
                     outcome_correct=outcome[-1].label if outcome else c.given_outcome,
                 )
-                res.rows.append(labeled_row(lc, policy, self.cfg["config_hash"]))
+                res.rows.append(labeled_row(lc, policy, self.config_hash))
                 kept += 1
                 res.counts["chains"] += 1
                 res.counts["steps"] += len(c.steps)

@@ -1,0 +1,90 @@
+"""A wrong config value fails at start: exit status 2, one sentence on stderr, no work done.
+
+Each enum-typed field is tried with a typo through the installed `prm-label` script, as a user
+would type it; cross-field mistakes (a policy without the source it needs) likewise.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import compose
+
+BIN = Path(sys.executable).parent
+
+ENUM_TYPOS = [
+    ("model.dtype=bf16", "model.dtype"),
+    ("dataset.adapter=gsm8", "dataset.adapter"),
+    ("dataset.domain=maths", "dataset.domain"),
+    ("split.mode=lines", "split.mode"),
+    ("split.code_mode=statements", "split.code_mode"),
+    ("labels.policy=verifier_frist", "labels.policy"),
+    ("labels.after_error=drop", "labels.after_error"),
+    ("labels.consensus=[mc,jduge]", "labels.consensus"),
+    ("engine.kind=vllm_cpu", "engine.kind"),
+]
+
+CROSS_FIELD = [
+    (["labels=[answer,calc]", "labels.policy=consensus"], "labels.policy=consensus needs"),
+    (["labels=[answer,calc]", "labels.policy=mc"], "labels.policy=mc needs the mc source"),
+    (["labels=[calc]", "labels.policy=outcome"], "labels.policy=outcome needs the answer"),
+    (["dataset.name=mydata"], "dataset 'mydata' has no adapter"),
+    (["sampler.n=0"], "sampler.n=0 must be > 0"),
+    (["sampler.top_p=1.5"], "sampler.top_p=1.5 must be in (0, 1]"),
+]
+
+
+def _prm_label(tmp_path: Path, *overrides: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, HYDRA_FULL_ERROR="0")
+    return subprocess.run(
+        [str(BIN / "prm-label"), *overrides, f"output.dir={tmp_path / 'out'}", "ray=inprocess",
+         "engine=simulated"],
+        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path,
+    )
+
+
+def _one_sentence(proc: subprocess.CompletedProcess) -> str:
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("prm-label: error: ")
+    assert "Traceback" not in proc.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(("override", "key"), ENUM_TYPOS)
+def test_enum_typo_fails_at_start_with_exit_2(tmp_path, override, key):
+    line = _one_sentence(_prm_label(tmp_path, override))
+    assert key in line and "expected one of" in line.lower()
+    assert not (tmp_path / "out").exists()  # nothing started
+
+
+@pytest.mark.parametrize(("overrides", "says"), CROSS_FIELD)
+def test_cross_field_mistake_fails_at_start_with_exit_2(tmp_path, overrides, says):
+    line = _one_sentence(_prm_label(tmp_path, *overrides))
+    assert says in line
+    assert not (tmp_path / "out" / "shards").exists()
+
+
+@pytest.mark.parametrize(("override", "key"), ENUM_TYPOS)
+def test_enum_values_are_checked_when_composing(override, key):
+    from hydra.errors import ConfigCompositionException
+
+    with pytest.raises(ConfigCompositionException):
+        compose([override, "labels=[answer,calc,mc]"])
+
+
+def test_enum_fields_take_their_documented_values():
+    from pipelines.label.app import typed
+
+    cfg = typed(compose(["split.mode=blank_line", "labels=[answer,mc,calc]",
+                         "labels.policy=consensus", "labels.consensus=[mc,calc]",
+                         "labels.mc.estimator=per_step", "model.dtype=float32"]))
+    assert cfg.split.mode == "blank_line" and cfg.labels.mc.estimator == "per_step"
+    assert [str(s) for s in cfg.labels.consensus] == ["mc", "calc"]
+    assert cfg.model.dtype == "float32"
