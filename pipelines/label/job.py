@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import subprocess
 import time
 from collections import Counter, deque
 from collections.abc import Iterator
@@ -29,27 +28,15 @@ from labeling.datasets import load_problems
 from labeling.ids import config_hash, derive_seed
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
-from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, atomic_copy, summarize_units
+from labeling.shards import DatasetDir, UnitRecord, atomic_copy
 from pipelines.cli import UserError
 from pipelines.label.config import ENGINE_SPEED_ONLY, LABEL_AFFECTING, LabelJobConfig
+from pipelines.label.manifest import build_manifest, log_done, write_report_quietly
 from pipelines.label.progress import Progress
 from pipelines.label.unit import UnitLabeler, UnitResult
 
 log = logging.getLogger("prm-label")
 
-
-
-def code_version() -> str:
-    here = Path(__file__).resolve().parent
-    try:
-        return subprocess.run(
-            ["git", "-C", str(here), "rev-parse", "--short", "HEAD"],
-            capture_output=True, text=True, timeout=5, check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        from importlib.metadata import version
-
-        return version("prm-labeler")
 
 
 def label_config_hash(cfg: LabelJobConfig) -> str:
@@ -358,68 +345,12 @@ class LabelJob:
         progress.close()
         return self._manifest(records, started_at, time.monotonic() - t0, reused, prev)
 
-    def _report(self) -> None:
-        """report.html beside the manifest. A plotting failure must not fail a finished run:
-        the shards and manifest are already written, so it only logs a warning."""
-        try:
-            from pipelines.report.app import write_report
-
-            path = write_report(self.out.root)
-            print(f"prm-label: report -> {path}")
-        except Exception as exc:
-            log.warning("could not write the report (%s); run prm-report dir=%s", exc,
-                        self.out.root)
-
     def _manifest(self, records, started_at, wall, reused, prev) -> dict[str, Any]:
-        # Stale units from an earlier, longer run with the same dir are not part of this one.
-        summary = summarize_units(records.values())
-        c = summary["counts"]
-        for k in ("problems_in", "problems_labeled", "problems_quarantined", "chains",
-                  "steps", "rows"):
-            c.setdefault(k, 0)
-        if c["problems_in"] != c["problems_labeled"] + c["problems_quarantined"]:
-            raise RuntimeError(f"accounting error: {c}")  # a bug, never expected
-        tokens = summary["tokens"]
-        labeled_steps = c.get("steps_labeled", 0)
-        manifest = {
-            "format_version": FORMAT_VERSION,
-            "created_at": started_at,
-            "wall_time_s": round(wall, 2),
-            "code_version": code_version(),
-            "config_hash": self.hash,
-            "config": asdict(self.cfg),
-            "model": {"name": self.cfg.model.name, "path": self.model_path},
-            "counts": c,
-            "tokens": tokens,
-            "cost": {
-                "tokens_per_labeled_step": round(
-                    (tokens.get("sample", 0) + tokens.get("rollout", 0)) / labeled_steps, 2
-                ) if labeled_steps else None,
-                "rollouts": c.get("rollouts", 0),
-            },
-            "throughput": {
-                "chains_per_s": round(c["chains"] / wall, 3) if wall else None,
-                "sample_tokens_per_s": round(tokens.get("sample", 0) / wall, 2) if wall else None,
-            },
-            "units": len(records),
-            "units_reused": reused,
-            "lineage": {"previous": str(prev.root) if prev else None,
-                        "previous_manifest": (prev.read_manifest() or {}).get("created_at")
-                        if prev else None},
-            "shards": summary["shards"],
-            "quarantine": summary["quarantine"],
-        }
+        manifest = build_manifest(
+            self.cfg, self.hash, self.model_path, records, started_at, wall, reused, prev
+        )
         self.out.write_manifest(manifest)
         if self.cfg.output.report:
-            self._report()
-        log.info(
-            "done: %d problems in, %d labeled, %d quarantined; %d rows, %d steps in %.1fs -> %s",
-            c["problems_in"], c["problems_labeled"], c["problems_quarantined"], c["rows"],
-            c["steps"], wall, self.out.root,
-        )
-        print(
-            f"prm-label: {c['rows']} rows ({c['steps']} steps) from {c['problems_in']} problems "
-            f"({c['problems_quarantined']} quarantined) in {wall:.1f}s -> "
-            f"{self.out.root / 'manifest.json'}"
-        )
+            write_report_quietly(self.out.root)
+        log_done(manifest, wall, self.out.root)
         return manifest

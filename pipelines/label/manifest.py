@@ -1,0 +1,114 @@
+"""The label job's manifest: written last, so a finished dataset is visible as one file.
+
+It holds the counts (checked: `problems_in == problems_labeled + problems_quarantined`), the
+shard list with sizes and SHA-256, the config and its hash, lineage, cost and throughput.
+Rows carry no wall-clock time; the manifest does (`created_at`, `wall_time_s`).
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
+from pipelines.label.config import LabelJobConfig
+
+log = logging.getLogger("prm-label")
+
+
+def code_version() -> str:
+    """The git commit of the checkout the job runs from, else the installed version."""
+    here = Path(__file__).resolve().parent
+    try:
+        return subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "--short", "HEAD"],
+            capture_output=True, text=True, timeout=5, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        from importlib.metadata import version
+
+        return version("prm-labeler")
+
+
+def _cost(counts: dict[str, Any], tokens: dict[str, Any], wall: float) -> dict[str, Any]:
+    labeled_steps = counts.get("steps_labeled", 0)
+    spent = tokens.get("sample", 0) + tokens.get("rollout", 0)
+    return {
+        "tokens_per_labeled_step": round(spent / labeled_steps, 2) if labeled_steps else None,
+        "rollouts": counts.get("rollouts", 0),
+    }
+
+
+def build_manifest(
+    cfg: LabelJobConfig,
+    config_hash: str,
+    model_path: str,
+    records: dict[int, UnitRecord],
+    started_at: str,
+    wall: float,
+    reused: int,
+    prev: DatasetDir | None,
+) -> dict[str, Any]:
+    """The manifest dict for the finished `records`. Raises RuntimeError when the counts do
+    not add up (a bug: every problem must leave labeled or quarantined)."""
+    # Stale units from an earlier, longer run with the same dir are not part of this one.
+    summary = summarize_units(records.values())
+    c = summary["counts"]
+    for k in ("problems_in", "problems_labeled", "problems_quarantined", "chains", "steps",
+              "rows"):
+        c.setdefault(k, 0)
+    if c["problems_in"] != c["problems_labeled"] + c["problems_quarantined"]:
+        raise RuntimeError(f"accounting error: {c}")
+    tokens = summary["tokens"]
+    return {
+        "format_version": FORMAT_VERSION,
+        "created_at": started_at,
+        "wall_time_s": round(wall, 2),
+        "code_version": code_version(),
+        "config_hash": config_hash,
+        "config": asdict(cfg),
+        "model": {"name": cfg.model.name, "path": model_path},
+        "counts": c,
+        "tokens": tokens,
+        "cost": _cost(c, tokens, wall),
+        "throughput": {
+            "chains_per_s": round(c["chains"] / wall, 3) if wall else None,
+            "sample_tokens_per_s": round(tokens.get("sample", 0) / wall, 2) if wall else None,
+        },
+        "units": len(records),
+        "units_reused": reused,
+        "lineage": {
+            "previous": str(prev.root) if prev else None,
+            "previous_manifest": (prev.read_manifest() or {}).get("created_at") if prev else None,
+        },
+        "shards": summary["shards"],
+        "quarantine": summary["quarantine"],
+    }
+
+
+def write_report_quietly(root: Path) -> None:
+    """report.html beside the manifest. A plotting failure must not fail a finished run:
+    the shards and manifest are already written, so it only logs a warning."""
+    try:
+        from pipelines.report.app import write_report
+
+        path = write_report(root)
+        print(f"prm-label: report -> {path}")
+    except Exception as exc:
+        log.warning("could not write the report (%s); run prm-report dir=%s", exc, root)
+
+
+def log_done(manifest: dict[str, Any], wall: float, root: Path) -> None:
+    c = manifest["counts"]
+    log.info(
+        "done: %d problems in, %d labeled, %d quarantined; %d rows, %d steps in %.1fs -> %s",
+        c["problems_in"], c["problems_labeled"], c["problems_quarantined"], c["rows"],
+        c["steps"], wall, root,
+    )
+    print(
+        f"prm-label: {c['rows']} rows ({c['steps']} steps) from {c['problems_in']} problems "
+        f"({c['problems_quarantined']} quarantined) in {wall:.1f}s -> {root / 'manifest.json'}"
+    )
