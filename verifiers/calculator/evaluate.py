@@ -122,6 +122,47 @@ def exact(node: Node) -> Fraction:
     raise EvalError(f"unknown node {kind}")
 
 
+_FLOAT_OPS = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b,
+    "^": lambda a, b: a**b,
+}
+
+
+def approximate(node: Node) -> float | None:
+    """A float value of an expression without unknowns (pi and roots included), or None.
+
+    Only for excusing a mismatch (a side equal to another within float precision); never for
+    calling a claim false, which takes an exact value.
+    """
+    try:
+        return exact_float(node)
+    except (EvalError, ArithmeticError, ValueError, TypeError):
+        return None
+
+
+def exact_float(node: Node) -> float:
+    kind = node[0]
+    if kind in ("num", "fact"):
+        return float(exact(node))
+    if kind == "pi":
+        return math.pi
+    if kind == "neg":
+        return -exact_float(node[1])
+    if kind == "pct":
+        return exact_float(node[1]) / 100
+    if kind == "sqrt":
+        return math.sqrt(exact_float(node[1]))
+    if kind in _FLOAT_OPS:
+        value = _FLOAT_OPS[kind](exact_float(node[1]), exact_float(node[2]))
+        if isinstance(value, complex) or not math.isfinite(value):
+            raise EvalError("no real value")
+        return value
+    raise EvalError(f"no float value for {kind}")
+
+
 Linear = tuple[Fraction, Fraction]  # (a, b): a*x + b
 
 

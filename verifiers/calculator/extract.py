@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from verifiers.calculator.normalize import normalize
 from verifiers.calculator.parse import NUM, OP, VAR, Node, ParseError, Tok, parse_expression
-from verifiers.calculator.tokens import tokenize
+from verifiers.calculator.tokens import clause_ends, tokenize
 
 __all__ = ["Link", "Named", "Side", "extract_links", "extract_named", "normalize", "tokenize"]
 
@@ -29,7 +29,8 @@ MODIFIERS = frozenset(
     "of times half twice double triple thrice quarter third thirds fourth fourths fifth fifths"
     " percent mod modulo pmod by from than minus plus over per and or square cube root sqrt"
     " log ln sin cos tan exp factorial choose digit digits base remainder each every ratio"
-    " least most only mathop subscripted clocktime bignumber commanum to code mixednumber".split()
+    " least most only mathop subscripted clocktime bignumber commanum to code mixednumber"
+    " ordinal".split()
 )
 # "This simplifies to 5J + 20 = 100": after these verbs "to" introduces a result, not a range
 # end or a ratio, so the expression after it is whole.
@@ -41,9 +42,11 @@ _RESULT_VERBS = frozenset(
 STOP_WORDS = frozenset(
     "or and so then which that is are was were thus hence therefore we gives get gets but if"
     " when where since because mathop subscripted not commanum code clocktime bignumber"
-    " mixednumber to satisfy satisfies leads lead yields yield remainder".split()
+    " mixednumber to satisfy satisfies leads lead yields yield remainder ordinal".split()
 )
-_POISON = frozenset("mathop subscripted commanum code clocktime bignumber mixednumber".split())
+_POISON = frozenset(
+    "mathop subscripted commanum code clocktime bignumber mixednumber ordinal".split()
+)
 _END_STOP = frozenset("of the for than as".split())
 SCALE_WORDS = frozenset(
     "thousand thousands million millions billion billions k dozen dozens"
@@ -291,20 +294,70 @@ def extract_named(text: str) -> tuple[Named, ...]:
     return tuple(out)
 
 
+# A clause that is only an item of a list ("7 respectively", "5 and 6"): these words may
+# stand beside its numbers.
+_LIST_WORDS = frozenset("and or respectively etc".split())
+_ITEM_START = frozenset((NUM, "lp", VAR, "letter", "pi", "sqrt"))
+_ITEM_END = frozenset((NUM, "rp", "pct", "fact", "pi", VAR, "letter"))
+
+
+def _no_relation(clause: tuple[Tok, ...]) -> bool:
+    return not any(t.kind in ("eq", "approx") for t in clause)
+
+
+def _list_edges(
+    clauses: tuple[tuple[Tok, ...], ...], ends: tuple[str, ...], ci: int
+) -> tuple[bool, bool]:
+    """(first side, last side) of clause `ci`'s chain is an item of a comma list.
+
+    "The values 1 + 2, 3 + 4 = 3, 7 respectively" pairs two lists; read as one chain it would
+    claim 3 + 4 = 3. The first side is a list item when the clause opens with an expression
+    and the clause before it, cut off by a comma, ends with one and has no `=`; the last side
+    is one when the clause after the comma is only numbers (and list words), with no `=`.
+    """
+    clause = clauses[ci]
+    before = clauses[ci - 1] if ci > 0 else ()
+    first = (
+        bool(before)
+        and ends[ci - 1] == ","
+        and _no_relation(before)
+        and before[-1].kind in _ITEM_END
+        and clause[0].kind in _ITEM_START
+    )
+    after = clauses[ci + 1] if ci + 1 < len(clauses) else ()
+    last = (
+        bool(after)
+        and ends[ci] == ","
+        and _no_relation(after)
+        and clause[-1].kind in _ITEM_END
+        and after[0].kind in _ITEM_START
+        and all(t.kind != "word" or t.text in _LIST_WORDS for t in after)
+    )
+    return first, last
+
+
 @lru_cache(maxsize=16384)
 def extract_links(text: str) -> tuple[Link, ...]:
-    """Every `a = b` link of every `=`/`≈` chain in a step, in reading order."""
+    """Every `a = b` link of every `=`/`≈` chain in a step, in reading order.
+
+    A side that is an item of a comma list (`_list_edges`) gives no link.
+    """
     links: list[Link] = []
-    for ci, clause in enumerate(tokenize(normalize(text))):
-        if not any(t.kind in ("eq", "approx") for t in clause):
+    plain = normalize(text)
+    clauses, ends = tokenize(plain), clause_ends(plain)
+    for ci, clause in enumerate(clauses):
+        if _no_relation(clause):
             continue
         segs, rels = _segments(clause)
+        first_item, last_item = _list_edges(clauses, ends, ci)
         for k, approx in enumerate(rels):
+            last = k + 1 == len(segs) - 1
+            if (k == 0 and first_item) or (last and last_item):
+                continue
             left_seg, right_seg = segs[k], segs[k + 1]
             left = _whole(left_seg) if k > 0 else None
             if left is None:
                 left = _rightmost(left_seg)
-            last = k + 1 == len(segs) - 1
             right = None if last else _whole(right_seg)
             words: tuple[str, ...] = ()
             remainder = None

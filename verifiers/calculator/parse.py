@@ -5,6 +5,8 @@ Expressions become nested tuples (hashable, so evaluation can be cached):
   ("sqrt", a) ("+"|"-"|"*"|"/"|"^", a, b)
 Implicit multiplication is read only before "(", a variable, pi or sqrt ("4(40)", "2x", "3\\pi"):
 two numbers side by side ("Step 2 3 + 4", "1 1/2") are never multiplied, the expression ends.
+An implicit product right after a divisor ("3/2\\pi", "a \\div b(c)") is refused: it reads
+as a/(b*c) or (a/b)*c depending on the writer.
 The parser refuses more than MAX_DEPTH levels of nesting and MAX_TOKENS tokens: a bound on
 work for pathological input, which then simply yields no claim.
 """
@@ -74,6 +76,7 @@ class _Parser:
 
     def term(self) -> Node:
         node = self.unary()
+        divided = False  # the last operand of this term was a divisor
         while True:
             tok = self.peek()
             if tok is None:
@@ -81,7 +84,12 @@ class _Parser:
             if tok.kind == OP and tok.text in "*/":
                 self.i += 1
                 node = (tok.text, node, self.unary())
+                divided = tok.text == "/"
             elif tok.kind in _IMPLICIT:
+                if divided:
+                    # "500\pi \div \frac{2}{3}\pi", "3/2\pi", "12/4x": the writer may mean
+                    # the product as the divisor or the quotient times it; we cannot tell.
+                    raise ParseError("implicit product after a division")
                 save = self.i
                 try:
                     node = ("*", node, self.power())

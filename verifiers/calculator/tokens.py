@@ -21,8 +21,10 @@ NOT_VAR_CAPITALS = frozenset("ICFKLVW")
 # Letters glued to a number are units only when known ("5kg", "3pm", "5th"); "2ab", "5i", "6c"
 # are products with unknowns we do not track, so the expression is a fragment.
 ATTACHED_UNITS = frozenset(
-    "kg km cm mm m g mg lb lbs oz ft h hr hrs min mins s sec mph pm am st nd rd th k ml l".split()
+    "kg km cm mm m g mg lb lbs oz ft h hr hrs min mins s sec mph pm am k ml l".split()
 )
+# Glued to a number these make it an ordinal ("5th", "21st"): a position, never an operand.
+_ORDINAL_SUFFIXES = frozenset("st nd rd th".split())
 # Two or three capitals name points, segments and areas ("2 QD", "66/BC", "[ABD]"): products
 # with unknowns. These are the capitalised units and abbreviations seen after numbers instead.
 CAPITAL_UNITS = frozenset(
@@ -70,10 +72,20 @@ def _word(text: str, glued: bool, call: bool) -> Tok:
     return Tok("word", low)
 
 
-@lru_cache(maxsize=16384)
 def tokenize(s: str) -> tuple[tuple[Tok, ...], ...]:
     """Clauses of tokens: separators (newline, ; : , . ? etc.) end a clause."""
+    return _scan(s)[0]
+
+
+def clause_ends(s: str) -> tuple[str, ...]:
+    """The separator that ended each clause of `tokenize(s)` ("" for the text's end)."""
+    return _scan(s)[1]
+
+
+@lru_cache(maxsize=16384)
+def _scan(s: str) -> tuple[tuple[tuple[Tok, ...], ...], tuple[str, ...]]:
     clauses: list[tuple[Tok, ...]] = []
+    ends: list[str] = []
     cur: list[Tok] = []
     newline_before = False  # the last clause ended at a line break (a LaTeX display line)
     for m in _TOKEN.finditer(s):
@@ -87,6 +99,11 @@ def tokenize(s: str) -> tuple[tuple[Tok, ...], ...]:
             cur.append(_num(text))
         elif kind == "word":
             glued = bool(cur) and not cur[-1].space and cur[-1].kind in (NUM, "rp")
+            if glued and cur[-1].kind == NUM and text.lower() in _ORDINAL_SUFFIXES:
+                # "1st - 5 = 6th": a position, not a quantity; the number becomes a word
+                # that no expression may touch.
+                cur[-1] = Tok("word", "ordinal")
+                continue
             cur.append(_word(text, glued, s.startswith("(", m.end())))
         elif kind in ("op", "lp", "rp", "pct", "eq", "approx"):
             cur.append(Tok(OP if kind == "op" else kind, text))
@@ -99,6 +116,7 @@ def tokenize(s: str) -> tuple[tuple[Tok, ...], ...]:
         else:  # punctuation and anything unknown: the clause ends here
             if cur:
                 clauses.append(tuple(cur))
+                ends.append(text)
                 newline_before = text == "\n"
             elif text != "\n":
                 newline_before = False
@@ -106,6 +124,8 @@ def tokenize(s: str) -> tuple[tuple[Tok, ...], ...]:
             continue
         if len(cur) == 1 and cur[0].kind in ("eq", "approx") and clauses and newline_before:
             cur = [*clauses.pop(), *cur]  # "\] \[ = 7 * 27": the chain goes on
+            ends.pop()
     if cur:
         clauses.append(tuple(cur))
-    return tuple(clauses)
+        ends.append("")
+    return tuple(clauses), tuple(ends)

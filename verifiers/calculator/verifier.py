@@ -38,6 +38,7 @@ from verifiers.calculator.context import defines_star, mark_cuts, read_as_define
 from verifiers.calculator.evaluate import (
     EvalError,
     NotLinearError,
+    approximate,
     exact,
     linear,
     sympy_compare,
@@ -302,18 +303,38 @@ def _value(side: Side) -> Fraction | None:
 
 def _recovered(link: Link, links: tuple[Link, ...]) -> bool:
     """A later side of the same chain has the value this link got wrong: a slip of the pen
-    ("= 28*27*13*25/4 = 7*27*13*25 = 20475"), not a wrong step."""
-    computed = _value(sides(link)[0])
+    ("= 28*27*13*25/4 = 7*27*13*25 = 20475"), not a wrong step. Sides with pi or roots
+    ("\\frac{500\\pi}{2\\pi/3} = \\frac{500\\pi(3/2)}{2\\pi} = 750") compare as floats: this
+    only excuses a mismatch."""
+    computed = _near(sides(link)[0])
     if computed is None:
         return False
     at = links.index(link)
     later = [x for x in links[at + 1 :] if x.clause == link.clause]
-    if any(_value(x.right) == computed for x in later):
+    if any(_same(_near(x.right), computed) for x in later):
         return True
     # "5!/2! = (5*4*3)/(2*1) = 60": the side before the slip already had the claimed value.
-    claimed = _value(sides(link)[1])
+    claimed = _near(sides(link)[1])
     earlier = [x for x in links[:at] if x.clause == link.clause]
-    return claimed is not None and any(_value(x.left) == claimed for x in earlier)
+    return claimed is not None and any(_same(_near(x.left), claimed) for x in earlier)
+
+
+def _near(side: Side) -> Fraction | float | None:
+    """The side's exact value, else a float one (pi, roots), else None."""
+    value = _value(side)
+    return value if value is not None else approximate(side.node)
+
+
+def _same(a: Fraction | float | None, b: Fraction | float) -> bool:
+    if a is None:
+        return False
+    if isinstance(a, Fraction) and isinstance(b, Fraction):
+        return a == b
+    try:
+        x, y = float(a), float(b)
+    except OverflowError:
+        return False
+    return abs(x - y) <= 1e-9 * max(1.0, abs(x), abs(y))
 
 
 def _verdict(results: list[ClaimResult]) -> StepVerdict:
