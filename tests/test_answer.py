@@ -5,7 +5,6 @@ import time
 import pytest
 
 from labeling.schema import Chain, Problem, Status
-from verifiers import answer
 from verifiers.answer import AnswerChecker, AnswerVerifier, extract_answer
 
 
@@ -89,15 +88,38 @@ def _sleepy(gold, pred):  # module level: pickled by reference into the worker
     time.sleep(30)
 
 
-def test_timeout_is_undecided_not_false(monkeypatch):
-    monkeypatch.setattr(answer, "_math_verify_equal", _sleepy)
+def _broken_checker(gold, pred):  # a checker that cannot even import its library
+    raise ImportError("No module named 'math_verify'")
+
+
+def _memory_hog(gold, pred):
+    raise MemoryError
+
+
+def test_timeout_is_undecided_not_false():
     c = AnswerChecker(timeout_s=0.5)
+    c._compare = _sleepy
     start = time.perf_counter()
     assert c.equivalent("x^2", "x*x") is None
     assert time.perf_counter() - start < 10
     out = c.outcome("so \\boxed{x^2}", "x*x")
-    assert out.correct is None and "timed out" in out.evidence
+    assert out.correct is None and out.status == Status.TIMEOUT
     c.close()
+
+
+@pytest.mark.parametrize(("fn", "status"), [(_broken_checker, Status.ERROR),
+                                            (_memory_hog, Status.TIMEOUT)])
+def test_a_failing_checker_is_never_a_verdict(fn, status):
+    v = AnswerVerifier(timeout_s=20.0)
+    v.checker._compare = fn
+    problem = Problem("p", "math", "gsm8k", "q", reference="x*x")
+    steps = ("We expand.", "So the answer is \\boxed{x^2}.")
+    chain = Chain("p", "c", 0, "\n\n".join(steps), steps, "m")
+    [verdicts] = v.verify([(problem, chain)])
+    assert verdicts[-1].status == status and verdicts[-1].label is None
+    if status == Status.ERROR:
+        assert "ImportError" in verdicts[-1].evidence
+    v.checker.close()
 
 
 def test_verifier_marks_only_the_last_step():

@@ -16,7 +16,13 @@ from fractions import Fraction
 from labeling.latex import MAX_ANSWER_CHARS, last_boxed
 from labeling.schema import Chain, Problem, Status, StepVerdict
 from verifiers.base import ChainVerifier
-from verifiers.killable import CheckCrashedError, CheckTimeoutError, KillableWorker
+from verifiers.killable import (
+    CheckCrashedError,
+    CheckFailedError,
+    CheckMemoryError,
+    CheckTimeoutError,
+    KillableWorker,
+)
 
 _HASHES = re.compile(r"####\s*(.+?)\s*$", re.M)
 _ANSWER_IS = re.compile(
@@ -86,8 +92,10 @@ def _warm_math_verify() -> None:
 @dataclass(frozen=True, slots=True)
 class Outcome:
     answer: str | None
-    correct: bool | None  # None: could not be decided (timeout, crash, no reference)
+    correct: bool | None  # None: could not be decided (see `status`)
     evidence: str
+    status: Status = Status.UNVERIFIABLE  # CORRECT/INCORRECT when decided; TIMEOUT when the
+    # check ran out of time or memory; ERROR when the checker itself failed (never a verdict)
 
 
 class AnswerChecker:
@@ -96,9 +104,19 @@ class AnswerChecker:
     def __init__(self, timeout_s: float = 5.0, memory_mb: int = 2048) -> None:
         self.timeout_s = timeout_s
         self._worker = KillableWorker(memory_mb=memory_mb, warmup=_warm_math_verify)
+        self._compare = _math_verify_equal  # runs in the worker; tests swap in a broken one
 
     def equivalent(self, pred: str, gold: str) -> bool | None:
-        """True/False when decided; None when the check timed out or crashed."""
+        """True/False when decided; None when the check timed out or failed."""
+        try:
+            return self.decide(pred, gold)
+        except (CheckTimeoutError, CheckMemoryError, CheckCrashedError, CheckFailedError):
+            return None
+
+    def decide(self, pred: str, gold: str) -> bool:
+        """True/False. Raises the worker's typed errors when it cannot decide: unparseable
+        model output is *not equal* (math-verify parses it to nothing), but a checker that
+        raises (ImportError, a bug) or dies is never taken for a verdict."""
         a, b = _as_number(pred), _as_number(gold)
         if a is not None and b is not None:
             # Percent vs fraction: "40%" and "0.4" are the same quantity, and models often
@@ -106,24 +124,24 @@ class AnswerChecker:
             return a == b or ("%" in gold and a == b * 100) or ("%" in pred and a * 100 == b)
         if pred.strip() == gold.strip():
             return True
-        try:
-            return bool(self._worker.call(_math_verify_equal, gold, pred, timeout=self.timeout_s))
-        except (CheckTimeoutError, CheckCrashedError):
-            return None
-        except RuntimeError:
-            return False  # unparseable model output is simply not equal
+        return bool(self._worker.call(self._compare, gold, pred, timeout=self.timeout_s))
 
     def outcome(self, text: str, reference: str) -> Outcome:
         if not reference.strip():
             raise ValueError("problem has no reference answer; cannot judge the outcome")
         answer, how = extract_answer(text)
         if answer is None:
-            return Outcome(None, False, "no final answer found")
-        eq = self.equivalent(answer, reference)
-        if eq is None:
-            return Outcome(answer, None, f"equivalence check timed out ({how}: {answer[:80]})")
+            return Outcome(None, False, "no final answer found", Status.INCORRECT)
+        try:
+            eq = self.decide(answer, reference)
+        except (CheckTimeoutError, CheckMemoryError) as exc:
+            return Outcome(answer, None, f"equivalence check ran out ({exc})", Status.TIMEOUT)
+        except (CheckCrashedError, CheckFailedError) as exc:
+            return Outcome(answer, None, f"equivalence checker failed: {exc}"[:300], Status.ERROR)
         verb = "matches" if eq else "differs from"
-        return Outcome(answer, eq, f"{how} answer {answer[:80]!r} {verb} {reference[:80]!r}")
+        status = Status.CORRECT if eq else Status.INCORRECT
+        evidence = f"{how} answer {answer[:80]!r} {verb} {reference[:80]!r}"
+        return Outcome(answer, eq, evidence, status)
 
     def close(self) -> None:
         self._worker.close()
@@ -144,7 +162,7 @@ class AnswerVerifier(ChainVerifier):
             return []
         result = self.checker.outcome(chain.text or "\n\n".join(chain.steps), problem.reference)
         if result.correct is None:
-            last = StepVerdict(Status.TIMEOUT, None, None, result.evidence)
+            last = StepVerdict(result.status, None, None, result.evidence)
         elif result.correct:
             last = StepVerdict(Status.CORRECT, True, 1.0, result.evidence)
         else:

@@ -23,7 +23,21 @@ class CheckTimeoutError(Exception):
 
 
 class CheckCrashedError(Exception):
-    """The child died (memory limit, segfault) before answering."""
+    """The child died (segfault, killed) before answering."""
+
+
+class CheckMemoryError(Exception):
+    """The call hit the child's memory cap (MemoryError inside it)."""
+
+
+class CheckFailedError(Exception):
+    """The function raised inside the child. `kind` is the exception's type name: callers
+    decide by type, never by message text (an ImportError is a broken checker, not a
+    verdict on the input)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
 
 
 def _child_main(conn: Any, memory_bytes: int) -> None:
@@ -41,18 +55,17 @@ def _child_main(conn: Any, memory_bytes: int) -> None:
         fn, args = job
         try:
             conn.send((True, fn(*args)))
-        except MemoryError:
-            conn.send((False, "MemoryError"))
         except Exception as exc:  # model output may make any check raise; report, don't die
-            conn.send((False, f"{type(exc).__name__}: {exc}"[:300]))
+            conn.send((False, (type(exc).__name__, str(exc)[:300])))
 
 
 class KillableWorker:
     """One child process; `call(fn, *args, timeout=s)` runs `fn(*args)` there.
 
-    `fn` must be a module-level function (it is pickled by reference). Errors raised by `fn`
-    come back as `RuntimeError` with the message; timeouts as `CheckTimeoutError`; a dead child
-    as `CheckCrashedError`. Thread-safe: calls are serialised by a lock.
+    `fn` must be a module-level function (it is pickled by reference). An exception raised by
+    `fn` comes back as `CheckFailedError` carrying its type name (`CheckMemoryError` for a
+    MemoryError); a timeout as `CheckTimeoutError`; a dead child as `CheckCrashedError`.
+    Thread-safe: calls are serialised by a lock.
     """
 
     def __init__(
@@ -108,7 +121,10 @@ class KillableWorker:
             self._kill()
             raise CheckCrashedError(f"worker died: {type(exc).__name__}") from exc
         if not ok:
-            raise RuntimeError(value)
+            kind, message = value
+            if kind == "MemoryError":
+                raise CheckMemoryError(f"{getattr(fn, '__name__', fn)} hit the memory cap")
+            raise CheckFailedError(kind, message)
         return value
 
     def close(self) -> None:
