@@ -14,7 +14,6 @@ from verifiers.calculator.verifier import CalculatorVerifier
 C, W, U = "correct", "incorrect", "unverifiable"
 
 
-
 def status(calc, text, question=""):
     return str(calc.check_steps([text], question)[0].status)
 
@@ -101,12 +100,12 @@ def test_equation_that_follows(calc):
 
 def test_variables_redefined_are_not_compared(calc):
     steps = ["Let x be the apples: 2x = 10, so x = 5.", "Let x be the pears: x + 1 = 8"]
-    assert calc.check_steps(steps)[1].status != Status.INCORRECT
+    assert [str(v.status) for v in calc.check_steps(steps)] == [C, U]
 
 
 def test_two_roots_are_not_a_contradiction(calc):
     text = r"\[ x - 3 = 0 \] or \[ x + 2 = 0 \] so \[ x = 3 \] or \[ x = -2 \]"
-    assert status(calc, text) != W
+    assert status(calc, text) == U
 
 
 def test_named_result_restated_on_next_line(calc):
@@ -123,24 +122,42 @@ def test_wrong_simplification_with_unknown(calc):
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "expected", "why"),
     [
-        "9^9^9^9 = 5",
-        "2^(10^8) = 7",
-        "1" * 10_000 + " + 1 = 2",
-        "(" * 500 + "1" + ")" * 500 + " + 1 = 3",
-        r"\frac{" * 300 + "1" + "}{2}" * 300 + " = 4",
-        "500! = 7",
-        "=".join(["1 + 1"] * 2000),
+        ("9^9^9^9 = 5", U, "too large to check"),
+        ("2^(10^8) = 7", U, "too large to check"),
+        ("500! = 7", U, "too large to check"),
+        ("1" * 10_000 + " + 1 = 2", U, "no checkable arithmetic"),
+        ("(" * 500 + "1" + ")" * 500 + " + 1 = 3", U, "no checkable arithmetic"),
+        (r"\frac{" * 300 + "1" + "}{2}" * 300 + " = 4", U, "no checkable arithmetic"),
+        # the bounds refuse only what is out of reach: just under them a false claim is caught
+        ("400! = 7", W, "claimed 7"),
+        ("(" * 10 + "1" + ")" * 10 + " + 1 = 3", W, "true 2"),
+        # true links, 1,999 of them: correct, and still in-process
+        ("=".join(["1 + 1"] * 2000), C, "1999 claim(s) hold"),
     ],
-    ids=["tower", "huge-power", "10k-digits", "parens", "nested-frac", "factorial", "long-chain"],
+    ids=[
+        "tower",
+        "huge-power",
+        "factorial",
+        "10k-digits",
+        "parens",
+        "nested-frac",
+        "factorial-in-reach",
+        "parens-in-reach",
+        "long-chain",
+    ],
 )
-def test_pathological_input_is_bounded_in_process(text):
+def test_pathological_input_is_bounded_in_process(text, expected, why):
+    # Every false claim here must come out `unverifiable` (refused, with the reason) or
+    # `incorrect`, never `correct`. The clock bound is far above the microseconds these take:
+    # it catches an unbounded computation (computing 9^9^9^9 would never end), not speed
+    # (figures: benchmarks/bench_calculator.py).
     calc = CalculatorVerifier(timeout_s=1.0)
     start = time.perf_counter()
     verdict = calc.check_steps([text])[0]
-    assert time.perf_counter() - start < 2.0
-    assert verdict.status in (Status.UNVERIFIABLE, Status.TIMEOUT, Status.CORRECT)
+    assert time.perf_counter() - start < 30.0
+    assert (str(verdict.status), why in verdict.evidence) == (expected, True), verdict.evidence
     assert calc._worker is None  # size bounds answered before any worker was needed
     calc.close()
 
@@ -173,8 +190,7 @@ def test_worker_start_is_not_charged_to_a_check():
     # itself may use it. After a timeout kills the child, the next one is warmed up again.
     calc = CalculatorVerifier(timeout_s=0.1)  # a warm check takes ~2 ms
     assert calc.check_steps([r"\[ \sqrt{8} = 2\sqrt{2} \]"])[0].status == Status.CORRECT
-    calc._worker._kill()  # as a timeout would
-    calc._warm = False
+    calc._worker._kill()  # as a timeout would; the worker warms its next child up again
     assert calc.check_steps([r"\[ \sqrt{8} = 3\sqrt{2} \]"])[0].status == Status.INCORRECT
     calc.close()
 

@@ -12,7 +12,6 @@ from tests.conftest import calc_statuses as statuses
 C, W, U = "correct", "incorrect", "unverifiable"
 
 
-
 REMAINDER = [
     # the quotient or the remainder is wrong: no rounding can excuse a remainder claim
     ("Divide 706 by 7: 706 ÷ 7 = 101 with a remainder of 1.", W),
@@ -78,7 +77,7 @@ def test_simplifies_to_is_compared_with_the_equation_before(calc):
 def test_substitution_announced_before_a_new_equation_still_excuses_it(calc):
     # without a "simplifies" word, a substitution clause still marks a new trial
     text = "We substitute J = 5 to check: 2J + 10 = 20. Next 5J + 20 = 100."
-    assert statuses(calc, [text]) != [W]
+    assert statuses(calc, [text]) == [C]  # the trial holds; the new equation is not compared
 
 
 @pytest.mark.parametrize(
@@ -106,7 +105,16 @@ def test_false_claim_with_a_huge_value_reports_instead_of_raising(calc):
     assert str(verdict.status) == W and "e+399" in verdict.evidence
 
 
-@pytest.mark.parametrize("text", ["2^(10^400) = 7", "(1/2)^(10^400) = 0", "10^400 / 3 = 5"])
-def test_huge_values_never_raise(calc, text):
-    # these used to raise OverflowError (a float product or a float conversion of a huge value)
-    assert statuses(calc, [text]) in ([U], [W])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2^(10^400) = 7", U),
+        ("(1/2)^(10^400) = 0", U),
+        ("10^400 / 3 = 5", W),
+        ("10^400 / 4 = 25 * 10^398", C),
+    ],
+)
+def test_huge_values_never_raise(calc, text, expected):
+    # these used to raise OverflowError (a float product or a float conversion of a huge value);
+    # a power out of reach is refused, a quotient in reach is judged
+    assert statuses(calc, [text]) == [expected]

@@ -40,6 +40,8 @@ _DIMENSIONS = {
     "count": "dozen dozens pair pairs",
 }
 UNIT_DIMENSION = {word: dim for dim, words in _DIMENSIONS.items() for word in words.split()}
+# Factors a scale word stands for: "hundred", "thousand", "million", "billion", "trillion".
+_SCALES = frozenset(Fraction(10) ** k for k in (2, 3, 6, 9, 12))
 _CANON = {"feet": "foot", "inches": "inch", "lbs": "lb", "mins": "min", "hrs": "hr"}
 
 
@@ -143,8 +145,12 @@ def excuse(
     claimed_side: Side,
     computed_side: Side,
     approx: bool,
+    scaled: bool = False,
 ) -> str:
-    """Why a mismatch is not (provably) an error, or "" when nothing excuses it."""
+    """Why a mismatch is not (provably) an error, or "" when nothing excuses it.
+
+    `scaled`: the step names a scale ("5 thousand dollars ... 5 * 3 = $15,000").
+    """
     diff = abs(computed - claimed)
     scale = max(abs(computed), abs(claimed), Fraction(1, 10**9))
     rel = diff / scale
@@ -178,6 +184,13 @@ def excuse(
         return "degrees and radians"  # "9pi/4 = 180deg/pi * 9pi/4 = 405deg"
     if any(u in SCALE_WORDS for u in (*link.left.units, *link.right.units)):
         return "scale word"
+    if (
+        scaled
+        and computed
+        and claimed
+        and (claimed / computed in _SCALES or computed / claimed in _SCALES)
+    ):
+        return "scale word in the step"
     if _additive_percent(link.left.node) or _additive_percent(link.right.node):
         return "percent-change shorthand"
     return ""
@@ -190,7 +203,9 @@ def sides(link: Link) -> tuple[Side, Side]:
     return link.left, link.right
 
 
-def check_arithmetic(link: Link, approx: bool, problem_claims: frozenset[str]) -> ClaimResult:
+def check_arithmetic(
+    link: Link, approx: bool, problem_claims: frozenset[str], scaled: bool = False
+) -> ClaimResult:
     """Judge a link without unknowns in-process. Returns outcome "sympy" when it needs sympy."""
     text = link_text(link)
     if link.left.plain and link.right.plain:
@@ -210,7 +225,7 @@ def check_arithmetic(link: Link, approx: bool, problem_claims: frozenset[str]) -
         return ClaimResult("skipped", text, reason=f"too large to check ({exc})")
     except EvalError as exc:
         return ClaimResult("skipped", text, reason=str(exc))
-    return judge(link, computed, claimed, approx, problem_claims)
+    return judge(link, computed, claimed, approx, problem_claims, scaled)
 
 
 def check_quotient(link: Link) -> ClaimResult:
@@ -236,14 +251,19 @@ def check_quotient(link: Link) -> ClaimResult:
 
 
 def judge(
-    link: Link, computed: Fraction, claimed: Fraction, approx: bool, problem_claims: frozenset[str]
+    link: Link,
+    computed: Fraction,
+    claimed: Fraction,
+    approx: bool,
+    problem_claims: frozenset[str],
+    scaled: bool = False,
 ) -> ClaimResult:
     """Compare two values of a link, applying every excuse before calling it false."""
     text = link_text(link)
     if computed == claimed:
         return ClaimResult("holds", text, fmt(claimed), fmt(computed))
     computed_side, claimed_side = sides(link)
-    reason = excuse(link, computed, claimed, claimed_side, computed_side, approx)
+    reason = excuse(link, computed, claimed, claimed_side, computed_side, approx, scaled)
     if reason.startswith("rounded"):
         return ClaimResult("holds", text, fmt(claimed), fmt(computed), reason)
     if reason:

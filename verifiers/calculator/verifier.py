@@ -46,6 +46,7 @@ from verifiers.calculator.evaluate import (
     warm_sympy,
 )
 from verifiers.calculator.extract import (
+    SCALE_WORDS,
     Link,
     Side,
     extract_links,
@@ -59,7 +60,13 @@ from verifiers.calculator.named import (
     restated_in_step,
 )
 from verifiers.calculator.parse import operands, variables
-from verifiers.killable import CheckCrashedError, CheckTimeoutError, KillableWorker
+from verifiers.killable import (
+    CheckCrashedError,
+    CheckFailedError,
+    CheckMemoryError,
+    CheckTimeoutError,
+    KillableWorker,
+)
 
 # Words that give an unknown a new meaning (reset what we know about it).
 _REDEFINE = frozenset("let suppose assume denote represent represents define call".split())
@@ -158,6 +165,7 @@ class CalculatorVerifier(ChainVerifier):
         words = clause_words(step)
         if any(w & _REDEFINE for w in words):
             last_eq = None
+        scaled = any(w & SCALE_WORDS for w in words)
         results = []
         for link in links:
             here = words[link.clause] if link.clause < len(words) else set()
@@ -169,16 +177,18 @@ class CalculatorVerifier(ChainVerifier):
                 if result is not None:
                     results.append(result)
                 continue
-            result = check_arithmetic(link, approx, problem_claims)
+            result = check_arithmetic(link, approx, problem_claims, scaled)
             if result.outcome == "sympy":
-                result = self._check_sympy(link, approx, problem_claims)
+                result = self._check_sympy(link, approx, problem_claims, scaled)
             if result.outcome == "false" and _recovered(link, links):
                 result = ClaimResult("skipped", result.text, reason="typo the chain recovers from")
             results.append(result)
         results.extend(restated_in_step(step, words, problem_claims))
         return results, last_eq
 
-    def _check_sympy(self, link: Link, approx: bool, problem_claims: frozenset[str]) -> ClaimResult:
+    def _check_sympy(
+        self, link: Link, approx: bool, problem_claims: frozenset[str], scaled: bool
+    ) -> ClaimResult:
         text = link_text(link)
         if not self.config.use_sympy:
             return ClaimResult("skipped", text, reason="needs sympy (disabled)")
@@ -190,9 +200,10 @@ class CalculatorVerifier(ChainVerifier):
             left, right, equal = self._worker.call(
                 sympy_compare, link.left.node, link.right.node, timeout=self.config.timeout_s
             )
-        except (CheckTimeoutError, CheckCrashedError) as exc:
+        except (CheckTimeoutError, CheckMemoryError, CheckCrashedError) as exc:
             return ClaimResult("timeout", text, reason=str(exc))
-        except RuntimeError as exc:
+        except CheckFailedError as exc:
+            # sympy could not evaluate this expression: no claim either way.
             return ClaimResult("skipped", text, reason=f"sympy failed: {exc}"[:200])
         if equal:
             return ClaimResult("holds", text, right, left)
@@ -200,7 +211,7 @@ class CalculatorVerifier(ChainVerifier):
         if lv is None or rv is None:
             return ClaimResult("skipped", text, reason="not a real number")
         computed, claimed = (rv, lv) if link.left.plain and not link.right.plain else (lv, rv)
-        return judge(link, computed, claimed, approx, problem_claims)
+        return judge(link, computed, claimed, approx, problem_claims, scaled)
 
     def _check_equation(
         self,
@@ -222,24 +233,7 @@ class CalculatorVerifier(ChainVerifier):
         except (NotLinearError, EvalError):
             return None, None  # a quadratic, a product of unknowns: forget what we knew
         if a1 == a2:
-            # Same coefficient on both sides: an identity ("x + 69 - 25 = x + 44"), meant as a
-            # simplification, so different constants mean the simplification is wrong.
-            step_words = set().union(*words)
-            if (
-                b1 == b2
-                or a1 == 0
-                or 0 in (b1, b2)
-                or approx
-                or step_words & (_NO_SOLUTION | _CASES)
-            ):
-                return (ClaimResult("holds", link_text(link)) if b1 == b2 else None), None
-            return ClaimResult(
-                "false",
-                link_text(link),
-                f"{fmt(b2)} besides {fmt(a1)}{var}",
-                f"{fmt(b1)} besides {fmt(a1)}{var}",
-                "the simplification changes the constant",
-            ), None
+            return _identity(link, var, a1, b1, b2, set().union(*words), approx), None
         if _continues(link, links) and linear(link.left.node)[0] and linear(link.right.node)[0]:
             # "P + 3 + P + 6 = 5P + 30 = 95": a chain that goes on simplifies, it solves nothing.
             return ClaimResult("skipped", link_text(link), reason="simplification"), None
@@ -283,6 +277,30 @@ class CalculatorVerifier(ChainVerifier):
             ),
             here,
         )
+
+
+def _identity(
+    link: Link,
+    var: str,
+    a: Fraction,
+    b1: Fraction,
+    b2: Fraction,
+    step_words: set[str],
+    approx: bool,
+) -> ClaimResult | None:
+    """Same coefficient on both sides: an identity ("x + 69 - 25 = x + 44"), meant as a
+    simplification, so different constants mean the simplification is wrong."""
+    if b1 == b2:
+        return ClaimResult("holds", link_text(link))
+    if a == 0 or 0 in (b1, b2) or approx or step_words & (_NO_SOLUTION | _CASES):
+        return None
+    return ClaimResult(
+        "false",
+        link_text(link),
+        f"{fmt(b2)} besides {fmt(a)}{var}",
+        f"{fmt(b1)} besides {fmt(a)}{var}",
+        "the simplification changes the constant",
+    )
 
 
 def _continues(link: Link, links: tuple[Link, ...]) -> bool:
