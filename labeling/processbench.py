@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-INCORRECT = "incorrect"
+from labeling.schema import Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +32,7 @@ class ChainScore:
 
 def first_flag(statuses: Sequence[str]) -> int:
     """Index of the first `incorrect` status, or -1."""
-    return next((i for i, s in enumerate(statuses) if s == INCORRECT), -1)
+    return next((i for i, s in enumerate(statuses) if s == Status.INCORRECT), -1)
 
 
 def _ratio(num: int, den: int) -> float | None:
@@ -59,7 +59,7 @@ def subset_metrics(chains: Iterable[ChainScore]) -> dict[str, float | int | None
             hit_corr += c.predicted == -1
         statuses = c.statuses
         for i, status in enumerate(statuses):
-            if status != INCORRECT:
+            if status != Status.INCORRECT:
                 continue
             if c.human == -1 or i < c.human:
                 wrong += 1
@@ -67,7 +67,7 @@ def subset_metrics(chains: Iterable[ChainScore]) -> dict[str, float | int | None
                 right += 1
             else:
                 after += 1
-        if c.human >= 0 and c.human < len(statuses) and statuses[c.human] == INCORRECT:
+        if c.human >= 0 and c.human < len(statuses) and statuses[c.human] == Status.INCORRECT:
             recalled += 1
     acc_err, acc_corr = _ratio(hit_err, n_err), _ratio(hit_corr, n_corr)
     f1 = None

@@ -25,11 +25,16 @@ class ConfigError(UserError):
     """A config value that is wrong; raised at start-up, before any work."""
 
 
+def help_text(text: str) -> dict[str, str]:
+    """`field(metadata=help_text("..."))`: where a field needs more than `option`."""
+    return {"help": text}
+
+
 def option(default: Any = MISSING, help: str = "", *, factory: Any = MISSING) -> Any:  # noqa: A002
     """A dataclass field with its help text in `metadata["help"]` (TRL's habit)."""
     if factory is not MISSING:
-        return field(default_factory=factory, metadata={"help": help})
-    return field(default=default, metadata={"help": help})
+        return field(default_factory=factory, metadata=help_text(help))
+    return field(default=default, metadata=help_text(help))
 
 
 def first_line(exc: BaseException) -> str:

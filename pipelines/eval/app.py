@@ -13,6 +13,7 @@ Both write `<output_dir>/metrics.json` ({labeler: {subset: figures}}) and print 
 from __future__ import annotations
 
 import json
+import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -23,10 +24,10 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from labeling.processbench import ChainScore, first_flag, format_table, table
-from pipelines.cli import first_line, run_or_explain
-from pipelines.eval.config import MODES, EvalConfig, register
+from labeling.schema import Status
+from pipelines.cli import ConfigError, compose_or_explain, run_or_explain
+from pipelines.eval.config import EvalConfig, register
 
-register()
 CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 
 
@@ -43,7 +44,7 @@ def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
         c.checkpoint.output_dir = c.output_dir
         return evaluate_checkpoint(c.checkpoint)  # writes metrics.json, prints its table
     else:
-        raise ValueError(f"unknown mode {c.mode!r}; choose one of {', '.join(MODES)}")
+        raise ConfigError(f"mode={c.mode} is not one of labels, direct, checkpoint")
     out = Path(c.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
@@ -82,7 +83,7 @@ def eval_labels(c: EvalConfig) -> dict[str, Any]:
         subset = row["source_dataset"]
         n = len(row["completions"])
         combined = row["first_error_step"]
-        flags = tuple("incorrect" if i == combined else "" for i in range(n))
+        flags = tuple(Status.INCORRECT if i == combined else "" for i in range(n))
         scores["combined"][subset].append(ChainScore(human, combined, flags))
         per_source: dict[str, list[str]] = defaultdict(lambda n=n: [""] * n)
         for v in row["verdicts"] or ():
@@ -111,7 +112,7 @@ def _check_record(record: dict[str, Any], timeout_s: float) -> tuple[str, ...]:
 
 def eval_direct(c: EvalConfig) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     if list(c.sources) != ["calc"]:
-        raise ValueError("mode=direct runs sources=[calc] only (ProcessBench has no references)")
+        raise ConfigError("mode=direct runs sources=[calc] only (ProcessBench has no references)")
     if not c.dataset_dir:
         raise FileNotFoundError("set dataset_dir=<dir with ProcessBench <subset>.json files>")
     by_subset: dict[str, list[ChainScore]] = {}
@@ -138,7 +139,7 @@ def _examples(subset: str, record: dict, statuses: tuple, evidence: tuple) -> li
     out = []
     human = record["label"]
     for i, status in enumerate(statuses):
-        if status != "incorrect" or (human >= 0 and i > human):
+        if status != Status.INCORRECT or (human >= 0 and i > human):
             continue
         kind = "hit" if i == human else "false_flag"
         out.append(
@@ -157,14 +158,12 @@ def _examples(subset: str, record: dict, statuses: tuple, evidence: tuple) -> li
 
 @hydra.main(config_path=CONF_DIR, config_name="eval", version_base=None)
 def _hydra_main(cfg: DictConfig) -> None:
-    run_or_explain("prm-eval", run, cfg, _explain)
-
-
-def _explain(exc: Exception) -> str | None:
-    return first_line(exc) if isinstance(exc, FileNotFoundError | ValueError) else None
+    run_or_explain("prm-eval", run, cfg)
 
 
 def main() -> None:
+    register()
+    compose_or_explain("prm-eval", CONF_DIR, "eval", sys.argv[1:])
     _hydra_main()
 
 

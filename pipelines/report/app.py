@@ -12,6 +12,7 @@ them. `write_report` is what the label job calls when it finishes; `main()` only
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,10 @@ from omegaconf import DictConfig, OmegaConf
 
 from labeling.report_stats import dataset_stats, diff_stats
 from labeling.shards import atomic_write_bytes
-from pipelines.cli import first_line, run_or_explain
+from pipelines.cli import compose_or_explain, run_or_explain
 from pipelines.report.config import ReportConfig, register
 from pipelines.report.html import SECTIONS, render_page, run_facts
 
-register()
 # An absolute path: `conf/` is a top-level folder, not a package, so a relative module path
 # would fail when the job starts from the installed `prm-report` script.
 CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
@@ -112,19 +112,12 @@ def run(cfg: DictConfig | ReportConfig) -> Path:
 
 @hydra.main(config_path=CONF_DIR, config_name="report", version_base=None)
 def _hydra_main(cfg: DictConfig) -> None:
-    run_or_explain("prm-report", run, cfg, _explain)
-
-
-def _explain(exc: Exception) -> str | None:
-    """Errors a user fixes by pointing at the right directory: one sentence, no traceback."""
-    from omegaconf.errors import MissingMandatoryValue
-
-    if isinstance(exc, FileNotFoundError | MissingMandatoryValue):
-        return first_line(exc)
-    return None
+    run_or_explain("prm-report", run, cfg)
 
 
 def main() -> None:
+    register()
+    compose_or_explain("prm-report", CONF_DIR, "report", sys.argv[1:])
     _hydra_main()
 
 

@@ -6,44 +6,28 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
-
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
+from pipelines.cli import option
 
 
 @dataclass
 class ReportConfig:
-    dir: str = field(
-        default=MISSING,
-        metadata=_help("A finished prm-label output directory (the one holding manifest.json)."),
+    dir: str = option(MISSING, "A finished prm-label output directory (holding manifest.json).")
+    diff: str = option(
+        "",
+        "An older version of the dataset to compare with: chains added/removed by "
+        "(problem_id, chain_id), label changes, count deltas, lineage. Empty: no diff.",
     )
-    diff: str = field(
-        default="",
-        metadata=_help(
-            "An older version of the dataset to compare with: chains added/removed by "
-            "(problem_id, chain_id), label changes, count deltas, lineage. Empty: no diff."
-        ),
-    )
-    out: str = field(
-        default="", metadata=_help("Where the HTML page goes; empty: <dir>/report.html.")
-    )
-    echo: bool = field(default=True, metadata=_help("Also print the tables to stdout."))
-    top_reasons: int = field(
-        default=20, metadata=_help("How many of the most frequent quarantine reasons to list.")
-    )
-    max_position: int = field(
-        default=20,
-        metadata=_help("First-error positions at or beyond this are pooled into one bar."),
-    )
-    mc_bins: int = field(default=10, metadata=_help("Bins of the MC score histogram on [0, 1]."))
-    examples: int = field(
-        default=10, metadata=_help("diff: chains listed per kind of change (added, removed...).")
-    )
+    out: str = option("", "Where the HTML page goes; empty: <dir>/report.html.")
+    echo: bool = option(True, "Also print the tables to stdout.")
+    top_reasons: int = option(20, "How many of the most frequent quarantine reasons to list.")
+    max_position: int = option(20, "First-error positions at or beyond this share one bar.")
+    mc_bins: int = option(10, "Bins of the MC score histogram on [0, 1].")
+    examples: int = option(10, "diff: chains listed per kind of change (added, removed...).")
 
 
 def register() -> None:
