@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from labeling.datasets._io import iter_records, need_str
-from labeling.datasets.common import bad, make_problem
+from labeling.datasets._io import need_str
+from labeling.datasets.common import convert, make_problem
 from labeling.schema import Problem, Quarantined
 
 
@@ -21,15 +21,11 @@ def reference_from_solution(answer: str) -> str:
 
 
 def load(options: dict[str, Any]) -> Iterator[Problem | Quarantined]:
-    name = options.get("name", "gsm8k")
-    for rec in iter_records(options["path"]):
-        if rec.data is None:
-            yield bad(name, rec, rec.error)
-            continue
-        try:
-            question = need_str(rec.data, "question")
-            reference = reference_from_solution(need_str(rec.data, "answer"))
-        except ValueError as exc:
-            yield bad(name, rec, str(exc))
-            continue
-        yield make_problem("math", name, question, reference)
+    name = options.get("name") or "gsm8k"
+
+    def to_problem(data: dict[str, Any], index: int) -> Problem:
+        question = need_str(data, "question")
+        reference = reference_from_solution(need_str(data, "answer"))
+        return make_problem("math", name, question, reference)
+
+    return convert(options["path"], name, to_problem)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from labeling.datasets._io import iter_records, need_str
-from labeling.datasets.common import bad, make_problem
+from labeling.datasets._io import need_str
+from labeling.datasets.common import convert, make_problem
 from labeling.schema import Problem, Quarantined
 
 
@@ -32,12 +32,5 @@ def problem_from_record(data: dict[str, Any], name: str = "mbpp") -> Problem:
 
 
 def load(options: dict[str, Any]) -> Iterator[Problem | Quarantined]:
-    name = options.get("name", "mbpp")
-    for rec in iter_records(options["path"]):
-        if rec.data is None:
-            yield bad(name, rec, rec.error)
-            continue
-        try:
-            yield problem_from_record(rec.data, name)
-        except ValueError as exc:
-            yield bad(name, rec, str(exc))
+    name = options.get("name") or "mbpp"
+    return convert(options["path"], name, lambda data, index: problem_from_record(data, name))

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from labeling.datasets._io import iter_records, need_str
-from labeling.datasets.common import bad, make_problem
+from labeling.datasets._io import need_str
+from labeling.datasets.common import convert, make_problem
 from labeling.schema import GivenChain, Problem, Quarantined
 
 
@@ -44,23 +44,17 @@ def chosen_steps(label: Any) -> tuple[tuple[str, ...], tuple[bool | None, ...]]:
 
 
 def load(options: dict[str, Any]) -> Iterator[Problem | Quarantined]:
-    name = options.get("name", "prm800k")
-    for rec in iter_records(options["path"]):
-        if rec.data is None:
-            yield bad(name, rec, rec.error)
-            continue
-        try:
-            q = rec.data.get("question")
-            if not isinstance(q, dict):
-                raise ValueError("field 'question' is missing or not an object")
-            question = need_str(q, "problem")
-            reference = need_str(q, "ground_truth_answer")
-            steps, ratings = chosen_steps(rec.data.get("label"))
-        except ValueError as exc:
-            yield bad(name, rec, str(exc))
-            continue
+    name = options.get("name") or "prm800k"
+
+    def to_problem(data: dict[str, Any], index: int) -> Problem:
+        q = data.get("question")
+        if not isinstance(q, dict):
+            raise ValueError("field 'question' is missing or not an object")
+        question = need_str(q, "problem")
+        reference = need_str(q, "ground_truth_answer")
+        steps, ratings = chosen_steps(data.get("label"))
         first_bad = next((i for i, r in enumerate(ratings) if r is False), -1)
         chain = GivenChain(steps, "prm800k", human_first_error=first_bad, human_labels=ratings)
-        yield make_problem(
-            "math", name, question, reference, given=(chain,), id_salt=str(rec.index)
-        )
+        return make_problem("math", name, question, reference, given=(chain,), id_salt=str(index))
+
+    return convert(options["path"], name, to_problem)

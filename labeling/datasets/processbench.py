@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from labeling.datasets._io import iter_records, need_str
-from labeling.datasets.common import bad, make_problem
+from labeling.datasets._io import need_str
+from labeling.datasets.common import convert, make_problem
 from labeling.schema import GivenChain, Problem, Quarantined
 
 
@@ -32,35 +32,28 @@ def human_step_labels(first_error: int, n: int) -> tuple[bool | None, ...]:
 
 
 def load(options: dict[str, Any]) -> Iterator[Problem | Quarantined]:
-    name = options.get("name", "processbench")
-    for rec in iter_records(options["path"]):
-        if rec.data is None:
-            yield bad(name, rec, rec.error)
-            continue
-        data = rec.data
-        try:
-            question = need_str(data, "problem")
-            steps = parse_steps(data.get("steps"))
-            label = data.get("label")
-            if isinstance(label, bool) or not isinstance(label, int):
-                raise ValueError("field 'label' should be an integer step index (or -1)")
-            if not -1 <= label < len(steps):
-                raise ValueError(f"label {label} is outside the {len(steps)} steps")
-            outcome = data.get("final_answer_correct")
-            if outcome is not None and not isinstance(outcome, bool):
-                raise ValueError("field 'final_answer_correct' should be true/false")
-        except ValueError as exc:
-            yield bad(name, rec, str(exc))
-            continue
-        chain = GivenChain(
-            steps=steps,
-            model=str(data.get("generator") or "given"),
-            human_first_error=label,
-            human_labels=human_step_labels(label, len(steps)),
-            outcome_correct=outcome,
-        )
-        # The same problem text appears once per generator: salt the id with the record id
-        # so that each record is its own problem (one chain each), as ProcessBench scores them.
-        yield make_problem(
-            "math", name, question, given=(chain,), id_salt=str(data.get("id", rec.index))
-        )
+    name = options.get("name") or "processbench"
+    return convert(options["path"], name, lambda data, index: _problem(data, index, name))
+
+
+def _problem(data: dict[str, Any], index: int, name: str) -> Problem:
+    question = need_str(data, "problem")
+    steps = parse_steps(data.get("steps"))
+    label = data.get("label")
+    if isinstance(label, bool) or not isinstance(label, int):
+        raise ValueError("field 'label' should be an integer step index (or -1)")
+    if not -1 <= label < len(steps):
+        raise ValueError(f"label {label} is outside the {len(steps)} steps")
+    outcome = data.get("final_answer_correct")
+    if outcome is not None and not isinstance(outcome, bool):
+        raise ValueError("field 'final_answer_correct' should be true/false")
+    chain = GivenChain(
+        steps=steps,
+        model=str(data.get("generator") or "given"),
+        human_first_error=label,
+        human_labels=human_step_labels(label, len(steps)),
+        outcome_correct=outcome,
+    )
+    # The same problem text appears once per generator: salt the id with the record id so
+    # that each record is its own problem (one chain each), as ProcessBench scores them.
+    return make_problem("math", name, question, given=(chain,), id_salt=str(data.get("id", index)))
