@@ -103,7 +103,7 @@ def _max_decimals(node: Node) -> int:
     return max((leaf[2] for leaf in operands(node)), default=0)
 
 
-def _leading_value(node: Node) -> Fraction | None:
+def leading_value(node: Node) -> Fraction | None:
     """Value of the first operand of a chain's next side: `12 + 5` -> 12."""
     while node[0] in ("+", "-", "*", "/") and isinstance(node[1], tuple):
         node = node[1]
@@ -269,7 +269,7 @@ def judge(
     if reason:
         return ClaimResult("skipped", text, fmt(claimed), fmt(computed), reason)
     if computed_side is link.left and has_ops(link.right.node):
-        lead = _leading_value(link.right.node)
+        lead = leading_value(link.right.node)
         if lead is not None and lead == computed:
             return ClaimResult("skipped", text, reason="running total")
     if claimed_side.node[0] == "fact":

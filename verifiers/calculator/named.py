@@ -1,10 +1,11 @@
 """Restated results: the value a named chain ends with must be the value it restarts with.
 
 `Total = 52 + 24 + 44 + 48` on one line and `Total = 178` on the next (in one step, adjacent
-clauses), or the same across a step boundary: `\\[ Total Score = 50 + 80 + ... + 60 \\]` ends
-one step and the next opens with "Adding these together: `Total Score = 570`". Only a
-computed value (the chain does arithmetic) restated as a plain number, under the same name, is
-compared; words that make the second chain a new case, a revision or a trial stop the check.
+clauses; a new chain that takes the old expression or value up and goes on, "Total = 3 * 4"
+then "Total = 3 * 4 * 2", is not a restatement), or the same across a step boundary:
+`\\[ Total Score = 50 + 80 + ... + 60 \\]` ends one step and the next opens with "Adding
+these together: `Total Score = 570`". Only a computed value (the chain does arithmetic) is
+compared, across steps only when restated as a plain number under the same name; words that make the second chain a new case, a revision or a trial stop the check.
 
 What this does NOT do: follow a quantity under another name, or across more than one step
 boundary; a chain that is followed by more numbers in its step is not carried over (the step
@@ -13,11 +14,18 @@ may have moved on).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
-from verifiers.calculator.claims import APPROX_WORDS, ClaimResult, check_arithmetic
+from verifiers.calculator.claims import (
+    APPROX_WORDS,
+    ClaimResult,
+    check_arithmetic,
+    leading_value,
+)
+from verifiers.calculator.evaluate import EvalError, exact
 from verifiers.calculator.extract import Link, Named, extract_named, normalize, tokenize
-from verifiers.calculator.parse import NUM, has_ops, variables
+from verifiers.calculator.parse import NUM, has_ops, operands, variables
 
 # Words around an equation that make it a case, a trial or a second root, not a step of
 # solving (or restating) the previous one.
@@ -53,6 +61,25 @@ def _compare(
     return result if result.outcome in ("holds", "false") else None
 
 
+def _goes_on(before: Named, named: Named) -> bool:
+    """The new chain takes the old expression or its value up and goes on computing.
+
+    "Total = 3 * 4" then "Total = 3 * 4 * 2 = 24" (every number of the old side, and more),
+    or "Total = 12 * 2" (it opens with the old value): a new value, not a restatement.
+    """
+    old, new = before.last.node, named.first.node
+    if not has_ops(new):
+        return False
+    kept = Counter(leaf[1] for leaf in operands(old))
+    grown = Counter(leaf[1] for leaf in operands(new))
+    if kept and not kept - grown and grown != kept:
+        return True
+    try:
+        return leading_value(new) == exact(old)
+    except EvalError:
+        return False
+
+
 def restated_in_step(
     step: str, words: list[set[str]], problem_claims: frozenset[str]
 ) -> list[ClaimResult]:
@@ -62,7 +89,7 @@ def restated_in_step(
     for named in extract_named(step):
         before = previous.get(named.name)
         previous[named.name] = named
-        if before is None or named.clause - before.clause != 1:
+        if before is None or named.clause - before.clause != 1 or _goes_on(before, named):
             continue
         window = set().union(*words[max(0, before.clause - 1) : named.clause + 1])
         result = _compare(before, named, window, problem_claims)
