@@ -5,7 +5,8 @@ clauses; a new chain that takes the old expression or value up and goes on, "Tot
 then "Total = 3 * 4 * 2", is not a restatement), or the same across a step boundary:
 `\\[ Total Score = 50 + 80 + ... + 60 \\]` ends one step and the next opens with "Adding
 these together: `Total Score = 570`". Only a computed value (the chain does arithmetic) is
-compared, across steps only when restated as a plain number under the same name; words that make the second chain a new case, a revision or a trial stop the check.
+compared, across steps only when restated as a plain number under the same name; words
+that make the second chain a new case, a revision or a trial stop the check.
 
 What this does NOT do: follow a quantity under another name, or across more than one step
 boundary; a chain that is followed by more numbers in its step is not carried over (the step
