@@ -1,0 +1,11 @@
+"""The edges: Hydra apps, Ray orchestration, vLLM engine actors, PRM training and use.
+
+One room per app or concern; each app's `main()` is its console script:
+- `pipelines.label`  prm-label: config, job driver, unit labeler, sources, manifest, progress
+- `pipelines.engine` vLLM engine actors and pools, completer, model preparation
+- `pipelines.train`  prm-train: data, model/head, loop (Ray Train)
+- `pipelines.eval`   prm-eval: ProcessBench metric runs, checkpoints
+- `pipelines.report` prm-report: stats -> HTML
+- `pipelines.cli`    what the apps share: typed user errors, the one-sentence exit
+Nothing here runs at import time.
+"""
