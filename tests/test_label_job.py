@@ -121,3 +121,32 @@ def test_user_errors_are_one_sentence(tmp_path):
     with pytest.raises(FileNotFoundError) as err:
         _job(tmp_path, "dataset=gsm8k", "dataset.path=/nope.jsonl")
     assert explain(err.value) == "dataset path '/nope.jsonl' does not exist; set dataset.path"
+
+
+def test_a_second_run_on_a_held_output_dir_stops_with_one_sentence(tmp_path):
+    from filelock import FileLock
+
+    from pipelines.cli import UserError, explain
+
+    out = tmp_path / "out"
+    out.mkdir()
+    with FileLock(out / ".lock"):  # another run holds the directory
+        with pytest.raises(UserError) as err:
+            _job(tmp_path, "dataset.limit=2", "sampler.n=1")
+    assert "another prm-label run holds" in explain(err.value)
+    assert not (out / "shards").exists() and not (out / "manifest.json").exists()
+    m = _job(tmp_path, "dataset.limit=2", "sampler.n=1")  # released: the run goes ahead
+    assert m["counts"]["problems_in"] == 2
+
+
+def test_engine_choice_is_part_of_the_unit_key(tmp_path):
+    from pipelines.label.app import typed
+    from pipelines.label.job import label_config_hash
+
+    base = ["ray=inprocess", "labels=[answer]"]
+    sim = label_config_hash(typed(compose([*base, "engine=simulated"])))
+    real = label_config_hash(typed(compose([*base, "engine=vllm"])))
+    more_actors = label_config_hash(typed(compose([*base, "engine=simulated",
+                                                   "engine.actors=3"])))
+    assert sim != real  # simulated shards are never resumed as real ones
+    assert sim == more_actors  # speed-only fields keep a resumable key
