@@ -2,9 +2,11 @@
 
     .venv/bin/python benchmarks/bench_sandbox.py [--trivial 200] [--workers 2] [--no-mbpp]
 
-Prints executions per second for a one-assert program, the cost of one sandbox start, and
-how many of MBPP's 974 reference `code` fields pass their `test_list`, naming any that fail
-and why. MBPP is read from /work/shared/data/mbpp/mbpp.jsonl (next to the repository).
+Prints executions per second for a one-assert program, the cost of one sandbox start, how
+many of MBPP's 974 reference `code` fields pass their `test_list` (naming any that fail and
+why), and how many wrong programs (the function under test returning None) fail. MBPP is
+read from /work/shared/data/mbpp/mbpp.jsonl (next to the repository). Run it under
+`flock /tmp/heavy.lock` so the figures are not shared with other heavy jobs.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from labeling.datasets.mbpp import problem_from_record
 from labeling.schema import Problem
+from verifiers.sandbox.program import prepare_job
 from verifiers.sandbox.runner import Sandbox, SandboxConfig
 
 MBPP = Path(__file__).resolve().parents[2] / "shared" / "data" / "mbpp" / "mbpp.jsonl"
@@ -53,6 +56,21 @@ def bench_mbpp(sandbox: Sandbox, workers: int) -> None:
     for (problem, _), r in zip(pairs, results, strict=True):
         if not r.passed:
             print(f"  task {problem.problem_id}: {r.error} {r.test_status}")
+    wrong = [(p, wrong_program(p)) for p, _ in pairs]
+    start = time.monotonic()
+    results = sandbox.run_many(wrong, workers)
+    elapsed = time.monotonic() - start
+    failed = sum(not r.passed for r in results)
+    print(f"mbpp: {failed}/{len(rows)} wrong programs fail ({elapsed:.1f}s)")
+    for (problem, _), r in zip(wrong, results, strict=True):
+        if r.passed:
+            print(f"  task {problem.problem_id}: a wrong program passed")
+
+
+def wrong_program(problem: Problem) -> str:
+    """The function under test, answering None to everything."""
+    subject = prepare_job(problem, "").subject or "f"
+    return f"def {subject}(*args, **kwargs):\n    return None\n"
 
 
 def main() -> None:

@@ -1,256 +1,271 @@
-"""The trusted side of one sandboxed execution; `verifiers/sandbox.py` runs this file's text.
+"""Sandbox text, part 4 of 4: start-up, and the program's side of a run.
 
-It runs as `python -S -P -c <this source> <fd>` inside the sandbox, before any untrusted code,
-and is not imported by the project. Steps: read the job (a `marshal`led tuple) from stdin,
-drop to an unprivileged uid, set rlimits, run the solution, then the setup code, then each
-test in its own namespace copy, and report every step as a line on file descriptor `fd`:
-`<nonce>\\t<kind>\\t<index>\\t<status>\\t<detail>`. The host counts a test as passed only
-from these lines, tagged with a nonce the solution never sees in its own namespace; stdout
-and the exit status mean nothing. The job ends with `os._exit`, so atexit handlers, lingering
-threads and `__del__` methods of the solution never run after the last record.
+`python -S -P -B -c <channel.py + testside.py + this> <result fd> <tests fd>` runs inside
+bubblewrap (the runner joins the three files; the project never imports them). Start-up,
+still with the sandbox's only privileges (as root: CAP_SETUID/SETGID), forks two processes
+connected by two pipes:
 
-Tests were rewritten on the host: every comparison, `assert`, `not` and `and`/`or` operand
-in test code goes through the hooks below, which refuse values whose type defines its own
-comparison or truth methods outside the standard library (an "always equal" object is a
-fail, not a pass). Only the standard library is importable here, so this file imports
-nothing heavier than `resource` (start-up time is the sandbox's main cost).
+- the program's process (this file): reads the program from stdin, drops to uid A, sets
+  rlimits, runs the program, then answers the test process's requests (call this function,
+  get this attribute, ...). Every answer is plain data (channel.py), sent with `marshal`
+  functions bound before the program ran, or a numbered handle for anything else; instances
+  of subclasses of the built-in scalars and containers go as their base type's content.
+  It never sees the tests, the result fd or the run's nonce.
+- the test process (testside.py): the one bwrap started; reads the tests from their own fd,
+  drops to uid B, runs them with the program's names bound to proxies, and writes the
+  records. A different uid: the program can neither signal, trace nor read its memory.
+
+Nothing in the program's process is trusted: the test process checks everything it gets.
 """
 
+# ruff: noqa: F821 - names from channel.py and testside.py, joined into one program
 import builtins
-import marshal
 import os
 import resource
 import sys
 
 
-class Untrusted(BaseException):  # noqa: N818 - BaseException: `except Exception` can't eat it
-    """A test compared a value whose comparison methods come from the solution."""
-
-
-_CMP_METHODS = (
-    "__eq__",
-    "__ne__",
-    "__lt__",
-    "__le__",
-    "__gt__",
-    "__ge__",
-    "__contains__",
-    "__bool__",
-    "__len__",
-)
-_HEAP, _IMMUTABLE = 1 << 9, 1 << 8
-_WALK_LIMIT = 2_000_000  # objects checked per compared value; beyond that, not trusted
-
-
-def make_hooks(stdlib, state):
-    """The functions rewritten tests call. Everything they use is bound here, before the
-    solution runs, so patching `builtins` or this module later cannot change them."""
-    _type, _id, _bool, _isinstance, _set, _zip, _dict = type, id, bool, isinstance, set, zip, dict
-    cmp_methods, heap, immutable, walk_limit = _CMP_METHODS, _HEAP, _IMMUTABLE, _WALK_LIMIT
-    untrusted_error = Untrusted
-    mro_of = type.__dict__["__mro__"].__get__
-    dict_of = type.__dict__["__dict__"].__get__
-    flags_of = type.__dict__["__flags__"].__get__
-    fn_type = _type(make_hooks)
-    code_of = fn_type.__dict__["__code__"].__get__
-    startswith = str.startswith
-    seqs = (list, tuple, set, frozenset)
-    iters = {t: t.__iter__ for t in seqs}
-    dict_keys, dict_values = dict.keys, dict.values
-    scalars = {int, float, complex, str, bytes, bool, _type(None)}
-    safe_types = set(scalars)
-    ops = {
-        "==": lambda a, b: a == b,
-        "!=": lambda a, b: a != b,
-        "<": lambda a, b: a < b,
-        "<=": lambda a, b: a <= b,
-        ">": lambda a, b: a > b,
-        ">=": lambda a, b: a >= b,
-        "in": lambda a, b: a in b,
-        "not in": lambda a, b: a not in b,
-        "is": lambda a, b: a is b,
-        "is not": lambda a, b: a is not b,
-    }
-
-    def type_trusted(t):
-        if t in safe_types:
-            return True
-        for name in cmp_methods:
-            for owner in mro_of(t):
-                found = dict_of(owner).get(name)
-                if found is not None:
-                    break
-            else:
-                continue
-            if not flags_of(owner) & heap or flags_of(owner) & immutable:
-                continue  # a C type's slot: the solution cannot have written or patched it
-            if _type(found) is fn_type and startswith(code_of(found).co_filename, stdlib):
-                continue  # e.g. collections.Counter.__eq__
-            return False
-        if not flags_of(t) & heap or flags_of(t) & immutable:
-            safe_types.add(t)  # immutable types stay trusted; heap types are rechecked
-        return True
-
-    def trusted(value):
-        stack, seen, n = [value], _set(), 0
-        while stack:
-            x = stack.pop()
-            t = _type(x)
-            if t in scalars:
-                continue
-            n += 1
-            if n > walk_limit or not type_trusted(t):
-                return False
-            if _id(x) in seen:
-                continue
-            seen.add(_id(x))
-            for base in seqs:  # iterate with the base type's iterator, never the solution's
-                if _isinstance(x, base):
-                    stack.extend(iters[base](x))
-                    break
-            else:
-                if _isinstance(x, _dict):
-                    stack.extend(dict_keys(x))
-                    stack.extend(dict_values(x))
-        return True
-
-    def check(*values):
-        for v in values:
-            if not trusted(v):
-                name = _type(v).__name__
-                state["untrusted"] = name if _type(name) is str else "?"
-                raise untrusted_error(state["untrusted"])
-
-    def cmp(op, left, right):
-        if op not in ("is", "is not"):
-            check(left, right)
-        return _bool(ops[op](left, right))
-
-    def chain(op_names, first, *rest):
-        # `a < b < c`: operands after the first come as thunks, evaluated left to right
-        # and only while the chain holds, exactly as Python does.
-        left = first
-        for op, thunk in _zip(op_names, rest, strict=True):
-            right = thunk()
-            if not cmp(op, left, right):
-                return False
-            left = right
-        return True
-
-    def truth(value):
-        state["asserts"] += 1
-        check(value)
-        return _bool(value)
-
-    def val(value):
-        check(value)
-        return value
-
-    return {"__prm_cmp__": cmp, "__prm_chain__": chain, "__prm_truth__": truth, "__prm_val__": val}
-
-
-def _describe(exc):
+def describe(exc):
     name = type(exc).__name__
     name = name if type(name) is str else "?"
     try:
         msg = str(exc)
-    except BaseException:  # a solution's exception may refuse to print itself
+    except BaseException:  # a program's exception may refuse to print itself
         msg = ""
     msg = msg if type(msg) is str else ""
     return (name + ": " + msg)[:200] if msg else name
 
 
-def main():
-    # Everything used after the solution starts is bound to a local first: the solution can
-    # patch `builtins` and (through sys.modules) this module's globals.
-    _dict, _enumerate, _str, _type = dict, enumerate, str, type
-    _base, _assertion, _memory, _untrusted = BaseException, AssertionError, MemoryError, Untrusted
-    _exec, _exit, write, encode, describe = exec, os._exit, os.write, str.encode, _describe
-    streams = (sys.stdout, sys.stderr)
-    fd = int(sys.argv[1])
-    (nonce, uid, limits, code, setup, tests, asserts_needed, stdlib) = marshal.loads(
-        sys.stdin.buffer.read()
-    )
-    # input() must see EOF, not the job pipe.
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
+def drop(uid, limits):
+    """Become `uid` (when started as root) and apply the rlimits."""
     if uid and os.getuid() == 0:
-        # RLIMIT_NPROC is not enforced for uid 0; a fresh uid also owns nothing outside.
         os.setgroups([])
         os.setgid(uid)
-        os.setuid(uid)
+        os.setuid(uid)  # also clears the dumpable flag: /proc/<pid>/mem is closed to others
     for res, soft, hard in limits:
         resource.setrlimit(res, (soft, hard))
 
-    def finish():
-        for stream in streams:  # output excerpts help debugging; os._exit skips the flush
+
+class NotPlainError(Exception):
+    pass
+
+
+def make_export():
+    """export(value) -> (True, plain copy) or (False, None); see the module docstring."""
+    is_plain = make_is_plain()
+    scalars, _type, _issub, depth_cap = frozenset(SCALARS), type, issubclass, MAX_DEPTH
+    # Subclasses of scalars: the base type's own conversion gives an exact copy.
+    to_scalar = (
+        (bool, bool),
+        (int, int.__index__),
+        (float, float.__float__),
+        (complex, complex.__complex__),
+        (str, str.__str__),
+        (bytes, bytes.__bytes__),
+    )
+    # Containers are read with the base type's iterator, never the subclass's.
+    to_seq = (
+        (list, list.__iter__, list),
+        (tuple, tuple.__iter__, tuple),
+        (set, set.__iter__, set),
+        (frozenset, frozenset.__iter__, frozenset),
+    )
+    items = dict.items
+
+    def conv(x, depth, budget):
+        t = _type(x)
+        if t in scalars:
+            return x
+        budget[0] -= 1
+        if depth >= depth_cap or budget[0] < 0:
+            raise NotPlainError
+        for base, fn in to_scalar:
+            if _issub(t, base):
+                return fn(x)
+        for base, it, make in to_seq:
+            if _issub(t, base):
+                return make([conv(e, depth + 1, budget) for e in it(x)])
+        if _issub(t, dict):
+            return {conv(k, depth + 1, budget): conv(v, depth + 1, budget) for k, v in items(x)}
+        raise NotPlainError
+
+    def export(value):
+        try:
+            if is_plain(value):
+                return True, value
+            return True, conv(value, 0, [MAX_ITEMS])
+        except BaseException:  # not plain, too deep, or a hostile object's own error
+            return False, None
+
+    return export
+
+
+_UNARY = {
+    "neg": lambda a: -a,
+    "pos": lambda a: +a,
+    "abs": abs,
+    "invert": lambda a: ~a,
+    "int": int,
+    "float": float,
+    "complex": complex,
+    "index": lambda a: a.__index__(),
+    "len": len,
+    "str": str,
+    "repr": repr,
+    "iter": iter,
+    "next": next,
+}
+_BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "truediv": lambda a, b: a / b,
+    "floordiv": lambda a, b: a // b,
+    "mod": lambda a, b: a % b,
+    "pow": lambda a, b: a**b,
+    "round": round,
+}
+
+
+def make_server(send, recv, token):
+    """The program's request loop; the functions it uses are bound before the program runs."""
+    export, objs = make_export(), {}
+    unary, binary = dict(_UNARY), dict(_BINARY)
+    _type, _tuple, _list, _dict = type, tuple, list, dict
+    _getattr, _setattr, _memory, _stop = getattr, setattr, MemoryError, StopIteration
+    _base = BaseException
+    _describe, module_type = describe, type(sys)
+
+    def handle(value):
+        ok, plain = export(value)
+        if ok:
+            return ("v", plain)
+        hid = len(objs) + 1
+        objs[hid] = value
+        name = _type(value).__name__
+        return ("h", hid, name if _type(name) is str else "?")
+
+    def resolve(x):  # T's handles inside arguments: (token, hid) pairs
+        t = _type(x)
+        if t is _tuple and len(x) == 2 and x[0] == token:
+            return objs[x[1]]
+        if t in (_list, _tuple, set, frozenset):
+            return t(resolve(e) for e in x)
+        if t is _dict:
+            return {resolve(k): resolve(v) for k, v in x.items()}
+        return x
+
+    def run(op, target, args, kwargs, mut):
+        if op == "call":
+            out = target(*args, **kwargs)
+            return handle(out) + (tuple((i, export(args[i])[1]) for i in mut),)
+        if op == "getattr":
+            return handle(_getattr(target, args[0]))
+        if op == "setattr":
+            _setattr(target, args[0], args[1])
+            return ("v", None)
+        if op == "getitem":
+            return handle(target[args[0]])
+        if op == "setitem":
+            target[args[0]] = args[1]
+            return ("v", None)
+        if op == "unary":
+            return handle(unary[args[0]](target))
+        if op == "binary":
+            return handle(binary[args[0]](target, args[1]))
+        if op == "rbinary":
+            return handle(binary[args[0]](args[1], target))
+        raise ValueError("unknown request")
+
+    def names(ns, wanted):
+        out = []
+        for name in wanted:
+            if name in ns:
+                value = ns[name]
+                if _type(value) is module_type:
+                    out.append((name, "m", _getattr(value, "__name__", "")))
+                else:
+                    out.append((name,) + handle(value))
+        return out
+
+    def serve(ns):
+        while True:
+            op, hid, args, kwargs, mut, refs = recv()
             try:
-                stream.flush()
-            except BaseException:  # a closed or sabotaged stream must not cost the record
-                pass
-        write(fd, encode(f"{nonce}\tdone\t0\tok\t\n"))
-        _exit(0)
+                if op == "globals":
+                    send(("g", names(ns, args)))
+                    continue
+                if refs:
+                    args, kwargs = resolve(args), resolve(kwargs)
+                reply = run(op, objs[hid], args, kwargs, mut)
+            except _memory:
+                reply = ("e", "MemoryError", "", "memory")
+            except _stop:
+                reply = ("e", "StopIteration", "", "stop" if op == "unary" else "other")
+            except _base as exc:  # SystemExit, KeyboardInterrupt included: the test decides
+                name = _type(exc).__name__
+                reply = ("e", name if _type(name) is str else "?", _describe(exc), "other")
+            send(reply)
 
-    def emit(kind, index, status, detail=""):
-        detail = detail.replace("\t", " ").replace("\n", " ")[:300]
-        write(fd, encode(f"{nonce}\t{kind}\t{index}\t{status}\t{detail}\n", "utf-8", "replace"))
+    return serve
 
-    state = {"asserts": 0, "untrusted": ""}
-    hooks = make_hooks(stdlib, state)
-    pristine = _dict(builtins.__dict__)  # tests see these even if the solution patches builtins
-    # A tracer can jump over an assert line; the solution has no business tracing the tests.
-    for name in ("settrace", "setprofile"):
-        if hasattr(sys, name):
-            delattr(sys, name)
-    sys.modules["__main__"] = _type(sys)("__main__")  # `import __main__` finds nothing of ours
-    emit("ready", 0, "ok")
 
-    ns = {"__name__": "__solution__", "__builtins__": builtins}
+def program_side(rfd, wfd):
+    """The program's process: never returns."""
+    send, recv = make_channel(rfd, wfd)
+    uid, limits, code, token = marshal.loads(sys.stdin.buffer.read())
+    null = os.open(os.devnull, os.O_RDONLY)  # input() must see EOF, not the job pipe
+    os.dup2(null, 0)
+    os.close(null)
+    drop(uid, limits)
+    serve = make_server(send, recv, token)
+    _exit, _exec, _base, _memory = os._exit, exec, BaseException, MemoryError
+    streams = (sys.stdout, sys.stderr)
+    sys.modules["__main__"] = type(sys)("__main__")  # `import __main__` finds nothing of ours
+    ns = {"__name__": "__main__", "__builtins__": builtins}
     try:
         compiled = compile(code, "<solution>", "exec")
+        status, detail = "ok", ""
     except _base as exc:  # SyntaxError, ValueError (null bytes), RecursionError
-        emit("solution", 0, "syntax", describe(exc))
-        finish()
-    for label, source in (("solution", compiled), ("setup", setup)):
-        if not source:
-            continue
+        status, detail = "syntax", describe(exc)
+    if status == "ok":
         try:
-            _exec(source, ns)
+            _exec(compiled, ns)
         except _memory:
-            emit(label, 0, "memory", "MemoryError")
-            break
+            status, detail = "memory", "MemoryError"
         except _base as exc:  # includes SystemExit and KeyboardInterrupt
-            emit(label, 0, "error", describe(exc))
-            break
-        emit(label, 0, "ok")
-    else:
-        for i, test in _enumerate(tests):
-            state["asserts"], state["untrusted"] = 0, ""
-            tns = _dict(ns)  # solution functions keep their own globals; this copy is the test's
-            tns["__builtins__"] = _dict(pristine)
-            tns.update(hooks)
-            try:
-                _exec(test, tns)
-            except _untrusted:
-                status, detail = "untrusted", ""
-            except _assertion as exc:
-                status, detail = "fail", describe(exc)
-            except _memory:
-                status, detail = "memory", "MemoryError"
-            except _base as exc:
-                status, detail = "error", describe(exc)
-            else:
-                status, detail = "pass", ""
-                if state["untrusted"]:  # the solution caught our Untrusted and carried on
-                    status = "untrusted"
-                elif state["asserts"] < asserts_needed[i]:
-                    status = "skipped"
-                    detail = f"{state['asserts']} of {asserts_needed[i]} asserts ran"
-            if status == "untrusted":
-                detail = f"compared a {state['untrusted']} object from the solution"
-            emit("test", i, status, detail)
-    finish()
+            status, detail = "error", describe(exc)
+    for stream in streams:  # keep the program's output in order with the test process's
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    try:
+        send(("ready", status, detail))
+        if status == "ok":
+            serve(ns)
+    except BaseException:
+        pass
+    for stream in streams:
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    _exit(0)
+
+
+def main():
+    result_fd, tests_fd = int(sys.argv[1]), int(sys.argv[2])
+    to_prog_r, to_prog_w = os.pipe()
+    to_tests_r, to_tests_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        for fd in (result_fd, tests_fd, to_prog_w, to_tests_r):
+            os.close(fd)
+        program_side(to_prog_r, to_tests_w)
+    for fd in (to_prog_r, to_tests_w):
+        os.close(fd)
+    test_side(pid, result_fd, tests_fd, to_tests_r, to_prog_w)
 
 
 main()

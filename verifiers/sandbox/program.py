@@ -15,6 +15,7 @@ Split from `sandbox.py` (process handling) so each stays one idea. Three things 
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import json
 import marshal
@@ -57,23 +58,32 @@ _COMPOUND = (
 
 @dataclass(frozen=True, slots=True)
 class Job:
-    """A solution and its rewritten test units, ready to send to the harness."""
+    """A solution and its rewritten test units, ready to send to the two sandbox processes."""
 
     code: str
     setup: str
     tests: tuple[str, ...]
     asserts_needed: tuple[int, ...]  # per unit: asserts that must run for it to pass
+    names: tuple[str, ...] = ()  # names the tests and setup read: asked of the program
+    subject: str = ""  # the function under test: the one builtin name the program may supply
 
-    def payload(self, nonce: str, uid: int, limits: list, stdlib: str) -> bytes:
+    def program_payload(self, uid: int, limits: list, token: str) -> bytes:
+        """What the program's process reads on stdin: no tests, no nonce."""
+        return marshal.dumps((uid, tuple(map(tuple, limits)), self.code, token))
+
+    def tests_payload(self, nonce: str, uid: int, limits: list, token: str, cpu_s: int) -> bytes:
+        """What the test process reads on its own fd."""
         fields = (
             nonce,
             uid,
             tuple(map(tuple, limits)),
-            self.code,
             self.setup,
             self.tests,
             self.asserts_needed,
-            stdlib,
+            self.names,
+            self.subject,
+            token,
+            cpu_s,
         )
         return marshal.dumps(fields)
 
@@ -174,11 +184,58 @@ def test_units(problem: Problem) -> list[str]:
     return tests
 
 
+def read_names(sources: list[str]) -> tuple[str, ...]:
+    """Every name the given (parsable) sources read, in first-seen order."""
+    seen: dict[str, None] = {}
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                seen.setdefault(node.id, None)
+    return tuple(seen)
+
+
+def subject_of(problem: Problem, first_test: str) -> str:
+    """The function under test: the entry point, else the first test's first call of a
+    non-builtin name (or its first call at all, as in `assert sum(1, 2) == 3`)."""
+    if problem.entry_point:
+        return problem.entry_point
+    calls = [
+        n.func.id
+        for n in ast.walk(ast.parse(first_test))
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    ]
+    own = [c for c in calls if not hasattr(builtins, c)]
+    return (own or calls or [""])[0]
+
+
 def prepare_job(problem: Problem, code: str) -> Job:
     """A job for `code` against `problem`'s tests. Raises ValueError for unusable tests."""
-    units = [rewrite_test(t) for t in test_units(problem)]
+    raw = test_units(problem)
+    units = [rewrite_test(t) for t in raw]
     setup = problem.test_setup.replace("\r\n", "\n")
-    return Job(code, setup, tuple(u for u, _ in units), tuple(n for _, n in units))
+    try:
+        names = read_names([*raw, setup])
+    except SyntaxError as exc:
+        raise ValueError(f"test setup does not parse ({exc.msg}): {setup[:120]!r}") from exc
+    return Job(
+        code,
+        setup,
+        tuple(u for u, _ in units),
+        tuple(n for _, n in units),
+        names,
+        subject_of(problem, raw[0]),
+    )
+
+
+_STATES = {
+    "syntax": "has a syntax error",
+    "error": "raised",
+    "memory": "ran out of memory",
+    "crashed": "crashed",
+    "exited": "exited",
+    "closed": "broke the channel",
+    "cpu": "hit the CPU limit",
+}
 
 
 def _text(data: bytes, limit: int) -> str:
@@ -205,37 +262,35 @@ def interpret(
     n = len(job.tests)
     status = ["not_run"] * n
     detail = [""] * n
-    ready = done = False
+    ready = done = cpu_killed = memory = False
     errors: list[str] = []
-    memory = False
+    signal_no = None
     for line in records.decode("utf-8", "replace").splitlines():
         parts = line.split("\t")
         if len(parts) != 5 or parts[0] != nonce:
-            continue  # not ours: the solution wrote to the pipe, or a torn line
+            continue  # not ours: a torn line, or not from the test process
         _, kind, index, state, info = parts
         memory = memory or state == "memory"
         if kind == "ready":
             ready = True
         elif kind == "done":
             done = True
-        elif (
-            kind == "test"
-            and index.isdigit()
-            and int(index) < n
-            and status[int(index)] == "not_run"
-        ):
-            status[int(index)], detail[int(index)] = state, info
+        elif kind == "signal" and index.isdigit():
+            signal_no = int(index)
+        elif kind == "test" and index.isdigit() and int(index) < n:
+            if status[int(index)] == "not_run":
+                status[int(index)], detail[int(index)] = state, info
         elif kind in ("solution", "setup") and state != "ok":
-            errors.append(
-                f"{kind} {'has a syntax error' if state == 'syntax' else 'raised'}: {info}"
-            )
-    signal_no = None
-    if returncode is not None and not done:
+            cpu_killed = cpu_killed or state == "cpu"
+            errors.append(f"{kind} {_STATES.get(state, 'failed')}: {info}")
+    if signal_no is None and returncode is not None and not done:
         if returncode < 0:
             signal_no = -returncode
         elif bwrap and returncode > 128:  # bwrap reports a signalled child as 128 + signal
             signal_no = returncode - 128
-    cpu_killed = signal_no in (24, 9) and not timed_out  # SIGXCPU, then SIGKILL at the hard limit
+        # Only its own CPU rlimit sends these to the test process (another uid's program
+        # cannot signal it).
+        cpu_killed = cpu_killed or (signal_no in (9, 24) and not timed_out)
     passed_count = status.count("pass")
     passed = done and passed_count == n and not errors
     reason = ""
@@ -243,14 +298,14 @@ def interpret(
         reason = "the sandbox did not start the harness" if not timed_out else ""
     if not passed and not reason:
         first_bad = next((i for i, s in enumerate(status) if s != "pass"), None)
-        if errors:
-            reason = errors[0]
-        elif timed_out or cpu_killed:
+        if timed_out or cpu_killed:
             reason = "ran out of time" + (" (CPU limit)" if cpu_killed else "")
+        elif errors:
+            reason = errors[0]
         elif signal_no:
-            reason = f"killed by signal {signal_no}"
+            reason = f"the test process was killed by signal {signal_no}"
         elif not done:
-            reason = f"exited before the tests finished (exit code {returncode})"
+            reason = f"the test process exited before the tests finished (exit code {returncode})"
         elif first_bad is not None:
             reason = f"test {first_bad}: {status[first_bad]}" + (
                 f" ({detail[first_bad]})" if detail[first_bad] else ""

@@ -16,18 +16,23 @@ class SandboxConfig:
     """Limits for one execution. Frozen and hashable: it keys the cached sandbox setup."""
 
     timeout_s: float = 10.0  # wall clock for the whole job (start-up, solution, all tests)
-    cpu_s: int = 10  # RLIMIT_CPU: CPU seconds summed over the solution's threads
-    memory_mb: int = 1024  # RLIMIT_AS per process: a memory bomb gets MemoryError
-    max_processes: int = 32  # RLIMIT_NPROC for the sandbox uid (threads count as processes)
+    cpu_s: int = 10  # RLIMIT_CPU: CPU seconds per process (the program's, the tests')
+    memory_mb: int = 1024  # RLIMIT_AS per process (lowered when the whole tree could exceed
+    # tree_memory_mb without a cgroup; see verifiers/sandbox/memory.py)
+    max_processes: int = 16  # RLIMIT_NPROC for the program's uid (threads count as processes)
     max_file_mb: int = 16  # RLIMIT_FSIZE: largest file the solution may write
     max_open_files: int = 64  # RLIMIT_NOFILE
     tmp_mb: int = 32  # size of the private, writable /tmp (a tmpfs)
+    shm_mb: int = 16  # size of the private, writable /dev/shm (multiprocessing's semaphores)
+    tree_memory_mb: int = 0  # memory of the whole process tree; 0 = what max_processes x
+    # memory_mb plus the tmpfs add up to, at most half the machine's RAM
     output_bytes: int = 4096  # stdout/stderr kept per stream as an excerpt; the rest is read
     # and dropped, so a flood cannot block the solution or fill memory.
     isolation: str = "bwrap"  # "bwrap", or "none" = UNSAFE: no isolation, warns on every run
     python: str = ""  # interpreter run in the sandbox; "" = this process's base interpreter
-    uid_low: int = 200_000  # each run gets a random uid in [uid_low, uid_low + 50_000) when
-    # started as root (RLIMIT_NPROC is per uid, and root is exempt from it)
+    uid_low: int = 200_000  # started as root, the program gets a random uid in
+    # [uid_low, uid_low + 50_000) and the tests uid + 50_000 (RLIMIT_NPROC is per uid, and
+    # root is exempt from it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,5 +76,3 @@ class ExecutionResult:
     stderr: str = ""
     duration_s: float = 0.0
     isolation: str = "bwrap"
-
-

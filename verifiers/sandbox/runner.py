@@ -32,13 +32,19 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from labeling.schema import Problem
+from verifiers.sandbox.memory import TEST_PROCESSES, run_cgroup
+from verifiers.sandbox.memory import plan as memory_plan
 from verifiers.sandbox.program import Job, interpret, interpreter_layout, prepare_job
 from verifiers.sandbox.result import ExecutionResult, SandboxConfig, SandboxUnavailableError
+from verifiers.sandbox.seccomp import SeccompUnavailableError, filter_bpf, filter_fd
 
 log = logging.getLogger(__name__)
 
 ISOLATION = ("bwrap", "none")
-_HARNESS = Path(__file__).with_name("harness.py")
+# The sandboxed program's text: four files joined (see harness.py).
+_HARNESS = tuple(
+    Path(__file__).with_name(n) for n in ("channel.py", "hooks.py", "testside.py", "harness.py")
+)
 _RECORDS_CAP = 1 << 20  # bytes of result lines we accept; a real job writes a few KB
 
 
@@ -68,9 +74,16 @@ class Sandbox:
         python = config.python or getattr(sys, "_base_executable", sys.executable)
         self.python = os.path.realpath(python)
         self.layout = interpreter_layout(self.python)
-        self.harness = _HARNESS.read_text(encoding="utf-8")
+        self.harness = "\n".join(p.read_text(encoding="utf-8") for p in _HARNESS)
         self.as_root = os.geteuid() == 0
+        self.memory = memory_plan(config)
         self.prefix_argv = self._bwrap_argv() if config.isolation == "bwrap" else []
+        self.seccomp = b""
+        if config.isolation == "bwrap":
+            try:
+                self.seccomp = filter_bpf()
+            except SeccompUnavailableError as exc:
+                raise SandboxUnavailableError(str(exc)) from exc
         if config.isolation == "bwrap":
             self._probe()
 
@@ -107,6 +120,8 @@ class Sandbox:
         for hidden in self.layout.site_dirs:  # an empty read-only tmpfs over site-packages
             argv += ["--size", "4096", "--tmpfs", hidden, "--remount-ro", hidden]
         argv += ["--proc", "/proc", "--dev", "/dev"]
+        # multiprocessing's semaphores live in /dev/shm; bwrap's own is read-only.
+        argv += ["--size", str(self.config.shm_mb << 20), "--perms", "1777", "--tmpfs", "/dev/shm"]
         argv += ["--size", str(self.config.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp"]
         argv += ["--chdir", "/tmp"]
         for key, value in self._env().items():
@@ -130,16 +145,17 @@ class Sandbox:
                 "disabled here; fix that, or set SandboxConfig(isolation='none') (unsafe)"
             )
 
-    def _limits(self) -> list[tuple[int, int, int]]:
+    def _limits(self, processes: int) -> list[tuple[int, int, int]]:
         c = self.config
-        mb = 1 << 20
+        mb, memory = 1 << 20, self.memory.process_mb
         return [
             (resource.RLIMIT_CPU, c.cpu_s, c.cpu_s + 1),  # SIGXCPU first, SIGKILL a second later
-            (resource.RLIMIT_AS, c.memory_mb * mb, c.memory_mb * mb),
-            (resource.RLIMIT_NPROC, c.max_processes, c.max_processes),
+            (resource.RLIMIT_AS, memory * mb, memory * mb),
+            (resource.RLIMIT_NPROC, processes, processes),
             (resource.RLIMIT_FSIZE, c.max_file_mb * mb, c.max_file_mb * mb),
             (resource.RLIMIT_NOFILE, c.max_open_files, c.max_open_files),
             (resource.RLIMIT_CORE, 0, 0),
+            (resource.RLIMIT_MSGQUEUE, mb // 4, mb // 4),  # POSIX message queues, per uid
         ]
 
     # --- running -----------------------------------------------------------------------
@@ -161,12 +177,20 @@ class Sandbox:
     def _execute(self, job: Job, probe: bool = False) -> ExecutionResult:
         c = self.config
         start = time.monotonic()
-        nonce = secrets.token_hex(16)
+        nonce, token = secrets.token_hex(16), secrets.token_hex(8)
         # Unsafe mode keeps the caller's uid: a dropped uid may not even reach the stdlib.
         drop = self.as_root and c.isolation == "bwrap"
         uid = c.uid_low + secrets.randbelow(50_000) if drop else 0
-        payload = job.payload(nonce, uid, self._limits(), self.layout.stdlib)
+        test_uid = uid + 50_000 if drop else 0  # never the program's uid
+        writes = {
+            "program": job.program_payload(uid, self._limits(c.max_processes), token),
+            "tests": job.tests_payload(
+                nonce, test_uid, self._limits(TEST_PROCESSES), token, c.cpu_s
+            ),
+        }
         rfd, wfd = os.pipe()
+        tests_r, tests_w = os.pipe()
+        keep = [wfd, tests_r]
         tmp = None
         if c.isolation == "none":
             if not probe:
@@ -175,25 +199,35 @@ class Sandbox:
             os.chmod(tmp, 0o1777)  # the harness may have dropped to another uid
             argv, cwd = [self.python], tmp
         else:
-            argv, cwd = [*self.prefix_argv, self.python], None
-        argv += ["-S", "-P", "-B", "-c", self.harness, str(wfd)]
+            keep.append(filter_fd(self.seccomp))
+            argv, cwd = [*self.prefix_argv, "--seccomp", str(keep[-1]), self.python], None
+        argv += ["-S", "-P", "-B", "-c", self.harness, str(wfd), str(tests_r)]
         try:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                pass_fds=(wfd,),
-                start_new_session=True,
-                cwd=cwd,
-                env=self._env(),
-            )
-        finally:
-            os.close(wfd)
-        try:
-            out, err, records, timed_out = self._communicate(proc, payload, rfd, start)
+            with run_cgroup(self.memory, f"prm-{nonce}", c.max_processes + 8) as procs:
+                if procs:  # join the run's cgroup before bwrap starts: nothing escapes it
+                    argv = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', procs, *argv]
+                try:
+                    proc = subprocess.Popen(
+                        argv,
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        pass_fds=tuple(keep),
+                        start_new_session=True,
+                        cwd=cwd,
+                        env=self._env(),
+                    )
+                finally:
+                    for fd in keep:
+                        os.close(fd)
+                assert proc.stdin is not None
+                pending = {proc.stdin.fileno(): writes["program"], tests_w: writes["tests"]}
+                tests_w = -1  # _communicate closes it
+                out, err, records, timed_out = self._communicate(proc, pending, rfd, start)
         finally:
             os.close(rfd)
+            if tests_w >= 0:
+                os.close(tests_w)
             if tmp:
                 shutil.rmtree(tmp, ignore_errors=True)
         return interpret(
@@ -211,22 +245,32 @@ class Sandbox:
         )
 
     def _communicate(
-        self, proc: subprocess.Popen, payload: bytes, rfd: int, start: float
+        self, proc: subprocess.Popen, pending: dict[int, bytes], rfd: int, start: float
     ) -> tuple[bytes, bytes, bytes, bool]:
-        """Feed the job, drain three pipes with caps, and kill the group at the deadline."""
+        """Feed both payloads, drain three pipes with caps, kill the group at the deadline."""
         assert proc.stdin and proc.stdout and proc.stderr
         deadline = start + self.config.timeout_s
         ofd, efd = proc.stdout.fileno(), proc.stderr.fileno()
         bufs = {ofd: bytearray(), efd: bytearray(), rfd: bytearray()}
         limits = {rfd: _RECORDS_CAP}
+        stdin_fd = proc.stdin.fileno()
+
+        def close_writer(fd: int) -> None:
+            views[fd] = None
+            if fd == stdin_fd:
+                proc.stdin.close()  # type: ignore[union-attr]
+            else:
+                os.close(fd)
+
         sel = selectors.DefaultSelector()
-        wfd = proc.stdin.fileno()
-        for fd in (wfd, *bufs):
+        views: dict[int, memoryview | None] = {fd: memoryview(d) for fd, d in pending.items()}
+        for fd in (*views, *bufs):
             os.set_blocking(fd, False)
-        sel.register(wfd, selectors.EVENT_WRITE)
+        for fd in views:
+            sel.register(fd, selectors.EVENT_WRITE)
         for fd in bufs:
             sel.register(fd, selectors.EVENT_READ)
-        view, pos, timed_out = memoryview(payload), 0, False
+        timed_out = False
         try:
             while len(sel.get_map()) > 0:
                 left = deadline - time.monotonic()
@@ -235,14 +279,16 @@ class Sandbox:
                     break
                 for key, _ in sel.select(min(left, 0.5)):
                     fd = key.fd
-                    if fd == wfd:
+                    view = views.get(fd)
+                    if view is not None:
                         try:
-                            pos += os.write(fd, view[pos : pos + 65536])
+                            view = view[os.write(fd, view[:65536]) :]
                         except BrokenPipeError:
-                            pos = len(view)
-                        if pos >= len(view):
+                            view = view[:0]
+                        views[fd] = view
+                        if not view:
                             sel.unregister(fd)
-                            proc.stdin.close()
+                            close_writer(fd)
                         continue
                     data = os.read(fd, 65536)
                     if not data:
@@ -253,12 +299,12 @@ class Sandbox:
                     break  # only strays keep the pipes open (unsafe mode); they die below
         finally:
             sel.close()
+            for fd in [fd for fd, rest in views.items() if rest is not None]:
+                close_writer(fd)
             try:  # the whole group: bwrap, and in unsafe mode whatever stayed in the group
                 os.killpg(proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-            if not proc.stdin.closed:
-                proc.stdin.close()
             proc.wait()
             proc.stdout.close()
             proc.stderr.close()
