@@ -27,11 +27,13 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	-$(BIN)/pip uninstall -y -q torchvision torchaudio torchcodec
 	touch $(STAMP)
 
-# bubblewrap isolates model-written code; chromium renders the report in a test.
+# bubblewrap isolates model-written code; python3-seccomp (Debian's libseccomp bindings, for
+# the system python3) builds its seccomp filter; chromium renders the report in a test.
 # Installed with apt-get where we are root; otherwise say what is missing.
 system-deps:
 	@missing=""; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	/usr/bin/python3 -c "import seccomp" >/dev/null 2>&1 || missing="$$missing python3-seccomp"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \

@@ -148,7 +148,7 @@ def make_server(send, recv, token):
     def resolve(x):  # T's handles inside arguments: (token, hid) pairs
         t = _type(x)
         if t is _tuple and len(x) == 2 and x[0] == token:
-            return objs[x[1]]
+            return _getattr(builtins, x[1]) if _type(x[1]) is str else objs[x[1]]
         if t in (_list, _tuple, set, frozenset):
             return t(resolve(e) for e in x)
         if t is _dict:

@@ -22,8 +22,8 @@ import subprocess
 
 # Syscalls a test program never needs: the kernel keyring (it is shared with the host),
 # io_uring and bpf (large kernel attack surface), perf, userfaultfd, tracing other processes,
-# mounts of any kind, namespace entry, SysV IPC (its segments outlive every process and are
-# not counted in any rlimit), kernel modules and the like.
+# mounts of any kind, namespace entry, SysV IPC and memfd (memory no rlimit counts: SysV
+# segments even outlive every process), kernel modules and the like.
 DENIED = (
     "keyctl add_key request_key io_uring_setup io_uring_enter io_uring_register bpf "
     "perf_event_open userfaultfd ptrace process_vm_readv process_vm_writev pidfd_getfd kcmp "
@@ -31,7 +31,7 @@ DENIED = (
     "mount_setattr setns shmget shmat msgget msgsnd semget semop semtimedop "
     "kexec_load kexec_file_load init_module finit_module delete_module reboot swapon swapoff "
     "acct quotactl syslog lookup_dcookie name_to_handle_at open_by_handle_at "
-    "personality uselib vhangup"
+    "personality uselib vhangup memfd_create memfd_secret"
 ).split()
 NAMESPACE_FLAGS = {
     "CLONE_NEWNS": 0x00020000,

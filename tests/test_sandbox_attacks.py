@@ -1,0 +1,482 @@
+"""Attack families against the sandbox's verdict and its host, each with an honest twin.
+
+A cheating case returns a wrong answer through one trick and must not pass; its twin runs
+the same set-up (imports, patches, scans) and returns the right answer, and must pass: so a
+cheat that fails proves the trick was stopped, not that its set-up crashed. Containment
+cases (host side) return the right answer only if the attempt failed (see `guarded`).
+All programs run once, in parallel, in a module fixture. The older single cases live in
+test_redteam.py; this file holds the families of issue 11 (at least 10 cases each).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from labeling.schema import Problem
+from verifiers.sandbox.runner import Sandbox, SandboxConfig
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("bwrap") is None and not os.environ.get("CI"),
+    reason="bubblewrap not installed (in CI this fails instead)",
+)
+
+CONFIG = SandboxConfig(timeout_s=8, cpu_s=4, memory_mb=256, max_processes=16, tmp_mb=8)
+DOUBLE = Problem("double", "code", "attack", "", tests=("assert f(2) == 4", "assert f(3) == 6"))
+PAIR = Problem(
+    "pair", "code", "attack", "", tests=("assert f(2) == [2, 4]", "assert f(3) == [3, 6]")
+)
+TEXT = Problem("text", "code", "attack", "", tests=("assert f(2) == 'xx'", "assert f(3) == 'xxx'"))
+TABLE = Problem(
+    "table", "code", "attack", "", tests=("assert f(2) == {'a': 2}", "assert f(3) == {'a': 3}")
+)
+CLOSE = Problem(
+    "close",
+    "code",
+    "attack",
+    "",
+    tests=("assert math.isclose(f(2), 4.0)", "assert math.isclose(f(3), 6.0)"),
+)
+ABS = Problem(
+    "abs", "code", "attack", "", tests=("assert abs(f(2) - 4) < 0.5", "assert abs(f(3) - 6) < 0.5")
+)
+SORTED = Problem("sorted", "code", "attack", "", tests=("assert sorted(f(2)) == [2, 4]",))
+SETCMP = Problem("set", "code", "attack", "", tests=("assert set(f(2)) == {2, 4}",))
+LENCMP = Problem("len", "code", "attack", "", tests=("assert len(f(2)) == 2 and f(2)[1] == 4",))
+ISINST = Problem("isinst", "code", "attack", "", tests=("assert isinstance(f(2), int)",))
+IMPORTS = Problem(
+    "imports", "code", "attack", "", tests=("import math\nassert math.isclose(f(2), 4.0)",)
+)
+DATA = Problem(
+    "data",
+    "code",
+    "attack",
+    "",
+    # f(0) runs first: a program that empties CASES then meets an `all` of nothing.
+    tests=("assert f(0) == 0", "assert all(f(a) == b for a, b in CASES)"),
+    test_setup="CASES = [(2, 4), (3, 6)]",
+)
+
+# Forged equality through standard-library types: (problem, set-up, cheat, honest answer).
+_E = "class E:\n    def __eq__(self, o):\n        return True\n    __hash__ = object.__hash__\n"
+STDLIB_EQUALITY = {
+    "mock_any": (DOUBLE, "from unittest.mock import ANY", "ANY", "x * 2"),
+    "magicmock_eq": (
+        DOUBLE,
+        "from unittest.mock import MagicMock\nm = MagicMock()\nm.__eq__.return_value = True",
+        "m",
+        "x * 2",
+    ),
+    "userlist_of_hostile": (
+        PAIR,
+        "from collections import UserList\n" + _E,
+        "UserList([E(), E()])",
+        "list(UserList([x, 2 * x]))",
+    ),
+    "userstring_hostile_data": (
+        TEXT,
+        "from collections import UserString\n" + _E + "u = UserString('')\nu.data = E()",
+        "u",
+        "str(UserString('x' * x))",
+    ),
+    "userdict_hostile_value": (
+        TABLE,
+        "from collections import UserDict\n" + _E,
+        "UserDict(a=E())",
+        "dict(UserDict(a=x))",
+    ),
+    "fraction_hostile_numerator": (
+        DOUBLE,
+        "from fractions import Fraction\nclass I(int):\n    def __eq__(self, o):\n"
+        "        return True\n    __hash__ = int.__hash__\nfr = Fraction(7)\nfr._numerator = I(0)",
+        "fr",
+        "int(Fraction(2 * x))",
+    ),
+    "decimal_subclass_borrowed_eq": (
+        DOUBLE,
+        "from decimal import Decimal\nfrom unittest.mock import ANY\n"
+        "class D(Decimal):\n    __eq__ = type(ANY).__eq__\n    __hash__ = Decimal.__hash__",
+        "D(0)",
+        "int(D(2 * x))",
+    ),
+    "int_subclass_borrowed_any_eq": (
+        DOUBLE,
+        "from unittest.mock import ANY\nclass I(int):\n    __eq__ = type(ANY).__eq__\n"
+        "    __hash__ = int.__hash__",
+        "I(0)",
+        "int(I(2 * x))",
+    ),
+    "list_subclass_borrowed_eq": (
+        PAIR,
+        "from unittest.mock import ANY\nclass L(list):\n    __eq__ = type(ANY).__eq__",
+        "L([0])",
+        "list(L([x, 2 * x]))",
+    ),
+    "str_subclass_borrowed_eq": (
+        TEXT,
+        "from unittest.mock import ANY\nclass S(str):\n    __eq__ = type(ANY).__eq__\n"
+        "    __hash__ = str.__hash__",
+        "S('no')",
+        "str(S('x' * x))",
+    ),
+    "namedtuple_of_hostile": (
+        PAIR,
+        "from collections import namedtuple\n" + _E + "P = namedtuple('P', 'a b')",
+        "P(E(), E())",
+        "list(P(x, 2 * x))",
+    ),
+    "deque_of_hostile": (
+        PAIR,
+        "from collections import deque\n" + _E,
+        "deque([E(), E()])",
+        "list(deque([x, 2 * x]))",
+    ),
+    "gc_edit_int_type_dict": (
+        DOUBLE,
+        "import gc\nd = gc.get_referents(int.__dict__)[0]\nd['__eq__'] = lambda a, b: True\n"
+        "d['__ne__'] = lambda a, b: False",
+        "0",
+        "x * 2",
+    ),
+    "gc_edit_list_type_dict": (
+        PAIR,
+        "import gc\ngc.get_referents(list.__dict__)[0]['__eq__'] = lambda a, b: True",
+        "[0]",
+        "[x, 2 * x]",
+    ),
+    "simplenamespace_hostile": (
+        DOUBLE,
+        "import types\n" + _E + "n = types.SimpleNamespace(v=E())",
+        "n",
+        "x * 2",
+    ),
+}
+
+# The tests' names and data: (problem, set-up, cheat, honest answer). The set-up of a cheat
+# shadows or patches what the tests use; the twin's set-up does the same thing honestly.
+NAMESPACE = {
+    "shadow_abs": (ABS, "def abs(v):\n    return 0", "100", "x * 2"),
+    "shadow_sorted": (SORTED, "def sorted(v):\n    return [2, 4]", "[0]", "[2 * x, x]"),
+    "shadow_set": (SETCMP, "def set(v):\n    return {2, 4}", "[0]", "[x, 2 * x]"),
+    "shadow_len": (LENCMP, "def len(v):\n    return 2", "[0, 4, 9, 9]", "[x, 2 * x]"),
+    "shadow_isinstance": (
+        ISINST,
+        "def isinstance(a, b):\n    return True",
+        "'4'",
+        "x * 2",
+    ),
+    "fake_math_global": (
+        CLOSE,
+        "import types\nmath = types.SimpleNamespace(isclose=lambda *a, **k: True)",
+        "0.0",
+        "2.0 * x",
+    ),
+    "patched_math_module": (
+        CLOSE,
+        "import math\nmath.isclose = lambda *a, **k: True",
+        "0.0",
+        "2.0 * x",
+    ),
+    "patched_module_tests_import": (
+        IMPORTS,
+        "import math\nmath.isclose = lambda *a, **k: True",
+        "0.0",
+        "2.0 * x",
+    ),
+    "fake_module_in_sys_modules": (
+        IMPORTS,
+        "import sys, types\nfake = types.ModuleType('math')\n"
+        "fake.isclose = lambda *a, **k: True\nsys.modules['math'] = fake",
+        "0.0",
+        "2.0 * x",
+    ),
+    "patched_builtins_module": (
+        SORTED,
+        "import builtins\nbuiltins.sorted = lambda v, **k: [2, 4]",
+        "[0]",
+        "[x, 2 * x]",
+    ),
+    "shrink_test_data_gc": (
+        DATA,
+        "import gc\ndef shrink():\n    for o in gc.get_objects():\n"
+        "        if type(o) is list and o[:1] == [(2, 4)]:\n            o.clear()",
+        "shrink() or 0",
+        "shrink() or x * 2",
+    ),
+    "shrink_test_data_globals": (
+        DATA,
+        "def shrink():\n    globals().get('CASES', []).clear()",
+        "shrink() or 0",
+        "shrink() or x * 2",
+    ),
+    "shrink_test_data_caller_frame": (
+        DATA,
+        "import sys\ndef shrink():\n    frame = sys._getframe()\n    while frame:\n"
+        "        frame.f_globals.get('CASES', []).clear()\n        frame = frame.f_back",
+        "shrink() or 0",
+        "shrink() or x * 2",
+    ),
+}
+
+
+def program(setup: str, answer: str) -> str:
+    return f"{setup}\ndef f(x):\n    return {answer}\n"
+
+
+def twins(family: dict) -> dict[str, tuple[Problem, str, bool]]:
+    out = {}
+    for name, (problem, setup, cheat, honest) in family.items():
+        out[f"{name}:cheat"] = (problem, program(setup, cheat), False)
+        out[f"{name}:honest"] = (problem, program(setup, honest), True)
+    return out
+
+
+def guarded(attack: str) -> str:
+    """A correct `f` only if `attack` raised (the attempt failed)."""
+    body = "\n".join("        " + line for line in attack.strip().splitlines())
+    return (
+        "import ctypes, os, sys\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        f"def f(x):\n    try:\n{body}\n    except BaseException:\n        return x * 2\n"
+        "    return 'ESCAPED'\n"
+    )
+
+
+def ok(call: str) -> str:
+    """An attack line that raises unless the C call returned >= 0 (succeeded)."""
+    return f"assert {call} >= 0"
+
+
+# ctypes against the verdict: cheats patch the program's own memory (the verdict is made
+# elsewhere); containment cases try to reach the test process's memory or descriptors.
+CTYPES_CHEATS = {
+    "patch_small_int": (  # in one interpreter this made the tests' constant 4 equal 0
+        DOUBLE,
+        "import ctypes\ndef patch(v):\n    ctypes.c_ssize_t.from_address(id(4) + 24).value = v",
+        "patch(0) or 0",
+        "patch(4) or x * 2",
+    ),
+    "swap_type_to_int": (
+        DOUBLE,
+        "import ctypes\nclass E:\n    pass\ne = E()\n"
+        "ctypes.c_void_p.from_address(id(e) + 8).value = id(int)",
+        "e",
+        "x * 2",
+    ),
+    "swap_type_to_list": (
+        PAIR,
+        "import ctypes\nclass L(list):\n    def __eq__(s, o):\n        return True\n"
+        "v = L([0])\nctypes.c_void_p.from_address(id(v) + 8).value = id(list)",
+        "v",
+        "[x, 2 * x]",
+    ),
+    "patch_true_value": (
+        DOUBLE,
+        "import ctypes\nctypes.c_ssize_t.from_address(id(False) + 24).value = 0",
+        "False",
+        "x * 2",
+    ),
+    "patch_marshal_dumps": (
+        DOUBLE,
+        "import ctypes, marshal\nfake = marshal.dumps(4)\nmarshal.dumps = lambda *a, **k: fake",
+        "0",
+        "x * 2",
+    ),
+}
+CTYPES_CONTAINED = {
+    "write_test_process_mem": "open(f'/proc/{os.getppid()}/mem', 'r+b').write(b'x')",
+    "read_test_process_mem": "open(f'/proc/{os.getppid()}/mem', 'rb').read(1)",
+    "ptrace_test_process": ok("libc.ptrace(16, os.getppid(), 0, 0)"),
+    "process_vm_writev_test_process": ok(
+        "libc.process_vm_writev(os.getppid(), None, 0, None, 0, 0)"
+    ),
+    "pidfd_getfd_result_fd": "fd = os.pidfd_open(os.getppid())\n"
+    + ok("libc.syscall(438, fd, 3, 0)"),
+    "open_test_process_fds": "os.listdir(f'/proc/{os.getppid()}/fd')",
+    "signal_test_process": "import signal\nos.kill(os.getppid(), signal.SIGSTOP)",
+}
+
+# Host side: keyring, namespaces, IPC, memory, kernel interfaces.
+HOST = {
+    "keyring_read_session": ok("libc.syscall(250, 0, -3, 0)"),  # KEYCTL_GET_KEYRING_ID
+    "keyring_plant_key": ok("libc.syscall(248, b'user', b'prm-redteam', b'x', 1, -3)"),
+    "keyring_request_key": ok("libc.syscall(249, b'user', b'prm-redteam', None, -3)"),
+    "unshare_user_namespace": ok("libc.unshare(0x10000000)"),
+    "clone_user_namespace": "r = libc.syscall(56, 0x10000000 | 17, 0, 0, 0, 0)\n"
+    "if r == 0:\n    os._exit(0)\n" + ok("r"),
+    "unshare_then_tmpfs_mount": ok("libc.unshare(0x10000000 | 0x20000)")
+    + "\n"
+    + ok("libc.mount(b'none', b'/tmp', b'tmpfs', 0, b'size=2g')"),
+    "sysv_shm_600mb": ok("libc.shmget(0, 600 << 20, 0o1600)"),
+    "sysv_msg_queue": ok("libc.msgget(0, 0o1600)"),
+    "sysv_semaphores": ok("libc.semget(0, 1, 0o1600)"),
+    "memfd_outside_rlimits": ok("libc.syscall(319, b'm', 0)"),
+    "io_uring_setup": ok("libc.syscall(425, 8, ctypes.create_string_buffer(120))"),
+    "bpf_program": ok("libc.syscall(321, 0, ctypes.create_string_buffer(64), 64)"),
+    "perf_event_open": ok("libc.syscall(298, ctypes.create_string_buffer(128), 0, -1, -1, 0)"),
+    "userfaultfd": ok("libc.syscall(323, 0)"),
+    "vsock_socket": "import socket\nsocket.socket(40, socket.SOCK_STREAM)",
+    "netlink_socket": "import socket\nsocket.socket(16, socket.SOCK_RAW, 0)",
+    "alg_socket": "import socket\nsocket.socket(38, socket.SOCK_SEQPACKET)",
+    "shm_tmpfs_is_capped": "open('/dev/shm/big', 'wb').write(b'x' * (64 << 20))",
+}
+
+MEMORY_TOTAL = (
+    "import resource\ndef f(x):\n    space = resource.getrlimit(resource.RLIMIT_AS)[0]\n"
+    "    procs = resource.getrlimit(resource.RLIMIT_NPROC)[0]\n"
+    "    ram = int(open('/proc/meminfo').read().split()[1]) * 1024\n"
+    "    return x * 2 if space * procs <= ram // 2 else 'ESCAPED'\n"
+)
+MEMORY_FORKS = (
+    "import os\ndef grab():\n    try:\n        b = bytearray(300 << 20)\n"
+    "        b[::4096] = b'x' * len(b[::4096])\n        return 0\n    except MemoryError:\n"
+    "        return 1\ndef f(x):\n    kids = []\n    for _ in range(8):\n        pid = os.fork()\n"
+    "        if pid == 0:\n            os._exit(grab())\n        kids.append(pid)\n"
+    "    held = sum(os.waitstatus_to_exitcode(os.waitpid(p, 0)[1]) == 0 for p in kids)\n"
+    "    return x * 2 if held == 0 else 'ESCAPED'\n"
+)
+
+# Honest programs that must keep passing (problem, code).
+SORT_IN_PLACE = Problem(
+    "inplace", "code", "honest", "", tests=("a = [3, 1, 2]\nsort_it(a)\nassert a == [1, 2, 3]",)
+)
+TREE = Problem(
+    "tree",
+    "code",
+    "honest",
+    "",
+    tests=("assert depth(root) == 3",),
+    test_setup="root = Node(1)\nroot.left = Node(2)\nroot.left.left = Node(3)",
+)
+RAISES = Problem(
+    "raises",
+    "code",
+    "honest",
+    "",
+    tests=("try:\n    f(-1)\n    ok = False\nexcept ValueError:\n    ok = True\nassert ok",),
+)
+COUNTS = Problem("counts", "code", "honest", "", tests=("assert f('aab') == {'a': 2, 'b': 1}",))
+GEN = Problem("gen", "code", "honest", "", tests=("assert list(f(3)) == [0, 1, 2]",))
+POINT = Problem("point", "code", "honest", "", tests=("assert f(2) == (2, 4)",))
+HONEST = {
+    "pool_map": (
+        DOUBLE,
+        "from multiprocessing import Pool\ndef f(x):\n    with Pool(2) as p:\n"
+        "        return sum(p.map(int, [x, x]))\n",
+    ),
+    "process_pool_executor": (
+        DOUBLE,
+        "from concurrent.futures import ProcessPoolExecutor\ndef f(x):\n"
+        "    with ProcessPoolExecutor(2) as ex:\n        return sum(ex.map(abs, [x, x]))\n",
+    ),
+    "threads": (
+        DOUBLE,
+        "import threading\ndef f(x):\n    out = []\n"
+        "    ts = [threading.Thread(target=out.append, args=(x,)) for _ in range(4)]\n"
+        "    [t.start() for t in ts]\n    [t.join() for t in ts]\n    return sum(out) // 2\n",
+    ),
+    "subprocess_interpreter": (
+        DOUBLE,
+        "import subprocess, sys\ndef f(x):\n    r = subprocess.run([sys.executable, '-c', "
+        "f'print({x} * 2)'], capture_output=True, text=True, check=True)\n"
+        "    return int(r.stdout)\n",
+    ),
+    "posix_shared_memory": (
+        DOUBLE,
+        "from multiprocessing import shared_memory\ndef f(x):\n"
+        "    m = shared_memory.SharedMemory(create=True, size=64)\n    m.buf[0] = 2 * x\n"
+        "    v = m.buf[0]\n    m.close()\n    m.unlink()\n    return v\n",
+    ),
+    "deep_recursion": (
+        DOUBLE,
+        "import sys\nsys.setrecursionlimit(20000)\ndef r(n):\n"
+        "    return 0 if n == 0 else 1 + r(n - 1)\ndef f(x):\n    return r(5000) - 5000 + 2 * x\n",
+    ),
+    "large_output": (DOUBLE, "print('y' * (4 << 20))\ndef f(x):\n    print(x)\n    return 2 * x\n"),
+    "tmp_writes": (
+        DOUBLE,
+        "def f(x):\n    open('/tmp/n', 'w').write(str(2 * x))\n"
+        "    return int(open('/tmp/n').read())\n",
+    ),
+    "mutates_argument": (SORT_IN_PLACE, "def sort_it(v):\n    v.sort()\n"),
+    "tree_from_setup": (
+        TREE,
+        "class Node:\n    def __init__(self, v):\n"
+        "        self.v, self.left, self.right = v, None, None\ndef depth(n):\n"
+        "    return 0 if n is None else 1 + max(depth(n.left), depth(n.right))\n",
+    ),
+    "raises_expected_error": (RAISES, "def f(x):\n    if x < 0:\n        raise ValueError(x)\n"),
+    "counter_result": (
+        COUNTS,
+        "from collections import Counter\ndef f(s):\n    return Counter(s)\n",
+    ),
+    "generator_result": (GEN, "def f(n):\n    yield from range(n)\n"),
+    "namedtuple_result": (
+        POINT,
+        "from collections import namedtuple\nP = namedtuple('P', 'a b')\n"
+        "def f(x):\n    return P(x, 2 * x)\n",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> dict[str, object]:
+    cases: dict[str, tuple[Problem, str, bool]] = {}
+    cases.update(twins(STDLIB_EQUALITY))
+    cases.update(twins(NAMESPACE))
+    cases.update(twins(CTYPES_CHEATS))
+    for family in (CTYPES_CONTAINED, HOST):
+        cases.update({n: (DOUBLE, guarded(a), True) for n, a in family.items()})
+    cases["memory_many_processes"] = (DOUBLE, MEMORY_FORKS, True)
+    cases.update({n: (p, c, True) for n, (p, c) in HONEST.items()})
+    cases["kill_own_group"] = (
+        DOUBLE,
+        "import os, signal\ndef f(x):\n    os.killpg(0, signal.SIGKILL)\n",
+        False,
+    )
+    names = list(cases)
+    results = Sandbox(CONFIG).run_many([cases[n][:2] for n in names], workers=4)
+    default = Sandbox(SandboxConfig()).run(DOUBLE, MEMORY_TOTAL)
+    return {"results": dict(zip(names, results, strict=True)), "cases": cases, "total": default}
+
+
+def test_each_family_has_ten_cases():
+    assert min(len(STDLIB_EQUALITY), len(NAMESPACE), len(HONEST)) >= 10
+    assert len(CTYPES_CHEATS) + len(CTYPES_CONTAINED) >= 10
+    assert len(HOST) + 1 >= 10
+
+
+def _names(*families: dict) -> list[str]:
+    return sorted(f"{n}:{side}" for fam in families for n in fam for side in ("cheat", "honest"))
+
+
+@pytest.mark.parametrize("name", _names(STDLIB_EQUALITY, NAMESPACE, CTYPES_CHEATS))
+def test_cheat_fails_and_its_twin_passes(outcomes, name):
+    result = outcomes["results"][name]
+    expect = outcomes["cases"][name][2]
+    assert result.passed is expect, f"{name}: {result}"
+    if not expect:
+        assert not result.timed_out and result.tests_passed < result.tests_total
+
+
+@pytest.mark.parametrize("name", sorted([*CTYPES_CONTAINED, *HOST, "memory_many_processes"]))
+def test_contained(outcomes, name):
+    result = outcomes["results"][name]
+    assert result.passed, f"{name}: {result}"
+
+
+@pytest.mark.parametrize("name", sorted(HONEST))
+def test_honest_program_passes(outcomes, name):
+    result = outcomes["results"][name]
+    assert result.passed, f"{name}: {result}"
+
+
+def test_memory_of_the_whole_tree_is_bounded_by_default(outcomes):
+    assert outcomes["total"].passed, outcomes["total"]
+
+
+def test_killing_its_own_group_is_a_crash_not_a_timeout(outcomes):
+    result = outcomes["results"]["kill_own_group"]
+    assert not result.passed and not result.timed_out
+    assert result.killed_by_signal == 9 and "crashed" in result.error
