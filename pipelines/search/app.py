@@ -1,0 +1,62 @@
+"""`prm-search`: PRM-guided search at inference (majority, best-of-N, beam, DVTS).
+
+    prm-search prm.checkpoint=outputs/prm/final                 # builtin math, every strategy
+    prm-search dataset=gsm8k dataset.limit=50 search.budgets=[1,4,16] prm.checkpoint=...
+    prm-search prm.backend=none search.strategies=[majority]    # no PRM
+    prm-search prm.backend=server prm.url=http://127.0.0.1:8000 prm.checkpoint=...
+
+`main()` registers the config, composes it once (a bad key or enum value exits 2 with one
+sentence) and runs `run(cfg)`, which tests call directly.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+from labeling.search import PRMScoreError
+from pipelines.cli import compose_or_explain, explain, run_or_explain
+from pipelines.search.config import SearchConfig, register, validate
+
+CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
+
+
+def typed(cfg: DictConfig | SearchConfig | dict) -> SearchConfig:
+    """The config as the dataclass object (enums as members), validated."""
+    if isinstance(cfg, SearchConfig):
+        obj = cfg
+    else:
+        obj = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(SearchConfig), cfg))
+    assert isinstance(obj, SearchConfig)
+    validate(obj)
+    return obj
+
+
+def run(cfg: DictConfig | SearchConfig | dict) -> dict:
+    """Run the search; returns the manifest (also `<output.dir>/manifest.json`)."""
+    from pipelines.search.job import SearchJob
+
+    return SearchJob(typed(cfg)).run()
+
+
+def _explain(exc: BaseException) -> str | None:
+    """A broken PRM is the user's to fix (wrong checkpoint, server): one sentence too."""
+    return str(exc) if isinstance(exc, PRMScoreError) else explain(exc)
+
+
+@hydra.main(config_path=CONF_DIR, config_name="search", version_base=None)
+def _hydra_main(cfg: DictConfig) -> None:
+    run_or_explain("prm-search", run, cfg, _explain)
+
+
+def main() -> None:
+    register()
+    compose_or_explain("prm-search", CONF_DIR, "search", sys.argv[1:])
+    _hydra_main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""Runs many strategy coroutines in lockstep so the engine gets one big batch per round.
+
+Each round: every coroutine waiting for generations has its requests sent to the engine
+(asynchronously, spread over the actors), then every coroutine waiting for scores is scored
+by the PRM in one `score_many` call while the engine works, then the generations are
+collected and handed back. Two small protocols keep this free of Ray and vLLM:
+`Generator` (submit/collect, implemented by `PoolGenerator` over `EnginePool`) and
+`StepScorer` (`score_many`, see `pipelines.search.prm`). Tests drive it with fakes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from labeling.search import PRMScoreError, check_scores
+from pipelines.search.strategies import Ask, Decision, Gen, Sample, Strategy
+
+
+class Generator(Protocol):
+    def submit(self, items: list[tuple[list[dict[str, str]], Gen]]) -> Any: ...
+
+    def collect(self, ticket: Any) -> list[list[Sample]]: ...
+
+
+class StepScorer(Protocol):
+    def score_many(self, items: list[tuple[str, list[str]]]) -> Sequence[Sequence[Any]]: ...
+
+
+@dataclass
+class Task:
+    """One strategy run on one problem: the coroutine and what its requests need."""
+
+    coroutine: Strategy
+    messages: list[dict[str, str]]  # the generator's chat (user message) for the problem
+    prompt: str  # what the PRM sees as the prompt (the question, as in training rows)
+    where: str  # names the task in errors: "problem p123 (beam, N=4)"
+
+
+class PoolGenerator:
+    """`Generator` over `pipelines.engine.pool.EnginePool` (chat messages + assistant prefix)."""
+
+    def __init__(self, pool: Any, temperature: float, top_p: float) -> None:
+        self.pool, self.temperature, self.top_p = pool, temperature, top_p
+
+    def submit(self, items: list[tuple[list[dict[str, str]], Gen]]) -> Any:
+        requests = [
+            {
+                "messages": messages,
+                "prefix": g.prefix,
+                "n": g.n,
+                "seed": g.seed,
+                "max_tokens": g.max_tokens,
+                "temperature": self.temperature,
+                "top_p": self.top_p,
+                "stop": list(g.stop),
+            }
+            for messages, g in items
+        ]
+        return self.pool.submit(requests)
+
+    def collect(self, ticket: Any) -> list[list[Sample]]:
+        results = self.pool.collect(ticket)
+        return [
+            [Sample(t, int(k), str(f)) for t, k, f in
+             zip(r["texts"], r["tokens"], r["finish"], strict=True)]
+            for r in results
+        ]  # fmt: skip
+
+
+def run_tasks(
+    tasks: list[Task], generator: Generator, prm: StepScorer | None
+) -> list[list[Decision]]:
+    """Drive every task to its end; returns each task's decisions, in task order.
+
+    Raises `PRMScoreError` (one sentence naming the task) when the PRM answers anything but
+    one probability per step, and ValueError when the engine returns fewer samples than
+    asked (nothing is padded: a silent gap would bias the votes)."""
+    out: list[list[Decision] | None] = [None] * len(tasks)
+    waiting: dict[int, Any] = {}
+    for i, t in enumerate(tasks):
+        _step(i, t, None, waiting, out)
+    while waiting:
+        gens = [(i, r) for i, r in waiting.items() if isinstance(r, list)]
+        asks = [(i, r) for i, r in waiting.items() if isinstance(r, Ask)]
+        flat = [(tasks[i].messages, g) for i, reqs in gens for g in reqs]
+        ticket = generator.submit(flat) if flat else None  # the engine works while the PRM scores
+        replies: dict[int, Any] = {}
+        if asks:
+            if prm is None:
+                raise RuntimeError("a strategy asked for PRM scores but no PRM is configured")
+            items = [(tasks[i].prompt, chain) for i, a in asks for chain in a.chains]
+            got = list(prm.score_many(items))
+            if len(got) != len(items):
+                raise PRMScoreError(f"the PRM returned {len(got)} score lists for {len(items)} "
+                                  "chains")  # fmt: skip
+            pos = 0
+            for i, a in asks:
+                replies[i] = [
+                    check_scores(got[pos + j], len(chain), tasks[i].where)
+                    for j, chain in enumerate(a.chains)
+                ]
+                pos += len(a.chains)
+        samples = generator.collect(ticket) if flat else []
+        pos = 0
+        for i, reqs in gens:
+            mine = samples[pos : pos + len(reqs)]
+            pos += len(reqs)
+            for g, s in zip(reqs, mine, strict=True):
+                if len(s) != g.n:
+                    raise ValueError(f"the engine returned {len(s)} samples instead of {g.n} "
+                                     f"for {tasks[i].where}")  # fmt: skip
+            replies[i] = mine
+        for i, reply in replies.items():
+            del waiting[i]
+            _step(i, tasks[i], reply, waiting, out)
+    return [o or [] for o in out]
+
+
+def _step(i: int, task: Task, reply: Any, waiting: dict[int, Any], out: list) -> None:
+    """Advance one coroutine until it asks for something; record its result when it ends."""
+    try:
+        request = task.coroutine.send(reply)
+    except StopIteration as stop:
+        out[i] = stop.value
+        return
+    waiting[i] = request

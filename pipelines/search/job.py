@@ -1,0 +1,256 @@
+"""The `prm-search` driver: units of problems, every strategy and budget searched together.
+
+Problems are cut into units of `output.problems_per_unit` records (the label job's
+`units_of`: in input order, duplicates quarantined). A unit's tasks (each problem x each
+strategy family x each budget) run in lockstep (`driver.run_tasks`), so every round sends
+the generations of the whole unit to the engine at once. A unit's key hashes its problem
+ids with every config field that changes rows: a re-run skips units whose record and shard
+check out (resume), like `prm-label`. Code problems are quarantined (math only for now).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock, Timeout
+
+from labeling.datasets import load_problems
+from labeling.ids import config_hash, derive_seed
+from labeling.prompts import user_message
+from labeling.rows import quarantine_row
+from labeling.schema import Problem, Quarantined
+from labeling.search import canonical_answer
+from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
+from labeling.splitters import split_steps
+from pipelines.cli import UserError
+from pipelines.label.job import units_of
+from pipelines.search.config import PRM_STRATEGIES, SEARCH_AFFECTING, SearchConfig, Strategy
+from pipelines.search.driver import Generator, StepScorer, Task, run_tasks
+from pipelines.search.output import read_rows, summarize, write_unit
+from pipelines.search.strategies import TreeParams, sampling, tree_search
+from verifiers.answer import AnswerChecker, extract_answer
+
+log = logging.getLogger("prm-search")
+SAMPLING = (Strategy.majority, Strategy.best_of_n, Strategy.weighted_vote)
+
+
+def search_config_hash(cfg: SearchConfig) -> str:
+    plain = asdict(cfg)
+    subset = {k: plain[k] for k in SEARCH_AFFECTING}
+    subset["dataset"].pop("limit")
+    subset["prm"] = {k: subset["prm"][k] for k in ("backend", "checkpoint")}
+    return config_hash(subset)
+
+
+def final_answer(text: str) -> str | None:
+    answer, _ = extract_answer(text)
+    return answer
+
+
+def build_tasks(cfg: SearchConfig, p: Problem) -> list[Task]:
+    """Every strategy family x budget for one problem (see `strategies`)."""
+    s, sp = cfg.search, cfg.sampler
+    split = partial(split_steps, mode=str(cfg.split.mode))
+    messages = [{"role": "user", "content": user_message(p, sp.math_instruction)}]
+    with_prm = any(x in s.strategies for x in (Strategy.best_of_n, Strategy.weighted_vote))
+    tasks = []
+    if any(x in s.strategies for x in SAMPLING):
+        co = sampling(list(s.budgets), derive_seed(sp.seed, p.problem_id, "sample"),
+                      sp.max_tokens, split, final_answer, list(s.aggregations), with_prm,
+                      Strategy.majority in s.strategies)  # fmt: skip
+        tasks.append(Task(co, messages, p.question, f"problem {p.problem_id} (sampling)"))
+    for strategy in (Strategy.beam, Strategy.dvts):
+        if strategy not in s.strategies:
+            continue
+        for n in sorted(set(s.budgets)):
+            params = TreeParams(n, s.width, s.max_depth, s.step_max_tokens, sp.max_tokens,
+                                s.step_stop, s.aggregation,
+                                derive_seed(sp.seed, p.problem_id, str(strategy), n))  # fmt: skip
+            co = tree_search(params, strategy == Strategy.dvts, split, final_answer)
+            tasks.append(Task(co, messages, p.question,
+                              f"problem {p.problem_id} ({strategy}, N={n})"))  # fmt: skip
+    return tasks
+
+
+class SearchJob:
+    def __init__(self, cfg: SearchConfig, generator: Generator | None = None,
+                 prm: StepScorer | None = None) -> None:  # fmt: skip
+        """`generator`/`prm` given (tests) are used as they are; else built from the config."""
+        self.cfg, self.out = cfg, DatasetDir(cfg.output.dir)
+        self.hash = search_config_hash(cfg)
+        self.generator, self.prm, self.pool = generator, prm, None
+        self.prm_name = Path(cfg.prm.checkpoint).name if cfg.prm.checkpoint else ""
+        self.checker: AnswerChecker | None = None
+
+    def _ensure_backends(self) -> None:
+        if self.prm is None and any(x in self.cfg.search.strategies for x in PRM_STRATEGIES):
+            from pipelines.search.prm import load_prm
+
+            self.prm = load_prm(self.cfg.prm)
+        if self.generator is None:
+            from pipelines.engine.pool import EnginePool
+            from pipelines.search.driver import PoolGenerator
+
+            _init_ray(self.cfg)
+            t = time.monotonic()
+            self.pool = EnginePool(_model_path(self.cfg), self.cfg.model, self.cfg.engine,
+                                   self.cfg.ray)  # fmt: skip
+            log.info("engine ready in %.1fs", time.monotonic() - t)
+            self.generator = PoolGenerator(self.pool, self.cfg.sampler.temperature,
+                                           self.cfg.sampler.top_p)  # fmt: skip
+
+    def _correct(self, answer: str | None, reference: str, cache: dict) -> bool | None:
+        key = canonical_answer(answer)
+        if key is None:
+            return False
+        if key not in cache:
+            assert self.checker is not None
+            cache[key] = self.checker.equivalent(answer or "", reference)
+        return cache[key]
+
+    def search_unit(self, problems: list[Problem]) -> tuple[list[dict], list[Quarantined]]:
+        math = [p for p in problems if p.domain == "math" and p.reference.strip()]
+        bad = [Quarantined(p.source_dataset, -1, "prm-search needs a math problem with a "
+                           "reference answer", p.question[:2000], p.problem_id, "filter")
+               for p in problems if p not in math]  # fmt: skip
+        tasks = [(p, t) for p in math for t in build_tasks(self.cfg, p)]
+        if not tasks:
+            return [], bad
+        self._ensure_backends()
+        decided = run_tasks([t for _, t in tasks], self.generator, self.prm)  # type: ignore[arg-type]
+        rows, caches = [], {}
+        for (p, _), decisions in zip(tasks, decided, strict=True):
+            cache = caches.setdefault(p.problem_id, {})
+            for d in decisions:
+                rows.append({
+                    "problem_id": p.problem_id, "source_dataset": p.source_dataset,
+                    "strategy": d.strategy, "aggregation": d.aggregation, "budget": d.budget,
+                    "chosen_answer": d.answer, "reference_answer": p.reference,
+                    "correct": self._correct(d.answer, p.reference, cache),
+                    "chosen_score": d.score, "chosen_text": d.text,
+                    "candidates": d.candidates, "generated_tokens": d.tokens,
+                    "prm_calls": d.prm_calls, "rounds": d.rounds,
+                    "seed": _task_seed(self.cfg, p, d.strategy, d.budget),
+                    "model": self.cfg.model.name, "prm": self.prm_name,
+                    "config_hash": self.hash,
+                })  # fmt: skip
+        return rows, bad
+
+    def run(self) -> dict[str, Any]:
+        """Search everything; one run at a time per output directory (a file lock)."""
+        self.out.root.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(self.out.root / ".lock")
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            raise UserError(f"another prm-search run holds {self.out.root}; wait for it or "
+                            "choose another output.dir") from None  # fmt: skip
+        self.checker = AnswerChecker(timeout_s=self.cfg.answer_timeout_s)
+        try:
+            return self._run()
+        finally:
+            self.checker.close()
+            if self.pool is not None:
+                self.pool.shutdown()
+            lock.release()
+
+    def _run(self) -> dict[str, Any]:
+        started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        t0 = time.monotonic()
+        (self.out.root / "manifest.json").unlink(missing_ok=True)
+        items = load_problems(asdict(self.cfg.dataset))
+        records: dict[int, UnitRecord] = {}
+        resumed = 0
+        for unit, problems, bad in units_of(iter(items), self.cfg.output.problems_per_unit):
+            ids = [p.problem_id for p in problems] + [f"q{q.record_index}" for q in bad]
+            key = config_hash({"config": self.hash, "unit": unit, "ids": ids})
+            rec = self.out.read_record(unit) if self.cfg.output.resume else None
+            if rec is not None and rec.key == key and not self.out.verify_unit(rec):
+                records[unit], resumed = rec, resumed + 1
+                continue
+            started = time.monotonic()
+            rows, skipped = self.search_unit(problems)
+            skipped = bad + skipped
+            counts = {"problems_in": len(problems) + len(bad), "rows": len(rows),
+                      "problems_searched": len(problems) - (len(skipped) - len(bad)),
+                      "problems_quarantined": len(skipped)}  # fmt: skip
+            tokens = {"generated": sum(r["generated_tokens"] for r in rows)}
+            records[unit] = write_unit(self.out, unit, key, rows,
+                                       [quarantine_row(q, self.hash) for q in skipped],
+                                       counts, tokens, time.monotonic() - started)  # fmt: skip
+            log.info("unit %d: %d problems, %d rows, %d tokens (%.0fs)", unit,
+                     counts["problems_searched"], len(rows), tokens["generated"],
+                     time.monotonic() - started)  # fmt: skip
+        return self._finish(records, resumed, started_at, time.monotonic() - t0)
+
+    def _finish(self, records: dict[int, UnitRecord], resumed: int, started_at: str,
+                wall: float) -> dict[str, Any]:  # fmt: skip
+        units = summarize_units(records.values())
+        c = units["counts"]
+        if c.get("problems_in", 0) != c.get("problems_searched", 0) + c.get(
+            "problems_quarantined", 0
+        ):
+            raise RuntimeError(f"counts do not add up: {c}")
+        manifest = {
+            "kind": "prm-search", "format_version": FORMAT_VERSION, "created_at": started_at,
+            "wall_time_s": round(wall, 1), "units": len(records), "units_resumed": resumed,
+            **units, "config_hash": self.hash, "config": _plain(asdict(self.cfg)),
+        }  # fmt: skip
+        self.out.write_manifest(manifest)  # the rows are readable from here on
+        manifest["summary"] = summarize(read_rows(self.out.root))
+        self.out.write_manifest(manifest)
+        if self.cfg.output.report:
+            from pipelines.search.report import write_report
+
+            write_report(self.out.root, manifest)
+        return manifest
+
+
+def _task_seed(cfg: SearchConfig, p: Problem, strategy: str, budget: int) -> int:
+    if strategy in SAMPLING:
+        return derive_seed(cfg.sampler.seed, p.problem_id, "sample")
+    return derive_seed(cfg.sampler.seed, p.problem_id, strategy, budget)
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_plain(v) for v in x]
+    return str(x) if hasattr(x, "value") else x
+
+
+def _init_ray(cfg: SearchConfig) -> None:
+    rc = cfg.ray
+    if not rc.enabled:
+        return
+    import ray
+
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"log_to_driver": True, "include_dashboard": False}
+        if rc.address:
+            kwargs["address"] = rc.address
+        elif rc.num_cpus:
+            kwargs["num_cpus"] = rc.num_cpus
+        kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": str(Path(__file__).parents[2])}}
+        ray.init(**kwargs)
+
+
+def _model_path(cfg: SearchConfig) -> str:
+    if cfg.engine.kind == "simulated":
+        return "simulated"
+    if not cfg.model.path:
+        from pipelines.engine.prepare_model import prepare
+
+        return str(prepare())
+    p = Path(cfg.model.path).expanduser()
+    if not p.exists() and (cfg.model.path.startswith(("/", ".", "~"))
+                           or cfg.model.path.count("/") != 1):  # fmt: skip
+        raise UserError(f"model.path {cfg.model.path!r} does not exist; set model.path")
+    return str(p) if p.exists() else cfg.model.path

@@ -1,0 +1,241 @@
+"""The search strategies as coroutines over plain data: no engine, no model, no Ray.
+
+A strategy is a generator that yields what it needs and receives the answer:
+- `list[Gen]` (continue these prefixes) -> `list[list[Sample]]`, one list of `Gen.n` samples
+  per request;
+- `Ask` (score these step lists) -> `list[list[float]]`, already checked (one probability
+  per step: `labeling.search.check_scores`);
+and finally returns its `Decision`s. The driver runs many of them in lockstep, so every
+round's generations across problems, strategies and budgets go to the engine together.
+
+How the budget N is spent (generated tokens are counted, whatever the strategy):
+- `sampling`: one request of max(N) chains per problem; majority, best-of-N and the
+  PRM-weighted vote at budget N use the first N of them (i.i.d. samples, so that is a fair
+  draw of N), and count only those N chains' tokens and PRM calls.
+- `tree_search` (beam, DVTS): one round per step. A step is generated up to `stop`
+  (a blank line: the prompt asks for one step per paragraph, the splitter's `blank_line`).
+  A candidate is finished when its step holds a final answer, is empty (the model ended),
+  or the chain's token cap is reached; the last round (`max_depth`) completes every chain.
+  The PRM scores each candidate's steps as the configured splitter cuts the whole text.
+  Beam: N first steps from the root, then the best N/M unfinished candidates get M children
+  each; stops once N/M candidates have finished. DVTS: N/M subtrees, M first steps each;
+  each subtree continues only its best child and stops when that best child is finished.
+  The answer is the finished candidate with the best aggregated score.
+What this does not promise: that vLLM ends a step exactly where the splitter would cut it
+(a step may hold several splitter steps; the PRM always sees the splitter's cut).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+
+from labeling.ids import derive_seed
+from labeling.search import (
+    Aggregation,
+    aggregate,
+    beam_shape,
+    best_index,
+    majority_vote,
+    top_k,
+    weighted_vote,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Gen:
+    """Continue the assistant text `prefix` with `n` samples."""
+
+    prefix: str
+    n: int
+    seed: int
+    max_tokens: int
+    stop: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    text: str
+    tokens: int
+    finish: str = "stop"
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """Score these chains (each a list of steps) of the strategy's problem."""
+
+    chains: list[list[str]]
+
+
+@dataclass(slots=True)
+class Decision:
+    """One output row's worth: what a strategy chose at one budget, and what it cost."""
+
+    strategy: str
+    aggregation: str  # "" for majority
+    budget: int
+    text: str  # the chosen chain ("" when there was none)
+    answer: str | None
+    score: float | None  # aggregated PRM score of the chosen chain (None: no PRM)
+    tokens: int
+    prm_calls: int
+    candidates: int  # finished chains the choice was made among
+    rounds: int  # generation rounds (1 for sampling strategies)
+
+
+@dataclass(slots=True)
+class Candidate:
+    text: str
+    tokens: int
+    finished: bool
+    group: int = 0
+    steps: list[str] = field(default_factory=list)
+    score: float = float("-inf")  # aggregated; -inf for a chain without steps (never scored)
+
+
+Split = Callable[[str], list[str]]
+Extract = Callable[[str], str | None]
+Strategy = Generator[list[Gen] | Ask, object, list[Decision]]
+
+
+def _score(cands: list[Candidate], split: Split, agg: Aggregation) -> Generator:
+    """Score every candidate that has steps (one PRM call each); returns the call count."""
+    for c in cands:
+        c.steps = split(c.text)
+    scorable = [c for c in cands if c.steps]
+    if not scorable:
+        return 0
+    scores = yield Ask([c.steps for c in scorable])
+    for c, s in zip(scorable, scores, strict=True):
+        c.score = aggregate(s, agg)
+    return len(scorable)
+
+
+def sampling(
+    budgets: list[int],
+    seed: int,
+    max_tokens: int,
+    split: Split,
+    extract: Extract,
+    aggregations: list[Aggregation],
+    with_prm: bool,
+    majority: bool,
+) -> Strategy:
+    """Majority vote, best-of-N and PRM-weighted vote at every budget, over one sample."""
+    top = max(budgets)
+    (samples,) = yield [Gen("", top, seed, max_tokens)]
+    samples = list(samples)[:top]
+    texts = [s.text for s in samples]
+    answers = [extract(t) for t in texts]
+    scores: list[list[float]] = [[] for _ in texts]
+    if with_prm:
+        scorable = [i for i, t in enumerate(texts) if split(t)]
+        if scorable:
+            got = yield Ask([split(texts[i]) for i in scorable])
+            for i, s in zip(scorable, got, strict=True):
+                scores[i] = s
+    out = []
+    for n in sorted(set(budgets)):
+        k = min(n, len(samples))
+        tokens = sum(s.tokens for s in samples[:k])
+        if k == 0:
+            continue
+        if majority:
+            c = majority_vote(answers[:k])
+            out.append(Decision("majority", "", n, texts[c.index], c.answer, None, tokens,
+                                0, k, 1))  # fmt: skip
+        if not with_prm:
+            continue
+        calls = sum(1 for s in scores[:k] if s)
+        for agg in aggregations:
+            vals = [aggregate(s, agg) if s else float("-inf") for s in scores[:k]]
+            b = best_index(vals)
+            out.append(Decision("best_of_n", str(agg), n, texts[b], answers[b],
+                                _finite(vals[b]), tokens, calls, k, 1))  # fmt: skip
+            w = weighted_vote(answers[:k], [max(v, 0.0) for v in vals])
+            out.append(Decision("weighted_vote", str(agg), n, texts[w.index], w.answer,
+                                _finite(vals[w.index]), tokens, calls, k, 1))  # fmt: skip
+    return out
+
+
+def _finite(x: float) -> float | None:
+    return None if x == float("-inf") else x
+
+
+@dataclass(frozen=True, slots=True)
+class TreeParams:
+    budget: int
+    width: int
+    max_depth: int
+    step_max_tokens: int
+    max_tokens: int  # per chain
+    stop: str
+    aggregation: Aggregation
+    seed: int
+
+
+def _finished(sample: Sample, total: int, last: bool, p: TreeParams, extract: Extract) -> bool:
+    return (
+        last
+        or not sample.text.strip()
+        or total >= p.max_tokens
+        or extract(sample.text) is not None
+    )
+
+
+def tree_search(p: TreeParams, dvts: bool, split: Split, extract: Extract) -> Strategy:
+    """Step-level beam search (`dvts=False`) or DVTS (`dvts=True`); see the module doc."""
+    kept, children = beam_shape(p.budget, p.width)
+    groups = kept if dvts else 1
+    # Root expansions: beam search draws N first steps; each DVTS subtree draws M.
+    active = [Candidate("", 0, False, g) for g in range(groups)]
+    first = children if dvts else p.budget
+    done: list[Candidate] = []
+    open_groups = set(range(groups))
+    tokens = calls = rounds = 0
+    for depth in range(p.max_depth):
+        last = depth == p.max_depth - 1
+        gens = []
+        for i, c in enumerate(active):
+            room = p.max_tokens - c.tokens
+            gens.append(Gen(
+                c.text, first if depth == 0 else children,
+                derive_seed(p.seed, depth, i),
+                room if last else min(p.step_max_tokens, room),
+                () if last else (p.stop,),
+            ))  # fmt: skip
+        results = yield gens
+        rounds += 1
+        cands = []
+        for c, samples in zip(active, results, strict=True):
+            for s in samples:
+                tokens += s.tokens
+                total = c.tokens + s.tokens
+                fin = _finished(s, total, last, p, extract)
+                text = c.text + s.text + ("" if fin else p.stop)
+                cands.append(Candidate(text, total, fin, c.group))
+        calls += yield from _score(cands, split, p.aggregation)
+        active = []
+        for g in sorted(open_groups):
+            mine = [c for c in cands if c.group == g]
+            done += [c for c in mine if c.finished]
+            live = [c for c in mine if not c.finished]
+            if dvts:
+                best = mine[best_index([c.score for c in mine])] if mine else None
+                if best is None or best.finished or not live:
+                    open_groups.discard(g)
+                    continue
+                active.append(live[best_index([c.score for c in live])])
+            else:
+                if len(done) >= kept or not live:
+                    open_groups.discard(g)
+                    continue
+                active += [live[i] for i in top_k([c.score for c in live], kept)]
+        if not active:
+            break
+    if not done:  # cannot happen after a last round, unless the engine returned nothing
+        return [Decision("dvts" if dvts else "beam", str(p.aggregation), p.budget, "", None,
+                         None, tokens, calls, 0, rounds)]  # fmt: skip
+    b = done[best_index([c.score for c in done])]
+    return [Decision("dvts" if dvts else "beam", str(p.aggregation), p.budget, b.text,
+                     extract(b.text), _finite(b.score), tokens, calls, len(done), rounds)]

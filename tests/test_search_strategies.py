@@ -1,0 +1,220 @@
+"""Search strategies, the lockstep driver and the prm-search job, with a fake generator and
+a fake PRM (tests/search_fakes.py): no engine, no model, no Ray."""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import partial
+
+import pytest
+
+from labeling.search import Aggregation, PRMScoreError
+from labeling.splitters import split_steps
+from pipelines.cli import ConfigError
+from pipelines.search.driver import Task, run_tasks
+from pipelines.search.job import SearchJob, final_answer
+from pipelines.search.strategies import Gen, TreeParams, sampling, tree_search
+from tests.search_fakes import RIGHT, FakeGenerator, FakePRM
+
+SPLIT = partial(split_steps, mode="auto")
+AGGS = [Aggregation.last, Aggregation.min]
+
+
+class RecordingGenerator(FakeGenerator):
+    """Keeps every round's requests and counts every token it generated."""
+
+    def __init__(self, right_share: float = 0.3) -> None:
+        super().__init__(right_share)
+        self.rounds: list[list[Gen]] = []
+        self.tokens = 0
+
+    def submit(self, items):
+        self.rounds.append([g for _, g in items])
+        out = super().submit(items)
+        self.tokens += sum(s.tokens for samples in out for s in samples)
+        return out
+
+
+def run_one(co, gen=None, prm=None):
+    gen = gen or RecordingGenerator()
+    prm = prm or FakePRM()
+    (decisions,) = run_tasks([Task(co, [{"role": "user", "content": "q"}], "q", "problem p")],
+                             gen, prm)  # fmt: skip
+    return decisions, gen, prm
+
+
+def params(budget, width=4, depth=4, seed=7):
+    return TreeParams(budget, width, depth, 50, 400, "\n\n", Aggregation.last, seed)
+
+
+def test_sampling_reuses_one_draw_and_counts_only_the_first_n():
+    co = sampling([1, 4, 8], 11, 400, SPLIT, final_answer, AGGS, True, True)
+    decisions, gen, prm = run_one(co)
+    samples = gen.submit([([], Gen("", 8, 11, 400))])[0]  # the same draw again
+    assert len(gen.rounds) == 2 and gen.rounds[0][0].n == 8  # one request for every budget
+    by = {(d.strategy, d.aggregation, d.budget): d for d in decisions}
+    assert len(by) == 3 * (1 + 2 * len(AGGS))
+    for n in (1, 4, 8):
+        assert by["majority", "", n].tokens == sum(s.tokens for s in samples[:n])
+        assert by["majority", "", n].prm_calls == 0
+        assert by["best_of_n", "last", n].prm_calls == n
+        any_right = any(final_answer(s.text) == RIGHT for s in samples[:n])
+        # the fake PRM scores a step with the right answer highest: best-of-N finds it
+        assert (by["best_of_n", "last", n].answer == RIGHT) == any_right
+    assert prm.items == 8  # every chain scored once, reused by every budget
+
+
+def test_beam_search_shape_tokens_and_calls():
+    decisions, gen, prm = run_one(tree_search(params(8), False, SPLIT, final_answer))
+    (d,) = decisions
+    assert (d.strategy, d.budget) == ("beam", 8)
+    assert [(g.n, g.stop) for g in gen.rounds[0]] == [(8, ("\n\n",))]  # N first steps
+    for later in gen.rounds[1:]:
+        assert len(later) <= 2 and all(g.n == 4 for g in later)  # N/M beams, M children
+    assert d.tokens == gen.tokens and d.prm_calls == prm.items
+    assert d.rounds == len(gen.rounds) <= 4
+    assert d.candidates >= 1 and d.answer == final_answer(d.text)
+
+
+def test_dvts_runs_independent_subtrees():
+    decisions, gen, _ = run_one(tree_search(params(8), True, SPLIT, final_answer))
+    (d,) = decisions
+    assert d.strategy == "dvts"
+    assert [g.n for g in gen.rounds[0]] == [4, 4]  # N/M subtrees, M first steps each
+    assert len({g.seed for g in gen.rounds[0]}) == 2  # different draws per subtree
+    for later in gen.rounds[1:]:
+        assert len(later) <= 2 and all(g.n == 4 for g in later)  # one live beam per subtree
+
+
+def test_last_round_completes_every_chain():
+    gen = RecordingGenerator(right_share=0.0)
+    decisions, gen, _ = run_one(tree_search(params(4, depth=1), False, SPLIT, final_answer), gen)
+    (g,) = gen.rounds[0]
+    assert g.stop == () and g.max_tokens == 400  # no step stop, the whole chain's budget
+    assert decisions[0].candidates == 4 and decisions[0].answer is not None
+
+
+def test_beam_with_one_round_is_best_of_n():
+    """With max_depth=1 beam search samples N whole chains and keeps the best scored one."""
+    (beam,), gen, _ = run_one(tree_search(params(8, depth=1), False, SPLIT, final_answer))
+    (samples,) = FakeGenerator().submit([([], gen.rounds[0][0])])
+    assert beam.candidates == 8
+    assert (beam.answer == RIGHT) == any(final_answer(s.text) == RIGHT for s in samples)
+    assert beam.score == max(FakePRM().score_many([("q", SPLIT(s.text))])[0][-1]
+                             for s in samples)  # fmt: skip
+
+
+def test_lockstep_batches_every_task_of_a_round_together():
+    gen = RecordingGenerator()
+    tasks = [Task(tree_search(params(4, seed=s), False, SPLIT, final_answer), [], "q", f"t{s}")
+             for s in range(5)]  # fmt: skip
+    run_tasks(tasks, gen, FakePRM())
+    assert len(gen.rounds[0]) == 5  # the first round of all five searches in one submit
+
+
+def test_results_are_deterministic():
+    a = run_one(tree_search(params(8), True, SPLIT, final_answer))[0]
+    b = run_one(tree_search(params(8), True, SPLIT, final_answer))[0]
+    assert a == b
+
+
+@pytest.mark.parametrize("bad", [None, math.nan, 2.0])
+def test_a_broken_prm_stops_the_search_with_one_sentence(bad):
+    with pytest.raises(PRMScoreError, match=r"problem p") as info:
+        run_one(tree_search(params(4), False, SPLIT, final_answer), prm=FakePRM(broken=bad))
+    assert "\n" not in str(info.value)
+
+
+def test_a_prm_that_drops_chains_is_an_error():
+    class Dropping(FakePRM):
+        def score_many(self, items):
+            return super().score_many(items)[:-1]
+
+    with pytest.raises(PRMScoreError, match="score lists for"):
+        run_one(tree_search(params(4), False, SPLIT, final_answer), prm=Dropping())
+
+
+def test_an_engine_that_returns_fewer_samples_is_an_error():
+    class Short(FakeGenerator):
+        def submit(self, items):
+            return [s[:-1] for s in super().submit(items)]
+
+    with pytest.raises(ValueError, match="instead of 4"):
+        run_one(tree_search(params(4), False, SPLIT, final_answer), gen=Short())
+
+
+# --- the job, with the fakes injected -------------------------------------------------------
+
+
+def job_cfg(out, **search):
+    from pipelines.search.app import typed
+
+    return typed({
+        "dataset": {"name": "builtin_math", "limit": 3},
+        "ray": {"enabled": False},
+        "prm": {"checkpoint": "fake"},
+        "search": {"budgets": [1, 4], "aggregations": ["last", "min"], "max_depth": 3,
+                   **search},
+        "sampler": {"max_tokens": 200},
+        "output": {"dir": str(out), "problems_per_unit": 2},
+    })  # fmt: skip
+
+
+def test_job_writes_rows_manifest_report_and_resumes(tmp_path):
+    cfg = job_cfg(tmp_path / "a")
+    m = SearchJob(cfg, FakeGenerator(), FakePRM()).run()
+    per_problem = 2 * (1 + 2 * 2) + 2 + 2  # sampling rows + beam + dvts, two budgets
+    assert m["counts"]["rows"] == 3 * per_problem and m["units"] == 2
+    assert m["counts"]["problems_in"] == 3 == m["counts"]["problems_searched"]
+    assert {(r["strategy"], r["budget"]) for r in m["summary"]} >= {("beam", 4), ("dvts", 1)}
+    assert "<img" in (tmp_path / "a" / "report.html").read_text()
+    from pipelines.search.output import read_rows
+
+    rows = read_rows(tmp_path / "a")
+    assert all(isinstance(r["correct"], bool) for r in rows)
+    assert all(r["generated_tokens"] > 0 for r in rows)
+    again = SearchJob(cfg, FakeGenerator(), FakePRM()).run()
+    assert again["units_resumed"] == 2
+    other = SearchJob(job_cfg(tmp_path / "b"), FakeGenerator(), FakePRM()).run()
+    assert [s["sha256"] for s in other["shards"]] == [s["sha256"] for s in m["shards"]]
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert manifest["summary"] == m["summary"]
+
+
+def test_job_with_majority_only_needs_no_prm(tmp_path):
+    cfg = job_cfg(tmp_path, strategies=["majority"])
+    cfg.prm.backend = cfg.prm.backend.none
+    m = SearchJob(cfg, FakeGenerator(), None).run()
+    assert {r["strategy"] for r in m["summary"]} == {"majority"}
+
+
+@pytest.mark.parametrize(
+    ("override", "fragment"),
+    [
+        ({"prm": {"backend": "none"}}, "need a PRM"),
+        ({"search": {"budgets": [6]}}, "not multiples of search.width=4"),
+        ({"search": {"budgets": []}}, "search.budgets"),
+        ({"prm": {"checkpoint": ""}}, "prm.checkpoint is empty"),
+    ],
+)
+def test_config_mistakes_are_one_sentence(override, fragment):
+    from pipelines.search.app import typed
+
+    base = {"prm": {"checkpoint": "x"}}
+    for k, v in override.items():
+        base[k] = {**base.get(k, {}), **v}
+    with pytest.raises(ConfigError, match=fragment):
+        typed(base)
+
+
+def test_a_typo_in_an_enum_exits_2(capsys):
+    from pipelines.cli import compose_or_explain
+    from pipelines.search.app import CONF_DIR
+    from pipelines.search.config import register
+
+    register()
+    with pytest.raises(SystemExit) as info:
+        compose_or_explain("prm-search", CONF_DIR, "search", ["search.strategies=[beem]"])
+    assert info.value.code == 2
+    assert "beem" in capsys.readouterr().err
