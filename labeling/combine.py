@@ -4,28 +4,34 @@ Pure functions. Every source's verdicts stay in the row regardless of the policy
 policy only decides the final `labels` column and `first_error_step`.
 
 Sources and what their verdicts mean:
-- `outcome`: the final answer (math) or the whole program against its tests (code); only
+- `answer`: the final answer (math) or the whole program against its tests (code); only
   the last step carries it.
-- `calc`, `syntax`, `tests`: exact checks; an `incorrect` verdict is a proof that the step is
-  wrong, a `correct` verdict only says the checked arithmetic/syntax/tests hold (not that the
-  step is right).
+- `calc`, `tests`: exact checks; an `incorrect` verdict is a proof that the step is wrong, a
+  `correct` verdict only says the checked arithmetic/syntax holds (not that the step is right).
 - `mc`: Monte Carlo rollouts; `label` is the hard label, `score` the success rate.
+- `judge`: an LLM critic's voted first error; `score` the share of votes placing the first
+  error after the step.
 
-Exact sources prove steps wrong, but only `calc` and `syntax` *locate* an error: a wrong final
-answer (`outcome`) or a failing program (`tests`) is reported on the last step whatever step
-went wrong first. So the consensus filter compares MC with the locating sources only; otherwise
-every chain with a wrong answer and an earlier MC first error would be dropped.
+Exact sources prove steps wrong, but only `calc` and `tests` *locate* an error: a wrong final
+answer (`answer`) is reported on the last step whatever step went wrong first. `mc` and
+`judge` judge every step, so their "no error" is a claim too; a locating exact source that
+found nothing only says the arithmetic/syntax it checked holds.
 
 Policies (`policy=`):
 - `outcome`: steps of a chain with a correct outcome are all positive; in a chain with a
   wrong outcome the last step is negative and earlier steps are unlabeled (None).
 - `mc`: MC hard labels only.
+- `judge`: the LLM judge's labels only (voted first error negative, steps before positive).
 - `verifier_first`: a step any exact source proves wrong is negative; elsewhere the MC label;
   where MC did not measure, positive before an outcome-correct end, else unlabeled.
-- `consensus`: as `verifier_first`, but a chain whose MC first error and located exact first
-  error both exist and disagree is not kept (Qwen, "Lessons of developing PRMs", 2025).
-  "Both exist": a source that found no error is no evidence against one (calc checks
-  arithmetic only), so such chains are kept.
+- `consensus`: labels as `verifier_first`, but only chains whose `consensus` sources agree on
+  the first error are kept (Qwen, "Lessons of developing PRMs", 2025: MC and an LLM judge,
+  `[mc, judge]`; `[mc, calc]` by default). Two sources disagree when both located a first
+  error at different steps, or when both judge every step (`mc`, `judge`) and one found an
+  error the other did not. A located error is never contradicted by a locating exact
+  source that found nothing (calc checks arithmetic only). A listed `mc`/`judge` that gave
+  no label at all (an unparsable judge, no rollouts) confirms nothing: the chain is dropped.
+  Dropped chains go to the quarantine with the reason.
 
 `after_error`: what the steps after the first error become: `negative` (TRL convention),
 `mask` (None, ignored in training), or `keep` (whatever the policy gave them).
@@ -41,6 +47,9 @@ from labeling.schema import AfterError, Status, StepVerdict
 
 EXACT_SOURCES = ("calc", "tests", "answer")  # an `incorrect` verdict is a proof
 LOCATING_SOURCES = ("calc", "tests")  # ... and also says where the first error is
+COMPLETE_SOURCES = ("mc", "judge")  # judge every step: "no error" is a claim as well
+CONSENSUS_SOURCES = LOCATING_SOURCES + COMPLETE_SOURCES  # what `consensus` can compare
+DEFAULT_CONSENSUS = ("mc", "calc")
 
 
 class Policy(StrEnum):
@@ -50,6 +59,7 @@ class Policy(StrEnum):
     mc = "mc"
     verifier_first = "verifier_first"
     consensus = "consensus"
+    judge = "judge"
 
 
 POLICIES = tuple(p.value for p in Policy)
@@ -64,6 +74,7 @@ class Combined:
     reason: str = ""  # why a chain was not kept
     exact_first_error: int = -1  # first error located by calc/syntax (-1: none found)
     mc_first_error: int = -1  # first step MC labels wrong (-1: none)
+    judge_first_error: int = -1  # first step the judge labels wrong (-1: none)
 
 
 def first_incorrect(verdicts: Sequence[StepVerdict] | None) -> int:
@@ -96,13 +107,60 @@ def _mc_first_error(mc: Sequence[StepVerdict] | None) -> int:
     return -1
 
 
+def _claim(verdicts: Mapping[str, Sequence[StepVerdict]], source: str) -> int | None | str:
+    """A source's first-error claim for `consensus`: a step index, -1 (no error: a claim
+    only for complete sources), None (abstains), or a string saying why a complete source
+    gave no label at all."""
+    vs = verdicts.get(source)
+    if vs is None:
+        return None  # did not run here (e.g. calc on a code chain)
+    if source in COMPLETE_SOURCES:
+        if all(v.label is None for v in vs):
+            why = next((v.evidence for v in vs if v.evidence), "")
+            return f"{source} gave no label" + (f" ({why[:160]})" if why else "")
+        return _mc_first_error(vs)
+    found = first_incorrect(vs)
+    return found if found >= 0 else None
+
+
+def consensus_reason(
+    verdicts: Mapping[str, Sequence[StepVerdict]], sources: Sequence[str] = DEFAULT_CONSENSUS
+) -> str:
+    """Why the chain fails the consensus of `sources` ("" when it passes). Raises ValueError
+    for a source that cannot locate errors (a config error)."""
+    bad = [s for s in sources if s not in CONSENSUS_SOURCES]
+    if bad:
+        raise ValueError(f"consensus cannot use {', '.join(map(str, bad))}: it does not locate "
+                         f"errors; choose from {', '.join(CONSENSUS_SOURCES)}")
+    claims: dict[str, int] = {}
+    for s in sources:
+        c = _claim(verdicts, s)
+        if isinstance(c, str):
+            return c
+        if c is not None:
+            claims[str(s)] = c
+    names = list(claims)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            ea, eb = claims[a], claims[b]
+            both_located = ea >= 0 and eb >= 0
+            both_complete = a in COMPLETE_SOURCES and b in COMPLETE_SOURCES
+            if ea != eb and (both_located or both_complete):
+                shown = ", ".join(f"{n} {'none' if e < 0 else e}" for n, e in claims.items())
+                return f"first errors disagree: {shown}"
+    return ""
+
+
 def combine(
     verdicts: Mapping[str, Sequence[StepVerdict]],
     n_steps: int,
     policy: str = "verifier_first",
     after_error: str = "negative",
+    consensus: Sequence[str] = DEFAULT_CONSENSUS,
 ) -> Combined:
-    """Final labels for one chain. Raises ValueError on an unknown policy (a config error)."""
+    """Final labels for one chain; `consensus` lists the sources that must agree under the
+    `consensus` policy. Raises ValueError on an unknown policy or a consensus source that
+    cannot locate errors (config errors)."""
     if policy not in POLICIES:
         raise ValueError(f"unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
     if after_error not in AFTER_ERROR:
@@ -127,6 +185,9 @@ def combine(
             labels = [None] * n_steps
     elif policy == "mc":
         labels = [v.label for v in mc] if mc else [None] * n_steps
+    elif policy == "judge":
+        judge = verdicts.get("judge")
+        labels = [v.label for v in judge] if judge else [None] * n_steps
     else:
         labels = []
         for i in range(n_steps):
@@ -147,7 +208,6 @@ def combine(
         labels = labels[: first_error + 1] + [fill] * (n_steps - first_error - 1)
 
     exact, by_mc = exact_first_error(verdicts), _mc_first_error(mc)
-    if policy == "consensus" and exact >= 0 and by_mc >= 0 and exact != by_mc:
-        reason = f"MC first error {by_mc} != exact first error {exact}"
-        return Combined(labels, first_error, False, reason, exact, by_mc)
-    return Combined(labels, first_error, True, "", exact, by_mc)
+    by_judge = _mc_first_error(verdicts.get("judge"))
+    reason = consensus_reason(verdicts, consensus) if policy == "consensus" else ""
+    return Combined(labels, first_error, not reason, reason, exact, by_mc, by_judge)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from labeling.combine import combine, exact_first_error
+from labeling.combine import Policy, combine, consensus_reason, exact_first_error
 from labeling.schema import Status, StepVerdict
 
 U = StepVerdict.unverifiable()
@@ -78,7 +78,7 @@ def test_after_error(after_error, expected):
 def test_consensus_drops_disagreeing_chains_with_a_reason():
     vs = {"mc": mc(True, True, False, False), "calc": [U, BAD, U, U]}
     c = combine(vs, 4, policy="consensus")
-    assert not c.keep and "MC first error 2" in c.reason and "exact first error 1" in c.reason
+    assert not c.keep and c.reason == "first errors disagree: mc 2, calc 1"
 
 
 def test_consensus_keeps_agreeing_chains():
@@ -111,3 +111,79 @@ def test_outcome_policy():
     assert combine({"answer": outcome(3, True)}, 3, policy="outcome").labels == [True] * 3
     wrong = combine({"answer": outcome(3, False)}, 3, policy="outcome")
     assert wrong.labels == [None, None, False] and wrong.first_error_step == 2
+
+
+# -- judge sources and the configurable consensus (labels.consensus) ------------------------
+
+
+def judge(first_error, n, evidence=""):
+    """Judge verdicts as judge_protocol writes them: correct before, incorrect at, silent after."""
+    out = []
+    for i in range(n):
+        if first_error == -1 or i < first_error:
+            out.append(StepVerdict(Status.CORRECT, True, 1.0))
+        elif i == first_error:
+            out.append(StepVerdict(Status.INCORRECT, False, 0.0, evidence))
+        else:
+            out.append(StepVerdict(Status.UNVERIFIABLE, None, 0.0))
+    return out
+
+
+JUDGE_ERROR = [StepVerdict(Status.ERROR, None, None, "unparsable critic answer")] * 3
+MC_JUDGE = ("mc", "judge")
+
+
+def test_judge_policy_uses_the_judge_labels_only():
+    vs = {"judge": judge(1, 4), "mc": mc(True, True, True, True), "calc": [BAD, U, U, U]}
+    c = combine(vs, 4, policy=Policy.judge)
+    assert c.labels == [True, False, False, False] and c.first_error_step == 1
+    assert c.judge_first_error == 1 and c.keep
+    assert combine({"judge": JUDGE_ERROR}, 3, policy="judge").labels == [None] * 3
+    assert combine({}, 2, policy="judge").labels == [None, None]
+
+
+@pytest.mark.parametrize(
+    ("mc_labels", "judge_first", "keep"),
+    [
+        ((True, False, False), 1, True),  # both at step 1
+        ((True, True, True), -1, True),  # both: no error (a claim for complete sources)
+        ((True, True, False), 1, False),  # 2 vs 1
+        ((True, True, True), 1, False),  # MC none, judge 1: Qwen's recipe drops it
+        ((True, False, False), -1, False),  # MC 1, judge none
+    ],
+)
+def test_consensus_mc_judge_keeps_only_agreement(mc_labels, judge_first, keep):
+    vs = {"mc": mc(*mc_labels), "judge": judge(judge_first, 3)}
+    c = combine(vs, 3, policy="consensus", consensus=MC_JUDGE)
+    assert c.keep is keep
+    assert (c.reason == "") is keep
+    if not keep:
+        assert c.reason.startswith("first errors disagree: mc ") and "judge " in c.reason
+
+
+def test_consensus_drops_a_chain_the_judge_could_not_label_with_its_evidence():
+    c = combine({"mc": mc(True, True, True), "judge": JUDGE_ERROR}, 3, policy="consensus",
+                consensus=MC_JUDGE)
+    assert not c.keep and c.reason == "judge gave no label (unparsable critic answer)"
+
+
+def test_consensus_ignores_sources_that_are_not_listed():
+    vs = {"mc": mc(True, False, False), "judge": judge(1, 3), "calc": [BAD, U, U]}
+    assert combine(vs, 3, policy="consensus", consensus=MC_JUDGE).keep
+    assert not combine(vs, 3, policy="consensus", consensus=("mc", "calc")).keep
+    # the labels still follow verifier_first: calc's proof wins at step 0
+    assert combine(vs, 3, policy="consensus", consensus=MC_JUDGE).labels == [False] * 3
+
+
+def test_consensus_of_three_sources_and_a_source_missing_on_this_chain():
+    vs = {"mc": mc(True, False, False), "judge": judge(1, 3), "calc": [U, BAD, U]}
+    assert consensus_reason(vs, ("mc", "judge", "calc")) == ""
+    vs["calc"] = [U, U, BAD]
+    assert "calc 2" in consensus_reason(vs, ("mc", "judge", "calc"))
+    # judge did not run here (a code chain): it abstains, MC and calc decide
+    assert consensus_reason({"mc": mc(True, False, False)}, MC_JUDGE) == ""
+
+
+def test_consensus_refuses_a_source_that_does_not_locate_errors():
+    with pytest.raises(ValueError, match="answer"):
+        combine({"answer": outcome(3, False)}, 3, policy="consensus", consensus=("mc", "answer"))

@@ -8,6 +8,7 @@
 | calc               | `CalculatorVerifier`                    | verifiers/calculator/   |
 | tests              | `SyntaxVerifier`                        | verifiers/code_tests.py |
 | mc                 | `MonteCarloVerifier`                    | verifiers/rollout/      |
+| judge              | `JudgeVerifier`                         | verifiers/judge.py      |
 
 Heavy names (sympy, the sandbox) load on first use, so `import verifiers` costs nothing.
 Never imports `pipelines`.
@@ -24,6 +25,7 @@ _LAZY = {
     "SyntaxVerifier": "verifiers.code_tests",
     "CalculatorVerifier": "verifiers.calculator.verifier",
     "MonteCarloVerifier": "verifiers.rollout.driver",
+    "JudgeVerifier": "verifiers.judge",
 }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 
 from labeling.code_steps import CodeSplitMode
-from labeling.combine import Policy
+from labeling.combine import CONSENSUS_SOURCES, Policy
 from labeling.datasets import Adapter
 from labeling.estimators import EstimatorName
 from labeling.schema import AfterError, Domain, Source
@@ -114,8 +114,28 @@ class MCSourceConfig:
 
 
 @dataclass
+class JudgeSourceConfig:
+    votes: int = option(3, "Critic samples per chain (m); the most-voted first error wins.")
+    max_tokens: int = option(512, "Completion cap of one critic answer (cut ones are errors).")
+    temperature: float = option(0.7, "Critic sampling temperature (0 with votes=1: greedy).")
+    max_evidence: int = option(400, "Characters of the critic's rationale kept as evidence.")
+    model: ModelConfig = option(
+        factory=lambda: ModelConfig(name=""),
+        help="The judge's model (name, path, dtype...); name '' = the sampler's (same pool).",
+    )
+
+    def own_model(self, sampler: ModelConfig) -> ModelConfig | None:
+        """The judge's model when it is not the sampler's, else None (share its pool)."""
+        if not self.model.name or self.model == sampler:
+            return None
+        return self.model
+
+
+@dataclass
 class LabelsConfig:
-    policy: Policy = option(Policy.verifier_first, "outcome | mc | verifier_first | consensus.")
+    policy: Policy = option(
+        Policy.verifier_first, "outcome | mc | verifier_first | consensus | judge."
+    )
     after_error: AfterError = option(AfterError.negative, "Steps after the first error.")
     consensus: list[Source] = option(
         factory=lambda: [Source.mc, Source.calc],
@@ -125,6 +145,7 @@ class LabelsConfig:
     calc: CalcSourceConfig | None = option(None, "Calculator checks per step (math).")
     tests: TestsSourceConfig | None = option(None, "Syntax per step of code chains (code).")
     mc: MCSourceConfig | None = option(None, "Monte Carlo rollouts.")
+    judge: JudgeSourceConfig | None = option(None, "LLM critic naming the first wrong step.")
 
     def enabled(self) -> list[Source]:
         return [s for s in Source if getattr(self, s.value, None) is not None]
@@ -205,15 +226,25 @@ def validate(cfg: LabelJobConfig) -> None:
             f"{', '.join(Adapter.__members__)}"
         )
     policy = cfg.labels.policy
-    if policy in (Policy.mc, Policy.consensus) and Source.mc not in enabled:
+    if policy == Policy.mc and Source.mc not in enabled:
         raise ConfigError(f"labels.policy={policy} needs the mc source: add mc to labels=[...]")
+    if policy == Policy.judge and Source.judge not in enabled:
+        raise ConfigError("labels.policy=judge needs the judge source: add judge to labels")
     if policy == Policy.consensus:
-        missing = [s.value for s in cfg.labels.consensus if s not in enabled]
-        if missing or len(cfg.labels.consensus) < 2:
+        cannot = [s.value for s in cfg.labels.consensus if s.value not in CONSENSUS_SOURCES]
+        if cannot:
             raise ConfigError(
-                "labels.consensus needs two or more enabled sources; "
-                f"not enabled: {', '.join(missing) or '-'}"
+                f"labels.consensus cannot use {', '.join(cannot)} (it does not locate errors); "
+                f"choose from {', '.join(CONSENSUS_SOURCES)}"
             )
+        missing = [s.value for s in cfg.labels.consensus if s not in enabled]
+        if missing:
+            raise ConfigError(
+                "labels.policy=consensus needs the sources it compares: add "
+                f"{', '.join(missing)} to labels=[...] (or change labels.consensus)"
+            )
+        if len(set(cfg.labels.consensus)) < 2:
+            raise ConfigError("labels.consensus needs two or more different sources")
     if policy == Policy.outcome and Source.answer not in enabled:
         raise ConfigError("labels.policy=outcome needs the answer source: add answer to labels")
     for key, value in [
@@ -234,6 +265,13 @@ def validate(cfg: LabelJobConfig) -> None:
         _positive(cfg.labels.mc.k, "labels.mc.k")
         _positive(cfg.labels.mc.confirm, "labels.mc.confirm")
         _positive(cfg.labels.mc.max_tokens, "labels.mc.max_tokens")
+    if cfg.labels.judge is not None:
+        _positive(cfg.labels.judge.votes, "labels.judge.votes")
+        _positive(cfg.labels.judge.max_tokens, "labels.judge.max_tokens")
+        _positive(cfg.labels.judge.temperature, "labels.judge.temperature", allow_zero=True)
+        if cfg.labels.judge.votes > 1 and cfg.labels.judge.temperature == 0:
+            raise ConfigError("labels.judge.votes > 1 needs labels.judge.temperature > 0 "
+                              "(greedy votes are all the same)")
 
 
 def register() -> None:

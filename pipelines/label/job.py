@@ -30,7 +30,12 @@ from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
 from labeling.shards import DatasetDir, UnitRecord, atomic_copy
 from pipelines.cli import UserError
-from pipelines.label.config import ENGINE_SPEED_ONLY, LABEL_AFFECTING, LabelJobConfig
+from pipelines.label.config import (
+    ENGINE_SPEED_ONLY,
+    LABEL_AFFECTING,
+    LabelJobConfig,
+    ModelConfig,
+)
 from pipelines.label.manifest import build_manifest, log_done, write_report_quietly
 from pipelines.label.progress import Progress
 from pipelines.label.unit import UnitLabeler, UnitResult
@@ -83,6 +88,7 @@ class LabelJob:
         self.out = DatasetDir(cfg.output.dir)
         self.hash = label_config_hash(cfg)
         self.pool: Any = None
+        self.judge_pool: Any = None  # only when the judge's model differs from the sampler's
         self.labelers: list[Any] = []
         self.model_path = ""
         self._calls = 0
@@ -105,20 +111,46 @@ class LabelJob:
             kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": str(Path(__file__).parents[2])}}
             ray.init(**kwargs)
 
-    def _resolve_model(self) -> str:
-        m = self.cfg.model
+    def _resolve_model(self, m: ModelConfig | None = None) -> str:
+        """The engine's model directory: `model.path`, or a model this tool prepares by
+        name (`prepare_model`, converted on first use) when the path is empty."""
+        m = m or self.cfg.model
         if self.cfg.engine.kind == "simulated":
             return "simulated"
         if not m.path:
             from pipelines.engine.prepare_model import prepare
 
-            return str(prepare())
+            try:
+                return str(prepare(model=m.name))
+            except ValueError as exc:
+                raise UserError(f"model.path is empty and there is {exc}") from None
         p = Path(m.path).expanduser()
         if p.exists():
             return str(p)
         if m.path.startswith(("/", ".", "~")) or m.path.count("/") != 1:
-            raise UserError(f"model path {m['path']!r} does not exist; set model.path")
+            raise UserError(f"model path {m.path!r} does not exist; set model.path")
         return m.path  # a hub id, for clusters that can reach a hub
+
+    def _critic(self) -> Any:
+        """The judge's critic: on the sampler's pool when the judge's model is the sampler's
+        (the default), else on an engine pool of its own (e.g. a 72B judge beside a small
+        sampler on a cluster)."""
+        judge = self.cfg.labels.judge
+        if judge is None:
+            return None
+        from pipelines.engine.critic import EngineCritic
+
+        own = judge.own_model(self.cfg.model)
+        if own is None:
+            self._ensure_engine()
+            return EngineCritic(self.pool, self.cfg.model.name)
+        if self.judge_pool is None:
+            from pipelines.engine.pool import EnginePool
+
+            path = self._resolve_model(own)
+            self.judge_pool = EnginePool(path, own, self.cfg.engine, self.cfg.ray)
+            log.info("judge engine ready (%s)", path)
+        return EngineCritic(self.judge_pool, own.name)
 
     def _ensure_engine(self) -> None:
         if self.pool is not None:
@@ -142,9 +174,10 @@ class LabelJob:
             from pipelines.engine.completer import EngineCompleter
 
             completer = EngineCompleter(self.pool, self.cfg.model.name)
+        critic = self._critic()
         rc = self.cfg.ray
         if not rc.enabled:
-            self.labelers = [UnitLabeler(self.cfg, self.hash, completer)]
+            self.labelers = [UnitLabeler(self.cfg, self.hash, completer, critic)]
             return
         import ray
 
@@ -154,7 +187,7 @@ class LabelJob:
             max_task_retries=rc.max_task_retries,
         )(UnitLabeler)
         self.labelers = [
-            cls.remote(self.cfg, self.hash, completer) for _ in range(rc.label_actors)
+            cls.remote(self.cfg, self.hash, completer, critic) for _ in range(rc.label_actors)
         ]
         ray.get([a.ping.remote() for a in self.labelers])
 

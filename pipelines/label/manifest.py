@@ -42,6 +42,20 @@ def _cost(counts: dict[str, Any], tokens: dict[str, Any], wall: float) -> dict[s
     }
 
 
+def _filter(cfg: LabelJobConfig, counts: dict[str, Any]) -> dict[str, Any]:
+    """What the label policy kept: `consensus` drops chains whose sources disagree (they are
+    in the quarantine with the reason); other policies keep every labeled chain."""
+    kept, dropped = counts.get("chains", 0), counts.get("chains_filtered", 0)
+    policy = cfg.labels.policy
+    return {
+        "policy": str(policy),
+        "consensus": [str(s) for s in cfg.labels.consensus] if policy == "consensus" else None,
+        "chains_kept": kept,
+        "chains_dropped": dropped,
+        "kept_share": round(kept / (kept + dropped), 4) if kept + dropped else None,
+    }
+
+
 def build_manifest(
     cfg: LabelJobConfig,
     config_hash: str,
@@ -74,6 +88,7 @@ def build_manifest(
         "counts": c,
         "tokens": tokens,
         "cost": _cost(c, tokens, wall),
+        "filter": _filter(cfg, c),
         "throughput": {
             "chains_per_s": round(c["chains"] / wall, 3) if wall else None,
             "sample_tokens_per_s": round(tokens.get("sample", 0) / wall, 2) if wall else None,

@@ -9,6 +9,7 @@ key to verifier to column (see `labeling.schema.Source` and the README's source 
 | calc      | `CalculatorVerifier` (verifiers/calculator/)        | calc_labels     |
 | tests     | `SyntaxVerifier` (verifiers/code_tests.py)          | tests_labels    |
 | mc        | `MonteCarloVerifier` (verifiers/rollout/)           | mc_scores       |
+| judge     | `JudgeVerifier` (verifiers/judge.py), math only     | judge_labels    |
 
 Imports are lazy so that a job that does not use a source does not pay for it.
 """
@@ -25,9 +26,11 @@ from pipelines.label.config import LabelJobConfig, TestsSourceConfig
 from verifiers.base import GivenOutcome, Verifier
 
 
-def build_sources(cfg: LabelJobConfig, domain: str, completer: Any = None) -> dict[str, Verifier]:
+def build_sources(
+    cfg: LabelJobConfig, domain: str, completer: Any = None, critic: Any = None
+) -> dict[str, Verifier]:
     """{source name: verifier} for the sources enabled in `cfg.labels` that apply to `domain`.
-    Raises ValueError when a source cannot run (mc without an engine)."""
+    Raises ValueError when a source cannot run (mc or judge without an engine)."""
     labels = cfg.labels
     out: dict[str, Verifier] = {}
     if labels.answer is not None:
@@ -73,6 +76,16 @@ def build_sources(cfg: LabelJobConfig, domain: str, completer: Any = None) -> di
             prompt_fn=functools.partial(
                 user_message, math_instruction=cfg.sampler.math_instruction
             ),
+        )
+    if labels.judge is not None and domain == "math":
+        if critic is None:
+            raise ValueError("labels.judge needs an engine for its critic model")
+        from verifiers.judge import JudgeVerifier
+
+        j = labels.judge
+        out[Source.judge] = JudgeVerifier(
+            critic, votes=j.votes, max_tokens=j.max_tokens, temperature=j.temperature,
+            seed=cfg.sampler.seed, max_evidence=j.max_evidence,
         )
     return out
 

@@ -41,16 +41,19 @@ def split_chain(problem: Problem, text: str, split: SplitConfig) -> list[str]:
 
 
 class UnitLabeler:
-    def __init__(self, cfg: LabelJobConfig, config_hash: str, completer: Any = None) -> None:
+    def __init__(
+        self, cfg: LabelJobConfig, config_hash: str, completer: Any = None, critic: Any = None
+    ) -> None:
         self.cfg = cfg
         self.config_hash = config_hash  # written to every row and quarantine record
         self.completer = completer
+        self.critic = critic  # the judge's model (verifiers.judge.Critic), if labels.judge
         self._sources: dict[str, dict[str, Any]] = {}
         self.model_name = cfg.model.name
 
     def sources(self, domain: str) -> dict[str, Any]:
         if domain not in self._sources:
-            self._sources[domain] = build_sources(self.cfg, domain, self.completer)
+            self._sources[domain] = build_sources(self.cfg, domain, self.completer, self.critic)
         return self._sources[domain]
 
     def ping(self) -> str:
@@ -167,7 +170,7 @@ class UnitLabeler:
             kept = 0
             for c in chains:
                 vs = verdicts.get(c.chain_id, {})
-                comb = combine(vs, len(c.steps), policy, after)
+                comb = combine(vs, len(c.steps), policy, after, self.cfg.labels.consensus)
                 if not comb.keep:
                     res.counts["chains_filtered"] += 1
                     res.quarantine.append(self._q(p, comb.reason, "filter", c.chain_id, c.text))

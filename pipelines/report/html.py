@@ -195,7 +195,8 @@ def run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
         "wall_time_s": manifest.get("wall_time_s"),
         "units (reused)": f"{manifest.get('units')} ({manifest.get('units_reused')})",
     }
-    for group in ("throughput", "tokens", "cost", "lineage"):
+    # filter: chains the label policy kept and dropped (consensus), with the kept share
+    for group in ("throughput", "tokens", "cost", "filter", "lineage"):
         for k, v in (manifest.get(group) or {}).items():
             flat[f"{group}.{k}"] = v
     return flat

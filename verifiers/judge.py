@@ -1,0 +1,119 @@
+"""The `judge` label source: an LLM critic names each chain's earliest wrong step.
+
+`JudgeVerifier.verify(items)` sends one critic request per chain (the problem and the tagged
+steps, `labeling.judge_protocol.build_prompt`), each asking for `votes` samples, in ONE call
+of the `Critic` (the engine batches them over its actors); every sample is parsed
+defensively and the votes become per-step verdicts (`judge_protocol.judge_verdicts`).
+
+The `Critic` is the only thing that touches a model: `pipelines/engine/critic.py` implements
+it with the engine pool (its own pool when the judge's model differs from the sampler's),
+tests with fakes. Seeds derive from (seed, chain id), so the same config gives the same
+verdicts. Not promised: that the judge is right; it is a model (see the README's
+label-quality table for how often it agrees with human labels).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from labeling.ids import derive_seed
+from labeling.judge_protocol import CriticAnswer, build_prompt, judge_verdicts, parse_answer
+from labeling.schema import Chain, Problem, Status, StepVerdict
+
+
+@dataclass(frozen=True, slots=True)
+class CritiqueRequest:
+    """`n` samples of the critic's answer to `prompt_text` (a user message)."""
+
+    prompt_text: str
+    n: int
+    seed: int
+    max_tokens: int
+    temperature: float
+
+
+@dataclass(frozen=True, slots=True)
+class Critique:
+    text: str
+    tokens: int  # generated tokens
+    finish: str = ""  # the engine's finish reason: stop | length | prompt_too_long
+
+
+@runtime_checkable
+class Critic(Protocol):
+    def critique(self, requests: Sequence[CritiqueRequest]) -> list[list[Critique]]:
+        """For each request, in order, up to `request.n` samples (fewer only when the engine
+        could not run it, e.g. a prompt longer than the context)."""
+        ...
+
+
+class JudgeVerifier:
+    """Label source `judge` (see the module docstring). Math chains only: the protocol asks
+    for a paragraph index in a worked solution."""
+
+    name = "judge"
+
+    def __init__(
+        self,
+        critic: Critic,
+        votes: int = 3,
+        max_tokens: int = 512,
+        temperature: float = 0.7,
+        seed: int = 0,
+        max_evidence: int = 400,
+    ) -> None:
+        if votes < 1:
+            raise ValueError(f"judge votes must be >= 1, got {votes}")
+        self.critic = critic
+        self.votes = votes
+        self.max_tokens = max_tokens
+        # One greedy vote is the protocol's single-answer mode; several votes need sampling.
+        self.temperature = temperature
+        self.seed = seed
+        self.max_evidence = max_evidence
+
+    def requests(self, items: Sequence[tuple[Problem, Chain]]) -> list[CritiqueRequest]:
+        return [
+            CritiqueRequest(
+                prompt_text=build_prompt(p.question, c.steps),
+                n=self.votes,
+                seed=derive_seed(self.seed, "judge", c.chain_id),
+                max_tokens=self.max_tokens,
+                temperature=self.temperature,
+            )
+            for p, c in items
+        ]
+
+    def verify(self, items: Sequence[tuple[Problem, Chain]]) -> list[list[StepVerdict]]:
+        todo = [(i, it) for i, it in enumerate(items) if it[1].steps]
+        out: list[list[StepVerdict]] = [[] for _ in items]
+        if not todo:
+            return out
+        results = self.critic.critique(self.requests([it for _, it in todo]))
+        if len(results) != len(todo):
+            raise RuntimeError(f"critic returned {len(results)} results for {len(todo)} requests")
+        for (i, (_, chain)), samples in zip(todo, results, strict=True):
+            n = len(chain.steps)
+            answers = [_parse(s, n) for s in samples]
+            if not answers:
+                out[i] = [StepVerdict(Status.ERROR, None, None, "the critic returned nothing")] * n
+                continue
+            out[i] = judge_verdicts(answers, n, self.max_evidence)
+        return out
+
+
+def _parse(sample: Critique, n_steps: int) -> CriticAnswer:
+    """A vote, with the engine's reason when it never produced an answer."""
+    if sample.finish == "prompt_too_long":
+        return CriticAnswer(sample.text, None, "the critic prompt does not fit the judge's "
+                            "model.max_model_len", sample.tokens)
+    answer = parse_answer(sample.text, n_steps, sample.tokens)
+    if answer.first_error is None and sample.finish == "length":
+        return CriticAnswer(answer.text, None, f"{answer.problem}; cut at max_tokens",
+                            answer.tokens)
+    return answer
+
+
+__all__ = ["Critic", "CriticAnswer", "Critique", "CritiqueRequest", "JudgeVerifier"]
