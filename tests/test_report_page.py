@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.report.app import CONF_DIR, run, write_report
+from pipelines.report.app import run, write_report
 from pipelines.report.html import SECTIONS
 from tests.test_report_stats import BAD, R1, R2, R3, make_dataset, row, verdict
 
@@ -71,11 +71,9 @@ def test_diff_section(tmp_path, dataset):
 
 
 def compose(overrides: list[str]):
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
+    from tests.conftest import compose as compose_app
 
-    with initialize_config_dir(config_dir=CONF_DIR, version_base=None):
-        return hydra_compose(config_name="report", overrides=overrides)
+    return compose_app(overrides, config_name="report")
 
 
 def test_run_from_composed_config_prints_tables(tmp_path, dataset, capsys):

@@ -9,6 +9,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from labeling import report_diff
 from labeling import report_stats as rs
 from labeling.shards import DatasetDir, summarize_units
 
@@ -211,7 +212,7 @@ def test_diff_of_two_versions(tmp_path, dataset):
     r2 = dict(R2, labels=[True, False], first_error_step=1)  # relabeled
     r4 = row("p3", 0, [True])  # new
     new = make_dataset(tmp_path / "new", [([R1, r2, r4], [])], previous=dataset)
-    d = rs.diff_stats(new, dataset)
+    d = report_diff.diff_stats(new, dataset)
     assert (d["added"], d["removed"], d["both"]) == (1, 1, 2)
     assert (d["labels_changed"], d["first_error_moved"]) == (1, 1)
     assert d["added_examples"]["chain_id"].to_list() == ["p3-c0"]
@@ -223,4 +224,4 @@ def test_diff_of_two_versions(tmp_path, dataset):
     assert (counts["rows"]["old"], counts["rows"]["new"], counts["rows"]["delta"]) == (3, 3, 0)
     assert counts["problems_quarantined"]["delta"] == -3
     assert d["lineage"]["previous_is_old"] is True
-    assert rs.diff_stats(dataset, new)["lineage"]["previous_is_old"] is False
+    assert report_diff.diff_stats(dataset, new)["lineage"]["previous_is_old"] is False

@@ -20,7 +20,8 @@ import hydra
 import polars as pl
 from omegaconf import DictConfig, OmegaConf
 
-from labeling.report_stats import dataset_stats, diff_stats
+from labeling.report_diff import diff_stats
+from labeling.report_stats import dataset_stats
 from labeling.shards import atomic_write_bytes
 from pipelines.cli import compose_or_explain, run_or_explain
 from pipelines.report.config import ReportConfig, register
