@@ -13,7 +13,7 @@ from labeling.search import Aggregation, PRMScoreError
 from labeling.splitters import split_steps
 from pipelines.cli import ConfigError
 from pipelines.search.driver import Task, run_tasks
-from pipelines.search.job import SearchJob, final_answer
+from pipelines.search.job import SearchJob, final_answer, states_answer
 from pipelines.search.strategies import Gen, TreeParams, sampling, tree_search
 from tests.search_fakes import RIGHT, FakeGenerator, FakePRM
 
@@ -44,6 +44,10 @@ def run_one(co, gen=None, prm=None):
     return decisions, gen, prm
 
 
+def tree(p, dvts=False):
+    return tree_search(p, dvts, SPLIT, final_answer, states_answer)
+
+
 def params(budget, width=4, depth=4, seed=7):
     return TreeParams(budget, width, depth, 50, 400, "\n\n", Aggregation.last, seed)
 
@@ -66,7 +70,7 @@ def test_sampling_reuses_one_draw_and_counts_only_the_first_n():
 
 
 def test_beam_search_shape_tokens_and_calls():
-    decisions, gen, prm = run_one(tree_search(params(8), False, SPLIT, final_answer))
+    decisions, gen, prm = run_one(tree(params(8)))
     (d,) = decisions
     assert (d.strategy, d.budget) == ("beam", 8)
     assert [(g.n, g.stop) for g in gen.rounds[0]] == [(8, ("\n\n",))]  # N first steps
@@ -78,7 +82,7 @@ def test_beam_search_shape_tokens_and_calls():
 
 
 def test_dvts_runs_independent_subtrees():
-    decisions, gen, _ = run_one(tree_search(params(8), True, SPLIT, final_answer))
+    decisions, gen, _ = run_one(tree(params(8), dvts=True))
     (d,) = decisions
     assert d.strategy == "dvts"
     assert [g.n for g in gen.rounds[0]] == [4, 4]  # N/M subtrees, M first steps each
@@ -89,7 +93,7 @@ def test_dvts_runs_independent_subtrees():
 
 def test_last_round_completes_every_chain():
     gen = RecordingGenerator(right_share=0.0)
-    decisions, gen, _ = run_one(tree_search(params(4, depth=1), False, SPLIT, final_answer), gen)
+    decisions, gen, _ = run_one(tree(params(4, depth=1)), gen)
     (g,) = gen.rounds[0]
     assert g.stop == () and g.max_tokens == 400  # no step stop, the whole chain's budget
     assert decisions[0].candidates == 4 and decisions[0].answer is not None
@@ -97,7 +101,7 @@ def test_last_round_completes_every_chain():
 
 def test_beam_with_one_round_is_best_of_n():
     """With max_depth=1 beam search samples N whole chains and keeps the best scored one."""
-    (beam,), gen, _ = run_one(tree_search(params(8, depth=1), False, SPLIT, final_answer))
+    (beam,), gen, _ = run_one(tree(params(8, depth=1)))
     (samples,) = FakeGenerator().submit([([], gen.rounds[0][0])])
     assert beam.candidates == 8
     assert (beam.answer == RIGHT) == any(final_answer(s.text) == RIGHT for s in samples)
@@ -107,22 +111,22 @@ def test_beam_with_one_round_is_best_of_n():
 
 def test_lockstep_batches_every_task_of_a_round_together():
     gen = RecordingGenerator()
-    tasks = [Task(tree_search(params(4, seed=s), False, SPLIT, final_answer), [], "q", f"t{s}")
+    tasks = [Task(tree(params(4, seed=s)), [], "q", f"t{s}")
              for s in range(5)]  # fmt: skip
     run_tasks(tasks, gen, FakePRM())
     assert len(gen.rounds[0]) == 5  # the first round of all five searches in one submit
 
 
 def test_results_are_deterministic():
-    a = run_one(tree_search(params(8), True, SPLIT, final_answer))[0]
-    b = run_one(tree_search(params(8), True, SPLIT, final_answer))[0]
+    a = run_one(tree(params(8), dvts=True))[0]
+    b = run_one(tree(params(8), dvts=True))[0]
     assert a == b
 
 
 @pytest.mark.parametrize("bad", [None, math.nan, 2.0])
 def test_a_broken_prm_stops_the_search_with_one_sentence(bad):
     with pytest.raises(PRMScoreError, match=r"problem p") as info:
-        run_one(tree_search(params(4), False, SPLIT, final_answer), prm=FakePRM(broken=bad))
+        run_one(tree(params(4)), prm=FakePRM(broken=bad))
     assert "\n" not in str(info.value)
 
 
@@ -132,7 +136,7 @@ def test_a_prm_that_drops_chains_is_an_error():
             return super().score_many(items)[:-1]
 
     with pytest.raises(PRMScoreError, match="score lists for"):
-        run_one(tree_search(params(4), False, SPLIT, final_answer), prm=Dropping())
+        run_one(tree(params(4)), prm=Dropping())
 
 
 def test_an_engine_that_returns_fewer_samples_is_an_error():
@@ -141,7 +145,7 @@ def test_an_engine_that_returns_fewer_samples_is_an_error():
             return [s[:-1] for s in super().submit(items)]
 
     with pytest.raises(ValueError, match="instead of 4"):
-        run_one(tree_search(params(4), False, SPLIT, final_answer), gen=Short())
+        run_one(tree(params(4)), gen=Short())
 
 
 # --- the job, with the fakes injected -------------------------------------------------------
@@ -218,3 +222,18 @@ def test_a_typo_in_an_enum_exits_2(capsys):
         compose_or_explain("prm-search", CONF_DIR, "search", ["search.strategies=[beem]"])
     assert info.value.code == 2
     assert "beem" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("step", "ends"),
+    [("So the answer is \\boxed{12}.", True), ("#### 12", True), ("The answer is 12.", True),
+     ("Step 2: we add 3 and 9 to get 12.", False), ("", False)],
+)  # fmt: skip
+def test_only_a_stated_answer_ends_a_beam(step, ends):
+    assert states_answer(step) is ends
+
+
+def test_beam_search_goes_deeper_than_one_step():
+    (d,), gen, _ = run_one(tree(params(8)))
+    assert d.rounds == len(gen.rounds) >= 2
+    assert any(g.prefix for g in gen.rounds[1])  # later rounds continue earlier steps

@@ -49,8 +49,16 @@ def search_config_hash(cfg: SearchConfig) -> str:
 
 
 def final_answer(text: str) -> str | None:
+    """The chain's answer as the answer source reads it (the last number as a fallback)."""
     answer, _ = extract_answer(text)
     return answer
+
+
+def states_answer(text: str) -> bool:
+    """True when `text` states a final answer (boxed, '####', 'the answer is'); a bare
+    number, which `final_answer` falls back to, does not end a chain in beam search."""
+    answer, how = extract_answer(text)
+    return answer is not None and how != "last_number"
 
 
 def build_tasks(cfg: SearchConfig, p: Problem) -> list[Task]:
@@ -72,7 +80,7 @@ def build_tasks(cfg: SearchConfig, p: Problem) -> list[Task]:
             params = TreeParams(n, s.width, s.max_depth, s.step_max_tokens, sp.max_tokens,
                                 s.step_stop, s.aggregation,
                                 derive_seed(sp.seed, p.problem_id, str(strategy), n))  # fmt: skip
-            co = tree_search(params, strategy == Strategy.dvts, split, final_answer)
+            co = tree_search(params, strategy == Strategy.dvts, split, final_answer, states_answer)
             tasks.append(Task(co, messages, p.question,
                               f"problem {p.problem_id} ({strategy}, N={n})"))  # fmt: skip
     return tasks
@@ -123,7 +131,8 @@ class SearchJob:
         if not tasks:
             return [], bad
         self._ensure_backends()
-        decided = run_tasks([t for _, t in tasks], self.generator, self.prm)  # type: ignore[arg-type]
+        generator: Any = self.generator
+        decided = run_tasks([t for _, t in tasks], generator, self.prm)
         rows, caches = [], {}
         for (p, _), decisions in zip(tasks, decided, strict=True):
             cache = caches.setdefault(p.problem_id, {})

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from labeling.shards import atomic_write_bytes
 from pipelines.report.html import CSP, STYLE, esc, kv_table, plt, png, table
@@ -35,6 +36,9 @@ def plot_accuracy(summary: list[dict[str, Any]]) -> str:
             ax.annotate(f"N={r['budget']}", (xx, r["accuracy"]), fontsize=7,
                         textcoords="offset points", xytext=(3, 3))  # fmt: skip
     ax.set_xscale("log")
+    # Plain tick labels: mathtext is off (data names may hold "$"), so 10^k would show raw.
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("generated tokens per problem (mean, log scale)")
     ax.set_ylabel("accuracy")
     ax.set_ylim(-0.02, 1.02)

@@ -14,7 +14,8 @@ How the budget N is spent (generated tokens are counted, whatever the strategy):
   draw of N), and count only those N chains' tokens and PRM calls.
 - `tree_search` (beam, DVTS): one round per step. A step is generated up to `stop`
   (a blank line: the prompt asks for one step per paragraph, the splitter's `blank_line`).
-  A candidate is finished when its step holds a final answer, is empty (the model ended),
+  A candidate is finished when its step states a final answer (\\boxed{}, "the answer is",
+  "####"; not a bare number), is empty (the model ended),
   or the chain's token cap is reached; the last round (`max_depth`) completes every chain.
   The PRM scores each candidate's steps as the configured splitter cuts the whole text.
   Beam: N first steps from the root, then the best N/M unfinished candidates get M children
@@ -95,6 +96,7 @@ class Candidate:
 
 Split = Callable[[str], list[str]]
 Extract = Callable[[str], str | None]
+Ends = Callable[[str], bool]  # does this step state the final answer explicitly?
 Strategy = Generator[list[Gen] | Ask, object, list[Decision]]
 
 
@@ -174,17 +176,16 @@ class TreeParams:
     seed: int
 
 
-def _finished(sample: Sample, total: int, last: bool, p: TreeParams, extract: Extract) -> bool:
-    return (
-        last
-        or not sample.text.strip()
-        or total >= p.max_tokens
-        or extract(sample.text) is not None
-    )
+def _finished(sample: Sample, total: int, last: bool, p: TreeParams, ends: Ends) -> bool:
+    return last or not sample.text.strip() or total >= p.max_tokens or ends(sample.text)
 
 
-def tree_search(p: TreeParams, dvts: bool, split: Split, extract: Extract) -> Strategy:
-    """Step-level beam search (`dvts=False`) or DVTS (`dvts=True`); see the module doc."""
+def tree_search(
+    p: TreeParams, dvts: bool, split: Split, extract: Extract, ends: Ends
+) -> Strategy:
+    """Step-level beam search (`dvts=False`) or DVTS (`dvts=True`); see the module doc.
+    `extract` reads a finished chain's answer; `ends` says whether a step states it (a
+    bare number in a step must not end the chain)."""
     kept, children = beam_shape(p.budget, p.width)
     groups = kept if dvts else 1
     # Root expansions: beam search draws N first steps; each DVTS subtree draws M.
@@ -211,7 +212,7 @@ def tree_search(p: TreeParams, dvts: bool, split: Split, extract: Extract) -> St
             for s in samples:
                 tokens += s.tokens
                 total = c.tokens + s.tokens
-                fin = _finished(s, total, last, p, extract)
+                fin = _finished(s, total, last, p, ends)
                 text = c.text + s.text + ("" if fin else p.stop)
                 cands.append(Candidate(text, total, fin, c.group))
         calls += yield from _score(cands, split, p.aggregation)
