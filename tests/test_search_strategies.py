@@ -14,7 +14,7 @@ from labeling.splitters import split_steps
 from pipelines.cli import ConfigError
 from pipelines.search.driver import Task, run_tasks
 from pipelines.search.job import SearchJob, final_answer, states_answer
-from pipelines.search.strategies import Gen, TreeParams, sampling, tree_search
+from pipelines.search.strategies import Gen, Sample, TreeParams, sampling, tree_search
 from tests.search_fakes import RIGHT, FakeGenerator, FakePRM
 
 SPLIT = partial(split_steps, mode="auto")
@@ -237,3 +237,32 @@ def test_beam_search_goes_deeper_than_one_step():
     (d,), gen, _ = run_one(tree(params(8)))
     assert d.rounds == len(gen.rounds) >= 2
     assert any(g.prefix for g in gen.rounds[1])  # later rounds continue earlier steps
+
+
+def test_a_backend_failure_becomes_one_sentence():
+    from pipelines.search.prm import BackendScorer
+
+    class Down:
+        def score_many(self, items):
+            raise RuntimeError("http://127.0.0.1:9/pooling answered 503: busy\ntraceback...")
+
+    with pytest.raises(PRMScoreError, match="server x.*answered 503: busy$"):
+        BackendScorer(Down(), "server x").score_many([("q", ["a"])])
+
+
+def test_load_prm_refuses_a_missing_checkpoint(tmp_path):
+    from pipelines.search.config import PRMBackend, PRMConfig
+    from pipelines.search.prm import load_prm
+
+    assert load_prm(PRMConfig(backend=PRMBackend.none)) is None
+    with pytest.raises(ConfigError, match="is not a directory"):
+        load_prm(PRMConfig(checkpoint=str(tmp_path / "nope")))
+
+
+def test_a_prompt_too_long_gives_empty_finished_candidates():
+    class TooLong(FakeGenerator):
+        def submit(self, items):
+            return [[Sample("", 0, "prompt_too_long")] for _ in items]
+
+    (d,), _, _ = run_one(tree(params(4)), gen=TooLong())
+    assert (d.answer, d.tokens, d.candidates, d.rounds) == (None, 0, 4, 1)

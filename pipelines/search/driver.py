@@ -107,15 +107,23 @@ def run_tasks(
         for i, reqs in gens:
             mine = samples[pos : pos + len(reqs)]
             pos += len(reqs)
-            for g, s in zip(reqs, mine, strict=True):
-                if len(s) != g.n:
-                    raise ValueError(f"the engine returned {len(s)} samples instead of {g.n} "
-                                     f"for {tasks[i].where}")  # fmt: skip
-            replies[i] = mine
+            replies[i] = [_checked(g, s, tasks[i].where) for g, s in zip(reqs, mine, strict=True)]
         for i, reply in replies.items():
             del waiting[i]
             _step(i, tasks[i], reply, waiting, out)
     return [o or [] for o in out]
+
+
+def _checked(g: Gen, samples: list[Sample], where: str) -> list[Sample]:
+    """The samples of one request. A prompt the engine refused as too long for the context
+    comes back as one empty sample: that is n empty (finished) continuations, a real
+    outcome. Any other count is an engine fault."""
+    if len(samples) != g.n and samples and all(s.finish == "prompt_too_long" for s in samples):
+        return [samples[0]] * g.n
+    if len(samples) != g.n:
+        raise ValueError(f"the engine returned {len(samples)} samples instead of {g.n} for "
+                         f"{where}")  # fmt: skip
+    return samples
 
 
 def _step(i: int, task: Task, reply: Any, waiting: dict[int, Any], out: list) -> None:

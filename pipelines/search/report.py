@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from labeling.shards import atomic_write_bytes
 from pipelines.report.html import CSP, STYLE, esc, kv_table, plt, png, table
@@ -37,6 +37,7 @@ def plot_accuracy(summary: list[dict[str, Any]]) -> str:
                         textcoords="offset points", xytext=(3, 3))  # fmt: skip
     ax.set_xscale("log")
     # Plain tick labels: mathtext is off (data names may hold "$"), so 10^k would show raw.
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("generated tokens per problem (mean, log scale)")
