@@ -71,7 +71,7 @@ def build_tasks(cfg: SearchConfig, p: Problem) -> list[Task]:
     if any(x in s.strategies for x in SAMPLING):
         co = sampling(list(s.budgets), derive_seed(sp.seed, p.problem_id, "sample"),
                       sp.max_tokens, split, final_answer, list(s.aggregations), with_prm,
-                      Strategy.majority in s.strategies)  # fmt: skip
+                      Strategy.majority in s.strategies, tuple(sp.stop))  # fmt: skip
         tasks.append(Task(co, messages, p.question, f"problem {p.problem_id} (sampling)"))
     for strategy in (Strategy.beam, Strategy.dvts):
         if strategy not in s.strategies:
@@ -79,7 +79,8 @@ def build_tasks(cfg: SearchConfig, p: Problem) -> list[Task]:
         for n in sorted(set(s.budgets)):
             params = TreeParams(n, s.width, s.max_depth, s.step_max_tokens, sp.max_tokens,
                                 s.step_stop, s.aggregation,
-                                derive_seed(sp.seed, p.problem_id, str(strategy), n))  # fmt: skip
+                                derive_seed(sp.seed, p.problem_id, str(strategy), n),
+                                tuple(sp.stop))  # fmt: skip
             co = tree_search(params, strategy == Strategy.dvts, split, final_answer, states_answer)
             tasks.append(Task(co, messages, p.question,
                               f"problem {p.problem_id} ({strategy}, N={n})"))  # fmt: skip

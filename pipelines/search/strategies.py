@@ -122,10 +122,11 @@ def sampling(
     aggregations: list[Aggregation],
     with_prm: bool,
     majority: bool,
+    stop: tuple[str, ...] = (),
 ) -> Strategy:
     """Majority vote, best-of-N and PRM-weighted vote at every budget, over one sample."""
     top = max(budgets)
-    (samples,) = yield [Gen("", top, seed, max_tokens)]
+    (samples,) = yield [Gen("", top, seed, max_tokens, stop)]
     samples = list(samples)[:top]
     texts = [s.text for s in samples]
     answers = [extract(t) for t in texts]
@@ -174,6 +175,8 @@ class TreeParams:
     stop: str
     aggregation: Aggregation
     seed: int
+    extra_stop: tuple[str, ...] = ()  # `sampler.stop`, sent with every request (the engine
+    # does not say which stop string ended a generation, so one also ends a step here)
 
 
 def _finished(sample: Sample, total: int, last: bool, p: TreeParams, ends: Ends) -> bool:
@@ -203,7 +206,7 @@ def tree_search(
                 c.text, first if depth == 0 else children,
                 derive_seed(p.seed, depth, i),
                 room if last else min(p.step_max_tokens, room),
-                () if last else (p.stop,),
+                p.extra_stop if last else (p.stop, *p.extra_stop),
             ))  # fmt: skip
         results = yield gens
         rounds += 1
