@@ -216,7 +216,9 @@ def tree_search(
                 tokens += s.tokens
                 total = c.tokens + s.tokens
                 fin = _finished(s, total, last, p, ends)
-                text = c.text + s.text + ("" if fin else p.stop)
+                # A step cut by step_max_tokens goes on in the next round, mid-paragraph.
+                cut = fin or s.finish == "length"
+                text = c.text + s.text + ("" if cut else p.stop)
                 cands.append(Candidate(text, total, fin, c.group))
         calls += yield from _score(cands, split, p.aggregation)
         active = []
