@@ -5,7 +5,8 @@ Rows: (source, step text, verdict). Sources: `gsm8k-train` lines (correct calcul
 annotations), ProcessBench dev steps that humans marked as the first error and that hold a
 false claim (`incorrect`), and steps of chains humans judged all-correct that carry the traps
 (rounding, percentages, units, LaTeX, labels): those must never be `incorrect`.
-Copied from /work/shared/data; short enough to embed.
+Copied from /work/shared/data; short enough to embed. `FAMILIES`: the misread families of
+issue 10, each with the true errors of its shape that must still be flagged.
 """
 
 import pytest
@@ -687,13 +688,166 @@ ROWS = [
 ]
 
 
+# Misread families found reading the flags on independent text (GSM8K/MATH train, BiRM,
+# OmegaPRM, Math-Shepherd, PRM800K samples) and named in issue 10. Each family: rows that
+# must not be `incorrect` (the text is right or cannot be read with certainty), and rows with
+# a real error of the same shape that must still be `incorrect`. "birm-*", "math-train-*"
+# and "gsm8k-train-*" rows are verbatim; "family-*" rows are written in the style of model
+# chains.
+FAMILIES = [
+    # ordinal positions are not operands: "1st - 5 = 6th"
+    (
+        "family-ordinal",
+        "Counting back from the 11th seat, the 11th - 5 = 6th seat is Maria's.",
+        "unverifiable",
+    ),
+    (
+        "family-ordinal",
+        "The 1st - 5 = 6th term is the one we want, since the sequence runs backwards.",
+        "unverifiable",
+    ),
+    ("family-ordinal", "So the 1st + 4 = 5th day of the week is Friday.", "unverifiable"),
+    (
+        "family-ordinal",
+        "If Ann is the 2nd in line, the person 3 places behind her is the 2nd + 3 = 5th.",
+        "unverifiable",
+    ),
+    (
+        "family-ordinal",
+        "The 3rd term is \\(2 + 2 = 4\\), and the 10th - 3 = 7th term is 14.",
+        "correct",
+    ),
+    ("family-ordinal", "On the 3rd day she reads 2 * 15 = 30 pages.", "correct"),
+    ("family-ordinal", "On the 3rd day she reads 2 * 15 = 35 pages.", "incorrect"),
+    ("family-ordinal", "The $5^{th}$ term is $3 + 4 \\cdot 2 = 11$.", "correct"),
+    ("family-ordinal", "The $5^{th}$ term is $3 + 4 \\cdot 2 = 14$.", "incorrect"),
+    # a list of expressions in prose is not one chained equation: "1 + 2, 3 + 4 = 3, 7"
+    (
+        "family-list",
+        "The values of \\(a + b\\) and \\(a - b\\) are 5 + 3, 5 - 3 = 8, 2 respectively.",
+        "unverifiable",
+    ),
+    ("family-list", "The two sums are 4 + 5, 6 + 7 = 9, 13.", "unverifiable"),
+    ("family-list", "So the side lengths are 3 + 1, 3 * 2 = 4, 6 and 3 - 1 = 2.", "unverifiable"),
+    ("family-list", "Their ages are \\(2 \\times 4, 4 + 3 = 8, 7\\).", "unverifiable"),
+    ("family-list", "We check each pair: 2 + 3 = 5, 4 + 5 = 9, 6 + 7 = 13.", "correct"),
+    ("family-list", "We check each pair: 2 + 3 = 5, 4 + 5 = 10, 6 + 7 = 13.", "incorrect"),
+    ("family-list", "He buys 3 + 4 = 8, 2 of which are red.", "incorrect"),
+    # an implicit product right after a divisor reads two ways: refuse it
+    (
+        "birm-qwen2.5_3b-5865-8",
+        "Dividing $500\\pi$ by $\\frac{2}{3}\\pi$, we get $500\\pi\\div\\frac{2}{3}\\pi=\\frac{500\\pi}{\\frac{2}{3}\\pi}=500\\cdot\\frac{3}{2}=750$.",
+        "correct",
+    ),
+    (
+        "birm-qwen2.5_3b-5865-11",
+        "The number of revolutions the back wheel makes is equal to the total distance it travels divided by its circumference, which is $(500\\pi)/(2\\pi/3)=500\\pi\\cdot3/2\\pi=750$ revolutions.",
+        "unverifiable",
+    ),
+    (
+        "family-implicit-divisor",
+        "Using the order of operations, $6 \\div 2(1+2) = 1$.",
+        "unverifiable",
+    ),
+    ("family-implicit-divisor", "The time is $12/4\\pi = 0.95$ seconds.", "unverifiable"),
+    (
+        "family-implicit-divisor",
+        "So $\\frac{500\\pi}{\\frac{2}{3}\\pi} = 500 \\cdot \\frac{3}{2} = 760$.",
+        "incorrect",
+    ),
+    (
+        "family-implicit-divisor",
+        "The wheel turns $(500\\pi)/((2/3)\\pi) = 700$ times.",
+        "incorrect",
+    ),
+    # a slip inside a chain that comes back to the right value, with pi or roots
+    (
+        "birm-qwen2.5_3b-5865-1",
+        "So the back wheel will make $\\frac{500\\pi}{2\\pi/3}=\\frac{500\\pi(3/2)}{2\\pi}=\\frac{500(3)}{2}=\\boxed{750}$ revolutions.",
+        "correct",
+    ),
+    (
+        "birm-qwen2.5_3b-5865-3",
+        "To find how many revolutions the back wheel will make, we divide the total distance traveled by the circumference of the back wheel: $\\frac{500\\pi}{2\\pi/3}=\\frac{500\\pi}{2/3}\\pi=\\boxed{750}$ revolutions.",
+        "unverifiable",
+    ),
+    (
+        "math-train-precalculus-8007",
+        "\\begin{eqnarray*} \\frac{\\sqrt{\\frac{\\frac{\\sqrt{2}}{2} + 1}{2}}}{\\sqrt{\\frac{\\frac{-\\sqrt{2}}{2} + 1}{2}}} &=& \\sqrt{\\frac{\\frac{2+\\sqrt{2}}{4}}{\\frac{2-\\sqrt{2}}{4}}} \\\\ &=& \\sqrt{\\frac{2+\\sqrt{2}}{2-\\sqrt{2}}} \\cdot \\sqrt{\\frac{2+\\sqrt{2}}{2+\\sqrt{2}}} \\\\ &=& \\sqrt{\\frac{(2+\\sqrt{2})^2}{2}} \\\\ &=& \\frac{2+\\sqrt{2}}{\\sqrt{2}} \\cdot \\sqrt{2} \\\\ &=& \\sqrt{2}+1 \\end{eqnarray*}",
+        "correct",
+    ),
+    (
+        "family-recovered-pi",
+        "So the wheel makes $\\frac{500\\pi}{2\\pi/3}=\\frac{500\\pi(3/2)}{2\\pi}=375$ turns.",
+        "incorrect",
+    ),
+    # a scale word in the step: the numbers are in thousands (or millions)
+    (
+        "gsm8k-train-3859",
+        "In one day the shop is losing 5 thousand dollars, so during three days, the losses are 5 * 3 = $15,000.",
+        "unverifiable",
+    ),
+    (
+        "family-scale",
+        "The company earns 2 million dollars a month, so in a year it earns 2 * 12 = $24,000,000.",
+        "unverifiable",
+    ),
+    (
+        "family-scale",
+        "The shop loses 5 thousand dollars a day, so in 3 days 5 * 3 = $16,000.",
+        "incorrect",
+    ),
+    ("family-scale", "It costs 5 * 3 = $15,000.", "incorrect"),
+    # a display line that takes an earlier product up again is a new computation
+    (
+        "family-display",
+        "\\[ \\text{Total cost} = 3 \\times 4 \\]\n\\[ \\text{Total cost} = 3 \\times 4 \\times 2 = 24 \\]",
+        "correct",
+    ),
+    (
+        "family-display",
+        "\\[ \\text{Eggs} = 12 \\times 4 \\]\n\\[ \\text{Eggs} = 12 \\times 4 \\times 3 = 144 \\]",
+        "correct",
+    ),
+    (
+        "family-display",
+        "\\[ \\text{Total} = 3 \\times 4 \\]\n\\[ \\text{Total} = 12 \\times 2 = 24 \\]",
+        "correct",
+    ),
+    (
+        "family-display",
+        "\\[ \\text{Total cost} = 3 \\times 4 \\]\n\\[ \\text{Total cost} = 13 \\]",
+        "incorrect",
+    ),
+    ("family-display", "\\[ 5 \\times 4 = 20 \\]\n\\[ = 20 \\times 3 = 60 \\]", "correct"),
+    ("family-display", "\\[ 5 \\times 4 = 20 \\]\n\\[ = 20 \\times 3 = 70 \\]", "incorrect"),
+    (
+        "family-display",
+        "The total is \\( 3 \\times 4 = 12 \\).\n\\[\n12\n\\]\n\\[\n= 12 \\times 2 = 24\n\\]",
+        "correct",
+    ),
+    (
+        "family-display",
+        "Each row has \\( 6 \\times 4 = 24 \\) seats, and there are 5 rows\n\\[ = 24 \\times 5 = 120 \\]",
+        "correct",
+    ),
+]
+
 
 def test_table_is_large_and_mixed():
     kinds = {row[2] for row in ROWS}
     assert len(ROWS) >= 150 and kinds == {"correct", "incorrect", "unverifiable"}
 
 
-@pytest.mark.parametrize(("source", "text", "expected"), ROWS, ids=[r[0] for r in ROWS])
+def test_every_family_has_a_true_error_still_flagged():
+    families = {row[0] for row in FAMILIES if row[0].startswith("family-")}
+    flagged = {row[0] for row in FAMILIES if row[2] == "incorrect"}
+    assert families and families <= flagged
+
+
+@pytest.mark.parametrize(
+    ("source", "text", "expected"), ROWS + FAMILIES, ids=[r[0] for r in ROWS + FAMILIES]
+)
 def test_real_step(calc, source, text, expected):
     verdict = calc.check_steps([text])[0]
     assert str(verdict.status) == expected, verdict.evidence

@@ -297,6 +297,8 @@ def extract_named(text: str) -> tuple[Named, ...]:
 # A clause that is only an item of a list ("7 respectively", "5 and 6"): these words may
 # stand beside its numbers.
 _LIST_WORDS = frozenset("and or respectively etc".split())
+# Only a comma: normalize() writes ";" for \\Rightarrow, \\le, \\quad..., which join no list.
+_LIST_SEPARATORS = frozenset(",")
 _ITEM_START = frozenset((NUM, "lp", VAR, "letter", "pi", "sqrt"))
 _ITEM_END = frozenset((NUM, "rp", "pct", "fact", "pi", VAR, "letter"))
 
@@ -319,7 +321,7 @@ def _list_edges(
     before = clauses[ci - 1] if ci > 0 else ()
     first = (
         bool(before)
-        and ends[ci - 1] == ","
+        and ends[ci - 1] in _LIST_SEPARATORS
         and _no_relation(before)
         and before[-1].kind in _ITEM_END
         and clause[0].kind in _ITEM_START
@@ -327,7 +329,7 @@ def _list_edges(
     after = clauses[ci + 1] if ci + 1 < len(clauses) else ()
     last = (
         bool(after)
-        and ends[ci] == ","
+        and ends[ci] in _LIST_SEPARATORS
         and _no_relation(after)
         and clause[-1].kind in _ITEM_END
         and after[0].kind in _ITEM_START
