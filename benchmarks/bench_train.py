@@ -66,13 +66,14 @@ def _plain(args: dict, width: int, queue) -> None:
     import torch
 
     from pipelines.train.app import bf16_enabled
-    from pipelines.train.model import ProcessRewardModel, load_backbone
+    from pipelines.train.export import new_prm
+    from pipelines.train.model import StepFormat
 
     torch.set_num_threads(args["threads"])
     torch.manual_seed(0)
-    model = ProcessRewardModel(load_backbone(args["model"]), "classes").train()
+    model = new_prm(args["model"], StepFormat())[0].train()  # the format prm-train trains in
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
-    vocab = model.backbone.config.vocab_size
+    vocab = model.body.config.vocab_size
     use_bf16 = bf16_enabled(args["bf16"], torch.device("cpu"))
     ids = torch.randint(0, vocab, (args["batch"], width))
     mask = torch.ones_like(ids)
@@ -119,7 +120,7 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=3, help="untimed first steps")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=2, help="alternating rounds per side")
-    ap.add_argument("--bf16", default="auto")
+    ap.add_argument("--bf16", default="auto", choices=["auto", "on", "off"])
     ap.add_argument("--out", default="", help="also write the result as JSON here")
     cli = ap.parse_args()
 

@@ -1,13 +1,17 @@
-"""Score a chain's steps with a trained PRM checkpoint, batched.
+"""Score a chain's steps with a PRM checkpoint in-process (torch), batched.
 
     from pipelines.scoring import PRMScorer
     prm = PRMScorer.load("outputs/prm/final")
     prm.score("What is 2 + 3?", ["2 + 3 = 5", "The answer is 5."])  # -> [0.97, 0.95]
     prm.score_many([(prompt, steps), ...])                           # one list per chain
 
-The text format (separator, prompt template, max length) comes from the checkpoint's
-`prm_format.json`, the same one training used. A step cut off by `max_length` scores None:
-the model never saw it, and a made-up number would be worse than a visible gap.
+This is prm-train's own scorer: the model class training used. The checkpoint may be ours
+(format from its `prm_format.json`), the old layout, or a third-party Qwen2.5-Math-PRM- or
+Math-Shepherd-style directory (`overrides` give its conventions; see
+`pipelines.train.export.load_checkpoint`). For a vLLM server or a local vLLM engine use
+`pipelines.serve.PRMClient`, which formats chains the same way. A step cut off by
+`max_length` scores None: the model never saw it, and a made-up number would be worse than
+a visible gap.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from pathlib import Path
 
 import torch
 
-from pipelines.train.model import collate, load_prm, tokenize_row
+from pipelines.train.export import load_checkpoint
+from pipelines.train.model import collate, tokenize_row
 
 
 class PRMScorer:
@@ -31,9 +36,14 @@ class PRMScorer:
 
     @classmethod
     def load(
-        cls, checkpoint: str | Path, device: str = "cpu", batch_size: int = 16, bf16: bool = False
+        cls,
+        checkpoint: str | Path,
+        device: str = "cpu",
+        batch_size: int = 16,
+        bf16: bool = False,
+        **overrides,
     ) -> PRMScorer:
-        model, tokenizer, fmt = load_prm(checkpoint)
+        model, tokenizer, fmt = load_checkpoint(checkpoint, **overrides)
         return cls(model, tokenizer, fmt, device, batch_size, bf16)
 
     def score(self, prompt: str, steps: Sequence[str]) -> list[float | None]:

@@ -56,6 +56,34 @@ def test_filters_mask_or_drop():
     assert row_targets(_row(verdicts=agree), PRMDataConfig(consensus_only=True)) is not None
 
 
+@pytest.mark.parametrize(
+    ("column", "source"),
+    [
+        ("outcome_labels", "answer_labels"),
+        ("answer_labels", "outcome_labels"),
+        ("test_labels", "tests_labels"),
+        ("tests_labels", "tests_labels"),
+    ],
+)
+def test_renamed_columns_read_under_either_name(tmp_path, column, source):
+    """Shard format 2 renamed outcome_labels/test_labels; either name reads either file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    row = {
+        "prompt": "p",
+        "completions": ["a", "b"],
+        "problem_id": "x",
+        "domain": "math",
+        "chain_id": "x-0",
+        column: [True, False],
+    }
+    pq.write_table(pa.Table.from_pylist([row]), tmp_path / "part.parquet")
+    cfg = PRMDataConfig(shards=[str(tmp_path)], label_source=source, val_fraction=0.0)
+    (ex,) = iter_examples(cfg, shard_files(cfg.shards), "train", 0, 0)
+    assert ex.targets == [True, False]
+
+
 def test_bad_rows_and_configs_name_the_fix():
     with pytest.raises(ValueError, match="choose one of"):
         row_targets(_row(), PRMDataConfig(label_source="gold"))

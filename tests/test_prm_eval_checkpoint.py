@@ -1,4 +1,5 @@
-"""ProcessBench F1, threshold choice, best-of-N and the scoring helper on a tiny checkpoint."""
+"""ProcessBench F1, threshold choice, best-of-N and the scoring helper on a tiny checkpoint;
+third-party PRMs (Qwen2.5-Math-PRM style, Math-Shepherd style) built locally as tiny models."""
 
 from __future__ import annotations
 
@@ -18,14 +19,8 @@ from pipelines.eval.checkpoint import (
 )
 from pipelines.scoring import PRMScorer
 from pipelines.train.data import synthetic_rows, write_shards
-from pipelines.train.model import (
-    ProcessRewardModel,
-    StepFormat,
-    build_tiny_model,
-    load_backbone,
-    load_tokenizer,
-    save_prm,
-)
+from pipelines.train.export import QWEN_PRM_TEMPLATE, new_prm, save_checkpoint
+from pipelines.train.model import StepFormat, build_tiny_model, load_tokenizer
 
 
 def test_first_error_skips_unscored_steps():
@@ -79,10 +74,11 @@ def checkpoint(tmp_path_factory):
     write_shards(rows, root / "bon")
     texts = [r["prompt"] + " \n\n " + " \n\n ".join(r["completions"]) for r in rows]
     path = build_tiny_model(root / "tiny", texts)
-    model = ProcessRewardModel(load_backbone(path), "classes")
+    model, tok, _ = new_prm(path, StepFormat(max_length=128))
     torch.manual_seed(0)
-    torch.nn.init.normal_(model.head.weight, std=0.5)  # an opinionated (random) head
-    save_prm(model, load_tokenizer(path), StepFormat(max_length=128), root / "ck")
+    with torch.no_grad():  # an opinionated (random) pair of label rows
+        torch.nn.init.normal_(model.lm.get_output_embeddings().weight, std=0.5)
+    save_checkpoint(model, tok, root / "ck")
     records = [
         {
             "id": f"gsm8k-{i}",
@@ -140,3 +136,99 @@ def test_fixed_threshold_and_missing_inputs(checkpoint):
     assert result["processbench"]["threshold_from"] == "fixed"
     with pytest.raises(ValueError, match="nothing to evaluate"):
         evaluate_checkpoint({"checkpoint": str(checkpoint / "ck")})
+
+
+QUESTION, STEPS = "Start at 3 and add 4 , 2 .", ["3 + 4 = 7", "7 + 2 = 10"]
+
+
+def _third_party(root, style):
+    """A tiny checkpoint laid out as the published model of `style` is (no prm_format.json)."""
+    import safetensors.torch
+    from transformers import AutoModel, LlamaForCausalLM
+
+    texts = [
+        QUESTION + " " + " ".join(STEPS) + " system user assistant Please reason step by"
+        " step , and put your final answer within \\boxed{} ."
+    ]
+    arch = "qwen2" if style == "qwen" else "llama"
+    path = build_tiny_model(root / "base", texts, hidden=64, arch=arch, seed=3)
+    tok = load_tokenizer(path)
+    special = ["<extra_0>", "<|im_start|>", "<|im_end|>"] if style == "qwen" else ["ки", "+", "-"]
+    tok.add_tokens(special, special_tokens=style == "qwen")
+    out = root / style
+    if style == "qwen":
+        body = AutoModel.from_pretrained(path)
+        body.resize_token_embeddings(len(tok))
+        torch.manual_seed(4)
+        score = torch.nn.Sequential(
+            torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 2)
+        )
+        state = {f"model.{k}": v for k, v in body.state_dict().items()}
+        state.update({f"score.{k}": v for k, v in score.state_dict().items()})
+        out.mkdir()
+        safetensors.torch.save_file(
+            {k: v.contiguous() for k, v in state.items()}, str(out / "model.safetensors")
+        )
+        body.config.architectures = ["Qwen2ForProcessRewardModel"]
+        body.config.save_pretrained(out)
+    else:
+        lm = LlamaForCausalLM.from_pretrained(path)
+        lm.resize_token_embeddings(len(tok))
+        lm.save_pretrained(out)
+    tok.save_pretrained(out)
+    return out
+
+
+def _published_scores(ckpt, style):
+    """Scores by the model card recipe of each family, from text (not our tokenize_row)."""
+    import safetensors.torch
+    from transformers import AutoModel, AutoModelForCausalLM
+
+    tok = load_tokenizer(ckpt)
+    if style == "qwen":
+        text = QWEN_PRM_TEMPLATE.format(prompt=QUESTION) + "<extra_0>".join(STEPS) + "<extra_0>"
+        tag = tok.get_vocab()["<extra_0>"]
+    else:
+        text = QUESTION + " " + "".join(f"{s} ки" for s in STEPS)
+        tag = tok.get_vocab()["ки"]
+    ids = tok(text, add_special_tokens=False)["input_ids"]
+    if style != "qwen" and tok.bos_token_id is not None:
+        ids = [tok.bos_token_id, *ids]
+    pos = [i for i, t in enumerate(ids) if t == tag]
+    with torch.no_grad():
+        if style == "qwen":
+            w = safetensors.torch.load_file(str(ckpt / "model.safetensors"))
+            h = AutoModel.from_pretrained(ckpt)(torch.tensor([ids])).last_hidden_state[0][pos]
+            h = torch.relu(h @ w["score.0.weight"].T + w["score.0.bias"])
+            return (h @ w["score.2.weight"].T + w["score.2.bias"]).softmax(-1)[:, 1].tolist()
+        logits = AutoModelForCausalLM.from_pretrained(ckpt)(torch.tensor([ids])).logits[0][pos]
+        good, bad = tok.get_vocab()["+"], tok.get_vocab()["-"]
+        return logits[:, [good, bad]].softmax(-1)[:, 0].tolist()  # Math-Shepherd's own recipe
+
+
+@pytest.mark.parametrize(("style", "fmt"), [("qwen", "qwen2_prm"), ("shepherd", "causal_lm")])
+def test_third_party_prm_evaluates_by_path(checkpoint, tmp_path, style, fmt):
+    ckpt = _third_party(tmp_path, style)
+    prm = PRMScorer.load(ckpt)
+    assert prm.fmt.format == fmt
+    assert prm.score(QUESTION, STEPS) == pytest.approx(_published_scores(ckpt, style), abs=1e-5)
+    result = evaluate_checkpoint(
+        {
+            "checkpoint": str(ckpt),
+            "processbench": [str(checkpoint / "gsm8k.json")],
+            "threshold": 0.5,
+            "bon_shards": [str(checkpoint / "bon")],
+            "output_dir": str(tmp_path / "eval"),
+        }
+    )
+    assert result["format"] == fmt and result["processbench"]["test_records"] > 0
+    assert result["best_of_n"]["problems"] == 12
+
+
+def test_third_party_conventions_can_be_overridden(tmp_path):
+    ckpt = _third_party(tmp_path, "shepherd")
+    default = PRMScorer.load(ckpt).score(QUESTION, STEPS)
+    swapped = PRMScorer.load(ckpt, label_tokens=["+", "-"]).score(QUESTION, STEPS)
+    assert swapped == pytest.approx([1 - p for p in default], abs=1e-6)
+    with pytest.raises(ValueError, match="has no token"):
+        PRMScorer.load(ckpt, step_tag="<nope>")

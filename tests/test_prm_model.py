@@ -1,22 +1,23 @@
-"""The row transform, the collator, the head's losses and the checkpoint round trip."""
+"""The row transform, the collator, both trained formats, the checkpoint round trip, the old
+layout and prm-export."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 import torch
 
+from pipelines.scoring import PRMScorer
+from pipelines.train.export import export, load_checkpoint, new_prm, save_checkpoint
+from pipelines.train.export import main as export_main
 from pipelines.train.model import (
     IGNORE,
-    ProcessRewardModel,
     StepFormat,
     build_tiny_model,
     collate,
-    load_backbone,
-    load_prm,
     load_tokenizer,
-    save_prm,
     tokenize_row,
 )
 
@@ -26,31 +27,38 @@ TEXTS = ["Start at 3 and add 4 .\n\n3 + 4 = 7\n\n7 + 2 = 9\n\n", "what is 1 + 1 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     path = build_tiny_model(tmp_path_factory.mktemp("tiny"), TEXTS)
-    return path, load_tokenizer(path)
+    model, tok, fmt = new_prm(path, StepFormat(max_length=64))
+    return path, model, tok, fmt
 
 
-def test_hard_labels_sit_on_the_separator(tiny):
-    _, tok = tiny
-    fmt = StepFormat(separator="\n\n", prompt_template="{prompt}\n\n")
+@pytest.fixture(scope="module")
+def tiny_qwen(tmp_path_factory):
+    return build_tiny_model(tmp_path_factory.mktemp("tinyq"), TEXTS, arch="qwen2")
+
+
+def test_hard_labels_sit_on_the_step_tag(tiny):
+    _, _, tok, fmt = tiny
+    assert fmt.step_tag_id == tok.get_vocab()["<extra_0>"]  # added to the tokenizer
     row = tokenize_row("Start at 3", ["3 + 4 = 7", "7 + 2 = 9"], [True, False], tok, fmt)
-    sep = tok.convert_tokens_to_ids("\n\n")
     assert len(row["input_ids"]) == len(row["targets"])
     assert row["input_ids"][0] == tok.bos_token_id
-    for pos in row["step_positions"]:
-        assert row["input_ids"][pos] == sep
+    assert [i for i, t in enumerate(row["input_ids"]) if t == fmt.step_tag_id] == row[
+        "step_positions"
+    ]
     assert [row["targets"][p] for p in row["step_positions"]] == [1, 0]
     assert sum(t != IGNORE for t in row["targets"]) == 2
 
 
+def test_the_tag_text_inside_a_chain_adds_no_score(tiny):
+    _, _, tok, fmt = tiny
+    row = tokenize_row("Start <extra_0> at 3", ["3 + 4<extra_0> = 7"], None, tok, fmt)
+    assert row["input_ids"].count(fmt.step_tag_id) == 1
+
+
 def test_soft_labels_and_masked_steps(tiny):
-    _, tok = tiny
+    _, _, tok, fmt = tiny
     row = tokenize_row(
-        "Start at 3",
-        ["3 + 4 = 7", "7 + 2 = 9", "9"],
-        [0.75, None, 0.0],
-        tok,
-        StepFormat(),
-        soft=True,
+        "Start at 3", ["3 + 4 = 7", "7 + 2 = 9", "9"], [0.75, None, 0.0], tok, fmt, soft=True
     )
     at = [row["targets"][p] for p in row["step_positions"]]
     assert at[0] == 0.75 and math.isnan(at[1]) and at[2] == 0.0
@@ -58,38 +66,41 @@ def test_soft_labels_and_masked_steps(tiny):
 
 
 def test_steps_past_max_length_get_no_position(tiny):
-    _, tok = tiny
-    fmt = StepFormat(max_length=20)
-    row = tokenize_row("Start at 3", ["3 + 4 = 7"] * 5, [True] * 5, tok, fmt)
+    _, _, tok, fmt = tiny
+    row = tokenize_row(
+        "Start at 3",
+        ["3 + 4 = 7"] * 5,
+        [True] * 5,
+        tok,
+        fmt.__class__(**{**fmt.__dict__, "max_length": 20}),
+    )
     assert len(row["input_ids"]) <= 20
     assert row["step_positions"][0] > 0 and row["step_positions"][-1] == -1
 
 
 def test_labels_must_match_steps(tiny):
-    _, tok = tiny
+    _, _, tok, fmt = tiny
     with pytest.raises(ValueError):
-        tokenize_row("p", ["a", "b"], [True], tok, StepFormat())
+        tokenize_row("p", ["a", "b"], [True], tok, fmt)
 
 
 def test_collate_pads_and_masks(tiny):
-    _, tok = tiny
-    rows = [
-        tokenize_row("Start", s, [True] * len(s), tok, StepFormat()) for s in (["3"], ["3", "4"])
-    ]
+    _, _, tok, fmt = tiny
+    rows = [tokenize_row("Start", s, [True] * len(s), tok, fmt) for s in (["3"], ["3", "4"])]
     batch = collate(rows, tok.pad_token_id, soft=False)
     assert batch["input_ids"].shape == batch["targets"].shape
     assert batch["attention_mask"][0].sum() == len(rows[0]["input_ids"])
     assert int((~torch.isnan(batch["targets"])).sum()) == 3
 
 
-@pytest.mark.parametrize("head", ["classes", "scalar"])
+@pytest.mark.parametrize("fmt_name", ["causal_lm", "qwen2_prm"])
 @pytest.mark.parametrize("soft", [False, True])
-def test_losses_start_at_log2_and_learn(tiny, head, soft):
-    path, tok = tiny
+def test_losses_start_at_log2_and_learn(tiny, tiny_qwen, fmt_name, soft):
+    path = tiny[0] if fmt_name == "causal_lm" else tiny_qwen
     torch.manual_seed(0)
-    model = ProcessRewardModel(load_backbone(path), head)
+    model, tok, fmt = new_prm(path, StepFormat(format=fmt_name))
     rows = [
-        tokenize_row("Start at 3", ["3 + 4 = 7", "7 + 2 = 9"], lab, tok, StepFormat(), soft)
+        tokenize_row("Start at 3", ["3 + 4 = 7", "7 + 2 = 9"], lab, tok, fmt, soft)
         for lab in ([1.0, 0.0], [1.0, 1.0])
     ]
     batch = collate(rows, tok.pad_token_id, soft)
@@ -103,27 +114,101 @@ def test_losses_start_at_log2_and_learn(tiny, head, soft):
         opt.zero_grad()
         loss.backward()
         opt.step()
-    assert first == pytest.approx(math.log(2), abs=1e-4)  # the zero-initialised head says 0.5
+    assert first == pytest.approx(math.log(2), abs=1e-4)  # new label rows / zero head: p=0.5
     assert loss.item() < first
 
 
-def test_checkpoint_round_trip_keeps_format_and_scores(tiny, tmp_path):
-    path, tok = tiny
-    fmt = StepFormat(separator="\n\n", max_length=77, head="scalar")
-    model = ProcessRewardModel(load_backbone(path), "scalar")
-    torch.nn.init.normal_(model.head.weight)
-    save_prm(model, tok, fmt, tmp_path / "ck")
-    loaded, tok2, fmt2 = load_prm(tmp_path / "ck")
-    assert fmt2 == fmt
-    row = tokenize_row("Start", ["3 + 4 = 7"], [True], tok2, fmt2)
-    batch = collate([row], tok2.pad_token_id, soft=False)
+def test_qwen2_prm_needs_a_qwen2_backbone(tiny):
+    with pytest.raises(ValueError, match="needs a Qwen2 backbone"):
+        new_prm(tiny[0], StepFormat(format="qwen2_prm"))
+
+
+def _logits(model, tok, fmt, chains):
+    rows = [tokenize_row(p, s, [True] * len(s), tok, fmt) for p, s in chains]
+    batch = collate(rows, tok.pad_token_id, soft=False)
     where = ~torch.isnan(batch["targets"])
     with torch.no_grad():
-        a = model.eval()(batch["input_ids"], batch["attention_mask"], where)
-        b = loaded(batch["input_ids"], batch["attention_mask"], where)
+        return model.eval()(batch["input_ids"], batch["attention_mask"], where)
+
+
+@pytest.mark.parametrize("fmt_name", ["causal_lm", "qwen2_prm"])
+def test_checkpoint_is_a_plain_hf_directory_that_round_trips(tiny, tiny_qwen, fmt_name, tmp_path):
+    path = tiny[0] if fmt_name == "causal_lm" else tiny_qwen
+    torch.manual_seed(1)
+    model, tok, fmt = new_prm(path, StepFormat(format=fmt_name, max_length=77))
+    with torch.no_grad():  # an opinionated model, so equal scores are not equal 0.5s
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    save_checkpoint(model, tok, tmp_path / "ck")
+    arch = json.loads((tmp_path / "ck" / "config.json").read_text())["architectures"]
+    assert arch == (
+        ["LlamaForCausalLM"] if fmt_name == "causal_lm" else ["Qwen2ForProcessRewardModel"]
+    )
+    assert (tmp_path / "ck" / "model.safetensors").exists()
+    card = (tmp_path / "ck" / "README.md").read_text()
+    assert "vllm serve" in card and "--runner pooling" in card and str(fmt.step_tag_id) in card
+    loaded, tok2, fmt2 = load_checkpoint(tmp_path / "ck")
+    assert fmt2 == fmt
+    chains = [("Start", ["3 + 4 = 7", "7 + 2 = 9"])]
+    a, b = _logits(model, tok, fmt, chains), _logits(loaded, tok2, fmt2, chains)
     torch.testing.assert_close(a, b)
+    assert (a[:, 1] - a[:, 0]).abs().max() > 1e-3
+
+
+def _old_layout(tiny, directory):
+    """A checkpoint as prm-train wrote it before: backbone/, head.pt, prm_format.json."""
+    from transformers import AutoModel
+
+    path = tiny[0]
+    body = AutoModel.from_pretrained(path)
+    body.save_pretrained(directory / "backbone")
+    load_tokenizer(path).save_pretrained(directory / "backbone")
+    torch.manual_seed(2)
+    head = torch.nn.Linear(body.config.hidden_size, 2)
+    torch.nn.init.normal_(head.weight, std=0.5)
+    torch.nn.init.normal_(head.bias, std=0.5)
+    torch.save(head.state_dict(), directory / "head.pt")
+    fmt = {
+        "separator": "\n\n",
+        "prompt_template": "{prompt}\n\n",
+        "max_length": 64,
+        "max_prompt_length": 32,
+        "head": "classes",
+    }
+    (directory / "prm_format.json").write_text(json.dumps(fmt))
+    return body, head
+
+
+def test_old_layout_exports_with_only_its_bias_shift_dropped(tiny, tmp_path):
+    body, head = _old_layout(tiny, tmp_path / "old")
+    report = export(tmp_path / "old", tmp_path / "new")
+    assert report["format"] == "causal_lm"
+    shift = float((head.bias[1] - head.bias[0]).detach())
+    assert report["dropped_logit_shift"] == pytest.approx(shift)
+    tok = load_tokenizer(tmp_path / "old" / "backbone")
+    prompt, steps = "Start at 3", ["3 + 4 = 7", "7 + 2 = 9"]
+    old_ids = [tok.bos_token_id] + tok(prompt + "\n\n", add_special_tokens=False)["input_ids"]
+    where = []
+    for step in steps:  # the old transform: step + separator, read at its last token
+        old_ids += tok(step + "\n\n", add_special_tokens=False)["input_ids"]
+        where.append(len(old_ids) - 1)
+    with torch.no_grad():
+        hidden = body(input_ids=torch.tensor([old_ids])).last_hidden_state[0][where]
+        old = head(hidden)
+    old_logit = (old[:, 1] - old[:, 0]).tolist()
+    new = PRMScorer.load(tmp_path / "new").score(prompt, steps)
+    for p, lo in zip(new, old_logit, strict=True):
+        assert math.log(p / (1 - p)) + shift == pytest.approx(lo, abs=1e-4)
+
+
+def test_prm_export_cli_says_one_sentence_on_a_bad_path(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        export_main([str(tmp_path / "missing"), str(tmp_path / "out")])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("prm-export: error: ")
 
 
 def test_loading_a_non_checkpoint_names_the_fix(tmp_path):
     with pytest.raises(FileNotFoundError, match="not a PRM checkpoint"):
-        load_prm(tmp_path)
+        load_checkpoint(tmp_path)

@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import torch
 from hydra import compose, initialize_config_dir
 
-from pipelines.train.app import auroc, lr_factor, run, to_config
-from pipelines.train.config import register
+from pipelines.cli import ConfigError
+from pipelines.train.app import lr_factor, run, to_config
+from pipelines.train.config import ExportFormat, LabelSource, register
 from pipelines.train.data import synthetic_rows, write_shards
-from pipelines.train.model import build_tiny_model, load_prm
+from pipelines.train.export import load_checkpoint as load_prm
+from pipelines.train.metrics import auroc
+from pipelines.train.model import build_tiny_model
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -51,12 +57,40 @@ def test_every_config_composes():
         cfg = compose("train", overrides=["train.workers=2", "data.shards=[x]"])
     typed = to_config(cfg)
     assert typed.train.workers == 2 and typed.data.shards == ["x"]
-    assert typed.data.label_source == "labels"
+    assert typed.data.label_source is LabelSource.labels
+    assert typed.export.format is ExportFormat.causal_lm
 
 
 def test_bad_config_fails_early():
-    with pytest.raises(ValueError, match="grad_accum"):
+    with pytest.raises(ConfigError, match="grad_accum"):
         to_config({"train": {"grad_accum": 0}})
+    with pytest.raises(ConfigError, match="label_tokens"):
+        to_config({"export": {"label_tokens": ["<a>", "<a>"]}})
+
+
+ENUM_TYPOS = [
+    ("export.format=qwen2", "export.format"),
+    ("data.label_source=gold", "data.label_source"),
+    ("optim.schedule=cosin", "optim.schedule"),
+    ("train.bf16=maybe", "train.bf16"),
+]
+
+
+@pytest.mark.parametrize(("override", "key"), ENUM_TYPOS)
+def test_enum_typo_exits_2_with_one_sentence(tmp_path, override, key):
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("prm-train")), override, f"output_dir={tmp_path}/o"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=dict(os.environ, HYDRA_FULL_ERROR="0"),
+    )
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert len(lines) == 1 and lines[0].startswith("prm-train: error: ") and key in lines[0]
+    assert "expected one of" in lines[0].lower()
+    assert not (tmp_path / "o").exists()  # nothing started
 
 
 def test_schedule_and_auroc():
@@ -77,7 +111,8 @@ def test_trains_writes_metrics_and_a_loadable_checkpoint(setup, tmp_path):
     assert len(list((tmp_path / "checkpoints").glob("step_*"))) == 2  # save_total_limit
     assert summary["final"] == str(tmp_path / "final")
     _, _, fmt = load_prm(summary["final"])
-    assert fmt.max_length == 96 and fmt.separator == "\n\n"
+    assert fmt.max_length == 96 and fmt.format == "causal_lm" and fmt.step_tag == "<extra_0>"
+    assert (tmp_path / "final" / "config.json").exists()
 
 
 def test_resume_continues_where_it_stopped(setup, tmp_path):
@@ -96,13 +131,26 @@ def test_resume_continues_where_it_stopped(setup, tmp_path):
         torch.testing.assert_close(x, y, rtol=1e-4, atol=1e-5, msg=name)
 
 
-def test_soft_labels_with_a_scalar_head(setup, tmp_path):
-    root, model = setup
-    cfg = _cfg(root, model, tmp_path, max_steps=3, bf16="false")
+def test_soft_labels_in_the_qwen2_prm_format(setup, tmp_path):
+    root, _ = setup
+    texts = [r["prompt"] + " " + " ".join(r["completions"]) for r in synthetic_rows(40, 2)]
+    qwen = build_tiny_model(tmp_path / "q", texts, arch="qwen2")
+    cfg = _cfg(root, qwen, tmp_path / "out", max_steps=3, bf16="off")
     cfg["data"]["label_source"] = "mc_scores"
-    cfg["model"]["head"] = "scalar"
+    cfg["export"] = {"format": "qwen2_prm"}
     summary = run(cfg)
     assert summary["loss"] > 0 and summary["bf16"] is False and summary["val_steps"] > 0
+    config = json.loads((tmp_path / "out" / "final" / "config.json").read_text())
+    assert config["architectures"] == ["Qwen2ForProcessRewardModel"]
+    with pytest.raises(ConfigError, match="set export.format=qwen2_prm"):
+        run(
+            {
+                **cfg,
+                "model": {"path": summary["final"]},
+                "export": {"format": "causal_lm"},
+                "output_dir": str(tmp_path / "again"),
+            }
+        )
 
 
 @pytest.mark.slow
@@ -111,3 +159,4 @@ def test_two_ray_train_workers(setup, tmp_path):
     summary = run(_cfg(root, model, tmp_path, workers=2, max_steps=4))
     assert summary["workers"] == 2 and summary["step"] == 4
     assert (tmp_path / "final" / "prm_format.json").exists()
+    assert (tmp_path / "final" / "model.safetensors").exists()

@@ -1,4 +1,10 @@
-"""prm-eval mode=checkpoint: ProcessBench F1 and best-of-N for a trained PRM checkpoint.
+"""prm-eval mode=checkpoint: ProcessBench F1 and best-of-N for a PRM checkpoint.
+
+The checkpoint is ours (any layout prm-train wrote) or a third party's: Qwen2.5-Math-PRM
+style (`Qwen2ForProcessRewardModel`) or Math-Shepherd style (a causal LM read at a step
+tag); `style`, `step_tag`, `label_tokens` and the templates override what the checkpoint or
+its family's conventions say (`pipelines.train.export.load_checkpoint`). All are scored by
+the same in-process scorer, so the figures stand on the same footing.
 
 ProcessBench: the predicted first error is the first step whose score is under a threshold
 (-1 if none). The threshold is chosen on a dev side (`processbench_dev` files, or else the
@@ -135,11 +141,19 @@ def evaluate_checkpoint(cfg: Any) -> dict[str, Any]:
         OmegaConf.merge(OmegaConf.structured(CheckpointEvalConfig), cfg)
     )  # type: ignore[assignment]
     if not c.checkpoint:
-        raise ValueError("set checkpoint=<prm-train output_dir>/final")
+        raise ValueError("set checkpoint.checkpoint=<prm-train output_dir>/final or a PRM path")
     if not c.processbench and not c.bon_shards:
         raise ValueError("nothing to evaluate: set processbench=[...json] and/or bon_shards=[dir]")
-    scorer = PRMScorer.load(c.checkpoint, c.device, c.batch_size)
-    result: dict[str, Any] = {"checkpoint": c.checkpoint}
+    overrides = {
+        "format": None if c.style == "auto" else str(c.style),
+        "step_tag": c.step_tag,
+        "label_tokens": list(c.label_tokens) if c.label_tokens is not None else None,
+        "prompt_template": c.prompt_template,
+        "step_template": c.step_template,
+        "max_length": c.max_length,
+    }
+    scorer = PRMScorer.load(c.checkpoint, str(c.device), c.batch_size, **overrides)
+    result: dict[str, Any] = {"checkpoint": c.checkpoint, "format": scorer.fmt.format}
     if c.processbench:
         test = [r for p in c.processbench for r in load_processbench(p, c.max_records)]
         if c.processbench_dev:
@@ -164,7 +178,7 @@ def evaluate_checkpoint(cfg: Any) -> dict[str, Any]:
     if c.bon_shards:
         chains = _read_chains(c.bon_shards)
         scores = scorer.score_many([(r["prompt"], r["completions"]) for r in chains])
-        result["best_of_n"] = best_of_n(chains, scores, c.aggregations)
+        result["best_of_n"] = best_of_n(chains, scores, [str(a) for a in c.aggregations])
     out = Path(c.output_dir).expanduser()
     out.mkdir(parents=True, exist_ok=True)
     (out / "metrics.json").write_text(json.dumps(result, indent=2))

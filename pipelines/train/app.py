@@ -4,11 +4,12 @@
 `train.workers=1` and `train.use_ray=false`, which is the default and skips Ray's start-up);
 `run` decides where it runs; `main` is the Hydra entry point and only calls `run`.
 
-Checkpoints: `<output_dir>/checkpoints/step_NNNNNNN/` is a PRM directory (see
-`pipelines.train.model`) plus `trainer_state.pt` (optimizer, schedule, step, data position).
-Rank 0 writes them straight to `output_dir`, so with several machines `output_dir` must be a
-shared filesystem; on one machine it always is. `<output_dir>/final/` is what prm-eval and
-`pipelines.scoring` load. Metrics go to `<output_dir>/metrics.jsonl` (and to Ray Train).
+Checkpoints: `<output_dir>/checkpoints/step_NNNNNNN/` is a servable HF directory in
+`export.format` (see `pipelines.train.export`) plus `trainer_state.pt` (optimizer, schedule,
+step, data position). Rank 0 writes them straight to `output_dir`, so with several machines
+`output_dir` must be a shared filesystem; on one machine it always is. `<output_dir>/final/`
+is what `vllm serve`, prm-eval and `pipelines.scoring` load. Metrics go to
+`<output_dir>/metrics.jsonl` (and to Ray Train).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import contextlib
 import json
 import math
 import shutil
+import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -26,19 +28,12 @@ import hydra
 import torch
 from omegaconf import DictConfig, OmegaConf
 
+from pipelines.cli import ConfigError, compose_or_explain, explain, run_or_explain
 from pipelines.train import data as prm_data
 from pipelines.train.config import TrainAppConfig, register
-from pipelines.train.model import (
-    ProcessRewardModel,
-    StepFormat,
-    collate,
-    is_checkpoint,
-    load_backbone,
-    load_prm,
-    load_tokenizer,
-    save_prm,
-    tokenize_row,
-)
+from pipelines.train.export import load_checkpoint, new_prm, save_checkpoint
+from pipelines.train.metrics import _forward_loss, evaluate
+from pipelines.train.model import StepFormat, collate, tokenize_row
 
 STATE_FILE = "trainer_state.pt"
 # An absolute path: Hydra reads a relative one as a Python module when run as a console script.
@@ -50,27 +45,37 @@ def to_config(cfg: Any) -> TrainAppConfig:
     merged = OmegaConf.merge(OmegaConf.structured(TrainAppConfig), cfg)
     out: TrainAppConfig = OmegaConf.to_object(merged)  # type: ignore[assignment]
     if out.train.grad_accum < 1 or out.train.batch_size < 1 or out.train.workers < 1:
-        raise ValueError("train.batch_size, train.grad_accum and train.workers must be >= 1")
-    if out.train.bf16 not in ("auto", "true", "false", True, False):
-        raise ValueError(f"train.bf16={out.train.bf16!r}; use auto, true or false")
+        raise ConfigError("train.batch_size, train.grad_accum and train.workers must be >= 1")
+    if "{prompt}" not in out.model.prompt_template or "{step}" not in out.model.step_template:
+        raise ConfigError("model.prompt_template needs {prompt} and model.step_template {step}")
+    tokens = out.export.label_tokens
+    if len(tokens) != 2 or len({*tokens, out.export.step_tag}) != 3:
+        raise ConfigError(
+            "export.label_tokens must be two distinct tokens (bad, good), neither the step tag"
+        )
     return out
+
+
+def _value(x: Any) -> str:
+    return str(getattr(x, "value", x)).lower()
 
 
 def bf16_enabled(mode: Any, device: torch.device) -> bool:
     """Whether to autocast to bf16: `auto` asks the device (oneDNN bf16 on CPU)."""
-    if str(mode).lower() == "false":
+    if _value(mode) in ("off", "false"):
         return False
     if device.type == "cuda":
         supported = torch.cuda.is_bf16_supported()
     else:
         supported = bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
-    if str(mode).lower() == "true" and not supported:
-        raise RuntimeError(f"train.bf16=true but {device} has no bf16 support; use train.bf16=auto")
+    if _value(mode) in ("on", "true") and not supported:
+        raise ConfigError(f"train.bf16=on but {device} has no bf16 support; use train.bf16=auto")
     return supported
 
 
-def lr_factor(step: int, warmup: int, total: int, schedule: str) -> float:
+def lr_factor(step: int, warmup: int, total: int, schedule: Any) -> float:
     """Multiplier of the peak learning rate at optimizer step `step` (0-based)."""
+    schedule = _value(schedule)
     if step < warmup:
         return (step + 1) / (warmup + 1)
     if schedule == "constant":
@@ -81,62 +86,6 @@ def lr_factor(step: int, warmup: int, total: int, schedule: str) -> float:
     if schedule == "cosine":
         return 0.5 * (1.0 + math.cos(math.pi * progress))
     raise ValueError(f"optim.schedule={schedule!r}; use cosine, linear or constant")
-
-
-def auroc(scores: list[float], labels: list[bool]) -> float:
-    """Area under the ROC curve (Mann-Whitney, ties count half); NaN if one class is absent."""
-    pos = sum(labels)
-    neg = len(labels) - pos
-    if pos == 0 or neg == 0:
-        return math.nan
-    order = sorted(zip(scores, labels, strict=True), key=lambda x: x[0])
-    rank_sum, i = 0.0, 0
-    while i < len(order):
-        j = i
-        while j < len(order) and order[j][0] == order[i][0]:
-            j += 1
-        mean_rank = (i + j + 1) / 2  # 1-based average rank of the tie block
-        rank_sum += mean_rank * sum(1 for k in range(i, j) if order[k][1])
-        i = j
-    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg)
-
-
-def _forward_loss(model, batch, soft, device, use_bf16):
-    batch = {k: v.to(device) for k, v in batch.items()}
-    labeled = ~torch.isnan(batch["targets"])
-    autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=use_bf16)
-    with autocast:
-        logits = model(batch["input_ids"], batch["attention_mask"], labeled)
-    targets = batch["targets"][labeled]
-    core = model.module if hasattr(model, "module") else model
-    if targets.numel() == 0:  # every label cut by max_length: a zero loss keeps DDP in step
-        return logits.sum() * 0.0, targets, targets
-    return core.loss(logits, targets, soft), core.probs(logits).detach(), targets
-
-
-@torch.no_grad()
-def evaluate(model, rows, pad_id, soft, batch_size, device, use_bf16) -> dict[str, float]:
-    """Validation loss, step accuracy (p >= 0.5 vs target >= 0.5) and AUROC over `rows`."""
-    model.eval()
-    losses, scores, labels = [], [], []
-    for i in range(0, len(rows), batch_size):
-        loss, probs, targets = _forward_loss(
-            model, collate(rows[i : i + batch_size], pad_id, soft), soft, device, use_bf16
-        )
-        losses.append(loss.item() * len(targets))
-        scores += probs.float().cpu().tolist()
-        labels += (targets >= 0.5).cpu().tolist()
-    model.train()
-    n = len(labels)
-    if n == 0:
-        return {"val_steps": 0}
-    acc = sum((s >= 0.5) == y for s, y in zip(scores, labels, strict=True)) / n
-    return {
-        "val_loss": sum(losses) / n,
-        "val_acc": acc,
-        "val_auroc": auroc(scores, labels),
-        "val_steps": n,
-    }
 
 
 def latest_checkpoint(output_dir: Path) -> Path | None:
@@ -156,11 +105,11 @@ def _resume_path(cfg: TrainAppConfig, out: Path) -> Path | None:
     return path
 
 
-def _save(model, tok, fmt, optimizer, scheduler, step, stream, out: Path, keep: int) -> Path:
+def _save(model, tok, optimizer, scheduler, step, stream, out: Path, keep: int) -> Path:
     final = out / "checkpoints" / f"step_{step:07d}"
     tmp = final.with_name(final.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    save_prm(model, tok, fmt, tmp)
+    save_checkpoint(model, tok, tmp)
     state = {
         "optimizer": optimizer.state_dict(),
         "scheduler": scheduler.state_dict(),
@@ -174,6 +123,41 @@ def _save(model, tok, fmt, optimizer, scheduler, step, stream, out: Path, keep: 
     for old in sorted((out / "checkpoints").glob("step_???????"))[: -max(keep, 1)]:
         shutil.rmtree(old, ignore_errors=True)
     return final
+
+
+def _initial_model(cfg: TrainAppConfig, resume: Path | None):
+    """(model, tokenizer, format): a resumed checkpoint, a PRM to fine-tune, or a fresh one."""
+    path = Path(cfg.model.path).expanduser() if cfg.model.path else None
+    source = resume or (path if path and (path / "prm_format.json").exists() else None)
+    if source is not None:
+        model, tok, fmt = load_checkpoint(source)
+        if _value(cfg.export.format) != fmt.format:
+            raise ConfigError(
+                f"{source} is a {fmt.format} checkpoint; set export.format={fmt.format}"
+            )
+        return model, tok, fmt
+    m, e = cfg.model, cfg.export
+    request = StepFormat(
+        format=_value(e.format),
+        prompt_template=m.prompt_template,
+        step_template=m.step_template,
+        step_tag=e.step_tag,
+        label_tokens=list(e.label_tokens),
+        max_length=m.max_length,
+        max_prompt_length=m.max_prompt_length,
+    )
+    return new_prm(m.path, request)
+
+
+def _param_groups(core, cfg: TrainAppConfig) -> list[dict[str, Any]]:
+    """qwen2_prm: the fresh score head may get its own rate. causal_lm: the head is two rows
+    of the LM's own output matrix, trained at `lr` with everything else."""
+    if core.fmt.format == "causal_lm":
+        return [{"params": core.parameters(), "lr": cfg.optim.lr}]
+    return [
+        {"params": core.backbone.parameters(), "lr": cfg.optim.lr},
+        {"params": core.score.parameters(), "lr": cfg.optim.head_lr or cfg.optim.lr},
+    ]
 
 
 def _ray_worker(config: dict[str, Any]) -> None:
@@ -198,15 +182,9 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
     out = Path(cfg.output_dir).expanduser().resolve()
     out.mkdir(parents=True, exist_ok=True)
     resume = _resume_path(cfg, out)
-    source = resume or (Path(cfg.model.path) if is_checkpoint(cfg.model.path) else None)
-    if source is not None:
-        model, tok, fmt = load_prm(source)
-        model.train()
-    else:
-        m = cfg.model
-        fmt = StepFormat(m.separator, m.prompt_template, m.max_length, m.max_prompt_length, m.head)
-        model, tok = ProcessRewardModel(load_backbone(m.path), m.head), load_tokenizer(m.path)
-    soft = cfg.data.label_source in prm_data.SOFT_SOURCES
+    model, tok, fmt = _initial_model(cfg, resume)
+    model.train()
+    soft = prm_data.is_soft(cfg.data)
     core = model
     if in_ray:
         import ray.train.torch
@@ -217,14 +195,7 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
         device = torch.device("cuda" if cfg.train.use_gpu else "cpu")
         model.to(device)
     use_bf16 = bf16_enabled(cfg.train.bf16, device)
-    head_lr = cfg.optim.head_lr or cfg.optim.lr
-    optimizer = torch.optim.AdamW(
-        [
-            {"params": core.backbone.parameters(), "lr": cfg.optim.lr},
-            {"params": core.head.parameters(), "lr": head_lr},
-        ],
-        weight_decay=cfg.optim.weight_decay,
-    )
+    optimizer = torch.optim.AdamW(_param_groups(core, cfg), weight_decay=cfg.optim.weight_decay)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer,
         lambda s: lr_factor(s, cfg.optim.warmup_steps, cfg.train.max_steps, cfg.optim.schedule),
@@ -301,7 +272,6 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
                 path = _save(
                     core,
                     tok,
-                    fmt,
                     optimizer,
                     scheduler,
                     step,
@@ -324,7 +294,7 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
     if rank != 0:
         return {}
     metrics_file.close()
-    save_prm(core, tok, fmt, out / "final")
+    save_checkpoint(core, tok, out / "final")
     summary = {
         **last,
         "final": str(out / "final"),
@@ -342,7 +312,7 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
 def run(cfg: Any) -> dict[str, Any]:
     """Train as configured; returns the summary written to `<output_dir>/summary.json`."""
     conf = to_config(cfg)
-    plain = OmegaConf.to_container(OmegaConf.structured(conf), resolve=True)
+    plain = OmegaConf.to_container(OmegaConf.structured(conf), resolve=True, enum_to_str=True)
     if conf.train.workers == 1 and not conf.train.use_ray:
         return train_loop(plain)
     import ray
@@ -374,14 +344,23 @@ def run(cfg: Any) -> dict[str, Any]:
     return json.loads((out / "summary.json").read_text())
 
 
-@hydra.main(version_base=None, config_path=CONF_DIR, config_name="train")
-def _hydra_main(cfg: DictConfig) -> None:
+def _run_and_print(cfg: DictConfig) -> None:
     summary = run(cfg)
     print(json.dumps({k: v for k, v in summary.items() if k != "format"}, indent=2))
 
 
+def _explain(exc: BaseException) -> str | None:
+    return explain(exc) or (str(exc).splitlines()[0] if isinstance(exc, ValueError) else None)
+
+
+@hydra.main(version_base=None, config_path=CONF_DIR, config_name="train")
+def _hydra_main(cfg: DictConfig) -> None:
+    run_or_explain("prm-train", _run_and_print, cfg, _explain)
+
+
 def main() -> None:
     register()
+    compose_or_explain("prm-train", CONF_DIR, "train", sys.argv[1:])
     _hydra_main()
 
 

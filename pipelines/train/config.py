@@ -8,18 +8,46 @@ hour into a run.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from hydra.core.config_store import ConfigStore
 
-LABEL_SOURCES = (
-    "labels",
-    "mc_scores",
-    "mc_hard",
-    "human_labels",
-    "calc_labels",
-    "test_labels",
-    "outcome_labels",
-)
+
+class LabelSource(StrEnum):
+    """Shard column the step targets come from (str-valued: compares equal to its name)."""
+
+    labels = "labels"
+    mc_scores = "mc_scores"
+    mc_hard = "mc_hard"
+    human_labels = "human_labels"
+    calc_labels = "calc_labels"
+    tests_labels = "tests_labels"
+    answer_labels = "answer_labels"
+    # Shard format 1 names of the two columns above; still accepted, read from either name.
+    test_labels = "test_labels"
+    outcome_labels = "outcome_labels"
+
+
+LABEL_SOURCES = tuple(s.value for s in LabelSource)
+
+
+class ExportFormat(StrEnum):
+    """Checkpoint layout trained and written (see pipelines.train.export)."""
+
+    causal_lm = "causal_lm"
+    qwen2_prm = "qwen2_prm"
+
+
+class Schedule(StrEnum):
+    cosine = "cosine"
+    linear = "linear"
+    constant = "constant"
+
+
+class Bf16Mode(StrEnum):
+    auto = "auto"
+    on = "on"
+    off = "off"
 
 
 def _help(text: str) -> dict[str, str]:
@@ -35,19 +63,13 @@ class PRMModelConfig:
             '"" = the embedded SmolLM2-135M-Instruct (prepared on demand by prm-prepare-model).'
         ),
     )
-    head: str = field(
-        default="classes",
-        metadata=_help(
-            "Step head: 'classes' (2 logits, cross-entropy) or 'scalar' (1 logit, BCE)."
-        ),
-    )
-    separator: str = field(
-        default="\n\n",
-        metadata=_help("Text appended after every step; the score is read at its last token."),
-    )
     prompt_template: str = field(
         default="{prompt}\n\n",
         metadata=_help("How the problem prompt is written before the first step ({prompt})."),
+    )
+    step_template: str = field(
+        default="{step}",
+        metadata=_help("How each step is written ({step}); the step tag token follows it."),
     )
     max_length: int = field(
         default=1024, metadata=_help("Maximum tokens per chain; steps cut off are not scored.")
@@ -66,12 +88,13 @@ class PRMDataConfig:
     domains: list[str] = field(
         default_factory=list, metadata=_help("Keep only these domains (math, code); empty = all.")
     )
-    label_source: str = field(
-        default="labels",
+    label_source: LabelSource = field(
+        default=LabelSource.labels,
         metadata=_help(
             "Column the targets come from: labels (combined, hard), mc_scores (soft MC "
-            "fraction, BCE), mc_hard (mc_scores > 0), human_labels, calc_labels, "
-            "test_labels, outcome_labels."
+            "fraction, soft cross-entropy), mc_hard (mc_scores > 0), human_labels, "
+            "calc_labels, tests_labels, answer_labels (test_labels, outcome_labels: the "
+            "same two columns under their format-1 names; either name reads either)."
         ),
     )
     min_rollouts: int = field(
@@ -100,12 +123,13 @@ class PRMDataConfig:
 class OptimConfig:
     lr: float = field(default=2e-5, metadata=_help("Peak AdamW learning rate."))
     head_lr: float = field(
-        default=0.0, metadata=_help("Learning rate of the fresh head (0 = same as lr).")
+        default=0.0,
+        metadata=_help("qwen2_prm: learning rate of the fresh score head (0 = same as lr)."),
     )
     weight_decay: float = field(default=0.0, metadata=_help("AdamW weight decay."))
     warmup_steps: int = field(default=10, metadata=_help("Linear warm-up, optimizer steps."))
-    schedule: str = field(
-        default="cosine", metadata=_help("Decay after warm-up: cosine, linear or constant.")
+    schedule: Schedule = field(
+        default=Schedule.cosine, metadata=_help("Decay after warm-up: cosine, linear or constant.")
     )
     max_grad_norm: float = field(
         default=1.0, metadata=_help("Gradient clipping norm (0 = no clipping).")
@@ -117,9 +141,9 @@ class TrainLoopConfig:
     max_steps: int = field(default=100, metadata=_help("Optimizer steps to train for."))
     batch_size: int = field(default=4, metadata=_help("Chains per micro-batch per worker."))
     grad_accum: int = field(default=1, metadata=_help("Micro-batches per optimizer step."))
-    bf16: str = field(
-        default="auto",
-        metadata=_help("bf16 autocast: auto (on where the device supports it), true, false."),
+    bf16: Bf16Mode = field(
+        default=Bf16Mode.auto,
+        metadata=_help("bf16 autocast: auto (on where the device supports it), on, off."),
     )
     seed: int = field(default=0, metadata=_help("Seed for init, shuffling and the val split."))
     log_every: int = field(default=1, metadata=_help("Log training metrics every N steps."))
@@ -159,12 +183,43 @@ class RayClusterConfig:
 
 
 @dataclass
+class ExportConfig:
+    format: ExportFormat = field(
+        default=ExportFormat.causal_lm,
+        metadata=_help(
+            "Layout trained and written, so nothing is converted afterwards: causal_lm "
+            "(Math-Shepherd style, any decoder: next-token logits of two label tokens at the "
+            "step tag) or qwen2_prm (Qwen2.5-Math-PRM style, Qwen2 backbones only)."
+        ),
+    )
+    step_tag: str = field(
+        default="<extra_0>",
+        metadata=_help("Token appended after every step; scores are read there (added if new)."),
+    )
+    label_tokens: list[str] = field(
+        default_factory=lambda: ["<extra_1>", "<extra_2>"],
+        metadata=_help("causal_lm: (bad, good) tokens whose logits score a step (added if new)."),
+    )
+
+
+@dataclass
 class TrainAppConfig:
-    model: PRMModelConfig = field(default_factory=PRMModelConfig)
-    data: PRMDataConfig = field(default_factory=PRMDataConfig)
-    optim: OptimConfig = field(default_factory=OptimConfig)
-    train: TrainLoopConfig = field(default_factory=TrainLoopConfig)
-    ray: RayClusterConfig = field(default_factory=RayClusterConfig)
+    model: PRMModelConfig = field(
+        default_factory=PRMModelConfig, metadata=_help("Backbone and text format.")
+    )
+    data: PRMDataConfig = field(
+        default_factory=PRMDataConfig, metadata=_help("Shards, label source and filters.")
+    )
+    optim: OptimConfig = field(default_factory=OptimConfig, metadata=_help("AdamW and schedule."))
+    train: TrainLoopConfig = field(
+        default_factory=TrainLoopConfig, metadata=_help("Loop, checkpoints and workers.")
+    )
+    ray: RayClusterConfig = field(
+        default_factory=RayClusterConfig, metadata=_help("Ray cluster for workers > 1.")
+    )
+    export: ExportConfig = field(
+        default_factory=ExportConfig, metadata=_help("Checkpoint format (vLLM/transformers).")
+    )
     output_dir: str = field(
         default="outputs/prm", metadata=_help("Checkpoints, metrics.jsonl and final/ go here.")
     )

@@ -30,6 +30,22 @@ from labeling.shards import shard_files as manifest_shards
 from pipelines.train.config import LABEL_SOURCES, PRMDataConfig
 
 SOFT_SOURCES = ("mc_scores",)
+# Shard format 2 renamed two columns; a source names either and reads whichever a file has.
+ALIASES = {
+    "answer_labels": "outcome_labels",
+    "outcome_labels": "answer_labels",
+    "tests_labels": "test_labels",
+    "test_labels": "tests_labels",
+}
+
+
+def source_name(cfg: PRMDataConfig) -> str:
+    """The label source as a plain string (the config holds an enum member, tests a str)."""
+    return str(getattr(cfg.label_source, "value", cfg.label_source))
+
+
+def is_soft(cfg: PRMDataConfig) -> bool:
+    return source_name(cfg) in SOFT_SOURCES
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,17 +104,18 @@ def row_targets(row: dict[str, Any], cfg: PRMDataConfig) -> list[Any] | None:
 
     Pure: reads only `row`. Soft targets (mc_scores) are floats in [0, 1]; others are bools.
     """
-    if cfg.label_source not in LABEL_SOURCES:
-        raise ValueError(
-            f"data.label_source={cfg.label_source!r}; choose one of {', '.join(LABEL_SOURCES)}"
-        )
+    source = source_name(cfg)
+    if source not in LABEL_SOURCES:
+        raise ValueError(f"data.label_source={source!r}; choose one of {', '.join(LABEL_SOURCES)}")
     if cfg.domains and row.get("domain") not in cfg.domains:
         return None
     if cfg.consensus_only and not _consensus(row.get("verdicts")):
         return None
     steps = row["completions"]
-    column = "mc_scores" if cfg.label_source == "mc_hard" else cfg.label_source
+    column = "mc_scores" if source == "mc_hard" else source
     values = row.get(column)
+    if values is None and column in ALIASES:
+        values = row.get(ALIASES[column])
     if values is None:
         return None
     if len(values) != len(steps):
@@ -106,9 +123,9 @@ def row_targets(row: dict[str, Any], cfg: PRMDataConfig) -> list[Any] | None:
             f"chain {row.get('chain_id')}: {column} has {len(values)} entries for "
             f"{len(steps)} steps; re-run prm-label or fix the shard writer"
         )
-    if cfg.label_source == "mc_hard":
+    if source == "mc_hard":
         targets: list[Any] = [None if s is None else s > 0 for s in values]
-    elif cfg.label_source in SOFT_SOURCES:
+    elif source in SOFT_SOURCES:
         targets = [None if s is None else float(s) for s in values]
     else:
         targets = list(values)
@@ -121,9 +138,13 @@ def row_targets(row: dict[str, Any], cfg: PRMDataConfig) -> list[Any] | None:
     return targets if any(t is not None for t in targets) else None
 
 
-def _columns(cfg: PRMDataConfig) -> list[str]:
+def _columns(cfg: PRMDataConfig, present: list[str]) -> list[str]:
+    """Columns to read from a file whose columns are `present` (an alias if it has that)."""
     cols = {"prompt", "completions", "problem_id", "domain", "chain_id"}
-    cols.add("mc_scores" if cfg.label_source == "mc_hard" else cfg.label_source)
+    column = "mc_scores" if source_name(cfg) == "mc_hard" else source_name(cfg)
+    if column not in present and ALIASES.get(column) in present:
+        column = ALIASES[column]
+    cols.add(column)
     if cfg.min_rollouts > 0:
         cols.add("mc_rollouts")
     if cfg.consensus_only:
@@ -143,7 +164,9 @@ def iter_examples(
         rng.shuffle(order)
     buffer: list[Example] = []
     for path in order:
-        for batch in pq.ParquetFile(path).iter_batches(cfg.read_batch_rows, columns=_columns(cfg)):
+        file = pq.ParquetFile(path)
+        columns = _columns(cfg, file.schema_arrow.names)
+        for batch in file.iter_batches(cfg.read_batch_rows, columns=columns):
             for row in batch.to_pylist():
                 if is_validation(row["problem_id"], seed, cfg.val_fraction) != (split == "val"):
                     continue
@@ -211,7 +234,7 @@ class ChainStream:
                 self.epoch, self.taken, self._it = self.epoch + 1, 0, None
         raise RuntimeError(
             f"no training chains in {self.cfg.shards} after filters (label_source="
-            f"{self.cfg.label_source}, domains={self.cfg.domains}, val_fraction="
+            f"{source_name(self.cfg)}, domains={self.cfg.domains}, val_fraction="
             f"{self.cfg.val_fraction}, workers={self.world}); loosen the filters or add shards"
         )
 

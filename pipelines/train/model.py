@@ -1,19 +1,23 @@
-"""The PRM: a causal-LM backbone with a step-scoring head read at each step's separator.
+"""The PRM as trained: a causal-LM backbone whose step scores are read at a step-tag token.
 
-The text format (separator, prompt template, lengths) lives in `StepFormat`, which is saved
-next to the weights as `prm_format.json`; training, `prm-eval` and `pipelines.scoring` all
-tokenize through `tokenize_row` with the format read back from the checkpoint, so the places
-a score is read cannot drift between train and eval.
+Two layouts, both trained as they are exported, so a checkpoint is never converted with loss:
+- `causal_lm` (Math-Shepherd style, any decoder): the causal LM itself; P(step correct) is the
+  softmax over its next-token logits of two label tokens (bad, good) at the step tag.
+- `qwen2_prm` (Qwen2.5-Math-PRM style, Qwen2 backbones): the transformer body plus `score`,
+  Linear(h, h) + ReLU + Linear(h, 2); P(step correct) is softmax class 1 at the step tag.
 
-A checkpoint directory holds: the backbone (`save_pretrained`), the tokenizer, `head.pt` and
-`prm_format.json`. It does not hold optimizer state; the trainer adds that beside it.
+The text format lives in `StepFormat` (saved as `prm_format.json` beside the weights): the
+prompt template, how a step is written, the step tag appended (as a token id) after every
+step, and the label tokens. Training, `prm-eval`, `pipelines.scoring` and the vLLM client all
+tokenize through `tokenize_row`, so the places a score is read cannot drift between them.
+Saving and loading directories is `pipelines.train.export`.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,32 +26,51 @@ import torch.nn.functional as F  # noqa: N812 (the usual torch alias)
 from torch import nn
 
 IGNORE = -100  # masked hard label: torch's cross_entropy default ignore_index
-HEADS = ("classes", "scalar")
 FORMAT_FILE = "prm_format.json"
+FORMATS = ("causal_lm", "qwen2_prm")
+# CausalLM forwards that post-process logits after lm_head; reading lm_head rows would differ.
+_LOGIT_POSTPROCESSING = ("final_logit_softcapping", "logit_scale", "logits_scaling")
 
 
 @dataclass(frozen=True)
 class StepFormat:
-    """How a (prompt, steps) row becomes tokens; saved with every checkpoint."""
+    """How a (prompt, steps) row becomes tokens and where its scores are read."""
 
-    separator: str = "\n\n"
+    format: str = "causal_lm"
     prompt_template: str = "{prompt}\n\n"
+    step_template: str = "{step}"
+    step_tag: str = "<extra_0>"
+    step_tag_id: int = -1
+    label_tokens: list[str] = field(default_factory=lambda: ["<extra_1>", "<extra_2>"])
+    label_token_ids: list[int] = field(default_factory=list)
+    bos_token_id: int | None = None
     max_length: int = 1024
     max_prompt_length: int = 512
-    head: str = "classes"
 
     def save(self, directory: str | Path) -> None:
-        Path(directory, FORMAT_FILE).write_text(json.dumps(asdict(self), indent=2))
+        Path(directory, FORMAT_FILE).write_text(json.dumps(asdict(self), indent=2) + "\n")
 
     @staticmethod
     def load(directory: str | Path) -> StepFormat:
-        path = Path(directory, FORMAT_FILE)
-        if not path.exists():
-            raise FileNotFoundError(
-                f"{path} is missing: {directory} is not a PRM checkpoint written by prm-train "
-                "(pass a checkpoint directory, e.g. <output_dir>/final)"
-            )
-        return StepFormat(**json.loads(path.read_text()))
+        data = json.loads(Path(directory, FORMAT_FILE).read_text())
+        return StepFormat(**{k: v for k, v in data.items() if k in StepFormat.__dataclass_fields__})
+
+
+def ensure_tokens(tokenizer: Any, tokens: list[str]) -> list[str]:
+    """Add the tokens the tokenizer lacks as special tokens; returns the ones added."""
+    vocab = tokenizer.get_vocab()
+    missing = [t for t in dict.fromkeys(tokens) if t not in vocab]
+    if missing:
+        tokenizer.add_tokens(missing, special_tokens=True)
+    return missing
+
+
+def token_id(tokenizer: Any, token: str) -> int:
+    """The id of one vocabulary entry; a clear error when the tokenizer has no such token."""
+    tid = tokenizer.get_vocab().get(token)
+    if tid is None:
+        raise ValueError(f"the tokenizer has no token {token!r}; set the step tag/label tokens")
+    return int(tid)
 
 
 def tokenize_row(
@@ -58,41 +81,42 @@ def tokenize_row(
     fmt: StepFormat,
     soft: bool = False,
 ) -> dict[str, list]:
-    """Token ids of prompt + steps, each step followed by the separator, and its targets.
+    """Token ids of prompt + steps, each step followed by the step tag id, and its targets.
 
-    Returns `input_ids`, `targets` (same length: the step's label at the separator's last
-    token; IGNORE (hard) or NaN (soft) elsewhere and where the label is None) and
-    `step_positions` (index of the scored token per step, -1 for steps cut by `max_length`).
-    `labels=None` is for inference: every step gets a position, targets are all masked.
-    Steps are tokenized one by one so the scored position never depends on BPE merges across
-    a step boundary; the prompt keeps its last `max_prompt_length` tokens.
+    Returns `input_ids`, `targets` (same length: the step's label at its tag; IGNORE (hard)
+    or NaN (soft) elsewhere and where the label is None) and `step_positions` (index of the
+    step's tag, -1 for steps cut by `max_length`). `labels=None` is for inference.
+    The tag is appended as an id, never tokenized from text, so the scored token is always
+    the same id; the tag's text is removed from prompt and steps, so a chain that happens to
+    contain it cannot add a score. The prompt keeps its last `max_prompt_length` tokens.
     """
     if labels is None:
         labels = [None] * len(steps)
     masked: float = math.nan if soft else IGNORE
-    prompt_ids = tokenizer(fmt.prompt_template.format(prompt=prompt), add_special_tokens=False)[
-        "input_ids"
-    ]
+    text = fmt.prompt_template.format(prompt=prompt.replace(fmt.step_tag, ""))
+    prompt_ids = tokenizer(text, add_special_tokens=False)["input_ids"]
     if fmt.max_prompt_length > 0:
         prompt_ids = prompt_ids[-fmt.max_prompt_length :]
-    bos = [tokenizer.bos_token_id] if tokenizer.bos_token_id is not None else []
+    bos = [fmt.bos_token_id] if fmt.bos_token_id is not None else []
     input_ids = bos + list(prompt_ids)
     targets: list[float] = [masked] * len(input_ids)
     positions: list[int] = []
     # One batched call for all steps: per-call overhead, not tokenizing, dominates short steps.
-    pieces = [s + fmt.separator for s in steps]
+    pieces = [fmt.step_template.format(step=s.replace(fmt.step_tag, "")) for s in steps]
     step_ids = tokenizer(pieces, add_special_tokens=False)["input_ids"] if pieces else []
     for ids, label in zip(step_ids, labels, strict=True):
-        if not ids or len(input_ids) + len(ids) > fmt.max_length:
+        if len(input_ids) + len(ids) + 1 > fmt.max_length:
             positions.append(-1)
             continue
         input_ids.extend(ids)
-        targets.extend([masked] * len(ids))
+        input_ids.append(fmt.step_tag_id)
+        targets.extend([masked] * (len(ids) + 1))
         positions.append(len(input_ids) - 1)
         if label is not None:
             targets[-1] = float(label) if soft else int(bool(label))
     # Steps are only added when they fit, so only a long prompt can still overflow here.
     input_ids, targets = input_ids[: fmt.max_length], targets[: fmt.max_length]
+    positions = [p if p < fmt.max_length else -1 for p in positions]
     return {"input_ids": input_ids, "targets": targets, "step_positions": positions}
 
 
@@ -114,65 +138,87 @@ def collate(rows: list[dict[str, list]], pad_id: int, soft: bool) -> dict[str, t
 
 
 class ProcessRewardModel(nn.Module):
-    """Backbone hidden states -> one logit (scalar) or two (classes) per token position.
+    """Two logits (bad, good) at chosen token positions, in one of the `FORMATS`.
 
-    `step_probs` is P(step correct): softmax class 1, or sigmoid of the scalar logit.
+    `causal_lm`: `lm` is a transformers causal LM; the logits are its `lm_head` rows of the
+    two label tokens applied to the final hidden state (what its full forward would give at
+    those two vocabulary entries). `qwen2_prm`: `backbone` + `score`, as vLLM's
+    `Qwen2ForProcessRewardModel`. `probs` is P(step correct): softmax class 1.
     """
 
-    def __init__(self, backbone: nn.Module, head: str = "classes") -> None:
+    def __init__(
+        self,
+        fmt: StepFormat,
+        lm: nn.Module | None = None,
+        backbone: nn.Module | None = None,
+        score: nn.Module | None = None,
+    ) -> None:
         super().__init__()
-        if head not in HEADS:
-            raise ValueError(f"model.head={head!r}; choose one of {', '.join(HEADS)}")
-        self.backbone = backbone
-        self.head_kind = head
-        hidden = backbone.config.hidden_size
-        self.head = nn.Linear(hidden, 2 if head == "classes" else 1)
-        # Start at "no opinion" (p = 0.5 everywhere) so early steps do not fight a random head.
-        nn.init.zeros_(self.head.weight)
-        nn.init.zeros_(self.head.bias)
+        if fmt.format not in FORMATS:
+            raise ValueError(f"export.format={fmt.format!r}; choose one of {', '.join(FORMATS)}")
+        self.fmt = fmt
+        if fmt.format == "causal_lm":
+            if lm is None:
+                raise ValueError("the causal_lm format needs the causal LM")
+            check_causal_lm(lm)
+            self.lm = lm
+            self.register_buffer(
+                "label_ids", torch.tensor(fmt.label_token_ids, dtype=torch.long), persistent=False
+            )
+        else:
+            if backbone is None:
+                raise ValueError("the qwen2_prm format needs the Qwen2 backbone")
+            self.backbone = backbone
+            self.score = score if score is not None else new_score_head(backbone.config.hidden_size)
+
+    @property
+    def body(self) -> nn.Module:
+        """The transformer body (hidden states before any head)."""
+        return self.lm.base_model if self.fmt.format == "causal_lm" else self.backbone
 
     def forward(
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor, positions: torch.Tensor
     ) -> torch.Tensor:
-        """Head logits at `positions` (a bool mask or (row, col) index pair), float32."""
-        hidden = self.backbone(input_ids=input_ids, attention_mask=attention_mask)[0]
+        """(bad, good) logits at `positions` (a bool mask or (row, col) index pair), float32."""
+        hidden = self.body(input_ids=input_ids, attention_mask=attention_mask)[0]
         picked = hidden[positions]
-        return self.head(picked.to(self.head.weight.dtype)).float()
+        if self.fmt.format == "causal_lm":
+            weight = self.lm.get_output_embeddings().weight[self.label_ids]
+            return F.linear(picked.to(weight.dtype), weight).float()
+        return self.score(picked.to(self.score[0].weight.dtype)).float()
 
-    def probs(self, logits: torch.Tensor) -> torch.Tensor:
-        if self.head_kind == "classes":
-            return logits.softmax(-1)[..., 1]
-        return torch.sigmoid(logits[..., 0])
+    @staticmethod
+    def probs(logits: torch.Tensor) -> torch.Tensor:
+        return logits.float().softmax(-1)[..., 1]
 
-    def loss(self, logits: torch.Tensor, targets: torch.Tensor, soft: bool) -> torch.Tensor:
-        """Cross-entropy (classes head) or BCE (scalar head); soft targets are probabilities."""
-        if self.head_kind == "classes":
-            if soft:
-                dist = torch.stack([1.0 - targets, targets], dim=-1)
-                return F.cross_entropy(logits, dist)
-            return F.cross_entropy(logits, targets.long())
-        return F.binary_cross_entropy_with_logits(logits[..., 0], targets)
+    @staticmethod
+    def loss(logits: torch.Tensor, targets: torch.Tensor, soft: bool) -> torch.Tensor:
+        """Cross-entropy over (bad, good); soft targets are P(good)."""
+        if soft:
+            return F.cross_entropy(logits, torch.stack([1.0 - targets, targets], dim=-1))
+        return F.cross_entropy(logits, targets.long())
 
 
-def load_backbone(path: str | Path, dtype: torch.dtype = torch.float32) -> nn.Module:
-    """The transformer body of a local HF causal LM (its LM head is dropped)."""
-    from transformers import AutoModel
+def new_score_head(hidden: int) -> nn.Sequential:
+    """Qwen2.5-Math-PRM's head; the last layer starts at zero, so every step starts at p=0.5."""
+    head = nn.Sequential(nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 2))
+    nn.init.zeros_(head[2].weight)
+    nn.init.zeros_(head[2].bias)
+    return head
 
-    path = resolve_model_path(path)
-    if not path.exists():
-        raise FileNotFoundError(
-            f"model.path {path} does not exist; run prm-prepare-model for the default "
-            "SmolLM2-135M or pass model.path=<local HF directory>"
-        )
-    from transformers.utils import logging as hf_logging
 
-    # AutoModel drops the LM head on purpose; HF would print a load report saying so.
-    level = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()
-    try:
-        return AutoModel.from_pretrained(path, dtype=dtype)
-    finally:
-        hf_logging.set_verbosity(level)
+def check_causal_lm(lm: nn.Module) -> None:
+    """Refuse causal LMs whose logits are not plain `lm_head(hidden)` (vLLM would differ)."""
+    config = lm.config
+    for name in _LOGIT_POSTPROCESSING:
+        if getattr(config, name, None) not in (None, 1.0):
+            raise ValueError(
+                f"{config.model_type} post-processes logits ({name}); "
+                "use a backbone without it for the causal_lm format"
+            )
+    head = lm.get_output_embeddings()
+    if head is None or getattr(head, "bias", None) is not None:
+        raise ValueError(f"{config.model_type}: the causal_lm format needs an lm_head without bias")
 
 
 def resolve_model_path(path: str | Path) -> Path:
@@ -182,6 +228,24 @@ def resolve_model_path(path: str | Path) -> Path:
 
         return prepare()
     return Path(path).expanduser()
+
+
+def quiet_hf():
+    """A context manager that silences transformers' load reports (dropped heads etc.)."""
+    import contextlib
+
+    from transformers.utils import logging as hf_logging
+
+    @contextlib.contextmanager
+    def _quiet():
+        level = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()
+        try:
+            yield
+        finally:
+            hf_logging.set_verbosity(level)
+
+    return _quiet()
 
 
 def load_tokenizer(path: str | Path) -> Any:
@@ -194,39 +258,25 @@ def load_tokenizer(path: str | Path) -> Any:
     return tok
 
 
-def save_prm(model: ProcessRewardModel, tokenizer: Any, fmt: StepFormat, directory: Path) -> None:
-    """Write a self-contained checkpoint directory (see module docstring)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    model.backbone.save_pretrained(directory / "backbone")
-    tokenizer.save_pretrained(directory / "backbone")
-    torch.save(model.head.state_dict(), directory / "head.pt")
-    fmt.save(directory)
-
-
-def is_checkpoint(path: str | Path) -> bool:
-    return str(path) != "" and Path(path, FORMAT_FILE).expanduser().exists()
-
-
-def load_prm(
-    directory: str | Path, dtype: torch.dtype = torch.float32
-) -> tuple[ProcessRewardModel, Any, StepFormat]:
-    """(model in eval mode, tokenizer, format) from a directory written by `save_prm`."""
-    directory = Path(directory).expanduser()
-    fmt = StepFormat.load(directory)
-    model = ProcessRewardModel(load_backbone(directory / "backbone", dtype), fmt.head)
-    model.head.load_state_dict(torch.load(directory / "head.pt", weights_only=True))
-    return model.eval(), load_tokenizer(directory / "backbone"), fmt
-
-
 def build_tiny_model(
-    directory: str | Path, texts: list[str], hidden: int = 64, layers: int = 2, seed: int = 0
+    directory: str | Path,
+    texts: list[str],
+    hidden: int = 64,
+    layers: int = 2,
+    seed: int = 0,
+    arch: str = "llama",
 ) -> Path:
-    """A random tiny Llama + word-level tokenizer trained on `texts`, saved as an HF directory.
-
-    For tests, benchmarks and smoke runs only (nothing is downloaded); it learns, slowly.
-    """
+    """A random tiny Llama (or Qwen2) causal LM + word-level tokenizer trained on `texts`,
+    saved as an HF directory. For tests, benchmarks and smoke runs only (nothing is
+    downloaded); it learns, slowly. vLLM's CPU attention needs hidden/2 = 64."""
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers import (
+        LlamaConfig,
+        LlamaForCausalLM,
+        PreTrainedTokenizerFast,
+        Qwen2Config,
+        Qwen2ForCausalLM,
+    )
 
     raw = Tokenizer(models.WordLevel(unk_token="<unk>"))
     # Whitespace runs are tokens of their own, so a "\n\n" separator is a real token.
@@ -241,7 +291,10 @@ def build_tiny_model(
         eos_token="</s>",
     )
     torch.manual_seed(seed)
-    config = LlamaConfig(
+    config_cls, model_cls = (
+        (Qwen2Config, Qwen2ForCausalLM) if arch == "qwen2" else (LlamaConfig, LlamaForCausalLM)
+    )
+    config = config_cls(
         vocab_size=len(tok),
         hidden_size=hidden,
         intermediate_size=2 * hidden,
@@ -254,6 +307,6 @@ def build_tiny_model(
         eos_token_id=tok.eos_token_id,
     )
     directory = Path(directory)
-    LlamaForCausalLM(config).save_pretrained(directory)
+    model_cls(config).save_pretrained(directory)
     tok.save_pretrained(directory)
     return directory
