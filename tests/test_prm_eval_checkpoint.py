@@ -232,3 +232,35 @@ def test_third_party_conventions_can_be_overridden(tmp_path):
     assert swapped == pytest.approx([1 - p for p in default], abs=1e-6)
     with pytest.raises(ValueError, match="has no token"):
         PRMScorer.load(ckpt, step_tag="<nope>")
+
+
+EVAL_TYPOS = [
+    ("mode=checkpont", "mode"),
+    ("checkpoint.style=qwen", "checkpoint.style"),
+    ("checkpoint.device=gpu", "checkpoint.device"),
+    ("checkpoint.aggregations=[min,mean]", "checkpoint.aggregations"),
+    ("subsets=[gsm8k,maths]", "subsets"),
+    ("sources=[calc,mc]", "sources"),
+]
+
+
+@pytest.mark.parametrize(("override", "key"), EVAL_TYPOS)
+def test_eval_enum_typo_exits_2_with_one_sentence(tmp_path, override, key):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("prm-eval")), override, f"output_dir={tmp_path}/o"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=dict(os.environ, HYDRA_FULL_ERROR="0"),
+    )
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert len(lines) == 1 and lines[0].startswith("prm-eval: error: ") and key in lines[0]
+    assert "expected one of" in lines[0].lower()
+    assert not (tmp_path / "o").exists()

@@ -141,7 +141,7 @@ def evaluate_checkpoint(cfg: Any) -> dict[str, Any]:
         OmegaConf.merge(OmegaConf.structured(CheckpointEvalConfig), cfg)
     )  # type: ignore[assignment]
     if not c.checkpoint:
-        raise ValueError("set checkpoint.checkpoint=<prm-train output_dir>/final or a PRM path")
+        raise ValueError("set checkpoint=<prm-train output_dir>/final (or a third-party PRM path)")
     if not c.processbench and not c.bon_shards:
         raise ValueError("nothing to evaluate: set processbench=[...json] and/or bon_shards=[dir]")
     overrides = {
