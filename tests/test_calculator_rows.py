@@ -733,6 +733,8 @@ FAMILIES = [
     ("family-list", "We check each pair: 2 + 3 = 5, 4 + 5 = 9, 6 + 7 = 13.", "correct"),
     ("family-list", "We check each pair: 2 + 3 = 5, 4 + 5 = 10, 6 + 7 = 13.", "incorrect"),
     ("family-list", "He buys 3 + 4 = 8, 2 of which are red.", "incorrect"),
+    ("family-list", "After 3 days, 3 * 5 = 16 pages are read.", "incorrect"),
+    ("family-list", "Their ages are 4, 4 + 3 = 8, 7.", "unverifiable"),
     # an implicit product right after a divisor reads two ways: refuse it
     (
         "birm-qwen2.5_3b-5865-8",
@@ -831,6 +833,29 @@ FAMILIES = [
         "Each row has \\( 6 \\times 4 = 24 \\) seats, and there are 5 rows\n\\[ = 24 \\times 5 = 120 \\]",
         "correct",
     ),
+    # an equation tag or a reference after an equation is not a factor: "2x = 10 (2)"
+    ("family-tag", "We have 3 + 4 = 7 (2) from the second equation.", "unverifiable"),
+    ("family-tag", "The total is 3 * 4 = 12 (1)", "unverifiable"),
+    ("family-tag", "Total: 3 + 4 = 7 [1]", "unverifiable"),
+    ("family-tag", "Equation (2): 3 + 4 = 7", "correct"),
+    ("family-tag", "Equation (2): 3 + 4 = 8", "incorrect"),
+    ("family-tag", "Stan has \\( 4 (40) - 13 = 157 \\) cards.", "incorrect"),
+    # residues and numbers in another base are not plain values
+    ("family-notation", "So 2^10 = 4 mod 5.", "unverifiable"),
+    ("family-notation", "In binary, 2 + 3 = 101 in base 2.", "unverifiable"),
+    ("family-notation", "So 8 + 4 = 14 in base 8.", "unverifiable"),
+    ("family-notation", "Thus 2^5 = 100000 in binary.", "unverifiable"),
+    (
+        "family-notation",
+        "Since $3 \\cdot 5 = 15 \\equiv 1 \\pmod 7$, the inverse of 3 is 5.",
+        "correct",
+    ),
+    ("family-notation", "So 7 * 8 = 56, which is 1 mod 5.", "correct"),
+    ("family-notation", "So 7 * 8 = 54, which is 4 mod 5.", "incorrect"),
+    ("family-notation", "So 2^10 = 3 mod 5.", "incorrect"),
+    ("family-notation", "So 8 + 4 = 15 in base 8.", "incorrect"),
+    ("family-notation", "In base 8, 17 + 1 = 20.", "unverifiable"),
+    ("family-notation", "In base 8, 17 + 1 = 21.", "incorrect"),
 ]
 
 

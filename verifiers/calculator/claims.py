@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from decimal import Context, Decimal
 from fractions import Fraction
 
+from verifiers.calculator.context import StepContext, context_excuse
 from verifiers.calculator.evaluate import EvalError, NeedsSympyError, TooBigError, exact
 from verifiers.calculator.extract import SCALE_WORDS, Link, Side
 from verifiers.calculator.parse import Node, has_ops, operands
@@ -39,9 +40,8 @@ _DIMENSIONS = {
     "money": "dollar dollars cent cents",
     "count": "dozen dozens pair pairs",
 }
+_PLAIN = StepContext()  # a step that names no scale, modulus or base
 UNIT_DIMENSION = {word: dim for dim, words in _DIMENSIONS.items() for word in words.split()}
-# Factors a scale word stands for: "hundred", "thousand", "million", "billion", "trillion".
-_SCALES = frozenset(Fraction(10) ** k for k in (2, 3, 6, 9, 12))
 _CANON = {"feet": "foot", "inches": "inch", "lbs": "lb", "mins": "min", "hrs": "hr"}
 
 
@@ -145,11 +145,11 @@ def excuse(
     claimed_side: Side,
     computed_side: Side,
     approx: bool,
-    scaled: bool = False,
+    ctx: StepContext = _PLAIN,
 ) -> str:
     """Why a mismatch is not (provably) an error, or "" when nothing excuses it.
 
-    `scaled`: the step names a scale ("5 thousand dollars ... 5 * 3 = $15,000").
+    `ctx`: the scale, moduli and bases the whole step names (`context.context_excuse`).
     """
     diff = abs(computed - claimed)
     scale = max(abs(computed), abs(claimed), Fraction(1, 10**9))
@@ -184,13 +184,8 @@ def excuse(
         return "degrees and radians"  # "9pi/4 = 180deg/pi * 9pi/4 = 405deg"
     if any(u in SCALE_WORDS for u in (*link.left.units, *link.right.units)):
         return "scale word"
-    if (
-        scaled
-        and computed
-        and claimed
-        and (claimed / computed in _SCALES or computed / claimed in _SCALES)
-    ):
-        return "scale word in the step"
+    if reason := context_excuse(ctx, computed, claimed, computed_side, claimed_side):
+        return reason
     if _additive_percent(link.left.node) or _additive_percent(link.right.node):
         return "percent-change shorthand"
     return ""
@@ -204,7 +199,10 @@ def sides(link: Link) -> tuple[Side, Side]:
 
 
 def check_arithmetic(
-    link: Link, approx: bool, problem_claims: frozenset[str], scaled: bool = False
+    link: Link,
+    approx: bool,
+    problem_claims: frozenset[str],
+    ctx: StepContext = _PLAIN,
 ) -> ClaimResult:
     """Judge a link without unknowns in-process. Returns outcome "sympy" when it needs sympy."""
     text = link_text(link)
@@ -225,7 +223,7 @@ def check_arithmetic(
         return ClaimResult("skipped", text, reason=f"too large to check ({exc})")
     except EvalError as exc:
         return ClaimResult("skipped", text, reason=str(exc))
-    return judge(link, computed, claimed, approx, problem_claims, scaled)
+    return judge(link, computed, claimed, approx, problem_claims, ctx)
 
 
 def check_quotient(link: Link) -> ClaimResult:
@@ -256,14 +254,14 @@ def judge(
     claimed: Fraction,
     approx: bool,
     problem_claims: frozenset[str],
-    scaled: bool = False,
+    ctx: StepContext = _PLAIN,
 ) -> ClaimResult:
     """Compare two values of a link, applying every excuse before calling it false."""
     text = link_text(link)
     if computed == claimed:
         return ClaimResult("holds", text, fmt(claimed), fmt(computed))
     computed_side, claimed_side = sides(link)
-    reason = excuse(link, computed, claimed, claimed_side, computed_side, approx, scaled)
+    reason = excuse(link, computed, claimed, claimed_side, computed_side, approx, ctx)
     if reason.startswith("rounded"):
         return ClaimResult("holds", text, fmt(claimed), fmt(computed), reason)
     if reason:

@@ -1,19 +1,29 @@
-"""What the text around a step says about reading it: cut expressions and defined operations.
+"""What the text around a link says about reading it: cut expressions, defined operations,
+and the scale, moduli and bases a step names.
 
-Two things a single step cannot show:
+Things a single link cannot show:
 - A splitter (lines, sentences) can cut an expression in two: "... there are $7\\cdot 6\\cdot"
   then "5\\cdot 4\\cdot 3 = 2520$ sequences". The side at the cut is a fragment; `mark_cuts`
   puts the fragment mark "…" there, so the extractor reads no claim that touches the cut.
 - A problem may define an operation with `*` ("If $a*b=a^2+ab-b^2$, find $3*2$"). Then `*` in
   its chains is that operation, not multiplication; `read_as_defined` makes it unreadable.
+- A step may name a scale ("5 thousand dollars"), a modulus ("mod 7") or a base ("in base
+  8"): then "5 * 3 = 15,000", "2^10 = 4", "8 + 4 = 14" are not errors (`context_excuse`).
 
-What this does NOT do: find the expression's other half, or learn what a defined operation
-computes. Both only remove claims, never add one.
+What this does NOT do: find the expression's other half, learn what a defined operation
+computes, or read a base or modulus it cannot see in the step. All of it only removes claims,
+never adds one.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from verifiers.calculator.evaluate import EvalError, exact
+from verifiers.calculator.extract import SCALE_WORDS, Side
+from verifiers.calculator.parse import Node
 
 # A step ends inside an expression: an operator or a subscripted operator is its last thing
 # ("7\\cdot 6\\cdot", "...}{2}+", "\\log_{2002}"). Markdown bold ("**") and rules ("---") are
@@ -61,3 +71,80 @@ def defines_star(question: str) -> bool:
 def read_as_defined(step: str) -> str:
     """`step` with each single `*` made unreadable (the problem defines what it computes)."""
     return _STAR.sub(" mathop ", step) if "*" in step else step
+
+
+@dataclass(frozen=True, slots=True)
+class StepContext:
+    """What a whole step says about the numbers in its links (one link cannot show it)."""
+
+    scaled: bool = False  # a scale word: "5 thousand dollars ... 5 * 3 = $15,000"
+    moduli: tuple[int, ...] = ()  # "mod 7", "\\pmod{10}": "=" may mean congruent
+    bases: tuple[int, ...] = ()  # "in base 8", "binary", "1011_2": numerals in another base
+
+
+# "mod 7", "modulo 10", "\pmod{10}", "\bmod 5" (on the raw step: normalize() hides commands)
+_MODULUS = re.compile(r"(?:\\[pb]?mod\s*\{?\s*|\bmod(?:ulo)?\s+)(\d{1,6})(?!\d)")
+_BASE = re.compile(r"\bbase[\s\-]*\{?\s*(\d{1,2})(?!\d)|\d_\{?(\d{1,2})\}?(?!\d)")
+_BASE_WORDS = {"binary": 2, "octal": 8, "hexadecimal": 16}
+# Factors a scale word stands for: "hundred", "thousand", "million", "billion", "trillion".
+_SCALES = frozenset(Fraction(10) ** k for k in (2, 3, 6, 9, 12))
+
+
+def step_context(step: str, words: frozenset[str]) -> StepContext:
+    """The scale, moduli and bases a step names (`words`: its words, as the tokenizer reads)."""
+    moduli = tuple(sorted({int(m) for m in _MODULUS.findall(step) if int(m) > 1}))
+    bases = {int(a or b) for a, b in _BASE.findall(step)} | {
+        base for word, base in _BASE_WORDS.items() if word in words
+    }
+    return StepContext(
+        bool(words & SCALE_WORDS),
+        moduli,
+        tuple(sorted(b for b in bases if 2 <= b <= 36 and b != 10)),
+    )
+
+
+def _in_base(node: Node, base: int) -> Node:
+    """The tree with every whole-number literal read as a numeral in `base` (or ValueError)."""
+    if node[0] == "num":
+        value, decimals = node[1], node[2]
+        if decimals or value.denominator != 1 or value < 0:
+            raise ValueError("not a numeral")
+        return ("num", Fraction(int(str(value.numerator), base)), 0)
+    return (node[0], *(_in_base(c, base) if isinstance(c, tuple) else c for c in node[1:]))
+
+
+def _value_in_base(node: Node, base: int) -> Fraction | None:
+    try:
+        return exact(_in_base(node, base))
+    except (ValueError, EvalError):
+        return None
+
+
+def context_excuse(
+    ctx: StepContext, computed: Fraction, claimed: Fraction, computed_side: Side, claimed_side: Side
+) -> str:
+    """Why the step's context makes a mismatch no error ("" if it does not).
+
+    A scale word excuses a factor of a power of ten; a modulus m excuses a plain claimed
+    residue 0 <= r < m congruent to the computed value; a base b excuses a link that holds
+    with its numerals (or only the claimed one) read in base b. Anything else still fails.
+    """
+    if (
+        ctx.scaled
+        and computed
+        and claimed
+        and (claimed / computed in _SCALES or computed / claimed in _SCALES)
+    ):
+        return "scale word in the step"
+    if claimed_side.plain and claimed.denominator == 1 and computed.denominator == 1:
+        for m in ctx.moduli:
+            if 0 <= claimed < m and (computed - claimed) % m == 0:
+                return f"holds modulo {m}"
+    for base in ctx.bases:
+        claimed_in_base = _value_in_base(claimed_side.node, base)
+        if claimed_in_base is not None and claimed_in_base in (
+            computed,
+            _value_in_base(computed_side.node, base),
+        ):
+            return f"numerals in base {base}"
+    return ""

@@ -307,6 +307,16 @@ def _no_relation(clause: tuple[Tok, ...]) -> bool:
     return not any(t.kind in ("eq", "approx") for t in clause)
 
 
+def _computes(clause: tuple[Tok, ...]) -> bool:
+    """The expression that ends the clause has an operator ("... are 5 + 3")."""
+    for tok in reversed(clause):
+        if tok.kind in ("word", "letter", "frag"):
+            return False
+        if tok.kind == OP:
+            return True
+    return False
+
+
 def _list_edges(
     clauses: tuple[tuple[Tok, ...], ...], ends: tuple[str, ...], ci: int
 ) -> tuple[bool, bool]:
@@ -314,18 +324,11 @@ def _list_edges(
 
     "The values 1 + 2, 3 + 4 = 3, 7 respectively" pairs two lists; read as one chain it would
     claim 3 + 4 = 3. The first side is a list item when the clause opens with an expression
-    and the clause before it, cut off by a comma, ends with one and has no `=`; the last side
-    is one when the clause after the comma is only numbers (and list words), with no `=`.
+    and the clause before it, cut off by a comma, ends with one (with an operator, unless the
+    last side is an item too) and has no `=`; the last side is one when the clause after the
+    comma is only numbers (and list words), with no `=`.
     """
     clause = clauses[ci]
-    before = clauses[ci - 1] if ci > 0 else ()
-    first = (
-        bool(before)
-        and ends[ci - 1] in _LIST_SEPARATORS
-        and _no_relation(before)
-        and before[-1].kind in _ITEM_END
-        and clause[0].kind in _ITEM_START
-    )
     after = clauses[ci + 1] if ci + 1 < len(clauses) else ()
     last = (
         bool(after)
@@ -334,6 +337,16 @@ def _list_edges(
         and clause[-1].kind in _ITEM_END
         and after[0].kind in _ITEM_START
         and all(t.kind != "word" or t.text in _LIST_WORDS for t in after)
+    )
+    before = clauses[ci - 1] if ci > 0 else ()
+    first = (
+        bool(before)
+        and ends[ci - 1] in _LIST_SEPARATORS
+        and _no_relation(before)
+        and before[-1].kind in _ITEM_END
+        and clause[0].kind in _ITEM_START
+        # "In base 8, 17 + 1 = 21": a bare number before the comma is no list item by itself
+        and (last or _computes(before))
     )
     return first, last
 

@@ -56,6 +56,9 @@ _BAD_COMMA = re.compile(r"(?<=\d),(?=\d)")
 _RANGE = re.compile(r"(?<=[A-Za-z] )(\d{1,4})-(?=\d{1,4}\b)")
 # "355/6 = 58 R 5": quotient and remainder, not a product with an unknown R.
 _REMAINDER_R = re.compile(r"(?<=\d)[ \t]*R[ \t]*(?=\d)|(?<=\d)[ \t]+r[ \t]+(?=\d)")
+# "2x = 10 (2)", "3 + 4 = 7 [1]": after a space, a small whole number in brackets that ends
+# an expression is an equation tag or a reference as often as a factor; read as neither.
+_TAG = re.compile(r"(?<=[\w)\]])[ \t]+[(\[][ \t]*\d{1,2}[ \t]*[)\]](?![ \t]*[-+*/^(\[\d])")
 _BULLET = re.compile(r"^[ \t]*(?:[-*•]|\d{1,3}[.)])[ \t]+", re.M)
 _SPACED_X = re.compile(
     r"(?:(?<=\d)[ \t]*[xX][ \t]*|(?<=[a-z])[ \t]+x[ \t]+)(?=\$?[ \t]*\d)"
@@ -205,4 +208,5 @@ def normalize(text: str) -> str:
     s = _REMAINDER_R.sub(" remainder ", s)
     for pattern, repl in _WORD_OPS:
         s = pattern.sub(repl, s)
+    s = _TAG.sub(" mathop ", s)
     return s.replace("{", " ").replace("}", " ")

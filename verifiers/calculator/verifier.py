@@ -34,7 +34,13 @@ from verifiers.calculator.claims import (
     link_text,
     sides,
 )
-from verifiers.calculator.context import defines_star, mark_cuts, read_as_defined
+from verifiers.calculator.context import (
+    StepContext,
+    defines_star,
+    mark_cuts,
+    read_as_defined,
+    step_context,
+)
 from verifiers.calculator.evaluate import (
     EvalError,
     NotLinearError,
@@ -46,7 +52,6 @@ from verifiers.calculator.evaluate import (
     warm_sympy,
 )
 from verifiers.calculator.extract import (
-    SCALE_WORDS,
     Link,
     Side,
     extract_links,
@@ -165,7 +170,7 @@ class CalculatorVerifier(ChainVerifier):
         words = clause_words(step)
         if any(w & _REDEFINE for w in words):
             last_eq = None
-        scaled = any(w & SCALE_WORDS for w in words)
+        ctx = step_context(step, frozenset().union(*words))
         results = []
         for link in links:
             here = words[link.clause] if link.clause < len(words) else set()
@@ -177,9 +182,9 @@ class CalculatorVerifier(ChainVerifier):
                 if result is not None:
                     results.append(result)
                 continue
-            result = check_arithmetic(link, approx, problem_claims, scaled)
+            result = check_arithmetic(link, approx, problem_claims, ctx)
             if result.outcome == "sympy":
-                result = self._check_sympy(link, approx, problem_claims, scaled)
+                result = self._check_sympy(link, approx, problem_claims, ctx)
             if result.outcome == "false" and _recovered(link, links):
                 result = ClaimResult("skipped", result.text, reason="typo the chain recovers from")
             results.append(result)
@@ -187,7 +192,11 @@ class CalculatorVerifier(ChainVerifier):
         return results, last_eq
 
     def _check_sympy(
-        self, link: Link, approx: bool, problem_claims: frozenset[str], scaled: bool
+        self,
+        link: Link,
+        approx: bool,
+        problem_claims: frozenset[str],
+        ctx: StepContext,
     ) -> ClaimResult:
         text = link_text(link)
         if not self.config.use_sympy:
@@ -211,7 +220,7 @@ class CalculatorVerifier(ChainVerifier):
         if lv is None or rv is None:
             return ClaimResult("skipped", text, reason="not a real number")
         computed, claimed = (rv, lv) if link.left.plain and not link.right.plain else (lv, rv)
-        return judge(link, computed, claimed, approx, problem_claims, scaled)
+        return judge(link, computed, claimed, approx, problem_claims, ctx)
 
     def _check_equation(
         self,
