@@ -20,7 +20,7 @@ import math
 import shutil
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -165,147 +165,167 @@ def _ray_worker(config: dict[str, Any]) -> None:
     train_loop(config, in_ray=True)
 
 
-def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
-    """The per-worker training program; returns the summary (rank 0) or {} (other ranks)."""
+@dataclass
+class _Worker:
+    """Everything one worker's loop holds; built once by `_setup`."""
+
+    cfg: TrainAppConfig
+    model: Any  # what forward/backward run on (DDP-wrapped under Ray)
+    core: Any  # the ProcessRewardModel itself (saved, evaluated)
+    tok: Any
+    fmt: StepFormat
+    soft: bool
+    device: torch.device
+    use_bf16: bool
+    optimizer: Any
+    scheduler: Any
+    stream: prm_data.ChainStream
+    out: Path
+    rank: int
+    world: int
+    in_ray: bool
+    resume: Path | None
+    step: int = 0
+
+
+def _setup(config: dict[str, Any], in_ray: bool) -> _Worker:
+    """Config, model, device, optimizer, schedule, data stream; resumed state if any."""
     cfg = to_config(config)
     rank, world = 0, 1
     if in_ray:
         import ray.train
 
-        rank, world = (
-            ray.train.get_context().get_world_rank(),
-            ray.train.get_context().get_world_size(),
-        )
+        ctx = ray.train.get_context()
+        rank, world = ctx.get_world_rank(), ctx.get_world_size()
     if cfg.train.torch_threads > 0:
         torch.set_num_threads(cfg.train.torch_threads)
     torch.manual_seed(cfg.train.seed)
     out = Path(cfg.output_dir).expanduser().resolve()
     out.mkdir(parents=True, exist_ok=True)
     resume = _resume_path(cfg, out)
-    model, tok, fmt = _initial_model(cfg, resume)
-    model.train()
-    soft = prm_data.is_soft(cfg.data)
-    core = model
+    core, tok, fmt = _initial_model(cfg, resume)
+    core.train()
+    model = core
     if in_ray:
         import ray.train.torch
 
-        model = ray.train.torch.prepare_model(model)
+        model = ray.train.torch.prepare_model(core)
         device = ray.train.torch.get_device()
     else:
         device = torch.device("cuda" if cfg.train.use_gpu else "cpu")
-        model.to(device)
-    use_bf16 = bf16_enabled(cfg.train.bf16, device)
+        core.to(device)
     optimizer = torch.optim.AdamW(_param_groups(core, cfg), weight_decay=cfg.optim.weight_decay)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer,
         lambda s: lr_factor(s, cfg.optim.warmup_steps, cfg.train.max_steps, cfg.optim.schedule),
     )
-    stream = prm_data.ChainStream(cfg.data, cfg.train.seed, rank, world)
-    step = 0
+    w = _Worker(
+        cfg, model, core, tok, fmt, prm_data.is_soft(cfg.data), device,
+        bf16_enabled(cfg.train.bf16, device), optimizer, scheduler,
+        prm_data.ChainStream(cfg.data, cfg.train.seed, rank, world), out, rank, world, in_ray,
+        resume,
+    )  # fmt: skip
     if resume is not None:
         state = torch.load(resume / STATE_FILE, weights_only=False)
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
-        step = state["step"]
-        stream.skip(state["data"])
+        w.step = state["step"]
+        w.stream.skip(state["data"])
         torch.set_rng_state(state["rng"])
+    return w
+
+
+def _one_step(w: _Worker) -> dict[str, Any]:
+    """One optimizer step over `grad_accum` micro-batches; returns its raw statistics."""
+    losses, correct, counted, tokens = [], 0, 0, 0
+    accum = w.cfg.train.grad_accum
+    for micro in range(accum):
+        rows = [
+            tokenize_row(e.prompt, e.steps, e.targets, w.tok, w.fmt, w.soft)
+            for e in (next(w.stream) for _ in range(w.cfg.train.batch_size))
+        ]
+        batch = collate(rows, w.tok.pad_token_id, w.soft)
+        tokens += batch["input_ids"].numel()
+        sync = micro == accum - 1 or not hasattr(w.model, "no_sync")
+        with contextlib.nullcontext() if sync else w.model.no_sync():
+            loss, probs, targets = _forward_loss(w.model, batch, w.soft, w.device, w.use_bf16)
+            (loss / accum).backward()
+        losses.append(loss.item())
+        correct += int(((probs >= 0.5) == (targets >= 0.5)).sum())
+        counted += targets.numel()
+    if w.cfg.optim.max_grad_norm > 0:
+        torch.nn.utils.clip_grad_norm_(w.model.parameters(), w.cfg.optim.max_grad_norm)
+    w.optimizer.step()
+    w.scheduler.step()
+    w.optimizer.zero_grad(set_to_none=True)
+    w.step += 1
+    return {"loss": sum(losses) / len(losses), "acc": correct / max(counted, 1), "tokens": tokens}
+
+
+def _after_step(w: _Worker, stats: dict[str, Any], dt: float, val_rows: list) -> dict[str, Any]:
+    """The metrics row of this step: training figures, validation, checkpoint path."""
+    t, step = w.cfg.train, w.step
+    last = step == t.max_steps
+    row: dict[str, Any] = {}
+    if step % max(t.log_every, 1) == 0 or last:
+        row = {"step": step, **stats, "lr": w.scheduler.get_last_lr()[0], "step_seconds": dt,
+               "tokens_per_s": stats["tokens"] / dt, "epoch": w.stream.epoch}  # fmt: skip
+    if w.rank == 0 and val_rows and ((t.eval_every and step % t.eval_every == 0) or last):
+        figures = evaluate(w.core, val_rows, w.tok.pad_token_id, w.soft, t.batch_size,
+                           w.device, w.use_bf16)  # fmt: skip
+        row = {"step": step, **row, **figures}
+    if (t.save_every and step % t.save_every == 0) or last:
+        if w.rank == 0:
+            path = _save(w.core, w.tok, w.optimizer, w.scheduler, step, w.stream, w.out,
+                         t.save_total_limit)  # fmt: skip
+            row = {"step": step, **row, "checkpoint": str(path)}
+        if w.world > 1:
+            torch.distributed.barrier()  # nobody races ahead of a half-written checkpoint
+    return row
+
+
+def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
+    """The per-worker training program; returns the summary (rank 0) or {} (other ranks)."""
+    w = _setup(config, in_ray)
+    cfg = w.cfg
     val_rows = []
-    if rank == 0 and cfg.data.val_fraction > 0:
+    if w.rank == 0 and cfg.data.val_fraction > 0:
         val_rows = [
-            tokenize_row(e.prompt, e.steps, e.targets, tok, fmt, soft)
+            tokenize_row(e.prompt, e.steps, e.targets, w.tok, w.fmt, w.soft)
             for e in prm_data.validation_examples(cfg.data, cfg.train.seed)
         ]
-
-    def validate() -> dict[str, float]:
-        if not val_rows:
-            return {}
-        return evaluate(
-            core, val_rows, tok.pad_token_id, soft, cfg.train.batch_size, device, use_bf16
-        )
-
-    metrics_file = (out / "metrics.jsonl").open("a") if rank == 0 else None
-    tokens_total, train_time, last, started = 0, 0.0, {}, step
-    model.train()
+    metrics_file = (w.out / "metrics.jsonl").open("a") if w.rank == 0 else None
+    tokens_total, train_time, last, started = 0, 0.0, {}, w.step
     t_last = time.perf_counter()
-    while step < cfg.train.max_steps:
-        losses, correct, counted, tokens = [], 0, 0, 0
-        for micro in range(cfg.train.grad_accum):
-            rows = [
-                tokenize_row(e.prompt, e.steps, e.targets, tok, fmt, soft)
-                for e in (next(stream) for _ in range(cfg.train.batch_size))
-            ]
-            batch = collate(rows, tok.pad_token_id, soft)
-            tokens += batch["input_ids"].numel()
-            sync = micro == cfg.train.grad_accum - 1 or not hasattr(model, "no_sync")
-            with contextlib.nullcontext() if sync else model.no_sync():
-                loss, probs, targets = _forward_loss(model, batch, soft, device, use_bf16)
-                (loss / cfg.train.grad_accum).backward()
-            losses.append(loss.item())
-            correct += int(((probs >= 0.5) == (targets >= 0.5)).sum())
-            counted += targets.numel()
-        if cfg.optim.max_grad_norm > 0:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.optim.max_grad_norm)
-        optimizer.step()
-        scheduler.step()
-        optimizer.zero_grad(set_to_none=True)
-        step += 1
+    while w.step < cfg.train.max_steps:
+        stats = _one_step(w)
         dt = time.perf_counter() - t_last  # reading, tokenizing, collating, compute
-        tokens_total, train_time = tokens_total + tokens, train_time + dt
-        row: dict[str, Any] = {}
-        if step % max(cfg.train.log_every, 1) == 0 or step == cfg.train.max_steps:
-            row = {
-                "step": step,
-                "loss": sum(losses) / len(losses),
-                "acc": correct / max(counted, 1),
-                "lr": scheduler.get_last_lr()[0],
-                "tokens": tokens,
-                "step_seconds": dt,
-                "tokens_per_s": tokens / dt,
-                "epoch": stream.epoch,
-            }
-        ev = cfg.train.eval_every
-        if rank == 0 and ((ev and step % ev == 0) or step == cfg.train.max_steps):
-            row = {"step": step, **row, **validate()}
-        sv = cfg.train.save_every
-        if (sv and step % sv == 0) or step == cfg.train.max_steps:
-            if rank == 0:
-                path = _save(
-                    core,
-                    tok,
-                    optimizer,
-                    scheduler,
-                    step,
-                    stream,
-                    out,
-                    cfg.train.save_total_limit,
-                )
-                row = {"step": step, **row, "checkpoint": str(path)}
-            if world > 1:
-                torch.distributed.barrier()  # nobody races ahead of a half-written checkpoint
+        tokens_total, train_time = tokens_total + stats["tokens"], train_time + dt
+        row = _after_step(w, stats, dt, val_rows)
         if row and metrics_file:
             metrics_file.write(json.dumps(row) + "\n")
             metrics_file.flush()
             last.update(row)
-        if in_ray and (step % max(cfg.train.log_every, 1) == 0 or step == cfg.train.max_steps):
+        if in_ray and (w.step % max(cfg.train.log_every, 1) == 0 or w.step == cfg.train.max_steps):
             import ray.train
 
             ray.train.report({k: v for k, v in row.items() if k != "checkpoint"})
         t_last = time.perf_counter()  # validation, checkpoint and log I/O are not counted
-    if rank != 0:
+    if w.rank != 0:
         return {}
     metrics_file.close()
-    save_checkpoint(core, tok, out / "final")
+    save_checkpoint(w.core, w.tok, w.out / "final")
     summary = {
         **last,
-        "final": str(out / "final"),
-        "steps_this_run": step - started,
-        "resumed_from": str(resume) if resume else None,
+        "final": str(w.out / "final"),
+        "steps_this_run": w.step - started,
+        "resumed_from": str(w.resume) if w.resume else None,
         "train_tokens_per_s": tokens_total / train_time if train_time else 0.0,
-        "bf16": use_bf16,
-        "workers": world,
-        "format": asdict(fmt),
+        "bf16": w.use_bf16,
+        "workers": w.world,
+        "format": asdict(w.fmt),
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    (w.out / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
 
 
