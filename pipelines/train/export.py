@@ -180,6 +180,7 @@ def model_card(fmt: StepFormat, name: str) -> str:
             "h = torch.relu(h @ w['score.0.weight'].T + w['score.0.bias'])\n"
             "p_good = (h @ w['score.2.weight'].T + w['score.2.bias']).softmax(-1)[:, 1]"
         )
+    bos = f"the BOS id {fmt.bos_token_id}, " if fmt.bos_token_id is not None else ""
     return f"""---
 tags: [process-reward-model, prm-labeler]
 ---
@@ -187,9 +188,10 @@ tags: [process-reward-model, prm-labeler]
 
 Trained with prm-labeler's `prm-train`. It scores each step of a solution: P(step correct).
 
-Input: `prompt_template` (`{fmt.prompt_template!r}`) with the problem, then every step written
-as `{fmt.step_template!r}` followed by the step tag `{fmt.step_tag}` (token id {fmt.step_tag_id}).
-The score of a step is read at its tag. `prm_format.json` holds these fields.
+Input ids: {bos}the tokens of `prompt_template` (`{fmt.prompt_template!r}`) filled with the
+problem, then for every step the tokens of `{fmt.step_template!r}` followed by the step tag
+`{fmt.step_tag}` (token id {fmt.step_tag_id}), each piece tokenized on its own without special
+tokens. The score of a step is read at its tag. `prm_format.json` holds these fields.
 
 ## vLLM (pooling runner)
 
