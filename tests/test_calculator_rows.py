@@ -856,6 +856,13 @@ FAMILIES = [
     ("family-notation", "So 8 + 4 = 15 in base 8.", "incorrect"),
     ("family-notation", "In base 8, 17 + 1 = 20.", "unverifiable"),
     ("family-notation", "In base 8, 17 + 1 = 21.", "incorrect"),
+    # a line that opens with a numbered label and a dash is a heading: "Day 3 – 5 + 2 = 7"
+    ("family-label", "Day 3 – 5 + 2 = 7 apples", "unverifiable"),
+    ("family-label", "**Week 2** - 4 × 5 = 20 hours", "unverifiable"),
+    ("family-label", "Room 12 - 30 + 15 = 45 students", "unverifiable"),
+    ("family-label", "Day 3: 5 + 2 = 7 apples", "correct"),
+    ("family-label", "Day 3: 5 + 2 = 8 apples", "incorrect"),
+    ("family-label", "Then 10 - 4 = 7 apples are left.", "incorrect"),
 ]
 
 

@@ -59,6 +59,14 @@ _REMAINDER_R = re.compile(r"(?<=\d)[ \t]*R[ \t]*(?=\d)|(?<=\d)[ \t]+r[ \t]+(?=\d
 # "2x = 10 (2)", "3 + 4 = 7 [1]": after a space, a small whole number in brackets that ends
 # an expression is an equation tag or a reference as often as a factor; read as neither.
 _TAG = re.compile(r"(?<=[\w)\]])[ \t]+[(\[][ \t]*\d{1,2}[ \t]*[)\]](?![ \t]*[-+*/^(\[\d])")
+# "Day 3 – 5 + 2 = 7", "Room 12 - 30 + 15 = 45": a line that opens with a numbered label and a
+# dash is a heading; the label's number is no operand ("code" stops the expression).
+_LABELS = (
+    "Day|Week|Month|Year|Step|Stage|Phase|Part|Chapter|Section|Question|Problem|Case|Round"
+    "|Level|Room|Page|Row|Column|Table|Figure|Game|Match|Test|Trip|Box|Bag|Group|Team|Option"
+    "|Method|Scenario|Store|Shelf|Floor|Class|Grade|Plan|Package|Account|Item|Task|Hour"
+)
+_LABEL_DASH = re.compile(rf"^([ \t]*(?:{_LABELS})[ \t]+)\d{{1,4}}(?=[ \t]+-[ \t])", re.M)
 _BULLET = re.compile(r"^[ \t]*(?:[-*•]|\d{1,3}[.)])[ \t]+", re.M)
 _SPACED_X = re.compile(
     r"(?:(?<=\d)[ \t]*[xX][ \t]*|(?<=[a-z])[ \t]+x[ \t]+)(?=\$?[ \t]*\d)"
@@ -185,6 +193,7 @@ def normalize(text: str) -> str:
     for old, new in _REPLACE:
         if old in s:
             s = s.replace(old, new)
+    s = _LABEL_DASH.sub(r"\1 code ", s)
     s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
     s = _MIXED_PROPER.sub(_mixed, s)
     s = _MIXED.sub(r"\1 mixednumber \\frac", s)  # "2\frac{5}{3}": mixed number or product?
