@@ -40,10 +40,11 @@ def _clear_caches() -> None:
     from verifiers.calculator import evaluate as calc_eval
     from verifiers.calculator import extract as calc_extract
     from verifiers.calculator import normalize as calc_normalize
+    from verifiers.calculator import tokens as calc_tokens
 
     for fn in (
         calc_normalize.normalize,
-        calc_extract.tokenize,
+        calc_tokens._scan,  # tokenize() and clause_ends() read this one cache
         calc_extract.extract_links,
         calc_extract.extract_named,
         calc_eval.exact,
