@@ -1,9 +1,9 @@
 """Sandbox text, part 4 of 4: start-up, and the program's side of a run.
 
-`python -S -P -B -c <channel.py + testside.py + this> <result fd> <tests fd>` runs inside
-bubblewrap (the runner joins the three files; the project never imports them). Start-up,
-still with the sandbox's only privileges (as root: CAP_SETUID/SETGID), forks two processes
-connected by two pipes:
+`python -S -P -B -c <channel.py + hooks.py + testside.py + this> <result fd> <tests fd>`
+runs inside bubblewrap (the runner joins the four files; the project never imports them).
+Start-up, still with the sandbox's only privileges (as root: CAP_SETUID/SETGID), forks two
+processes connected by two pipes:
 
 - the program's process (this file): reads the program from stdin, drops to uid A, sets
   rlimits, runs the program, then answers the test process's requests (call this function,

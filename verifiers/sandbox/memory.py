@@ -31,6 +31,7 @@ from verifiers.sandbox.result import SandboxConfig
 
 log = logging.getLogger(__name__)
 TEST_PROCESSES = 1  # the test process: RLIMIT_NPROC 1 for its uid
+_MIN_PROCESS_MB = 64  # an interpreter with a few threads needs about this much address space
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +93,14 @@ def plan(config: SandboxConfig) -> MemoryPlan:
     cgroup = delegated_cgroup()
     if cgroup is not None:
         return MemoryPlan("cgroup", tree, config.memory_mb, cgroup)
-    process = min(config.memory_mb, max((tree - extra) // procs, 64))
+    share = (tree - extra) // procs
+    if share < _MIN_PROCESS_MB:
+        raise ValueError(
+            f"sandbox memory budget {tree} MiB leaves {share} MiB per process for "
+            f"{procs} processes (at least {_MIN_PROCESS_MB} needed): raise tree_memory_mb "
+            "or lower max_processes"
+        )
+    process = min(config.memory_mb, share)
     if process < config.memory_mb:
         log.info(
             "sandbox: no delegated cgroup; RLIMIT_AS lowered to %d MiB per process so that "

@@ -1,15 +1,17 @@
 """The host side of a sandboxed job: which tests to run, how they are rewritten, what came back.
 
-Split from `sandbox.py` (process handling) so each stays one idea. Three things live here:
+Split from `runner.py` (process handling) so each stays one idea. Three things live here:
 
 - `prepare_job`: a `Problem`'s tests become test units. Assert lines (MBPP, built-in, generic)
   are one unit each; a HumanEval-style body that defines `check` is one unit that ends with
   `check(<entry_point>)`. Tests that do not parse are bad reference data and raise.
 - The rewrite of test code (never of the solution): each comparison, `assert` test, `not`
-  operand and `and`/`or` operand goes through a harness hook that refuses objects whose
-  comparison methods the solution wrote, and each unit records how many asserts must run.
-- `interpret`: the nonce-tagged records, exit status and output excerpts become an
-  `ExecutionResult`. Only records carrying the run's nonce count.
+  operand and `and`/`or` operand goes through a hook of the test process (hooks.py) that
+  refuses values holding a proxy of the program's objects, and each unit records how many
+  asserts must run. Also the names the tests read (asked of the program) and the function
+  under test (`subject_of`).
+- `interpret`: the test process's nonce-tagged records, exit status and output excerpts
+  become an `ExecutionResult`. Only records carrying the run's nonce count.
 """
 
 from __future__ import annotations

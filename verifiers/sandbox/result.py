@@ -39,28 +39,51 @@ class SandboxConfig:
 class ExecutionResult:
     """What one sandboxed run of a solution against its tests showed.
 
-    `passed` is True only when the harness reported, over its private nonce-tagged pipe,
-    that every test ran and passed: exit status, stdout and anything the program printed
-    count for nothing. `test_status` has one entry per test: pass | fail | error | memory |
-    untrusted (compared an object whose comparison methods the solution defined) | skipped
+    `passed` is True only when the test process reported, over its private nonce-tagged
+    pipe, that every test ran and passed: exit status, stdout and anything the program
+    printed count for nothing. `test_status` has one entry per test: pass | fail | error |
+    memory | untrusted (compared or truth-tested a value that is not plain data) | skipped
     (its asserts did not all run) | not_run.
 
-    What the sandbox covers: no network (own net namespace), no view of other processes
-    (own pid namespace; everything the solution starts dies with it), no files but the
-    interpreter's standard library (read-only; no site-packages, no /etc, /root, /home or
-    project files) and a private size-capped /tmp; an unprivileged uid without
-    capabilities, no_new_privs and nosuid mounts; rlimits on CPU seconds, address space,
-    processes, file size and open files; a wall-clock kill of the whole tree; capped
-    output. Generic cheats fail: exiting before or during the tests, SystemExit in a test,
-    printing fake markers, always-equal objects, patching builtins or the harness module.
+    What the sandbox covers: the verdict is made in a separate test process under its own
+    uid, with its own interpreter, builtins, `sys.modules` and test data; the program's
+    process (another uid) never sees the tests, the result pipe or the nonce, and cannot
+    signal, trace or read the test process. The tests reach the program over two pipes:
+    calls go out as plain data, answers come back as plain data (exact int, float, complex,
+    str, bytes, bool, None and list/tuple/dict/set/frozenset of them; subclasses of these,
+    such as Counter or namedtuple, as their base type's content) or as a proxy whose
+    comparison, truth and membership tests are `untrusted`. Builtin names (except the
+    function under test) and standard-library module names in the tests are the test
+    process's own. So always-equal objects, mock.ANY, UserList/UserString/UserDict
+    wrappers, numeric types holding hostile objects, borrowed special methods, edits of
+    built-in types (gc, ctypes), shadowed builtins, patched or fake modules, shrunk test
+    data, exiting early, SystemExit, fake output and forged records all fail. A program
+    that kills itself is a crash (`error` says so), its CPU limit a timeout.
+    Host side: own pid, net, ipc, uts and cgroup namespaces; only the interpreter's standard
+    library visible (read-only) plus a private size-capped /tmp and /dev/shm; unprivileged
+    uids without capabilities, no_new_privs, nosuid mounts; a seccomp filter (see
+    verifiers/sandbox/seccomp.py) denying keyring calls, io_uring, bpf, perf_event_open,
+    userfaultfd, ptrace and process_vm_*, pidfd_getfd, mounts, setns, namespace flags of
+    unshare/clone (clone3 gets ENOSYS), SysV IPC, memfd and socket families other than
+    AF_UNIX/AF_INET/AF_INET6; rlimits on CPU seconds, address space, processes, file size,
+    open files and POSIX message queues; the whole tree's memory bounded (a cgroup v2 where
+    the host delegates one, else per-process limits whose product stays within the budget,
+    see verifiers/sandbox/memory.py); a wall-clock kill of the whole tree; capped output.
 
-    What it does NOT cover: a program written against this harness can walk interpreter
-    frames to the result pipe and nonce and forge records (tests and solution share one
-    interpreter; the sandbox bounds damage, not claims); kernel exploits and side channels;
-    reading public host facts (/proc/cpuinfo, /proc/meminfo, kernel version, /usr);
-    CPU or memory used by the kernel on the solution's behalf (page cache, pipes); exact
-    memory accounting (RLIMIT_AS counts address space, not resident memory). Unsafe mode
-    (`isolation="none"`) has none of the namespace or filesystem protections.
+    What it does NOT cover: names the tests take from the program other than builtins and
+    stdlib modules (its functions, classes, `from x import y` names) are the program's, and
+    so are their answers; a non-plain honest answer (Fraction, Decimal, deque, an object)
+    cannot pass a comparison, and a Counter compares as a dict; only plain data, builtins
+    and proxies can be passed to the program, and in-place changes come back only for
+    list/dict/set positional arguments of calls without proxies; the test process decodes
+    the program's frames with CPython's `marshal` (checked after decoding, but a memory-
+    safety bug in that reader would be an exploit); kernel exploits and side channels;
+    public host facts (/proc/cpuinfo, /proc/meminfo, kernel version, /usr); kernel memory
+    spent on the program's behalf (page cache, pipes, page tables); the seccomp filter is a
+    deny list; the session keyring is not replaced (its calls are denied). Without root
+    (bwrap's user namespace) both processes share one uid: the test process is made
+    non-dumpable, but the program can kill it (a failure, never a pass). Unsafe mode
+    (`isolation="none"`) has none of the namespace, uid, seccomp or filesystem protections.
     """
 
     passed: bool

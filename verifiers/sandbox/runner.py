@@ -4,13 +4,16 @@ Public names: `SandboxConfig`, `ExecutionResult`, `SandboxUnavailableError`, `Sa
 `run_tests(problem, code)` and `run_tests_many(pairs, workers)`. The Monte Carlo driver calls
 the last two as its outcome check for code problems.
 
-What a run looks like: `bwrap` starts the interpreter's `-S -P -c <harness>` in fresh pid,
-net, ipc, uts (and cgroup) namespaces with a read-only view of the interpreter only, then the
-harness (`sandbox_harness.py`, trusted) drops to a random unprivileged uid, sets rlimits and
-runs the solution and the tests. Results come back as nonce-tagged lines on a private pipe;
-the wall clock is enforced here by killing bwrap's process group, which tears down the pid
-namespace and with it every process the solution started. How tests are rewritten so that
-comparisons cannot be faked lives in `sandbox_program.py`.
+What a run looks like: `bwrap` starts the interpreter's `-S -P -B -c <harness>` in fresh pid,
+net, ipc, uts (and cgroup) namespaces with a read-only view of the interpreter only, a
+private /tmp and /dev/shm, and the seccomp filter of `seccomp.py`. The harness (the four
+sandbox-text files joined, see `harness.py`) forks the program's process and the test
+process, each dropping to its own random unprivileged uid with rlimits; the program arrives
+on stdin, the tests on their own pipe, and only the test process writes the nonce-tagged
+result lines. The wall clock is enforced here by killing bwrap's process group, which tears
+down the pid namespace and with it every process the solution started. Memory for the whole
+tree is planned in `memory.py` (a delegated cgroup v2, else bounded rlimits). How tests are
+rewritten and results read lives in `program.py`.
 """
 
 from __future__ import annotations

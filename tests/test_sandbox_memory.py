@@ -1,0 +1,83 @@
+"""The sandbox's memory plan: cgroup v2 delegation detection and the rlimit budget (pure)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from verifiers.sandbox import memory
+from verifiers.sandbox.result import SandboxConfig
+
+MOUNTS = (
+    "30 25 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw\n"
+    "31 25 0:27 / /proc rw - proc proc rw\n"
+)
+
+
+def fake_host(tmp_path, cgroup_line: str, enabled: str, mounts: str = MOUNTS):
+    proc = tmp_path / "proc"
+    proc.mkdir()
+    (proc / "cgroup").write_text(cgroup_line)
+    (proc / "mountinfo").write_text(mounts.replace("/sys/fs/cgroup", str(tmp_path / "cg")))
+    group = tmp_path / "cg" / "svc.service" / "sandbox"
+    group.mkdir(parents=True)
+    (group / "cgroup.subtree_control").write_text(enabled)
+    return str(proc), str(group)
+
+
+def test_delegated_cgroup_found_when_memory_and_pids_are_enabled(tmp_path):
+    proc, group = fake_host(tmp_path, "0::/svc.service/sandbox\n", "cpu memory pids\n")
+    assert memory.delegated_cgroup(proc) == group
+
+
+@pytest.mark.parametrize(
+    ("line", "enabled", "mounts"),
+    [
+        ("0::/svc.service/sandbox\n", "memory\n", MOUNTS),  # pids not delegated
+        ("4:memory:/x\n", "memory pids\n", MOUNTS),  # cgroup v1 only
+        ("0::/svc.service/sandbox\n", "memory pids\n", "31 25 0:27 / /proc rw - proc proc rw\n"),
+    ],
+)
+def test_no_delegation_means_rlimit_mode(tmp_path, line, enabled, mounts):
+    proc, _ = fake_host(tmp_path, line, enabled, mounts)
+    assert memory.delegated_cgroup(proc) is None
+
+
+def test_rlimit_budget_never_exceeds_half_the_machine(monkeypatch):
+    monkeypatch.setattr(memory, "delegated_cgroup", lambda: None)
+    monkeypatch.setattr(memory, "machine_mb", lambda: 16384)
+    memory.plan.cache_clear()
+    try:
+        big = memory.plan(SandboxConfig(memory_mb=2048, max_processes=16))
+        small = memory.plan(SandboxConfig(memory_mb=256, max_processes=16))
+        fixed = memory.plan(dataclasses.replace(SandboxConfig(), tree_memory_mb=2000))
+        with pytest.raises(ValueError, match="raise tree_memory_mb"):
+            memory.plan(dataclasses.replace(SandboxConfig(), tree_memory_mb=1000))
+    finally:
+        memory.plan.cache_clear()
+    assert big.mode == "rlimit" and big.tree_mb == 8192
+    assert big.process_mb * 17 + 32 + 16 <= 8192 and big.process_mb < 2048
+    assert small.process_mb == 256  # 17 x 256 fits: nothing lowered
+    assert fixed.tree_mb == 2000 and fixed.process_mb == (2000 - 48) // 17
+
+
+def test_cgroup_mode_keeps_per_process_limit(monkeypatch):
+    monkeypatch.setattr(memory, "delegated_cgroup", lambda: "/sys/fs/cgroup/x")
+    monkeypatch.setattr(memory, "machine_mb", lambda: 8192)
+    memory.plan.cache_clear()
+    try:
+        p = memory.plan(SandboxConfig(memory_mb=2048, max_processes=16))
+    finally:
+        memory.plan.cache_clear()
+    assert (p.mode, p.process_mb, p.tree_mb, p.cgroup_dir) == (
+        "cgroup",
+        2048,
+        4096,
+        "/sys/fs/cgroup/x",
+    )
+
+
+def test_this_host_plan_is_reported():
+    p = memory.plan(SandboxConfig())
+    assert p.mode in ("cgroup", "rlimit") and 64 <= p.process_mb <= SandboxConfig().memory_mb
