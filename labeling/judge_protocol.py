@@ -4,9 +4,11 @@ Follows ProcessBench's critic set-up (Zheng et al., 2024): the solution's steps 
 paragraphs tagged `<paragraph_i>` and indexed from 0; the critic names the earliest wrong
 paragraph, or -1 when every paragraph is right, inside `\\boxed{}`.
 
-The critic's text is untrusted model output. `parse_answer` accepts only a `\\boxed{}` whose
+The critic's text is untrusted model output. `parse_answer` accepts a `\\boxed{}` whose
 content is one integer in [-1, n_steps) (signs, `$`, spaces and a `paragraph_` prefix
-tolerated); anything else is an unparsable answer with the reason, never a guess.
+tolerated), or an answer that is nothing but such an integer (small critics reply "2" to
+"the index in \\boxed{}"); anything else is an unparsable answer with the reason, never a
+guess (an index somewhere inside prose is not read).
 `judge_verdicts` turns m such answers (votes) into one `StepVerdict` per step:
 - the voted first error is the index most parsed votes name (-1 = none); a tie goes to the
   earliest step (a flagged error is cheaper to re-check than a missed one);
@@ -39,7 +41,7 @@ _INTRO = (
 _TASK = (
     "Review the solution paragraph by paragraph. If a paragraph contains an error, give the "
     "index of the earliest paragraph with an error. If every paragraph is correct, give -1."
-    "\n\nPut your final answer (the index only) in \\boxed{}."
+    "\n\nPlease put your final answer (i.e., the index) in \\boxed{}."
 )
 _INDEX = re.compile(r"^\s*\$?\s*(?:paragraph[_\s]*)?([+-]?\d{1,4})\s*\$?\s*\.?\s*$", re.I)
 
@@ -73,7 +75,10 @@ def parse_answer(text: str, n_steps: int, tokens: int = 0) -> CriticAnswer:
     """Read one critic answer. Never raises on model output; never guesses an index."""
     boxed = last_boxed(text or "")
     if boxed is None:
-        return CriticAnswer(text, None, "no \\boxed{} answer", tokens)
+        if len(text or "") <= 16 and _INDEX.match(text or ""):
+            boxed = text  # the whole answer is one index: as good as boxed
+        else:
+            return CriticAnswer(text, None, "no \\boxed{} answer", tokens)
     inner = boxed.replace("\\text{", "").replace("}", "").replace("{", "")
     m = _INDEX.match(inner)
     if not m:

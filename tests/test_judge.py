@@ -41,6 +41,8 @@ def test_prompt_tags_and_indexes_steps_from_zero():
         ("\\boxed{\\text{2}}", 2),
         ("I think \\boxed{0} ... no wait, it is \\boxed{2}.", 2),  # the last box counts
         ("\\boxed{+1}", 1),
+        ("2", 2),  # what Qwen2.5-Coder-0.5B answers: the bare index, nothing else
+        (" -1\n", -1),
     ],
 )
 def test_parse_reads_the_last_boxed_index(text, expected):
@@ -62,6 +64,9 @@ def test_parse_reads_the_last_boxed_index(text, expected):
         ("\\boxed{one}", "is not a paragraph index"),
         ("\\boxed{1", "no \\boxed{} answer"),  # never closed
         ("\\boxed{" + "9" * 5000 + "}", "no \\boxed{} answer"),  # absurdly long: not read
+        ("The error is in paragraph 2, not 1.", "no \\boxed{} answer"),  # prose: not read
+        ("5", "index 5 is outside -1..2"),
+        ("2.5", "no \\boxed{} answer"),
     ],
 )
 def test_parse_never_guesses(text, problem):

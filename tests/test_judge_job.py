@@ -115,3 +115,32 @@ def test_the_judge_gets_its_own_pool_only_for_another_model(monkeypatch, tmp_pat
     critic = other._critic()
     assert critic.pool is other.judge_pool and other.pool is None
     assert critic.model_name == "big-judge" and _Pool.made[-1].path == str(other_dir)
+
+
+@pytest.mark.slow
+def test_the_judge_on_the_real_engine(tmp_path, tiny_model_dir):
+    """vLLM on Ray samples chains and answers the critic prompts (a random tiny model: its
+    critiques do not parse, so every judge verdict is an `error` with the text as evidence,
+    and the judge policy leaves the labels empty). Tokens are counted all the same."""
+    import ray
+
+    out = tmp_path / "run"
+    try:
+        m = run(compose([
+            "model=local", f"model.path={tiny_model_dir}", "model.name=tiny-llama",
+            "model.max_model_len=1024", "dataset.limit=2", "sampler.n=2",
+            "sampler.max_tokens=24", "ray.num_cpus=2", "labels=[answer,judge]",
+            "labels.policy=judge", "labels.judge.max_tokens=16", "labels.judge.votes=2",
+            f"output.dir={out}", "output.report=false",
+        ]))
+    finally:
+        ray.shutdown()
+    rows = [r for s in m["shards"] for r in pq.read_table(out / s["path"]).to_pylist()]
+    assert rows and m["filter"]["kept_share"] == 1.0
+    for r in rows:
+        judge = [v for v in r["verdicts"] if v["source"] == "judge"]
+        assert len(judge) == len(r["completions"])
+        assert all(v["status"] == "error" and "unparsable critic answer" in v["evidence"]
+                   for v in judge)
+        assert r["judge_labels"] == [None] * len(r["completions"]) == r["labels"]
+        assert r["rollout_tokens"] > 0
