@@ -91,7 +91,7 @@ def test_shards_carry_judge_columns_and_the_consensus_share(tmp_path):
 class _Pool:
     made: list = []
 
-    def __init__(self, path, model, engine, ray_cfg):
+    def __init__(self, path, model, engine, ray_cfg, **kwargs):
         self.path = path
         _Pool.made.append(self)
 
