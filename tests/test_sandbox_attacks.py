@@ -5,7 +5,9 @@ the same set-up (imports, patches, scans) and returns the right answer, and must
 cheat that fails proves the trick was stopped, not that its set-up crashed. Containment
 cases (host side) return the right answer only if the attempt failed (see `guarded`).
 All programs run once, in parallel, in a module fixture. The older single cases live in
-test_redteam.py; this file holds the families of issue 11 (at least 10 cases each).
+test_redteam.py; this file holds the families of issue 11 (at least 10 cases each). All
+cheats but two (swap_type_to_list, patch_marshal_dumps: kept as guards of the new design)
+passed the earlier harness, which ran tests and program in one interpreter.
 """
 
 from __future__ import annotations
