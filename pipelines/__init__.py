@@ -5,6 +5,8 @@ One room per app or concern; each app's `main()` is its console script:
 - `pipelines.engine` vLLM engine actors and pools, completer, model preparation
 - `pipelines.train`  prm-train: data, model/head, loop (Ray Train)
 - `pipelines.eval`   prm-eval: ProcessBench metric runs, checkpoints
+- `pipelines.serve`  a PRM behind vLLM's pooling runner: client, `vllm serve` launcher
+  (`pipelines.scoring` is the in-process torch scorer)
 - `pipelines.report` prm-report: stats -> HTML
 - `pipelines.cli`    what the apps share: typed user errors, the one-sentence exit
 Nothing here runs at import time.
