@@ -127,6 +127,20 @@ _BINARY = {
 }
 
 
+def describe_names(ns, wanted, handle, module_type):
+    """What the program's globals named in `wanted` are: a module's name, plain data or a
+    handle (the test process decides which it trusts)."""
+    out = []
+    for name in wanted:
+        if name in ns:
+            value = ns[name]
+            if type(value) is module_type:
+                out.append((name, "m", getattr(value, "__name__", "")))
+            else:
+                out.append((name, *handle(value)))
+    return out
+
+
 def make_server(send, recv, token):
     """The program's request loop; the functions it uses are bound before the program runs."""
     export, objs = make_export(), {}
@@ -177,23 +191,12 @@ def make_server(send, recv, token):
             return handle(binary[args[0]](args[1], target))
         raise ValueError("unknown request")
 
-    def names(ns, wanted):
-        out = []
-        for name in wanted:
-            if name in ns:
-                value = ns[name]
-                if _type(value) is module_type:
-                    out.append((name, "m", _getattr(value, "__name__", "")))
-                else:
-                    out.append((name,) + handle(value))
-        return out
-
     def serve(ns):
         while True:
             op, hid, args, kwargs, mut, refs = recv()
             try:
                 if op == "globals":
-                    send(("g", names(ns, args)))
+                    send(("g", describe_names(ns, args, handle, module_type)))
                     continue
                 if refs:
                     args, kwargs = resolve(args), resolve(kwargs)

@@ -23,7 +23,7 @@ import json
 import marshal
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from labeling.schema import Problem
 from verifiers.sandbox.result import ExecutionResult
@@ -245,6 +245,42 @@ def _text(data: bytes, limit: int) -> str:
     return text + ("\n[... truncated]" if len(data) >= limit else "")
 
 
+@dataclass(slots=True)
+class _Records:
+    status: list[str]
+    detail: list[str]
+    errors: list[str] = field(default_factory=list)
+    ready: bool = False
+    done: bool = False
+    cpu: bool = False
+    memory: bool = False
+    signal: int | None = None
+
+
+def _read_records(records: bytes, nonce: str, n: int) -> _Records:
+    """The test process's records of this run (lines with another nonce are ignored)."""
+    seen = _Records(["not_run"] * n, [""] * n)
+    for line in records.decode("utf-8", "replace").splitlines():
+        parts = line.split("\t")
+        if len(parts) != 5 or parts[0] != nonce:
+            continue  # not ours: a torn line, or not from the test process
+        _, kind, index, state, info = parts
+        seen.memory = seen.memory or state == "memory"
+        if kind == "ready":
+            seen.ready = True
+        elif kind == "done":
+            seen.done = True
+        elif kind == "signal" and index.isdigit():
+            seen.signal = int(index)
+        elif kind == "test" and index.isdigit() and int(index) < n:
+            if seen.status[int(index)] == "not_run":
+                seen.status[int(index)], seen.detail[int(index)] = state, info
+        elif kind in ("solution", "setup") and state != "ok":
+            seen.cpu = seen.cpu or state == "cpu"
+            seen.errors.append(f"{kind} {_STATES.get(state, 'failed')}: {info}")
+    return seen
+
+
 def interpret(
     job: Job,
     nonce: str,
@@ -262,29 +298,9 @@ def interpret(
     """The result of one run, from nonce-tagged records only (see `ExecutionResult`)."""
 
     n = len(job.tests)
-    status = ["not_run"] * n
-    detail = [""] * n
-    ready = done = cpu_killed = memory = False
-    errors: list[str] = []
-    signal_no = None
-    for line in records.decode("utf-8", "replace").splitlines():
-        parts = line.split("\t")
-        if len(parts) != 5 or parts[0] != nonce:
-            continue  # not ours: a torn line, or not from the test process
-        _, kind, index, state, info = parts
-        memory = memory or state == "memory"
-        if kind == "ready":
-            ready = True
-        elif kind == "done":
-            done = True
-        elif kind == "signal" and index.isdigit():
-            signal_no = int(index)
-        elif kind == "test" and index.isdigit() and int(index) < n:
-            if status[int(index)] == "not_run":
-                status[int(index)], detail[int(index)] = state, info
-        elif kind in ("solution", "setup") and state != "ok":
-            cpu_killed = cpu_killed or state == "cpu"
-            errors.append(f"{kind} {_STATES.get(state, 'failed')}: {info}")
+    seen = _read_records(records, nonce, n)
+    status, detail, errors = seen.status, seen.detail, seen.errors
+    ready, done, cpu_killed, signal_no = seen.ready, seen.done, seen.cpu, seen.signal
     if signal_no is None and returncode is not None and not done:
         if returncode < 0:
             signal_no = -returncode
@@ -317,7 +333,7 @@ def interpret(
         tests_passed=passed_count,
         tests_total=n,
         timed_out=timed_out or cpu_killed,
-        memory_exceeded=memory,
+        memory_exceeded=seen.memory,
         killed_by_signal=signal_no,
         exit_code=returncode,
         error=reason[:300],

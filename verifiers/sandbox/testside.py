@@ -35,11 +35,8 @@ class ProgramError(Exception):
 _OPAQUE = "unverifiable value"
 
 
-def make_link(send, recv, token, state):
-    """(Remote, rpc, request_globals): the test side of the channel."""
-    is_plain, scalars = make_is_plain(), frozenset(SCALARS)
-    errors = _builtin_errors()
-    builtin_names, builtin_fn = _builtins_by_name(), type(len)
+def make_remote(rpc, state):
+    """The proxy class: `rpc(op, proxy, args, kwargs=None)` forwards one request."""
 
     class Remote:
         """A value that stays in the program's process (see the module docstring)."""
@@ -108,11 +105,22 @@ def make_link(send, recv, token, state):
         setattr(Remote, f"__{op}__", lambda s, o, _op=op: rpc("binary", s, (_op, o)))
         setattr(Remote, f"__r{op}__", lambda s, o, _op=op: rpc("rbinary", s, (_op, o)))
 
+    return Remote
+
+
+def make_link(send, recv, token, state):
+    """(Remote, request_globals): the test side of the channel."""
+    is_plain, scalars = make_is_plain(), frozenset(SCALARS)
+    errors = _builtin_errors()
+    builtin_names, builtin_fn = _builtins_by_name(), type(len)
+
+    remote_type = make_remote(lambda *a: rpc(*a), state)
+
     def encode(x, depth):
         t = type(x)
         if t in scalars:
             return x
-        if t is Remote:
+        if t is remote_type:
             return (token, x._prm_h)
         if t in (type, builtin_fn) and builtin_names.get(getattr(x, "__name__", None)) is x:
             return (token, x.__name__)  # `int`, `len`...: the program's own builtin of that name
@@ -151,39 +159,47 @@ def make_link(send, recv, token, state):
         reply = exchange((op, target._prm_h, args, kwargs, mut, refs))
         tag, size = reply[0], len(reply)
         if tag == "e" and size == 4 and all(type(x) is str for x in reply):
-            raise_error(reply[1], reply[2], reply[3], op)
+            raise_error(errors, reply[1], reply[2], reply[3], op)
         if tag == "v" and size >= 2:
-            value = reply[1] if is_plain(reply[1]) else Remote(0, _OPAQUE)
+            value = reply[1] if is_plain(reply[1]) else remote_type(0, _OPAQUE)
         elif tag == "h" and size >= 3 and type(reply[1]) is int and type(reply[2]) is str:
-            value = Remote(reply[1], reply[2][:80])
+            value = remote_type(reply[1], reply[2][:80])
         else:
             state["gone"] = "the program sent a malformed reply"
             raise ProgramGone(state["gone"])
-        muts = reply[-1] if mut and size in (3, 4) else ()
-        if type(muts) is tuple:
-            for entry in muts:
-                if type(entry) is tuple and len(entry) == 2 and entry[0] in mut:
-                    if is_plain(entry[1]):
-                        merge(args[entry[0]], entry[1])
+        if mut and size in (3, 4):
+            copy_back(reply[-1], mut, args, is_plain)
         return value
-
-    def raise_error(name, detail, kind, op):
-        msg = detail.split(": ", 1)[1] if detail.startswith(name + ": ") else ""
-        if kind == "memory":
-            raise MemoryError(msg)
-        if kind == "stop" and op == "unary":
-            raise StopIteration
-        error = errors.get(name)
-        if error is None:  # not built in, or StopIteration from a call (PEP 479's rule)
-            raise ProgramError(detail)
-        raise error(msg)
 
     def request_globals(names):
         reply = exchange(("globals", 0, names, None, (), False))
         out = reply[1] if reply[0] == "g" and len(reply) == 2 and type(reply[1]) is list else []
         return out
 
-    return Remote, request_globals
+    return remote_type, request_globals
+
+
+def raise_error(errors, name, detail, kind, op):
+    """Raise, in the test, what the program raised: built-in exceptions as themselves,
+    others as ProgramError, StopIteration only where an iterator's `next` gave it."""
+    msg = detail.split(": ", 1)[1] if detail.startswith(name + ": ") else ""
+    if kind == "memory":
+        raise MemoryError(msg)
+    if kind == "stop" and op == "unary":
+        raise StopIteration
+    error = errors.get(name)
+    if error is None:  # not built in, or StopIteration from a call (PEP 479's rule)
+        raise ProgramError(detail)
+    raise error(msg)
+
+
+def copy_back(muts, mut, args, is_plain):
+    """Apply the program's report of in-place changes to the test's own arguments."""
+    if type(muts) is not tuple:
+        return
+    for entry in muts:
+        if type(entry) is tuple and len(entry) == 2 and entry[0] in mut and is_plain(entry[1]):
+            merge(args[entry[0]], entry[1])
 
 
 def _builtins_by_name():
