@@ -136,3 +136,23 @@ def test_unsafe_mode_runs_and_warns_every_time(caplog):
 def test_result_docstring_states_limits():
     doc = ExecutionResult.__doc__ or ""
     assert "does NOT cover" in doc and "covers" in doc
+
+
+@needs_bwrap
+def test_refuses_without_a_seccomp_filter(monkeypatch):
+    from verifiers.sandbox import runner, seccomp
+
+    def missing() -> bytes:
+        raise seccomp.SeccompUnavailableError("install python3-seccomp")
+
+    monkeypatch.setattr(runner, "filter_bpf", missing)
+    with pytest.raises(SandboxUnavailableError, match="python3-seccomp"):
+        Sandbox(SandboxConfig(timeout_s=2))
+
+
+@needs_bwrap
+def test_seccomp_filter_is_built_from_libseccomp():
+    from verifiers.sandbox.seccomp import filter_bpf
+
+    bpf = filter_bpf()
+    assert bpf and len(bpf) % 8 == 0  # classic BPF: 8-byte instructions
