@@ -8,7 +8,9 @@
    chains at once; record every batch it sent. Rollout tok/s = generated tokens / wall time
    of the whole stage (Ray calls, prompt formatting, answer checks and search included).
 4. Replay the very same requests on the same actor, timing only `vllm.LLM.generate`:
-   (a) batch by batch, as the search sent them, and (b) as one flat batch (the ceiling).
+   (a) wave by wave, as the search sent them (each wave waiting for the last), and (b) as
+   one flat batch (the ceiling). Superseded by `bench_throughput.py` (sampling, rollouts and
+   the peer baseline side by side); kept for the per-wave replay.
 Prints both ratios. Figures are for the machine it runs on; nothing is asserted.
 """
 
@@ -38,22 +40,18 @@ def main() -> None:
     from pipelines.engine.completer import EngineCompleter
     from pipelines.engine.pool import EnginePool
     from pipelines.engine.prepare_model import prepare
-    from pipelines.label.config import SamplerConfig
+    from pipelines.label.config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
     from verifiers.rollout.driver import MonteCarloVerifier
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    model = {"kv_cache_gib": 2, "dtype": "bfloat16", "max_model_len": 2048,
-             "enforce_eager": True, "use_chat_template": True}
-    engine = {"kind": "vllm", "actors": 1, "num_cpus": 1, "num_gpus": 0,
-              "batch_size": 4096, "enable_prefix_caching": True}
     t = time.perf_counter()
-    pool = EnginePool(str(prepare()), model, engine, {"enabled": True})
+    pool = EnginePool(str(prepare()), ModelConfig(), EngineConfig(batch_size=4096), RayConfig())
     print(f"engine start: {time.perf_counter() - t:.1f}s")
 
-    sampler = vars(SamplerConfig())
+    instruction = SamplerConfig().math_instruction
     problems = list(load_problems({"name": "builtin_math", "limit": args.problems}))
     requests = [
-        {"messages": [{"role": "user", "content": user_message(p, sampler)}], "prefix": "",
+        {"messages": [{"role": "user", "content": user_message(p, instruction)}], "prefix": "",
          "n": args.n, "seed": derive_seed(0, p.problem_id), "max_tokens": 160,
          "temperature": 0.8, "top_p": 0.95, "stop": []}
         for p in problems
@@ -70,14 +68,15 @@ def main() -> None:
     class Recording(EngineCompleter):
         batches: list = []
 
-        def complete(self, reqs):
+        def submit(self, reqs):  # the driver's continuous path: one future per request
             self.batches.append(list(reqs))
-            return super().complete(reqs)
+            return super().submit(reqs)
 
     completer = Recording(pool)
     mc = MonteCarloVerifier(
         completer, domain="math", estimator="binary_search", k=args.k, chunk=2, confirm=2,
-        max_tokens=args.max_tokens, prompt_fn=functools.partial(user_message, sampler=sampler),
+        max_tokens=args.max_tokens,
+        prompt_fn=functools.partial(user_message, math_instruction=instruction),
     )
     actor = pool.actors[0]
     g0 = ray.get(actor.timing.remote())

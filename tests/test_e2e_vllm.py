@@ -45,3 +45,41 @@ def test_vllm_on_ray_end_to_end(tmp_path, tiny_model_dir, ray_runtime):
     for row in ds:
         assert len(row["completions"]) == len(row["labels"]) > 0
         assert row["model"] == "tiny-llama" and row["sampler_seed"] is not None
+
+
+def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
+    """The MC driver through the job's pool and completer: one future per probe, many in
+    flight at once on one engine actor, every request answered, same labels on a re-run."""
+    import ray
+
+    from labeling.schema import Chain, Problem
+    from pipelines.engine.completer import EngineCompleter
+    from pipelines.engine.pool import EnginePool
+    from pipelines.label.config import EngineConfig, ModelConfig, RayConfig
+    from verifiers.rollout.driver import AsyncCompleter, MonteCarloVerifier
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    model = ModelConfig(name="tiny", path=str(tiny_model_dir), max_model_len=512)
+    pool = EnginePool(str(tiny_model_dir), model, EngineConfig(actors=0), RayConfig())
+    completer = EngineCompleter(pool)
+    assert isinstance(completer, AsyncCompleter) and len(pool.actors) == 1
+    items = []
+    for i in range(6):
+        steps = tuple(f"Step {s}: {i} + {s} = {i + s}." for s in range(1, 5))
+        problem = Problem(f"p{i}", "math", "t", f"What is {i} + 4?", reference=str(i + 4))
+        items.append((problem, Chain(f"p{i}", f"c{i}", 0, "\n\n".join(steps), steps, "m")))
+
+    def run():
+        mc = MonteCarloVerifier(completer, domain="math", estimator="per_step", k=2, chunk=1,
+                                max_tokens=12)
+        return mc.verify(items), mc.last_stats
+
+    first, stats = run()
+    assert [len(vs) for vs in first] == [4] * 6
+    assert stats.max_in_flight >= 6 * 3  # every chain's probes at once, not round by round
+    counts = pool.stats()["tags"]["rollout"]
+    assert counts["requests"] == counts["done"] == stats.requests
+    assert counts["tokens"] == stats.tokens > 0
+    again, _ = run()
+    assert again == first  # per-request seeds: the same labels in any timing
+    pool.shutdown()

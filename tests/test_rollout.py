@@ -1,4 +1,5 @@
-"""The rollout driver with a fake engine: batching, seeds, checks, accounting.
+"""The rollout driver with a fake engine: batching, continuous scheduling, seeds, checks,
+accounting.
 
 The code outcome path is tested with a fake `run_tests`: `verifiers/code_tests.py` is being
 written by another helper; one test uses the real one when it is importable.
@@ -13,6 +14,7 @@ import pytest
 from labeling.schema import Chain, Problem, Status
 from verifiers.base import Verifier
 from verifiers.rollout.driver import (
+    AsyncCompleter,
     Completer,
     Completion,
     CompletionRequest,
@@ -263,3 +265,62 @@ def test_accepts_the_pipeline_config_arguments():
     assert isinstance(mc.check, CodeOutcome) and mc.check_workers == 3
     with pytest.raises(ValueError, match="binary_search"):
         MonteCarloVerifier(FakeCompleter(lambda r: 1.0), estimator="nope")
+
+
+class ThreadedCompleter:
+    """An `AsyncCompleter`: each request is answered by FakeCompleter's rule after a delay
+    of its own (from a timer thread), so requests finish out of order."""
+
+    def __init__(self, fake: FakeCompleter, delay) -> None:
+        self.fake, self.delay = fake, delay
+        self.sent: list[tuple[float, CompletionRequest]] = []
+        self.finished: list[tuple[float, CompletionRequest]] = []
+
+    def submit(self, requests):
+        import threading
+        import time
+        from concurrent.futures import Future
+
+        futures = []
+        for r in requests:
+            fut: Future = Future()
+            self.sent.append((time.monotonic(), r))
+
+            def answer(r=r, fut=fut):
+                self.finished.append((time.monotonic(), r))
+                fut.set_result(self.fake.complete([r])[0])
+
+            threading.Timer(self.delay(r), answer).start()
+            futures.append(fut)
+        return futures
+
+
+@pytest.mark.parametrize("estimator", ["binary_search", "per_step"])
+def test_continuous_schedule_gives_the_labels_of_the_round_schedule(estimator):
+    items = [math_item(i, 9, i % 9) for i in range(12)]
+
+    def rule(r):
+        return 0.1 if ERR in r.prefix_text else 0.7
+
+    def run(completer):
+        mc = MonteCarloVerifier(completer, estimator=estimator, k=3, chunk=1, confirm=2)
+        return mc.verify(items), mc.last_stats
+
+    rounds, s1 = run(FakeCompleter(rule))
+    slow = ThreadedCompleter(FakeCompleter(rule), lambda r: 0.002 * (hash(r.seed) % 5))
+    continuous, s2 = run(slow)
+    assert isinstance(slow, AsyncCompleter) and not isinstance(slow, Completer)
+    assert continuous == rounds  # same probes, seeds and labels in any timing
+    assert (s2.requests, s2.completions, s2.tokens) == (s1.requests, s1.completions, s1.tokens)
+
+
+def test_a_chain_does_not_wait_for_another_chains_slow_probe():
+    items = [math_item(0, 16, 11), math_item(1, 16, 11)]  # both need ~4 sequential probes
+    completer = ThreadedCompleter(
+        error_aware(), lambda r: 0.5 if r.prompt_text == "Question 0?" else 0.01
+    )
+    MonteCarloVerifier(completer, estimator="binary_search", k=1).verify(items)
+    first_slow_done = min(t for t, r in completer.finished if r.prompt_text == "Question 0?")
+    fast_sent = [t for t, r in completer.sent if r.prompt_text == "Question 1?"]
+    assert len(fast_sent) >= 3
+    assert all(t < first_slow_done for t in fast_sent)  # chain 1 finished its whole search

@@ -14,12 +14,18 @@ text for the same prefix, and vLLM's prefix cache can share it.
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import os
 import random
 import time
+from concurrent.futures import Future
 from typing import Any
 
+from pipelines.engine.feed import EngineFeed
+
 SIMULATED_MODEL = "simulated"
+TOO_LONG = {"texts": [""], "tokens": [0], "finish": ["prompt_too_long"]}
 
 
 def format_prompt(tokenizer: Any, messages: list[dict[str, str]], prefix: str, chat: bool) -> str:
@@ -32,19 +38,34 @@ def format_prompt(tokenizer: Any, messages: list[dict[str, str]], prefix: str, c
 
 
 class VLLMEngine:
-    """One `vllm.LLM`. Create it inside a Ray actor or under `if __name__ == "__main__":`
-    (vLLM spawns processes)."""
+    """One vLLM engine fed continuously (`EngineFeed`). Create it inside a Ray actor or under
+    `if __name__ == "__main__":` (vLLM may spawn processes).
 
-    def __init__(self, model_path: str, model: Any, engine: Any) -> None:
+    `threads_share`: how many engine actors share this node's cores (CPU: each gets its part
+    as torch threads); `engine.threads` > 0 sets the count outright. `verbose` keeps vLLM's
+    INFO logs. The dtype, core placement and threads are chosen by `pipelines.engine.device`;
+    `choice()` says which and why.
+    """
+
+    def __init__(
+        self, model_path: str, model: Any, engine: Any, threads_share: int = 1,
+        verbose: bool = False,
+    ) -> None:  # fmt: skip
         # model: ModelConfig, engine: EngineConfig (pipelines.label.config)
+        from pipelines.engine import device
+
+        threads = int(getattr(engine, "threads", 0) or 0)
+        if threads <= 0 and not engine.num_gpus:
+            threads = max(1, device.visible_cores() // max(1, threads_share))
+        self.device = device.choose(str(model.dtype), engine.num_gpus, threads)
         # Must be in the environment before vLLM is imported (CPU backend reads it once).
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(model.kv_cache_gib))
-        os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+        device.apply(self.device, verbose)
         from vllm import LLM
 
         kwargs: dict[str, Any] = {
             "model": model_path,
-            "dtype": model.dtype,
+            "dtype": self.device.dtype,
             "max_model_len": model.max_model_len,
             "enforce_eager": model.enforce_eager,
             "enable_prefix_caching": engine.enable_prefix_caching,
@@ -60,49 +81,57 @@ class VLLMEngine:
             kwargs["gpu_memory_utilization"] = model.gpu_memory_utilization
         self.llm = LLM(**kwargs)
         self.tokenizer = self.llm.get_tokenizer()
+        # Callers format and encode prompts while the feed's thread steps the engine, which
+        # decodes with its tokenizer: a Rust tokenizer used from two threads at once can fail
+        # ("Already borrowed"), so callers get a copy of their own.
+        try:
+            self.encoder = copy.deepcopy(self.tokenizer)
+        except Exception:  # an uncopyable tokenizer: share it (calls are then serialised)
+            self.encoder = self.tokenizer
         self.chat = bool(model.use_chat_template)
         self.max_model_len = int(kwargs["max_model_len"])
-        self.generate_seconds = 0.0  # time inside llm.generate only (benchmarks read it)
+        seqs = self.llm.llm_engine.vllm_config.scheduler_config.max_num_seqs
+        self.feed = EngineFeed(self.llm.llm_engine, int(seqs))
 
-    def generate(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _item(self, r: dict[str, Any]) -> tuple[dict, Any] | None:
         from vllm import SamplingParams
+        from vllm.sampling_params import RequestOutputKind
 
-        prompts, params = [], []
-        for r in requests:
-            text = format_prompt(self.tokenizer, r["messages"], r.get("prefix", ""), self.chat)
-            ids = self.tokenizer.encode(text, add_special_tokens=False)
-            # Leave room for the completion: a prompt too long for the context is cut from
-            # the left is wrong (the question would be lost); instead shrink max_tokens and,
-            # if nothing is left, return an empty completion marked "length".
-            room = self.max_model_len - len(ids)
-            prompts.append({"prompt_token_ids": ids})
-            params.append(
-                SamplingParams(
-                    n=int(r.get("n", 1)),
-                    temperature=float(r.get("temperature", 0.8)),
-                    top_p=float(r.get("top_p", 1.0)),
-                    max_tokens=max(1, min(int(r["max_tokens"]), room - 1)),
-                    seed=int(r["seed"]),
-                    stop=list(r.get("stop") or []),
-                )
-            )
-        limit = self.max_model_len - 1
-        keep = [i for i, p in enumerate(prompts) if len(p["prompt_token_ids"]) < limit]
-        t0 = time.perf_counter()
-        outs = self.llm.generate(
-            [prompts[i] for i in keep], [params[i] for i in keep], use_tqdm=False
+        text = format_prompt(self.encoder, r["messages"], r.get("prefix", ""), self.chat)
+        ids = self.encoder.encode(text, add_special_tokens=False)
+        # A prompt too long for the context cannot be cut from the left (the question would
+        # be lost): max_tokens shrinks to the room left, and without room the request is
+        # answered with one empty completion marked "prompt_too_long".
+        room = self.max_model_len - len(ids)
+        if room < 2:
+            return None
+        params = SamplingParams(
+            n=int(r.get("n", 1)),
+            temperature=float(r.get("temperature", 0.8)),
+            top_p=float(r.get("top_p", 1.0)),
+            max_tokens=max(1, min(int(r["max_tokens"]), room - 1)),
+            seed=int(r["seed"]),
+            stop=list(r.get("stop") or []),
         )
-        self.generate_seconds += time.perf_counter() - t0
-        results: list[dict[str, Any]] = [
-            {"texts": [""], "tokens": [0], "finish": ["prompt_too_long"]} for _ in requests
-        ]
-        for i, out in zip(keep, outs, strict=True):
-            results[i] = {
-                "texts": [c.text for c in out.outputs],
-                "tokens": [len(c.token_ids) for c in out.outputs],
-                "finish": [str(c.finish_reason) for c in out.outputs],
-            }
-        return results
+        params.output_kind = RequestOutputKind.FINAL_ONLY  # only finished outputs come back
+        return {"prompt_token_ids": ids}, params
+
+    def submit(self, requests: list[dict[str, Any]], tag: str = "sample") -> Future:
+        """A future of the results, in request order; resolves when all are done."""
+        return self.feed.submit([self._item(r) for r in requests], tag, TOO_LONG)
+
+    def generate(self, requests: list[dict[str, Any]], tag: str = "sample") -> list[dict]:
+        return self.submit(requests, tag).result()
+
+    async def agenerate(self, requests: list[dict[str, Any]], tag: str = "sample") -> list[dict]:
+        """`generate` for Ray: an async actor serves many calls at once, all in one batch."""
+        return await asyncio.wrap_future(self.submit(requests, tag))
+
+    def stats(self) -> dict[str, Any]:
+        return self.feed.stats()
+
+    def choice(self) -> str:
+        return self.device.describe()
 
     def ping(self) -> str:
         return "ok"
@@ -111,8 +140,8 @@ class VLLMEngine:
         return os.getpid()
 
     def timing(self) -> float:
-        """Seconds spent inside `llm.generate` so far."""
-        return self.generate_seconds
+        """Seconds the engine spent stepping so far (busy time; benchmarks read it)."""
+        return self.feed.stats()["busy_s"]
 
 
 class SimulatedEngine:
@@ -123,8 +152,12 @@ class SimulatedEngine:
     Token counts are word counts.
     """
 
-    def __init__(self, model_path: str = "", model: Any = None, engine: Any = None) -> None:
+    def __init__(
+        self, model_path: str = "", model: Any = None, engine: Any = None,
+        threads_share: int = 1, verbose: bool = False,
+    ) -> None:  # fmt: skip
         self.calls = 0
+        self.counts = {"requests": 0, "tokens": 0}
         # Latency per generate() call, to model a real engine in fault tests and benchmarks.
         self.delay_s = float(engine.simulated_delay_s if engine is not None else 0.0)
 
@@ -139,7 +172,7 @@ class SimulatedEngine:
         steps.append(f"The answer is \\boxed{{{rng.randint(0, 60)}}}.")
         return "\n\n".join(steps)
 
-    def generate(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def generate(self, requests: list[dict[str, Any]], tag: str = "sample") -> list[dict]:
         self.calls += 1
         if self.delay_s:
             time.sleep(self.delay_s)
@@ -156,7 +189,25 @@ class SimulatedEngine:
                     "finish": ["stop"] * len(texts),
                 }
             )
+        self.counts["requests"] += len(requests)
+        self.counts["tokens"] += sum(sum(r["tokens"]) for r in results)
         return results
+
+    def submit(self, requests: list[dict[str, Any]], tag: str = "sample") -> Future:
+        fut: Future = Future()
+        fut.set_result(self.generate(requests, tag))
+        return fut
+
+    async def agenerate(self, requests: list[dict[str, Any]], tag: str = "sample") -> list[dict]:
+        return self.generate(requests, tag)
+
+    def stats(self) -> dict[str, Any]:
+        n, k = self.counts["requests"], self.counts["tokens"]
+        tag = {"requests": n, "done": n, "budget": k, "done_budget": k, "tokens": k}
+        return {"tags": {"all": tag}, "busy_s": 0.0, "steps": self.calls, "live_tokens": k}
+
+    def choice(self) -> str:
+        return "simulated engine (no model)"
 
     def ping(self) -> str:
         return "ok"

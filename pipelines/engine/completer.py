@@ -1,18 +1,21 @@
-"""The Monte Carlo driver's `Completer`, implemented with the engine pool.
+"""The Monte Carlo driver's completer, implemented with the engine pool.
 
 Each `CompletionRequest` becomes one engine request with the problem as the user message and
 the chain prefix as the start of the assistant's answer; the engine renders both exactly as
 it rendered the sampled chain, so vLLM's prefix cache shares the prompt and the prefix.
-One `complete()` call is one round of the search: all its requests go out at once, spread
-over every engine actor.
+
+`submit` (the `AsyncCompleter` protocol) sends one engine call per request and returns one
+future per request, so the driver sends a chain's next probe the moment its last one is
+done, while the engine keeps generating every other chain's. `complete` is the batch form.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future
 from typing import Any
 
-from verifiers.rollout.driver import Completion, CompletionRequest
+from verifiers.rollout.protocol import Completion, CompletionRequest
 
 
 class EngineCompleter:
@@ -21,30 +24,47 @@ class EngineCompleter:
         self.model_name = model_name
         self.top_p = top_p
 
+    def _engine_request(self, r: CompletionRequest) -> dict[str, Any]:
+        return {
+            "messages": [{"role": "user", "content": r.prompt_text}],
+            "prefix": r.prefix_text,
+            "n": r.n,
+            "seed": r.seed,
+            "max_tokens": r.max_tokens,
+            "temperature": r.temperature,
+            "top_p": self.top_p,
+            "stop": [],
+        }
+
+    @staticmethod
+    def _completions(r: CompletionRequest, res: dict[str, Any]) -> list[Completion]:
+        completions = [
+            Completion(text, tokens)
+            for text, tokens in zip(res["texts"], res["tokens"], strict=True)
+        ]
+        if len(completions) != r.n:  # e.g. a prompt too long for the context
+            completions += [Completion("", 0)] * (r.n - len(completions))
+        return completions
+
+    def submit(self, requests: Sequence[CompletionRequest]) -> list[Future[list[Completion]]]:
+        out = []
+        for r in requests:
+            done: Future[list[Completion]] = Future()
+            call = self.pool.future([self._engine_request(r)], tag="rollout")
+            call.add_done_callback(lambda f, r=r, done=done: _relay(f, done, self, r))
+            out.append(done)
+        return out
+
     def complete(self, requests: Sequence[CompletionRequest]) -> list[list[Completion]]:
         if not requests:
             return []
-        engine_requests = [
-            {
-                "messages": [{"role": "user", "content": r.prompt_text}],
-                "prefix": r.prefix_text,
-                "n": r.n,
-                "seed": r.seed,
-                "max_tokens": r.max_tokens,
-                "temperature": r.temperature,
-                "top_p": self.top_p,
-                "stop": [],
-            }
-            for r in requests
-        ]
-        results = self.pool.generate(engine_requests)
-        out = []
-        for r, res in zip(requests, results, strict=True):
-            completions = [
-                Completion(text, tokens)
-                for text, tokens in zip(res["texts"], res["tokens"], strict=True)
-            ]
-            if len(completions) != r.n:  # e.g. a prompt too long for the context
-                completions += [Completion("", 0)] * (r.n - len(completions))
-            out.append(completions)
-        return out
+        results = self.pool.generate([self._engine_request(r) for r in requests], tag="rollout")
+        return [self._completions(r, res) for r, res in zip(requests, results, strict=True)]
+
+
+def _relay(call: Future, done: Future, completer: EngineCompleter, r: CompletionRequest) -> None:
+    try:
+        (res,) = call.result()
+        done.set_result(completer._completions(r, res))
+    except BaseException as exc:  # the engine's error reaches the driver, which raises it
+        done.set_exception(exc)

@@ -154,9 +154,14 @@ class LabelsConfig:
 @dataclass
 class EngineConfig:
     kind: EngineKind = option(EngineKind.vllm, "vllm | simulated (fake text, no model).")
-    actors: int = option(1, "Engine actors (each holds one vllm.LLM); 0 = one per GPU group.")
+    actors: int = option(
+        1, "Engine actors (one vLLM engine each); 0 = auto: one per GPU group, CPU: per node."
+    )
     num_cpus: float = option(1.0, "Ray CPUs reserved per engine actor.")
     num_gpus: float = option(0.0, "Ray GPUs per engine actor (0 = CPU backend).")
+    threads: int = option(
+        0, "CPU torch threads per engine; 0 = the node's cores shared among its engines."
+    )
     batch_size: int = option(256, "Prompts per generate() call.")
     enable_prefix_caching: bool = option(True, "Shared prompts/prefixes computed once.")
     simulated_delay_s: float = option(0.0, "Simulated engine only: latency per call (tests).")
@@ -206,7 +211,9 @@ class LabelJobConfig:
 LABEL_AFFECTING = ("model", "dataset", "sampler", "split", "labels", "engine")
 # Engine fields that change only speed, never text: left out of the key so a re-run on more
 # actors or a bigger batch still resumes.
-ENGINE_SPEED_ONLY = ("actors", "num_cpus", "num_gpus", "batch_size", "simulated_delay_s")
+ENGINE_SPEED_ONLY = (
+    "actors", "num_cpus", "num_gpus", "threads", "batch_size", "simulated_delay_s",
+)
 
 
 def _positive(value: float, key: str, allow_zero: bool = False) -> None:

@@ -37,7 +37,7 @@ from pipelines.label.config import (
     ModelConfig,
 )
 from pipelines.label.manifest import build_manifest, log_done, write_report_quietly
-from pipelines.label.progress import Progress
+from pipelines.label.progress import Progress, engine_throughput
 from pipelines.label.unit import UnitLabeler, UnitResult
 
 log = logging.getLogger("prm-label")
@@ -148,7 +148,8 @@ class LabelJob:
             from pipelines.engine.pool import EnginePool
 
             path = self._resolve_model(own)
-            self.judge_pool = EnginePool(path, own, self.cfg.engine, self.cfg.ray)
+            self.judge_pool = EnginePool(path, own, self.cfg.engine, self.cfg.ray,
+                                         verbose=self.cfg.debug.verbose_engine)
             log.info("judge engine ready (%s)", path)
         return EngineCritic(self.judge_pool, own.name)
 
@@ -160,7 +161,8 @@ class LabelJob:
         t = time.monotonic()
         self.model_path = self._resolve_model()
         self.pool = EnginePool(
-            self.model_path, self.cfg.model, self.cfg.engine, self.cfg.ray
+            self.model_path, self.cfg.model, self.cfg.engine, self.cfg.ray,
+            verbose=self.cfg.debug.verbose_engine,
         )
         self.engine_start_s = time.monotonic() - t
         log.info("engine ready in %.1fs (%s)", self.engine_start_s, self.model_path)
@@ -339,6 +341,7 @@ class LabelJob:
         items = load_problems(asdict(self.cfg.dataset))
         records: dict[int, UnitRecord] = {}
         progress = Progress(self.cfg, total=self.cfg.dataset.limit)
+        progress.watch(lambda: self.pool)  # engine lines every log_every_s while it works
         sampling: deque = deque()
         labeling: deque = deque()
         lookahead = 2
@@ -382,6 +385,7 @@ class LabelJob:
         manifest = build_manifest(
             self.cfg, self.hash, self.model_path, records, started_at, wall, reused, prev
         )
+        manifest["throughput"].update(engine_throughput(self.pool, wall, manifest["counts"]))
         self.out.write_manifest(manifest)
         if self.cfg.output.report:
             write_report_quietly(self.out.root)

@@ -1,14 +1,23 @@
-"""Progress of a long job: a tqdm bar on a terminal, a log line every few seconds otherwise.
+"""Progress of a long job: a tqdm bar on a terminal, log lines every `debug.log_every_s`.
 
-Shows problems done (of the total when known), chains/s, sampled tokens/s and the ETA.
+Two kinds of lines:
+- per finished unit: problems done (of the total when known), chains/s, tokens/s, ETA;
+- while the engine works (`watch`): requests done/sent per stage (sample, rollout, ...),
+  generated tokens/s over the last period, and the time the work already queued at the
+  engine needs at that rate (an upper bound: it assumes every request runs to max_tokens).
+  Sampling the whole input is known up front; Monte Carlo probes are sent as chains need
+  them, so their queue grows as the stage goes.
+`engine_throughput` gives the manifest's headline figures (labeled steps per engine-hour).
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+import threading
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
@@ -18,6 +27,49 @@ if TYPE_CHECKING:
     from pipelines.label.config import LabelJobConfig
 
 log = logging.getLogger("prm-label")
+
+
+def engine_line(now: dict[str, Any], before: dict[str, Any] | None, dt: float) -> str | None:
+    """One progress line from two `EnginePool.stats()` snapshots `dt` seconds apart; None when
+    the engine has nothing to do and did nothing since `before`."""
+    tags = now["tags"]
+    pending = sum(t["requests"] - t["done"] for t in tags.values())
+    made = now["live_tokens"] - (before["live_tokens"] if before else 0)
+    if not pending and made <= 0:
+        return None
+    parts = [f"{name} {t['done']}/{t['requests']} requests" for name, t in sorted(tags.items())
+             if t["requests"]]
+    rate = made / dt if dt > 0 else 0.0
+    finished_tokens = sum(t["tokens"] for t in tags.values())
+    in_progress = max(0, now["live_tokens"] - finished_tokens)
+    left = max(0, sum(t["budget"] - t["done_budget"] for t in tags.values()) - in_progress)
+    eta = f"; queued work <= {left / rate:.0f}s at this rate" if pending and rate > 0 else ""
+    return f"engine: {', '.join(parts)}; {rate:.0f} tok/s{eta}"
+
+
+def engine_throughput(pool: Any, wall: float, counts: dict[str, Any]) -> dict[str, Any]:
+    """The manifest's engine figures: actors, busy seconds, engine-hours (actors x wall) and
+    labeled steps per engine-hour (the cost figure that compares across hardware)."""
+    if pool is None:
+        return {"engine_actors": 0, "labeled_steps_per_engine_hour": None}
+    try:
+        stats = pool.stats()
+    except Exception as exc:  # a figure must not fail a finished run
+        log.warning("could not read the engine counters: %s", exc)
+        return {"engine_actors": len(getattr(pool, "actors", [])),
+                "labeled_steps_per_engine_hour": None}
+    hours = stats["actors"] * wall / 3600
+    steps = counts.get("steps_labeled", 0)
+    tags = stats["tags"]
+    return {
+        "engine_actors": stats["actors"],
+        "engine_hours": round(hours, 5),
+        "engine_busy_s": round(stats["busy_s"], 2),
+        "labeled_steps_per_engine_hour": round(steps / hours, 1) if hours else None,
+        "generated_tokens_per_s": round(sum(t["tokens"] for t in tags.values()) / wall, 2)
+        if wall else None,
+        "requests": {name: t["requests"] for name, t in tags.items()},
+    }
 
 
 class Progress:
@@ -31,6 +83,35 @@ class Progress:
             if sys.stderr.isatty()
             else None
         )
+        self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
+
+    def watch(self, pool: Callable[[], Any]) -> None:
+        """Report the engine's work every `every` seconds from a daemon thread, once
+        `pool()` returns a pool (engines start lazily)."""
+        self._watcher = threading.Thread(
+            target=self._watch, args=(pool,), name="engine-progress", daemon=True
+        )
+        self._watcher.start()
+
+    def _watch(self, pool: Callable[[], Any]) -> None:
+        before, at = None, time.monotonic()
+        while not self._stop.wait(self.every):
+            p = pool()
+            if p is None:
+                continue
+            try:
+                now = p.stats()
+            except Exception:  # a slow or restarting actor: try again next period
+                continue
+            line = engine_line(now, before, time.monotonic() - at)
+            before, at = now, time.monotonic()
+            if line is None:
+                continue
+            if self.bar is not None:
+                self.bar.set_postfix_str(line[len("engine: "):])
+            else:
+                log.info(line)
 
     def update(self, rec: UnitRecord, reused: bool = False) -> None:
         n = rec.counts.get("problems_in", 0)
@@ -43,7 +124,8 @@ class Progress:
         if self.bar is not None:
             self.bar.update(n)
             self.bar.set_postfix(stats, refresh=False)
-        elif time.monotonic() - self.last >= self.every:
+        elif time.monotonic() - self.last >= self.every or (self.total and
+                                                           self.problems >= self.total):
             self.last = time.monotonic()
             eta = ""
             fresh = self.problems - self.reused
@@ -57,5 +139,8 @@ class Progress:
             )
 
     def close(self) -> None:
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.join(timeout=10)
         if self.bar is not None:
             self.bar.close()

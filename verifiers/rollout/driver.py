@@ -1,97 +1,50 @@
 """Monte Carlo rollout labels: the driver between the estimators and the engine.
 
 `MonteCarloVerifier.verify(items)` labels every step of every chain in `items` from
-completion rates. It runs in rounds; each round collects the pending probes of ALL chains that
-are not done yet (`labeling.estimators`), turns them into one batch of `CompletionRequest`s
-(one request per probe, `n` completions each) and makes exactly one `Completer.complete()`
-call. Every completion is checked with the outcome check and the results go back to the
-estimators. Rounds stop when every chain is done or after `max_rounds`.
+completion rates. Every chain's pending probes (`labeling.estimators`) are in flight at once,
+one `CompletionRequest` per probe (`n` completions each); as soon as one comes back, its
+completions are checked with the outcome check, the result goes to that chain's estimator, and
+the chain's next probe goes out at once. No chain waits for another's slowest rollout, so the
+engine stays fed while any chain has a pending probe (continuous batching does the rest).
 
-Why one batch per round: the engine is fastest with many sequences in flight, and requests of
-the same chain share the prompt and most of the prefix, which vLLM's prefix caching reuses. So
-give `verify` many chains at once (hundreds): a round's batch is about one probe per
-unfinished chain for `binary_search`, and M-1 per chain in the single round of `per_step`.
+With an `AsyncCompleter` (one future per request: the vLLM engine pool) that is what happens.
+A plain `Completer` (a batch answered at once: the fakes) gets one call per wave of newly
+pending probes, which is the old round-by-round schedule. Either way a chain's probes, seeds
+and labels depend only on its own results, so the labels are the same in any timing.
 
-The `Completer` is the only thing that touches a model; `pipelines/` implements it with the
-vLLM engine actors, tests and benchmarks with `FakeCompleter` (below).
+Give `verify` many chains at once (hundreds): requests of the same chain share the prompt and
+most of the prefix, which vLLM's prefix caching reuses.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import queue
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
-from typing import Any, Protocol, runtime_checkable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 from labeling.estimators import Estimator, Probe, make_estimator
 from labeling.ids import derive_seed
 from labeling.schema import Chain, Problem, Status, StepVerdict
 from verifiers.rollout.outcome import CodeOutcome, DomainOutcome, MathOutcome, OutcomeCheck
+from verifiers.rollout.protocol import (
+    AsyncCompleter,
+    Completer,
+    Completion,
+    CompletionRequest,
+    RolloutStats,
+)
 
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True, slots=True)
-class CompletionRequest:
-    """Generate `n` continuations of `prompt_text` + `prefix_text` with sampling seed `seed`.
-
-    `prompt_text` is the problem as the sampler saw it before templating (`prompt_fn`); the
-    Completer renders it exactly as the sampler did and appends `prefix_text` verbatim as the
-    start of the answer, so the continuation is the chain's next step onward.
-    """
-
-    prompt_text: str
-    prefix_text: str
-    n: int
-    seed: int
-    max_tokens: int
-    temperature: float = 0.8
-
-
-@dataclass(frozen=True, slots=True)
-class Completion:
-    text: str  # the continuation only, without the prefix
-    tokens: int  # generated tokens
-
-
-@runtime_checkable
-class Completer(Protocol):
-    def complete(self, requests: Sequence[CompletionRequest]) -> list[list[Completion]]:
-        """For each request, in order, exactly `request.n` completions."""
-        ...
-
-
-@dataclass(slots=True)
-class RolloutStats:
-    """What the driver asked of the engine (for the engine-utilisation benchmark)."""
-
-    chains: int = 0
-    rounds: int = 0  # = Completer.complete() calls (batches)
-    requests: int = 0  # probes sent (each asks for n completions)
-    completions: int = 0
-    tokens: int = 0  # generated tokens reported by the Completer
-    max_batch_requests: int = 0
-    max_batch_completions: int = 0
-    unfinished_chains: int = 0  # chains still undecided when max_rounds ran out
-    checks: int = 0  # outcome checks actually run (cache hits excluded)
-    undecided_checks: int = 0  # checks that returned None (counted as failures)
-    check_errors: int = 0  # checks that raised on a completion (undecided; logged)
-    generate_seconds: float = 0.0
-    check_seconds: float = 0.0
-
-    def merge(self, other: RolloutStats) -> None:
-        for name, value in asdict(other).items():
-            if name.startswith("max_"):
-                setattr(self, name, max(getattr(self, name), value))
-            else:
-                setattr(self, name, getattr(self, name) + value)
-
-    def as_dict(self) -> dict[str, float]:
-        return asdict(self)
+__all__ = [
+    "AsyncCompleter", "Completer", "Completion", "CompletionRequest", "FakeCompleter",
+    "MonteCarloVerifier", "RolloutStats", "prefix_texts",
+]  # fmt: skip
 
 
 def prefix_texts(chain: Chain, step_separator: str = "\n\n") -> list[str]:
@@ -197,7 +150,6 @@ class MonteCarloVerifier:
         estimators: list[Estimator | None] = []
         failed: dict[int, str] = {}
         prefixes = [prefix_texts(chain, self.sep) for _, chain in items]
-        cache: dict[tuple[int, int, str], bool | None] = {}
 
         with ThreadPoolExecutor(max(1, self.check_workers)) as pool:
             # The chains' own outcomes (no generation): the last step's label, and for
@@ -211,43 +163,7 @@ class MonteCarloVerifier:
                     estimators.append(
                         make_estimator(self.estimator, n_steps, outcome=outcome, **self.options)
                     )
-            for _ in range(self.max_rounds):
-                work = [
-                    (idx, probe)
-                    for idx, est in enumerate(estimators)
-                    if est is not None and not est.done
-                    for probe in est.pending()
-                ]
-                if not work:
-                    break
-                requests = [self._request(items[i], prefixes[i], estimators[i], p) for i, p in work]
-                started = time.perf_counter()
-                results = self.completer.complete(requests)
-                stats.generate_seconds += time.perf_counter() - started
-                self._count(stats, requests, results)
-
-                started = time.perf_counter()
-                # All checks of the round go to the pool at once: sandbox runs are slow, and
-                # a duplicate completion of the same prefix is checked only once.
-                todo = list(
-                    dict.fromkeys(
-                        (idx, probe.step, c.text)
-                        for (idx, probe), got in zip(work, results, strict=True)
-                        for c in got
-                        if (idx, probe.step, c.text) not in cache
-                    )
-                )
-                run = functools.partial(self._run, items, prefixes, stats)
-                for key, ok in zip(todo, pool.map(run, todo), strict=True):
-                    cache[key] = ok
-                    stats.checks += 1
-                    stats.undecided_checks += ok is None
-                for (idx, probe), got in zip(work, results, strict=True):
-                    successes = [cache[(idx, probe.step, c.text)] is True for c in got]
-                    est = estimators[idx]
-                    assert est is not None
-                    est.record(probe.step, successes, sum(c.tokens for c in got))
-                stats.check_seconds += time.perf_counter() - started
+            _Schedule(self, items, prefixes, estimators, stats, pool).run()
 
         out = []
         for idx, est in enumerate(estimators):
@@ -307,24 +223,110 @@ class MonteCarloVerifier:
         prompt = self.prompt_fn(problem)
         return CompletionRequest(prompt, prefixes[step], n, seed, self.max_tokens, self.temperature)
 
-    @staticmethod
-    def _count(
-        stats: RolloutStats,
-        requests: Sequence[CompletionRequest],
-        results: Sequence[Sequence[Completion]],
-    ) -> None:
-        if len(results) != len(requests):
-            raise RuntimeError(f"Completer answered {len(results)} of {len(requests)} requests")
-        for req, got in zip(requests, results, strict=True):
+
+class _Schedule:
+    """One `verify` call's traffic: every chain's pending probes in flight, each chain's next
+    probe sent as soon as its last one is checked. A chain gets at most `max_rounds` waves."""
+
+    def __init__(self, mc, items, prefixes, estimators, stats, pool) -> None:
+        self.mc, self.items, self.prefixes, self.estimators = mc, items, prefixes, estimators
+        self.stats, self.pool = stats, pool
+        self.waves = [0] * len(items)
+        self.busy: list[set[int]] = [set() for _ in items]  # steps with a probe in flight
+        self.in_flight = 0
+        self.done: queue.SimpleQueue = queue.SimpleQueue()  # (idx, probe, request, future)
+        self.cache: dict[tuple[int, int, str], bool | None] = {}
+
+    def run(self) -> None:
+        self.launch(range(len(self.items)))
+        while self.in_flight:
+            started = time.perf_counter()
+            finished = [self.done.get()]
+            while True:  # everything else that is ready too: one check batch, one wave
+                try:
+                    finished.append(self.done.get_nowait())
+                except queue.Empty:
+                    break
+            self.stats.generate_seconds += time.perf_counter() - started
+            self.in_flight -= len(finished)
+            results = [(idx, probe, req, fut.result()) for idx, probe, req, fut in finished]
+            self.record(results)
+            self.launch(sorted({idx for idx, *_ in finished}))
+
+    def launch(self, chains: Sequence[int] | range) -> None:
+        work: list[tuple[int, Probe]] = []
+        for idx in chains:
+            est = self.estimators[idx]
+            if est is None or self.waves[idx] >= self.mc.max_rounds:
+                continue
+            probes = [p for p in est.pending() if p.step not in self.busy[idx]]
+            if probes:
+                self.waves[idx] += 1
+                work += [(idx, p) for p in probes]
+                self.busy[idx].update(p.step for p in probes)
+        if not work:
+            return
+        mc = self.mc
+        requests = [
+            mc._request(self.items[i], self.prefixes[i], self.estimators[i], p) for i, p in work
+        ]
+        futures = _submit(mc.completer, requests)
+        if len(futures) != len(requests):
+            raise RuntimeError(f"Completer answered {len(futures)} of {len(requests)} requests")
+        s = self.stats
+        s.rounds += 1
+        s.requests += len(requests)
+        s.max_batch_requests = max(s.max_batch_requests, len(requests))
+        s.max_batch_completions = max(s.max_batch_completions, sum(r.n for r in requests))
+        self.in_flight += len(requests)
+        s.max_in_flight = max(s.max_in_flight, self.in_flight)
+        for (idx, probe), req, fut in zip(work, requests, futures, strict=True):
+            fut.add_done_callback(
+                functools.partial(lambda i, p, r, f: self.done.put((i, p, r, f)), idx, probe, req)
+            )
+
+    def record(self, results: list[tuple[int, Probe, CompletionRequest, list[Completion]]]):
+        s, cache = self.stats, self.cache
+        for _, _, req, got in results:
             if len(got) != req.n:
                 raise RuntimeError(f"Completer returned {len(got)} completions, asked for {req.n}")
-        n_completions = sum(r.n for r in requests)
-        stats.rounds += 1
-        stats.requests += len(requests)
-        stats.completions += n_completions
-        stats.tokens += sum(c.tokens for got in results for c in got)
-        stats.max_batch_requests = max(stats.max_batch_requests, len(requests))
-        stats.max_batch_completions = max(stats.max_batch_completions, n_completions)
+            s.completions += req.n
+            s.tokens += sum(c.tokens for c in got)
+        started = time.perf_counter()
+        # All checks of what came back go to the pool at once: sandbox runs are slow, and a
+        # duplicate completion of the same prefix is checked only once.
+        todo = list(dict.fromkeys(
+            (idx, probe.step, c.text)
+            for idx, probe, _, got in results
+            for c in got
+            if (idx, probe.step, c.text) not in cache
+        ))  # fmt: skip
+        run = functools.partial(self.mc._run, self.items, self.prefixes, s)
+        for key, ok in zip(todo, self.pool.map(run, todo), strict=True):
+            cache[key] = ok
+            s.checks += 1
+            s.undecided_checks += ok is None
+        for idx, probe, _, got in results:
+            successes = [cache[(idx, probe.step, c.text)] is True for c in got]
+            est = self.estimators[idx]
+            assert est is not None
+            est.record(probe.step, successes, sum(c.tokens for c in got))
+            self.busy[idx].discard(probe.step)
+        s.check_seconds += time.perf_counter() - started
+
+
+def _submit(completer: Any, requests: list[CompletionRequest]) -> list[Future]:
+    """One future per request: the completer's own (`AsyncCompleter`), or done futures around
+    one batch `complete()` call."""
+    if isinstance(completer, AsyncCompleter):
+        return completer.submit(requests)
+    results = completer.complete(requests)
+    futures: list[Future] = []
+    for got in results:
+        fut: Future = Future()
+        fut.set_result(got)
+        futures.append(fut)
+    return futures
 
 
 class FakeCompleter:

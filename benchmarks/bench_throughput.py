@@ -1,0 +1,293 @@
+"""Throughput of the label job's engine stages against the bare engine, side by side, one run.
+
+    flock /tmp/heavy.lock .venv/bin/python benchmarks/bench_throughput.py \
+        [--problems 16 --n 4 --max-tokens 128 --mc-chains 24 --mc-tokens 64 --peer-chains 8]
+
+1. The job's way (`EnginePool` on a local Ray, one engine actor, the job's defaults: dtype
+   auto, in-process core, threads): (a) sampling: the builtin math problems' requests, as
+   `LabelJob` sends them; (b) Monte Carlo rollouts: `MonteCarloVerifier` + `EngineCompleter`
+   (continuous: one future per probe) with the job's MC defaults over the first
+   `--mc-chains` sampled chains; every request it sent is recorded.
+2. Bare `vllm.LLM.generate` in a fresh process (engine core in-process, all cores), for
+   bfloat16 and float32: the same sampling requests as one call; in the faster dtype also the
+   recorded rollout requests as ONE flat batch (the ceiling: no search, no waiting).
+3. Peer baseline, in the same bare engine: a straightforward Math-Shepherd labeler (per-step
+   N=8 completions of every prefix, one chain's prefixes per `generate` call, as public
+   implementations do) over the first `--peer-chains` of the same chains, same outcome check.
+4. First-error accuracy of the two estimators from the simulation (`bench_mc_simulation`,
+   hard preset, chains as long as the median sampled chain).
+Prints one JSON object; nothing is asserted. Figures are for the machine it runs on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def job_side(args: argparse.Namespace) -> dict:
+    """Sampling and MC stages through the job's own pool and driver."""
+    import ray
+
+    from labeling.datasets import load_problems
+    from labeling.ids import chain_id, derive_seed
+    from labeling.prompts import user_message
+    from labeling.schema import Chain
+    from labeling.splitters import split_steps
+    from pipelines.engine.completer import EngineCompleter
+    from pipelines.engine.pool import EnginePool
+    from pipelines.engine.prepare_model import prepare
+    from pipelines.label.config import (
+        EngineConfig,
+        MCSourceConfig,
+        ModelConfig,
+        RayConfig,
+        SamplerConfig,
+    )
+    from verifiers.rollout.driver import MonteCarloVerifier
+
+    ray.init(num_cpus=None if args.gpu else 2, include_dashboard=False, log_to_driver=False)
+    s = SamplerConfig(n=args.n, max_tokens=args.max_tokens)
+    path = args.model or str(prepare())
+    model = ModelConfig(name=Path(path).name, path=path, enforce_eager=not args.gpu)
+    # GPU: one engine on one GPU, the same as the bare side (not the auto count).
+    engine = EngineConfig(actors=1 if args.gpu else 0, num_gpus=1 if args.gpu else 0)
+    t = time.perf_counter()
+    pool = EnginePool(path, model, engine, RayConfig())
+    start_s = time.perf_counter() - t
+    choice = ray.get(pool.actors[0].choice.remote())
+    problems = [p for p in load_problems({"name": "builtin_math", "limit": args.problems})]
+    requests = [
+        {"messages": [{"role": "user", "content": user_message(p, s.math_instruction)}],
+         "prefix": "", "n": s.n, "seed": derive_seed(s.seed, p.problem_id),
+         "max_tokens": s.max_tokens, "temperature": s.temperature, "top_p": s.top_p, "stop": []}
+        for p in problems
+    ]  # fmt: skip
+    t = time.perf_counter()
+    results = pool.collect(pool.submit(requests, tag="sample"))
+    sample_s = time.perf_counter() - t
+    sample_tokens = sum(sum(r["tokens"]) for r in results)
+
+    items = []
+    for p, req, res in zip(problems, requests, results, strict=True):
+        for i, text in enumerate(res["texts"]):
+            steps = tuple(split_steps(text))
+            if len(steps) >= 2:
+                cid = chain_id(p.problem_id, "m", i)
+                items.append((p, Chain(p.problem_id, cid, i, text, steps, "m", req["seed"])))
+    items = items[: args.mc_chains]
+    sent: list = []
+
+    class Recording(EngineCompleter):
+        def submit(self, reqs):
+            sent.extend(reqs)
+            return super().submit(reqs)
+
+    m = MCSourceConfig(max_tokens=args.mc_tokens)
+    mc = MonteCarloVerifier(
+        Recording(pool, top_p=1.0), domain="math", estimator=str(m.estimator), k=m.k,
+        chunk=m.chunk, confirm=m.confirm, max_tokens=m.max_tokens, temperature=m.temperature,
+        prompt_fn=functools.partial(user_message, math_instruction=s.math_instruction),
+    )  # fmt: skip
+    t = time.perf_counter()
+    verdicts = mc.verify(items)
+    mc_s = time.perf_counter() - t
+    labeled = sum(v.label is not None for vs in verdicts for v in vs)
+    st = mc.last_stats
+    pool.shutdown()
+    ray.shutdown()
+    return {
+        "engine": choice, "engine_start_s": round(start_s, 1),
+        "sample": {"requests": requests, "tokens": sample_tokens, "seconds": sample_s},
+        "mc": {"chains": len(items), "requests": len(sent), "tokens": st.tokens,
+               "seconds": mc_s, "labeled_steps": labeled, "max_in_flight": st.max_in_flight,
+               "steps": sum(len(c.steps) for _, c in items)},
+        "mc_requests": [[r.prompt_text, r.prefix_text, r.n, r.seed, r.max_tokens, r.temperature]
+                        for r in sent],
+        "chains": [[p.question, p.reference, p.problem_id, c.text, list(c.steps)]
+                   for p, c in items],
+    }  # fmt: skip
+
+
+def bare_side(spec: dict) -> dict:
+    """Runs in a fresh process: bare `LLM.generate`, both dtypes, the same requests."""
+    if not spec["gpu"]:  # the best CPU configuration (pipelines/engine/device.py)
+        os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
+        os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+    os.environ["VLLM_LOGGING_LEVEL"] = "WARNING"
+    from vllm import LLM
+
+    out: dict = {}
+    for dtype in spec["dtypes"]:
+        t = time.perf_counter()
+        llm = LLM(model=spec["model"], dtype=dtype, max_model_len=2048,
+                  enforce_eager=not spec["gpu"],
+                  seed=0, enable_chunked_prefill=False, max_num_batched_tokens=8192,
+                  enable_prefix_caching=True)  # fmt: skip
+        start = time.perf_counter() - t
+
+        run = functools.partial(bare_run, llm, llm.get_tokenizer())
+        tokens, dt, _ = run(spec["sample"])
+        out[dtype] = {"start_s": round(start, 1), "sample_tokens": tokens, "sample_s": dt}
+        if dtype == spec["dtypes"][-1]:
+            out.update(rollouts_and_peer(spec, run))
+        del llm
+    return out
+
+
+def bare_run(llm, tok, reqs: list[dict]) -> tuple[int, float, list]:
+    """Generated tokens, seconds inside `generate`, and the outputs of one flat call."""
+    from vllm import SamplingParams
+
+    from pipelines.engine.actor import format_prompt
+
+    prompts = [
+        {"prompt_token_ids": tok.encode(format_prompt(tok, r["messages"], r["prefix"], True),
+                                        add_special_tokens=False)}
+        for r in reqs
+    ]  # fmt: skip
+    params = [SamplingParams(n=r["n"], temperature=r["temperature"], top_p=r["top_p"],
+                             max_tokens=r["max_tokens"], seed=r["seed"]) for r in reqs]
+    t0 = time.perf_counter()
+    outs = llm.generate(prompts, params, use_tqdm=False)
+    dt = time.perf_counter() - t0
+    return sum(len(c.token_ids) for o in outs for c in o.outputs), dt, outs
+
+
+def rollouts_and_peer(spec: dict, run) -> dict:
+    from labeling.schema import Chain, Problem
+    from verifiers.rollout.driver import prefix_texts
+    from verifiers.rollout.outcome import MathOutcome
+
+    def req(prompt, prefix, n, seed, max_tokens, temperature):
+        return {"messages": [{"role": "user", "content": prompt}], "prefix": prefix, "n": n,
+                "seed": seed, "max_tokens": max_tokens, "temperature": temperature,
+                "top_p": 1.0}  # fmt: skip
+
+    flat_tokens, flat_s, _ = run([req(*r) for r in spec["mc_requests"]])
+    check = MathOutcome()
+    engine_s = labeled = tokens = 0
+    for question, reference, pid, text, steps in spec["chains"][: spec["peer_chains"]]:
+        problem = Problem(pid, "math", "bench", question, reference=reference)
+        chain = Chain(pid, "c", 0, text, tuple(steps), "m")
+        prefixes = prefix_texts(chain)[:-1]  # every prefix but the whole chain, N=8 each
+        batch = [req(spec["prompt"][pid], pre, 8, 1000 + i, spec["mc_tokens"], 0.8)
+                 for i, pre in enumerate(prefixes)]  # fmt: skip
+        n_tok, dt, outs = run(batch)
+        engine_s += dt
+        tokens += n_tok
+        for pre, o in zip(prefixes, outs, strict=True):
+            for c in o.outputs:  # the labeler's own work: check every completion
+                check(problem, pre, c.text)
+        labeled += len(steps)  # Math-Shepherd labels every step (the last by the outcome)
+    check.close()
+    return {"flat_tokens": flat_tokens, "flat_s": flat_s,
+            "peer": {"chains": min(len(spec["chains"]), spec["peer_chains"]),
+                     "labeled_steps": labeled, "engine_s": engine_s, "tokens": tokens}}
+
+
+def simulated_accuracy(length: int) -> dict:
+    from benchmarks.bench_mc_simulation import PRESETS, make_chains, run
+
+    chains = make_chains(500, length, 0.0, 0)
+    p_ok, p_bad = PRESETS["hard"]
+    peer = run(chains, p_ok, p_bad, "per_step", 8, 8, 1, 0, 200)
+    ours = run(chains, p_ok, p_bad, "binary_search", 5, 1, 2, 0, 200)
+    return {"length": length, "per_step_n8": round(peer["accuracy"], 3),
+            "binary_k5_chunk1_confirm2": round(ours["accuracy"], 3)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--problems", type=int, default=16)
+    ap.add_argument("--n", type=int, default=4)
+    ap.add_argument("--max-tokens", type=int, default=128)
+    ap.add_argument("--mc-chains", type=int, default=24)
+    ap.add_argument("--mc-tokens", type=int, default=64)
+    ap.add_argument("--peer-chains", type=int, default=8)
+    ap.add_argument("--model", default="", help="model dir (default: the embedded SmolLM2)")
+    ap.add_argument("--gpu", action="store_true", help="one GPU engine, bf16 only")
+    ap.add_argument("--bare", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.bare:
+        spec = json.loads(Path(args.bare[0]).read_text())
+        Path(args.bare[1]).write_text(json.dumps(bare_side(spec)))
+        return
+
+    from labeling.prompts import user_message
+    from labeling.schema import Problem
+    from pipelines.engine.prepare_model import prepare
+    from pipelines.label.config import SamplerConfig
+
+    job = job_side(args)
+    instruction = SamplerConfig().math_instruction
+    prompts = {pid: user_message(Problem(pid, "math", "bench", q, reference=ref), instruction)
+               for q, ref, pid, _, _ in job["chains"]}  # fmt: skip
+    from pipelines.engine.device import choose_dtype, cpu_flags
+
+    auto, _ = choose_dtype("auto", False, cpu_flags(), None)
+    # Both dtypes sample; the one `auto` picks runs last and also the rollouts and the peer
+    # (the report says whether the measurement agrees with `auto`).
+    faster_last = [d for d in ("bfloat16", "float32") if d != auto] + [auto]
+    if args.gpu:
+        faster_last = ["bfloat16"]
+    spec = {"model": args.model or str(prepare()), "dtypes": faster_last, "gpu": args.gpu,
+            "sample": job["sample"]["requests"],
+            "mc_requests": job["mc_requests"], "chains": job["chains"], "prompt": prompts,
+            "peer_chains": args.peer_chains, "mc_tokens": args.mc_tokens}  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = Path(tmp, "spec.json"), Path(tmp, "out.json")
+        src.write_text(json.dumps(spec))
+        subprocess.run([sys.executable, __file__, "--bare", str(src), str(dst)], check=True,
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        bare = json.loads(dst.read_text())
+    report(job, bare, faster_last)
+
+
+def report(job: dict, bare: dict, dtypes: list[str]) -> None:
+    s, m, peer = job["sample"], job["mc"], bare["peer"]
+    bare_tps = {d: bare[d]["sample_tokens"] / bare[d]["sample_s"] for d in dtypes}
+    best = max(bare_tps, key=bare_tps.get)
+    job_tps = s["tokens"] / s["seconds"]
+    mc_tps = m["tokens"] / m["seconds"]
+    flat_tps = bare["flat_tokens"] / bare["flat_s"]
+    ours_rate = m["labeled_steps"] / m["seconds"]
+    peer_rate = peer["labeled_steps"] / peer["engine_s"]
+    lengths = [len(c[4]) for c in job["chains"]]
+    figures = {
+        "job_engine": job["engine"],
+        "job_engine_start_s": job["engine_start_s"],
+        "bare_start_s": {d: bare[d]["start_s"] for d in dtypes},
+        "bare_sample_tok_per_s": {d: round(v, 1) for d, v in bare_tps.items()},
+        "bare_best": best,
+        "job_sample_tok_per_s": round(job_tps, 1),
+        "sampling_ratio_vs_best_bare": round(job_tps / bare_tps[best], 3),
+        "mc": {k: v for k, v in m.items() if k != "seconds"} | {"seconds": round(m["seconds"], 1)},
+        "mc_stage_tok_per_s": round(mc_tps, 1),
+        "bare_flat_batch_tok_per_s (" + dtypes[-1] + ")": round(flat_tps, 1),
+        "mc_ratio_vs_one_flat_batch": round(mc_tps / flat_tps, 3),
+        "peer": peer | {"engine_s": round(peer["engine_s"], 1)},
+        "ours_labeled_steps_per_engine_s": round(ours_rate, 3),
+        "peer_labeled_steps_per_engine_s": round(peer_rate, 3),
+        "ours_over_peer": round(ours_rate / peer_rate, 2),
+        "ours_labeled_steps_per_engine_hour": round(ours_rate * 3600),
+        "ours_tokens_per_labeled_step": round(m["tokens"] / max(m["labeled_steps"], 1), 1),
+        "peer_tokens_per_labeled_step": round(peer["tokens"] / max(peer["labeled_steps"], 1), 1),
+        "simulated_first_error_accuracy": simulated_accuracy(int(statistics.median(lengths))),
+    }
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""Continuous feeding of one vLLM engine: requests from any caller join the running batch.
+
+`EngineFeed` owns a `vllm.LLMEngine` and one thread that steps it while any request is
+unfinished. `submit(items)` hands requests over and returns a `concurrent.futures.Future`
+at once; the future resolves when the last of those requests is done. Calls from many callers
+(units being sampled, rollouts of many chains) therefore share every forward pass, and a short
+request never waits for a long one of another call: vLLM's scheduler admits new requests
+between steps (continuous batching), which `LLM.generate` only does within one call.
+
+Only the feed's thread touches the engine (`LLMEngine` is not thread-safe). The feed also
+counts requests and tokens per tag (sample, rollout, ...) for the job's progress lines.
+Not covered: priorities and cancellation (a submitted request always runs to its end).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import queue
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import asdict, dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class TagStats:
+    """Requests of one tag: added/done counts, token budget (n * max_tokens) and tokens."""
+
+    requests: int = 0
+    done: int = 0
+    budget: int = 0  # tokens the added requests may generate at most
+    done_budget: int = 0  # the same, of the finished ones
+    tokens: int = 0  # tokens the finished ones generated
+
+
+@dataclass(slots=True)
+class _Call:
+    future: Future
+    results: list[dict[str, Any]]
+    left: int
+    tag: str
+    tokens: int = 0
+
+
+class EngineFeed:
+    """Steps `engine` (a `vllm.LLMEngine`) in a thread; see the module docstring."""
+
+    def __init__(self, engine: Any, max_num_seqs: int) -> None:
+        self.engine = engine
+        self.max_num_seqs = max_num_seqs
+        self._inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._owner: dict[str, tuple[_Call, int, int]] = {}  # request id -> call, index, budget
+        self._ids = itertools.count()
+        self._lock = threading.Lock()  # guards the counters below (read by stats())
+        self.tags: dict[str, TagStats] = {}
+        self.busy_s = 0.0  # time inside engine.step()
+        self.steps = 0
+        self.live_tokens = 0  # ~generated tokens so far, counted per step (progress only)
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._loop, name="engine-feed", daemon=True)
+        self._thread.start()
+
+    def submit(self, items: list[tuple[Any, Any] | None], tag: str, empty: dict) -> Future:
+        """`items`: per request (prompt, SamplingParams) or None (answered with `empty` at
+        once, e.g. a prompt too long for the context). Returns a future of the results."""
+        fut: Future = Future()
+        if self.error is not None:
+            fut.set_exception(RuntimeError(f"the engine failed earlier: {self.error!r}"))
+            return fut
+        call = _Call(fut, [dict(empty) for _ in items], sum(x is not None for x in items), tag)
+        budget = [x[1].n * x[1].max_tokens if x is not None else 0 for x in items]
+        with self._lock:
+            t = self.tags.setdefault(tag, TagStats())
+            t.requests += len(items)
+            t.done += len(items) - call.left
+            t.budget += sum(budget)
+        if call.left == 0:
+            fut.set_result(call.results)
+            return fut
+        adds = [
+            (str(next(self._ids)), x[0], x[1], i, budget[i])
+            for i, x in enumerate(items)
+            if x is not None
+        ]
+        self._inbox.put((call, adds))
+        return fut
+
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "tags": {k: asdict(v) for k, v in self.tags.items()},
+                "busy_s": self.busy_s,
+                "steps": self.steps,
+                "live_tokens": self.live_tokens,
+            }
+
+    def _take(self, block: bool) -> None:
+        """Move waiting submissions into the engine (blocking when it is idle)."""
+        while True:
+            try:
+                call, adds = self._inbox.get(block=block)
+            except queue.Empty:
+                return
+            block = False
+            for rid, prompt, params, index, budget in adds:
+                self._owner[rid] = (call, index, budget)
+                self.engine.add_request(rid, prompt, params)
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                self._take(block=not self.engine.has_unfinished_requests())
+                live = min(self.engine.get_num_unfinished_requests(), self.max_num_seqs)
+                t0 = time.perf_counter()
+                outputs = self.engine.step()
+                dt = time.perf_counter() - t0
+                with self._lock:
+                    self.busy_s += dt
+                    self.steps += 1
+                    self.live_tokens += live
+                for out in outputs:
+                    if out.finished:
+                        self._finish(out)
+            except BaseException as exc:  # fail every waiting call, then refuse new ones
+                log.error("engine step failed: %r", exc)
+                self.error = exc
+                for call, _, _ in list(self._owner.values()):
+                    if not call.future.done():
+                        call.future.set_exception(exc)
+                self._owner.clear()
+                return
+
+    def _finish(self, out: Any) -> None:
+        call, index, budget = self._owner.pop(out.request_id)
+        tokens = [len(c.token_ids) for c in out.outputs]
+        call.results[index] = {
+            "texts": [c.text for c in out.outputs],
+            "tokens": tokens,
+            "finish": [str(c.finish_reason) for c in out.outputs],
+        }
+        call.left -= 1
+        with self._lock:
+            t = self.tags[call.tag]
+            t.done += 1
+            t.done_budget += budget
+            t.tokens += sum(tokens)
+        if call.left == 0:
+            call.future.set_result(call.results)

@@ -1,0 +1,77 @@
+"""Engine settings per device: dtype auto, threads, the environment vLLM starts with."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pipelines.engine import device
+
+EPYC = frozenset({"avx512f", "avx512_vnni", "avx512_bf16"})  # this machine: no AMX
+XEON_NO_BF16 = frozenset({"avx512f", "avx512_vnni"})
+SAPPHIRE = frozenset({"avx512f", "avx512_bf16", "amx_bf16", "amx_tile"})
+
+
+@pytest.mark.parametrize(
+    ("flags", "dtype"),
+    [(EPYC, "bfloat16"), (SAPPHIRE, "bfloat16"), (XEON_NO_BF16, "float32"),
+     (frozenset({"fp", "asimd", "bf16"}), "bfloat16"), (frozenset(), "float32")],
+)  # fmt: skip
+def test_auto_picks_bf16_only_where_the_cpu_has_it(flags, dtype):
+    chosen, reason = device.choose_dtype("auto", False, flags, None)
+    assert chosen == dtype
+    assert ("native bf16" in reason) if dtype == "bfloat16" else ("no native bf16" in reason)
+
+
+def test_gpu_gets_bf16_unless_it_is_older_than_ampere():
+    assert device.choose_dtype("auto", True, frozenset(), (8, 0))[0] == "bfloat16"
+    assert device.choose_dtype("auto", True, frozenset(), None)[0] == "bfloat16"
+    assert device.choose_dtype("auto", True, frozenset(), (7, 5))[0] == "float16"
+
+
+def test_a_set_dtype_is_kept():
+    assert device.choose_dtype("bfloat16", False, XEON_NO_BF16, None) == (
+        "bfloat16", "set by model.dtype")  # fmt: skip
+
+
+def test_cpu_flags_read_x86_and_arm_files(tmp_path):
+    x86 = tmp_path / "x86"
+    x86.write_text("processor\t: 0\nflags\t\t: fpu avx512f avx512_bf16\n\nflags\t: other\n")
+    arm = tmp_path / "arm"
+    arm.write_text("processor\t: 0\nFeatures\t: fp asimd bf16\n")
+    assert device.cpu_flags(str(x86)) == {"fpu", "avx512f", "avx512_bf16"}
+    assert "bf16" in device.cpu_flags(str(arm))
+    assert device.cpu_flags(str(tmp_path / "missing")) == frozenset()
+
+
+def test_choose_on_cpu_runs_the_core_in_process_with_the_cores_it_may_use():
+    cores = device.visible_cores()
+    c = device.choose("auto", 0, threads=0, flags=EPYC)
+    assert (c.device, c.dtype, c.in_process, c.threads) == ("cpu", "bfloat16", True, cores)
+    assert device.choose("auto", 0, threads=1, flags=EPYC).threads == 1
+    assert device.choose("auto", 0, threads=10_000, flags=EPYC).threads == cores  # capped
+    text = c.describe()
+    assert "bfloat16" in text and "in-process" in text and f"{cores} threads" in text
+
+
+def test_choose_on_gpu_keeps_vllms_own_core_process():
+    c = device.choose("auto", 1, threads=0, flags=XEON_NO_BF16)
+    assert (c.device, c.dtype, c.in_process, c.threads) == ("gpu", "bfloat16", False, 0)
+
+
+def test_apply_sets_the_environment_before_vllm_starts(monkeypatch):
+    import torch
+
+    for key in ("VLLM_ENABLE_V1_MULTIPROCESSING", "VLLM_LOGGING_LEVEL", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(key, raising=False)
+    before = torch.get_num_threads()
+    try:
+        device.apply(device.DeviceChoice("cpu", "float32", 1, True, "test"))
+        assert os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] == "0"
+        assert os.environ["VLLM_LOGGING_LEVEL"] == "ERROR"
+        assert torch.get_num_threads() == 1
+        device.apply(device.DeviceChoice("gpu", "bfloat16", 0, False, "test"), verbose=True)
+        assert os.environ["VLLM_LOGGING_LEVEL"] == "INFO"
+    finally:
+        torch.set_num_threads(before)

@@ -1,0 +1,47 @@
+"""Progress lines from the engine's counters, and the manifest's engine figures."""
+
+from __future__ import annotations
+
+from pipelines.label.progress import engine_line, engine_throughput
+
+
+def snapshot(sample=(16, 4, 5120, 1280, 900), rollout=None, live=2000, busy=10.0, actors=1):
+    def tag(t):
+        return dict(zip(("requests", "done", "budget", "done_budget", "tokens"), t, strict=True))
+
+    tags = {"sample": tag(sample)}
+    if rollout:
+        tags["rollout"] = tag(rollout)
+    return {"tags": tags, "busy_s": busy, "steps": 100, "live_tokens": live, "actors": actors}
+
+
+def test_engine_line_shows_requests_rate_and_eta():
+    before = snapshot(live=1000)
+    now = snapshot(rollout=(40, 10, 2560, 640, 500), live=2000)
+    line = engine_line(now, before, dt=10.0)
+    assert line.startswith("engine: rollout 10/40 requests, sample 4/16 requests; 100 tok/s")
+    # queued: (5120-1280) + (2560-640) budget, minus the ~600 tokens already in progress
+    assert line.endswith(f"queued work <= {(3840 + 1920 - 600) / 100:.0f}s at this rate")
+
+
+def test_engine_line_is_silent_when_the_engine_is_idle():
+    idle = snapshot(sample=(16, 16, 5120, 5120, 3000), live=3000)
+    assert engine_line(idle, idle, dt=10.0) is None
+    assert engine_line(idle, None, dt=10.0) is not None  # the first look reports the work
+
+
+class Pool:
+    def __init__(self, stats):
+        self._stats = stats
+        self.actors = [object()] * stats["actors"]
+
+    def stats(self):
+        return self._stats
+
+
+def test_engine_throughput_is_per_engine_hour():
+    figures = engine_throughput(Pool(snapshot(actors=2)), wall=1800.0,
+                                counts={"steps_labeled": 500})
+    assert figures["engine_hours"] == 1.0 and figures["labeled_steps_per_engine_hour"] == 500.0
+    assert figures["engine_actors"] == 2 and figures["requests"] == {"sample": 16}
+    assert engine_throughput(None, 10.0, {})["labeled_steps_per_engine_hour"] is None

@@ -1,0 +1,84 @@
+"""What the Monte Carlo driver asks of an engine: requests, completions, and the two ways to
+ask (`Completer`: a batch, answered at once; `AsyncCompleter`: one future per request).
+
+Pure types, no engine: `pipelines/engine/completer.py` implements both protocols with the
+vLLM engine actors, `verifiers.rollout.driver.FakeCompleter` the batch one for tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Future
+from dataclasses import asdict, dataclass
+from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionRequest:
+    """Generate `n` continuations of `prompt_text` + `prefix_text` with sampling seed `seed`.
+
+    `prompt_text` is the problem as the sampler saw it before templating (`prompt_fn`); the
+    Completer renders it exactly as the sampler did and appends `prefix_text` verbatim as the
+    start of the answer, so the continuation is the chain's next step onward.
+    """
+
+    prompt_text: str
+    prefix_text: str
+    n: int
+    seed: int
+    max_tokens: int
+    temperature: float = 0.8
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    text: str  # the continuation only, without the prefix
+    tokens: int  # generated tokens
+
+
+@runtime_checkable
+class Completer(Protocol):
+    def complete(self, requests: Sequence[CompletionRequest]) -> list[list[Completion]]:
+        """For each request, in order, exactly `request.n` completions."""
+        ...
+
+
+@runtime_checkable
+class AsyncCompleter(Protocol):
+    def submit(
+        self, requests: Sequence[CompletionRequest]
+    ) -> list[Future[list[Completion]]]:
+        """One future per request, in order, each resolving to exactly `request.n`
+        completions as soon as that request is done (not when the whole call is).
+        Must not block on generation."""
+        ...
+
+
+@dataclass(slots=True)
+class RolloutStats:
+    """What the driver asked of the engine (for the throughput benchmarks)."""
+
+    chains: int = 0
+    rounds: int = 0  # submissions to the Completer (one per batch of newly pending probes)
+    requests: int = 0  # probes sent (each asks for n completions)
+    completions: int = 0
+    tokens: int = 0  # generated tokens reported by the Completer
+    max_batch_requests: int = 0
+    max_batch_completions: int = 0
+    max_in_flight: int = 0  # most requests waiting for the engine at once
+    unfinished_chains: int = 0  # chains still undecided when max_rounds ran out
+    checks: int = 0  # outcome checks actually run (cache hits excluded)
+    undecided_checks: int = 0  # checks that returned None (counted as failures)
+    check_errors: int = 0  # checks that raised on a completion (undecided; logged)
+    generate_seconds: float = 0.0  # wall time of the stage while requests were in flight
+    check_seconds: float = 0.0
+
+    def merge(self, other: RolloutStats) -> None:
+        for name, value in asdict(other).items():
+            if name.startswith("max_"):
+                setattr(self, name, max(getattr(self, name), value))
+            else:
+                setattr(self, name, getattr(self, name) + value)
+
+    def as_dict(self) -> dict[str, float]:
+        return asdict(self)
