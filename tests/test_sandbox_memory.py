@@ -81,3 +81,33 @@ def test_cgroup_mode_keeps_per_process_limit(monkeypatch):
 def test_this_host_plan_is_reported():
     p = memory.plan(SandboxConfig())
     assert p.mode in ("cgroup", "rlimit") and 64 <= p.process_mb <= SandboxConfig().memory_mb
+
+
+def test_run_cgroup_sets_the_tree_limits(tmp_path):
+    plan = memory.MemoryPlan("cgroup", 3000, 1024, str(tmp_path))
+    (tmp_path / "run1").mkdir()  # cgroupfs creates the control files; a plain dir needs them
+    (tmp_path / "run1" / "memory.swap.max").write_text("max")
+    with pytest.raises(FileExistsError):  # a run never reuses another run's cgroup
+        with memory.run_cgroup(plan, "run1", 24):
+            pass
+    seen = {}
+    real_mkdir = memory.Path.mkdir
+
+    def mkdir(self, *args, **kwargs):
+        real_mkdir(self, *args, **kwargs)
+        (self / "memory.swap.max").write_text("max")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(memory.Path, "mkdir", mkdir)
+        with memory.run_cgroup(plan, "run2", 24) as procs:
+            group = tmp_path / "run2"
+            seen = {
+                f: (group / f).read_text() for f in ("memory.max", "memory.swap.max", "pids.max")
+            }
+    assert procs == str(tmp_path / "run2" / "cgroup.procs")
+    assert seen == {"memory.max": str(3000 << 20), "memory.swap.max": "0", "pids.max": "24"}
+
+
+def test_rlimit_mode_has_no_cgroup():
+    with memory.run_cgroup(memory.MemoryPlan("rlimit", 100, 50), "x", 8) as procs:
+        assert procs is None

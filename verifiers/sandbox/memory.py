@@ -23,6 +23,7 @@ import contextlib
 import functools
 import logging
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,6 +136,4 @@ def run_cgroup(memory: MemoryPlan, name: str, pids: int) -> Iterator[str | None]
                 path.rmdir()
                 break
             except OSError:
-                import time
-
                 time.sleep(0.01)  # its processes are still exiting
