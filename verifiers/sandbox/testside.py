@@ -159,7 +159,7 @@ def make_link(send, recv, token, state):
         reply = exchange((op, target._prm_h, args, kwargs, mut, refs))
         tag, size = reply[0], len(reply)
         if tag == "e" and size == 4 and all(type(x) is str for x in reply):
-            raise_error(errors, reply[1], reply[2], reply[3], op)
+            raise_error(errors, reply[1], reply[2], reply[3], args[0] if op == "unary" else op)
         if tag == "v" and size >= 2:
             value = reply[1] if is_plain(reply[1]) else remote_type(0, _OPAQUE)
         elif tag == "h" and size >= 3 and type(reply[1]) is int and type(reply[2]) is str:
@@ -185,7 +185,7 @@ def raise_error(errors, name, detail, kind, op):
     msg = detail.split(": ", 1)[1] if detail.startswith(name + ": ") else ""
     if kind == "memory":
         raise MemoryError(msg)
-    if kind == "stop" and op == "unary":
+    if kind == "stop" and op == "next":
         raise StopIteration
     error = errors.get(name)
     if error is None:  # not built in, or StopIteration from a call (PEP 479's rule)
