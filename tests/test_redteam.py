@@ -4,6 +4,9 @@ Containment cases are written so that the solution is correct only if the attack
 (`f` returns x * 2 after the attack raised, something else if it succeeded): a pass proves
 containment. Cheating cases return wrong answers while trying to look like a pass: a pass
 would be a harness bug. All programs run once, in parallel, in a module fixture.
+The attack families of issue 11 (forged equality, shared names and data, ctypes, host side)
+and honest programs continue in test_sandbox_attacks.py and test_sandbox_host.py (this
+module would pass 400 lines with them).
 """
 
 from __future__ import annotations
