@@ -251,7 +251,12 @@ def _local(checkpoint: str | Path) -> Path:
         return path
     from huggingface_hub import snapshot_download
 
-    return Path(snapshot_download(name))
+    try:
+        return Path(snapshot_download(name))
+    except Exception as exc:  # offline, no such repo, no access: all one answer for the user
+        raise FileNotFoundError(
+            f"{name} is neither a local directory nor a hub model this machine can download"
+        ) from exc
 
 
 def _format_of(directory: Path, tok: Any, overrides: dict[str, Any]) -> StepFormat:
