@@ -6,8 +6,9 @@
 1. The job's way (`EnginePool` on a local Ray, one engine actor, the job's defaults: dtype
    auto, in-process core, threads): (a) sampling: the builtin math problems' requests, as
    `LabelJob` sends them; (b) Monte Carlo rollouts: `MonteCarloVerifier` + `EngineCompleter`
-   (continuous: one future per probe) with the job's MC defaults over the first
-   `--mc-chains` sampled chains; every request it sent is recorded.
+   (continuous: one future per probe, speculation when the engine has room) with the job's
+   MC defaults over the first `--mc-chains` sampled chains; every request it sent is
+   recorded (the useful ratio leaves out speculative rollouts a settled step dropped).
 2. Bare `vllm.LLM.generate` in a fresh process (engine core in-process, all cores), for
    bfloat16 and float32: the same sampling requests as one call; in the faster dtype also the
    recorded rollout requests as ONE flat batch (the ceiling: no search, no waiting).
@@ -112,6 +113,7 @@ def job_side(args: argparse.Namespace) -> dict:
         "sample": {"requests": requests, "tokens": sample_tokens, "seconds": sample_s},
         "mc": {"chains": len(items), "requests": len(sent), "tokens": st.tokens,
                "seconds": mc_s, "labeled_steps": labeled, "max_in_flight": st.max_in_flight,
+               "wasted_requests": st.wasted_requests, "wasted_tokens": st.wasted_tokens,
                "steps": sum(len(c.steps) for _, c in items)},
         "mc_requests": [[r.prompt_text, r.prefix_text, r.n, r.seed, r.max_tokens, r.temperature]
                         for r in sent],
@@ -277,6 +279,9 @@ def report(job: dict, bare: dict, dtypes: list[str]) -> None:
         "mc_stage_tok_per_s": round(mc_tps, 1),
         "bare_flat_batch_tok_per_s (" + dtypes[-1] + ")": round(flat_tps, 1),
         "mc_ratio_vs_one_flat_batch": round(mc_tps / flat_tps, 3),
+        # Only the rollouts the labels used (speculative ones a settled step dropped are out).
+        "mc_useful_ratio_vs_one_flat_batch": round(
+            (m["tokens"] - m["wasted_tokens"]) / m["seconds"] / flat_tps, 3),
         "peer": peer | {"engine_s": round(peer["engine_s"], 1)},
         "ours_labeled_steps_per_engine_s": round(ours_rate, 3),
         "peer_labeled_steps_per_engine_s": round(peer_rate, 3),

@@ -324,3 +324,27 @@ def test_a_chain_does_not_wait_for_another_chains_slow_probe():
     fast_sent = [t for t, r in completer.sent if r.prompt_text == "Question 1?"]
     assert len(fast_sent) >= 3
     assert all(t < first_slow_done for t in fast_sent)  # chain 1 finished its whole search
+
+
+@pytest.mark.parametrize("estimator", ["binary_search", "per_step"])
+def test_speculation_fills_the_engine_without_changing_a_label(estimator):
+    """With room in the engine (`capacity`) and chunk=1, later rollouts of a probe go out
+    early; recorded in order, they give exactly the sequential labels and rollouts."""
+    items = [math_item(i, 9, i % 9) for i in range(10)]
+
+    def rule(r):
+        return 0.05 if ERR in r.prefix_text else 0.5
+
+    def run(completer):
+        mc = MonteCarloVerifier(completer, estimator=estimator, k=4, chunk=1, confirm=2)
+        return mc.verify(items), mc.last_stats
+
+    sequential, s1 = run(FakeCompleter(rule))
+    fast = ThreadedCompleter(FakeCompleter(rule), lambda r: 0.001 * (r.seed % 7))
+    fast.capacity = 256
+    speculative, s2 = run(fast)
+    assert speculative == sequential
+    assert s2.requests - s2.wasted_requests == s1.requests  # every useful rollout, once
+    assert s2.max_in_flight > s1.max_batch_requests  # it did send ahead
+    recorded = sum(v.rollouts for vs in speculative for v in vs)
+    assert recorded == s1.completions == s2.completions - s2.wasted_requests

@@ -133,6 +133,10 @@ class VLLMEngine:
     def choice(self) -> str:
         return self.device.describe()
 
+    def capacity(self) -> int:
+        """Sequences the engine runs at once (vLLM's max_num_seqs)."""
+        return self.feed.max_num_seqs
+
     def ping(self) -> str:
         return "ok"
 
@@ -208,6 +212,9 @@ class SimulatedEngine:
 
     def choice(self) -> str:
         return "simulated engine (no model)"
+
+    def capacity(self) -> int:
+        return 0  # answers at once: nothing to fill
 
     def ping(self) -> str:
         return "ok"

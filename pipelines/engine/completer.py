@@ -6,7 +6,9 @@ it rendered the sampled chain, so vLLM's prefix cache shares the prompt and the 
 
 `submit` (the `AsyncCompleter` protocol) sends one engine call per request and returns one
 future per request, so the driver sends a chain's next probe the moment its last one is
-done, while the engine keeps generating every other chain's. `complete` is the batch form.
+done, while the engine keeps generating every other chain's; `capacity` (the engines' batch
+room) lets it send later rollouts early when the engine has room. `complete` is the batch
+form.
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ class EngineCompleter:
         self.pool = pool
         self.model_name = model_name
         self.top_p = top_p
+
+    @property
+    def capacity(self) -> int:
+        """Requests the engines run at once: the driver speculates up to it (chunk=1)."""
+        return int(self.pool.capacity())
 
     def _engine_request(self, r: CompletionRequest) -> dict[str, Any]:
         return {

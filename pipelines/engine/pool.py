@@ -75,6 +75,7 @@ class EnginePool:
         self.use_ray = bool(ray_cfg.enabled)
         self._calls = 0  # round-robin position (plain ints keep the pool picklable)
         self.placement_groups: list[Any] = []
+        self._capacity: int | None = None
         if not self.use_ray:
             self.actors: list[Any] = [cls(model_path, model, engine, 1, verbose)]
             log.info("engine: %s", self.actors[0].choice())
@@ -167,6 +168,17 @@ class EnginePool:
     def _unload(self, i: int, n: int) -> None:
         if i < len(self.load):
             self.load[i] -= n
+
+    def capacity(self) -> int:
+        """Sequences all engines run at once (0 for the simulated engine); asked once."""
+        if self._capacity is None:
+            if self.use_ray:
+                import ray
+
+                self._capacity = sum(ray.get([a.capacity.remote() for a in self.actors]))
+            else:
+                self._capacity = self.actors[0].capacity()
+        return self._capacity
 
     def stats(self, timeout_s: float = 5.0) -> dict[str, Any]:
         """Counters summed over the actors: per tag (requests, done, budget, done_budget,

@@ -18,13 +18,10 @@ most of the prefix, which vLLM's prefix caching reuses.
 
 from __future__ import annotations
 
-import functools
 import logging
-import queue
 import random
-import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from labeling.estimators import Estimator, Probe, make_estimator
@@ -38,6 +35,7 @@ from verifiers.rollout.protocol import (
     CompletionRequest,
     RolloutStats,
 )
+from verifiers.rollout.schedule import Schedule
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +161,8 @@ class MonteCarloVerifier:
                     estimators.append(
                         make_estimator(self.estimator, n_steps, outcome=outcome, **self.options)
                     )
-            _Schedule(self, items, prefixes, estimators, stats, pool).run()
+            capacity = int(getattr(self.completer, "capacity", 0) or 0)
+            Schedule(self, items, prefixes, estimators, stats, pool, capacity).run()
 
         out = []
         for idx, est in enumerate(estimators):
@@ -212,121 +211,21 @@ class MonteCarloVerifier:
         prefixes: list[str],
         est: Estimator | None,
         probe: Probe,
+        index: int | None = None,
     ) -> CompletionRequest:
+        """The request for `probe`, whose first rollout is number `index` at its step
+        (default: the next one the estimator expects)."""
         problem, chain = item
         step, n = probe.step, probe.n
         assert est is not None
-        # The rollout offset makes a second chunk from the same prefix draw new samples.
+        # The rollout index makes a second chunk from the same prefix draw new samples, and
+        # a speculative chunk the very samples the sequential one would have drawn.
         seed = derive_seed(
-            self.seed, problem.problem_id, chain.chain_id, step, est.rollouts_at(step)
-        )
+            self.seed, problem.problem_id, chain.chain_id, step,
+            est.rollouts_at(step) if index is None else index,
+        )  # fmt: skip
         prompt = self.prompt_fn(problem)
         return CompletionRequest(prompt, prefixes[step], n, seed, self.max_tokens, self.temperature)
-
-
-class _Schedule:
-    """One `verify` call's traffic: every chain's pending probes in flight, each chain's next
-    probe sent as soon as its last one is checked. A chain gets at most `max_rounds` waves."""
-
-    def __init__(self, mc, items, prefixes, estimators, stats, pool) -> None:
-        self.mc, self.items, self.prefixes, self.estimators = mc, items, prefixes, estimators
-        self.stats, self.pool = stats, pool
-        self.waves = [0] * len(items)
-        self.busy: list[set[int]] = [set() for _ in items]  # steps with a probe in flight
-        self.in_flight = 0
-        self.done: queue.SimpleQueue = queue.SimpleQueue()  # (idx, probe, request, future)
-        self.cache: dict[tuple[int, int, str], bool | None] = {}
-
-    def run(self) -> None:
-        self.launch(range(len(self.items)))
-        while self.in_flight:
-            started = time.perf_counter()
-            finished = [self.done.get()]
-            while True:  # everything else that is ready too: one check batch, one wave
-                try:
-                    finished.append(self.done.get_nowait())
-                except queue.Empty:
-                    break
-            self.stats.generate_seconds += time.perf_counter() - started
-            self.in_flight -= len(finished)
-            results = [(idx, probe, req, fut.result()) for idx, probe, req, fut in finished]
-            self.record(results)
-            self.launch(sorted({idx for idx, *_ in finished}))
-
-    def launch(self, chains: Sequence[int] | range) -> None:
-        work: list[tuple[int, Probe]] = []
-        for idx in chains:
-            est = self.estimators[idx]
-            if est is None or self.waves[idx] >= self.mc.max_rounds:
-                continue
-            probes = [p for p in est.pending() if p.step not in self.busy[idx]]
-            if probes:
-                self.waves[idx] += 1
-                work += [(idx, p) for p in probes]
-                self.busy[idx].update(p.step for p in probes)
-        if not work:
-            return
-        mc = self.mc
-        requests = [
-            mc._request(self.items[i], self.prefixes[i], self.estimators[i], p) for i, p in work
-        ]
-        futures = _submit(mc.completer, requests)
-        if len(futures) != len(requests):
-            raise RuntimeError(f"Completer answered {len(futures)} of {len(requests)} requests")
-        s = self.stats
-        s.rounds += 1
-        s.requests += len(requests)
-        s.max_batch_requests = max(s.max_batch_requests, len(requests))
-        s.max_batch_completions = max(s.max_batch_completions, sum(r.n for r in requests))
-        self.in_flight += len(requests)
-        s.max_in_flight = max(s.max_in_flight, self.in_flight)
-        for (idx, probe), req, fut in zip(work, requests, futures, strict=True):
-            fut.add_done_callback(
-                functools.partial(lambda i, p, r, f: self.done.put((i, p, r, f)), idx, probe, req)
-            )
-
-    def record(self, results: list[tuple[int, Probe, CompletionRequest, list[Completion]]]):
-        s, cache = self.stats, self.cache
-        for _, _, req, got in results:
-            if len(got) != req.n:
-                raise RuntimeError(f"Completer returned {len(got)} completions, asked for {req.n}")
-            s.completions += req.n
-            s.tokens += sum(c.tokens for c in got)
-        started = time.perf_counter()
-        # All checks of what came back go to the pool at once: sandbox runs are slow, and a
-        # duplicate completion of the same prefix is checked only once.
-        todo = list(dict.fromkeys(
-            (idx, probe.step, c.text)
-            for idx, probe, _, got in results
-            for c in got
-            if (idx, probe.step, c.text) not in cache
-        ))  # fmt: skip
-        run = functools.partial(self.mc._run, self.items, self.prefixes, s)
-        for key, ok in zip(todo, self.pool.map(run, todo), strict=True):
-            cache[key] = ok
-            s.checks += 1
-            s.undecided_checks += ok is None
-        for idx, probe, _, got in results:
-            successes = [cache[(idx, probe.step, c.text)] is True for c in got]
-            est = self.estimators[idx]
-            assert est is not None
-            est.record(probe.step, successes, sum(c.tokens for c in got))
-            self.busy[idx].discard(probe.step)
-        s.check_seconds += time.perf_counter() - started
-
-
-def _submit(completer: Any, requests: list[CompletionRequest]) -> list[Future]:
-    """One future per request: the completer's own (`AsyncCompleter`), or done futures around
-    one batch `complete()` call."""
-    if isinstance(completer, AsyncCompleter):
-        return completer.submit(requests)
-    results = completer.complete(requests)
-    futures: list[Future] = []
-    for got in results:
-        fut: Future = Future()
-        fut.set_result(got)
-        futures.append(fut)
-    return futures
 
 
 class FakeCompleter:

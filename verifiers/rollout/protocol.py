@@ -45,6 +45,9 @@ class Completer(Protocol):
 
 @runtime_checkable
 class AsyncCompleter(Protocol):
+    """May also have `capacity`: requests the engines can run at once (enables speculation,
+    see `verifiers.rollout.schedule`)."""
+
     def submit(
         self, requests: Sequence[CompletionRequest]
     ) -> list[Future[list[Completion]]]:
@@ -66,6 +69,8 @@ class RolloutStats:
     max_batch_requests: int = 0
     max_batch_completions: int = 0
     max_in_flight: int = 0  # most requests waiting for the engine at once
+    wasted_requests: int = 0  # speculative rollouts a settled step did not need (dropped)
+    wasted_tokens: int = 0  # their tokens (included in `tokens`)
     unfinished_chains: int = 0  # chains still undecided when max_rounds ran out
     checks: int = 0  # outcome checks actually run (cache hits excluded)
     undecided_checks: int = 0  # checks that returned None (counted as failures)

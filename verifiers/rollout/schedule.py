@@ -1,0 +1,185 @@
+"""The traffic of one `MonteCarloVerifier.verify` call between the estimators and the engine.
+
+Every chain's pending probes are in flight at once; when one comes back its completions are
+checked, recorded, and that chain's next probe goes out at once (no rounds: a chain never
+waits for another chain's slowest rollout).
+
+Speculation (only with `chunk=1`, and only while fewer than `capacity` requests are in
+flight, `capacity` coming from the completer: the engines' batch room). With chunk 1 a probe
+asks for one rollout at a time and stops as soon as its step is settled, so a chain near the
+end of the stage keeps the engine waiting on one sequence. Then the later rollouts of the
+same probe (up to the step's current budget) go out early, each with the seed of its own
+rollout index. Results are recorded strictly in index order and only while the step still
+needs them, so the labels, seeds and recorded rollouts are exactly those of the sequential
+schedule; what the step did not need is counted as `wasted_*` and dropped.
+
+Pure Python: no engine, no threads of its own (the completer's futures call back).
+"""
+
+from __future__ import annotations
+
+import functools
+import queue
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future
+from typing import Any
+
+from labeling.estimators import Estimator, Probe
+from verifiers.rollout.protocol import AsyncCompleter, Completion, CompletionRequest
+
+
+class Schedule:
+    def __init__(self, mc, items, prefixes, estimators, stats, pool, capacity: int = 0) -> None:
+        self.mc, self.items, self.prefixes, self.estimators = mc, items, prefixes, estimators
+        self.stats, self.pool, self.capacity = stats, pool, capacity
+        self.speculate = capacity > 0 and mc.options.get("chunk") == 1
+        self.waves = [0] * len(items)
+        self.sent: list[dict[int, int]] = [{} for _ in items]  # step -> next index to send
+        self.ready: list[dict[int, dict[int, list[Completion]]]] = [{} for _ in items]
+        self.open = {i for i, e in enumerate(estimators) if e is not None and not e.done}
+        self.in_flight = 0
+        self.done: queue.SimpleQueue = queue.SimpleQueue()  # (idx, step, index, req, future)
+        self.cache: dict[tuple[int, int, str], bool | None] = {}
+
+    def run(self) -> None:
+        self.launch(range(len(self.items)))
+        while self.in_flight:
+            started = time.perf_counter()
+            finished = [self.done.get()]
+            while True:  # everything else that is ready too: one check batch, one wave
+                try:
+                    finished.append(self.done.get_nowait())
+                except queue.Empty:
+                    break
+            self.stats.generate_seconds += time.perf_counter() - started
+            self.in_flight -= len(finished)
+            self.record([(i, step, at, req, fut.result()) for i, step, at, req, fut in finished])
+            self.launch(sorted({idx for idx, *_ in finished}))
+
+    def _est(self, idx: int) -> Estimator:
+        est = self.estimators[idx]
+        assert est is not None
+        return est
+
+    def launch(self, chains: Iterable[int]) -> None:
+        """Send what the given chains need next, then fill spare room speculatively."""
+        work: list[tuple[int, Probe, int]] = []
+        for idx in chains:
+            if self.estimators[idx] is None or self.waves[idx] >= self.mc.max_rounds:
+                continue
+            est, sent = self._est(idx), self.sent[idx]
+            probes = [p for p in est.pending()
+                      if sent.get(p.step, 0) <= est.rollouts_at(p.step)]  # nothing outstanding
+            if probes:
+                self.waves[idx] += 1
+                work += [(idx, p, est.rollouts_at(p.step)) for p in probes]
+        self._send(work)
+        if self.speculate and self.in_flight < self.capacity:
+            self._send(self._spare(self.capacity - self.in_flight))
+
+    def _spare(self, room: int) -> list[tuple[int, Probe, int]]:
+        """Up to `room` later rollouts of pending probes, one per chain per pass (fair)."""
+        work: list[tuple[int, Probe, int]] = []
+        sent: dict[int, dict[int, int]] = {}  # what this pass adds, before it is sent
+        active = [i for i in sorted(self.open) if self.waves[i] < self.mc.max_rounds]
+        while len(work) < room and active:
+            still = []
+            for idx in active:
+                est = self._est(idx)
+                mine = sent.setdefault(idx, {})
+                for p in est.pending():
+                    at = mine.get(p.step) or max(self.sent[idx].get(p.step, 0),
+                                                 est.rollouts_at(p.step))
+                    # Within the step's budget as it stands now (estimators' own rule).
+                    if at < est._budget(p.step):
+                        work.append((idx, Probe(p.step, 1), at))
+                        mine[p.step] = at + 1
+                        still.append(idx)
+                        break
+                if len(work) >= room:
+                    break
+            active = still
+        return work
+
+    def _send(self, work: list[tuple[int, Probe, int]]) -> None:
+        if not work:
+            return
+        mc = self.mc
+        requests = [mc._request(self.items[i], self.prefixes[i], self.estimators[i], p, at)
+                    for i, p, at in work]  # fmt: skip
+        futures = _submit(mc.completer, requests)
+        if len(futures) != len(requests):
+            raise RuntimeError(f"Completer answered {len(futures)} of {len(requests)} requests")
+        s = self.stats
+        s.rounds += 1
+        s.requests += len(requests)
+        s.max_batch_requests = max(s.max_batch_requests, len(requests))
+        s.max_batch_completions = max(s.max_batch_completions, sum(r.n for r in requests))
+        self.in_flight += len(requests)
+        s.max_in_flight = max(s.max_in_flight, self.in_flight)
+        for (idx, probe, at), req, fut in zip(work, requests, futures, strict=True):
+            self.sent[idx][probe.step] = max(self.sent[idx].get(probe.step, 0), at + probe.n)
+            fut.add_done_callback(functools.partial(self._done, idx, probe.step, at, req))
+
+    def _done(self, idx: int, step: int, at: int, req: CompletionRequest, fut: Future) -> None:
+        self.done.put((idx, step, at, req, fut))
+
+    def record(self, results: list[tuple[int, int, int, CompletionRequest, list[Completion]]]):
+        s, cache = self.stats, self.cache
+        for *_, req, got in results:
+            if len(got) != req.n:
+                raise RuntimeError(f"Completer returned {len(got)} completions, asked for {req.n}")
+            s.completions += req.n
+            s.tokens += sum(c.tokens for c in got)
+        started = time.perf_counter()
+        # All checks of what came back go to the pool at once: sandbox runs are slow, and a
+        # duplicate completion of the same prefix is checked only once.
+        todo = list(dict.fromkeys(
+            (idx, step, c.text)
+            for idx, step, _, _, got in results
+            for c in got
+            if (idx, step, c.text) not in cache
+        ))  # fmt: skip
+        run = functools.partial(self.mc._run, self.items, self.prefixes, s)
+        for key, ok in zip(todo, self.pool.map(run, todo), strict=True):
+            cache[key] = ok
+            s.checks += 1
+            s.undecided_checks += ok is None
+        for idx, step, at, _, got in results:
+            self.ready[idx].setdefault(step, {})[at] = got
+        for idx, step in dict.fromkeys((idx, step) for idx, step, *_ in results):
+            self._deliver(idx, step)
+        s.check_seconds += time.perf_counter() - started
+
+    def _deliver(self, idx: int, step: int) -> None:
+        """Record the step's results in rollout order while the step still needs them."""
+        est, buf = self._est(idx), self.ready[idx][step]
+        while buf:
+            at = est.rollouts_at(step)
+            if not any(p.step == step for p in est.pending()):
+                for got in buf.values():  # speculation the step did not need
+                    self.stats.wasted_requests += 1
+                    self.stats.wasted_tokens += sum(c.tokens for c in got)
+                buf.clear()
+                return
+            if at not in buf:
+                return
+            got = buf.pop(at)
+            successes = [self.cache[(idx, step, c.text)] is True for c in got]
+            est.record(step, successes, sum(c.tokens for c in got))
+            if est.done:
+                self.open.discard(idx)
+
+
+def _submit(completer: Any, requests: Sequence[CompletionRequest]) -> list[Future]:
+    """One future per request: the completer's own (`AsyncCompleter`), or done futures around
+    one batch `complete()` call."""
+    if isinstance(completer, AsyncCompleter):
+        return completer.submit(requests)
+    futures: list[Future] = []
+    for got in completer.complete(requests):
+        fut: Future = Future()
+        fut.set_result(got)
+        futures.append(fut)
+    return futures
