@@ -16,6 +16,7 @@ from labeling.datasets.mbpp import problem_from_record
 from labeling.schema import Chain, Problem, Status
 from verifiers.base import Verifier
 from verifiers.code_tests import CodeTestVerifier, SyntaxVerifier
+from verifiers.sandbox.program import prepare_job
 from verifiers.sandbox.runner import SandboxConfig, run_tests_many
 
 needs_bwrap = pytest.mark.skipif(
@@ -124,3 +125,24 @@ def test_mbpp_reference_sample_passes():
     pairs = [(problem_from_record(r), r["code"]) for r in rows]
     results = run_tests_many(pairs, 2)
     assert [p.problem_id for (p, _), r in zip(pairs, results, strict=True) if not r.passed] == []
+
+
+@needs_bwrap
+def test_mbpp_tasks_that_stretch_the_channel():
+    """Set-up code building the program's objects (367, 927), a type passed as an argument
+    (533), a function under test named like a builtin (126), a stdlib module the tests take
+    from the program (596): references pass, the function under test answering None fails."""
+    path = DATA / "mbpp" / "mbpp.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} missing")
+    wanted = {126, 367, 533, 596, 927}
+    rows = [r for r in map(json.loads, path.read_text().splitlines()) if r["task_id"] in wanted]
+    assert len(rows) == len(wanted)
+    problems = [problem_from_record(r) for r in rows]
+    good = run_tests_many([(p, r["code"]) for p, r in zip(problems, rows, strict=True)], 2)
+    assert [r.error for r in good if not r.passed] == []
+    wrong = [
+        (p, f"{r['code']}\n\ndef {prepare_job(p, '').subject}(*args, **kwargs):\n    return None\n")
+        for p, r in zip(problems, rows, strict=True)
+    ]
+    assert not any(r.passed for r in run_tests_many(wrong, 2))
