@@ -14,6 +14,9 @@ Corpora (all outside the ProcessBench dev split the calculator was tuned on):
 - birm: BiRM responses of three models (steps split at "ки"); the label is `step_labels`.
 - aps: OmegaPRM (math-aps) trees; a node's step is its prefix minus its parent's, split into
   lines; the label is the node's MC value (0: no rollout from it reached the answer).
+- shards (only with a directory): chains a model wrote in a labeling run (`prm-label`'s
+  Parquet shards); a chain whose final answer is right counts its steps as right (a weak
+  label: a right answer can follow a slip), otherwise no label.
 """
 
 from __future__ import annotations
@@ -140,9 +143,24 @@ READERS = {
 }
 
 
-def chains(corpus: str, limit: int | None = None) -> Iterator[Chain]:
+def shard_chains(directory: Path) -> Iterator[Chain]:
+    """Chains of a labeling run's shards (`directory`/shards/*.parquet, or the directory's)."""
+    import pyarrow.parquet as pq
+
+    files = sorted(directory.glob("shards/*.parquet")) or sorted(directory.glob("*.parquet"))
+    for path in files:
+        for row in pq.read_table(
+            path, columns=["prompt", "completions", "chain_id", "outcome_correct"]
+        ).to_pylist():
+            steps = list(row["completions"])
+            label = True if row["outcome_correct"] else None
+            yield Chain("shards", row["chain_id"], row["prompt"], steps, [label] * len(steps))
+
+
+def chains(corpus: str, limit: int | None = None, shards: Path | None = None) -> Iterator[Chain]:
     """The corpus's chains, the first `limit` only when given."""
-    for i, chain in enumerate(READERS[corpus]()):
+    source = shard_chains(shards) if corpus == "shards" and shards else READERS[corpus]()
+    for i, chain in enumerate(source):
         if limit is not None and i >= limit:
             return
         yield chain

@@ -1,7 +1,7 @@
 """Calculator flags on independent text: reference solutions and labeled model-written chains.
 
     .venv/bin/python benchmarks/calc_false_flags.py [--corpus gsm8k math ...] [--limit N]
-        [--quiet] [--out flags.jsonl]
+        [--quiet] [--out flags.jsonl] [--shards PRM_LABEL_OUTPUT_DIR]
 
 Corpora and their step labels: `benchmarks/calc_corpora.py` (GSM8K and MATH train solutions,
 the PRM800K, Math-Shepherd, BiRM and OmegaPRM samples in shared/data; none of it is the
@@ -26,7 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calc_corpora import CORPORA, chains  # noqa: E402  (a sibling script, not a package)
 
 
-def scan(corpus: str, limit: int | None) -> tuple[dict[str, int], list[dict[str, object]]]:
+def scan(
+    corpus: str, limit: int | None, shards: Path | None = None
+) -> tuple[dict[str, int], list[dict[str, object]]]:
     """(counts, one record per `incorrect` step) for one corpus."""
     from verifiers.calculator.verifier import CalculatorVerifier
 
@@ -35,7 +37,7 @@ def scan(corpus: str, limit: int | None) -> tuple[dict[str, int], list[dict[str,
     counts |= {"on_right": 0, "on_wrong": 0}
     out: list[dict[str, object]] = []
     try:
-        for chain in chains(corpus, limit):
+        for chain in chains(corpus, limit, shards):
             counts["chains"] += 1
             counts["steps"] += len(chain.steps)
             counts["lines"] += sum(1 for s in chain.steps for x in s.split("\n") if x.strip())
@@ -74,12 +76,17 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N chains per corpus")
     parser.add_argument("--quiet", action="store_true", help="counts only")
     parser.add_argument("--out", type=Path, default=None, help="write the flags as JSONL")
+    parser.add_argument(
+        "--shards", type=Path, default=None, help="also scan the model chains of a prm-label output"
+    )
     args = parser.parse_args()
+    if args.shards is not None:
+        args.corpus = [*args.corpus, "shards"]
     everything: list[dict[str, object]] = []
     rows = []
     for name in args.corpus:
         start = time.perf_counter()
-        counts, found = scan(name, args.limit)
+        counts, found = scan(name, args.limit, args.shards)
         took = time.perf_counter() - start
         everything.extend(found)
         rows.append((name, counts, took))

@@ -863,6 +863,15 @@ FAMILIES = [
     ("family-label", "Day 3: 5 + 2 = 7 apples", "correct"),
     ("family-label", "Day 3: 5 + 2 = 8 apples", "incorrect"),
     ("family-label", "Then 10 - 4 = 7 apples are left.", "incorrect"),
+    # a generation cut at its token limit inside a display may have cut the last number
+    (
+        "family-truncated",
+        "To find the total time spent biking a week, we add the time spent biking in the weekdays and the time spent biking in the weekend:\n\\[ 50 \\text{ minutes} + 400 \\text{ minutes} = 45",
+        "unverifiable",
+    ),
+    ("family-truncated", "\\[ 50 \\text{ minutes} + 400 \\text{ minutes} = 450 \\]", "correct"),
+    ("family-truncated", "\\[ 50 \\text{ minutes} + 400 \\text{ minutes} = 45 \\]", "incorrect"),
+    ("family-truncated", "So she has $100 + $15 + $30 = $165", "incorrect"),
 ]
 
 

@@ -49,7 +49,8 @@ _STAR = re.compile(r"(?<!\*)\*(?!\*)")
 
 
 def mark_cuts(steps: list[str] | tuple[str, ...]) -> list[str]:
-    """The steps, with "…" where a split cut an expression (at the start or end of a step)."""
+    """The steps, with "…" where a split cut an expression (at the start or end of a step), or
+    where a step ends on a number inside a display it never closed."""
     out = list(steps)
     for i in range(len(out) - 1):
         before, after = steps[i], steps[i + 1]
@@ -60,7 +61,20 @@ def mark_cuts(steps: list[str] | tuple[str, ...]) -> list[str]:
         if goes_on and not _SENTENCE_END.search(before):
             # before a closing row break: "\\" would put the mark on a line of its own
             out[i] = f"{_ROW_BREAK_END.sub('', out[i])} {CUT}"
-    return out
+    return [
+        f"{text} {CUT}" if _ends_in_open_math(step) else text
+        for step, text in zip(steps, out, strict=True)
+    ]
+
+
+def _ends_in_open_math(step: str) -> bool:
+    """The step stops on a digit inside a display it never closed: a generation cut at its token
+    limit ("\\[ 50 \\text{ minutes} + 400 \\text{ minutes} = 45") may have cut the number.
+    ("$" is not counted: in word problems it is money.)"""
+    tail = step.rstrip()
+    if not tail or not tail[-1].isdigit():
+        return False
+    return tail.count("\\[") > tail.count("\\]") or tail.count("\\(") > tail.count("\\)")
 
 
 def defines_star(question: str) -> bool:
