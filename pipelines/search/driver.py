@@ -10,12 +10,16 @@ collected and handed back. Two small protocols keep this free of Ray and vLLM:
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from labeling.search import PRMScoreError, check_scores
 from pipelines.search.strategies import Ask, Decision, Gen, Sample, Strategy
+
+log = logging.getLogger("prm-search")
 
 
 class Generator(Protocol):
@@ -81,10 +85,15 @@ def run_tasks(
     waiting: dict[int, Any] = {}
     for i, t in enumerate(tasks):
         _step(i, t, None, waiting, out)
+    rounds, t0 = 0, time.monotonic()
     while waiting:
+        rounds += 1
         gens = [(i, r) for i, r in waiting.items() if isinstance(r, list)]
         asks = [(i, r) for i, r in waiting.items() if isinstance(r, Ask)]
         flat = [(tasks[i].messages, g) for i, reqs in gens for g in reqs]
+        log.info("round %d: %d searches waiting, %d generation requests (%d samples), %d "
+                 "scoring requests; %.0fs so far", rounds, len(waiting), len(flat),
+                 sum(g.n for _, g in flat), len(asks), time.monotonic() - t0)  # fmt: skip
         ticket = generator.submit(flat) if flat else None  # the engine works while the PRM scores
         replies: dict[int, Any] = {}
         if asks:
