@@ -75,6 +75,7 @@ class VLLMEngine:
             # with a budget that fits many prompts avoid it at no cost on CPU.
             "enable_chunked_prefill": False,
             "max_num_batched_tokens": max(8192, int(model.max_model_len)),
+            "use_tqdm_on_load": verbose,  # the weights' progress bar is start-up noise
         }
         if engine.num_gpus:
             kwargs["tensor_parallel_size"] = model.tensor_parallel_size

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,8 +120,10 @@ def apply(choice: DeviceChoice, verbose: bool = False) -> None:
     # not the user's to act on; errors still show.
     os.environ["VLLM_LOGGING_LEVEL"] = "INFO" if verbose else "ERROR"
     if not verbose:
-        # Start-up noise: transformers/torch warnings the user cannot act on.
+        # Start-up noise: transformers/torch warnings the user cannot act on (vLLM's own
+        # modules raise FutureWarnings about torch names at import).
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        warnings.filterwarnings("ignore", category=FutureWarning)
     if choice.device != "cpu":
         return
     os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
