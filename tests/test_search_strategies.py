@@ -167,7 +167,9 @@ def job_cfg(out, **search):
 
 def test_job_writes_rows_manifest_report_and_resumes(tmp_path):
     cfg = job_cfg(tmp_path / "a")
-    m = SearchJob(cfg, FakeGenerator(), FakePRM()).run()
+    gen = RecordingGenerator()
+    m = SearchJob(cfg, gen, FakePRM()).run()
+    assert m["tokens"]["generated"] == gen.tokens  # the shared sample counted once
     per_problem = 2 * (1 + 2 * 2) + 2 + 2  # sampling rows + beam + dvts, two budgets
     assert m["counts"]["rows"] == 3 * per_problem and m["units"] == 2
     assert m["counts"]["problems_in"] == 3 == m["counts"]["problems_searched"]

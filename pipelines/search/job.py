@@ -123,14 +123,16 @@ class SearchJob:
             cache[key] = self.checker.equivalent(answer or "", reference)
         return cache[key]
 
-    def search_unit(self, problems: list[Problem]) -> tuple[list[dict], list[Quarantined]]:
+    def search_unit(self, problems: list[Problem]) -> tuple[list[dict], list[Quarantined], int]:
+        """Rows, quarantined problems and the tokens generated (the shared sample of the
+        sampling strategies counted once, though every budget's row reports its share)."""
         math = [p for p in problems if p.domain == "math" and p.reference.strip()]
         bad = [Quarantined(p.source_dataset, -1, "prm-search needs a math problem with a "
                            "reference answer", p.question[:2000], p.problem_id, "filter")
                for p in problems if p not in math]  # fmt: skip
         tasks = [(p, t) for p in math for t in build_tasks(self.cfg, p)]
         if not tasks:
-            return [], bad
+            return [], bad, 0
         self._ensure_backends()
         generator: Any = self.generator
         decided = run_tasks([t for _, t in tasks], generator, self.prm)
@@ -150,7 +152,8 @@ class SearchJob:
                     "model": self.cfg.model.name, "prm": self.prm_name,
                     "config_hash": self.hash,
                 })  # fmt: skip
-        return rows, bad
+        generated = sum(max((d.tokens for d in ds), default=0) for ds in decided)
+        return rows, bad, generated
 
     def run(self) -> dict[str, Any]:
         """Search everything; one run at a time per output directory (a file lock)."""
@@ -185,12 +188,12 @@ class SearchJob:
                 records[unit], resumed = rec, resumed + 1
                 continue
             started = time.monotonic()
-            rows, skipped = self.search_unit(problems)
+            rows, skipped, generated = self.search_unit(problems)
             skipped = bad + skipped
             counts = {"problems_in": len(problems) + len(bad), "rows": len(rows),
                       "problems_searched": len(problems) - (len(skipped) - len(bad)),
                       "problems_quarantined": len(skipped)}  # fmt: skip
-            tokens = {"generated": sum(r["generated_tokens"] for r in rows)}
+            tokens = {"generated": generated}
             records[unit] = write_unit(self.out, unit, key, rows,
                                        [quarantine_row(q, self.hash) for q in skipped],
                                        counts, tokens, time.monotonic() - started)  # fmt: skip
@@ -258,7 +261,10 @@ def _model_path(cfg: SearchConfig) -> str:
     if not cfg.model.path:
         from pipelines.engine.prepare_model import prepare
 
-        return str(prepare())
+        try:  # a profile prepared by name (model=qwen_coder_0_5b), as prm-label does
+            return str(prepare(model=cfg.model.name))
+        except ValueError as exc:
+            raise UserError(f"model.path is empty and there is {exc}") from None
     p = Path(cfg.model.path).expanduser()
     if not p.exists() and (cfg.model.path.startswith(("/", ".", "~"))
                            or cfg.model.path.count("/") != 1):  # fmt: skip
