@@ -872,6 +872,23 @@ FAMILIES = [
     ("family-truncated", "\\[ 50 \\text{ minutes} + 400 \\text{ minutes} = 450 \\]", "correct"),
     ("family-truncated", "\\[ 50 \\text{ minutes} + 400 \\text{ minutes} = 45 \\]", "incorrect"),
     ("family-truncated", "So she has $100 + $15 + $30 = $165", "incorrect"),
+    # what the family fixes must not cost (MATH train and BiRM, verbatim)
+    (
+        "math-train-number_theory-617",
+        "So the least four-digit solution is $267 + 450 (2) = \\boxed{1167}$.",
+        "correct",
+    ),
+    ("math-train-precalculus-1030", "This gives us $2 + 8 = 10$ pairs $(a,b).$", "correct"),
+    (
+        "birm-llama3_8b-7073-4",
+        "The remaining amount, which is $(1-3/4)x = 1/4x$, she spent on a sweater, which cost her $20.",
+        "correct",
+    ),
+    (
+        "math-train-counting_and_probability-5083",
+        "There are $7 \\cdot 6 \\cdot 5 = 210$ ways to choose values of $x$, $y$ and $z$.",
+        "correct",
+    ),
 ]
 
 

@@ -317,6 +317,11 @@ def _computes(clause: tuple[Tok, ...]) -> bool:
     return False
 
 
+def _bare(segment: list[Tok]) -> bool:
+    """Only an expression: no words but list words ("49 total pairs" is no list item)."""
+    return all(t.kind != "word" or t.text in _LIST_WORDS for t in segment)
+
+
 def _list_edges(
     clauses: tuple[tuple[Tok, ...], ...], ends: tuple[str, ...], ci: int
 ) -> tuple[bool, bool]:
@@ -326,13 +331,14 @@ def _list_edges(
     claim 3 + 4 = 3. The first side is a list item when the clause opens with an expression
     and the clause before it, cut off by a comma, ends with one (with an operator, unless the
     last side is an item too) and has no `=`; the last side is one when the clause after the
-    comma is only numbers (and list words), with no `=`.
+    comma is only numbers (and list words), with no `=`. A side with words is never an item.
     """
     clause = clauses[ci]
     after = clauses[ci + 1] if ci + 1 < len(clauses) else ()
     last = (
         bool(after)
         and ends[ci] in _LIST_SEPARATORS
+        and _bare(_segments(clause)[0][-1])
         and _no_relation(after)
         and clause[-1].kind in _ITEM_END
         and after[0].kind in _ITEM_START
@@ -342,6 +348,7 @@ def _list_edges(
     first = (
         bool(before)
         and ends[ci - 1] in _LIST_SEPARATORS
+        and _bare(_segments(clause)[0][0])
         and _no_relation(before)
         and before[-1].kind in _ITEM_END
         and clause[0].kind in _ITEM_START

@@ -57,8 +57,9 @@ _RANGE = re.compile(r"(?<=[A-Za-z] )(\d{1,4})-(?=\d{1,4}\b)")
 # "355/6 = 58 R 5": quotient and remainder, not a product with an unknown R.
 _REMAINDER_R = re.compile(r"(?<=\d)[ \t]*R[ \t]*(?=\d)|(?<=\d)[ \t]+r[ \t]+(?=\d)")
 # "2x = 10 (2)", "3 + 4 = 7 [1]": after a space, a small whole number in brackets that ends
-# an expression is an equation tag or a reference as often as a factor; read as neither.
-_TAG = re.compile(r"(?<=[\w)\]])[ \t]+[(\[][ \t]*\d{1,2}[ \t]*[)\]](?![ \t]*[-+*/^(\[\d])")
+# an equation is an equation tag or a reference as often as a factor; read as neither.
+# Before an operator or "=" it is a factor ("450 (2) = 900").
+_TAG = re.compile(r"(?<=[\w)\]])[ \t]+[(\[][ \t]*\d{1,2}[ \t]*[)\]](?![ \t]*[-+*/^(\[\d=])")
 # "Day 3 – 5 + 2 = 7", "Room 12 - 30 + 15 = 45": a line that opens with a numbered label and a
 # dash is a heading; the label's number is no operand ("code" stops the expression).
 _LABELS = (

@@ -5,8 +5,9 @@ Expressions become nested tuples (hashable, so evaluation can be cached):
   ("sqrt", a) ("+"|"-"|"*"|"/"|"^", a, b)
 Implicit multiplication is read only before "(", a variable, pi or sqrt ("4(40)", "2x", "3\\pi"):
 two numbers side by side ("Step 2 3 + 4", "1 1/2") are never multiplied, the expression ends.
-An implicit product right after a divisor ("3/2\\pi", "a \\div b(c)") is refused: it reads
-as a/(b*c) or (a/b)*c depending on the writer.
+An implicit product with pi, a root or a bracket right after a divisor ("3/2\\pi",
+"a \\div b(c)") is refused: it reads as a/(b*c) or (a/b)*c depending on the writer; "1/3b" is
+read as (1/3)*b.
 The parser refuses more than MAX_DEPTH levels of nesting and MAX_TOKENS tokens: a bound on
 work for pathological input, which then simply yields no claim.
 """
@@ -86,9 +87,10 @@ class _Parser:
                 node = (tok.text, node, self.unary())
                 divided = tok.text == "/"
             elif tok.kind in _IMPLICIT:
-                if divided:
-                    # "500\pi \div \frac{2}{3}\pi", "3/2\pi", "12/4x": the writer may mean
+                if divided and tok.kind != VAR:
+                    # "500\pi \div \frac{2}{3}\pi", "3/2\pi", "6/2(1+2)": the writer may mean
                     # the product as the divisor or the quotient times it; we cannot tell.
+                    # ("1/3b" is a coefficient: word problems write b/3 that way.)
                     raise ParseError("implicit product after a division")
                 save = self.i
                 try:
