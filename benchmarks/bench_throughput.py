@@ -142,9 +142,8 @@ def bare_side(spec: dict) -> dict:
         run = functools.partial(bare_run, llm, llm.get_tokenizer())
         tokens, dt, _ = run(spec["sample"])
         out[dtype] = {"start_s": round(start, 1), "sample_tokens": tokens, "sample_s": dt}
-        if dtype == spec["dtypes"][-1]:
+        if spec["rollouts"]:
             out.update(rollouts_and_peer(spec, run))
-        del llm
     return out
 
 
@@ -220,6 +219,7 @@ def main() -> None:
     ap.add_argument("--peer-chains", type=int, default=8)
     ap.add_argument("--model", default="", help="model dir (default: the embedded SmolLM2)")
     ap.add_argument("--gpu", action="store_true", help="one GPU engine, bf16 only")
+    ap.add_argument("--job-json", help="keep the job side's results here (reused if present)")
     ap.add_argument("--bare", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.bare:
@@ -232,7 +232,13 @@ def main() -> None:
     from pipelines.engine.prepare_model import prepare
     from pipelines.label.config import SamplerConfig
 
-    job = job_side(args)
+    cache = Path(args.job_json) if args.job_json else None
+    if cache is not None and cache.exists():
+        job = json.loads(cache.read_text())
+    else:
+        job = job_side(args)
+        if cache is not None:
+            cache.write_text(json.dumps(job))
     instruction = SamplerConfig().math_instruction
     prompts = {pid: user_message(Problem(pid, "math", "bench", q, reference=ref), instruction)
                for q, ref, pid, _, _ in job["chains"]}  # fmt: skip
@@ -248,12 +254,17 @@ def main() -> None:
             "sample": job["sample"]["requests"],
             "mc_requests": job["mc_requests"], "chains": job["chains"], "prompt": prompts,
             "peer_chains": args.peer_chains, "mc_tokens": args.mc_tokens}  # fmt: skip
-    with tempfile.TemporaryDirectory() as tmp:
-        src, dst = Path(tmp, "spec.json"), Path(tmp, "out.json")
-        src.write_text(json.dumps(spec))
-        subprocess.run([sys.executable, __file__, "--bare", str(src), str(dst)], check=True,
-                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        bare = json.loads(dst.read_text())
+    bare: dict = {}
+    # One process per dtype: a second vllm.LLM in a process whose first one was deleted
+    # finds vLLM's global parallel state torn down.
+    for dtype in faster_last:
+        with tempfile.TemporaryDirectory() as tmp:
+            src, dst = Path(tmp, "spec.json"), Path(tmp, "out.json")
+            one = spec | {"dtypes": [dtype], "rollouts": dtype == faster_last[-1]}
+            src.write_text(json.dumps(one))
+            subprocess.run([sys.executable, __file__, "--bare", str(src), str(dst)],
+                           check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+            bare.update(json.loads(dst.read_text()))
     report(job, bare, faster_last)
 
 

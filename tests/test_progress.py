@@ -28,6 +28,8 @@ def test_engine_line_is_silent_when_the_engine_is_idle():
     idle = snapshot(sample=(16, 16, 5120, 5120, 3000), live=3000)
     assert engine_line(idle, idle, dt=10.0) is None
     assert engine_line(idle, None, dt=10.0) is not None  # the first look reports the work
+    first = engine_line(snapshot(), None, dt=10.0)
+    assert "sample 4/16" in first and "queued" not in first  # ... but no ETA yet
 
 
 class Pool:

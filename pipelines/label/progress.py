@@ -43,7 +43,9 @@ def engine_line(now: dict[str, Any], before: dict[str, Any] | None, dt: float) -
     finished_tokens = sum(t["tokens"] for t in tags.values())
     in_progress = max(0, now["live_tokens"] - finished_tokens)
     left = max(0, sum(t["budget"] - t["done_budget"] for t in tags.values()) - in_progress)
-    eta = f"; queued work <= {left / rate:.0f}s at this rate" if pending and rate > 0 else ""
+    # The first look has no period behind it (its rate includes the engine's start): no ETA.
+    eta = (f"; queued work <= {left / rate:.0f}s at this rate"
+           if pending and rate > 0 and before is not None else "")
     return f"engine: {', '.join(parts)}; {rate:.0f} tok/s{eta}"
 
 
