@@ -101,6 +101,10 @@ def engine_pool(cfg):
     from pipelines.label.job import LabelJob
 
     cfg.engine.batch_size = 4096  # one round of the search = one generate() call
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     path = LabelJob(cfg)._resolve_model()
     # Ray on: the engine in its own actor (vLLM must not start in this process).
     return EnginePool(path, cfg.model, cfg.engine, RayConfig(num_cpus=2)), path
