@@ -16,7 +16,6 @@ from verifiers.calculator.context import defines_star, mark_cuts, read_as_define
 C, W, U = "correct", "incorrect", "unverifiable"
 
 
-
 ONE_STEP = [
     # letters glued to \sqrt / \pi / a fraction are factors, not units
     (
