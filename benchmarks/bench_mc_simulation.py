@@ -25,7 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from labeling.schema import Chain, Problem  # noqa: E402
-from verifiers.rollout.driver import CompletionRequest, FakeCompleter, MonteCarloVerifier  # noqa: E402
+from tests.fakes import FakeCompleter  # noqa: E402
+from verifiers.rollout.driver import CompletionRequest, MonteCarloVerifier  # noqa: E402
 
 PRESETS = {"easy": (0.8, 0.01), "hard": (0.3, 0.05)}
 ERR = "[err]"

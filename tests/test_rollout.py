@@ -12,13 +12,13 @@ import math
 import pytest
 
 from labeling.schema import Chain, Problem, Status
+from tests.fakes import FakeCompleter
 from verifiers.base import Verifier
 from verifiers.rollout.driver import (
     AsyncCompleter,
     Completer,
     Completion,
     CompletionRequest,
-    FakeCompleter,
     MonteCarloVerifier,
     prefix_texts,
 )
@@ -183,8 +183,8 @@ def test_math_outcome_judges_the_completion_not_the_prefix():
 
 
 class FakeResult:
-    def __init__(self, passed, error=""):
-        self.passed, self.error = passed, error
+    def __init__(self, passed, error="", started=True):
+        self.passed, self.error, self.started = passed, error, started
 
 
 def test_code_outcome_runs_the_program_with_the_options_it_accepts():
@@ -202,7 +202,7 @@ def test_code_outcome_runs_the_program_with_the_options_it_accepts():
     assert check(problem, prefix, "    return 2\n```") is False
     assert check(problem, "def f():\n    return 1\n", "") is True  # unfenced, own outcome
     assert check(problem, "I give up.", "") is False  # no code at all: not a pass
-    not_started = CodeOutcome(lambda p, c: FakeResult(False, "the sandbox did not start: x"))
+    not_started = CodeOutcome(lambda p, c: FakeResult(False, "bwrap: setting up uid map: x", started=False))
     assert not_started(problem, prefix, "    return 1\n```") is None
     with pytest.raises(ValueError, match="tests"):
         check(Problem("p", "code", "t", "q"), prefix, "x")

@@ -63,7 +63,7 @@ def outcome_verdict(result: ExecutionResult | None) -> StepVerdict:
     summary = f"{result.tests_passed}/{result.tests_total} tests passed"
     if result.passed:
         return StepVerdict(Status.CORRECT, True, 1.0, summary)
-    if result.error.startswith("the sandbox did not start"):
+    if not result.started:
         return StepVerdict(Status.ERROR, None, None, result.error)
     evidence = f"{summary}; {result.error}"[:300]
     if result.timed_out or result.memory_exceeded:

@@ -93,7 +93,7 @@ class CodeOutcome:
         if not code.strip():
             return False
         result = self._runner()(problem, code)
-        if getattr(result, "error", "").startswith("the sandbox did not start"):
+        if not result.started:
             return None
         return bool(result.passed)
 

@@ -2,7 +2,7 @@
 ask (`Completer`: a batch, answered at once; `AsyncCompleter`: one future per request).
 
 Pure types, no engine: `pipelines/engine/completer.py` implements both protocols with the
-vLLM engine actors, `verifiers.rollout.driver.FakeCompleter` the batch one for tests.
+vLLM engine actors, `tests.fakes.FakeCompleter` the batch one for tests.
 """
 
 from __future__ import annotations

@@ -333,6 +333,7 @@ def interpret(
         tests_passed=passed_count,
         tests_total=n,
         timed_out=timed_out or cpu_killed,
+        started=bool(ready) or timed_out,
         memory_exceeded=seen.memory,
         killed_by_signal=signal_no,
         exit_code=returncode,

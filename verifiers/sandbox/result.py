@@ -90,6 +90,7 @@ class ExecutionResult:
     tests_passed: int
     tests_total: int
     timed_out: bool = False
+    started: bool = True  # False: the harness never reported ready (a setup failure, not a verdict)
     memory_exceeded: bool = False
     killed_by_signal: int | None = None
     exit_code: int | None = None
