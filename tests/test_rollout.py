@@ -202,7 +202,7 @@ def test_code_outcome_runs_the_program_with_the_options_it_accepts():
     assert check(problem, prefix, "    return 2\n```") is False
     assert check(problem, "def f():\n    return 1\n", "") is True  # unfenced, own outcome
     assert check(problem, "I give up.", "") is False  # no code at all: not a pass
-    not_started = CodeOutcome(lambda p, c: FakeResult(False, "bwrap: setting up uid map: x", started=False))
+    not_started = CodeOutcome(lambda p, c: FakeResult(False, "bwrap: uid map", started=False))
     assert not_started(problem, prefix, "    return 1\n```") is None
     with pytest.raises(ValueError, match="tests"):
         check(Problem("p", "code", "t", "q"), prefix, "x")
