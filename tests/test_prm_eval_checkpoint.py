@@ -117,7 +117,11 @@ def test_evaluate_checkpoint_end_to_end(checkpoint, capsys):
     pb = result["processbench"]
     assert pb["threshold_from"] == "dev" and 0 < pb["threshold"] < 1
     assert pb["dev_records"] + pb["test_records"] == 48
-    assert 0.0 <= pb["average_f1"] <= 1.0
+    # One subset: its F1 is the harmonic mean of its two accuracies, and the average is it.
+    sub = pb["gsm8k"]
+    a, b = sub["error_acc"], sub["correct_acc"]
+    assert sub["f1"] == pytest.approx(2 * a * b / (a + b) if a + b else 0.0)
+    assert pb["average_f1"] == pytest.approx(sub["f1"]) and sub["n"] == pb["test_records"]
     assert result["best_of_n"]["problems"] == 12
     assert json.loads((checkpoint / "eval" / "metrics.json").read_text()) == result
     assert "average F1" in capsys.readouterr().out
