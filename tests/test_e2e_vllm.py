@@ -42,9 +42,24 @@ def test_vllm_on_ray_end_to_end(tmp_path, tiny_model_dir, ray_runtime):
     ds = load_dataset("parquet", data_files=files, split="train")
     assert ds.num_rows == c["rows"]
     assert {"prompt", "completions", "labels"} <= set(ds.column_names)
+    from labeling.ids import derive_seed
+
     for row in ds:
-        assert len(row["completions"]) == len(row["labels"]) > 0
-        assert row["model"] == "tiny-llama" and row["sampler_seed"] is not None
+        n = len(row["completions"])
+        assert n == len(row["labels"]) > 0
+        assert row["model"] == "tiny-llama"
+        assert row["sampler_seed"] == derive_seed(0, row["problem_id"])
+        # The values, not only the shapes: the answer source decides the last step, and
+        # verifier_first with only that source labels nothing before it.
+        last = [v for v in row["verdicts"] if v["source"] == "answer"]
+        assert [v["step"] for v in last] == [n - 1]
+        assert row["answer_labels"][-1] == row["outcome_correct"] == last[0]["label"]
+        if row["outcome_correct"] is False:  # random weights: the usual case
+            assert last[0]["status"] == "incorrect"
+            assert row["labels"] == [None] * (n - 1) + [False]
+            assert row["first_error_step"] == n - 1
+        else:
+            assert row["labels"] == [True] * n and row["first_error_step"] == -1
 
 
 def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
