@@ -22,6 +22,31 @@ import json
 import time
 
 
+def sample_chains(pool, problems_n: int, n: int, instruction: str) -> list:
+    """(problem, chain) pairs sampled from builtin math problems, split into steps."""
+    from labeling.datasets import load_problems
+    from labeling.ids import chain_id, derive_seed
+    from labeling.prompts import user_message
+    from labeling.schema import Chain
+    from labeling.splitters import split_steps
+
+    problems = list(load_problems({"name": "builtin_math", "limit": problems_n}))
+    requests = [
+        {"messages": [{"role": "user", "content": user_message(p, instruction)}], "prefix": "",
+         "n": n, "seed": derive_seed(0, p.problem_id), "max_tokens": 160,
+         "temperature": 0.8, "top_p": 0.95, "stop": []}
+        for p in problems
+    ]
+    items = []
+    for p, req, res in zip(problems, requests, pool.generate(requests), strict=True):
+        for i, text in enumerate(res["texts"]):
+            steps = tuple(split_steps(text))
+            if steps:
+                items.append((p, Chain(p.problem_id, chain_id(p.problem_id, "m", i), i, text,
+                                       steps, "m", req["seed"])))
+    return items
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--problems", type=int, default=24)
@@ -32,11 +57,7 @@ def main() -> None:
 
     import ray
 
-    from labeling.datasets import load_problems
-    from labeling.ids import chain_id, derive_seed
     from labeling.prompts import user_message
-    from labeling.schema import Chain
-    from labeling.splitters import split_steps
     from pipelines.engine.completer import EngineCompleter
     from pipelines.engine.pool import EnginePool
     from pipelines.engine.prepare_model import prepare
@@ -49,21 +70,7 @@ def main() -> None:
     print(f"engine start: {time.perf_counter() - t:.1f}s")
 
     instruction = SamplerConfig().math_instruction
-    problems = list(load_problems({"name": "builtin_math", "limit": args.problems}))
-    requests = [
-        {"messages": [{"role": "user", "content": user_message(p, instruction)}], "prefix": "",
-         "n": args.n, "seed": derive_seed(0, p.problem_id), "max_tokens": 160,
-         "temperature": 0.8, "top_p": 0.95, "stop": []}
-        for p in problems
-    ]
-    results = pool.generate(requests)
-    items = []
-    for p, req, res in zip(problems, requests, results, strict=True):
-        for i, text in enumerate(res["texts"]):
-            steps = tuple(split_steps(text))
-            if steps:
-                items.append((p, Chain(p.problem_id, chain_id(p.problem_id, "m", i), i, text,
-                                       steps, "m", req["seed"])))
+    items = sample_chains(pool, args.problems, args.n, instruction)
 
     class Recording(EngineCompleter):
         batches: list = []

@@ -37,15 +37,29 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+def chains_of(problems: list, requests: list[dict], results: list[dict]) -> list:
+    """(problem, chain) pairs of the sampled texts that split into two or more steps."""
+    from labeling.ids import chain_id
+    from labeling.schema import Chain
+    from labeling.splitters import split_steps
+
+    items = []
+    for p, req, res in zip(problems, requests, results, strict=True):
+        for i, text in enumerate(res["texts"]):
+            steps = tuple(split_steps(text))
+            if len(steps) >= 2:
+                cid = chain_id(p.problem_id, "m", i)
+                items.append((p, Chain(p.problem_id, cid, i, text, steps, "m", req["seed"])))
+    return items
+
+
 def job_side(args: argparse.Namespace) -> dict:
     """Sampling and MC stages through the job's own pool and driver."""
     import ray
 
     from labeling.datasets import load_problems
-    from labeling.ids import chain_id, derive_seed
+    from labeling.ids import derive_seed
     from labeling.prompts import user_message
-    from labeling.schema import Chain
-    from labeling.splitters import split_steps
     from pipelines.engine.completer import EngineCompleter
     from pipelines.engine.pool import EnginePool
     from pipelines.engine.prepare_model import prepare
@@ -80,14 +94,7 @@ def job_side(args: argparse.Namespace) -> dict:
     sample_s = time.perf_counter() - t
     sample_tokens = sum(sum(r["tokens"]) for r in results)
 
-    items = []
-    for p, req, res in zip(problems, requests, results, strict=True):
-        for i, text in enumerate(res["texts"]):
-            steps = tuple(split_steps(text))
-            if len(steps) >= 2:
-                cid = chain_id(p.problem_id, "m", i)
-                items.append((p, Chain(p.problem_id, cid, i, text, steps, "m", req["seed"])))
-    items = items[: args.mc_chains]
+    items = chains_of(problems, requests, results)[: args.mc_chains]
     sent: list = []
 
     class Recording(EngineCompleter):

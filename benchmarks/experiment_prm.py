@@ -123,7 +123,7 @@ def _dry_run_inputs(out: Path) -> dict[str, str]:
     }
 
 
-def main() -> None:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--auto-shards", help="prm-label output dir (the project's labels)")
     ap.add_argument("--processbench", help="dir of ProcessBench *.json (the dev split)")
@@ -143,6 +143,39 @@ def main() -> None:
         "--only", choices=["auto", "human"], default=None,
         help="train and evaluate one PRM; read the other's results from an earlier run in --out",
     )
+    return ap
+
+
+def _train_and_evaluate(a: argparse.Namespace, name: str, shards: str, source: str,
+                        out: Path, eval_files: list[str]) -> dict:
+    """One PRM trained on `shards` with the shared budget, then evaluated on the held-out
+    side; its entry of the report."""
+    summary = run(
+        {
+            "model": {"path": a.model, "max_length": a.max_length},
+            "data": {"shards": [shards], "label_source": source, "val_fraction": 0.1},
+            "optim": {"lr": a.lr, "warmup_steps": max(1, a.steps // 10)},
+            "train": {
+                "max_steps": a.steps, "batch_size": a.batch, "grad_accum": a.grad_accum,
+                "eval_every": 0, "save_every": 0, "resume": "none", "workers": a.workers,
+            },
+            "output_dir": str(out / f"prm_{name}"),
+        }
+    )  # fmt: skip
+    metrics = evaluate_checkpoint(
+        {
+            "checkpoint": summary["final"],
+            "processbench": eval_files,
+            "dev_fraction": 0.3,
+            "bon_shards": [a.bon_shards] if a.bon_shards else [],
+            "output_dir": str(out / f"eval_{name}"),
+        }
+    )
+    return _entry(shards, summary, metrics)
+
+
+def main() -> None:
+    ap = _parser()
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -190,33 +223,7 @@ def main() -> None:
             metrics = json.loads((out / f"eval_{name}" / "metrics.json").read_text())
             report[name] = _entry(shards, summary, metrics)
             continue
-        summary = run(
-            {
-                "model": {"path": a.model, "max_length": a.max_length},
-                "data": {"shards": [shards], "label_source": source, "val_fraction": 0.1},
-                "optim": {"lr": a.lr, "warmup_steps": max(1, a.steps // 10)},
-                "train": {
-                    "max_steps": a.steps,
-                    "batch_size": a.batch,
-                    "grad_accum": a.grad_accum,
-                    "eval_every": 0,
-                    "save_every": 0,
-                    "resume": "none",
-                    "workers": a.workers,
-                },
-                "output_dir": str(out / f"prm_{name}"),
-            }
-        )
-        metrics = evaluate_checkpoint(
-            {
-                "checkpoint": summary["final"],
-                "processbench": eval_files,
-                "dev_fraction": 0.3,
-                "bon_shards": [a.bon_shards] if a.bon_shards else [],
-                "output_dir": str(out / f"eval_{name}"),
-            }
-        )
-        report[name] = _entry(shards, summary, metrics)
+        report[name] = _train_and_evaluate(a, name, shards, source, out, eval_files)
     (out / "experiment.json").write_text(json.dumps(report, indent=2))
     print(table(report))
 
