@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(EXTRA)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-deps model run test test-fast lint bench clean
+.PHONY: setup system-deps test-deps apt-install model run test test-fast lint bench clean
 
 setup: system-deps $(STAMP) model
 
@@ -28,19 +28,34 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 # bubblewrap isolates model-written code; python3-seccomp (Debian's libseccomp bindings, for
-# the system python3) builds its seccomp filter; chromium renders the report in a test.
+# the system python3) builds its seccomp filter. chromium only renders the report in a test,
+# so only `make test` installs it (it is the slowest package of the set-up).
 # Installed with apt-get where we are root; otherwise say what is missing.
+APT_NEED = bwrap:bubblewrap seccomp:python3-seccomp
+
 system-deps:
+	@$(MAKE) --no-print-directory apt-install NEED="$(APT_NEED)"
+
+test-deps:
+	@$(MAKE) --no-print-directory apt-install NEED="chromium:chromium"
+
+# NEED: "check:package ..."; a check is a command name, or `seccomp` for the Python module.
+apt-install:
 	@missing=""; \
-	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
-	/usr/bin/python3 -c "import seccomp" >/dev/null 2>&1 || missing="$$missing python3-seccomp"; \
-	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	for pair in $(NEED); do \
+	  check=$${pair%%:*}; pkg=$${pair#*:}; \
+	  if [ "$$check" = seccomp ]; then \
+	    /usr/bin/python3 -c "import seccomp" >/dev/null 2>&1 || missing="$$missing $$pkg"; \
+	  else \
+	    command -v $$check >/dev/null 2>&1 || missing="$$missing $$pkg"; \
+	  fi; \
+	done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing$$missing"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	  else \
-	    echo "warning: missing$$missing (install them; the sandbox refuses to run code without bubblewrap)"; \
+	    echo "warning: missing$$missing (install them; the sandbox refuses to run code without bubblewrap and python3-seccomp)"; \
 	  fi; \
 	fi
 
@@ -50,10 +65,10 @@ model: $(STAMP)
 run: setup
 	$(BIN)/prm-label
 
-test: setup
+test: setup test-deps
 	$(BIN)/pytest $(PYTEST_ARGS)
 
-test-fast: setup
+test-fast: setup test-deps
 	$(BIN)/pytest -m "not slow" $(PYTEST_ARGS)
 
 lint:
