@@ -78,3 +78,21 @@ def calc():
 def calc_statuses(calc, steps, question=""):
     """The calculator's status per step, as plain strings."""
     return [str(v.status) for v in calc.check_steps(steps, question)]
+
+
+def app_error_line(app: str, args: list[str], cwd: Path) -> str:
+    """Run the installed console script `app` with `args`; assert it stopped the way a user
+    mistake must (exit 2, exactly one line `<app>: error: ...`, no traceback) and return it."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name(app)), *args],
+        capture_output=True, text=True, timeout=120, cwd=cwd,
+        env=dict(os.environ, HYDRA_FULL_ERROR="0"),
+    )
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert len(lines) == 1 and lines[0].startswith(f"{app}: error: "), proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    return lines[0]

@@ -6,16 +6,11 @@ would type it; cross-field mistakes (a policy without the source it needs) likew
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import compose
-
-BIN = Path(sys.executable).parent
+from tests.conftest import app_error_line, compose
 
 ENUM_TYPOS = [
     ("model.dtype=bf16", "model.dtype"),
@@ -39,34 +34,21 @@ CROSS_FIELD = [
 ]
 
 
-def _prm_label(tmp_path: Path, *overrides: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, HYDRA_FULL_ERROR="0")
-    return subprocess.run(
-        [str(BIN / "prm-label"), *overrides, f"output.dir={tmp_path / 'out'}", "ray=inprocess",
-         "engine=simulated"],
-        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path,
-    )
-
-
-def _one_sentence(proc: subprocess.CompletedProcess) -> str:
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert proc.returncode == 2, proc.stderr[-2000:]
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("prm-label: error: ")
-    assert "Traceback" not in proc.stderr
-    return lines[0]
+def _prm_label_error(tmp_path: Path, *overrides: str) -> str:
+    args = [*overrides, f"output.dir={tmp_path / 'out'}", "ray=inprocess", "engine=simulated"]
+    return app_error_line("prm-label", args, tmp_path)
 
 
 @pytest.mark.parametrize(("override", "key"), ENUM_TYPOS)
 def test_enum_typo_fails_at_start_with_exit_2(tmp_path, override, key):
-    line = _one_sentence(_prm_label(tmp_path, override))
+    line = _prm_label_error(tmp_path, override)
     assert key in line and "expected one of" in line.lower()
     assert not (tmp_path / "out").exists()  # nothing started
 
 
 @pytest.mark.parametrize(("overrides", "says"), CROSS_FIELD)
 def test_cross_field_mistake_fails_at_start_with_exit_2(tmp_path, overrides, says):
-    line = _one_sentence(_prm_label(tmp_path, *overrides))
+    line = _prm_label_error(tmp_path, *overrides)
     assert says in line
     assert not (tmp_path / "out" / "shards").exists()
 

@@ -250,21 +250,8 @@ EVAL_TYPOS = [
 
 @pytest.mark.parametrize(("override", "key"), EVAL_TYPOS)
 def test_eval_enum_typo_exits_2_with_one_sentence(tmp_path, override, key):
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
+    from tests.conftest import app_error_line
 
-    proc = subprocess.run(
-        [str(Path(sys.executable).with_name("prm-eval")), override, f"output_dir={tmp_path}/o"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env=dict(os.environ, HYDRA_FULL_ERROR="0"),
-    )
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert proc.returncode == 2, proc.stderr[-2000:]
-    assert len(lines) == 1 and lines[0].startswith("prm-eval: error: ") and key in lines[0]
-    assert "expected one of" in lines[0].lower()
+    line = app_error_line("prm-eval", [override, f"output_dir={tmp_path}/o"], tmp_path)
+    assert key in line and "expected one of" in line.lower()
     assert not (tmp_path / "o").exists()

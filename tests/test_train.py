@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +18,7 @@ from pipelines.train.data import synthetic_rows, write_shards
 from pipelines.train.export import load_checkpoint as load_prm
 from pipelines.train.metrics import auroc
 from pipelines.train.model import build_tiny_model
+from tests.conftest import app_error_line
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -79,18 +77,8 @@ ENUM_TYPOS = [
 
 @pytest.mark.parametrize(("override", "key"), ENUM_TYPOS)
 def test_enum_typo_exits_2_with_one_sentence(tmp_path, override, key):
-    proc = subprocess.run(
-        [str(Path(sys.executable).with_name("prm-train")), override, f"output_dir={tmp_path}/o"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env=dict(os.environ, HYDRA_FULL_ERROR="0"),
-    )
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert proc.returncode == 2, proc.stderr[-2000:]
-    assert len(lines) == 1 and lines[0].startswith("prm-train: error: ") and key in lines[0]
-    assert "expected one of" in lines[0].lower()
+    line = app_error_line("prm-train", [override, f"output_dir={tmp_path}/o"], tmp_path)
+    assert key in line and "expected one of" in line.lower()
     assert not (tmp_path / "o").exists()  # nothing started
 
 

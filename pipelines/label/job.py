@@ -30,6 +30,7 @@ from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
 from labeling.shards import DatasetDir, UnitRecord, atomic_copy
 from pipelines.cli import UserError
+from pipelines.engine.runtime import init_ray
 from pipelines.label.config import (
     ENGINE_SPEED_ONLY,
     LABEL_AFFECTING,
@@ -96,20 +97,7 @@ class LabelJob:
     # -- set-up ---------------------------------------------------------------------------
 
     def _init_ray(self) -> None:
-        rc = self.cfg.ray
-        if not rc.enabled:
-            return
-        import ray
-
-        if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"log_to_driver": True, "include_dashboard": False}
-            if rc.address:
-                kwargs["address"] = rc.address
-            elif rc.num_cpus:
-                kwargs["num_cpus"] = rc.num_cpus
-            # Workers import the project from the driver's checkout.
-            kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": str(Path(__file__).parents[2])}}
-            ray.init(**kwargs)
+        init_ray(self.cfg.ray)
 
     def _resolve_model(self, m: ModelConfig | None = None) -> str:
         """The engine's model directory: `model.path`, or a model this tool prepares by

@@ -29,6 +29,7 @@ from labeling.search import canonical_answer
 from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
 from labeling.splitters import split_steps
 from pipelines.cli import UserError
+from pipelines.engine.runtime import init_ray
 from pipelines.label.job import units_of
 from pipelines.search.config import PRM_STRATEGIES, SEARCH_AFFECTING, SearchConfig, Strategy
 from pipelines.search.driver import Generator, StepScorer, Task, run_tasks
@@ -240,19 +241,7 @@ def _plain(x: Any) -> Any:
 
 
 def _init_ray(cfg: SearchConfig) -> None:
-    rc = cfg.ray
-    if not rc.enabled:
-        return
-    import ray
-
-    if not ray.is_initialized():
-        kwargs: dict[str, Any] = {"log_to_driver": True, "include_dashboard": False}
-        if rc.address:
-            kwargs["address"] = rc.address
-        elif rc.num_cpus:
-            kwargs["num_cpus"] = rc.num_cpus
-        kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": str(Path(__file__).parents[2])}}
-        ray.init(**kwargs)
+    init_ray(cfg.ray)
 
 
 def _model_path(cfg: SearchConfig) -> str:
