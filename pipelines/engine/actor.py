@@ -80,7 +80,10 @@ class VLLMEngine:
         if engine.num_gpus:
             kwargs["tensor_parallel_size"] = model.tensor_parallel_size
             kwargs["gpu_memory_utilization"] = model.gpu_memory_utilization
-        self.llm = LLM(**kwargs)
+        self.chat = bool(model.use_chat_template)
+        self.max_model_len = int(kwargs["max_model_len"])
+        # The feed's thread builds the engine and is the only one to run it (see feed.py).
+        self.feed = EngineFeed(lambda: self._build(LLM, kwargs))
         self.tokenizer = self.llm.get_tokenizer()
         # Callers format and encode prompts while the feed's thread steps the engine, which
         # decodes with its tokenizer: a Rust tokenizer used from two threads at once can fail
@@ -89,10 +92,11 @@ class VLLMEngine:
             self.encoder = copy.deepcopy(self.tokenizer)
         except Exception:  # an uncopyable tokenizer: share it (calls are then serialised)
             self.encoder = self.tokenizer
-        self.chat = bool(model.use_chat_template)
-        self.max_model_len = int(kwargs["max_model_len"])
+
+    def _build(self, llm_class: Any, kwargs: dict[str, Any]) -> tuple[Any, int]:
+        self.llm = llm_class(**kwargs)
         seqs = self.llm.llm_engine.vllm_config.scheduler_config.max_num_seqs
-        self.feed = EngineFeed(self.llm.llm_engine, int(seqs))
+        return self.llm.llm_engine, int(seqs)
 
     def _item(self, r: dict[str, Any]) -> tuple[dict, Any] | None:
         from vllm import SamplingParams

@@ -7,7 +7,11 @@ at once; the future resolves when the last of those requests is done. Calls from
 request never waits for a long one of another call: vLLM's scheduler admits new requests
 between steps (continuous batching), which `LLM.generate` only does within one call.
 
-Only the feed's thread touches the engine (`LLMEngine` is not thread-safe). The feed also
+Only the feed's thread touches the engine (`LLMEngine` is not thread-safe), and that thread
+also builds it: on CPU, torch runs 15-30% slower in a thread other than the one that made its
+first OpenMP team (a matmul loop: 1.0 s in the first thread, 1.3-2.0 s in a second one; the
+same generate call: 218 tok/s when one thread built and ran the engine, 187-196 when a second
+thread ran it). The feed also
 counts requests and tokens per tag (sample, rollout, ...) for the job's progress lines.
 Not covered: priorities and cancellation (a submitted request always runs to its end).
 """
@@ -19,6 +23,7 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -47,11 +52,15 @@ class _Call:
 
 
 class EngineFeed:
-    """Steps `engine` (a `vllm.LLMEngine`) in a thread; see the module docstring."""
+    """Steps a `vllm.LLMEngine` in a thread of its own; see the module docstring.
 
-    def __init__(self, engine: Any, max_num_seqs: int) -> None:
-        self.engine = engine
-        self.max_num_seqs = max_num_seqs
+    `build()` runs in that thread and returns (engine, max_num_seqs); the constructor waits
+    for it and raises what it raised.
+    """
+
+    def __init__(self, build: Callable[[], tuple[Any, int]]) -> None:
+        self.engine: Any = None
+        self.max_num_seqs = 0
         self._inbox: queue.SimpleQueue = queue.SimpleQueue()
         self._owner: dict[str, tuple[_Call, int, int]] = {}  # request id -> call, index, budget
         self._ids = itertools.count()
@@ -61,8 +70,25 @@ class EngineFeed:
         self.steps = 0
         self.live_tokens = 0  # ~generated tokens so far, counted per step (progress only)
         self.error: BaseException | None = None
-        self._thread = threading.Thread(target=self._loop, name="engine-feed", daemon=True)
+        ready = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, args=(build, ready), name="engine-feed", daemon=True
+        )
         self._thread.start()
+        ready.wait()
+        if self.engine is None:
+            assert self.error is not None
+            raise self.error
+
+    def _run(self, build: Callable[[], tuple[Any, int]], ready: threading.Event) -> None:
+        try:
+            self.engine, self.max_num_seqs = build()
+        except BaseException as exc:  # the constructor re-raises it in the caller's thread
+            self.error = exc
+            return
+        finally:
+            ready.set()
+        self._loop()
 
     def submit(self, items: list[tuple[Any, Any] | None], tag: str, empty: dict) -> Future:
         """`items`: per request (prompt, SamplingParams) or None (answered with `empty` at

@@ -1,0 +1,62 @@
+"""EngineFeed with a fake LLMEngine: the thread that builds the engine is the one that runs
+it, a failed build fails the constructor, and results come back in request order."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+import pytest
+
+from pipelines.engine.feed import EngineFeed
+
+
+class FakeEngine:
+    """Finishes one request per step, in the order they were added; records its threads."""
+
+    def __init__(self) -> None:
+        self.threads = {threading.get_ident()}
+        self.waiting: list[tuple[str, str]] = []
+
+    def add_request(self, rid, prompt, params) -> None:
+        self.threads.add(threading.get_ident())
+        self.waiting.append((rid, prompt))
+
+    def has_unfinished_requests(self) -> bool:
+        return bool(self.waiting)
+
+    def get_num_unfinished_requests(self) -> int:
+        return len(self.waiting)
+
+    def step(self):
+        self.threads.add(threading.get_ident())
+        rid, prompt = self.waiting.pop(0)
+        out = SimpleNamespace(token_ids=[1, 2], text=prompt.upper(), finish_reason="stop")
+        return [SimpleNamespace(request_id=rid, finished=True, outputs=[out])]
+
+
+def test_the_building_thread_runs_every_step() -> None:
+    engine = FakeEngine()
+    built_in: list[int] = []
+
+    def build():
+        built_in.append(threading.get_ident())
+        engine.threads = {threading.get_ident()}
+        return engine, 8
+
+    feed = EngineFeed(build)
+    assert feed.max_num_seqs == 8
+    params = SimpleNamespace(n=1, max_tokens=4)
+    results = feed.submit([("a", params), None, ("b", params)], "sample", {"texts": []}).result(5)
+    assert [r["texts"] for r in results] == [["A"], [], ["B"]]
+    assert engine.threads == set(built_in)
+    assert built_in[0] != threading.get_ident()
+    assert feed.stats()["tags"]["sample"]["tokens"] == 4
+
+
+def test_a_failed_build_fails_the_constructor_with_its_own_error() -> None:
+    def build():
+        raise OSError("no such model: /nowhere")
+
+    with pytest.raises(OSError, match="no such model"):
+        EngineFeed(build)
