@@ -1,17 +1,20 @@
 """Throughput of the label job's engine stages against the bare engine, side by side, one run.
 
     flock /tmp/heavy.lock .venv/bin/python benchmarks/bench_throughput.py \
-        [--problems 16 --n 4 --max-tokens 128 --mc-chains 24 --mc-tokens 64 --peer-chains 8]
+        [--problems 16 --n 4 --max-tokens 128 --mc-chains 24 --mc-tokens 64 --peer-chains 8
+         --repeats 2]
 
 1. The job's way (`EnginePool` on a local Ray, one engine actor, the job's defaults: dtype
    auto, in-process core, threads): (a) sampling: the builtin math problems' requests, as
-   `LabelJob` sends them; (b) Monte Carlo rollouts: `MonteCarloVerifier` + `EngineCompleter`
-   (continuous: one future per probe, speculation when the engine has room) with the job's
+   `LabelJob` sends them, `--repeats` times with new seeds; (b) Monte Carlo rollouts:
+   `MonteCarloVerifier` + `EngineCompleter` (continuous: one future per probe, speculation
+   when the engine has room) with the job's
    MC defaults over the first `--mc-chains` sampled chains; every request it sent is
    recorded (the useful ratio leaves out speculative rollouts a settled step dropped).
-2. Bare `vllm.LLM.generate` in a fresh process (engine core in-process, all cores), for
-   bfloat16 and float32: the same sampling requests as one call; in the faster dtype also the
-   recorded rollout requests as ONE flat batch (the ceiling: no search, no waiting).
+2. Bare `vllm.LLM.generate` in a fresh process (engine core in-process, all cores, KV blocks
+   of 32 tokens: the device's best, as the job's), for bfloat16 and float32: the same
+   sampling requests as one call per repeat; in the faster dtype also the recorded rollout
+   requests as ONE flat batch (the ceiling: no search, no waiting).
 3. Peer baseline, in the same bare engine: a straightforward Math-Shepherd labeler (per-step
    N=8 completions of every prefix, one chain's prefixes per `generate` call, as public
    implementations do) over the first `--peer-chains` of the same chains, same outcome check.
@@ -89,10 +92,16 @@ def job_side(args: argparse.Namespace) -> dict:
          "max_tokens": s.max_tokens, "temperature": s.temperature, "top_p": s.top_p, "stop": []}
         for p in problems
     ]  # fmt: skip
-    t = time.perf_counter()
-    results = pool.collect(pool.submit(requests, tag="sample"))
-    sample_s = time.perf_counter() - t
-    sample_tokens = sum(sum(r["tokens"]) for r in results)
+    # Each repeat samples the same prompts with new seeds (one run is too noisy a figure);
+    # the chains of the first one go on to the rollouts.
+    sample_tokens, sample_s, results = 0, 0.0, []
+    for rep in range(args.repeats):
+        again = [r | {"seed": r["seed"] + rep} for r in requests]
+        t = time.perf_counter()
+        got = pool.collect(pool.submit(again, tag="sample"))
+        sample_s += time.perf_counter() - t
+        sample_tokens += sum(sum(r["tokens"]) for r in got)
+        results = results or got
 
     items = chains_of(problems, requests, results)[: args.mc_chains]
     sent: list = []
@@ -117,10 +126,12 @@ def job_side(args: argparse.Namespace) -> dict:
     ray.shutdown()
     return {
         "engine": choice, "engine_start_s": round(start_s, 1),
-        "sample": {"requests": requests, "tokens": sample_tokens, "seconds": sample_s},
+        "sample": {"requests": requests, "tokens": sample_tokens, "seconds": sample_s,
+                   "repeats": args.repeats},
         "mc": {"chains": len(items), "requests": len(sent), "tokens": st.tokens,
                "seconds": mc_s, "labeled_steps": labeled, "max_in_flight": st.max_in_flight,
                "wasted_requests": st.wasted_requests, "wasted_tokens": st.wasted_tokens,
+               "ahead_requests": st.ahead_requests,
                "steps": sum(len(c.steps) for _, c in items)},
         "mc_requests": [[r.prompt_text, r.prefix_text, r.n, r.seed, r.max_tokens, r.temperature]
                         for r in sent],
@@ -131,9 +142,13 @@ def job_side(args: argparse.Namespace) -> dict:
 
 def bare_side(spec: dict) -> dict:
     """Runs in a fresh process: bare `LLM.generate`, both dtypes, the same requests."""
+    extra: dict = {}
     if not spec["gpu"]:  # the best CPU configuration (pipelines/engine/device.py)
         os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+        from pipelines.engine.device import CPU_BLOCK_SIZE
+
+        extra["block_size"] = CPU_BLOCK_SIZE
     os.environ["VLLM_LOGGING_LEVEL"] = "WARNING"
     from vllm import LLM
 
@@ -143,11 +158,14 @@ def bare_side(spec: dict) -> dict:
         llm = LLM(model=spec["model"], dtype=dtype, max_model_len=2048,
                   enforce_eager=not spec["gpu"],
                   seed=0, enable_chunked_prefill=False, max_num_batched_tokens=8192,
-                  enable_prefix_caching=True)  # fmt: skip
+                  enable_prefix_caching=True, **extra)  # fmt: skip
         start = time.perf_counter() - t
 
         run = functools.partial(bare_run, llm, llm.get_tokenizer())
-        tokens, dt, _ = run(spec["sample"])
+        tokens, dt = 0, 0.0
+        for rep in range(spec["repeats"]):  # the job's repeats: same prompts, seeds + rep
+            n, s, _ = run([r | {"seed": r["seed"] + rep} for r in spec["sample"]])
+            tokens, dt = tokens + n, dt + s
         out[dtype] = {"start_s": round(start, 1), "sample_tokens": tokens, "sample_s": dt}
         if spec["rollouts"]:
             out.update(rollouts_and_peer(spec, run))
@@ -165,8 +183,16 @@ def bare_run(llm, tok, reqs: list[dict]) -> tuple[int, float, list]:
                                         add_special_tokens=False)}
         for r in reqs
     ]  # fmt: skip
-    params = [SamplingParams(n=r["n"], temperature=r["temperature"], top_p=r["top_p"],
-                             max_tokens=r["max_tokens"], seed=r["seed"]) for r in reqs]
+    params = [
+        SamplingParams(
+            n=r["n"],
+            temperature=r["temperature"],
+            top_p=r["top_p"],
+            max_tokens=r["max_tokens"],
+            seed=r["seed"],
+        )
+        for r in reqs
+    ]
     t0 = time.perf_counter()
     outs = llm.generate(prompts, params, use_tqdm=False)
     dt = time.perf_counter() - t0
@@ -200,9 +226,16 @@ def rollouts_and_peer(spec: dict, run) -> dict:
                 check(problem, pre, c.text)
         labeled += len(steps)  # Math-Shepherd labels every step (the last by the outcome)
     check.close()
-    return {"flat_tokens": flat_tokens, "flat_s": flat_s,
-            "peer": {"chains": min(len(spec["chains"]), spec["peer_chains"]),
-                     "labeled_steps": labeled, "engine_s": engine_s, "tokens": tokens}}
+    return {
+        "flat_tokens": flat_tokens,
+        "flat_s": flat_s,
+        "peer": {
+            "chains": min(len(spec["chains"]), spec["peer_chains"]),
+            "labeled_steps": labeled,
+            "engine_s": engine_s,
+            "tokens": tokens,
+        },
+    }
 
 
 def simulated_accuracy(length: int) -> dict:
@@ -212,8 +245,11 @@ def simulated_accuracy(length: int) -> dict:
     p_ok, p_bad = PRESETS["hard"]
     peer = run(chains, p_ok, p_bad, "per_step", 8, 8, 1, 0, 200)
     ours = run(chains, p_ok, p_bad, "binary_search", 5, 1, 2, 0, 200)
-    return {"length": length, "per_step_n8": round(peer["accuracy"], 3),
-            "binary_k5_chunk1_confirm2": round(ours["accuracy"], 3)}
+    return {
+        "length": length,
+        "per_step_n8": round(peer["accuracy"], 3),
+        "binary_k5_chunk1_confirm2": round(ours["accuracy"], 3),
+    }
 
 
 def main() -> None:
@@ -224,6 +260,7 @@ def main() -> None:
     ap.add_argument("--mc-chains", type=int, default=24)
     ap.add_argument("--mc-tokens", type=int, default=64)
     ap.add_argument("--peer-chains", type=int, default=8)
+    ap.add_argument("--repeats", type=int, default=2, help="sampling passes per side (new seeds)")
     ap.add_argument("--model", default="", help="model dir (default: the embedded SmolLM2)")
     ap.add_argument("--gpu", action="store_true", help="one GPU engine, bf16 only")
     ap.add_argument("--job-json", help="keep the job side's results here (reused if present)")
@@ -258,7 +295,7 @@ def main() -> None:
     if args.gpu:
         faster_last = ["bfloat16"]
     spec = {"model": args.model or str(prepare()), "dtypes": faster_last, "gpu": args.gpu,
-            "sample": job["sample"]["requests"],
+            "sample": job["sample"]["requests"], "repeats": job["sample"].get("repeats", 1),
             "mc_requests": job["mc_requests"], "chains": job["chains"], "prompt": prompts,
             "peer_chains": args.peer_chains, "mc_tokens": args.mc_tokens}  # fmt: skip
     bare: dict = {}
@@ -269,8 +306,12 @@ def main() -> None:
             src, dst = Path(tmp, "spec.json"), Path(tmp, "out.json")
             one = spec | {"dtypes": [dtype], "rollouts": dtype == faster_last[-1]}
             src.write_text(json.dumps(one))
-            subprocess.run([sys.executable, __file__, "--bare", str(src), str(dst)],
-                           check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+            subprocess.run(
+                [sys.executable, __file__, "--bare", str(src), str(dst)],
+                check=True,
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            )
             bare.update(json.loads(dst.read_text()))
     report(job, bare, faster_last)
 
@@ -299,7 +340,8 @@ def report(job: dict, bare: dict, dtypes: list[str]) -> None:
         "mc_ratio_vs_one_flat_batch": round(mc_tps / flat_tps, 3),
         # Only the rollouts the labels used (speculative ones a settled step dropped are out).
         "mc_useful_ratio_vs_one_flat_batch": round(
-            (m["tokens"] - m["wasted_tokens"]) / m["seconds"] / flat_tps, 3),
+            (m["tokens"] - m["wasted_tokens"]) / m["seconds"] / flat_tps, 3
+        ),
         "peer": peer | {"engine_s": round(peer["engine_s"], 1)},
         "ours_labeled_steps_per_engine_s": round(ours_rate, 3),
         "peer_labeled_steps_per_engine_s": round(peer_rate, 3),

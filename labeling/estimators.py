@@ -122,6 +122,16 @@ class Estimator:
     def done(self) -> bool:
         return not self.pending()
 
+    def ahead(self) -> list[int]:
+        """Steps that may be probed once the pending probes settle (a driver with room may
+        roll them out early); none unless the estimator's next probes depend on this one."""
+        return []
+
+    def may_probe(self, step: int) -> bool:
+        """Whether rollouts from `step` are needed now or may be later (speculative results
+        are kept for it meanwhile)."""
+        return any(p.step == step for p in self.pending())
+
     def labels(self) -> list[bool | None]:
         """Hard label per step before `after_error` is applied; None where undecided."""
         raise NotImplementedError
@@ -137,7 +147,7 @@ class Estimator:
         if self.confirm > 1:
             if t.successes >= self.confirm:
                 return True
-            return False if t.rollouts >= self._budget(step) else None
+            return False if t.rollouts >= self.budget(step) else None
         bar = self.threshold * self.k
         if t.successes > bar:
             return True  # stays above the bar even if every remaining rollout fails
@@ -145,13 +155,13 @@ class Estimator:
             return False  # cannot pass the bar even if every remaining rollout succeeds
         return None
 
-    def _budget(self, step: int) -> int:
+    def budget(self, step: int) -> int:
         # With confirm=c every success earns k more rollouts, up to c*k: a lucky success from
         # a wrong prefix must be repeated before it counts.
         return self.k * min(self._tally[step].successes + 1, self.confirm)
 
     def _next(self, step: int) -> Probe:
-        return Probe(step, min(self.chunk, self._budget(step) - self._tally[step].rollouts))
+        return Probe(step, min(self.chunk, self.budget(step) - self._tally[step].rollouts))
 
     def first_error(self) -> int | None:
         """First step labeled wrong; -1 when every step is labeled right; None when the
@@ -244,6 +254,20 @@ class BinarySearch(Estimator):
         if upper - lo <= 1:
             return []
         return [self._next((lo + upper) // 2)]
+
+    def ahead(self) -> list[int]:
+        """The midpoints the search probes next: of (lo, m) if the midpoint m turns out off
+        track, of (m, upper) if on track."""
+        lo, hi = self.bounds()
+        upper = min(hi, self.n_steps - 1)
+        if upper - lo <= 1:
+            return []
+        m = (lo + upper) // 2
+        return [(a + b) // 2 for a, b in ((lo, m), (m, upper)) if b - a > 1]
+
+    def may_probe(self, step: int) -> bool:
+        lo, hi = self.bounds()
+        return lo < step < min(hi, self.n_steps - 1) and self.settled(step) is None
 
     def labels(self) -> list[bool | None]:
         lo, hi = self.bounds()

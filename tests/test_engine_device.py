@@ -53,11 +53,15 @@ def test_choose_on_cpu_runs_the_core_in_process_with_the_cores_it_may_use():
     assert device.choose("auto", 0, threads=10_000, flags=EPYC).threads == cores  # capped
     text = c.describe()
     assert "bfloat16" in text and "in-process" in text and f"{cores} threads" in text
+    # KV blocks of 32 tokens on CPU (prefix caching shares whole blocks) unless set.
+    assert c.block_size == 32 and "KV blocks of 32 tokens" in text
+    assert device.choose("auto", 0, threads=0, flags=EPYC, block_size=64).block_size == 64
 
 
 def test_choose_on_gpu_keeps_vllms_own_core_process():
     c = device.choose("auto", 1, threads=0, flags=XEON_NO_BF16)
     assert (c.device, c.dtype, c.in_process, c.threads) == ("gpu", "bfloat16", False, 0)
+    assert c.block_size == 0  # vLLM's own default on GPU
 
 
 def test_apply_sets_the_environment_before_vllm_starts(monkeypatch):
@@ -67,11 +71,11 @@ def test_apply_sets_the_environment_before_vllm_starts(monkeypatch):
         monkeypatch.delenv(key, raising=False)
     before = torch.get_num_threads()
     try:
-        device.apply(device.DeviceChoice("cpu", "float32", 1, True, "test"))
+        device.apply(device.DeviceChoice("cpu", "float32", 1, True, "test", 32))
         assert os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] == "0"
         assert os.environ["VLLM_LOGGING_LEVEL"] == "ERROR"
         assert torch.get_num_threads() == 1
-        device.apply(device.DeviceChoice("gpu", "bfloat16", 0, False, "test"), verbose=True)
+        device.apply(device.DeviceChoice("gpu", "bfloat16", 0, False, "test", 0), verbose=True)
         assert os.environ["VLLM_LOGGING_LEVEL"] == "INFO"
     finally:
         torch.set_num_threads(before)

@@ -32,7 +32,9 @@ class FakeEngine:
         self.threads.add(threading.get_ident())
         rid, prompt = self.waiting.pop(0)
         out = SimpleNamespace(token_ids=[1, 2], text=prompt.upper(), finish_reason="stop")
-        return [SimpleNamespace(request_id=rid, finished=True, outputs=[out])]
+        ids = list(range(len(prompt) + 3))
+        return [SimpleNamespace(request_id=rid, finished=True, outputs=[out],
+                                prompt_token_ids=ids, num_cached_tokens=2)]  # fmt: skip
 
 
 def test_the_building_thread_runs_every_step() -> None:
@@ -51,7 +53,8 @@ def test_the_building_thread_runs_every_step() -> None:
     assert [r["texts"] for r in results] == [["A"], [], ["B"]]
     assert engine.threads == set(built_in)
     assert built_in[0] != threading.get_ident()
-    assert feed.stats()["tags"]["sample"]["tokens"] == 4
+    tag = feed.stats()["tags"]["sample"]
+    assert (tag["tokens"], tag["prompt_tokens"], tag["cached_tokens"]) == (4, 8, 4)
 
 
 def test_a_failed_build_fails_the_constructor_with_its_own_error() -> None:

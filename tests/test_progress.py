@@ -42,8 +42,9 @@ class Pool:
 
 
 def test_engine_throughput_is_per_engine_hour():
-    figures = engine_throughput(Pool(snapshot(actors=2)), wall=1800.0,
-                                counts={"steps_labeled": 500})
+    figures = engine_throughput(
+        Pool(snapshot(actors=2)), wall=1800.0, counts={"steps_labeled": 500}
+    )
     assert figures["engine_hours"] == 1.0 and figures["labeled_steps_per_engine_hour"] == 500.0
     assert figures["engine_actors"] == 2 and figures["requests"] == {"sample": 16}
     assert engine_throughput(None, 10.0, {})["labeled_steps_per_engine_hour"] is None

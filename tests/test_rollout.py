@@ -346,5 +346,7 @@ def test_speculation_fills_the_engine_without_changing_a_label(estimator):
     assert speculative == sequential
     assert s2.requests - s2.wasted_requests == s1.requests  # every useful rollout, once
     assert s2.max_in_flight > s1.max_batch_requests  # it did send ahead
+    if estimator == "binary_search":  # including probes that were not pending yet
+        assert s2.ahead_requests > 0
     recorded = sum(v.rollouts for vs in speculative for v in vs)
     assert recorded == s1.completions == s2.completions - s2.wasted_requests

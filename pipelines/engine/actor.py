@@ -57,7 +57,10 @@ class VLLMEngine:
         threads = int(getattr(engine, "threads", 0) or 0)
         if threads <= 0 and not engine.num_gpus:
             threads = max(1, device.visible_cores() // max(1, threads_share))
-        self.device = device.choose(str(model.dtype), engine.num_gpus, threads)
+        self.device = device.choose(
+            str(model.dtype), engine.num_gpus, threads,
+            block_size=int(getattr(engine, "block_size", 0) or 0),
+        )  # fmt: skip
         # Must be in the environment before vLLM is imported (CPU backend reads it once).
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(model.kv_cache_gib))
         device.apply(self.device, verbose)
@@ -77,6 +80,8 @@ class VLLMEngine:
             "max_num_batched_tokens": max(8192, int(model.max_model_len)),
             "use_tqdm_on_load": verbose,  # the weights' progress bar is start-up noise
         }
+        if self.device.block_size:
+            kwargs["block_size"] = self.device.block_size
         if engine.num_gpus:
             kwargs["tensor_parallel_size"] = model.tensor_parallel_size
             kwargs["gpu_memory_utilization"] = model.gpu_memory_utilization

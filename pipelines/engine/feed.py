@@ -40,6 +40,8 @@ class TagStats:
     budget: int = 0  # tokens the added requests may generate at most
     done_budget: int = 0  # the same, of the finished ones
     tokens: int = 0  # tokens the finished ones generated
+    prompt_tokens: int = 0  # prompt tokens of the finished ones
+    cached_tokens: int = 0  # of those, read from vLLM's prefix cache instead of computed
 
 
 @dataclass(slots=True)
@@ -174,5 +176,7 @@ class EngineFeed:
             t.done += 1
             t.done_budget += budget
             t.tokens += sum(tokens)
+            t.prompt_tokens += len(out.prompt_token_ids or ())
+            t.cached_tokens += int(getattr(out, "num_cached_tokens", 0) or 0)
         if call.left == 0:
             call.future.set_result(call.results)

@@ -164,6 +164,9 @@ class EngineConfig:
     )
     batch_size: int = option(256, "Prompts per generate() call.")
     enable_prefix_caching: bool = option(True, "Shared prompts/prefixes computed once.")
+    block_size: int = option(
+        0, "KV cache block in tokens (prefix-cache granularity); 0 = the device's best (CPU: 32)."
+    )
     simulated_delay_s: float = option(0.0, "Simulated engine only: latency per call (tests).")
 
 
@@ -212,7 +215,12 @@ LABEL_AFFECTING = ("model", "dataset", "sampler", "split", "labels", "engine")
 # Engine fields that change only speed, never text: left out of the key so a re-run on more
 # actors or a bigger batch still resumes.
 ENGINE_SPEED_ONLY = (
-    "actors", "num_cpus", "num_gpus", "threads", "batch_size", "simulated_delay_s",
+    "actors",
+    "num_cpus",
+    "num_gpus",
+    "threads",
+    "batch_size",
+    "simulated_delay_s",
 )
 
 
@@ -266,6 +274,7 @@ def validate(cfg: LabelJobConfig) -> None:
         _positive(value, key)
     _positive(cfg.sampler.temperature, "sampler.temperature", allow_zero=True)
     _positive(cfg.engine.actors, "engine.actors", allow_zero=True)
+    _positive(cfg.engine.block_size, "engine.block_size", allow_zero=True)
     if cfg.sampler.top_p > 1:
         raise ConfigError(f"sampler.top_p={cfg.sampler.top_p} must be in (0, 1]")
     if cfg.labels.mc is not None:
@@ -277,8 +286,10 @@ def validate(cfg: LabelJobConfig) -> None:
         _positive(cfg.labels.judge.max_tokens, "labels.judge.max_tokens")
         _positive(cfg.labels.judge.temperature, "labels.judge.temperature", allow_zero=True)
         if cfg.labels.judge.votes > 1 and cfg.labels.judge.temperature == 0:
-            raise ConfigError("labels.judge.votes > 1 needs labels.judge.temperature > 0 "
-                              "(greedy votes are all the same)")
+            raise ConfigError(
+                "labels.judge.votes > 1 needs labels.judge.temperature > 0 "
+                "(greedy votes are all the same)"
+            )
 
 
 def register() -> None:

@@ -48,9 +48,7 @@ class AsyncCompleter(Protocol):
     """May also have `capacity`: requests the engines can run at once (enables speculation,
     see `verifiers.rollout.schedule`)."""
 
-    def submit(
-        self, requests: Sequence[CompletionRequest]
-    ) -> list[Future[list[Completion]]]:
+    def submit(self, requests: Sequence[CompletionRequest]) -> list[Future[list[Completion]]]:
         """One future per request, in order, each resolving to exactly `request.n`
         completions as soon as that request is done (not when the whole call is).
         Must not block on generation."""
@@ -71,6 +69,7 @@ class RolloutStats:
     max_in_flight: int = 0  # most requests waiting for the engine at once
     wasted_requests: int = 0  # speculative rollouts a settled step did not need (dropped)
     wasted_tokens: int = 0  # their tokens (included in `tokens`)
+    ahead_requests: int = 0  # rollouts sent for probes that were not pending yet
     unfinished_chains: int = 0  # chains still undecided when max_rounds ran out
     checks: int = 0  # outcome checks actually run (cache hits excluded)
     undecided_checks: int = 0  # checks that returned None (counted as failures)

@@ -9,9 +9,11 @@ flight, `capacity` coming from the completer: the engines' batch room). With chu
 asks for one rollout at a time and stops as soon as its step is settled, so a chain near the
 end of the stage keeps the engine waiting on one sequence. Then the later rollouts of the
 same probe (up to the step's current budget) go out early, each with the seed of its own
-rollout index. Results are recorded strictly in index order and only while the step still
-needs them, so the labels, seeds and recorded rollouts are exactly those of the sequential
-schedule; what the step did not need is counted as `wasted_*` and dropped.
+rollout index; while the engine runs well below its room, so do the first rollouts of the
+probes that may come next (`Estimator.ahead`: binary search's midpoints on either side),
+which halves the chain of waits at the end of a stage. Results are recorded strictly in
+index order and only once the step is probed, so the labels, seeds and recorded rollouts are
+exactly those of the sequential schedule; what no probe needed is counted as `wasted_*` and dropped.
 
 Pure Python: no engine, no threads of its own (the completer's futures call back).
 """
@@ -27,6 +29,11 @@ from typing import Any
 
 from labeling.estimators import Estimator, Probe
 from verifiers.rollout.protocol import AsyncCompleter, Completion, CompletionRequest
+
+# Rollouts of probes that may come next go out only while fewer than capacity / AHEAD_SHARE
+# requests are in flight. With all 256 of the CPU engine's room open to them, the MC stage of
+# 113 chains took 127 s instead of 111 s (more sequences per step, 10% of them wasted).
+AHEAD_SHARE = 4
 
 
 class Schedule:
@@ -56,6 +63,7 @@ class Schedule:
             self.in_flight -= len(finished)
             self.record([(i, step, at, req, fut.result()) for i, step, at, req, fut in finished])
             self.launch(sorted({idx for idx, *_ in finished}))
+        self.flush()
 
     def _est(self, idx: int) -> Estimator:
         est = self.estimators[idx]
@@ -69,8 +77,9 @@ class Schedule:
             if self.estimators[idx] is None or self.waves[idx] >= self.mc.max_rounds:
                 continue
             est, sent = self._est(idx), self.sent[idx]
-            probes = [p for p in est.pending()
-                      if sent.get(p.step, 0) <= est.rollouts_at(p.step)]  # nothing outstanding
+            probes = [
+                p for p in est.pending() if sent.get(p.step, 0) <= est.rollouts_at(p.step)
+            ]  # nothing outstanding
             if probes:
                 self.waves[idx] += 1
                 work += [(idx, p, est.rollouts_at(p.step)) for p in probes]
@@ -79,27 +88,33 @@ class Schedule:
             self._send(self._spare(self.capacity - self.in_flight))
 
     def _spare(self, room: int) -> list[tuple[int, Probe, int]]:
-        """Up to `room` later rollouts of pending probes, one per chain per pass (fair)."""
+        """Up to `room` rollouts sent early, one per chain per pass (fair): first the later
+        rollouts of pending probes, then those of the probes that may come next."""
         work: list[tuple[int, Probe, int]] = []
         sent: dict[int, dict[int, int]] = {}  # what this pass adds, before it is sent
-        active = [i for i in sorted(self.open) if self.waves[i] < self.mc.max_rounds]
-        while len(work) < room and active:
-            still = []
-            for idx in active:
-                est = self._est(idx)
-                mine = sent.setdefault(idx, {})
-                for p in est.pending():
-                    at = mine.get(p.step) or max(self.sent[idx].get(p.step, 0),
-                                                 est.rollouts_at(p.step))
-                    # Within the step's budget as it stands now (estimators' own rule).
-                    if at < est._budget(p.step):
-                        work.append((idx, Probe(p.step, 1), at))
-                        mine[p.step] = at + 1
-                        still.append(idx)
+        # Probes that may come next only fill an engine running well below its room (the
+        # end of a stage): on a CPU every extra sequence slows the step of all the others.
+        ahead_room = min(room, self.capacity // AHEAD_SHARE - self.in_flight)
+        for steps_of, limit in ((_pending_steps, room), (_ahead_steps, ahead_room)):
+            before = len(work)
+            active = [i for i in sorted(self.open) if self.waves[i] < self.mc.max_rounds]
+            while len(work) < limit and active:
+                still = []
+                for idx in active:
+                    est, mine = self._est(idx), sent.setdefault(idx, {})
+                    for step, budget in steps_of(est):
+                        at = mine.get(step) or max(self.sent[idx].get(step, 0),
+                                                   est.rollouts_at(step))  # fmt: skip
+                        if at < budget:
+                            work.append((idx, Probe(step, 1), at))
+                            mine[step] = at + 1
+                            still.append(idx)
+                            break
+                    if len(work) >= limit:
                         break
-                if len(work) >= room:
-                    break
-            active = still
+                active = still
+            if steps_of is _ahead_steps:
+                self.stats.ahead_requests += len(work) - before
         return work
 
     def _send(self, work: list[tuple[int, Probe, int]]) -> None:
@@ -148,28 +163,54 @@ class Schedule:
             s.undecided_checks += ok is None
         for idx, step, at, _, got in results:
             self.ready[idx].setdefault(step, {})[at] = got
-        for idx, step in dict.fromkeys((idx, step) for idx, step, *_ in results):
-            self._deliver(idx, step)
+        for idx in dict.fromkeys(idx for idx, *_ in results):
+            self._deliver(idx)
         s.check_seconds += time.perf_counter() - started
 
-    def _deliver(self, idx: int, step: int) -> None:
-        """Record the step's results in rollout order while the step still needs them."""
-        est, buf = self._est(idx), self.ready[idx][step]
-        while buf:
-            at = est.rollouts_at(step)
-            if not any(p.step == step for p in est.pending()):
-                for got in buf.values():  # speculation the step did not need
-                    self.stats.wasted_requests += 1
-                    self.stats.wasted_tokens += sum(c.tokens for c in got)
-                buf.clear()
-                return
-            if at not in buf:
-                return
-            got = buf.pop(at)
-            successes = [self.cache[(idx, step, c.text)] is True for c in got]
-            est.record(step, successes, sum(c.tokens for c in got))
-            if est.done:
-                self.open.discard(idx)
+    def _deliver(self, idx: int) -> None:
+        """Record the chain's results in rollout order, each once its step is probed, until
+        nothing more can be recorded; drop what no probe of the chain can need any more."""
+        est, ready = self._est(idx), self.ready[idx]
+        progress = True
+        while progress:
+            progress = False
+            for step, buf in ready.items():
+                if not buf:
+                    continue
+                if not est.may_probe(step):  # settled, outside the search, or chain done
+                    self._waste(buf)
+                    continue
+                at = est.rollouts_at(step)
+                if at in buf and any(p.step == step for p in est.pending()):
+                    got = buf.pop(at)
+                    successes = [self.cache[(idx, step, c.text)] is True for c in got]
+                    est.record(step, successes, sum(c.tokens for c in got))
+                    progress = True
+        if est.done:
+            self.open.discard(idx)
+            for buf in ready.values():
+                self._waste(buf)
+
+    def _waste(self, buf: dict[int, list[Completion]]) -> None:
+        for got in buf.values():
+            self.stats.wasted_requests += 1
+            self.stats.wasted_tokens += sum(c.tokens for c in got)
+        buf.clear()
+
+    def flush(self) -> None:
+        """Count what is still buffered (chains cut by `max_rounds`) as wasted."""
+        for ready in self.ready:
+            for buf in ready.values():
+                self._waste(buf)
+
+
+def _pending_steps(est: Estimator) -> list[tuple[int, int]]:
+    return [(p.step, est.budget(p.step)) for p in est.pending()]
+
+
+def _ahead_steps(est: Estimator) -> list[tuple[int, int]]:
+    # A step not probed yet has no successes: its budget is the first k rollouts.
+    return [(step, est.k) for step in est.ahead()]
 
 
 def _submit(completer: Any, requests: Sequence[CompletionRequest]) -> list[Future]:
