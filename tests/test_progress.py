@@ -47,4 +47,10 @@ def test_engine_throughput_is_per_engine_hour():
     )
     assert figures["engine_hours"] == 1.0 and figures["labeled_steps_per_engine_hour"] == 500.0
     assert figures["engine_actors"] == 2 and figures["requests"] == {"sample": 16}
+    assert figures["prefix_cache_hit_rate"] is None  # no prompt tokens counted
+    stats = snapshot(rollout=(40, 10, 2560, 640, 500))
+    stats["tags"]["sample"] |= {"prompt_tokens": 1000, "cached_tokens": 0}
+    stats["tags"]["rollout"] |= {"prompt_tokens": 3000, "cached_tokens": 2400}
+    hit = engine_throughput(Pool(stats), wall=10.0, counts={})["prefix_cache_hit_rate"]
+    assert hit == 0.6
     assert engine_throughput(None, 10.0, {})["labeled_steps_per_engine_hour"] is None

@@ -71,6 +71,8 @@ def engine_throughput(pool: Any, wall: float, counts: dict[str, Any]) -> dict[st
     hours = stats["actors"] * wall / 3600
     steps = counts.get("steps_labeled", 0)
     tags = stats["tags"]
+    prompt = sum(t.get("prompt_tokens", 0) for t in tags.values())
+    cached = sum(t.get("cached_tokens", 0) for t in tags.values())
     return {
         "engine_actors": stats["actors"],
         "engine_hours": round(hours, 5),
@@ -80,6 +82,8 @@ def engine_throughput(pool: Any, wall: float, counts: dict[str, Any]) -> dict[st
         if wall
         else None,
         "requests": {name: t["requests"] for name, t in tags.items()},
+        # Share of prompt tokens vLLM read from its prefix cache (rollouts reuse the chain's).
+        "prefix_cache_hit_rate": round(cached / prompt, 3) if prompt else None,
     }
 
 
