@@ -32,16 +32,9 @@ def sample_chains(pool, problems_n: int, n: int, instruction: str) -> list:
 
     problems = list(load_problems({"name": "builtin_math", "limit": problems_n}))
     requests = [
-        {
-            "messages": [{"role": "user", "content": user_message(p, instruction)}],
-            "prefix": "",
-            "n": n,
-            "seed": derive_seed(0, p.problem_id),
-            "max_tokens": 160,
-            "temperature": 0.8,
-            "top_p": 0.95,
-            "stop": [],
-        }
+        {"messages": [{"role": "user", "content": user_message(p, instruction)}], "prefix": "",
+         "n": n, "seed": derive_seed(0, p.problem_id), "max_tokens": 160,
+         "temperature": 0.8, "top_p": 0.95, "stop": []}
         for p in problems
     ]
     items = []
@@ -49,20 +42,8 @@ def sample_chains(pool, problems_n: int, n: int, instruction: str) -> list:
         for i, text in enumerate(res["texts"]):
             steps = tuple(split_steps(text))
             if steps:
-                items.append(
-                    (
-                        p,
-                        Chain(
-                            p.problem_id,
-                            chain_id(p.problem_id, "m", i),
-                            i,
-                            text,
-                            steps,
-                            "m",
-                            req["seed"],
-                        ),
-                    )
-                )
+                items.append((p, Chain(p.problem_id, chain_id(p.problem_id, "m", i), i, text,
+                                       steps, "m", req["seed"])))
     return items
 
 
@@ -100,12 +81,7 @@ def main() -> None:
 
     completer = Recording(pool)
     mc = MonteCarloVerifier(
-        completer,
-        domain="math",
-        estimator="binary_search",
-        k=args.k,
-        chunk=2,
-        confirm=2,
+        completer, domain="math", estimator="binary_search", k=args.k, chunk=2, confirm=2,
         max_tokens=args.max_tokens,
         prompt_fn=functools.partial(user_message, math_instruction=instruction),
     )

@@ -53,9 +53,8 @@ def sample_chains(data: Path, n: int, seed: int) -> list[tuple[str, dict, str]]:
             answer, how = extract_answer("\n\n".join(r["steps"]))
             if r["final_answer_correct"] and answer and how == "boxed":
                 refs.setdefault(r["problem"], answer)
-        usable = sorted(
-            (r for r in records if r["problem"] in refs), key=lambda r: _key(seed, r["id"])
-        )
+        usable = sorted((r for r in records if r["problem"] in refs),
+                        key=lambda r: _key(seed, r["id"]))
         wrong = [r for r in usable if r["label"] >= 0][: (quota + 1) // 2]
         right = [r for r in usable if r["label"] < 0][: quota - len(wrong)]
         out += [(subset, r, refs[r["problem"]]) for r in wrong + right]
@@ -71,27 +70,13 @@ def items_of(sample):
     items = []
     for subset, r, ref in sample:
         steps = tuple(r["steps"])
-        given = GivenChain(
-            steps,
-            r["generator"],
-            r["label"],
-            human_step_labels(r["label"], len(steps)),
-            r["final_answer_correct"],
-        )
-        p = make_problem(
-            "math", f"processbench_{subset}", r["problem"], ref, given=(given,), id_salt=r["id"]
-        )
-        c = Chain(
-            p.problem_id,
-            chain_id(p.problem_id, r["generator"], 0, steps),
-            0,
-            "\n\n".join(steps),
-            steps,
-            r["generator"],
-            human_first_error=r["label"],
-            human_labels=given.human_labels,
-            given_outcome=r["final_answer_correct"],
-        )
+        given = GivenChain(steps, r["generator"], r["label"],
+                           human_step_labels(r["label"], len(steps)), r["final_answer_correct"])
+        p = make_problem("math", f"processbench_{subset}", r["problem"], ref, given=(given,),
+                         id_salt=r["id"])
+        c = Chain(p.problem_id, chain_id(p.problem_id, r["generator"], 0, steps), 0,
+                  "\n\n".join(steps), steps, r["generator"], human_first_error=r["label"],
+                  human_labels=given.human_labels, given_outcome=r["final_answer_correct"])
         items.append((subset, p, c))
     return items
 
@@ -103,13 +88,8 @@ def config(args):
     from pipelines.label.config import register
 
     register()
-    overrides = [
-        f"model={args.model}",
-        f"engine={args.engine}",
-        "ray=inprocess",
-        "labels=[answer,calc,mc,judge]",
-        *args.override,
-    ]
+    overrides = [f"model={args.model}", f"engine={args.engine}", "ray=inprocess",
+                 "labels=[answer,calc,mc,judge]", *args.override]
     with initialize_config_dir(config_dir=CONF_DIR, version_base=None):
         return typed(compose(config_name="config", overrides=overrides))
 
@@ -136,9 +116,8 @@ def run_sources(cfg, items, pool):
     from pipelines.engine.critic import EngineCritic
     from pipelines.label.sources import build_sources
 
-    sources = build_sources(
-        cfg, "math", EngineCompleter(pool, cfg.model.name), EngineCritic(pool, cfg.model.name)
-    )
+    sources = build_sources(cfg, "math", EngineCompleter(pool, cfg.model.name),
+                            EngineCritic(pool, cfg.model.name))
     out = {}
     for name, verifier in sources.items():
         t = time.perf_counter()
@@ -171,17 +150,11 @@ def score_row(name, items, per_chain, used, by_source):
     seconds = sum(by_source[s][1] for s in used)
     pooled = subset_metrics([x for rows in scores.values() for x in rows])
     return {
-        "row": name,
-        "kept": kept,
-        "of": len(items),
+        "row": name, "kept": kept, "of": len(items),
         **{f"f1_{s}": subset_metrics(scores[s])["f1"] for s in SUBSETS},
-        "f1": pooled["f1"],
-        "acc_err": pooled["acc_erroneous"],
-        "acc_ok": pooled["acc_correct"],
-        "ffp": pooled["first_flag_precision"],
-        "flagged": pooled["chains_flagged"],
-        "tok_per_step": tokens / labeled if labeled else None,
-        "seconds": seconds,
+        "f1": pooled["f1"], "acc_err": pooled["acc_erroneous"], "acc_ok": pooled["acc_correct"],
+        "ffp": pooled["first_flag_precision"], "flagged": pooled["chains_flagged"],
+        "tok_per_step": tokens / labeled if labeled else None, "seconds": seconds,
     }
 
 
@@ -194,7 +167,6 @@ def rows(items, by_source):
             vs = by_source[src][0][i]
             failed = all(v.status == Status.ERROR for v in vs)
             return True, failed, [v.label for v in vs], [str(v.status) for v in vs]
-
         return per_chain
 
     def policy(name, consensus=("mc", "calc")):
@@ -204,14 +176,10 @@ def rows(items, by_source):
             failed = name == "judge" and all(v.status == Status.ERROR for v in vs["judge"])
             statuses = ["incorrect" if x is False else "correct" for x in comb.labels]
             return comb.keep, failed, comb.labels, statuses
-
         return per_chain
 
-    out = [
-        score_row(s, items, alone(s), [s], by_source)
-        for s in ("calc", "mc", "judge")
-        if s in by_source
-    ]
+    out = [score_row(s, items, alone(s), [s], by_source) for s in ("calc", "mc", "judge")
+           if s in by_source]
     for name, cons, used in [
         ("verifier_first", (), ("answer", "calc", "mc")),
         ("consensus [mc,calc]", ("mc", "calc"), ("answer", "calc", "mc")),
@@ -220,7 +188,8 @@ def rows(items, by_source):
     ]:
         pol = name.split()[0] if name != "judge policy" else "judge"
         if all(u in by_source for u in used):
-            out.append(score_row(name, items, policy(pol, cons or ("mc", "calc")), used, by_source))
+            out.append(score_row(name, items, policy(pol, cons or ("mc", "calc")), used,
+                                 by_source))
     return out
 
 
@@ -229,12 +198,8 @@ def chain_records(items, by_source) -> list[dict]:
     evidence, for reading what a source got wrong."""
     out = []
     for i, (subset, p, c) in enumerate(items):
-        rec = {
-            "subset": subset,
-            "problem_id": p.problem_id,
-            "human": c.human_first_error,
-            "steps": len(c.steps),
-        }
+        rec = {"subset": subset, "problem_id": p.problem_id, "human": c.human_first_error,
+               "steps": len(c.steps)}
         for src, (verdicts, _) in by_source.items():
             vs = verdicts[i]
             rec[src] = first_false([v.label for v in vs])
@@ -248,10 +213,8 @@ def _f(x, digits=3):
 
 
 def markdown(results) -> str:
-    head = (
-        "| labels | chains kept | F1 GSM8K | F1 MATH | F1 pooled | acc err / ok | "
-        "first-flag precision (flagged) | tokens / labeled step | wall s |"
-    )
+    head = ("| labels | chains kept | F1 GSM8K | F1 MATH | F1 pooled | acc err / ok | "
+            "first-flag precision (flagged) | tokens / labeled step | wall s |")
     lines = [head, "|" + "---|" * 9]
     for r in results:
         lines.append(
@@ -282,29 +245,19 @@ def main() -> None:
     t = time.perf_counter()
     pool, path = engine_pool(cfg)
     start = time.perf_counter() - t
-    print(
-        f"{len(items)} chains ({sum(c.human_first_error >= 0 for *_, c in items)} with a "
-        f"human first error); model {cfg.model.name} ({path}); engine start {start:.0f}s"
-    )
+    print(f"{len(items)} chains ({sum(c.human_first_error >= 0 for *_, c in items)} with a "
+          f"human first error); model {cfg.model.name} ({path}); engine start {start:.0f}s")
     by_source = run_sources(cfg, items, pool)
     results = rows(items, by_source)
     j, m = cfg.labels.judge, cfg.labels.mc
-    print(
-        f"\nmc: {m.estimator} k={m.k} max_tokens={m.max_tokens}; judge: votes={j.votes} "
-        f"max_tokens={j.max_tokens} temperature={j.temperature}; engine={args.engine}\n"
-    )
+    print(f"\nmc: {m.estimator} k={m.k} max_tokens={m.max_tokens}; judge: votes={j.votes} "
+          f"max_tokens={j.max_tokens} temperature={j.temperature}; engine={args.engine}\n")
     print(markdown(results))
     if args.json:
-        args.json.write_text(
-            json.dumps(
-                {
-                    "args": vars(args) | {"data": str(args.data), "json": str(args.json)},
-                    "rows": results,
-                    "chains": chain_records(items, by_source),
-                },
-                indent=1,
-            )
-        )
+        args.json.write_text(json.dumps({"args": vars(args) | {"data": str(args.data),
+                                                               "json": str(args.json)},
+                                         "rows": results,
+                                         "chains": chain_records(items, by_source)}, indent=1))
     pool.shutdown()
     ray.shutdown()
 

@@ -69,43 +69,31 @@ def main() -> None:
 
     problems = args.chains // args.n
     out = args.out or tempfile.mkdtemp(prefix="prm-million-")
-    cfg = compose(
-        [
-            "engine=simulated",
-            "labels=[answer]",
-            f"dataset.limit={problems}",
-            f"dataset.count={problems}",
-            f"sampler.n={args.n}",
-            f"output.dir={out}",
-            f"output.problems_per_unit={args.per_unit}",
-            "ray=local" if args.ray else "ray=inprocess",
-            "ray.label_actors=1",
-            "debug.log_every_s=30",
-        ]
-    )
+    cfg = compose([
+        "engine=simulated", "labels=[answer]", f"dataset.limit={problems}",
+        f"dataset.count={problems}", f"sampler.n={args.n}", f"output.dir={out}",
+        f"output.problems_per_unit={args.per_unit}",
+        "ray=local" if args.ray else "ray=inprocess", "ray.label_actors=1",
+        "debug.log_every_s=30",
+    ])
     t = time.perf_counter()
     with PeakRss() as rss:
         manifest = run(cfg)
     wall = time.perf_counter() - t
     sizes = [s["bytes"] for s in manifest["shards"]]
-    print(
-        json.dumps(
-            {
-                "rows": manifest["counts"]["rows"],
-                "steps": manifest["counts"]["steps"],
-                "problems": manifest["counts"]["problems_in"],
-                "wall_s": round(wall, 1),
-                "rows_per_s": round(manifest["counts"]["rows"] / wall, 1),
-                "peak_rss_driver_mb": round(rss.driver / 2**20),
-                "peak_rss_tree_mb": round(rss.tree / 2**20),
-                "shards": len(sizes),
-                "shard_mb_min_max": [round(min(sizes) / 2**20, 1), round(max(sizes) / 2**20, 1)],
-                "ray": args.ray,
-                "out": out,
-            },
-            indent=2,
-        )
-    )
+    print(json.dumps({
+        "rows": manifest["counts"]["rows"],
+        "steps": manifest["counts"]["steps"],
+        "problems": manifest["counts"]["problems_in"],
+        "wall_s": round(wall, 1),
+        "rows_per_s": round(manifest["counts"]["rows"] / wall, 1),
+        "peak_rss_driver_mb": round(rss.driver / 2**20),
+        "peak_rss_tree_mb": round(rss.tree / 2**20),
+        "shards": len(sizes),
+        "shard_mb_min_max": [round(min(sizes) / 2**20, 1), round(max(sizes) / 2**20, 1)],
+        "ray": args.ray,
+        "out": out,
+    }, indent=2))
 
 
 if __name__ == "__main__":

@@ -39,11 +39,8 @@ def main() -> None:
     from verifiers.answer import AnswerChecker
 
     path = prepare(model=args.model)
-    problems = [
-        p
-        for p in load_problems({"name": "gsm8k", "path": str(args.data), "limit": args.problems})
-        if isinstance(p, Problem)
-    ]
+    problems = [p for p in load_problems({"name": "gsm8k", "path": str(args.data),
+                                          "limit": args.problems}) if isinstance(p, Problem)]
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     model = ModelConfig(name=path.name, path=str(path), dtype=args.dtype, max_model_len=2048)
     engine = EngineConfig(actors=1, num_cpus=1, batch_size=4096)
@@ -53,16 +50,9 @@ def main() -> None:
 
     instruction = SamplerConfig().math_instruction
     requests = [
-        {
-            "messages": [{"role": "user", "content": user_message(p, instruction)}],
-            "prefix": "",
-            "n": 1,
-            "seed": i,
-            "max_tokens": args.max_tokens,
-            "temperature": 0.0,
-            "top_p": 1.0,
-            "stop": [],
-        }
+        {"messages": [{"role": "user", "content": user_message(p, instruction)}], "prefix": "",
+         "n": 1, "seed": i, "max_tokens": args.max_tokens, "temperature": 0.0, "top_p": 1.0,
+         "stop": []}
         for i, p in enumerate(problems)
     ]
     t = time.perf_counter()
@@ -76,14 +66,10 @@ def main() -> None:
     checker.close()
     tokens = sum(r["tokens"][0] for r in results)
     cut = sum(r["finish"][0] == "length" for r in results)
-    print(
-        f"GSM8K (first {len(problems)} train problems, greedy, {args.max_tokens} tokens): "
-        f"{right}/{len(problems)} = {right / len(problems):.0%} correct; {cut} cut at the cap"
-    )
-    print(
-        f"{tokens} tokens: {tokens / inside:.1f} tok/s inside generate, "
-        f"{tokens / wall:.1f} tok/s wall ({wall:.1f}s)"
-    )
+    print(f"GSM8K (first {len(problems)} train problems, greedy, {args.max_tokens} tokens): "
+          f"{right}/{len(problems)} = {right / len(problems):.0%} correct; {cut} cut at the cap")
+    print(f"{tokens} tokens: {tokens / inside:.1f} tok/s inside generate, "
+          f"{tokens / wall:.1f} tok/s wall ({wall:.1f}s)")
     pool.shutdown()
 
 

@@ -140,17 +140,14 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--out", default="outputs/experiment_prm")
     ap.add_argument("--dry-run", action="store_true", help="synthetic inputs, tiny model")
     ap.add_argument(
-        "--only",
-        choices=["auto", "human"],
-        default=None,
+        "--only", choices=["auto", "human"], default=None,
         help="train and evaluate one PRM; read the other's results from an earlier run in --out",
     )
     return ap
 
 
-def _train_and_evaluate(
-    a: argparse.Namespace, name: str, shards: str, source: str, out: Path, eval_files: list[str]
-) -> dict:
+def _train_and_evaluate(a: argparse.Namespace, name: str, shards: str, source: str,
+                        out: Path, eval_files: list[str]) -> dict:
     """One PRM trained on `shards` with the shared budget, then evaluated on the held-out
     side; its entry of the report."""
     summary = run(

@@ -88,10 +88,7 @@ def app_error_line(app: str, args: list[str], cwd: Path) -> str:
 
     proc = subprocess.run(
         [str(Path(sys.executable).with_name(app)), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
+        capture_output=True, text=True, timeout=120, cwd=cwd,
         env=dict(os.environ, HYDRA_FULL_ERROR="0"),
     )
     lines = [line for line in proc.stderr.splitlines() if line.strip()]

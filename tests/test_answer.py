@@ -107,9 +107,8 @@ def test_timeout_is_undecided_not_false():
     c.close()
 
 
-@pytest.mark.parametrize(
-    ("fn", "status"), [(_broken_checker, Status.ERROR), (_memory_hog, Status.TIMEOUT)]
-)
+@pytest.mark.parametrize(("fn", "status"), [(_broken_checker, Status.ERROR),
+                                            (_memory_hog, Status.TIMEOUT)])
 def test_a_failing_checker_is_never_a_verdict(fn, status):
     v = AnswerVerifier(timeout_s=20.0)
     v.checker._compare = fn

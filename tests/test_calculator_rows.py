@@ -23,7 +23,9 @@ import pytest
 _PATH = Path(__file__).parent / "data" / "calculator_rows.jsonl"
 _TABLE = [json.loads(line) for line in _PATH.read_text().splitlines()]
 ROWS = [(r["source"], r["text"], r["expected"]) for r in _TABLE if r["table"] == "rows"]
-FAMILIES = [(r["source"], r["text"], r["expected"]) for r in _TABLE if r["table"] == "families"]
+FAMILIES = [
+    (r["source"], r["text"], r["expected"]) for r in _TABLE if r["table"] == "families"
+]
 
 # What each written family stands for.
 FAMILY_NOTES = {

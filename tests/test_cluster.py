@@ -17,13 +17,8 @@ from tests.conftest import ROOT
 pytestmark = pytest.mark.slow
 
 RAY = str(Path(sys.executable).with_name("ray"))
-JOB = [
-    "engine=simulated",
-    "ray=cluster",
-    "ray.label_actors=1",
-    "labels=[answer]",
-    "dataset.limit=40",
-]
+JOB = ["engine=simulated", "ray=cluster", "ray.label_actors=1", "labels=[answer]",
+       "dataset.limit=40"]
 
 
 def _free_port() -> int:
@@ -37,20 +32,9 @@ def cluster(tmp_path):
     env = {**os.environ, "RAY_AUTH_MODE": "token"}
     port, dash = _free_port(), _free_port()
     subprocess.run(
-        [
-            RAY,
-            "start",
-            "--head",
-            "--num-cpus=2",
-            f"--port={port}",
-            "--include-dashboard=true",
-            f"--dashboard-port={dash}",
-            "--disable-usage-stats",
-        ],
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=180,
+        [RAY, "start", "--head", "--num-cpus=2", f"--port={port}", "--include-dashboard=true",
+         f"--dashboard-port={dash}", "--disable-usage-stats"],
+        env=env, check=True, capture_output=True, timeout=180,
     )
     try:
         yield env, f"127.0.0.1:{port}", f"http://127.0.0.1:{dash}"
@@ -66,47 +50,19 @@ def test_job_joins_a_running_cluster_and_runs_as_a_ray_job(cluster, tmp_path):
     env, address, api = cluster
     out = tmp_path / "direct"
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pipelines.label.app",
-            *JOB,
-            f"ray.address={address}",
-            f"output.dir={out}",
-        ],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=300,
+        [sys.executable, "-m", "pipelines.label.app", *JOB, f"ray.address={address}",
+         f"output.dir={out}"],
+        cwd=ROOT, env=env, check=True, capture_output=True, timeout=300,
     )
     assert _rows(out) == 160
 
     out = tmp_path / "submitted"
     job = subprocess.run(
-        [
-            RAY,
-            "job",
-            "submit",
-            "--address",
-            api,
-            "--working-dir",
-            str(ROOT),
-            "--runtime-env-json",
-            json.dumps({"excludes": [".venv", "runs", ".git"]}),
-            "--",
-            sys.executable,
-            "-m",
-            "pipelines.label.app",
-            *JOB,
-            "ray.address=auto",
-            f"output.dir={out}",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+        [RAY, "job", "submit", "--address", api, "--working-dir", str(ROOT),
+         "--runtime-env-json", json.dumps({"excludes": [".venv", "runs", ".git"]}),
+         "--", sys.executable, "-m", "pipelines.label.app", *JOB, "ray.address=auto",
+         f"output.dir={out}"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )
     assert job.returncode == 0, job.stdout[-2000:] + job.stderr[-2000:]
     assert "succeeded" in job.stdout + job.stderr

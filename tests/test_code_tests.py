@@ -152,13 +152,8 @@ def test_a_sandbox_that_never_started_gives_an_error_verdict_not_a_failure():
     from verifiers.code_tests import outcome_verdict
     from verifiers.sandbox.result import ExecutionResult
 
-    broken = ExecutionResult(
-        passed=False,
-        tests_passed=0,
-        tests_total=3,
-        started=False,
-        error="bwrap: No permissions to create new namespace",
-    )
+    broken = ExecutionResult(passed=False, tests_passed=0, tests_total=3, started=False,
+                             error="bwrap: No permissions to create new namespace")
     v = outcome_verdict(broken)
     assert v.status == Status.ERROR and v.label is None
     failed = ExecutionResult(passed=False, tests_passed=1, tests_total=3, error="test 1: fail")

@@ -162,12 +162,8 @@ def test_consensus_mc_judge_keeps_only_agreement(mc_labels, judge_first, keep):
 
 
 def test_consensus_drops_a_chain_the_judge_could_not_label_with_its_evidence():
-    c = combine(
-        {"mc": mc(True, True, True), "judge": JUDGE_ERROR},
-        3,
-        policy="consensus",
-        consensus=MC_JUDGE,
-    )
+    c = combine({"mc": mc(True, True, True), "judge": JUDGE_ERROR}, 3, policy="consensus",
+                consensus=MC_JUDGE)
     assert not c.keep and c.reason == "judge gave no label (unparsable critic answer)"
 
 

@@ -64,18 +64,9 @@ def test_enum_values_are_checked_when_composing(override, key):
 def test_enum_fields_take_their_documented_values():
     from pipelines.label.app import typed
 
-    cfg = typed(
-        compose(
-            [
-                "split.mode=blank_line",
-                "labels=[answer,mc,calc]",
-                "labels.policy=consensus",
-                "labels.consensus=[mc,calc]",
-                "labels.mc.estimator=per_step",
-                "model.dtype=float32",
-            ]
-        )
-    )
+    cfg = typed(compose(["split.mode=blank_line", "labels=[answer,mc,calc]",
+                         "labels.policy=consensus", "labels.consensus=[mc,calc]",
+                         "labels.mc.estimator=per_step", "model.dtype=float32"]))
     assert cfg.split.mode == "blank_line" and cfg.labels.mc.estimator == "per_step"
     assert [str(s) for s in cfg.labels.consensus] == ["mc", "calc"]
     assert cfg.model.dtype == "float32"

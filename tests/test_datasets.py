@@ -78,17 +78,8 @@ def test_mbpp_adapter_reads_all_tasks():
 
 def test_humaneval_and_generic(tmp_path):
     he = tmp_path / "he.jsonl"
-    he.write_text(
-        json.dumps(
-            {
-                "task_id": "t/0",
-                "prompt": "def f(x):\n",
-                "entry_point": "f",
-                "test": "def check(c):\n    assert c(1) == 2\n",
-            }
-        )
-        + "\n"
-    )
+    he.write_text(json.dumps({"task_id": "t/0", "prompt": "def f(x):\n", "entry_point": "f",
+                              "test": "def check(c):\n    assert c(1) == 2\n"}) + "\n")
     [p] = _load(name="humaneval", path=str(he))
     assert p.tests[0].endswith("check(f)") and p.entry_point == "f"
 

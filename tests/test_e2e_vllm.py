@@ -22,17 +22,10 @@ def test_vllm_on_ray_end_to_end(tmp_path, tiny_model_dir, ray_runtime):
     out = tmp_path / "run"
     cfg = compose(
         [
-            "model=local",
-            f"model.path={tiny_model_dir}",
-            "model.name=tiny-llama",
-            "model.max_model_len=512",
-            "dataset.limit=3",
-            "sampler.n=2",
-            "sampler.max_tokens=24",
-            "ray.num_cpus=2",
-            "labels=[answer]",
-            f"output.dir={out}",
-            "output.problems_per_unit=2",
+            "model=local", f"model.path={tiny_model_dir}", "model.name=tiny-llama",
+            "model.max_model_len=512", "dataset.limit=3", "sampler.n=2",
+            "sampler.max_tokens=24", "ray.num_cpus=2", "labels=[answer]",
+            f"output.dir={out}", "output.problems_per_unit=2",
         ]
     )
     m = run(cfg)
@@ -92,9 +85,8 @@ def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
         items.append((problem, Chain(f"p{i}", f"c{i}", 0, "\n\n".join(steps), steps, "m")))
 
     def run():
-        mc = MonteCarloVerifier(
-            completer, domain="math", estimator="per_step", k=2, chunk=1, max_tokens=12
-        )
+        mc = MonteCarloVerifier(completer, domain="math", estimator="per_step", k=2, chunk=1,
+                                max_tokens=12)
         return mc.verify(items), mc.last_stats
 
     first, stats = run()

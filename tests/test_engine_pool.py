@@ -25,13 +25,8 @@ def test_gpus_per_engine_covers_tensor_parallelism():
 
 
 def request(seed: int) -> dict:
-    return {
-        "messages": [{"role": "user", "content": "q"}],
-        "prefix": "",
-        "n": 2,
-        "seed": seed,
-        "max_tokens": 8,
-    }
+    return {"messages": [{"role": "user", "content": "q"}], "prefix": "", "n": 2,
+            "seed": seed, "max_tokens": 8}
 
 
 def test_in_process_pool_calls_and_counts():

@@ -25,15 +25,8 @@ JOB = ["engine=simulated", "labels=[answer]", "sampler.n=2"]
 
 
 def _cli(out: Path, *overrides: str) -> subprocess.Popen:
-    cmd = [
-        sys.executable,
-        "-m",
-        "pipelines.label.app",
-        *JOB,
-        "ray=inprocess",
-        f"output.dir={out}",
-        *overrides,
-    ]
+    cmd = [sys.executable, "-m", "pipelines.label.app", *JOB, "ray=inprocess",
+           f"output.dir={out}", *overrides]
     return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -50,12 +43,8 @@ def _assert_exactly_once(out: Path, problems: int, n: int) -> pl.DataFrame:
 
 
 def test_sigkill_driver_then_resume(tmp_path):
-    args = (
-        "dataset.limit=3000",
-        "dataset.count=3000",
-        "output.problems_per_unit=100",
-        "engine.simulated_delay_s=0.05",
-    )
+    args = ("dataset.limit=3000", "dataset.count=3000", "output.problems_per_unit=100",
+            "engine.simulated_delay_s=0.05")
     clean = _cli(tmp_path / "clean", *args)
     assert clean.wait(timeout=300) == 0, clean.stderr.read().decode()[-2000:]
 
@@ -87,17 +76,9 @@ def test_dead_engine_and_label_actors_are_restarted(tmp_path):
     import ray
 
     out = tmp_path / "out"
-    cfg = compose(
-        [
-            *JOB,
-            "ray=local",
-            "ray.num_cpus=2",
-            "dataset.limit=600",
-            "output.problems_per_unit=50",
-            "engine.simulated_delay_s=0.3",
-            f"output.dir={out}",
-        ]
-    )
+    cfg = compose([*JOB, "ray=local", "ray.num_cpus=2", "dataset.limit=600",
+                   "output.problems_per_unit=50", "engine.simulated_delay_s=0.3",
+                   f"output.dir={out}"])
     killed: list[str] = []
 
     def killer() -> None:
@@ -126,12 +107,8 @@ def test_dead_engine_and_label_actors_are_restarted(tmp_path):
 
 def _mount_tmpfs(path: Path, size: str) -> bool:
     path.mkdir()
-    ok = (
-        subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True
-        ).returncode
-        == 0
-    )
+    ok = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                        capture_output=True).returncode == 0
     if not ok and os.environ.get("CI"):
         pytest.fail("could not mount a small tmpfs for the disk-full test (CI runs as root)")
     return ok

@@ -75,10 +75,8 @@ def test_parse_never_guesses(text, problem):
 
 
 def answers(*firsts, tokens=10):
-    return [
-        CriticAnswer(f"because {f}", f, "" if f is not None else "no \\boxed{} answer", tokens)
-        for f in firsts
-    ]
+    return [CriticAnswer(f"because {f}", f, "" if f is not None else "no \\boxed{} answer",
+                         tokens) for f in firsts]
 
 
 def test_vote_majority_and_ties_go_to_the_earliest_step():
@@ -92,12 +90,8 @@ def test_vote_majority_and_ties_go_to_the_earliest_step():
 
 def test_verdicts_at_the_voted_first_error():
     vs = judge_verdicts(answers(1, 1, 2), 4)
-    assert [v.status for v in vs] == [
-        Status.CORRECT,
-        Status.INCORRECT,
-        Status.UNVERIFIABLE,
-        Status.UNVERIFIABLE,
-    ]
+    assert [v.status for v in vs] == [Status.CORRECT, Status.INCORRECT, Status.UNVERIFIABLE,
+                                      Status.UNVERIFIABLE]
     assert [v.label for v in vs] == [True, False, None, None]
     # share of votes placing the first error after the step
     assert [v.score for v in vs] == pytest.approx([1.0, 1 / 3, 0.0, 0.0])
@@ -136,10 +130,8 @@ class FakeCritic:
 
 def items(n_chains=2):
     p = Problem("p1", "math", "t", "Tom has 3 apples and 4 more, then buys 2. How many?", "9")
-    return [
-        (p, Chain("p1", chain_id("p1", "m", i), i, "\n\n".join(STEPS), STEPS, "m"))
-        for i in range(n_chains)
-    ] + [(p, Chain("p1", "cempty", 9, "", (), "m"))]
+    return [(p, Chain("p1", chain_id("p1", "m", i), i, "\n\n".join(STEPS), STEPS, "m"))
+            for i in range(n_chains)] + [(p, Chain("p1", "cempty", 9, "", (), "m"))]
 
 
 def test_verifier_sends_one_batch_with_votes_and_stable_seeds():
@@ -178,10 +170,8 @@ class FakePool:
 
     def generate(self, requests):
         self.requests += requests
-        return [
-            {"texts": ["\\boxed{0}"] * r["n"], "tokens": [4] * r["n"], "finish": ["stop"] * r["n"]}
-            for r in requests
-        ]
+        return [{"texts": ["\\boxed{0}"] * r["n"], "tokens": [4] * r["n"],
+                 "finish": ["stop"] * r["n"]} for r in requests]
 
 
 def test_engine_critic_sends_chat_requests_without_prefix():

@@ -16,7 +16,8 @@ from pipelines.label.config import ModelConfig
 from tests.conftest import compose
 
 BASE = ["engine=simulated", "ray=inprocess", "output.report=false"]
-JUDGE = ["labels=[answer,calc,mc,judge]", "labels.policy=consensus", "labels.consensus=[mc,judge]"]
+JUDGE = ["labels=[answer,calc,mc,judge]", "labels.policy=consensus",
+         "labels.consensus=[mc,judge]"]
 
 
 def test_the_done_when_command_composes():
@@ -31,17 +32,9 @@ def test_the_done_when_command_composes():
 
 
 def test_a_judge_model_of_its_own_composes():
-    cfg = typed(
-        compose(
-            [
-                "labels=[judge]",
-                "labels.policy=judge",
-                *BASE,
-                "labels.judge.model.name=Qwen2.5-Coder-0.5B-Instruct",
-                "labels.judge.votes=5",
-            ]
-        )
-    )
+    cfg = typed(compose(["labels=[judge]", "labels.policy=judge", *BASE,
+                         "labels.judge.model.name=Qwen2.5-Coder-0.5B-Instruct",
+                         "labels.judge.votes=5"]))
     assert isinstance(cfg.labels.judge.model, ModelConfig)
     assert cfg.labels.judge.own_model(cfg.model).name == "Qwen2.5-Coder-0.5B-Instruct"
     assert cfg.labels.judge.votes == 5
@@ -51,18 +44,12 @@ def test_a_judge_model_of_its_own_composes():
     ("overrides", "message"),
     [
         (["labels=[answer,calc]", "labels.policy=judge"], "labels.policy=judge needs the judge"),
-        (
-            ["labels=[answer,mc]", "labels.policy=consensus", "labels.consensus=[mc,judge]"],
-            "add judge to labels",
-        ),
-        (
-            ["labels=[answer,mc,judge]", "labels.policy=consensus", "labels.consensus=[mc,answer]"],
-            "labels.consensus cannot use answer",
-        ),
-        (
-            ["labels=[mc,judge]", "labels.policy=consensus", "labels.consensus=[mc,mc]"],
-            "two or more different sources",
-        ),
+        (["labels=[answer,mc]", "labels.policy=consensus", "labels.consensus=[mc,judge]"],
+         "add judge to labels"),
+        (["labels=[answer,mc,judge]", "labels.policy=consensus", "labels.consensus=[mc,answer]"],
+         "labels.consensus cannot use answer"),
+        (["labels=[mc,judge]", "labels.policy=consensus", "labels.consensus=[mc,mc]"],
+         "two or more different sources"),
         (["labels=[judge]", "labels.judge.votes=0"], "labels.judge.votes=0 must be > 0"),
         (["labels=[judge]", "labels.judge.temperature=0"], "greedy votes are all the same"),
     ],
@@ -89,17 +76,16 @@ def test_shards_carry_judge_columns_and_the_consensus_share(tmp_path):
         assert len(r["judge_labels"]) == len(r["judge_scores"]) == n
         judge = [v for v in r["verdicts"] if v["source"] == "judge"]
         assert judge and all(v["status"] in ("correct", "incorrect") for v in judge)
-        mc_first = next((i for i, x in enumerate(r["mc_scores"]) if x is not None and x == 0), -1)
+        mc_first = next((i for i, x in enumerate(r["mc_scores"]) if x is not None and x == 0),
+                        -1)
         judge_first = next((i for i, x in enumerate(r["judge_labels"]) if x is False), -1)
         assert judge_first == mc_first or mc_first == -1 and judge_first == -1
         assert r["rollout_tokens"] > 0  # judge tokens are counted with the rollouts
     q = [r for p in m["quarantine"] for r in pq.read_table(out / p["path"]).to_pylist()]
     dropped = [r for r in q if r["stage"] == "filter"]
     assert len(dropped) == f["chains_dropped"] > 0
-    assert all(
-        r["reason"].startswith(("first errors disagree: mc", "judge gave no label"))
-        for r in dropped
-    )
+    assert all(r["reason"].startswith(("first errors disagree: mc", "judge gave no label"))
+               for r in dropped)
 
 
 class _Pool:
@@ -121,20 +107,10 @@ def test_the_judge_gets_its_own_pool_only_for_another_model(monkeypatch, tmp_pat
     assert critic.pool is same.pool and len(_Pool.made) == 1
 
     other_dir = tmp_path / "judge-model"
-    other = LabelJob(
-        typed(
-            compose(
-                [
-                    "labels=[judge]",
-                    *BASE,
-                    "engine=vllm",
-                    f"output.dir={tmp_path}/b",
-                    f"labels.judge.model.path={other_dir}",
-                    "labels.judge.model.name=big-judge",
-                ]
-            )
-        )
-    )
+    other = LabelJob(typed(compose([
+        "labels=[judge]", *BASE, "engine=vllm", f"output.dir={tmp_path}/b",
+        f"labels.judge.model.path={other_dir}", "labels.judge.model.name=big-judge",
+    ])))
     other_dir.mkdir()
     critic = other._critic()
     assert critic.pool is other.judge_pool and other.pool is None
@@ -150,26 +126,13 @@ def test_the_judge_on_the_real_engine(tmp_path, tiny_model_dir):
 
     out = tmp_path / "run"
     try:
-        m = run(
-            compose(
-                [
-                    "model=local",
-                    f"model.path={tiny_model_dir}",
-                    "model.name=tiny-llama",
-                    "model.max_model_len=1024",
-                    "dataset.limit=2",
-                    "sampler.n=2",
-                    "sampler.max_tokens=24",
-                    "ray.num_cpus=2",
-                    "labels=[answer,judge]",
-                    "labels.policy=judge",
-                    "labels.judge.max_tokens=16",
-                    "labels.judge.votes=2",
-                    f"output.dir={out}",
-                    "output.report=false",
-                ]
-            )
-        )
+        m = run(compose([
+            "model=local", f"model.path={tiny_model_dir}", "model.name=tiny-llama",
+            "model.max_model_len=1024", "dataset.limit=2", "sampler.n=2",
+            "sampler.max_tokens=24", "ray.num_cpus=2", "labels=[answer,judge]",
+            "labels.policy=judge", "labels.judge.max_tokens=16", "labels.judge.votes=2",
+            f"output.dir={out}", "output.report=false",
+        ]))
     finally:
         ray.shutdown()
     rows = [r for s in m["shards"] for r in pq.read_table(out / s["path"]).to_pylist()]
@@ -177,8 +140,7 @@ def test_the_judge_on_the_real_engine(tmp_path, tiny_model_dir):
     for r in rows:
         judge = [v for v in r["verdicts"] if v["source"] == "judge"]
         assert len(judge) == len(r["completions"])
-        assert all(
-            v["status"] == "error" and "unparsable critic answer" in v["evidence"] for v in judge
-        )
+        assert all(v["status"] == "error" and "unparsable critic answer" in v["evidence"]
+                   for v in judge)
         assert r["judge_labels"] == [None] * len(r["completions"]) == r["labels"]
         assert r["rollout_tokens"] > 0

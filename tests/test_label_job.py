@@ -12,13 +12,8 @@ from tests.conftest import compose, shared
 
 def _job(tmp_path, *overrides, name="out"):
     cfg = compose(
-        [
-            "engine=simulated",
-            "ray=inprocess",
-            "labels=[answer]",
-            f"output.dir={tmp_path / name}",
-            *overrides,
-        ]
+        ["engine=simulated", "ray=inprocess", "labels=[answer]", f"output.dir={tmp_path / name}",
+         *overrides]
     )
     return run(cfg)
 
@@ -63,11 +58,8 @@ def test_rerun_resumes_and_redoes_a_corrupt_unit(tmp_path):
 def test_refresh_reuses_previous_version(tmp_path):
     v1 = _job(tmp_path, "dataset.limit=8", "output.problems_per_unit=4", name="v1")
     v2 = _job(
-        tmp_path,
-        "dataset.limit=12",
-        "output.problems_per_unit=4",
-        f"output.previous={tmp_path / 'v1'}",
-        name="v2",
+        tmp_path, "dataset.limit=12", "output.problems_per_unit=4",
+        f"output.previous={tmp_path / 'v1'}", name="v2",
     )
     assert v2["units_reused"] == 2 and v2["lineage"]["previous"] == str(tmp_path / "v1")
     assert [s["reused_from"] for s in v2["shards"]] == [str(tmp_path / "v1")] * 2 + [""]
@@ -78,13 +70,8 @@ def test_refresh_reuses_previous_version(tmp_path):
 
 def test_given_chains_need_no_model(tmp_path):
     path = shared("processbench_dev/gsm8k.json")
-    m = _job(
-        tmp_path,
-        "dataset=processbench",
-        f"dataset.path={path}",
-        "engine=vllm",
-        "model.path=/nonexistent",
-    )
+    m = _job(tmp_path, "dataset=processbench", f"dataset.path={path}", "engine=vllm",
+             "model.path=/nonexistent")
     assert m["counts"]["problems_in"] == 158 and m["counts"]["rows"] == 158
     assert m["model"]["path"] == ""  # no engine was started
     df = _rows(tmp_path / "out")
@@ -116,13 +103,8 @@ def test_fuzzed_rows_are_quarantined_not_lost(tmp_path):
             lines.append(raw.replace(b"\n", b" ").decode("latin-1"))
     path = tmp_path / "fuzz.jsonl"
     path.write_bytes("\n".join(lines).encode("latin-1", "replace"))
-    m = _job(
-        tmp_path,
-        "dataset=gsm8k",
-        f"dataset.path={path}",
-        "sampler.n=1",
-        "output.problems_per_unit=100",
-    )
+    m = _job(tmp_path, "dataset=gsm8k", f"dataset.path={path}", "sampler.n=1",
+             "output.problems_per_unit=100")
     c = m["counts"]
     total_lines = sum(1 for line in path.read_bytes().split(b"\n") if line.strip())
     assert c["problems_in"] == total_lines
@@ -164,6 +146,7 @@ def test_engine_choice_is_part_of_the_unit_key(tmp_path):
     base = ["ray=inprocess", "labels=[answer]"]
     sim = label_config_hash(typed(compose([*base, "engine=simulated"])))
     real = label_config_hash(typed(compose([*base, "engine=vllm"])))
-    more_actors = label_config_hash(typed(compose([*base, "engine=simulated", "engine.actors=3"])))
+    more_actors = label_config_hash(typed(compose([*base, "engine=simulated",
+                                                   "engine.actors=3"])))
     assert sim != real  # simulated shards are never resumed as real ones
     assert sim == more_actors  # speed-only fields keep a resumable key

@@ -22,9 +22,8 @@ def fake_profile(pieces: list[bytes], whole: bytes | None = None) -> pm.Profile:
         pm.Part(f"fake-part{i}==1.0", f"fake_part{i}/data/part{i:02d}.bin", sha(p))
         for i, p in enumerate(pieces, start=1)
     )
-    return pm.Profile(
-        "fake", "Fake-Model", "MIT", False, parts=parts, size=len(whole), sha256=sha(whole)
-    )
+    return pm.Profile("fake", "Fake-Model", "MIT", False, parts=parts, size=len(whole),
+                      sha256=sha(whole))
 
 
 def write_wheels(folder, pieces: list[bytes]) -> None:

@@ -41,12 +41,10 @@ class EngineCritic:
         for res in results:
             # A prompt too long for the context comes back as one empty "prompt_too_long"
             # sample: an `error` verdict naming the reason, never a vote.
-            out.append(
-                [
-                    Critique(text, tokens, finish)
-                    for text, tokens, finish in zip(
-                        res["texts"], res["tokens"], res["finish"], strict=True
-                    )
-                ]
-            )
+            out.append([
+                Critique(text, tokens, finish)
+                for text, tokens, finish in zip(
+                    res["texts"], res["tokens"], res["finish"], strict=True
+                )
+            ])
         return out

@@ -189,13 +189,8 @@ class EnginePool:
             parts = ray.get([a.stats.remote() for a in self.actors], timeout=timeout_s)
         else:
             parts = [self.actors[0].stats()]
-        total: dict[str, Any] = {
-            "tags": {},
-            "busy_s": 0.0,
-            "steps": 0,
-            "live_tokens": 0,
-            "actors": len(parts),
-        }
+        total: dict[str, Any] = {"tags": {}, "busy_s": 0.0, "steps": 0, "live_tokens": 0,
+                                 "actors": len(parts)}
         for p in parts:
             for k in ("busy_s", "steps", "live_tokens"):
                 total[k] += p[k]

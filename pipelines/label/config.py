@@ -215,12 +215,7 @@ LABEL_AFFECTING = ("model", "dataset", "sampler", "split", "labels", "engine")
 # Engine fields that change only speed, never text: left out of the key so a re-run on more
 # actors or a bigger batch still resumes.
 ENGINE_SPEED_ONLY = (
-    "actors",
-    "num_cpus",
-    "num_gpus",
-    "threads",
-    "batch_size",
-    "simulated_delay_s",
+    "actors", "num_cpus", "num_gpus", "threads", "batch_size", "simulated_delay_s",
 )
 
 
@@ -286,10 +281,8 @@ def validate(cfg: LabelJobConfig) -> None:
         _positive(cfg.labels.judge.max_tokens, "labels.judge.max_tokens")
         _positive(cfg.labels.judge.temperature, "labels.judge.temperature", allow_zero=True)
         if cfg.labels.judge.votes > 1 and cfg.labels.judge.temperature == 0:
-            raise ConfigError(
-                "labels.judge.votes > 1 needs labels.judge.temperature > 0 "
-                "(greedy votes are all the same)"
-            )
+            raise ConfigError("labels.judge.votes > 1 needs labels.judge.temperature > 0 "
+                              "(greedy votes are all the same)")
 
 
 def register() -> None:

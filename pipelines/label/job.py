@@ -44,6 +44,7 @@ from pipelines.label.unit import UnitLabeler, UnitResult
 log = logging.getLogger("prm-label")
 
 
+
 def label_config_hash(cfg: LabelJobConfig) -> str:
     """Hash of every config field that changes rows: unit keys and the `config_hash` column.
     `dataset.limit` only cuts the input, and engine fields that change speed only are out."""
@@ -73,16 +74,9 @@ def units_of(
                 continue
             h = int(x.problem_id[1:], 16)
             if h in seen:
-                bad.append(
-                    Quarantined(
-                        x.source_dataset,
-                        unit * size + offset,
-                        "duplicate of an earlier problem with the same content",
-                        x.question[:2000],
-                        x.problem_id,
-                        "load",
-                    )
-                )
+                bad.append(Quarantined(x.source_dataset, unit * size + offset,
+                                       "duplicate of an earlier problem with the same content",
+                                       x.question[:2000], x.problem_id, "load"))
                 continue
             seen.add(h)
             problems.append(x)
@@ -142,9 +136,8 @@ class LabelJob:
             from pipelines.engine.pool import EnginePool
 
             path = self._resolve_model(own)
-            self.judge_pool = EnginePool(
-                path, own, self.cfg.engine, self.cfg.ray, verbose=self.cfg.debug.verbose_engine
-            )
+            self.judge_pool = EnginePool(path, own, self.cfg.engine, self.cfg.ray,
+                                         verbose=self.cfg.debug.verbose_engine)
             log.info("judge engine ready (%s)", path)
         return EngineCritic(self.judge_pool, own.name)
 
@@ -156,10 +149,7 @@ class LabelJob:
         t = time.monotonic()
         self.model_path = self._resolve_model()
         self.pool = EnginePool(
-            self.model_path,
-            self.cfg.model,
-            self.cfg.engine,
-            self.cfg.ray,
+            self.model_path, self.cfg.model, self.cfg.engine, self.cfg.ray,
             verbose=self.cfg.debug.verbose_engine,
         )
         self.engine_start_s = time.monotonic() - t
@@ -254,31 +244,21 @@ class LabelJob:
         try:
             return self._result(ref)
         except Exception as exc:  # RayActorError, RayTaskError, or a bug in-process
-            log.warning(
-                "labeling a unit failed (%s); retrying problem by problem",
-                str(exc).splitlines()[0][:200],
-            )
+            log.warning("labeling a unit failed (%s); retrying problem by problem",
+                        str(exc).splitlines()[0][:200])
         merged = UnitResult()
         for p in problems:
-            one = (
-                {p.problem_id: samples[p.problem_id]}
-                if samples and p.problem_id in samples
+            one = {p.problem_id: samples[p.problem_id]} if samples and p.problem_id in samples \
                 else None
-            )
             try:
                 part = self._result(self._submit_label([p], one))
             except Exception as exc:
                 reason = f"labeling failed twice: {str(exc).splitlines()[0][:200]}"
                 part = UnitResult()
                 part.counts.update(problems_in=1, problems_quarantined=1)
-                part.quarantine.append(
-                    quarantine_row(
-                        Quarantined(
-                            p.source_dataset, -1, reason, p.question[:2000], p.problem_id, "verify"
-                        ),
-                        self.hash,
-                    )
-                )
+                part.quarantine.append(quarantine_row(
+                    Quarantined(p.source_dataset, -1, reason, p.question[:2000],
+                                p.problem_id, "verify"), self.hash))
             merged.rows += part.rows
             merged.quarantine += part.quarantine
             merged.counts.update(part.counts)
@@ -318,14 +298,8 @@ class LabelJob:
         counts["problems_quarantined"] += len(bad)
         quarantine = [quarantine_row(q, self.hash) for q in bad] + result.quarantine
         return self.out.write_unit(
-            unit,
-            key,
-            result.rows,
-            quarantine,
-            counts,
-            result.tokens,
-            time.monotonic() - started,
-            self.cfg.output.row_group_size,
+            unit, key, result.rows, quarantine, counts, result.tokens,
+            time.monotonic() - started, self.cfg.output.row_group_size,
         )
 
     def run(self) -> dict[str, Any]:
@@ -371,9 +345,8 @@ class LabelJob:
         def start_label() -> None:
             unit, key, problems, bad, started, requests, ticket = sampling.popleft()
             samples = self._collect_samples(requests, ticket)
-            labeling.append(
-                (unit, key, problems, bad, started, samples, self._submit_label(problems, samples))
-            )
+            labeling.append((unit, key, problems, bad, started, samples,
+                             self._submit_label(problems, samples)))
             while len(labeling) > max(1, len(self.labelers)) - 1:
                 finish_label()
 

@@ -25,10 +25,7 @@ def code_version() -> str:
     try:
         return subprocess.run(
             ["git", "-C", str(here), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=True,
+            capture_output=True, text=True, timeout=5, check=True,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         from importlib.metadata import version
@@ -74,7 +71,8 @@ def build_manifest(
     # Stale units from an earlier, longer run with the same dir are not part of this one.
     summary = summarize_units(records.values())
     c = summary["counts"]
-    for k in ("problems_in", "problems_labeled", "problems_quarantined", "chains", "steps", "rows"):
+    for k in ("problems_in", "problems_labeled", "problems_quarantined", "chains", "steps",
+              "rows"):
         c.setdefault(k, 0)
     if c["problems_in"] != c["problems_labeled"] + c["problems_quarantined"]:
         raise RuntimeError(f"accounting error: {c}")
@@ -122,13 +120,8 @@ def log_done(manifest: dict[str, Any], wall: float, root: Path) -> None:
     c = manifest["counts"]
     log.info(
         "done: %d problems in, %d labeled, %d quarantined; %d rows, %d steps in %.1fs -> %s",
-        c["problems_in"],
-        c["problems_labeled"],
-        c["problems_quarantined"],
-        c["rows"],
-        c["steps"],
-        wall,
-        root,
+        c["problems_in"], c["problems_labeled"], c["problems_quarantined"], c["rows"],
+        c["steps"], wall, root,
     )
     print(
         f"prm-label: {c['rows']} rows ({c['steps']} steps) from {c['problems_in']} problems "

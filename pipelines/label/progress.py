@@ -37,21 +37,15 @@ def engine_line(now: dict[str, Any], before: dict[str, Any] | None, dt: float) -
     made = now["live_tokens"] - (before["live_tokens"] if before else 0)
     if not pending and made <= 0:
         return None
-    parts = [
-        f"{name} {t['done']}/{t['requests']} requests"
-        for name, t in sorted(tags.items())
-        if t["requests"]
-    ]
+    parts = [f"{name} {t['done']}/{t['requests']} requests" for name, t in sorted(tags.items())
+             if t["requests"]]
     rate = made / dt if dt > 0 else 0.0
     finished_tokens = sum(t["tokens"] for t in tags.values())
     in_progress = max(0, now["live_tokens"] - finished_tokens)
     left = max(0, sum(t["budget"] - t["done_budget"] for t in tags.values()) - in_progress)
     # The first look has no period behind it (its rate includes the engine's start): no ETA.
-    eta = (
-        f"; queued work <= {left / rate:.0f}s at this rate"
-        if pending and rate > 0 and before is not None
-        else ""
-    )
+    eta = (f"; queued work <= {left / rate:.0f}s at this rate"
+           if pending and rate > 0 and before is not None else "")
     return f"engine: {', '.join(parts)}; {rate:.0f} tok/s{eta}"
 
 
@@ -64,10 +58,8 @@ def engine_throughput(pool: Any, wall: float, counts: dict[str, Any]) -> dict[st
         stats = pool.stats()
     except Exception as exc:  # a figure must not fail a finished run
         log.warning("could not read the engine counters: %s", exc)
-        return {
-            "engine_actors": len(getattr(pool, "actors", [])),
-            "labeled_steps_per_engine_hour": None,
-        }
+        return {"engine_actors": len(getattr(pool, "actors", [])),
+                "labeled_steps_per_engine_hour": None}
     hours = stats["actors"] * wall / 3600
     steps = counts.get("steps_labeled", 0)
     tags = stats["tags"]
@@ -79,8 +71,7 @@ def engine_throughput(pool: Any, wall: float, counts: dict[str, Any]) -> dict[st
         "engine_busy_s": round(stats["busy_s"], 2),
         "labeled_steps_per_engine_hour": round(steps / hours, 1) if hours else None,
         "generated_tokens_per_s": round(sum(t["tokens"] for t in tags.values()) / wall, 2)
-        if wall
-        else None,
+        if wall else None,
         "requests": {name: t["requests"] for name, t in tags.items()},
         # Share of prompt tokens vLLM read from its prefix cache (rollouts reuse the chain's).
         "prefix_cache_hit_rate": round(cached / prompt, 3) if prompt else None,
@@ -124,7 +115,7 @@ class Progress:
             if line is None:
                 continue
             if self.bar is not None:
-                self.bar.set_postfix_str(line[len("engine: ") :])
+                self.bar.set_postfix_str(line[len("engine: "):])
             else:
                 log.info(line)
 
@@ -139,9 +130,8 @@ class Progress:
         if self.bar is not None:
             self.bar.update(n)
             self.bar.set_postfix(stats, refresh=False)
-        elif time.monotonic() - self.last >= self.every or (
-            self.total and self.problems >= self.total
-        ):
+        elif time.monotonic() - self.last >= self.every or (self.total and
+                                                           self.problems >= self.total):
             self.last = time.monotonic()
             eta = ""
             fresh = self.problems - self.reused
@@ -150,12 +140,8 @@ class Progress:
                 eta = f", ETA {max(self.total - self.problems, 0) / rate:.0f}s"
             log.info(
                 "%d problems%s (%d reused), %s chains/s, %s tok/s%s",
-                self.problems,
-                f"/{self.total}" if self.total else "",
-                self.reused,
-                stats["chains/s"],
-                stats["tok/s"],
-                eta,
+                self.problems, f"/{self.total}" if self.total else "", self.reused,
+                stats["chains/s"], stats["tok/s"], eta,
             )
 
     def close(self) -> None:

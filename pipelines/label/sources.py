@@ -84,12 +84,8 @@ def build_sources(
 
         j = labels.judge
         out[Source.judge] = JudgeVerifier(
-            critic,
-            votes=j.votes,
-            max_tokens=j.max_tokens,
-            temperature=j.temperature,
-            seed=cfg.sampler.seed,
-            max_evidence=j.max_evidence,
+            critic, votes=j.votes, max_tokens=j.max_tokens, temperature=j.temperature,
+            seed=cfg.sampler.seed, max_evidence=j.max_evidence,
         )
     return out
 

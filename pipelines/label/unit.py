@@ -70,17 +70,9 @@ class UnitLabeler:
             for i, g in enumerate(problem.given_chains):
                 cid = chain_id(problem.problem_id, g.model, i, g.steps)
                 chains.append(
-                    Chain(
-                        problem.problem_id,
-                        cid,
-                        i,
-                        "\n\n".join(g.steps),
-                        g.steps,
-                        g.model,
-                        human_first_error=g.human_first_error,
-                        human_labels=g.human_labels,
-                        given_outcome=g.outcome_correct,
-                    )
+                    Chain(problem.problem_id, cid, i, "\n\n".join(g.steps), g.steps, g.model,
+                          human_first_error=g.human_first_error, human_labels=g.human_labels,
+                          given_outcome=g.outcome_correct)
                 )
             return chains
         for i, s in enumerate(samples or []):
@@ -103,24 +95,14 @@ class UnitLabeler:
                 res.quarantine.append(self._q(problem, reason, "split", cid, s["text"]))
                 continue
             chains.append(
-                Chain(
-                    problem.problem_id,
-                    cid,
-                    i,
-                    s["text"],
-                    tuple(steps),
-                    self.model_name,
-                    sampler_seed=s["seed"],
-                    tokens=s["tokens"],
-                    finish_reason=s["finish"],
-                )
+                Chain(problem.problem_id, cid, i, s["text"], tuple(steps), self.model_name,
+                      sampler_seed=s["seed"], tokens=s["tokens"], finish_reason=s["finish"])
             )
         return chains
 
     def _q(self, p: Problem, reason: str, stage: str, cid: str = "", raw: str = "") -> dict:
-        q = Quarantined(
-            p.source_dataset, -1, reason, raw[:2000] or p.question[:2000], p.problem_id, stage, cid
-        )
+        q = Quarantined(p.source_dataset, -1, reason, raw[:2000] or p.question[:2000],
+                        p.problem_id, stage, cid)
         return quarantine_row(q, self.config_hash)
 
     # -- verdicts -------------------------------------------------------------------------
@@ -164,11 +146,8 @@ class UnitLabeler:
                 todo = items
                 if source == Source.answer:
                     # Nothing to check against and no outcome given: no answer verdict.
-                    todo = [
-                        (p, c)
-                        for p, c in items
-                        if p.reference or p.tests or c.given_outcome is not None
-                    ]
+                    todo = [(p, c) for p, c in items
+                            if p.reference or p.tests or c.given_outcome is not None]
                 if not todo:
                     continue
                 results, errors = self._verify(source, verifier, todo)
@@ -198,11 +177,7 @@ class UnitLabeler:
                     continue
                 outcome = vs.get(Source.answer)
                 lc = LabeledChain(
-                    problem=p,
-                    chain=c,
-                    prompt=p.question,
-                    verdicts=vs,
-                    labels=comb.labels,
+                    problem=p, chain=c, prompt=p.question, verdicts=vs, labels=comb.labels,
                     first_error_step=comb.first_error_step,
                     final_answer=_final_answer(p, c),
                     outcome_correct=outcome[-1].label if outcome else c.given_outcome,

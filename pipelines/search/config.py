@@ -121,10 +121,8 @@ def validate(cfg: SearchConfig) -> None:
         raise ConfigError(f"strategies {', '.join(needs_prm)} need a PRM; set prm.checkpoint "
                           "(and prm.backend) or search.strategies=[majority]")  # fmt: skip
     if cfg.prm.backend != PRMBackend.none and needs_prm and not cfg.prm.checkpoint:
-        raise ConfigError(
-            "prm.checkpoint is empty; set it to a PRM directory (prm-train's "
-            "output_dir/final) or use prm.backend=none strategies=[majority]"
-        )
+        raise ConfigError("prm.checkpoint is empty; set it to a PRM directory (prm-train's "
+                          "output_dir/final) or use prm.backend=none strategies=[majority]")
     if cfg.prm.backend == PRMBackend.server and not cfg.prm.url:
         raise ConfigError("prm.backend=server needs prm.url (the vLLM pooling server)")
     for key, value in [

@@ -30,13 +30,8 @@ def plot_accuracy(summary: list[dict[str, Any]]) -> str:
     for k, (name, rs) in enumerate(sorted(lines.items())):
         rs = sorted(rs, key=lambda r: r["budget"])
         x = [max(r["tokens_per_problem"], 1.0) for r in rs]
-        ax.plot(
-            x,
-            [r["accuracy"] for r in rs],
-            marker=MARKERS[k % len(MARKERS)],
-            linestyle="-" if "(" not in name or "last" in name else "--",
-            label=name,
-        )
+        ax.plot(x, [r["accuracy"] for r in rs], marker=MARKERS[k % len(MARKERS)],
+                linestyle="-" if "(" not in name or "last" in name else "--", label=name)
         for r, xx in zip(rs, x, strict=True):
             ax.annotate(f"N={r['budget']}", (xx, r["accuracy"]), fontsize=7,
                         textcoords="offset points", xytext=(3, 3))  # fmt: skip

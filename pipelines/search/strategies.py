@@ -183,7 +183,9 @@ def _finished(sample: Sample, total: int, last: bool, p: TreeParams, ends: Ends)
     return last or not sample.text.strip() or total >= p.max_tokens or ends(sample.text)
 
 
-def tree_search(p: TreeParams, dvts: bool, split: Split, extract: Extract, ends: Ends) -> Strategy:
+def tree_search(
+    p: TreeParams, dvts: bool, split: Split, extract: Extract, ends: Ends
+) -> Strategy:
     """Step-level beam search (`dvts=False`) or DVTS (`dvts=True`); see the module doc.
     `extract` reads a finished chain's answer; `ends` says whether a step states it (a
     bare number in a step must not end the chain)."""
@@ -241,17 +243,5 @@ def tree_search(p: TreeParams, dvts: bool, split: Split, extract: Extract, ends:
         return [Decision("dvts" if dvts else "beam", str(p.aggregation), p.budget, "", None,
                          None, tokens, calls, 0, rounds)]  # fmt: skip
     b = done[best_index([c.score for c in done])]
-    return [
-        Decision(
-            "dvts" if dvts else "beam",
-            str(p.aggregation),
-            p.budget,
-            b.text,
-            extract(b.text),
-            _finite(b.score),
-            tokens,
-            calls,
-            len(done),
-            rounds,
-        )
-    ]
+    return [Decision("dvts" if dvts else "beam", str(p.aggregation), p.budget, b.text,
+                     extract(b.text), _finite(b.score), tokens, calls, len(done), rounds)]

@@ -48,7 +48,9 @@ class AsyncCompleter(Protocol):
     """May also have `capacity`: requests the engines can run at once (enables speculation,
     see `verifiers.rollout.schedule`)."""
 
-    def submit(self, requests: Sequence[CompletionRequest]) -> list[Future[list[Completion]]]:
+    def submit(
+        self, requests: Sequence[CompletionRequest]
+    ) -> list[Future[list[Completion]]]:
         """One future per request, in order, each resolving to exactly `request.n`
         completions as soon as that request is done (not when the whole call is).
         Must not block on generation."""

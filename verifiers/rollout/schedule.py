@@ -77,9 +77,8 @@ class Schedule:
             if self.estimators[idx] is None or self.waves[idx] >= self.mc.max_rounds:
                 continue
             est, sent = self._est(idx), self.sent[idx]
-            probes = [
-                p for p in est.pending() if sent.get(p.step, 0) <= est.rollouts_at(p.step)
-            ]  # nothing outstanding
+            probes = [p for p in est.pending()
+                      if sent.get(p.step, 0) <= est.rollouts_at(p.step)]  # nothing outstanding
             if probes:
                 self.waves[idx] += 1
                 work += [(idx, p, est.rollouts_at(p.step)) for p in probes]
