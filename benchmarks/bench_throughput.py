@@ -56,6 +56,20 @@ def chains_of(problems: list, requests: list[dict], results: list[dict]) -> list
     return items
 
 
+def sample_repeats(pool, requests: list[dict], repeats: int) -> tuple[int, float, list]:
+    """Tokens, seconds and the first pass's results of `repeats` passes over the same prompts
+    with new seeds (one pass is too noisy a figure; the first one's chains are rolled out)."""
+    tokens, seconds, results = 0, 0.0, []
+    for rep in range(repeats):
+        again = [r | {"seed": r["seed"] + rep} for r in requests]
+        t = time.perf_counter()
+        got = pool.collect(pool.submit(again, tag="sample"))
+        seconds += time.perf_counter() - t
+        tokens += sum(sum(r["tokens"]) for r in got)
+        results = results or got
+    return tokens, seconds, results
+
+
 def job_side(args: argparse.Namespace) -> dict:
     """Sampling and MC stages through the job's own pool and driver."""
     import ray
@@ -92,16 +106,7 @@ def job_side(args: argparse.Namespace) -> dict:
          "max_tokens": s.max_tokens, "temperature": s.temperature, "top_p": s.top_p, "stop": []}
         for p in problems
     ]  # fmt: skip
-    # Each repeat samples the same prompts with new seeds (one run is too noisy a figure);
-    # the chains of the first one go on to the rollouts.
-    sample_tokens, sample_s, results = 0, 0.0, []
-    for rep in range(args.repeats):
-        again = [r | {"seed": r["seed"] + rep} for r in requests]
-        t = time.perf_counter()
-        got = pool.collect(pool.submit(again, tag="sample"))
-        sample_s += time.perf_counter() - t
-        sample_tokens += sum(sum(r["tokens"]) for r in got)
-        results = results or got
+    sample_tokens, sample_s, results = sample_repeats(pool, requests, args.repeats)
 
     items = chains_of(problems, requests, results)[: args.mc_chains]
     sent: list = []
@@ -183,16 +188,8 @@ def bare_run(llm, tok, reqs: list[dict]) -> tuple[int, float, list]:
                                         add_special_tokens=False)}
         for r in reqs
     ]  # fmt: skip
-    params = [
-        SamplingParams(
-            n=r["n"],
-            temperature=r["temperature"],
-            top_p=r["top_p"],
-            max_tokens=r["max_tokens"],
-            seed=r["seed"],
-        )
-        for r in reqs
-    ]
+    params = [SamplingParams(n=r["n"], temperature=r["temperature"], top_p=r["top_p"],
+                             max_tokens=r["max_tokens"], seed=r["seed"]) for r in reqs]
     t0 = time.perf_counter()
     outs = llm.generate(prompts, params, use_tqdm=False)
     dt = time.perf_counter() - t0
@@ -226,16 +223,9 @@ def rollouts_and_peer(spec: dict, run) -> dict:
                 check(problem, pre, c.text)
         labeled += len(steps)  # Math-Shepherd labels every step (the last by the outcome)
     check.close()
-    return {
-        "flat_tokens": flat_tokens,
-        "flat_s": flat_s,
-        "peer": {
-            "chains": min(len(spec["chains"]), spec["peer_chains"]),
-            "labeled_steps": labeled,
-            "engine_s": engine_s,
-            "tokens": tokens,
-        },
-    }
+    return {"flat_tokens": flat_tokens, "flat_s": flat_s,
+            "peer": {"chains": min(len(spec["chains"]), spec["peer_chains"]),
+                     "labeled_steps": labeled, "engine_s": engine_s, "tokens": tokens}}
 
 
 def simulated_accuracy(length: int) -> dict:
@@ -245,11 +235,8 @@ def simulated_accuracy(length: int) -> dict:
     p_ok, p_bad = PRESETS["hard"]
     peer = run(chains, p_ok, p_bad, "per_step", 8, 8, 1, 0, 200)
     ours = run(chains, p_ok, p_bad, "binary_search", 5, 1, 2, 0, 200)
-    return {
-        "length": length,
-        "per_step_n8": round(peer["accuracy"], 3),
-        "binary_k5_chunk1_confirm2": round(ours["accuracy"], 3),
-    }
+    return {"length": length, "per_step_n8": round(peer["accuracy"], 3),
+            "binary_k5_chunk1_confirm2": round(ours["accuracy"], 3)}
 
 
 def main() -> None:
@@ -306,12 +293,8 @@ def main() -> None:
             src, dst = Path(tmp, "spec.json"), Path(tmp, "out.json")
             one = spec | {"dtypes": [dtype], "rollouts": dtype == faster_last[-1]}
             src.write_text(json.dumps(one))
-            subprocess.run(
-                [sys.executable, __file__, "--bare", str(src), str(dst)],
-                check=True,
-                cwd=ROOT,
-                env={**os.environ, "PYTHONPATH": str(ROOT)},
-            )
+            subprocess.run([sys.executable, __file__, "--bare", str(src), str(dst)],
+                           check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
             bare.update(json.loads(dst.read_text()))
     report(job, bare, faster_last)
 
@@ -340,8 +323,7 @@ def report(job: dict, bare: dict, dtypes: list[str]) -> None:
         "mc_ratio_vs_one_flat_batch": round(mc_tps / flat_tps, 3),
         # Only the rollouts the labels used (speculative ones a settled step dropped are out).
         "mc_useful_ratio_vs_one_flat_batch": round(
-            (m["tokens"] - m["wasted_tokens"]) / m["seconds"] / flat_tps, 3
-        ),
+            (m["tokens"] - m["wasted_tokens"]) / m["seconds"] / flat_tps, 3),
         "peer": peer | {"engine_s": round(peer["engine_s"], 1)},
         "ours_labeled_steps_per_engine_s": round(ours_rate, 3),
         "peer_labeled_steps_per_engine_s": round(peer_rate, 3),
