@@ -43,8 +43,8 @@ class VLLMEngine:
 
     `threads_share`: how many engine actors share this node's cores (CPU: each gets its part
     as torch threads); `engine.threads` > 0 sets the count outright. `verbose` keeps vLLM's
-    INFO logs. The dtype, core placement and threads are chosen by `pipelines.engine.device`;
-    `choice()` says which and why.
+    INFO logs. The dtype, core placement, threads and KV block size are chosen by
+    `pipelines.engine.device`; `choice()` says which and why.
     """
 
     def __init__(
