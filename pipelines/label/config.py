@@ -270,6 +270,10 @@ def validate(cfg: LabelJobConfig) -> None:
     _positive(cfg.sampler.temperature, "sampler.temperature", allow_zero=True)
     _positive(cfg.engine.actors, "engine.actors", allow_zero=True)
     _positive(cfg.engine.block_size, "engine.block_size", allow_zero=True)
+    cpu_engine = str(cfg.engine.kind) == "vllm" and not cfg.engine.num_gpus
+    if cpu_engine and cfg.engine.block_size % 32:
+        raise ConfigError(f"engine.block_size={cfg.engine.block_size} must be a multiple of 32 "
+                          "on CPU (vLLM's CPU attention kernel)")
     if cfg.sampler.top_p > 1:
         raise ConfigError(f"sampler.top_p={cfg.sampler.top_p} must be in (0, 1]")
     if cfg.labels.mc is not None:
