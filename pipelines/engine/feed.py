@@ -11,8 +11,8 @@ Only the feed's thread touches the engine (`LLMEngine` is not thread-safe), and 
 also builds it: on CPU, torch runs 15-30% slower in a thread other than the one that made its
 first OpenMP team (a matmul loop: 1.0 s in the first thread, 1.3-2.0 s in a second one; the
 same generate call: 218 tok/s when one thread built and ran the engine, 187-196 when a second
-thread ran it). The feed also
-counts requests and tokens per tag (sample, rollout, ...) for the job's progress lines.
+thread ran it). The feed also counts requests, prompt, cached and generated tokens per tag
+(sample, rollout, ...) for the job's progress lines and the manifest.
 Not covered: priorities and cancellation (a submitted request always runs to its end).
 """
 

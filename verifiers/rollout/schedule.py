@@ -10,10 +10,12 @@ asks for one rollout at a time and stops as soon as its step is settled, so a ch
 end of the stage keeps the engine waiting on one sequence. Then the later rollouts of the
 same probe (up to the step's current budget) go out early, each with the seed of its own
 rollout index; while the engine runs well below its room, so do the first rollouts of the
-probes that may come next (`Estimator.ahead`: binary search's midpoints on either side),
-which halves the chain of waits at the end of a stage. Results are recorded strictly in
-index order and only once the step is probed, so the labels, seeds and recorded rollouts are
-exactly those of the sequential schedule; what no probe needed is counted as `wasted_*` and dropped.
+probes that may come next (`Estimator.ahead`: binary search's midpoints on either side), to
+shorten the chain of waits at the end of a stage (measured neutral on a 2-core CPU, where
+every extra sequence slows the step; meant for GPUs, where it costs little). Results are
+recorded strictly in index order and only once the step is probed, so the labels, seeds and
+recorded rollouts are exactly those of the sequential schedule; what no probe needed is
+counted as `wasted_*` and dropped.
 
 Pure Python: no engine, no threads of its own (the completer's futures call back).
 """
