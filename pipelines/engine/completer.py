@@ -20,6 +20,21 @@ from typing import Any
 from verifiers.rollout.protocol import Completion, CompletionRequest
 
 
+def engine_request(r: Any, top_p: float, prefix: str = "") -> dict[str, Any]:
+    """The engine's request (see `pipelines/engine/actor.py`) for a completion or critique
+    request: its prompt as the user message, `prefix` as the start of the answer."""
+    return {
+        "messages": [{"role": "user", "content": r.prompt_text}],
+        "prefix": prefix,
+        "n": r.n,
+        "seed": r.seed,
+        "max_tokens": r.max_tokens,
+        "temperature": r.temperature,
+        "top_p": top_p,
+        "stop": [],
+    }
+
+
 class EngineCompleter:
     def __init__(self, pool: Any, model_name: str = "", top_p: float = 1.0) -> None:
         self.pool = pool
@@ -32,16 +47,7 @@ class EngineCompleter:
         return int(self.pool.capacity())
 
     def _engine_request(self, r: CompletionRequest) -> dict[str, Any]:
-        return {
-            "messages": [{"role": "user", "content": r.prompt_text}],
-            "prefix": r.prefix_text,
-            "n": r.n,
-            "seed": r.seed,
-            "max_tokens": r.max_tokens,
-            "temperature": r.temperature,
-            "top_p": self.top_p,
-            "stop": [],
-        }
+        return engine_request(r, self.top_p, r.prefix_text)
 
     @staticmethod
     def _completions(r: CompletionRequest, res: dict[str, Any]) -> list[Completion]:

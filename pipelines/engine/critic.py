@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pipelines.engine.completer import engine_request
 from verifiers.judge import Critique, CritiqueRequest
 
 
@@ -23,20 +24,7 @@ class EngineCritic:
     def critique(self, requests: Sequence[CritiqueRequest]) -> list[list[Critique]]:
         if not requests:
             return []
-        engine_requests = [
-            {
-                "messages": [{"role": "user", "content": r.prompt_text}],
-                "prefix": "",
-                "n": r.n,
-                "seed": r.seed,
-                "max_tokens": r.max_tokens,
-                "temperature": r.temperature,
-                "top_p": self.top_p,
-                "stop": [],
-            }
-            for r in requests
-        ]
-        results = self.pool.generate(engine_requests)
+        results = self.pool.generate([engine_request(r, self.top_p) for r in requests])
         out = []
         for res in results:
             # A prompt too long for the context comes back as one empty "prompt_too_long"
