@@ -8,6 +8,7 @@ written by another helper; one test uses the real one when it is importable.
 from __future__ import annotations
 
 import math
+import time
 
 import pytest
 
@@ -350,3 +351,30 @@ def test_speculation_fills_the_engine_without_changing_a_label(estimator):
         assert s2.ahead_requests > 0
     recorded = sum(v.rollouts for vs in speculative for v in vs)
     assert recorded == s1.completions == s2.completions - s2.wasted_requests
+
+
+def test_first_probes_go_out_while_later_outcomes_are_still_being_checked():
+    """An async engine must not wait for the whole batch's outcome checks (seconds for math,
+    minutes for code in a sandbox): each chain's first probe leaves as its outcome is known."""
+    items = [math_item(i, 8, 3) for i in range(4)]
+    completer = ThreadedCompleter(error_aware(), lambda r: 0.001)
+    outcome = MathOutcome()
+    waited: list[bool] = []
+
+    def check(problem, prefix, completion):
+        if not completion and problem.problem_id != "p0":  # a later chain's own outcome
+            waited.append(until(lambda: len(completer.sent) > 0, timeout_s=5.0))
+        return outcome(problem, prefix, completion)
+
+    verdicts = MonteCarloVerifier(completer, check, estimator="binary_search", k=1).verify(items)
+    assert waited == [True, True, True]  # chain 0's probe was out before they were checked
+    assert [labels(v) for v in verdicts] == [[True] * 3 + [False] * 5] * 4
+
+
+def until(condition, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True

@@ -5,7 +5,9 @@ completion rates. Every chain's pending probes (`labeling.estimators`) are in fl
 one `CompletionRequest` per probe (`n` completions each); as soon as one comes back, its
 completions are checked with the outcome check, the result goes to that chain's estimator, and
 the chain's next probe goes out at once. No chain waits for another's slowest rollout, so the
-engine stays fed while any chain has a pending probe (continuous batching does the rest).
+engine stays fed while any chain has a pending probe (continuous batching does the rest). Nor
+does it wait for the other chains' own outcome checks: a chain's first probe leaves as soon as
+its outcome is known (the checks of 113 math chains took 1.3 s of engine idling before).
 
 With an `AsyncCompleter` (one future per request: the vLLM engine pool) that is what happens.
 A plain `Completer` (a batch answered at once: the fakes) gets one call per wave of newly
@@ -19,7 +21,7 @@ most of the prefix, which vLLM's prefix caching reuses.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -144,27 +146,29 @@ class MonteCarloVerifier:
 
     def verify(self, items: Sequence[tuple[Problem, Chain]]) -> list[list[StepVerdict]]:
         stats = RolloutStats(chains=len(items))
-        estimators: list[Estimator | None] = []
         failed: dict[int, str] = {}
         prefixes = [prefix_texts(chain, self.sep) for _, chain in items]
 
-        with ThreadPoolExecutor(max(1, self.check_workers)) as pool:
+        def arrivals() -> Iterator[tuple[int, Estimator | None]]:
             # The chains' own outcomes (no generation): the last step's label, and for
-            # binary_search the end of the search interval.
+            # binary_search the end of the search interval; in chain order as they are known.
             for idx, outcome in enumerate(pool.map(self._outcome, items, prefixes)):
-                n_steps = len(items[idx][1].steps)
                 if isinstance(outcome, str):
                     failed[idx] = outcome
-                    estimators.append(None)
+                    yield idx, None
                 else:
-                    estimators.append(
-                        make_estimator(self.estimator, n_steps, outcome=outcome, **self.options)
+                    n_steps = len(items[idx][1].steps)
+                    yield idx, make_estimator(
+                        self.estimator, n_steps, outcome=outcome, **self.options
                     )
+
+        with ThreadPoolExecutor(max(1, self.check_workers)) as pool:
             capacity = int(getattr(self.completer, "capacity", 0) or 0)
-            Schedule(self, items, prefixes, estimators, stats, pool, capacity).run()
+            schedule = Schedule(self, items, prefixes, stats, pool, capacity)
+            schedule.run(arrivals(), eager=isinstance(self.completer, AsyncCompleter))
 
         out = []
-        for idx, est in enumerate(estimators):
+        for idx, est in enumerate(schedule.estimators):
             n = len(items[idx][1].steps)
             if est is None:
                 out.append([StepVerdict(Status.ERROR, evidence=failed[idx])] * n)

@@ -2,7 +2,8 @@
 
 Every chain's pending probes are in flight at once; when one comes back its completions are
 checked, recorded, and that chain's next probe goes out at once (no rounds: a chain never
-waits for another chain's slowest rollout).
+waits for another chain's slowest rollout). With an async completer a chain's first probe
+goes out as soon as its own outcome is checked, while the others' are still being checked.
 
 Speculation (only with `chunk=1`, and only while fewer than `capacity` requests are in
 flight, `capacity` coming from the completer: the engines' batch room). With chunk 1 a probe
@@ -39,33 +40,60 @@ AHEAD_SHARE = 4
 
 
 class Schedule:
-    def __init__(self, mc, items, prefixes, estimators, stats, pool, capacity: int = 0) -> None:
-        self.mc, self.items, self.prefixes, self.estimators = mc, items, prefixes, estimators
+    def __init__(self, mc, items, prefixes, stats, pool, capacity: int = 0) -> None:
+        self.mc, self.items, self.prefixes = mc, items, prefixes
+        self.estimators: list[Estimator | None] = [None] * len(items)  # set as chains arrive
         self.stats, self.pool, self.capacity = stats, pool, capacity
         self.speculate = capacity > 0 and mc.options.get("chunk") == 1
         self.waves = [0] * len(items)
         self.sent: list[dict[int, int]] = [{} for _ in items]  # step -> next index to send
         self.ready: list[dict[int, dict[int, list[Completion]]]] = [{} for _ in items]
-        self.open = {i for i, e in enumerate(estimators) if e is not None and not e.done}
+        self.open: set[int] = set()  # chains with probes left (filled as they arrive)
+        self.arriving = False  # no speculation until every chain's first probe is out
         self.in_flight = 0
         self.done: queue.SimpleQueue = queue.SimpleQueue()  # (idx, step, index, req, future)
         self.cache: dict[tuple[int, int, str], bool | None] = {}
 
-    def run(self) -> None:
-        self.launch(range(len(self.items)))
+    def run(self, arrivals: Iterable[tuple[int, Estimator | None]], eager: bool) -> None:
+        """`arrivals`: (chain, its estimator or None) as each chain's own outcome is known.
+        `eager` (an async completer): each chain's first probe goes out the moment it arrives
+        and results that come back meanwhile are recorded, so the engine starts while the
+        outcomes are still being checked (a second or more; minutes for code in a sandbox).
+        Otherwise the first probes of all chains go out as one batch."""
+        self.arriving = True
+        arrived = []
+        for idx, est in arrivals:
+            self.estimators[idx] = est
+            if est is not None and not est.done:
+                self.open.add(idx)
+            arrived.append(idx)
+            if eager:
+                self.launch(arrived)
+                arrived = []
+                self._collect(block=False)
+        self.arriving = False
+        self.launch(arrived)  # and, with speculation, the spare room now that all are in
         while self.in_flight:
-            started = time.perf_counter()
-            finished = [self.done.get()]
-            while True:  # everything else that is ready too: one check batch, one wave
-                try:
-                    finished.append(self.done.get_nowait())
-                except queue.Empty:
-                    break
-            self.stats.generate_seconds += time.perf_counter() - started
-            self.in_flight -= len(finished)
-            self.record([(i, step, at, req, fut.result()) for i, step, at, req, fut in finished])
-            self.launch(sorted({idx for idx, *_ in finished}))
+            self._collect(block=True)
         self.flush()
+
+    def _collect(self, block: bool) -> None:
+        """Record every finished request (waiting for one when `block`), then send what
+        their chains need next: one check batch, one wave."""
+        started = time.perf_counter()
+        finished = []
+        try:
+            finished.append(self.done.get(block=block))
+            while True:
+                finished.append(self.done.get_nowait())
+        except queue.Empty:
+            pass
+        self.stats.generate_seconds += time.perf_counter() - started
+        if not finished:
+            return
+        self.in_flight -= len(finished)
+        self.record([(i, step, at, req, fut.result()) for i, step, at, req, fut in finished])
+        self.launch(sorted({idx for idx, *_ in finished}))
 
     def _est(self, idx: int) -> Estimator:
         est = self.estimators[idx]
@@ -85,7 +113,7 @@ class Schedule:
                 self.waves[idx] += 1
                 work += [(idx, p, est.rollouts_at(p.step)) for p in probes]
         self._send(work)
-        if self.speculate and self.in_flight < self.capacity:
+        if self.speculate and not self.arriving and self.in_flight < self.capacity:
             self._send(self._spare(self.capacity - self.in_flight))
 
     def _spare(self, room: int) -> list[tuple[int, Probe, int]]:
