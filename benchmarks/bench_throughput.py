@@ -10,7 +10,8 @@
    `MonteCarloVerifier` + `EngineCompleter` (continuous: one future per probe, speculation
    when the engine has room) with the job's
    MC defaults over the first `--mc-chains` sampled chains; every request it sent is
-   recorded (the useful ratio leaves out speculative rollouts a settled step dropped).
+   recorded (the useful ratio leaves out speculative rollouts a settled step dropped);
+   (c) those recorded requests again as one flat call through a fresh engine actor.
 2. Bare `vllm.LLM.generate` in a fresh process (engine core in-process, all cores, KV blocks
    of 32 tokens: the device's best, as the job's), for bfloat16 and float32: the same
    sampling requests as one call per repeat; in the faster dtype also the recorded rollout
@@ -77,7 +78,7 @@ def job_side(args: argparse.Namespace) -> dict:
     from labeling.datasets import load_problems
     from labeling.ids import derive_seed
     from labeling.prompts import user_message
-    from pipelines.engine.completer import EngineCompleter
+    from pipelines.engine.completer import EngineCompleter, engine_request
     from pipelines.engine.pool import EnginePool
     from pipelines.engine.prepare_model import prepare
     from pipelines.label.config import (
@@ -128,6 +129,16 @@ def job_side(args: argparse.Namespace) -> dict:
     labeled = sum(v.label is not None for vs in verdicts for v in vs)
     st = mc.last_stats
     pool.shutdown()
+    # The same rollout requests as one flat call through a fresh engine actor of the job's,
+    # after one sampling pass (the prefix cache as the stage found it): splits the gap to
+    # the bare flat batch into the schedule's part and the Ray runtime's.
+    pool = EnginePool(path, model, engine, RayConfig())
+    pool.generate(requests, tag="sample")
+    flat = [engine_request(r, 1.0, r.prefix_text) for r in sent]
+    t = time.perf_counter()
+    flat_tokens = sum(sum(r["tokens"]) for r in pool.generate(flat, tag="rollout"))
+    flat_s = time.perf_counter() - t
+    pool.shutdown()
     ray.shutdown()
     return {
         "engine": choice, "engine_start_s": round(start_s, 1),
@@ -137,7 +148,8 @@ def job_side(args: argparse.Namespace) -> dict:
                "seconds": mc_s, "labeled_steps": labeled, "max_in_flight": st.max_in_flight,
                "wasted_requests": st.wasted_requests, "wasted_tokens": st.wasted_tokens,
                "ahead_requests": st.ahead_requests,
-               "steps": sum(len(c.steps) for _, c in items)},
+               "steps": sum(len(c.steps) for _, c in items),
+               "flat_in_job_engine": {"tokens": flat_tokens, "seconds": flat_s}},
         "mc_requests": [[r.prompt_text, r.prefix_text, r.n, r.seed, r.max_tokens, r.temperature]
                         for r in sent],
         "chains": [[p.question, p.reference, p.problem_id, c.text, list(c.steps)]
@@ -306,6 +318,8 @@ def report(job: dict, bare: dict, dtypes: list[str]) -> None:
     job_tps = s["tokens"] / s["seconds"]
     mc_tps = m["tokens"] / m["seconds"]
     flat_tps = bare["flat_tokens"] / bare["flat_s"]
+    in_job = m["flat_in_job_engine"]
+    in_job_tps = in_job["tokens"] / in_job["seconds"]
     ours_rate = m["labeled_steps"] / m["seconds"]
     peer_rate = peer["labeled_steps"] / peer["engine_s"]
     lengths = [len(c[4]) for c in job["chains"]]
@@ -321,6 +335,10 @@ def report(job: dict, bare: dict, dtypes: list[str]) -> None:
         "mc_stage_tok_per_s": round(mc_tps, 1),
         "bare_flat_batch_tok_per_s (" + dtypes[-1] + ")": round(flat_tps, 1),
         "mc_ratio_vs_one_flat_batch": round(mc_tps / flat_tps, 3),
+        # The gap's two parts: the schedule (vs a flat call through the job's engine actor)
+        # and the runtime (that flat call vs the bare engine's).
+        "mc_ratio_vs_flat_batch_in_job_engine": round(mc_tps / in_job_tps, 3),
+        "job_engine_flat_over_bare_flat": round(in_job_tps / flat_tps, 3),
         # Only the rollouts the labels used (speculative ones a settled step dropped are out).
         "mc_useful_ratio_vs_one_flat_batch": round(
             (m["tokens"] - m["wasted_tokens"]) / m["seconds"] / flat_tps, 3),
