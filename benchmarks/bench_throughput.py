@@ -71,6 +71,21 @@ def sample_repeats(pool, requests: list[dict], repeats: int) -> tuple[int, float
     return tokens, seconds, results
 
 
+def flat_in_job_engine(pool, samples: list[dict], sent: list) -> tuple[int, float]:
+    """Tokens and seconds of the recorded rollout requests as one flat call through a fresh
+    engine actor of the job's, after one sampling pass (the prefix cache as the stage found
+    it): splits the gap to the bare flat batch into the schedule's part and Ray's."""
+    from pipelines.engine.completer import engine_request
+
+    pool.generate(samples, tag="sample")
+    flat = [engine_request(r, 1.0, r.prefix_text) for r in sent]
+    t = time.perf_counter()
+    tokens = sum(sum(r["tokens"]) for r in pool.generate(flat, tag="rollout"))
+    seconds = time.perf_counter() - t
+    pool.shutdown()
+    return tokens, seconds
+
+
 def job_side(args: argparse.Namespace) -> dict:
     """Sampling and MC stages through the job's own pool and driver."""
     import ray
@@ -78,7 +93,7 @@ def job_side(args: argparse.Namespace) -> dict:
     from labeling.datasets import load_problems
     from labeling.ids import derive_seed
     from labeling.prompts import user_message
-    from pipelines.engine.completer import EngineCompleter, engine_request
+    from pipelines.engine.completer import EngineCompleter
     from pipelines.engine.pool import EnginePool
     from pipelines.engine.prepare_model import prepare
     from pipelines.label.config import (
@@ -129,16 +144,8 @@ def job_side(args: argparse.Namespace) -> dict:
     labeled = sum(v.label is not None for vs in verdicts for v in vs)
     st = mc.last_stats
     pool.shutdown()
-    # The same rollout requests as one flat call through a fresh engine actor of the job's,
-    # after one sampling pass (the prefix cache as the stage found it): splits the gap to
-    # the bare flat batch into the schedule's part and the Ray runtime's.
-    pool = EnginePool(path, model, engine, RayConfig())
-    pool.generate(requests, tag="sample")
-    flat = [engine_request(r, 1.0, r.prefix_text) for r in sent]
-    t = time.perf_counter()
-    flat_tokens = sum(sum(r["tokens"]) for r in pool.generate(flat, tag="rollout"))
-    flat_s = time.perf_counter() - t
-    pool.shutdown()
+    flat_tokens, flat_s = flat_in_job_engine(EnginePool(path, model, engine, RayConfig()),
+                                             requests, sent)  # fmt: skip
     ray.shutdown()
     return {
         "engine": choice, "engine_start_s": round(start_s, 1),

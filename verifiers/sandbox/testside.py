@@ -15,9 +15,11 @@ the program's process never has that fd or the nonce.
 """
 
 # ruff: noqa: F821 - names from channel.py and harness.py, joined into one program
+import contextlib
 import marshal
 import os
 import sys
+import time
 
 
 class Untrusted(BaseException):  # noqa: N818 - BaseException: `except Exception` can't eat it
@@ -244,8 +246,6 @@ def make_waiter(pid, rfd):
 
 def death(pid, cpu_s):
     """(status, detail, signal) of the program's process once the channel broke."""
-    import time
-
     for _ in range(30):  # the pipe closes a moment before the exit status is there
         try:
             wpid, status, usage = os.wait4(pid, os.WNOHANG)
@@ -359,19 +359,10 @@ def test_side(pid, result_fd, tests_fd, rfd, wfd):
             emit("solution", 0, status, detail)
             if sig:
                 emit("signal", sig, "ok")
-        else:
-            # The program flushes what the tests made it print when its channel closes; once
-            # "done" is out the sandbox may be torn down, so let it finish first (bounded:
-            # stdout came back empty about once in 300 runs on a busy machine).
-            import time
-
-            try:
+        else:  # it flushes what the tests made it print when its channel closes: let it
+            with contextlib.suppress(OSError):  # already closed
                 os.close(wfd)
-                end = time.monotonic() + 1.0
-                while time.monotonic() < end and os.waitpid(pid, os.WNOHANG) == (0, 0):
-                    time.sleep(0.002)
-            except OSError:  # already closed or reaped: nothing left to wait for
-                pass
+            death(pid, cpu_s)  # its exit (<= 0.3 s): "done" may tear the sandbox down
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
         emit("done", 0, "ok")
