@@ -32,6 +32,7 @@ CROSS_FIELD = [
     (["sampler.n=0"], "sampler.n=0 must be > 0"),
     (["sampler.top_p=1.5"], "sampler.top_p=1.5 must be in (0, 1]"),
     (["engine.kind=vllm", "engine.block_size=48"], "engine.block_size=48 must be a multiple"),
+    (["engine.threads=-1"], "engine.threads=-1 must be >= 0"),
 ]
 
 

@@ -64,7 +64,8 @@ def test_vllm_on_ray_end_to_end(tmp_path, tiny_model_dir, ray_runtime):
 
 def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     """The MC driver through the job's pool and completer: one future per probe, many in
-    flight at once on one engine actor, every request answered, same labels on a re-run."""
+    flight at once on the two single-thread engine actors auto starts on two CPUs, every
+    request answered, same labels on a re-run (whichever engine served a request)."""
     import ray
 
     from labeling.schema import Chain, Problem
@@ -77,7 +78,7 @@ def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     model = ModelConfig(name="tiny", path=str(tiny_model_dir), max_model_len=512)
     pool = EnginePool(str(tiny_model_dir), model, EngineConfig(actors=0), RayConfig())
     completer = EngineCompleter(pool)
-    assert isinstance(completer, AsyncCompleter) and len(pool.actors) == 1
+    assert isinstance(completer, AsyncCompleter) and len(pool.actors) == 2
     items = []
     for i in range(6):
         steps = tuple(f"Step {s}: {i} + {s} = {i + s}." for s in range(1, 5))
@@ -94,6 +95,8 @@ def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     assert stats.max_in_flight >= 6 * 3  # every chain's probes at once, not round by round
     counts = pool.stats()["tags"]["rollout"]
     assert counts["requests"] == counts["done"] == stats.requests
+    per_engine = [ray.get(a.stats.remote())["tags"]["rollout"]["requests"] for a in pool.actors]
+    assert min(per_engine) > 0  # both engines served rollouts
     assert counts["tokens"] == stats.tokens > 0
     again, _ = run()
     assert again == first  # per-request seeds: the same labels in any timing

@@ -4,18 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipelines.engine.pool import EnginePool, gpus_per_engine, resolve_actors
+from pipelines.engine.pool import EnginePool, gpus_per_engine
 from pipelines.label.config import EngineConfig, ModelConfig, RayConfig
-
-
-def test_auto_is_one_engine_per_gpu_group_or_per_node():
-    assert resolve_actors(3, 1.0, 8.0, 2) == 3  # set by hand: kept
-    assert resolve_actors(0, 1.0, 8.0, 2) == 8  # one per GPU
-    assert resolve_actors(0, 4.0, 8.0, 2) == 2  # tensor parallel groups of 4
-    assert resolve_actors(0, 2.0, 7.0, 2) == 3  # a spare GPU stays idle
-    assert resolve_actors(0, 0.0, 0.0, 3) == 3  # CPU: one per node
-    with pytest.raises(ValueError, match="needs 2 GPUs per engine but the Ray cluster has 1"):
-        resolve_actors(0, 2.0, 1.0, 1)
 
 
 def test_gpus_per_engine_covers_tensor_parallelism():
@@ -62,5 +52,35 @@ def test_auto_starts_one_engine_per_gpu_in_placement_groups():
         tp = EnginePool("", ModelConfig(tensor_parallel_size=2), engine, RayConfig())
         assert len(tp.actors) == 1  # 3 GPUs hold one group of 2
         tp.shutdown()
+    finally:
+        ray.shutdown()
+
+
+@pytest.mark.slow
+def test_cpu_auto_starts_one_single_thread_engine_per_core_and_routes_by_prompt():
+    """Ray with three CPUs: auto gives three simulated engines of one thread each, each
+    reserving its CPU on its node; a prompt's requests stay on one engine while the others
+    are idle; a plan that cannot fit the local Ray fails at start in one sentence."""
+    import ray
+
+    ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
+    try:
+        pool = EnginePool("", ModelConfig(), EngineConfig(kind="simulated"), RayConfig())
+        assert len(pool.actors) == 3 and pool.units == [pytest.approx(1 / 3)] * 3
+        assert ray.available_resources().get("CPU", 0) == 0  # each engine holds its core
+        for i in range(6):  # one prompt ("q"), one call at a time
+            assert len(pool.future([request(i)]).result()) == 1
+        served = [ray.get(a.stats.remote())["tags"].get("all", {}).get("requests", 0)
+                  for a in pool.actors]  # fmt: skip
+        assert sorted(served) == [0, 0, 6]
+        spread = [dict(request(i), messages=[{"role": "user", "content": f"q{i}"}])
+                  for i in range(30)]  # fmt: skip
+        assert len(pool.generate(spread)) == 30
+        served = [ray.get(a.stats.remote())["tags"]["all"]["requests"] for a in pool.actors]
+        assert sum(served) == 36 and min(served) >= 6  # the 30 new prompts spread out
+        assert pool.stats()["units"] == pytest.approx(1.0)
+        pool.shutdown()
+        with pytest.raises(ValueError, match="4 engines reserve 4 CPUs on a node with 3"):
+            EnginePool("", ModelConfig(), EngineConfig(kind="simulated", actors=4), RayConfig())
     finally:
         ray.shutdown()

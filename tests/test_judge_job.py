@@ -93,6 +93,7 @@ class _Pool:
 
     def __init__(self, path, model, engine, ray_cfg, **kwargs):
         self.path = path
+        self.cpu_share = kwargs.get("cpu_share", 1.0)
         _Pool.made.append(self)
 
 
@@ -105,6 +106,7 @@ def test_the_judge_gets_its_own_pool_only_for_another_model(monkeypatch, tmp_pat
     same = LabelJob(typed(compose(["labels=[judge]", *BASE, f"output.dir={tmp_path}/a"])))
     critic = same._critic()
     assert critic.pool is same.pool and len(_Pool.made) == 1
+    assert _Pool.made[0].cpu_share == 1.0  # one pool: every core
 
     other_dir = tmp_path / "judge-model"
     other = LabelJob(typed(compose([
@@ -115,6 +117,8 @@ def test_the_judge_gets_its_own_pool_only_for_another_model(monkeypatch, tmp_pat
     critic = other._critic()
     assert critic.pool is other.judge_pool and other.pool is None
     assert critic.model_name == "big-judge" and _Pool.made[-1].path == str(other_dir)
+    # Two models on CPU engines: each pool plans on half of every node's cores.
+    assert _Pool.made[-1].cpu_share == 0.5 and other._cpu_share() == 0.5
 
 
 @pytest.mark.slow

@@ -41,22 +41,19 @@ class VLLMEngine:
     """One vLLM engine fed continuously (`EngineFeed`). Create it inside a Ray actor or under
     `if __name__ == "__main__":` (vLLM may spawn processes).
 
-    `threads_share`: how many engine actors share this node's cores (CPU: each gets its part
-    as torch threads); `engine.threads` > 0 sets the count outright. `verbose` keeps vLLM's
-    INFO logs. The dtype, core placement, threads and KV block size are chosen by
-    `pipelines.engine.device`; `choice()` says which and why.
+    `threads`: torch threads on CPU, from the pool's plan (`layout.py`); 0: `engine.threads`,
+    or every core this process sees. `verbose` keeps vLLM's INFO logs. The dtype, core
+    placement and KV block size are chosen by `pipelines.engine.device`; `choice()` says which
+    and why.
     """
 
     def __init__(
-        self, model_path: str, model: Any, engine: Any, threads_share: int = 1,
-        verbose: bool = False,
+        self, model_path: str, model: Any, engine: Any, threads: int = 0, verbose: bool = False,
     ) -> None:  # fmt: skip
         # model: ModelConfig, engine: EngineConfig (pipelines.label.config)
         from pipelines.engine import device
 
-        threads = int(getattr(engine, "threads", 0) or 0)
-        if threads <= 0 and not engine.num_gpus:
-            threads = max(1, device.visible_cores() // max(1, threads_share))
+        threads = threads or int(getattr(engine, "threads", 0) or 0)
         self.device = device.choose(
             str(model.dtype), engine.num_gpus, threads,
             block_size=int(getattr(engine, "block_size", 0) or 0),
@@ -167,8 +164,8 @@ class SimulatedEngine:
     """
 
     def __init__(
-        self, model_path: str = "", model: Any = None, engine: Any = None,
-        threads_share: int = 1, verbose: bool = False,
+        self, model_path: str = "", model: Any = None, engine: Any = None, threads: int = 0,
+        verbose: bool = False,
     ) -> None:  # fmt: skip
         self.calls = 0
         self.counts = {"requests": 0, "tokens": 0}

@@ -18,9 +18,10 @@ each from a measurement (README, "Throughput"):
   (question + chain prefix) is often shorter than 128 tokens: with 32 the Monte Carlo stage of
   48 chains read 78% of its prompt tokens from the cache instead of 51% and took 38 s instead
   of 53 (64: 47 s); sampling ran as fast or faster (240-251 vs 213-218 tok/s).
-- CPU threads: the cores the actor may use (`threads`, from the pool: `engine.threads`, or the
-  node's cores shared among the engine actors on it), never more than the process can see.
-  torch's pool is sized once, before vLLM starts (its CPU worker forbids changes later).
+- CPU threads: the pool's plan (`layout.py`: one single-thread engine per core by default,
+  which measured 10-30% faster than one engine on all cores of a 2-core CPU), never more
+  than the process can see. torch's pool is sized once, before vLLM starts (its CPU worker
+  forbids changes later).
 
 Not covered: NUMA placement, core pinning by id (Ray does not tell which cores it counted),
 and hybrid CPUs with unequal cores.

@@ -2,32 +2,46 @@
 
 Each actor is an async Ray actor around one `VLLMEngine`, whose `EngineFeed` merges every
 call it is serving into one running batch. So callers never wait for each other's rounds:
-- `submit(requests, tag)` cuts the requests into batches of `engine.batch_size`, spreads them
-  over the actors and returns a ticket at once; `collect(ticket)` waits for the results in
-  request order; `generate` is both.
-- `future(requests, tag)` sends one call to the least busy actor and returns a
+- `submit(requests, tag)` spreads the requests over the engines (`routing.Router`: each
+  prompt to its owner engine, whose prefix cache holds it, within a load slack), in calls of
+  at most `engine.batch_size`, and returns a ticket at once; `collect(ticket)` waits for the
+  results in request order; `generate` is both.
+- `future(requests, tag)` sends one call to the engine the router picks and returns a
   `concurrent.futures.Future` of its results (the Monte Carlo driver: one per probe).
 - `stats()` sums the actors' request/token counters per tag (the job's progress lines).
 
-`engine.actors: 0` (auto) starts one engine per GPU group of the cluster (`engine.num_gpus`,
-or `model.tensor_parallel_size` GPUs for tensor parallelism, each group reserved with a
-STRICT_PACK placement group so its GPUs sit on one node), and one per node on CPUs.
+`engine.actors: 0` (auto) sizes the pool from the cluster (`layout.py`): one engine per GPU
+group (`engine.num_gpus`, or `model.tensor_parallel_size` GPUs for tensor parallelism, each
+group reserved with a STRICT_PACK placement group so its GPUs sit on one node); on CPU nodes
+one single-thread engine per core, as many as the node's memory holds, each placed on its
+node (node affinity) and reserving the CPUs it runs threads on.
 A dead actor is restarted by Ray (`max_restarts`) and its call retried (`max_task_retries`).
 """
 
 from __future__ import annotations
 
 import logging
-import math
 from concurrent.futures import Future
 from typing import Any
 
 from pipelines.engine.actor import SimulatedEngine, VLLMEngine
+from pipelines.engine.layout import (
+    Node,
+    PlanError,
+    Slot,
+    cpu_plan,
+    engine_bytes,
+    resolve_actors,
+)
+from pipelines.engine.routing import Router
 
 log = logging.getLogger("prm-label")
 
 # Calls one async engine actor serves at once (each may hold many requests); more wait in Ray.
 MAX_CONCURRENT_CALLS = 4096
+# Sequences an engine may have waiting beyond the least busy one before a request leaves its
+# prompt's owner engine (routing.py): small next to an engine's room (256 on CPU).
+ROUTE_SLACK = 8
 
 
 def _engine_class(kind: str) -> type:
@@ -45,20 +59,28 @@ def gpus_per_engine(model: Any, engine: Any) -> float:
     return float(max(engine.num_gpus, model.tensor_parallel_size))
 
 
-def resolve_actors(requested: int, gpus: float, cluster_gpus: float, nodes: int) -> int:
-    """Engine actors to start: `requested` when > 0; auto (0): one per `gpus`-sized GPU
-    group of the cluster, or one per node on CPUs. ValueError when auto finds no GPU group."""
-    if requested > 0:
-        return requested
-    if gpus > 0:
-        n = int(math.floor(cluster_gpus / gpus + 1e-9))
-        if n < 1:
-            raise ValueError(
-                f"engine.actors=0 (auto) needs {gpus:g} GPUs per engine but the Ray cluster "
-                f"has {cluster_gpus:g}; add GPUs or lower engine.num_gpus"
-            )
-        return n
-    return max(1, nodes)
+def _cpu_slots(model_path: str, model: Any, engine: Any, nodes: list[dict], share: float,
+               local: bool) -> list[Slot]:  # fmt: skip
+    """The CPU plan over the live nodes; a plan that cannot fit a local Ray is a PlanError
+    (on a cluster a warning: an autoscaler may add the room)."""
+    from pipelines.engine.device import choose_dtype, cpu_flags
+
+    dtype, _ = choose_dtype(str(model.dtype), False, cpu_flags(), None)
+    need = engine_bytes(model_path, dtype, model.kv_cache_gib)
+    infos = [Node(n["NodeID"], n["Resources"]["CPU"], n["Resources"].get("memory", 0.0))
+             for n in nodes]  # fmt: skip
+    slots = cpu_plan(infos, int(engine.actors), int(engine.threads), float(engine.num_cpus),
+                     need, share)  # fmt: skip
+    for info in infos:
+        want = sum(s.cpus for s in slots if s.node_id == info.node_id)
+        if want > info.cpus + 1e-9:
+            msg = (f"{sum(s.node_id == info.node_id for s in slots)} engines reserve {want:g} "
+                   f"CPUs on a node with {info.cpus:g}; lower engine.actors, engine.threads or "
+                   "engine.num_cpus (0 = auto)")  # fmt: skip
+            if local:
+                raise PlanError(msg)
+            log.warning("%s; Ray will wait for room", msg)
+    return slots
 
 
 class EnginePool:
@@ -69,56 +91,69 @@ class EnginePool:
         engine: Any,  # EngineConfig
         ray_cfg: Any,  # RayConfig
         verbose: bool = False,  # vLLM's own INFO logs (debug.verbose_engine)
+        cpu_share: float = 1.0,  # of each node's cores, when another pool shares them
     ) -> None:
         self.batch_size = int(engine.batch_size)
         cls = _engine_class(str(engine.kind))
         self.use_ray = bool(ray_cfg.enabled)
-        self._calls = 0  # round-robin position (plain ints keep the pool picklable)
         self.placement_groups: list[Any] = []
         self._capacity: int | None = None
         if not self.use_ray:
-            self.actors: list[Any] = [cls(model_path, model, engine, 1, verbose)]
+            self.actors: list[Any] = [cls(model_path, model, engine, int(engine.threads), verbose)]
+            self.units = [1.0]
+            self.router = Router(1, ROUTE_SLACK)
             log.info("engine: %s", self.actors[0].choice())
-            self.load = [0]
             return
         import ray
 
         gpus = gpus_per_engine(model, engine)
         nodes = [n for n in ray.nodes() if n.get("Alive") and n["Resources"].get("CPU")]
-        n = resolve_actors(
-            int(engine.actors), gpus, ray.cluster_resources().get("GPU", 0.0), len(nodes)
-        )
         env = {
             "VLLM_CPU_KVCACHE_SPACE": str(model.kv_cache_gib),
             # vLLM's INFO lines (config dumps) would drown the job's own progress lines.
             "VLLM_LOGGING_LEVEL": "INFO" if verbose else "ERROR",
         }
         options = {
-            "num_cpus": engine.num_cpus,
-            "num_gpus": gpus,
             "max_restarts": ray_cfg.max_restarts,
             "max_task_retries": ray_cfg.max_task_retries,
             "max_concurrency": MAX_CONCURRENT_CALLS,
             "runtime_env": {"env_vars": env},
         }
         remote_cls = ray.remote(cls)
-        share = max(1, math.ceil(n / max(1, len(nodes))))  # engines sharing a node's cores
-        self.actors = [
-            remote_cls.options(**options, **self._placement(gpus, engine.num_cpus)).remote(
-                model_path, model, engine, share, verbose
-            )
-            for _ in range(n)
-        ]
-        self.load = [0] * n
+        if gpus:
+            n = resolve_actors(int(engine.actors), gpus, ray.cluster_resources().get("GPU", 0.0),
+                               len(nodes))  # fmt: skip
+            cpus = float(engine.num_cpus) or 1.0
+            self.actors = [
+                remote_cls.options(**options, num_cpus=cpus, num_gpus=gpus,
+                                   **self._placement(gpus, cpus)).remote(
+                    model_path, model, engine, 0, verbose)
+                for _ in range(n)
+            ]  # fmt: skip
+            self.units = [gpus] * n  # engine-hours are GPU-hours
+        else:
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            slots = _cpu_slots(model_path, model, engine, nodes, cpu_share, not ray_cfg.address)
+            cores = {n["NodeID"]: n["Resources"]["CPU"] for n in nodes}
+            self.actors = [
+                remote_cls.options(**options, num_cpus=s.cpus, num_gpus=0,
+                                   scheduling_strategy=NodeAffinitySchedulingStrategy(
+                                       s.node_id, soft=False)).remote(
+                    model_path, model, engine, s.threads, verbose)
+                for s in slots
+            ]  # fmt: skip
+            # Engine-hours are node-hours: an engine counts the share of its node's cores it runs.
+            self.units = [s.threads / cores[s.node_id] for s in slots]
+        self.router = Router(len(self.actors), ROUTE_SLACK)
         # Fail here, with the engine's own error, rather than at the first batch.
         ray.get([a.ping.remote() for a in self.actors])
+        n = len(self.actors)
         for i, text in enumerate(ray.get([a.choice.remote() for a in self.actors])):
             log.info("engine %d/%d: %s", i + 1, n, text)
 
     def _placement(self, gpus: float, cpus: float) -> dict[str, Any]:
         """Options binding an engine that holds GPUs to a placement group of its own."""
-        if not gpus:
-            return {}
         from ray.util.placement_group import placement_group
         from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
@@ -128,46 +163,41 @@ class EnginePool:
         strategy = PlacementGroupSchedulingStrategy(pg, placement_group_capture_child_tasks=True)
         return {"scheduling_strategy": strategy}
 
+    def _call(self, i: int, requests: list[dict[str, Any]], tag: str) -> Future:
+        """One call to engine `i` (the router counted its sequences); they leave the
+        router's load when it is done."""
+        if self.use_ray:
+            fut = self.actors[i].agenerate.remote(requests, tag).future()
+        else:
+            fut = self.actors[i].submit(requests, tag)
+        seqs = sum(int(r.get("n", 1)) for r in requests)
+        fut.add_done_callback(lambda _: self.router.done(i, seqs))
+        return fut
+
     def submit(self, requests: list[dict[str, Any]], tag: str = "sample") -> list[Any]:
-        batches = [
-            requests[i : i + self.batch_size] for i in range(0, len(requests), self.batch_size)
-        ]
-        if not self.use_ray:
-            return [self.actors[0].submit(b, tag) for b in batches]
-        tickets = []
-        for b in batches:
-            tickets.append(self.actors[self._calls % len(self.actors)].agenerate.remote(b, tag))
-            self._calls += 1
-        return tickets
+        """A ticket for `collect`: the requests spread over the engines (see the module)."""
+        ticket = []
+        for i, part in enumerate(self.router.split(requests)):
+            for k in range(0, len(part), self.batch_size):
+                chunk = part[k : k + self.batch_size]
+                ticket.append((chunk, self._call(i, [requests[j] for j in chunk], tag)))
+        return ticket
 
     def collect(self, ticket: list[Any]) -> list[dict[str, Any]]:
-        if self.use_ray:
-            import ray
-
-            batches = ray.get(ticket)
-        else:
-            batches = [f.result() for f in ticket]
-        return [r for batch in batches for r in batch]
+        results: list[Any] = [None] * sum(len(chunk) for chunk, _ in ticket)
+        for chunk, fut in ticket:
+            for j, res in zip(chunk, fut.result(), strict=True):
+                results[j] = res
+        return results
 
     def generate(self, requests: list[dict[str, Any]], tag: str = "sample") -> list[dict]:
         return self.collect(self.submit(requests, tag))
 
     def future(self, requests: list[dict[str, Any]], tag: str = "rollout") -> Future:
-        """One call to the actor with the fewest requests waiting; a future of its results."""
-        n = len(self.actors)
-        i = min(range(n), key=lambda j: (self.load[j], (j - self._calls) % n))
-        self._calls += 1
-        self.load[i] += len(requests)
-        if self.use_ray:
-            fut = self.actors[i].agenerate.remote(requests, tag).future()
-        else:
-            fut = self.actors[0].submit(requests, tag)
-        fut.add_done_callback(lambda _: self._unload(i, len(requests)))
-        return fut
-
-    def _unload(self, i: int, n: int) -> None:
-        if i < len(self.load):
-            self.load[i] -= n
+        """One call to the engine the router picks for the first request; a future of its
+        results."""
+        i = self.router.pick(requests[0], sum(int(r.get("n", 1)) for r in requests))
+        return self._call(i, requests, tag)
 
     def capacity(self) -> int:
         """Sequences all engines run at once (0 for the simulated engine); asked once."""
@@ -182,7 +212,8 @@ class EnginePool:
 
     def stats(self, timeout_s: float = 5.0) -> dict[str, Any]:
         """Counters summed over the actors: per tag (requests, done, budget, done_budget,
-        tokens), busy_s, steps, live_tokens (see `EngineFeed.stats`)."""
+        tokens), busy_s, steps, live_tokens (see `EngineFeed.stats`); `actors` and `units`
+        (GPUs held, or on CPU the share of their nodes' cores: engine-hours = units x hours)."""
         if self.use_ray:
             import ray
 
@@ -190,7 +221,7 @@ class EnginePool:
         else:
             parts = [self.actors[0].stats()]
         total: dict[str, Any] = {"tags": {}, "busy_s": 0.0, "steps": 0, "live_tokens": 0,
-                                 "actors": len(parts)}
+                                 "actors": len(parts), "units": round(sum(self.units), 6)}
         for p in parts:
             for k in ("busy_s", "steps", "live_tokens"):
                 total[k] += p[k]
@@ -215,7 +246,6 @@ class EnginePool:
         # Copies (in verifier actors) keep the handles; the driver keeps the groups.
         state = dict(self.__dict__)
         state["placement_groups"] = []
-        state["load"] = [0] * len(self.actors)
         return state
 
 

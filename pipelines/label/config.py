@@ -155,12 +155,16 @@ class LabelsConfig:
 class EngineConfig:
     kind: EngineKind = option(EngineKind.vllm, "vllm | simulated (fake text, no model).")
     actors: int = option(
-        1, "Engine actors (one vLLM engine each); 0 = auto: one per GPU group, CPU: per node."
+        0, "Engine actors (one vLLM engine each); 0 = auto: one per GPU group; on CPU one per "
+        "engine.threads cores of each node, as many as its memory holds."
     )
-    num_cpus: float = option(1.0, "Ray CPUs reserved per engine actor.")
+    num_cpus: float = option(
+        0.0, "Ray CPUs reserved per engine actor; 0 = auto: its threads on CPU, 1 on GPU."
+    )
     num_gpus: float = option(0.0, "Ray GPUs per engine actor (0 = CPU backend).")
     threads: int = option(
-        0, "CPU torch threads per engine; 0 = the node's cores shared among its engines."
+        0, "CPU torch threads per engine; 0 = auto: 1 (one engine per core), or with "
+        "engine.actors set, the node's cores shared among its engines."
     )
     batch_size: int = option(256, "Prompts per generate() call.")
     enable_prefix_caching: bool = option(True, "Shared prompts/prefixes computed once.")
@@ -176,7 +180,10 @@ class RayConfig:
     address: str | None = option(None, "None = start a local Ray; auto = join a running cluster.")
     num_cpus: int | None = option(None, "CPUs of the local Ray (None = all).")
     label_actors: int = option(1, "Verifier actors labeling units in parallel.")
-    label_num_cpus: float = option(1.0, "Ray CPUs reserved per verifier actor.")
+    label_num_cpus: float = option(
+        0.0, "Ray CPUs reserved per verifier actor. 0: its heavy work (sympy, math-verify, the "
+        "sandbox) runs in child processes Ray does not count, and CPU engines own the cores."
+    )
     max_restarts: int = option(3, "Restarts of a dead actor before the job gives up on it.")
     max_task_retries: int = option(3, "Retries of a call whose actor died.")
 
@@ -268,7 +275,13 @@ def validate(cfg: LabelJobConfig) -> None:
     ]:
         _positive(value, key)
     _positive(cfg.sampler.temperature, "sampler.temperature", allow_zero=True)
-    _positive(cfg.engine.actors, "engine.actors", allow_zero=True)
+    for key, value in [
+        ("engine.actors", cfg.engine.actors),
+        ("engine.threads", cfg.engine.threads),
+        ("engine.num_cpus", cfg.engine.num_cpus),
+        ("ray.label_num_cpus", cfg.ray.label_num_cpus),
+    ]:
+        _positive(value, key, allow_zero=True)
     _positive(cfg.engine.block_size, "engine.block_size", allow_zero=True)
     cpu_engine = str(cfg.engine.kind) == "vllm" and not cfg.engine.num_gpus
     if cpu_engine and cfg.engine.block_size % 32:

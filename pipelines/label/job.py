@@ -137,9 +137,17 @@ class LabelJob:
 
             path = self._resolve_model(own)
             self.judge_pool = EnginePool(path, own, self.cfg.engine, self.cfg.ray,
-                                         verbose=self.cfg.debug.verbose_engine)
+                                         verbose=self.cfg.debug.verbose_engine,
+                                         cpu_share=self._cpu_share())
             log.info("judge engine ready (%s)", path)
         return EngineCritic(self.judge_pool, own.name)
+
+    def _cpu_share(self) -> float:
+        """Each pool's share of a node's cores: half each when the judge runs a model of its
+        own on CPU engines beside the sampler's (else the first pool takes every core)."""
+        judge = self.cfg.labels.judge
+        own = judge is not None and judge.own_model(self.cfg.model) is not None
+        return 0.5 if own and not self.cfg.engine.num_gpus else 1.0
 
     def _ensure_engine(self) -> None:
         if self.pool is not None:
@@ -150,7 +158,7 @@ class LabelJob:
         self.model_path = self._resolve_model()
         self.pool = EnginePool(
             self.model_path, self.cfg.model, self.cfg.engine, self.cfg.ray,
-            verbose=self.cfg.debug.verbose_engine,
+            verbose=self.cfg.debug.verbose_engine, cpu_share=self._cpu_share(),
         )
         self.engine_start_s = time.monotonic() - t
         log.info("engine ready in %.1fs (%s)", self.engine_start_s, self.model_path)
@@ -175,6 +183,7 @@ class LabelJob:
             num_cpus=rc.label_num_cpus,
             max_restarts=rc.max_restarts,
             max_task_retries=rc.max_task_retries,
+            scheduling_strategy="SPREAD",  # over a cluster's nodes, beside their engines
         )(UnitLabeler)
         self.labelers = [
             cls.remote(self.cfg, self.hash, completer, critic) for _ in range(rc.label_actors)

@@ -1,0 +1,83 @@
+"""Which engine serves a request: the one holding its prompt in its prefix cache, unless busy.
+
+Every request of one problem shares the prompt (the chat template and the question); the
+Monte Carlo rollouts of a chain share its prefix too. vLLM's prefix cache is per engine, so
+a rollout sent to the engine that sampled its chain finds those KV blocks there, and one sent
+elsewhere computes them again. `Router.pick` therefore sends a request to its prompt's
+*owner*, an engine fixed by a hash of the prompt, unless that engine has more than `slack`
+sequences waiting beyond the least busy engine, in which case the least busy one takes it.
+The owner is a pure function of the prompt, so the job's driver (which samples) and each
+labeler actor (which sends the rollouts, through its own copy of the pool) agree on it
+without sharing state; the slack keeps the engines within a few sequences of each other
+when a batch of prompts hashes unevenly.
+
+Load is counted in sequences (a request's `n`) sent and not finished. Thread-safe (finished
+calls report back from Ray's threads). Not covered: the engines' real cache contents (an
+owner may have evicted the blocks), and the load sent by other routers (each labeler actor's
+copy counts only its own requests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+
+def prompt_key(request: dict[str, Any]) -> bytes:
+    """What requests sharing a cached prompt have in common: the messages (not the prefix:
+    the chain prefixes of one problem share the prompt blocks before them)."""
+    h = hashlib.blake2b(digest_size=12)
+    for m in request.get("messages") or ():
+        h.update(str(m.get("role", "")).encode())
+        h.update(b"\0")
+        h.update(str(m.get("content", "")).encode())
+        h.update(b"\1")
+    return h.digest()
+
+
+class Router:
+    def __init__(self, engines: int, slack: int) -> None:
+        if engines < 1:
+            raise ValueError(f"a router needs at least one engine, got {engines}")
+        self.load = [0] * engines
+        self.slack = slack
+        self._lock = threading.Lock()
+
+    def pick(self, request: dict[str, Any], weight: int | None = None) -> int:
+        """The engine for `request`; its `weight` sequences (default: its `n`) count as that
+        engine's load until `done`."""
+        n = len(self.load)
+        weight = int(request.get("n", 1)) if weight is None else weight
+        if n == 1:
+            with self._lock:
+                self.load[0] += weight
+            return 0
+        owner = int.from_bytes(prompt_key(request)[:8], "little") % n
+        with self._lock:
+            least = min(range(n), key=self.load.__getitem__)
+            choice = owner if self.load[owner] - self.load[least] <= self.slack else least
+            self.load[choice] += weight
+        return choice
+
+    def split(self, requests: Sequence[dict[str, Any]]) -> list[list[int]]:
+        """Indices of `requests` per engine, picked one by one (so they spread evenly)."""
+        parts: list[list[int]] = [[] for _ in self.load]
+        for i, r in enumerate(requests):
+            parts[self.pick(r)].append(i)
+        return parts
+
+    def done(self, engine: int, sequences: int) -> None:
+        with self._lock:
+            self.load[engine] -= sequences
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy (in a labeler actor) starts with no load of its own.
+        return {"engines": len(self.load), "slack": self.slack}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["engines"], state["slack"])
+
+
+__all__ = ["Router", "prompt_key"]

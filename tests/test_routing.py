@@ -1,0 +1,60 @@
+"""Requests to engines (`pipelines/engine/routing.py`): prompt affinity within a load slack."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from pipelines.engine.routing import Router, prompt_key
+
+
+def req(prompt: str, prefix: str = "", n: int = 1) -> dict:
+    return {"messages": [{"role": "user", "content": prompt}], "prefix": prefix, "n": n}
+
+
+def test_prompt_key_ignores_the_prefix_and_sees_every_message():
+    assert prompt_key(req("q", "step 1")) == prompt_key(req("q", "step 1\n\nstep 2"))
+    assert prompt_key(req("q")) != prompt_key(req("q2"))
+    system = {"messages": [{"role": "system", "content": "q"}]}
+    assert prompt_key(system) != prompt_key(req("q"))
+
+
+def test_one_prompt_stays_on_its_engine_while_the_load_allows():
+    r = Router(2, slack=8)
+    first = r.pick(req("same"))
+    assert all(r.pick(req("same", f"prefix {i}")) == first for i in range(8))
+    # nine sequences on one engine, none on the other: beyond the slack, the next one moves
+    assert r.pick(req("same")) == 1 - first
+    r.done(first, 9)
+    assert r.pick(req("same")) == first
+
+
+def test_many_prompts_spread_evenly_even_when_their_hashes_do_not():
+    r = Router(3, slack=2)
+    parts = r.split([req(f"problem {i}", n=4) for i in range(90)])
+    sizes = sorted(len(p) for p in parts)
+    assert sum(sizes) == 90 and sizes[-1] - sizes[0] <= 1
+    assert max(r.load) - min(r.load) <= 2 + 4
+    assert sorted(i for p in parts for i in p) == list(range(90))
+
+
+def test_the_owner_is_the_same_in_every_copy():
+    """The driver samples and a labeler actor (a pickled copy) sends the rollouts: both must
+    send a prompt to the same engine when the engines are idle."""
+    driver = Router(4, slack=8)
+    copy = pickle.loads(pickle.dumps(driver))
+    assert copy.load == [0, 0, 0, 0]
+    for i in range(20):
+        owner = driver.pick(req(f"p{i}"))
+        driver.done(owner, 1)
+        assert copy.pick(req(f"p{i}", "a chain prefix")) == owner
+        copy.done(owner, 1)
+
+
+def test_weight_and_single_engine():
+    r = Router(1, slack=0)
+    assert r.pick(req("x", n=4)) == 0 and r.load == [4]
+    assert r.pick(req("x"), weight=3) == 0 and r.load == [7]
+    with pytest.raises(ValueError, match="at least one engine"):
+        Router(0, slack=0)
