@@ -47,6 +47,10 @@ def test_engine_throughput_is_per_engine_hour():
     )
     assert figures["engine_hours"] == 1.0 and figures["labeled_steps_per_engine_hour"] == 500.0
     assert figures["engine_actors"] == 2 and figures["requests"] == {"sample": 16}
+    # Two single-thread CPU engines on one 2-core node are one node-hour per hour.
+    cpu = engine_throughput(Pool(snapshot(actors=2) | {"units": 1.0}), wall=1800.0,
+                            counts={"steps_labeled": 500})  # fmt: skip
+    assert cpu["engine_hours"] == 0.5 and cpu["labeled_steps_per_engine_hour"] == 1000.0
     assert figures["prefix_cache_hit_rate"] is None  # no prompt tokens counted
     stats = snapshot(rollout=(40, 10, 2560, 640, 500))
     stats["tags"]["sample"] |= {"prompt_tokens": 1000, "cached_tokens": 0}

@@ -50,8 +50,10 @@ def engine_line(now: dict[str, Any], before: dict[str, Any] | None, dt: float) -
 
 
 def engine_throughput(pool: Any, wall: float, counts: dict[str, Any]) -> dict[str, Any]:
-    """The manifest's engine figures: actors, busy seconds, engine-hours (actors x wall) and
-    labeled steps per engine-hour (the cost figure that compares across hardware)."""
+    """The manifest's engine figures: actors, busy seconds, engine-hours and labeled steps per
+    engine-hour (the cost figure that compares across hardware). An engine-hour is a GPU-hour
+    for GPU engines and a node-hour for CPU engines (an engine counts the share of its node's
+    cores it runs on), so one node's figure does not change with how many engines share it."""
     if pool is None:
         return {"engine_actors": 0, "labeled_steps_per_engine_hour": None}
     try:
@@ -60,13 +62,15 @@ def engine_throughput(pool: Any, wall: float, counts: dict[str, Any]) -> dict[st
         log.warning("could not read the engine counters: %s", exc)
         return {"engine_actors": len(getattr(pool, "actors", [])),
                 "labeled_steps_per_engine_hour": None}
-    hours = stats["actors"] * wall / 3600
+    units = stats.get("units", stats["actors"])
+    hours = units * wall / 3600
     steps = counts.get("steps_labeled", 0)
     tags = stats["tags"]
     prompt = sum(t.get("prompt_tokens", 0) for t in tags.values())
     cached = sum(t.get("cached_tokens", 0) for t in tags.values())
     return {
         "engine_actors": stats["actors"],
+        "engine_units": units,
         "engine_hours": round(hours, 5),
         "engine_busy_s": round(stats["busy_s"], 2),
         "labeled_steps_per_engine_hour": round(steps / hours, 1) if hours else None,
