@@ -4,21 +4,25 @@
         [--problems 16 --n 4 --max-tokens 128 --mc-chains 24 --mc-tokens 64 --peer-chains 8
          --repeats 2]
 
-1. The job's way (`EnginePool` on a local Ray, one engine actor, the job's defaults: dtype
-   auto, in-process core, threads): (a) sampling: the builtin math problems' requests, as
-   `LabelJob` sends them, `--repeats` times with new seeds; (b) Monte Carlo rollouts:
-   `MonteCarloVerifier` + `EngineCompleter` (continuous: one future per probe, speculation
-   when the engine has room) with the job's
+1. The job's way (`EnginePool` on a local Ray with every core, the job's defaults: engines
+   auto (on CPU one single-thread engine per core), dtype auto, in-process core):
+   (a) sampling: the builtin math problems' requests, as `LabelJob` sends them, `--repeats`
+   times with new seeds; (b) Monte Carlo rollouts: `MonteCarloVerifier` + `EngineCompleter`
+   (continuous: one future per probe, speculation when the engines have room) with the job's
    MC defaults over the first `--mc-chains` sampled chains; every request it sent is
    recorded (the useful ratio leaves out speculative rollouts a settled step dropped);
-   (c) those recorded requests again as one flat call through a fresh engine actor.
-2. Bare `vllm.LLM.generate` in a fresh process (engine core in-process, all cores, KV blocks
-   of 32 tokens: the device's best, as the job's), for bfloat16 and float32: the same
-   sampling requests as one call per repeat; in the faster dtype also the recorded rollout
-   requests as ONE flat batch (the ceiling: no search, no waiting).
-3. Peer baseline, in the same bare engine: a straightforward Math-Shepherd labeler (per-step
-   N=8 completions of every prefix, one chain's prefixes per `generate` call, as public
-   implementations do) over the first `--peer-chains` of the same chains, same outcome check.
+   (c) those recorded requests again as one flat call through fresh engine actors.
+2. Bare `vllm.LLM.generate` in fresh processes without Ray (`bare_engine.py`; engine core
+   in-process, KV blocks of 32 tokens, as the job's), in each layout the device allows: one
+   process on every core, and (CPU) one single-thread process per core, each given a
+   balanced share of whole prompts. `auto`'s dtype runs every layout: the same sampling
+   requests as one call per repeat, the recorded rollout requests as ONE flat batch (the
+   ceiling: no search, no waiting); the other dtype samples in the first layout. Every ratio
+   is against the best bare layout for that stage.
+3. Peer baseline, in the bare layout with the best flat batch: a straightforward
+   Math-Shepherd labeler (per-step N=8 completions of every prefix, one chain's prefixes per
+   `generate` call, as public implementations do, the chains dealt out over the processes)
+   over the first `--peer-chains` of the same chains, same outcome check.
 4. First-error accuracy of the two estimators from the simulation (`bench_mc_simulation`,
    hard preset, chains as long as the median sampled chain).
 Prints one JSON object; nothing is asserted. Figures are for the machine it runs on.
@@ -29,11 +33,8 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -105,7 +106,7 @@ def job_side(args: argparse.Namespace) -> dict:
     )
     from verifiers.rollout.driver import MonteCarloVerifier
 
-    ray.init(num_cpus=None if args.gpu else 2, include_dashboard=False, log_to_driver=False)
+    ray.init(include_dashboard=False, log_to_driver=False)  # every core, as the job's local Ray
     s = SamplerConfig(n=args.n, max_tokens=args.max_tokens)
     path = args.model or str(prepare())
     model = ModelConfig(name=Path(path).name, path=path, enforce_eager=not args.gpu)
@@ -114,7 +115,7 @@ def job_side(args: argparse.Namespace) -> dict:
     t = time.perf_counter()
     pool = EnginePool(path, model, engine, RayConfig())
     start_s = time.perf_counter() - t
-    choice = ray.get(pool.actors[0].choice.remote())
+    choice = f"{len(pool.actors)} x {ray.get(pool.actors[0].choice.remote())}"
     problems = [p for p in load_problems({"name": "builtin_math", "limit": args.problems})]
     requests = [
         {"messages": [{"role": "user", "content": user_message(p, s.math_instruction)}],
@@ -143,6 +144,7 @@ def job_side(args: argparse.Namespace) -> dict:
     mc_s = time.perf_counter() - t
     labeled = sum(v.label is not None for vs in verdicts for v in vs)
     st = mc.last_stats
+    rollout = pool.stats()["tags"]["rollout"]
     pool.shutdown()
     flat_tokens, flat_s = flat_in_job_engine(EnginePool(path, model, engine, RayConfig()),
                                              requests, sent)  # fmt: skip
@@ -155,6 +157,8 @@ def job_side(args: argparse.Namespace) -> dict:
                "seconds": mc_s, "labeled_steps": labeled, "max_in_flight": st.max_in_flight,
                "wasted_requests": st.wasted_requests, "wasted_tokens": st.wasted_tokens,
                "ahead_requests": st.ahead_requests,
+               "prefix_cache_hit_rate": round(rollout["cached_tokens"]
+                                              / max(rollout["prompt_tokens"], 1), 3),
                "steps": sum(len(c.steps) for _, c in items),
                "flat_in_job_engine": {"tokens": flat_tokens, "seconds": flat_s}},
         "mc_requests": [[r.prompt_text, r.prefix_text, r.n, r.seed, r.max_tokens, r.temperature]
@@ -162,89 +166,6 @@ def job_side(args: argparse.Namespace) -> dict:
         "chains": [[p.question, p.reference, p.problem_id, c.text, list(c.steps)]
                    for p, c in items],
     }  # fmt: skip
-
-
-def bare_side(spec: dict) -> dict:
-    """Runs in a fresh process: bare `LLM.generate`, both dtypes, the same requests."""
-    extra: dict = {}
-    if not spec["gpu"]:  # the best CPU configuration (pipelines/engine/device.py)
-        os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
-        os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
-        from pipelines.engine.device import CPU_BLOCK_SIZE
-
-        extra["block_size"] = CPU_BLOCK_SIZE
-    os.environ["VLLM_LOGGING_LEVEL"] = "WARNING"
-    from vllm import LLM
-
-    out: dict = {}
-    for dtype in spec["dtypes"]:
-        t = time.perf_counter()
-        llm = LLM(model=spec["model"], dtype=dtype, max_model_len=2048,
-                  enforce_eager=not spec["gpu"],
-                  seed=0, enable_chunked_prefill=False, max_num_batched_tokens=8192,
-                  enable_prefix_caching=True, **extra)  # fmt: skip
-        start = time.perf_counter() - t
-
-        run = functools.partial(bare_run, llm, llm.get_tokenizer())
-        tokens, dt = 0, 0.0
-        for rep in range(spec["repeats"]):  # the job's repeats: same prompts, seeds + rep
-            n, s, _ = run([r | {"seed": r["seed"] + rep} for r in spec["sample"]])
-            tokens, dt = tokens + n, dt + s
-        out[dtype] = {"start_s": round(start, 1), "sample_tokens": tokens, "sample_s": dt}
-        if spec["rollouts"]:
-            out.update(rollouts_and_peer(spec, run))
-    return out
-
-
-def bare_run(llm, tok, reqs: list[dict]) -> tuple[int, float, list]:
-    """Generated tokens, seconds inside `generate`, and the outputs of one flat call."""
-    from vllm import SamplingParams
-
-    from pipelines.engine.actor import format_prompt
-
-    prompts = [
-        {"prompt_token_ids": tok.encode(format_prompt(tok, r["messages"], r["prefix"], True),
-                                        add_special_tokens=False)}
-        for r in reqs
-    ]  # fmt: skip
-    params = [SamplingParams(n=r["n"], temperature=r["temperature"], top_p=r["top_p"],
-                             max_tokens=r["max_tokens"], seed=r["seed"]) for r in reqs]
-    t0 = time.perf_counter()
-    outs = llm.generate(prompts, params, use_tqdm=False)
-    dt = time.perf_counter() - t0
-    return sum(len(c.token_ids) for o in outs for c in o.outputs), dt, outs
-
-
-def rollouts_and_peer(spec: dict, run) -> dict:
-    from labeling.schema import Chain, Problem
-    from verifiers.rollout.driver import prefix_texts
-    from verifiers.rollout.outcome import MathOutcome
-
-    def req(prompt, prefix, n, seed, max_tokens, temperature):
-        return {"messages": [{"role": "user", "content": prompt}], "prefix": prefix, "n": n,
-                "seed": seed, "max_tokens": max_tokens, "temperature": temperature,
-                "top_p": 1.0}  # fmt: skip
-
-    flat_tokens, flat_s, _ = run([req(*r) for r in spec["mc_requests"]])
-    check = MathOutcome()
-    engine_s = labeled = tokens = 0
-    for question, reference, pid, text, steps in spec["chains"][: spec["peer_chains"]]:
-        problem = Problem(pid, "math", "bench", question, reference=reference)
-        chain = Chain(pid, "c", 0, text, tuple(steps), "m")
-        prefixes = prefix_texts(chain)[:-1]  # every prefix but the whole chain, N=8 each
-        batch = [req(spec["prompt"][pid], pre, 8, 1000 + i, spec["mc_tokens"], 0.8)
-                 for i, pre in enumerate(prefixes)]  # fmt: skip
-        n_tok, dt, outs = run(batch)
-        engine_s += dt
-        tokens += n_tok
-        for pre, o in zip(prefixes, outs, strict=True):
-            for c in o.outputs:  # the labeler's own work: check every completion
-                check(problem, pre, c.text)
-        labeled += len(steps)  # Math-Shepherd labels every step (the last by the outcome)
-    check.close()
-    return {"flat_tokens": flat_tokens, "flat_s": flat_s,
-            "peer": {"chains": min(len(spec["chains"]), spec["peer_chains"]),
-                     "labeled_steps": labeled, "engine_s": engine_s, "tokens": tokens}}
 
 
 def simulated_accuracy(length: int) -> dict:
@@ -256,6 +177,16 @@ def simulated_accuracy(length: int) -> dict:
     ours = run(chains, p_ok, p_bad, "binary_search", 5, 1, 2, 0, 200)
     return {"length": length, "per_step_n8": round(peer["accuracy"], 3),
             "binary_k5_chunk1_confirm2": round(ours["accuracy"], 3)}
+
+
+def bare_layouts(gpu: bool) -> list[tuple[int, int]]:
+    """(processes, threads each) to try: one engine on every core, and one per core."""
+    if gpu:
+        return [(1, 0)]
+    from pipelines.engine.device import visible_cores
+
+    cores = visible_cores()
+    return [(1, cores)] + ([(cores, 1)] if cores > 1 else [])
 
 
 def main() -> None:
@@ -270,15 +201,12 @@ def main() -> None:
     ap.add_argument("--model", default="", help="model dir (default: the embedded SmolLM2)")
     ap.add_argument("--gpu", action="store_true", help="one GPU engine, bf16 only")
     ap.add_argument("--job-json", help="keep the job side's results here (reused if present)")
-    ap.add_argument("--bare", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.bare:
-        spec = json.loads(Path(args.bare[0]).read_text())
-        Path(args.bare[1]).write_text(json.dumps(bare_side(spec)))
-        return
 
+    from benchmarks.bare_engine import run_layout
     from labeling.prompts import user_message
     from labeling.schema import Problem
+    from pipelines.engine.device import choose_dtype, cpu_flags
     from pipelines.engine.prepare_model import prepare
     from pipelines.label.config import SamplerConfig
 
@@ -292,64 +220,69 @@ def main() -> None:
     instruction = SamplerConfig().math_instruction
     prompts = {pid: user_message(Problem(pid, "math", "bench", q, reference=ref), instruction)
                for q, ref, pid, _, _ in job["chains"]}  # fmt: skip
-    from pipelines.engine.device import choose_dtype, cpu_flags
-
-    auto, _ = choose_dtype("auto", False, cpu_flags(), None)
-    # Both dtypes sample; the one `auto` picks runs last and also the rollouts and the peer
-    # (the report says whether the measurement agrees with `auto`).
-    faster_last = [d for d in ("bfloat16", "float32") if d != auto] + [auto]
-    if args.gpu:
-        faster_last = ["bfloat16"]
-    spec = {"model": args.model or str(prepare()), "dtypes": faster_last, "gpu": args.gpu,
+    mc = [{"messages": [{"role": "user", "content": p}], "prefix": pre, "n": n, "seed": seed,
+           "max_tokens": mt, "temperature": t, "top_p": 1.0}
+          for p, pre, n, seed, mt, t in job["mc_requests"]]  # fmt: skip
+    spec = {"model": args.model or str(prepare()), "gpu": args.gpu,
             "sample": job["sample"]["requests"], "repeats": job["sample"].get("repeats", 1),
-            "mc_requests": job["mc_requests"], "chains": job["chains"], "prompt": prompts,
-            "peer_chains": args.peer_chains, "mc_tokens": args.mc_tokens}  # fmt: skip
-    bare: dict = {}
-    # One process per dtype: a second vllm.LLM in a process whose first one was deleted
-    # finds vLLM's global parallel state torn down.
-    for dtype in faster_last:
-        with tempfile.TemporaryDirectory() as tmp:
-            src, dst = Path(tmp, "spec.json"), Path(tmp, "out.json")
-            one = spec | {"dtypes": [dtype], "rollouts": dtype == faster_last[-1]}
-            src.write_text(json.dumps(one))
-            subprocess.run([sys.executable, __file__, "--bare", str(src), str(dst)],
-                           check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
-            bare.update(json.loads(dst.read_text()))
-    report(job, bare, faster_last)
+            "mc": mc, "chains": job["chains"][: args.peer_chains], "prompt": prompts,
+            "mc_tokens": args.mc_tokens}  # fmt: skip
+    auto = "bfloat16" if args.gpu else choose_dtype("auto", False, cpu_flags(), None)[0]
+    layouts = bare_layouts(args.gpu)
+    bare: dict[str, dict] = {}
+    # The dtype `auto` does not pick samples in one layout (does the measurement agree?);
+    # `auto`'s dtype runs every layout with every phase.
+    for dtype in [] if args.gpu else [d for d in ("bfloat16", "float32") if d != auto]:
+        parts, threads = layouts[0]
+        bare[f"{dtype} {parts}x{threads}"] = run_layout(spec | {"rollouts": False}, dtype,
+                                                        parts, threads)  # fmt: skip
+    for parts, threads in layouts:
+        bare[f"{auto} {parts}x{threads}"] = run_layout(spec | {"rollouts": True}, auto, parts,
+                                                       threads)  # fmt: skip
+    report(job, bare)
 
 
-def report(job: dict, bare: dict, dtypes: list[str]) -> None:
-    s, m, peer = job["sample"], job["mc"], bare["peer"]
-    bare_tps = {d: bare[d]["sample_tokens"] / bare[d]["sample_s"] for d in dtypes}
-    best = max(bare_tps, key=bare_tps.get)
+def _rate(phases: dict, prefix: str) -> float:
+    runs = [v for k, v in phases.items() if k.startswith(prefix)]
+    return sum(r["tokens"] for r in runs) / sum(r["s"] for r in runs)
+
+
+def report(job: dict, bare: dict[str, dict]) -> None:
+    """The figures, each bare one from the best layout (processes x threads) for it."""
+    s, m = job["sample"], job["mc"]
+    sample_tps = {k: _rate(v, "sample") for k, v in bare.items()}
+    flat_tps = {k: _rate(v, "flat") for k, v in bare.items() if "flat" in v}
+    best_sample = max(sample_tps, key=sample_tps.get)
+    best_flat = max(flat_tps, key=flat_tps.get)
+    peer = bare[best_flat]["peer"]
     job_tps = s["tokens"] / s["seconds"]
     mc_tps = m["tokens"] / m["seconds"]
-    flat_tps = bare["flat_tokens"] / bare["flat_s"]
     in_job = m["flat_in_job_engine"]
     in_job_tps = in_job["tokens"] / in_job["seconds"]
     ours_rate = m["labeled_steps"] / m["seconds"]
     peer_rate = peer["labeled_steps"] / peer["engine_s"]
     lengths = [len(c[4]) for c in job["chains"]]
     figures = {
-        "job_engine": job["engine"],
+        "job_engines": job["engine"],
         "job_engine_start_s": job["engine_start_s"],
-        "bare_start_s": {d: bare[d]["start_s"] for d in dtypes},
-        "bare_sample_tok_per_s": {d: round(v, 1) for d, v in bare_tps.items()},
-        "bare_best": best,
+        "bare_start_s": {k: round(v["start_s"], 1) for k, v in bare.items()},
+        "bare_sample_tok_per_s": {k: round(v, 1) for k, v in sample_tps.items()},
+        "bare_flat_batch_tok_per_s": {k: round(v, 1) for k, v in flat_tps.items()},
+        "bare_best_sample": best_sample,
+        "bare_best_flat": best_flat,
         "job_sample_tok_per_s": round(job_tps, 1),
-        "sampling_ratio_vs_best_bare": round(job_tps / bare_tps[best], 3),
+        "sampling_ratio_vs_best_bare": round(job_tps / sample_tps[best_sample], 3),
         "mc": {k: v for k, v in m.items() if k != "seconds"} | {"seconds": round(m["seconds"], 1)},
         "mc_stage_tok_per_s": round(mc_tps, 1),
-        "bare_flat_batch_tok_per_s (" + dtypes[-1] + ")": round(flat_tps, 1),
-        "mc_ratio_vs_one_flat_batch": round(mc_tps / flat_tps, 3),
-        # The gap's two parts: the schedule (vs a flat call through the job's engine actor)
-        # and the runtime (that flat call vs the bare engine's).
+        "mc_ratio_vs_one_flat_batch": round(mc_tps / flat_tps[best_flat], 3),
+        # The gap's two parts: the schedule (vs a flat call through the job's engine actors)
+        # and the runtime (that flat call vs the best bare layout's).
         "mc_ratio_vs_flat_batch_in_job_engine": round(mc_tps / in_job_tps, 3),
-        "job_engine_flat_over_bare_flat": round(in_job_tps / flat_tps, 3),
+        "job_engine_flat_over_bare_flat": round(in_job_tps / flat_tps[best_flat], 3),
         # Only the rollouts the labels used (speculative ones a settled step dropped are out).
         "mc_useful_ratio_vs_one_flat_batch": round(
-            (m["tokens"] - m["wasted_tokens"]) / m["seconds"] / flat_tps, 3),
-        "peer": peer | {"engine_s": round(peer["engine_s"], 1)},
+            (m["tokens"] - m["wasted_tokens"]) / m["seconds"] / flat_tps[best_flat], 3),
+        "peer": peer | {"engine_s": round(peer["engine_s"], 1), "layout": best_flat},
         "ours_labeled_steps_per_engine_s": round(ours_rate, 3),
         "peer_labeled_steps_per_engine_s": round(peer_rate, 3),
         "ours_over_peer": round(ours_rate / peer_rate, 2),

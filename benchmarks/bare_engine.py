@@ -1,0 +1,149 @@
+"""The bare side of `bench_throughput.py`: `vllm.LLM.generate` in fresh processes, no Ray.
+
+One *layout* is `parts` processes of `threads` torch threads each, all started together and
+held at a barrier before every phase, each generating its share of the phase's requests (a
+static split by prompt, balanced over the whole phase's work, which the job's online router
+cannot know ahead). A phase's time is from the barrier to the last process's end. Phases:
+the sampling passes, the Monte Carlo requests as one flat call, and the Math-Shepherd peer
+(one chain's prefixes per call, its chains dealt out over the processes; its time is the
+largest per-process sum of `generate` time, its checks left out).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from collections import defaultdict
+from typing import Any
+
+
+def share(requests: list[dict], part: int, parts: int) -> list[dict]:
+    """This part's requests: whole prompts, the heaviest first to the lightest part."""
+    weight: dict[str, int] = defaultdict(int)
+    for r in requests:
+        weight[r["messages"][0]["content"]] += r["n"] * r["max_tokens"]
+    load, owner = [0] * parts, {}
+    for prompt, w in sorted(weight.items(), key=lambda kv: (-kv[1], kv[0])):
+        j = load.index(min(load))
+        owner[prompt], load[j] = j, load[j] + w
+    return [r for r in requests if owner[r["messages"][0]["content"]] == part]
+
+
+def run_layout(spec: dict, dtype: str, parts: int, threads: int) -> dict[str, Any]:
+    """Every phase of `spec` in one layout; {phase: {"tokens", "s", ...}} plus "start_s"."""
+    ctx = mp.get_context("spawn")
+    barrier = ctx.Barrier(parts)
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=_worker, args=(spec, dtype, i, parts, threads, barrier, queue))
+             for i in range(parts)]  # fmt: skip
+    for p in procs:
+        p.start()
+    got = [queue.get() for _ in procs]
+    for p in procs:
+        p.join()
+    if any("error" in g for g in got):
+        raise RuntimeError(next(g["error"] for g in got if "error" in g))
+    out: dict[str, Any] = {"start_s": max(g["start_s"] for g in got)}
+    for phase in got[0]["phases"]:
+        runs = [g["phases"][phase] for g in got]
+        out[phase] = {"tokens": sum(r["tokens"] for r in runs),
+                      "s": max(r["t1"] for r in runs) - min(r["t0"] for r in runs)}
+        if phase == "peer":
+            out[phase] = {"chains": sum(r["chains"] for r in runs),
+                          "labeled_steps": sum(r["labeled"] for r in runs),
+                          "engine_s": max(r["engine_s"] for r in runs),
+                          "tokens": out[phase]["tokens"]}  # fmt: skip
+    return out
+
+
+def _worker(spec, dtype, part, parts, threads, barrier, queue) -> None:
+    try:
+        queue.put(_phases(spec, dtype, part, parts, threads, barrier))
+    except BaseException as exc:  # the parent raises it; a stuck barrier would hang it
+        barrier.abort()
+        queue.put({"error": f"part {part}: {exc!r}"})
+
+
+def _phases(spec, dtype, part, parts, threads, barrier) -> dict:
+    extra: dict = {}
+    if not spec["gpu"]:  # the job's CPU settings (pipelines/engine/device.py)
+        os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
+        os.environ["OMP_NUM_THREADS"] = str(threads)
+        os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+        import torch
+
+        torch.set_num_threads(threads)
+        from pipelines.engine.device import CPU_BLOCK_SIZE
+
+        extra["block_size"] = CPU_BLOCK_SIZE
+    os.environ["VLLM_LOGGING_LEVEL"] = "WARNING"
+    from vllm import LLM
+
+    t = time.perf_counter()
+    llm = LLM(model=spec["model"], dtype=dtype, max_model_len=2048, enforce_eager=not spec["gpu"],
+              seed=0, enable_chunked_prefill=False, max_num_batched_tokens=8192,
+              enable_prefix_caching=True, **extra)  # fmt: skip
+    start = time.perf_counter() - t
+    tok = llm.get_tokenizer()
+    phases: dict[str, dict] = {}
+    for rep in range(spec["repeats"]):  # the job's repeats: same prompts, seeds + rep
+        mine = share([r | {"seed": r["seed"] + rep} for r in spec["sample"]], part, parts)
+        phases[f"sample{rep}"] = _timed(llm, tok, mine, barrier)
+    if spec["rollouts"]:
+        phases["flat"] = _timed(llm, tok, share(spec["mc"], part, parts), barrier)
+        barrier.wait()
+        phases["peer"] = _peer(llm, tok, spec, spec["chains"][part::parts])
+    return {"start_s": start, "phases": phases}
+
+
+def _timed(llm, tok, requests: list[dict], barrier) -> dict:
+    barrier.wait()
+    t0 = time.time()
+    outs = generate(llm, tok, requests) if requests else []
+    return {"tokens": sum(len(c.token_ids) for o in outs for c in o.outputs), "t0": t0,
+            "t1": time.time()}  # fmt: skip
+
+
+def generate(llm, tok, reqs: list[dict]) -> list:
+    """One flat `generate` call; prompts formatted as the job's engine formats them."""
+    from vllm import SamplingParams
+
+    from pipelines.engine.actor import format_prompt
+
+    prompts = [
+        {"prompt_token_ids": tok.encode(format_prompt(tok, r["messages"], r["prefix"], True),
+                                        add_special_tokens=False)}
+        for r in reqs
+    ]  # fmt: skip
+    params = [SamplingParams(n=r["n"], temperature=r["temperature"], top_p=r["top_p"],
+                             max_tokens=r["max_tokens"], seed=r["seed"]) for r in reqs]
+    return llm.generate(prompts, params, use_tqdm=False)
+
+
+def _peer(llm, tok, spec: dict, chains: list) -> dict:
+    """Math-Shepherd as public implementations run it: every prefix but the whole chain,
+    N=8 completions each, one chain per call, every completion checked."""
+    from labeling.schema import Chain, Problem
+    from verifiers.rollout.driver import prefix_texts
+    from verifiers.rollout.outcome import MathOutcome
+
+    check = MathOutcome()
+    t0, engine_s, labeled, tokens = time.time(), 0.0, 0, 0
+    for question, reference, pid, text, steps in chains:
+        problem = Problem(pid, "math", "bench", question, reference=reference)
+        prefixes = prefix_texts(Chain(pid, "c", 0, text, tuple(steps), "m"))[:-1]
+        batch = [{"messages": [{"role": "user", "content": spec["prompt"][pid]}], "prefix": pre,
+                  "n": 8, "seed": 1000 + i, "max_tokens": spec["mc_tokens"], "temperature": 0.8,
+                  "top_p": 1.0} for i, pre in enumerate(prefixes)]  # fmt: skip
+        t = time.perf_counter()
+        outs = generate(llm, tok, batch)
+        engine_s += time.perf_counter() - t
+        tokens += sum(len(c.token_ids) for o in outs for c in o.outputs)
+        for pre, o in zip(prefixes, outs, strict=True):
+            for c in o.outputs:  # the labeler's own work: check every completion
+                check(problem, pre, c.text)
+        labeled += len(steps)  # Math-Shepherd labels every step (the last by the outcome)
+    check.close()
+    return {"chains": len(chains), "labeled": labeled, "engine_s": engine_s, "tokens": tokens,
+            "t0": t0, "t1": time.time()}  # fmt: skip
