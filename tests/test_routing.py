@@ -30,13 +30,32 @@ def test_one_prompt_stays_on_its_engine_while_the_load_allows():
     assert r.pick(req("same")) == first
 
 
-def test_many_prompts_spread_evenly_even_when_their_hashes_do_not():
-    r = Router(3, slack=2)
+def owned_by(engine: int, engines: int, count: int) -> list[dict]:
+    """`count` prompts whose owner (the hash) is `engine`."""
+    out, i = [], 0
+    while len(out) < count:
+        r = req(f"problem {i}", n=4)
+        if int.from_bytes(prompt_key(r)[:8], "little") % engines == engine:
+            out.append(r)
+        i += 1
+    return out
+
+
+def test_a_batch_splits_evenly_and_keeps_owners_where_it_can():
+    r = Router(3, slack=8)
     parts = r.split([req(f"problem {i}", n=4) for i in range(90)])
     sizes = sorted(len(p) for p in parts)
     assert sum(sizes) == 90 and sizes[-1] - sizes[0] <= 1
-    assert max(r.load) - min(r.load) <= 2 + 4
+    assert max(r.load) - min(r.load) <= 4  # within one request
     assert sorted(i for p in parts for i in p) == list(range(90))
+    # a batch whose prompts all hash to engine 0 still splits evenly ...
+    skewed = Router(2, slack=8)
+    parts = skewed.split(owned_by(0, 2, 10))
+    assert [len(p) for p in parts] == [5, 5] and skewed.load == [20, 20]
+    # ... and one that hashes evenly stays with its owners
+    even = Router(2, slack=8)
+    batch = [x for pair in zip(owned_by(0, 2, 4), owned_by(1, 2, 4), strict=True) for x in pair]
+    assert even.split(batch) == [[0, 2, 4, 6], [1, 3, 5, 7]]
 
 
 def test_the_owner_is_the_same_in_every_copy():

@@ -3,13 +3,13 @@
 Every request of one problem shares the prompt (the chat template and the question); the
 Monte Carlo rollouts of a chain share its prefix too. vLLM's prefix cache is per engine, so
 a rollout sent to the engine that sampled its chain finds those KV blocks there, and one sent
-elsewhere computes them again. `Router.pick` therefore sends a request to its prompt's
-*owner*, an engine fixed by a hash of the prompt, unless that engine has more than `slack`
-sequences waiting beyond the least busy engine, in which case the least busy one takes it.
-The owner is a pure function of the prompt, so the job's driver (which samples) and each
-labeler actor (which sends the rollouts, through its own copy of the pool) agree on it
-without sharing state; the slack keeps the engines within a few sequences of each other
-when a batch of prompts hashes unevenly.
+elsewhere computes them again. So each prompt has an *owner*, an engine fixed by a hash of
+the prompt: a pure function, so the job's driver (which samples) and each labeler actor
+(which sends the rollouts, through its own copy of the pool) agree on it without sharing
+state. `Router.pick` (one request: a rollout) sends it to its owner unless that engine has
+more than `slack` sequences waiting beyond the least busy one; `Router.split` (a batch sent
+at once: a unit's sampling) lets each engine take its own prompts up to an even share and
+spreads the rest, so a batch that hashes unevenly still splits evenly.
 
 Load is counted in sequences (a request's `n`) sent and not finished. Thread-safe (finished
 calls report back from Ray's threads). Not covered: the engines' real cache contents (an
@@ -45,28 +45,44 @@ class Router:
         self.slack = slack
         self._lock = threading.Lock()
 
+    def _owner(self, request: dict[str, Any]) -> int:
+        return int.from_bytes(prompt_key(request)[:8], "little") % len(self.load)
+
     def pick(self, request: dict[str, Any], weight: int | None = None) -> int:
-        """The engine for `request`; its `weight` sequences (default: its `n`) count as that
-        engine's load until `done`."""
-        n = len(self.load)
+        """The engine for one request: its owner unless that engine has more than `slack`
+        sequences waiting beyond the least busy one. Its `weight` sequences (default: its
+        `n`) count as that engine's load until `done`."""
         weight = int(request.get("n", 1)) if weight is None else weight
-        if n == 1:
-            with self._lock:
-                self.load[0] += weight
-            return 0
-        owner = int.from_bytes(prompt_key(request)[:8], "little") % n
+        owner = self._owner(request) if len(self.load) > 1 else 0
         with self._lock:
-            least = min(range(n), key=self.load.__getitem__)
+            least = min(range(len(self.load)), key=self.load.__getitem__)
             choice = owner if self.load[owner] - self.load[least] <= self.slack else least
             self.load[choice] += weight
         return choice
 
     def split(self, requests: Sequence[dict[str, Any]]) -> list[list[int]]:
-        """Indices of `requests` per engine, picked one by one (so they spread evenly)."""
-        parts: list[list[int]] = [[] for _ in self.load]
-        for i, r in enumerate(requests):
-            parts[self.pick(r)].append(i)
-        return parts
+        """Indices of `requests` per engine, for a batch sent at once: each engine takes its
+        own prompts up to an even share of the load (what it has waiting plus the batch),
+        the rest go one by one to the least busy engine. So a batch spreads within one
+        request of even, and as many requests as that allows stay with their owners."""
+        n = len(self.load)
+        weights = [int(r.get("n", 1)) for r in requests]
+        owners = [self._owner(r) if n > 1 else 0 for r in requests]
+        parts: list[list[int]] = [[] for _ in range(n)]
+        with self._lock:
+            share = (sum(self.load) + sum(weights)) / n
+            spill = []
+            for i, (owner, w) in enumerate(zip(owners, weights, strict=True)):
+                if self.load[owner] + w <= share:
+                    parts[owner].append(i)
+                    self.load[owner] += w
+                else:
+                    spill.append(i)
+            for i in spill:
+                least = min(range(n), key=self.load.__getitem__)
+                parts[least].append(i)
+                self.load[least] += weights[i]
+        return [sorted(p) for p in parts]
 
     def done(self, engine: int, sequences: int) -> None:
         with self._lock:
