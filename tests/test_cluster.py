@@ -1,10 +1,13 @@
 """The job against an existing Ray cluster: `ray start --head`, then `ray.address=...`, and
-the same job as a Ray Job submission. Token authentication is on, as Ray now defaults to."""
+the same job as a Ray Job submission. Token authentication is on, as Ray now defaults to, with a
+token of the test's own (a fresh machine has no ~/.ray/auth_token, and `ray start` does not
+make one)."""
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -29,13 +32,16 @@ def _free_port() -> int:
 
 @pytest.fixture
 def cluster(tmp_path):
-    env = {**os.environ, "RAY_AUTH_MODE": "token"}
+    token = tmp_path / "auth_token"
+    token.write_text(secrets.token_hex(32))
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}
     port, dash = _free_port(), _free_port()
-    subprocess.run(
+    head = subprocess.run(
         [RAY, "start", "--head", "--num-cpus=2", f"--port={port}", "--include-dashboard=true",
          f"--dashboard-port={dash}", "--disable-usage-stats"],
-        env=env, check=True, capture_output=True, timeout=180,
+        env=env, capture_output=True, text=True, timeout=180,
     )
+    assert head.returncode == 0, head.stdout[-2000:] + head.stderr[-2000:]
     try:
         yield env, f"127.0.0.1:{port}", f"http://127.0.0.1:{dash}"
     finally:
