@@ -18,17 +18,18 @@ def ray_runtime():
     ray.shutdown()
 
 
+def cfg_args(model_dir, out) -> list[str]:
+    return [
+        "model=local", f"model.path={model_dir}", "model.name=tiny-llama",
+        "model.max_model_len=512", "dataset.limit=3", "sampler.n=2",
+        "sampler.max_tokens=24", "ray.num_cpus=2", "labels=[answer]",
+        f"output.dir={out}", "output.problems_per_unit=2",
+    ]  # fmt: skip
+
+
 def test_vllm_on_ray_end_to_end(tmp_path, tiny_model_dir, ray_runtime):
     out = tmp_path / "run"
-    cfg = compose(
-        [
-            "model=local", f"model.path={tiny_model_dir}", "model.name=tiny-llama",
-            "model.max_model_len=512", "dataset.limit=3", "sampler.n=2",
-            "sampler.max_tokens=24", "ray.num_cpus=2", "labels=[answer]",
-            f"output.dir={out}", "output.problems_per_unit=2",
-        ]
-    )
-    m = run(cfg)
+    m = run(compose(cfg_args(tiny_model_dir, out)))
     c = m["counts"]
     assert c["problems_in"] == 3 == c["problems_labeled"] + c["problems_quarantined"]
     assert c["chains_sampled"] == 6
@@ -61,6 +62,15 @@ def test_vllm_on_ray_end_to_end(tmp_path, tiny_model_dir, ray_runtime):
         else:
             assert row["labels"] == [True] * n and row["first_error_step"] == -1
 
+    # engine.preload changes speed only (it is left out of the unit key): engines started
+    # without tcmalloc and Intel OpenMP write the same bytes.
+    import ray
+
+    ray.shutdown()
+    plain = tmp_path / "plain"
+    m2 = run(compose([*cfg_args(tiny_model_dir, plain), "engine.preload=false"]))
+    assert [s["sha256"] for s in m2["shards"]] == [s["sha256"] for s in m["shards"]]
+
 
 def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     """The MC driver through the job's pool and completer: one future per probe, many in
@@ -69,6 +79,7 @@ def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     import ray
 
     from labeling.schema import Chain, Problem
+    from pipelines.engine import preload
     from pipelines.engine.completer import EngineCompleter
     from pipelines.engine.pool import EnginePool
     from pipelines.label.config import EngineConfig, ModelConfig, RayConfig
@@ -79,6 +90,12 @@ def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     pool = EnginePool(str(tiny_model_dir), model, EngineConfig(actors=0), RayConfig())
     completer = EngineCompleter(pool)
     assert isinstance(completer, AsyncCompleter) and len(pool.actors) == 2
+    # engine.preload (default on): the engine processes run with what the driver found.
+    libs = preload.find_libs()
+    mapped = [name for name, key in (("tcmalloc", "tcmalloc"), ("Intel OpenMP", "iomp"))
+              if libs[key]]  # fmt: skip
+    for text in ray.get([a.choice.remote() for a in pool.actors]):
+        assert text.endswith(f"; {preload.describe(mapped)}"), text
     items = []
     for i in range(6):
         steps = tuple(f"Step {s}: {i} + {s} = {i + s}." for s in range(1, 5))

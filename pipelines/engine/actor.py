@@ -138,7 +138,12 @@ class VLLMEngine:
         return self.feed.stats()
 
     def choice(self) -> str:
-        return self.device.describe()
+        text = self.device.describe()
+        if self.device.device == "cpu":
+            from pipelines.engine import preload
+
+            text += f"; {preload.describe(preload.loaded())}"
+        return text
 
     def capacity(self) -> int:
         """Sequences the engine runs at once (vLLM's max_num_seqs)."""

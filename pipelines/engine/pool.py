@@ -14,7 +14,8 @@ call it is serving into one running batch. So callers never wait for each other'
 group (`engine.num_gpus`, or `model.tensor_parallel_size` GPUs for tensor parallelism, each
 group reserved with a STRICT_PACK placement group so its GPUs sit on one node); on CPU nodes
 one single-thread engine per core, as many as the node's memory holds, each placed on its
-node (node affinity) and reserving the CPUs it runs threads on.
+node (node affinity) and reserving the CPUs it runs threads on, and started with tcmalloc
+and Intel OpenMP preloaded (`preload.py`, `engine.preload`).
 A dead actor is restarted by Ray (`max_restarts`) and its call retried (`max_task_retries`).
 """
 
@@ -57,6 +58,21 @@ def gpus_per_engine(model: Any, engine: Any) -> float:
     if not engine.num_gpus:
         return 0.0
     return float(max(engine.num_gpus, model.tensor_parallel_size))
+
+
+def _preload_env(engine: Any) -> dict[str, str]:
+    """CPU engines' preloaded libraries (`preload.py`), with a warning when one is missing."""
+    import os
+
+    from pipelines.engine import preload
+
+    if not getattr(engine, "preload", False) or str(engine.kind) != "vllm":
+        return {}
+    libs = preload.find_libs()
+    advice = preload.missing_advice(libs)
+    if advice:
+        log.warning("engine: %s", advice)
+    return preload.preload_env(libs, os.environ.get("LD_PRELOAD", ""))
 
 
 def _cpu_slots(model_path: str, model: Any, engine: Any, nodes: list[dict], share: float,
@@ -134,6 +150,7 @@ class EnginePool:
         else:
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+            env |= _preload_env(engine)
             slots = _cpu_slots(model_path, model, engine, nodes, cpu_share, not ray_cfg.address)
             cores = {n["NodeID"]: n["Resources"]["CPU"] for n in nodes}
             self.actors = [

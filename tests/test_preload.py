@@ -1,0 +1,100 @@
+"""tcmalloc and Intel OpenMP preloaded into CPU engine processes (pipelines/engine/preload.py)."""
+
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+
+import pytest
+
+from pipelines.engine import preload
+
+
+def _fake_env(tmp_path, tcmalloc: bool, iomp: bool) -> str:
+    lib = tmp_path / "env" / "lib"
+    lib.mkdir(parents=True)
+    if tcmalloc:
+        (lib / "libtcmalloc_minimal.so.4").write_bytes(b"")
+    if iomp:
+        (lib / "libiomp5.so").write_bytes(b"")
+    return str(tmp_path / "env")
+
+
+def test_finds_both_in_the_environment_on_x86(tmp_path):
+    prefix = _fake_env(tmp_path, tcmalloc=True, iomp=True)
+    libs = preload.find_libs(prefix, machine="x86_64")
+    assert libs["iomp"] == f"{prefix}/lib/libiomp5.so"
+    # The environment's lib/ is searched first, so its tcmalloc wins over the system's.
+    assert libs["tcmalloc"] == f"{prefix}/lib/libtcmalloc_minimal.so.4"
+
+
+def test_intel_openmp_only_on_x86(tmp_path):
+    prefix = _fake_env(tmp_path, tcmalloc=True, iomp=True)
+    assert preload.find_libs(prefix, machine="aarch64")["iomp"] is None
+
+
+def test_env_puts_tcmalloc_first_and_drops_another_openmp():
+    libs = {"tcmalloc": "/a/libtcmalloc_minimal.so.4", "iomp": "/v/lib/libiomp5.so"}
+    env = preload.preload_env(libs, "/t/torch/lib/libgomp.so.1:/x/libother.so:/v/lib/libiomp5.so")
+    assert env["LD_PRELOAD"] == "/a/libtcmalloc_minimal.so.4:/v/lib/libiomp5.so:/x/libother.so"
+    assert env["KMP_BLOCKTIME"] == preload.KMP_BLOCKTIME_MS
+
+
+def test_env_keeps_gnu_openmp_without_intel_and_is_empty_without_libs():
+    env = preload.preload_env({"tcmalloc": "/a/libtcmalloc.so.4", "iomp": None}, "/t/libgomp.so.1")
+    assert env == {"LD_PRELOAD": "/a/libtcmalloc.so.4:/t/libgomp.so.1"}
+    assert preload.preload_env({"tcmalloc": None, "iomp": None}, "/t/libgomp.so.1") == {}
+
+
+def test_missing_advice_names_the_package():
+    assert "libtcmalloc-minimal4" in preload.missing_advice({"tcmalloc": None, "iomp": "/i"})
+    assert "intel-openmp" in preload.missing_advice({"tcmalloc": "/t", "iomp": None}, "x86_64")
+    assert preload.missing_advice({"tcmalloc": "/t", "iomp": None}, "aarch64") is None
+    assert preload.missing_advice({"tcmalloc": "/t", "iomp": "/i"}) is None
+
+
+def test_loaded_reads_the_process_maps(tmp_path):
+    maps = tmp_path / "maps"
+    maps.write_text("7f00-7f01 r-xp 0 08:01 1 /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4\n"
+                    "7f02-7f03 r-xp 0 08:01 2 /venv/lib/libiomp5.so\n")  # fmt: skip
+    assert preload.loaded(str(maps)) == ["tcmalloc", "Intel OpenMP"]
+    assert preload.describe(preload.loaded(str(maps))) == "tcmalloc + Intel OpenMP preloaded"
+    assert preload.loaded(str(tmp_path / "missing")) == []
+    assert preload.describe([]) == "system malloc, GNU OpenMP"
+
+
+def test_pool_env_follows_the_setting(monkeypatch):
+    from pipelines.engine.pool import _preload_env
+
+    monkeypatch.setattr(preload, "find_libs", lambda: {"tcmalloc": "/t/libtcmalloc.so.4",
+                                                       "iomp": None})  # fmt: skip
+    on = SimpleNamespace(kind="vllm", preload=True)
+    assert _preload_env(on)["LD_PRELOAD"].startswith("/t/libtcmalloc.so.4")
+    assert _preload_env(SimpleNamespace(kind="vllm", preload=False)) == {}
+    assert _preload_env(SimpleNamespace(kind="simulated", preload=True)) == {}
+
+
+def _report_loaded() -> list[str]:
+    return preload.loaded()
+
+
+@pytest.mark.skipif(not preload.find_libs()["tcmalloc"], reason="tcmalloc is not installed")
+def test_a_ray_actor_started_with_the_env_has_them_mapped():
+    """What the pool does for CPU engines, on a real Ray worker process: the libraries the
+    driver finds are mapped in the actor, and an actor without the env has neither."""
+    import ray
+
+    from pipelines.engine.pool import _preload_env
+
+    env = _preload_env(SimpleNamespace(kind="vllm", preload=True))
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        probe = ray.remote(num_cpus=0)(_report_loaded)
+        with_env = ray.get(probe.options(runtime_env={"env_vars": env}).remote())
+        without = ray.get(probe.remote())
+    finally:
+        ray.shutdown()
+    libs = preload.find_libs()
+    assert with_env == ["tcmalloc"] + (["Intel OpenMP"] if libs["iomp"] else [])
+    assert "tcmalloc" not in without
+    assert "libtcmalloc" not in os.environ.get("LD_PRELOAD", "")  # the driver is untouched
