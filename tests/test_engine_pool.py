@@ -84,3 +84,42 @@ def test_cpu_auto_starts_one_single_thread_engine_per_core_and_routes_by_prompt(
             EnginePool("", ModelConfig(), EngineConfig(kind="simulated", actors=4), RayConfig())
     finally:
         ray.shutdown()
+
+
+class _SlowStart:
+    """An engine actor that takes `seconds` to load (a big model)."""
+
+    def __init__(self, seconds: float, fail: bool = False) -> None:
+        import time
+
+        time.sleep(seconds)
+        if fail:
+            raise RuntimeError("weights not found")
+
+    def ping(self) -> str:
+        return "ok"
+
+
+@pytest.mark.slow
+def test_engine_start_shows_progress_and_raises_the_engines_own_error(caplog):
+    """A line every period while engines load; an engine that cannot start fails the pool
+    with its own error, not at the first batch."""
+    import logging
+
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        slow = ray.remote(num_cpus=0)(_SlowStart)
+        pool = EnginePool.__new__(EnginePool)
+        pool.actors = [slow.remote(0.0), slow.remote(4.0)]
+        with caplog.at_level(logging.INFO, logger="prm-label"):
+            pool._wait_started(every_s=1.0)
+        lines = [r.getMessage() for r in caplog.records if "starting" in r.getMessage()]
+        assert len(lines) >= 2 and all("/2 engines ready after" in line for line in lines)
+        assert lines[-1].startswith("engine: starting, 1/2")  # the fast one was counted
+        pool.actors = [slow.remote(0.5, fail=True)]
+        with pytest.raises(Exception, match="weights not found"):
+            pool._wait_started(every_s=1.0)
+    finally:
+        ray.shutdown()

@@ -22,6 +22,7 @@ A dead actor is restarted by Ray (`max_restarts`) and its call retried (`max_tas
 from __future__ import annotations
 
 import logging
+import time
 from concurrent.futures import Future
 from typing import Any
 
@@ -108,6 +109,7 @@ class EnginePool:
         ray_cfg: Any,  # RayConfig
         verbose: bool = False,  # vLLM's own INFO logs (debug.verbose_engine)
         cpu_share: float = 1.0,  # of each node's cores, when another pool shares them
+        every_s: float = 10.0,  # start-up progress line period (debug.log_every_s)
     ) -> None:
         self.batch_size = int(engine.batch_size)
         cls = _engine_class(str(engine.kind))
@@ -163,11 +165,26 @@ class EnginePool:
             # Engine-hours are node-hours: an engine counts the share of its node's cores it runs.
             self.units = [s.threads / cores[s.node_id] for s in slots]
         self.router = Router(len(self.actors), ROUTE_SLACK)
-        # Fail here, with the engine's own error, rather than at the first batch.
-        ray.get([a.ping.remote() for a in self.actors])
+        self._wait_started(every_s)
         n = len(self.actors)
         for i, text in enumerate(ray.get([a.choice.remote() for a in self.actors])):
             log.info("engine %d/%d: %s", i + 1, n, text)
+
+    def _wait_started(self, every_s: float) -> None:
+        """Wait for every engine to load, with a line every `every_s` seconds (a big model
+        loads for minutes); an engine that fails to start raises its own error here, rather
+        than at the first batch."""
+        import ray
+
+        waiting = [a.ping.remote() for a in self.actors]
+        t0 = time.monotonic()
+        while waiting:
+            ready, waiting = ray.wait(waiting, num_returns=len(waiting), timeout=every_s)
+            ray.get(ready)
+            if waiting:
+                log.info("engine: starting, %d/%d engines ready after %.0fs",
+                         len(self.actors) - len(waiting), len(self.actors),
+                         time.monotonic() - t0)  # fmt: skip
 
     def _placement(self, gpus: float, cpus: float) -> dict[str, Any]:
         """Options binding an engine that holds GPUs to a placement group of its own."""

@@ -138,7 +138,8 @@ class LabelJob:
             path = self._resolve_model(own)
             self.judge_pool = EnginePool(path, own, self.cfg.engine, self.cfg.ray,
                                          verbose=self.cfg.debug.verbose_engine,
-                                         cpu_share=self._cpu_share())
+                                         cpu_share=self._cpu_share(),
+                                         every_s=self.cfg.debug.log_every_s)
             log.info("judge engine ready (%s)", path)
         return EngineCritic(self.judge_pool, own.name)
 
@@ -159,6 +160,7 @@ class LabelJob:
         self.pool = EnginePool(
             self.model_path, self.cfg.model, self.cfg.engine, self.cfg.ray,
             verbose=self.cfg.debug.verbose_engine, cpu_share=self._cpu_share(),
+            every_s=self.cfg.debug.log_every_s,
         )
         self.engine_start_s = time.monotonic() - t
         log.info("engine ready in %.1fs (%s)", self.engine_start_s, self.model_path)
