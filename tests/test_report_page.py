@@ -39,6 +39,20 @@ def test_write_report_default_path_sections_and_plots(dataset):
     assert len(re.findall(r'<img alt="[^"]*" src="data:image/png;base64,', page)) == 4
 
 
+def test_summary_leads_with_the_cost_headline(dataset):
+    """Labeled steps per engine-hour and tokens per labeled step, from the manifest, in the
+    summary cards at the top of the page."""
+    path = dataset / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["throughput"] = {"labeled_steps_per_engine_hour": 35811.4}
+    manifest["cost"] = {**manifest.get("cost", {}), "tokens_per_labeled_step": 98.25}
+    path.write_text(json.dumps(manifest))
+    summary = write_report(dataset).read_text().split('<section id="summary">')[1]
+    summary = summary.split("</section>")[0]
+    assert "<b>35,811.4</b><span>labeled steps per engine-hour</span>" in summary
+    assert "<b>98.25</b><span>tokens per labeled step</span>" in summary
+
+
 def test_untrusted_text_is_escaped_and_nothing_is_fetched(dataset):
     page = write_report(dataset).read_text()
     assert "<script>alert(1)" not in page and "<img src=x" not in page
