@@ -30,15 +30,26 @@ def share(requests: list[dict], part: int, parts: int) -> list[dict]:
     return [r for r in requests if owner[r["messages"][0]["content"]] == part]
 
 
-def run_layout(spec: dict, dtype: str, parts: int, threads: int) -> dict[str, Any]:
-    """Every phase of `spec` in one layout; {phase: {"tokens", "s", ...}} plus "start_s"."""
+def run_layout(spec: dict, dtype: str, parts: int, threads: int,
+               env: dict[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
+    """Every phase of `spec` in one layout; {phase: {"tokens", "s", ...}} plus "start_s".
+    `env`: variables the processes start with (LD_PRELOAD acts only at a process's start)."""
     ctx = mp.get_context("spawn")
     barrier = ctx.Barrier(parts)
     queue = ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(spec, dtype, i, parts, threads, barrier, queue))
              for i in range(parts)]  # fmt: skip
-    for p in procs:
-        p.start()
+    saved = {k: os.environ.get(k) for k in env or {}}
+    os.environ.update(env or {})
+    try:
+        for p in procs:
+            p.start()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     got = [queue.get() for _ in procs]
     for p in procs:
         p.join()

@@ -13,12 +13,13 @@
    recorded (the useful ratio leaves out speculative rollouts a settled step dropped);
    (c) those recorded requests again as one flat call through fresh engine actors.
 2. Bare `vllm.LLM.generate` in fresh processes without Ray (`bare_engine.py`; engine core
-   in-process, KV blocks of 32 tokens, as the job's), in each layout the device allows: one
-   process on every core, and (CPU) one single-thread process per core, each given a
-   balanced share of whole prompts. `auto`'s dtype runs every layout: the same sampling
-   requests as one call per repeat, the recorded rollout requests as ONE flat batch (the
-   ceiling: no search, no waiting); the other dtype samples in the first layout. Every ratio
-   is against the best bare layout for that stage.
+   in-process, KV blocks of 32 tokens, tcmalloc and Intel OpenMP preloaded where found, as
+   the job's), in each layout the device allows: one process on every core, and (CPU) one
+   single-thread process per core, each given a balanced share of whole prompts. `auto`'s
+   dtype runs every layout: the same sampling requests as one call per repeat, the recorded
+   rollout requests as ONE flat batch (the ceiling: no search, no waiting); the other dtype
+   samples in the first layout, and the last layout samples once more without preloading.
+   Every ratio is against the best bare configuration for that stage.
 3. Peer baseline, in the bare layout with the best flat batch: a straightforward
    Math-Shepherd labeler (per-step N=8 completions of every prefix, one chain's prefixes per
    `generate` call, as public implementations do, the chains dealt out over the processes)
@@ -206,6 +207,7 @@ def main() -> None:
     from benchmarks.bare_engine import run_layout
     from labeling.prompts import user_message
     from labeling.schema import Problem
+    from pipelines.engine import preload
     from pipelines.engine.device import choose_dtype, cpu_flags
     from pipelines.engine.prepare_model import prepare
     from pipelines.label.config import SamplerConfig
@@ -229,17 +231,24 @@ def main() -> None:
             "mc_tokens": args.mc_tokens}  # fmt: skip
     auto = "bfloat16" if args.gpu else choose_dtype("auto", False, cpu_flags(), None)[0]
     layouts = bare_layouts(args.gpu)
+    # The job's CPU engines start with tcmalloc and Intel OpenMP preloaded (engine.preload),
+    # so the bare processes do too; one layout also samples without them, to show the gain.
+    env = {} if args.gpu else preload.preload_env(preload.find_libs())
     bare: dict[str, dict] = {}
     # The dtype `auto` does not pick samples in one layout (does the measurement agree?);
     # `auto`'s dtype runs every layout with every phase.
     for dtype in [] if args.gpu else [d for d in ("bfloat16", "float32") if d != auto]:
         parts, threads = layouts[0]
         bare[f"{dtype} {parts}x{threads}"] = run_layout(spec | {"rollouts": False}, dtype,
-                                                        parts, threads)  # fmt: skip
+                                                        parts, threads, env)  # fmt: skip
     for parts, threads in layouts:
         bare[f"{auto} {parts}x{threads}"] = run_layout(spec | {"rollouts": True}, auto, parts,
-                                                       threads)  # fmt: skip
-    report(job, bare)
+                                                       threads, env)  # fmt: skip
+    if env:
+        parts, threads = layouts[-1]
+        bare[f"{auto} {parts}x{threads} not preloaded"] = run_layout(
+            spec | {"rollouts": False}, auto, parts, threads)
+    report(job, bare, env.get("LD_PRELOAD", ""))
 
 
 def _rate(phases: dict, prefix: str) -> float:
@@ -247,7 +256,7 @@ def _rate(phases: dict, prefix: str) -> float:
     return sum(r["tokens"] for r in runs) / sum(r["s"] for r in runs)
 
 
-def report(job: dict, bare: dict[str, dict]) -> None:
+def report(job: dict, bare: dict[str, dict], preloaded: str) -> None:
     """The figures, each bare one from the best layout (processes x threads) for it."""
     s, m = job["sample"], job["mc"]
     sample_tps = {k: _rate(v, "sample") for k, v in bare.items()}
@@ -265,6 +274,7 @@ def report(job: dict, bare: dict[str, dict]) -> None:
     figures = {
         "job_engines": job["engine"],
         "job_engine_start_s": job["engine_start_s"],
+        "bare_ld_preload": preloaded,
         "bare_start_s": {k: round(v["start_s"], 1) for k, v in bare.items()},
         "bare_sample_tok_per_s": {k: round(v, 1) for k, v in sample_tps.items()},
         "bare_flat_batch_tok_per_s": {k: round(v, 1) for k, v in flat_tps.items()},
