@@ -4,8 +4,10 @@ vLLM's CPU backend asks for both in `LD_PRELOAD` (its CPU install guide, and a w
 every start). Measured on a 2-core EPYC (avx512_bf16), bare `vllm.LLM.generate`, SmolLM2-135M
 bf16, 32 prompts x n=4 x 128 tokens, two single-thread engines, two runs each: 464 / 463 tok/s
 with glibc malloc and GNU OpenMP, 495 / 497 with tcmalloc, 510 / 507 with tcmalloc and Intel
-OpenMP (+9.5%); one two-thread engine 444 / 426 -> 487 / 484. The sampled text was the same
-byte for byte with and without them, at 1 and 2 threads, so the setting is speed only.
+OpenMP (+9.5%); one two-thread engine 444 / 426 -> 487 / 484. Four alternating pairs later
+in the day: 492-516 tok/s (median 498) against 461-476 (median 467), +6.7%, and 3% less peak
+memory. The sampled text was the same byte for byte with and without them, at 1 and 2
+threads, so the setting is speed only.
 
 `LD_PRELOAD` acts only when a process starts, so the pool puts it in the engine actors'
 runtime env (Ray starts fresh worker processes for it). An engine built in-process

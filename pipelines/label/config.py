@@ -173,7 +173,7 @@ class EngineConfig:
     )
     preload: bool = option(
         True, "CPU engines start with tcmalloc and Intel OpenMP preloaded (LD_PRELOAD) when "
-        "found: ~10% more tokens/s, the same text; false = glibc malloc and GNU OpenMP."
+        "found: 5-10% more tokens/s, the same text; false = glibc malloc and GNU OpenMP."
     )
     simulated_delay_s: float = option(0.0, "Simulated engine only: latency per call (tests).")
 
