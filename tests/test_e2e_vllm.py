@@ -91,9 +91,7 @@ def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     completer = EngineCompleter(pool)
     assert isinstance(completer, AsyncCompleter) and len(pool.actors) == 2
     # engine.preload (default on): the engine processes run with what the driver found.
-    libs = preload.find_libs()
-    mapped = [name for name, key in (("tcmalloc", "tcmalloc"), ("Intel OpenMP", "iomp"))
-              if libs[key]]  # fmt: skip
+    mapped = preload.labels(preload.find_libs())
     for text in ray.get([a.choice.remote() for a in pool.actors]):
         assert text.endswith(f"; {preload.describe(mapped)}"), text
     items = []

@@ -60,6 +60,8 @@ def test_loaded_reads_the_process_maps(tmp_path):
     assert preload.loaded(str(maps)) == ["tcmalloc", "Intel OpenMP"]
     assert preload.describe(preload.loaded(str(maps))) == "tcmalloc + Intel OpenMP preloaded"
     assert preload.loaded(str(tmp_path / "missing")) == []
+    assert preload.labels({"tcmalloc": "/t", "iomp": "/i"}) == ["tcmalloc", "Intel OpenMP"]
+    assert preload.labels({"tcmalloc": "/t", "iomp": None}) == ["tcmalloc"]
     assert preload.describe([]) == "system malloc, GNU OpenMP"
 
 
@@ -96,5 +98,6 @@ def test_a_ray_actor_started_with_the_env_has_them_mapped():
         ray.shutdown()
     libs = preload.find_libs()
     assert with_env == ["tcmalloc"] + (["Intel OpenMP"] if libs["iomp"] else [])
+    assert with_env == preload.labels(libs)
     assert "tcmalloc" not in without
     assert "libtcmalloc" not in os.environ.get("LD_PRELOAD", "")  # the driver is untouched

@@ -67,7 +67,7 @@ def _preload_env(engine: Any) -> dict[str, str]:
 
     from pipelines.engine import preload
 
-    if not getattr(engine, "preload", False) or str(engine.kind) != "vllm":
+    if not engine.preload or str(engine.kind) != "vllm":
         return {}
     libs = preload.find_libs()
     advice = preload.missing_advice(libs)
@@ -130,7 +130,7 @@ class EnginePool:
             "VLLM_CPU_KVCACHE_SPACE": str(model.kv_cache_gib),
             # vLLM's INFO lines (config dumps) would drown the job's own progress lines.
             "VLLM_LOGGING_LEVEL": "INFO" if verbose else "ERROR",
-        }
+        } | ({} if gpus else _preload_env(engine))
         options = {
             "max_restarts": ray_cfg.max_restarts,
             "max_task_retries": ray_cfg.max_task_retries,
@@ -152,7 +152,6 @@ class EnginePool:
         else:
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-            env |= _preload_env(engine)
             slots = _cpu_slots(model_path, model, engine, nodes, cpu_share, not ray_cfg.address)
             cores = {n["NodeID"]: n["Resources"]["CPU"] for n in nodes}
             self.actors = [

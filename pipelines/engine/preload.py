@@ -29,6 +29,8 @@ from pathlib import Path
 
 TCMALLOC_NAMES = ("libtcmalloc_minimal.so.4", "libtcmalloc.so.4")
 IOMP_NAME = "libiomp5.so"
+# What the log line calls each library (keys as in `find_libs`), in preload order.
+LABELS = {"tcmalloc": "tcmalloc", "iomp": "Intel OpenMP"}
 # Milliseconds an Intel OpenMP thread spins after a parallel region before it sleeps: the
 # value vLLM sets for its own CPU workers (the default, 200, holds a core that another
 # engine or the labeler needs).
@@ -83,18 +85,20 @@ def missing_advice(libs: dict[str, str | None], machine: str | None = None) -> s
     return None
 
 
+def labels(libs: dict[str, str | None]) -> list[str]:
+    """The `LABELS` of the libraries `find_libs` found: what `loaded()` reports in a process
+    started with `preload_env(libs)`."""
+    return [label for key, label in LABELS.items() if libs.get(key)]
+
+
 def loaded(maps: str = "/proc/self/maps") -> list[str]:
-    """Which of the two libraries this process has mapped: ["tcmalloc", "Intel OpenMP"]."""
+    """Which of the two libraries this process has mapped, as `LABELS`."""
     try:
         text = Path(maps).read_text(errors="replace")
     except OSError:
         return []
-    found = []
-    if "libtcmalloc" in text:
-        found.append("tcmalloc")
-    if IOMP_NAME in text:
-        found.append("Intel OpenMP")
-    return found
+    marks = {"tcmalloc": "libtcmalloc", "iomp": IOMP_NAME}
+    return [label for key, label in LABELS.items() if marks[key] in text]
 
 
 def describe(names: list[str]) -> str:
@@ -102,4 +106,4 @@ def describe(names: list[str]) -> str:
     return " + ".join(names) + " preloaded" if names else "system malloc, GNU OpenMP"
 
 
-__all__ = ["describe", "find_libs", "loaded", "missing_advice", "preload_env"]
+__all__ = ["describe", "find_libs", "labels", "loaded", "missing_advice", "preload_env"]
