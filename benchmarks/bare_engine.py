@@ -16,6 +16,7 @@ import os
 import time
 from collections import defaultdict
 from typing import Any
+from unittest import mock
 
 
 def share(requests: list[dict], part: int, parts: int) -> list[dict]:
@@ -39,17 +40,9 @@ def run_layout(spec: dict, dtype: str, parts: int, threads: int,
     queue = ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(spec, dtype, i, parts, threads, barrier, queue))
              for i in range(parts)]  # fmt: skip
-    saved = {k: os.environ.get(k) for k in env or {}}
-    os.environ.update(env or {})
-    try:
+    with mock.patch.dict(os.environ, env or {}):  # restored once the processes started
         for p in procs:
             p.start()
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     got = [queue.get() for _ in procs]
     for p in procs:
         p.join()
