@@ -62,6 +62,7 @@ def labeled_row(lc: LabeledChain, policy: str, config_hash: str) -> dict[str, An
         "mc_scores": None if mc is None else [v.score for v in mc],
         "mc_rollouts": None if mc is None else [v.rollouts for v in mc],
         "human_labels": human,
+        "human_ratings": list(chain.human_ratings) if chain.human_ratings else None,
         "human_first_error": chain.human_first_error,
         "verdicts": verdict_structs(vs),
         "sample_tokens": chain.tokens,

@@ -54,6 +54,27 @@ LEGACY_COLUMNS = {"outcome_labels": "answer_labels", "test_labels": "tests_label
 LEGACY_SOURCES = {"outcome": "answer", "syntax": "tests"}
 
 
+class Neutral(enum.StrEnum):
+    """What a human's neutral rating (PRM800K's 0: "reasonable but not progress") becomes in
+    a boolean label (`labels.neutral`). PRM800K's paper counts neutral as positive when it
+    trains its PRM; `mask` leaves such steps out of training instead."""
+
+    positive = "positive"
+    negative = "negative"
+    mask = "mask"
+
+
+def rating_label(rating: int | None, neutral: Neutral | str = Neutral.positive) -> bool | None:
+    """A human rating (1 good, 0 neutral, -1 bad, None unrated) as a boolean step label."""
+    if rating is None:
+        return None
+    if rating > 0:
+        return True
+    if rating < 0:
+        return False
+    return {Neutral.positive: True, Neutral.negative: False}.get(Neutral(neutral))
+
+
 class AfterError(enum.StrEnum):
     """What the steps after a chain's first error become (`labels.after_error`)."""
 
@@ -111,6 +132,7 @@ class GivenChain:
     model: str = ""
     human_first_error: int | None = None  # ProcessBench `label` (-1 = all correct)
     human_labels: tuple[bool | None, ...] = ()  # PRM800K-style per-step human labels
+    human_ratings: tuple[int | None, ...] = ()  # three-way: 1 good, 0 neutral, -1 bad
     outcome_correct: bool | None = None  # given with the data (ProcessBench), if known
 
 
@@ -129,6 +151,7 @@ class Chain:
     finish_reason: str = ""
     human_first_error: int | None = None
     human_labels: tuple[bool | None, ...] = ()
+    human_ratings: tuple[int | None, ...] = ()
     given_outcome: bool | None = None  # outcome known from the input data, if any
 
 
@@ -199,6 +222,7 @@ LABELED_SCHEMA = pa.schema(
         pa.field("mc_scores", pa.list_(pa.float32())),
         pa.field("mc_rollouts", pa.list_(pa.int32())),
         pa.field("human_labels", pa.list_(pa.bool_())),
+        pa.field("human_ratings", pa.list_(pa.int8())),  # 1 good, 0 neutral, -1 bad
         pa.field("human_first_error", pa.int32()),
         pa.field("verdicts", pa.list_(VERDICT_STRUCT), nullable=False),
         # Cost accounting.

@@ -18,7 +18,7 @@ from labeling.code_steps import CodeSplitMode
 from labeling.combine import CONSENSUS_SOURCES, Policy
 from labeling.datasets import Adapter
 from labeling.estimators import EstimatorName
-from labeling.schema import AfterError, Domain, Source
+from labeling.schema import AfterError, Domain, Neutral, Source
 from labeling.splitters import SplitMode
 from pipelines.cli import ConfigError, option
 
@@ -137,6 +137,10 @@ class LabelsConfig:
         Policy.verifier_first, "outcome | mc | verifier_first | consensus | judge."
     )
     after_error: AfterError = option(AfterError.negative, "Steps after the first error.")
+    neutral: Neutral = option(
+        Neutral.positive, "What a human's neutral rating (PRM800K's 0) becomes in human_labels: "
+        "positive (PRM800K's convention) | negative | mask (null)."
+    )
     consensus: list[Source] = option(
         factory=lambda: [Source.mc, Source.calc],
         help="consensus policy: sources whose located first errors must agree.",

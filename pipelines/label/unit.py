@@ -16,7 +16,16 @@ from typing import Any
 from labeling.combine import combine
 from labeling.ids import chain_id
 from labeling.rows import labeled_row, quarantine_row
-from labeling.schema import Chain, LabeledChain, Problem, Quarantined, Source, StepVerdict
+from labeling.schema import (
+    Chain,
+    GivenChain,
+    LabeledChain,
+    Problem,
+    Quarantined,
+    Source,
+    StepVerdict,
+    rating_label,
+)
 from labeling.splitters import split_steps
 from pipelines.label.config import LabelJobConfig, SplitConfig
 from pipelines.label.sources import build_sources
@@ -61,6 +70,12 @@ class UnitLabeler:
 
     # -- chains ---------------------------------------------------------------------------
 
+    def _human_labels(self, g: GivenChain) -> tuple[bool | None, ...]:
+        """Three-way human ratings decide the boolean labels with `labels.neutral`."""
+        if not g.human_ratings:
+            return g.human_labels
+        return tuple(rating_label(r, self.cfg.labels.neutral) for r in g.human_ratings)
+
     def _chains(
         self, problem: Problem, samples: list[dict[str, Any]] | None, res: UnitResult
     ) -> list[Chain]:
@@ -71,7 +86,8 @@ class UnitLabeler:
                 cid = chain_id(problem.problem_id, g.model, i, g.steps)
                 chains.append(
                     Chain(problem.problem_id, cid, i, "\n\n".join(g.steps), g.steps, g.model,
-                          human_first_error=g.human_first_error, human_labels=g.human_labels,
+                          human_first_error=g.human_first_error,
+                          human_labels=self._human_labels(g), human_ratings=g.human_ratings,
                           given_outcome=g.outcome_correct)
                 )
             return chains
