@@ -19,22 +19,37 @@ found nothing only says the arithmetic/syntax it checked holds.
 
 Policies (`policy=`):
 - `outcome`: steps of a chain with a correct outcome are all positive; in a chain with a
-  wrong outcome the last step is negative and earlier steps are unlabeled (None).
+  wrong outcome the last step is negative and earlier steps are unlabeled (None). This is
+  outcome supervision, named as such: it calls every step of a right chain right.
 - `mc`: MC hard labels only.
 - `judge`: the LLM judge's labels only (voted first error negative, steps before positive).
 - `verifier_first`: a step any exact source proves wrong is negative; elsewhere the MC label;
-  where MC did not measure, positive before an outcome-correct end, else unlabeled.
+  where MC did not measure, the source that checked the step (the judge's label, the answer's
+  label on the last step); else unlabeled (None). A step is never called right without
+  evidence about that step.
 - `consensus`: labels as `verifier_first`, but only chains whose `consensus` sources agree on
   the first error are kept (Qwen, "Lessons of developing PRMs", 2025: MC and an LLM judge,
-  `[mc, judge]`; `[mc, calc]` by default). Two sources disagree when both located a first
-  error at different steps, or when both judge every step (`mc`, `judge`) and one found an
-  error the other did not. A located error is never contradicted by a locating exact
-  source that found nothing (calc checks arithmetic only). A listed `mc`/`judge` that gave
-  no label at all (an unparsable judge, no rollouts) confirms nothing: the chain is dropped.
-  Dropped chains go to the quarantine with the reason.
+  `[mc, judge]`; `[mc, calc]` by default). Each listed source that ran makes a claim: `mc`
+  and `judge` judge every step, so they claim a first error or "no error"; `calc` and
+  `tests` claim a first error only where they found one (finding nothing proves nothing:
+  they check arithmetic or syntax, not reasoning). Two claims that differ are a
+  disagreement: errors at different steps, or one source's "no error" against another's
+  error. A listed `mc`/`judge` that gave no label at all (an unparsable judge, no decided
+  rollouts) confirms nothing: the chain is dropped. Dropped chains go to the quarantine
+  with the reason.
+
+`outcome_fill` (`labels.outcome_fill`): `none` (default) leaves the unlabeled steps of a chain
+whose final answer is right unlabeled. `positive` is Math-Shepherd's convention: they become
+positive. Its blind spot: a wrong step in a chain that still reaches the right answer (on
+ProcessBench's dev split, 208 such chains among those with a right answer) is trained as a
+right step; the Qwen "Lessons" paper shows this hurts PRMs. Use it knowingly.
 
 `after_error`: what the steps after the first error become: `negative` (TRL convention),
 `mask` (None, ignored in training), or `keep` (whatever the policy gave them).
+
+`first_error_step`: the first step labeled False; -1 only when every step is labeled True
+(ProcessBench reads -1 as "all steps correct"); None when no step is labeled False but some
+step is unlabeled (nothing located, nothing proven right).
 """
 
 from __future__ import annotations
@@ -50,6 +65,13 @@ LOCATING_SOURCES = ("calc", "tests")  # ... and also says where the first error 
 COMPLETE_SOURCES = ("mc", "judge")  # judge every step: "no error" is a claim as well
 CONSENSUS_SOURCES = LOCATING_SOURCES + COMPLETE_SOURCES  # what `consensus` can compare
 DEFAULT_CONSENSUS = ("mc", "calc")
+
+
+class OutcomeFill(StrEnum):
+    """What unlabeled steps of a chain with a right final answer become (`labels.outcome_fill`)."""
+
+    none = "none"  # stay unlabeled: no evidence about them
+    positive = "positive"  # Math-Shepherd's convention (and its blind spot, see above)
 
 
 class Policy(StrEnum):
@@ -69,7 +91,7 @@ AFTER_ERROR = tuple(a.value for a in AfterError)
 @dataclass(frozen=True, slots=True)
 class Combined:
     labels: list[bool | None]
-    first_error_step: int  # -1 if no step is negative
+    first_error_step: int | None  # -1: every step labeled True; None: nothing located
     keep: bool = True
     reason: str = ""  # why a chain was not kept
     exact_first_error: int = -1  # first error located by calc/syntax (-1: none found)
@@ -139,16 +161,36 @@ def consensus_reason(
             return c
         if c is not None:
             claims[str(s)] = c
-    names = list(claims)
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            ea, eb = claims[a], claims[b]
-            both_located = ea >= 0 and eb >= 0
-            both_complete = a in COMPLETE_SOURCES and b in COMPLETE_SOURCES
-            if ea != eb and (both_located or both_complete):
-                shown = ", ".join(f"{n} {'none' if e < 0 else e}" for n, e in claims.items())
-                return f"first errors disagree: {shown}"
+    # Exact sources that found nothing made no claim, so any two claims that differ are a
+    # disagreement: two located errors apart, or a "no error" against an error.
+    if len(set(claims.values())) > 1:
+        shown = ", ".join(f"{n} {'none' if e < 0 else e}" for n, e in claims.items())
+        return f"first errors disagree: {shown}"
     return ""
+
+
+def first_error_step(labels: Sequence[bool | None]) -> int | None:
+    """The first step labeled False; -1 only when every step is labeled True; None when no
+    step is False but some step is unlabeled."""
+    for i, x in enumerate(labels):
+        if x is False:
+            return i
+    return -1 if all(x is True for x in labels) else None
+
+
+def _verifier_first(verdicts: Mapping[str, Sequence[StepVerdict]], i: int, n: int) -> bool | None:
+    """One step under `verifier_first`: a proof of error, else MC, else a source that judged
+    this step itself (the judge; the answer on the last step), else None."""
+    if any(verdicts[s][i].status == Status.INCORRECT for s in EXACT_SOURCES if s in verdicts):
+        return False
+    for source in ("mc", "judge"):
+        vs = verdicts.get(source)
+        if vs and vs[i].label is not None:
+            return vs[i].label
+    answer = verdicts.get("answer")
+    if answer and i == n - 1:
+        return answer[i].label
+    return None
 
 
 def combine(
@@ -157,10 +199,12 @@ def combine(
     policy: str = "verifier_first",
     after_error: str = "negative",
     consensus: Sequence[str] = DEFAULT_CONSENSUS,
+    outcome_fill: str = "none",
 ) -> Combined:
     """Final labels for one chain; `consensus` lists the sources that must agree under the
     `consensus` policy. Raises ValueError on an unknown policy or a consensus source that
     cannot locate errors (config errors)."""
+    fill_right = OutcomeFill(outcome_fill) == OutcomeFill.positive
     if policy not in POLICIES:
         raise ValueError(f"unknown label policy {policy!r}; choose one of {', '.join(POLICIES)}")
     if after_error not in AFTER_ERROR:
@@ -189,21 +233,12 @@ def combine(
         judge = verdicts.get("judge")
         labels = [v.label for v in judge] if judge else [None] * n_steps
     else:
-        labels = []
-        for i in range(n_steps):
-            if any(
-                verdicts[s][i].status == Status.INCORRECT for s in EXACT_SOURCES if s in verdicts
-            ):
-                labels.append(False)
-            elif mc and mc[i].label is not None:
-                labels.append(mc[i].label)
-            elif outcome is True:
-                labels.append(True)
-            else:
-                labels.append(None)
+        labels = [_verifier_first(verdicts, i, n_steps) for i in range(n_steps)]
+        if fill_right and outcome is True:
+            labels = [True if x is None else x for x in labels]
 
-    first_error = next((i for i, x in enumerate(labels) if x is False), -1)
-    if first_error >= 0 and after_error != "keep":
+    first_error = first_error_step(labels)
+    if first_error is not None and first_error >= 0 and after_error != "keep":
         fill = False if after_error == "negative" else None
         labels = labels[: first_error + 1] + [fill] * (n_steps - first_error - 1)
 

@@ -12,7 +12,10 @@ Step level: a flag (`incorrect`) on the human first error is right; a flag befor
 anywhere in a chain humans judged correct, is wrong; flags after the first error are counted
 apart (`flags_after`), since humans did not label those steps. `precision` = right / (right +
 wrong); `first_error_recall` = share of erroneous chains whose human first error is flagged.
-Chains without a human label (None) are not scored; they are counted in `unlabeled`.
+Chains without a human label (None) are not scored; they are counted in `unlabeled`. A
+labeler that left a chain undecided (`predicted` None: no step labeled wrong, not every step
+labeled right) scores a miss on it, never a "no error" hit; such chains are counted in
+`undecided`.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from labeling.schema import Status
 @dataclass(frozen=True, slots=True)
 class ChainScore:
     human: int | None  # 0-based first wrong step, -1 all correct, None unknown
-    predicted: int  # the labeler's first error, -1 for none
+    predicted: int | None  # the labeler's first error, -1 for none, None undecided
     statuses: tuple[str, ...] = ()  # per-step statuses (empty: only `predicted` is scored)
 
 
@@ -42,13 +45,14 @@ def _ratio(num: int, den: int) -> float | None:
 def subset_metrics(chains: Iterable[ChainScore]) -> dict[str, float | int | None]:
     """Chain- and step-level figures for one subset. Ratios are None when undefined."""
     n_err = n_corr = hit_err = hit_corr = unlabeled = 0
-    right = wrong = after = recalled = 0
+    right = wrong = after = recalled = undecided = 0
     predicted_any = predicted_right = 0
     for c in chains:
         if c.human is None:
             unlabeled += 1
             continue
-        if c.predicted >= 0:
+        undecided += c.predicted is None
+        if c.predicted is not None and c.predicted >= 0:
             predicted_any += 1
             predicted_right += c.predicted == c.human
         if c.human >= 0:
@@ -78,6 +82,7 @@ def subset_metrics(chains: Iterable[ChainScore]) -> dict[str, float | int | None
         "erroneous": n_err,
         "correct": n_corr,
         "unlabeled": unlabeled,
+        "undecided": undecided,
         "acc_erroneous": acc_err,
         "acc_correct": acc_corr,
         "f1": f1,

@@ -37,6 +37,22 @@ def verdict_structs(verdicts: dict[str, list[StepVerdict]]) -> list[dict[str, An
     return out
 
 
+def verdicts_from_structs(
+    structs: Sequence[dict[str, Any]] | None, n_steps: int
+) -> dict[str, list[StepVerdict]]:
+    """The inverse of `verdict_structs`: every source's verdicts, one per step, the absent
+    (source, step) pairs filled with `unverifiable`. Steps outside the chain are ignored."""
+    out: dict[str, list[StepVerdict]] = {}
+    for v in structs or ():
+        vs = out.setdefault(v["source"], [StepVerdict.unverifiable()] * n_steps)
+        if 0 <= v["step"] < n_steps:
+            vs[v["step"]] = StepVerdict(
+                Status(v["status"]), v["label"], v["score"], v["evidence"] or "",
+                v["rollouts"] or 0,
+            )
+    return out
+
+
 def labeled_row(lc: LabeledChain, policy: str, config_hash: str) -> dict[str, Any]:
     chain, problem, vs = lc.chain, lc.problem, lc.verdicts
     mc = vs.get(Source.mc)
@@ -59,6 +75,7 @@ def labeled_row(lc: LabeledChain, policy: str, config_hash: str) -> dict[str, An
         "first_error_step": lc.first_error_step,
         **{column: _labels(vs.get(source)) for source, column in LABEL_COLUMNS.items()},
         "judge_scores": None if judge is None else [v.score for v in judge],
+        "mc_labels": _labels(mc),
         "mc_scores": None if mc is None else [v.score for v in mc],
         "mc_rollouts": None if mc is None else [v.rollouts for v in mc],
         "human_labels": human,

@@ -177,7 +177,7 @@ class LabeledChain:
     prompt: str
     verdicts: dict[str, list[StepVerdict]]  # source name -> one verdict per step
     labels: list[bool | None]
-    first_error_step: int  # -1 when no step is labeled wrong
+    first_error_step: int | None  # -1: every step labeled True; None: no error located
     final_answer: str = ""
     outcome_correct: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -212,13 +212,16 @@ LABELED_SCHEMA = pa.schema(
         pa.field("reference_answer", pa.string()),
         pa.field("final_answer", pa.string()),
         pa.field("outcome_correct", pa.bool_()),
-        pa.field("first_error_step", pa.int32(), nullable=False),
+        # -1: every step labeled True (ProcessBench's "all correct"); null: no step labeled
+        # False but some unlabeled.
+        pa.field("first_error_step", pa.int32()),
         # Per-source step verdicts, one entry per step (null where the source said nothing).
         pa.field("answer_labels", pa.list_(pa.bool_())),
         pa.field("calc_labels", pa.list_(pa.bool_())),
         pa.field("tests_labels", pa.list_(pa.bool_())),
         pa.field("judge_labels", pa.list_(pa.bool_())),
         pa.field("judge_scores", pa.list_(pa.float32())),
+        pa.field("mc_labels", pa.list_(pa.bool_())),  # MC hard labels (what `mc` decided)
         pa.field("mc_scores", pa.list_(pa.float32())),
         pa.field("mc_rollouts", pa.list_(pa.int32())),
         pa.field("human_labels", pa.list_(pa.bool_())),

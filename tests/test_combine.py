@@ -50,9 +50,16 @@ def test_verifier_first_exact_incorrect_wins_mc_elsewhere():
     assert c.first_error_step == 1 and c.exact_first_error == 1 and c.mc_first_error == 3
 
 
-def test_verifier_first_falls_back_to_a_right_outcome_where_mc_is_silent():
+def test_verifier_first_leaves_steps_without_evidence_unlabeled_in_a_right_chain():
     vs = {"mc": mc(None, None, True), "answer": outcome(3, True)}
-    assert combine(vs, 3, policy="verifier_first").labels == [True, True, True]
+    comb = combine(vs, 3, policy="verifier_first")
+    assert comb.labels == [None, None, True] and comb.first_error_step is None
+
+
+def test_outcome_fill_positive_is_the_math_shepherd_convention_by_name():
+    vs = {"mc": mc(None, None, True), "answer": outcome(3, True)}
+    comb = combine(vs, 3, policy="verifier_first", outcome_fill="positive")
+    assert comb.labels == [True, True, True] and comb.first_error_step == -1
     vs["answer"] = outcome(3, False)
     assert combine(vs, 3, policy="verifier_first").labels == [None, None, False]
 
@@ -90,7 +97,6 @@ def test_consensus_keeps_agreeing_chains():
 @pytest.mark.parametrize(
     "vs",
     [
-        {"mc": mc(True, True, True), "calc": [U, BAD, U]},  # MC found no error
         {"mc": mc(True, False, False), "calc": [OK, U, U]},  # calc found no error
         {"mc": mc(True, False, False), "answer": outcome(3, False)},  # outcome does not locate
         {"mc": mc(True, False, False), "answer": [U, U, BAD]},  # nor do failing unit tests
@@ -98,6 +104,12 @@ def test_consensus_keeps_agreeing_chains():
 )
 def test_consensus_keeps_chains_where_one_side_has_no_located_error(vs):
     assert combine(vs, 3, policy="consensus").keep
+
+
+def test_consensus_drops_no_error_against_a_located_error():
+    # MC says no error, calc finds one at step 1: the README calls this a disagreement.
+    c = combine({"mc": mc(True, True, True), "calc": [U, BAD, U]}, 3, policy="consensus")
+    assert not c.keep and "mc none" in c.reason and "calc 1" in c.reason
 
 
 def test_failing_tests_and_outcome_still_make_their_step_negative():

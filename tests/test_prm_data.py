@@ -26,6 +26,7 @@ def _row(**kw):
         "domain": "math",
         "completions": ["a", "b", "c"],
         "labels": [True, False, None],
+        "mc_labels": [True, False, None],
         "mc_scores": [0.9, 0.0, None],
         "mc_rollouts": [8, 2, None],
         "verdicts": [],
@@ -44,16 +45,33 @@ def test_filters_mask_or_drop():
     assert row_targets(_row(), PRMDataConfig(min_rollouts=4)) == [True, None, None]
     assert row_targets(_row(), PRMDataConfig(min_rollouts=9)) is None  # nothing left to learn
     assert row_targets(_row(domain="code"), PRMDataConfig(domains=["math"])) is None
-    disagree = [
-        {"source": "mc", "step": 1, "label": False},
-        {"source": "calc", "step": 0, "label": False},
-    ]
-    agree = [
-        {"source": "mc", "step": 1, "label": False},
-        {"source": "calc", "step": 1, "label": False},
-    ]
+    disagree = [_verdict("mc", 0, True), _verdict("mc", 1, False), _verdict("calc", 0, False)]
+    agree = [_verdict("mc", 0, True), _verdict("mc", 1, False), _verdict("calc", 1, False)]
+    # the final answer does not locate errors: it never makes a chain disagree
+    answer_only = [_verdict("mc", 0, True), _verdict("mc", 1, False), _verdict("answer", 2, False)]
+    no_error = [_verdict("mc", i, True) for i in range(3)] + [_verdict("calc", 1, False)]
     assert row_targets(_row(verdicts=disagree), PRMDataConfig(consensus_only=True)) is None
     assert row_targets(_row(verdicts=agree), PRMDataConfig(consensus_only=True)) is not None
+    assert row_targets(_row(verdicts=answer_only), PRMDataConfig(consensus_only=True)) is not None
+    assert row_targets(_row(verdicts=no_error), PRMDataConfig(consensus_only=True)) is None
+
+
+def _verdict(source, step, label, score=None):
+    status = "correct" if label else "incorrect"
+    return {"source": source, "step": step, "status": status, "label": label, "score": score,
+            "rollouts": 0, "evidence": ""}
+
+
+def test_mc_hard_is_the_mc_sources_label_not_a_score_threshold():
+    # confirm=2: one success in ten rollouts is a False label with score 0.1
+    row = _row(mc_labels=[True, False, None], mc_scores=[0.9, 0.1, None])
+    assert row_targets(row, PRMDataConfig(label_source="mc_hard")) == [True, False, None]
+    # binary search labels a step True by reach, with no rollouts and no score there
+    row = _row(mc_labels=[True, True, False], mc_scores=[None, 0.5, 0.0])
+    assert row_targets(row, PRMDataConfig(label_source="mc_hard")) == [True, True, False]
+    # shards from before the mc_labels column: the mc verdicts hold the labels
+    old = _row(mc_labels=None, verdicts=[_verdict("mc", 0, True), _verdict("mc", 1, False)])
+    assert row_targets(old, PRMDataConfig(label_source="mc_hard")) == [True, False, None]
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 
 from labeling.code_steps import CodeSplitMode
-from labeling.combine import CONSENSUS_SOURCES, Policy
+from labeling.combine import CONSENSUS_SOURCES, OutcomeFill, Policy
 from labeling.datasets import Adapter
 from labeling.estimators import EstimatorName
 from labeling.schema import AfterError, Domain, Neutral, Source
@@ -137,6 +137,11 @@ class LabelsConfig:
         Policy.verifier_first, "outcome | mc | verifier_first | consensus | judge."
     )
     after_error: AfterError = option(AfterError.negative, "Steps after the first error.")
+    outcome_fill: OutcomeFill = option(
+        OutcomeFill.none, "Unlabeled steps of a chain whose final answer is right: none (stay "
+        "unlabeled) | positive (Math-Shepherd's convention; it labels wrong steps of lucky "
+        "chains right, see docs/labels.md)."
+    )
     neutral: Neutral = option(
         Neutral.positive, "What a human's neutral rating (PRM800K's 0) becomes in human_labels: "
         "positive (PRM800K's convention) | negative | mask (null)."

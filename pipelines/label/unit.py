@@ -186,7 +186,8 @@ class UnitLabeler:
             kept = 0
             for c in chains:
                 vs = verdicts.get(c.chain_id, {})
-                comb = combine(vs, len(c.steps), policy, after, self.cfg.labels.consensus)
+                comb = combine(vs, len(c.steps), policy, after, self.cfg.labels.consensus,
+                               self.cfg.labels.outcome_fill)
                 if not comb.keep:
                     res.counts["chains_filtered"] += 1
                     res.quarantine.append(self._q(p, comb.reason, "filter", c.chain_id, c.text))

@@ -92,7 +92,8 @@ class PRMDataConfig:
         default=LabelSource.labels,
         metadata=_help(
             "Column the targets come from: labels (combined, hard), mc_scores (soft MC "
-            "fraction, soft cross-entropy), mc_hard (mc_scores > 0), human_labels, "
+            "success rate, soft cross-entropy), mc_hard (the mc source's hard labels, under "
+            "its threshold and confirm rule), human_labels, "
             "calc_labels, tests_labels, answer_labels (test_labels, outcome_labels: the "
             "same two columns under their format-1 names; either name reads either)."
         ),

@@ -15,7 +15,6 @@ What it does not do: every worker reads every shard (I/O is `world` times, memor
 from __future__ import annotations
 
 import hashlib
-import math
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,7 +23,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from labeling.combine import EXACT_SOURCES
+from labeling.combine import CONSENSUS_SOURCES, consensus_reason
+from labeling.rows import verdicts_from_structs
 from labeling.shards import MANIFEST
 from labeling.shards import shard_files as manifest_shards
 from pipelines.train.config import LABEL_SOURCES, PRMDataConfig
@@ -86,17 +86,22 @@ def is_validation(problem_id: str, seed: int, fraction: float) -> bool:
     return int(digest, 16) / 2**64 < fraction
 
 
-def _consensus(verdicts: list[dict] | None) -> bool:
-    """False when the exact sources and MC both name a first wrong step and disagree."""
-    exact, mc = math.inf, math.inf
-    for v in verdicts or ():
-        if v.get("label") is not False:
-            continue
-        if v["source"] in EXACT_SOURCES:
-            exact = min(exact, v["step"])
-        elif v["source"] == "mc":
-            mc = min(mc, v["step"])
-    return not (exact < math.inf and mc < math.inf and exact != mc)
+def _consensus(row: dict[str, Any]) -> bool:
+    """Whether the chain passes the `consensus` policy's agreement rule over every
+    consensus-capable source it carries (labeling.combine.consensus_reason): `answer` does
+    not locate errors, so it takes no part."""
+    vs = verdicts_from_structs(row.get("verdicts"), len(row["completions"]))
+    sources = [s for s in CONSENSUS_SOURCES if s in vs]
+    return not consensus_reason(vs, sources)
+
+
+def _mc_labels(row: dict[str, Any]) -> list[bool | None] | None:
+    """MC hard labels: the `mc_labels` column, or the `mc` verdicts of shards written before
+    it existed. These are exactly the `mc` source's labels (its threshold and `confirm`)."""
+    if row.get("mc_labels") is not None:
+        return row["mc_labels"]
+    vs = verdicts_from_structs(row.get("verdicts"), len(row["completions"])).get("mc")
+    return None if vs is None else [v.label for v in vs]
 
 
 def row_targets(row: dict[str, Any], cfg: PRMDataConfig) -> list[Any] | None:
@@ -109,11 +114,11 @@ def row_targets(row: dict[str, Any], cfg: PRMDataConfig) -> list[Any] | None:
         raise ValueError(f"data.label_source={source!r}; choose one of {', '.join(LABEL_SOURCES)}")
     if cfg.domains and row.get("domain") not in cfg.domains:
         return None
-    if cfg.consensus_only and not _consensus(row.get("verdicts")):
+    if cfg.consensus_only and not _consensus(row):
         return None
     steps = row["completions"]
-    column = "mc_scores" if source == "mc_hard" else source
-    values = row.get(column)
+    column = "mc_labels" if source == "mc_hard" else source
+    values = _mc_labels(row) if source == "mc_hard" else row.get(column)
     if values is None and column in ALIASES:
         values = row.get(ALIASES[column])
     if values is None:
@@ -123,10 +128,8 @@ def row_targets(row: dict[str, Any], cfg: PRMDataConfig) -> list[Any] | None:
             f"chain {row.get('chain_id')}: {column} has {len(values)} entries for "
             f"{len(steps)} steps; re-run prm-label or fix the shard writer"
         )
-    if source == "mc_hard":
-        targets: list[Any] = [None if s is None else s > 0 for s in values]
-    elif source in SOFT_SOURCES:
-        targets = [None if s is None else float(s) for s in values]
+    if source in SOFT_SOURCES:
+        targets: list[Any] = [None if s is None else float(s) for s in values]
     else:
         targets = list(values)
     if cfg.min_rollouts > 0:
@@ -141,10 +144,13 @@ def row_targets(row: dict[str, Any], cfg: PRMDataConfig) -> list[Any] | None:
 def _columns(cfg: PRMDataConfig, present: list[str]) -> list[str]:
     """Columns to read from a file whose columns are `present` (an alias if it has that)."""
     cols = {"prompt", "completions", "problem_id", "domain", "chain_id"}
-    column = "mc_scores" if source_name(cfg) == "mc_hard" else source_name(cfg)
+    column = "mc_labels" if source_name(cfg) == "mc_hard" else source_name(cfg)
     if column not in present and ALIASES.get(column) in present:
         column = ALIASES[column]
-    cols.add(column)
+    if column in present:
+        cols.add(column)
+    if column == "mc_labels" and column not in present:
+        cols.add("verdicts")  # shards from before the column: the mc verdicts hold them
     if cfg.min_rollouts > 0:
         cols.add("mc_rollouts")
     if cfg.consensus_only:
