@@ -21,6 +21,21 @@ Early stop. Rollouts of a probe are requested `chunk` at a time (default: all k 
 cheapest for the engine). With a smaller chunk a probe stops as soon as its label is decided
 (threshold 0: at its first success), and its score is the fraction over the rollouts made.
 
+Undecided rollouts. A rollout whose check decides nothing (a math-verify timeout, a crashed
+check, a sandbox that did not start) is recorded as None: it counts towards the cost and the
+budget (so a check that never decides cannot make a probe run forever), but it is neither a
+success nor a failure. A prefix whose rollouts were all undecided stays unlabeled
+(`unverifiable`), never `incorrect`.
+
+The score (`mc_scores`). The plain fraction successes/decided is biased when a probe stops
+early: stopping at the first success makes 1/1, 1/2, ... likelier than their share (true 0.5
+gives a mean of 0.607 with k=5, chunk=1). The score is instead the unbiased estimate of the
+success rate under the stopping rule that actually ran (Girshick, Mosteller and Savage,
+1946): among the orders of outcomes that the rule would have let reach the same final
+(decided, successes), the share whose first rollout succeeded. Without early stopping this is
+the plain fraction. It is exact when every rollout is decided; with undecided ones it treats
+the decided rollouts as the trials. The evidence keeps the raw count ("2/5 rollouts ...").
+
 Confirmation (`confirm=c`, default 1). With c > 1 a prefix is on track only after c successes,
 each success earning k more rollouts (off track when the budget runs out first). A wrong prefix
 that recovers by luck (a few percent per rollout is common) then rarely passes for on track,
@@ -35,6 +50,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
+from math import comb
 
 from labeling.schema import AfterError, Status, StepVerdict
 
@@ -49,7 +66,8 @@ class Probe:
 
 @dataclass(slots=True)
 class _Tally:
-    rollouts: int = 0
+    rollouts: int = 0  # made, decided or not (cost, budget)
+    decided: int = 0  # whose check said success or failure
     successes: int = 0
     tokens: int = 0
 
@@ -93,13 +111,15 @@ class Estimator:
 
     # --- recording ---------------------------------------------------------------------
 
-    def record(self, step: int, successes: list[bool], tokens: int = 0) -> None:
-        """Add the results of rollouts from prefix `step` (one bool per completion)."""
+    def record(self, step: int, successes: list[bool | None], tokens: int = 0) -> None:
+        """Add the results of rollouts from prefix `step`: one per completion, True (reached
+        the answer), False (did not) or None (the check decided nothing)."""
         if not 0 <= step < self.n_steps - 1:
             raise IndexError(f"step {step} cannot be rolled out (chain has {self.n_steps} steps)")
         t = self._tally[step]
         t.rollouts += len(successes)
-        t.successes += sum(bool(s) for s in successes)
+        t.decided += sum(s is not None for s in successes)
+        t.successes += sum(s is True for s in successes)
         t.tokens += tokens
 
     @property
@@ -144,21 +164,43 @@ class Estimator:
         if step == self.n_steps - 1:
             return self.outcome
         t = self._tally[step]
+        left = max(self.budget(step) - t.rollouts, 0)
+        return self._decide(t.decided, t.successes, left)
+
+    def _decide(self, decided: int, successes: int, left: int) -> bool | None:
+        """The label once `decided` rollouts gave `successes` and `left` may still be made:
+        True/False when no outcome of the rest can change it, else None. Undecided rollouts
+        are not trials: a rule on the decided ones alone."""
         if self.confirm > 1:
-            if t.successes >= self.confirm:
+            if successes >= self.confirm:
                 return True
-            return False if t.rollouts >= self.budget(step) else None
-        bar = self.threshold * self.k
-        if t.successes > bar:
-            return True  # stays above the bar even if every remaining rollout fails
-        if t.rollouts and t.successes + max(self.k - t.rollouts, 0) <= bar:
-            return False  # cannot pass the bar even if every remaining rollout succeeds
+            return False if not left and decided else None
+        if successes > self.threshold * self.k:
+            # above the bar whatever the rest: the rate over at most k trials stays > threshold
+            return True
+        if decided + left and (successes + left) <= self.threshold * (decided + left):
+            # cannot pass the bar even if every remaining rollout succeeds
+            return False if decided else None
         return None
+
+    def score(self, step: int) -> float | None:
+        """Unbiased estimate of prefix `step`'s success rate under the stopping rule that ran
+        (see the module docstring); None when no rollout from it was decided."""
+        t = self._tally[step]
+        if not t.decided:
+            return None
+        if t.successes in (0, t.decided):
+            return t.successes / t.decided  # every admissible order agrees
+        return _unbiased_rate(self, t.decided, t.successes)
 
     def budget(self, step: int) -> int:
         # With confirm=c every success earns k more rollouts, up to c*k: a lucky success from
         # a wrong prefix must be repeated before it counts.
         return self.k * min(self._tally[step].successes + 1, self.confirm)
+
+    def exhausted(self, step: int) -> bool:
+        """Undecided with no budget left: every rollout from `step` was undecided."""
+        return self.settled(step) is None and self._tally[step].rollouts >= self.budget(step)
 
     def _next(self, step: int) -> Probe:
         return Probe(step, min(self.chunk, self.budget(step) - self._tally[step].rollouts))
@@ -185,13 +227,15 @@ class Estimator:
             if error >= 0 and i > error and self.after_error != "keep":
                 label = False if self.after_error == "negative" else None
                 why = f"after the first error at step {error}"
-            score = t.successes / t.rollouts if t.rollouts else None
+            score = self.score(i) if i < self.n_steps - 1 else None
             if i == self.n_steps - 1 and self.outcome is not None:
                 score = 1.0 if self.outcome else 0.0
                 own = f"the chain's own answer is {'right' if self.outcome else 'wrong'}"
                 why = f"{why}; {own}" if why else own
             elif t.rollouts:
-                measured = f"{t.successes}/{t.rollouts} rollouts reached the answer"
+                measured = f"{t.successes}/{t.decided} rollouts reached the answer"
+                if t.rollouts > t.decided:
+                    measured += f" ({t.rollouts - t.decided} of {t.rollouts} undecided)"
                 why = f"{why}; {measured}" if why else measured
             elif label is True:
                 why = why or "a later prefix reached the answer"
@@ -214,7 +258,11 @@ class PerStep(Estimator):
         self.monotone = monotone
 
     def pending(self) -> list[Probe]:
-        return [self._next(i) for i in range(self.n_steps - 1) if self.settled(i) is None]
+        return [
+            self._next(i)
+            for i in range(self.n_steps - 1)
+            if self.settled(i) is None and not self.exhausted(i)
+        ]
 
     def labels(self) -> list[bool | None]:
         labels = [self.settled(i) for i in range(self.n_steps)]
@@ -233,15 +281,34 @@ class BinarySearch(Estimator):
     Invariant: every prefix <= lo is on track (lo = -1: only the question, assumed solvable),
     prefix hi is off track (hi = M: none known). The next probe is the midpoint of (lo, hi);
     an on-track probe moves lo up, an off-track one moves hi down, until hi = lo + 1 and hi
-    is the first error. A chain whose own answer is right needs no rollouts (lo = M-1).
-    Steps strictly between lo and hi are never labeled: there is no evidence for them.
+    is the first error. Steps strictly between lo and hi are never labeled: there is no
+    evidence for them, and neither are the steps beyond a midpoint whose rollouts were all
+    undecided (the search stops there).
+
+    A chain whose own answer is right: OmegaPRM stops (lo = M-1, every step on track by reach,
+    no rollouts), which labels the wrong steps of a lucky chain right. With `probe_right`
+    (the default) the chain's own success is not counted: its steps are searched like any
+    other chain's (about k*log2(M) rollouts), so a step from which fresh rollouts fail is
+    found even when the chain recovered.
+
+    The search assumes success falls with the step (monotone). Where it does not (counts 0,
+    5, 0, 0 over four steps), what it reports depends on the midpoints it probed: a step
+    that cannot reach the answer is only found if it lies on the search path; `per_step`
+    measures every step instead.
     """
 
     name = "binary_search"
 
+    def __init__(self, n_steps: int, *, probe_right: bool = True, **kw: object) -> None:
+        super().__init__(n_steps, **kw)  # type: ignore[arg-type]
+        self.probe_right = probe_right
+
     def bounds(self) -> tuple[int, int]:
         """(lo, hi) from the recorded rollouts and the chain outcome."""
-        lo = max((i for i in range(self.n_steps) if self.settled(i) is True), default=-1)
+        last = self.n_steps - 1
+        if self.outcome is True and not self.probe_right:
+            return last, self.n_steps
+        lo = max((i for i in range(last) if self.settled(i) is True), default=-1)
         hi = min(
             (i for i in range(lo + 1, self.n_steps) if self.settled(i) is False),
             default=self.n_steps,
@@ -253,28 +320,35 @@ class BinarySearch(Estimator):
         upper = min(hi, self.n_steps - 1)  # the last prefix is never rolled out
         if upper - lo <= 1:
             return []
-        return [self._next((lo + upper) // 2)]
+        mid = (lo + upper) // 2
+        return [] if self.exhausted(mid) else [self._next(mid)]
 
     def ahead(self) -> list[int]:
         """The midpoints the search probes next: of (lo, m) if the midpoint m turns out off
         track, of (m, upper) if on track."""
         lo, hi = self.bounds()
         upper = min(hi, self.n_steps - 1)
-        if upper - lo <= 1:
+        if upper - lo <= 1 or self.exhausted((lo + upper) // 2):
             return []
         m = (lo + upper) // 2
         return [(a + b) // 2 for a, b in ((lo, m), (m, upper)) if b - a > 1]
 
     def may_probe(self, step: int) -> bool:
         lo, hi = self.bounds()
-        return lo < step < min(hi, self.n_steps - 1) and self.settled(step) is None
+        return (lo < step < min(hi, self.n_steps - 1) and self.settled(step) is None
+                and not self.exhausted(step))
 
     def labels(self) -> list[bool | None]:
         lo, hi = self.bounds()
         # After hi only failures can have been measured (a success there would have moved lo
         # past hi); they are reported as measured, and `after_error` decides what they become.
+        # The last step is the chain's own outcome whatever the search found.
+        last = self.n_steps - 1
         return [
-            True if i <= lo else False if i == hi else self.settled(i) if i > hi else None
+            True if i <= lo
+            else False if i == hi
+            else self.settled(i) if i > hi or i == last
+            else None
             for i in range(self.n_steps)
         ]
 
@@ -316,3 +390,50 @@ def make_estimator(
         confirm=confirm,
         **options,  # type: ignore[arg-type]
     )
+
+
+def _unbiased_rate(est: Estimator, decided: int, successes: int) -> float:
+    """Share of the outcome orders admissible under `est`'s stopping rule that reach
+    (decided, successes) and start with a success: the unbiased rate estimate."""
+    key = (est.k, est.chunk, est.confirm, est.threshold)
+    return _path_share(key, decided, successes)
+
+
+@lru_cache(maxsize=4096)
+def _path_share(key: tuple[int, int, int, float], decided: int, successes: int) -> float:
+    k, chunk, confirm, threshold = key
+    rule = Estimator(2, k=k, chunk=chunk, confirm=confirm, threshold=threshold)
+
+    def budget(s: int) -> int:
+        return k * min(s + 1, confirm)
+
+    # States (n, s) after each request; counts of paths reaching them without stopping
+    # earlier, all paths and those whose first trial succeeded. A request asks for
+    # min(chunk, budget - n) rollouts; the rule is checked after each request.
+    frontier = {(0, 0): (1, 0)}
+    total = first = 0
+    while frontier:
+        nxt: dict[tuple[int, int], tuple[int, int]] = {}
+        for (n, s), (paths, firsts) in frontier.items():
+            m = min(chunk, budget(s) - n)
+            for j in range(m + 1):
+                all_paths = paths * comb(m, j)
+                # paths whose very first trial is a success: within the first request, the
+                # first trial is fixed to a success and the rest is free
+                if n == 0:
+                    with_first = comb(m - 1, j - 1) if j else 0
+                else:
+                    with_first = firsts * comb(m, j)
+                state = (n + m, s + j)
+                stopped = rule._decide(n + m, s + j, max(budget(s + j) - n - m, 0)) is not None
+                if stopped or n + m >= budget(s + j):
+                    if state == (decided, successes):
+                        total += all_paths
+                        first += with_first
+                    continue
+                a, b = nxt.get(state, (0, 0))
+                nxt[state] = (a + all_paths, b + with_first)
+        frontier = nxt
+    if not total:  # not a state the rule stops in (undecided rollouts changed the path)
+        return successes / decided
+    return first / total

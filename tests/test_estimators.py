@@ -74,11 +74,24 @@ def test_last_step_is_never_rolled_out():
     assert all(p.step < 3 for p in PerStep(4, outcome=False).pending())
 
 
-def test_binary_search_right_answer_chain_is_free():
-    est = make_estimator("binary_search", 10, k=8, outcome=True)
+def test_binary_search_right_answer_chain_is_free_only_when_asked():
+    est = make_estimator("binary_search", 10, k=8, outcome=True, probe_right=False)
     assert est.done and est.rollouts == 0
     assert [v.label for v in est.verdicts()] == [True] * 10
     assert est.first_error() == -1
+
+
+def test_binary_search_probes_a_right_answer_chain_and_finds_its_wrong_step():
+    # The chain reached the right answer, but fresh rollouts from step 4 on never do.
+    est = drive(BinarySearch(10, k=4, outcome=True), truth_oracle(4))
+    assert est.rollouts > 0 and est.first_error() == 4
+    labels = [v.label for v in est.verdicts()]
+    assert labels[:4] == [True] * 4 and labels[4] is False
+
+
+def test_binary_search_right_answer_chain_on_track_everywhere_costs_log_probes():
+    est = drive(BinarySearch(10, k=4, outcome=True), truth_oracle(99))
+    assert est.first_error() == -1 and 0 < est.rollouts <= 4 * math.ceil(math.log2(10))
 
 
 @pytest.mark.parametrize("length", [2, 3, 5, 8, 13, 32])
@@ -140,7 +153,10 @@ def test_early_stop_settles_a_probe_at_its_first_success():
     est.record(3, [True])
     assert est.settled(3) is True and est.pending()[0].step == 5
     v = est.verdicts()[3]
-    assert (v.score, v.rollouts, v.label) == (0.5, 2, True)
+    # Stopping at the first success, the only unbiased rate estimate is the first rollout's
+    # own result (here a failure), not the 1/2 that overstates such probes on average.
+    assert (v.score, v.rollouts, v.label) == (0.0, 2, True)
+    assert "1/2 rollouts reached the answer" in v.evidence
 
 
 def test_pending_is_idempotent():
@@ -233,3 +249,59 @@ def test_unfinished_search_labels_only_what_it_knows():
     labels = [v.label for v in est.verdicts()]
     assert labels == [None] * 4 + [False] + [None] * 4
     assert est.first_error() is None and not est.done
+
+
+def _expected_score(p, k, chunk, confirm, threshold=0.0):
+    """Exact mean of the step-0 score over every sequence of rollout outcomes."""
+    import itertools
+
+    total = 0.0
+    for seq in itertools.product([True, False], repeat=k * confirm):
+        weight = math.prod(p if x else 1 - p for x in seq)
+        est = PerStep(2, k=k, chunk=chunk, confirm=confirm, threshold=threshold, outcome=False)
+        used = 0
+        while est.pending():
+            n = est.pending()[0].n
+            est.record(0, list(seq[used : used + n]))
+            used += n
+        total += weight * est.score(0)
+    return total
+
+
+@pytest.mark.parametrize(
+    "k, chunk, confirm, threshold",
+    [(5, 1, 2, 0.0), (5, 1, 1, 0.0), (4, 2, 2, 0.0), (5, 1, 1, 0.4), (6, 5, 1, 0.0)],
+)
+@pytest.mark.parametrize("p", [0.2, 0.5, 0.9])
+def test_mc_score_is_unbiased_under_early_stopping(k, chunk, confirm, threshold, p):
+    # The plain fraction gives 0.606 for p=0.5 with the defaults (k=5, chunk=1, confirm=2).
+    assert _expected_score(p, k, chunk, confirm, threshold) == pytest.approx(p, abs=1e-9)
+
+
+def test_mc_score_without_early_stopping_is_the_plain_fraction():
+    est = PerStep(3, k=5, outcome=False)
+    est.record(0, [True, False, True, False, False])
+    assert est.score(0) == pytest.approx(0.4)
+
+
+def test_undecided_rollouts_cost_budget_but_decide_nothing():
+    est = PerStep(3, k=3, chunk=1, outcome=False)
+    for _ in range(3):
+        est.record(0, [None])
+    assert est.exhausted(0) and est.settled(0) is None and est.score(0) is None
+    assert all(p.step != 0 for p in est.pending())  # no endless probe of step 0
+    v = est.verdicts()[0]
+    assert v.status == Status.UNVERIFIABLE and v.label is None and v.rollouts == 3
+    # one decided failure among undecided ones is a measured failure (threshold 0)
+    est = PerStep(3, k=3, chunk=1, outcome=False)
+    est.record(0, [None, False, None])
+    assert est.settled(0) is False and est.score(0) == 0.0
+
+
+def test_binary_search_stops_at_a_midpoint_nobody_could_check():
+    est = BinarySearch(9, k=2, chunk=1, outcome=False)
+    mid = est.pending()[0].step
+    est.record(mid, [None])
+    est.record(mid, [None])
+    assert est.done and est.first_error() is None
+    assert [v.label for v in est.verdicts()] == [None] * 8 + [False]

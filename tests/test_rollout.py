@@ -161,13 +161,18 @@ def test_a_completer_that_drops_completions_is_an_error():
         MonteCarloVerifier(ShortCompleter(), k=2).verify([math_item(0, 4, 1)])
 
 
-def test_undecided_checks_count_as_failures():
+@pytest.mark.parametrize("estimator", ["binary_search", "per_step"])
+def test_undecided_checks_are_neither_success_nor_failure(estimator):
     def check(problem, steps, completion):
         return None if completion else False  # chain outcome: wrong; every rollout: undecided
 
-    mc = MonteCarloVerifier(FakeCompleter(lambda r: 1.0), check, k=2)
+    mc = MonteCarloVerifier(FakeCompleter(lambda r: 1.0), check, k=2, estimator=estimator)
     (verdicts,) = mc.verify([math_item(0, 4, 1)])
-    assert labels(verdicts) == [False] * 4
+    # Only the last step is known (the chain's own wrong answer); no step is called wrong
+    # on the strength of rollouts nobody could check.
+    assert labels(verdicts) == [None, None, None, False]
+    assert all(v.status == Status.UNVERIFIABLE for v in verdicts[:3])
+    assert all(v.score is None and "undecided" in v.evidence for v in verdicts if v.rollouts)
     assert mc.last_stats.undecided_checks == mc.last_stats.checks > 0
 
 
@@ -246,7 +251,7 @@ def test_a_check_that_raises_on_a_completion_is_undecided_not_fatal():
 
     mc = MonteCarloVerifier(FakeCompleter(lambda r: 1.0), check, k=2)
     (verdicts,) = mc.verify([math_item(0, 4, 1)])
-    assert labels(verdicts) == [False] * 4
+    assert labels(verdicts) == [None, None, None, False]
     assert mc.last_stats.check_errors == mc.last_stats.checks > 0
 
 

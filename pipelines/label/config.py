@@ -111,6 +111,11 @@ class MCSourceConfig:
     max_tokens: int = option(256, "Completion cap of one rollout.")
     temperature: float = option(0.8, "Rollout sampling temperature.")
     max_rounds: int = option(64, "Safety cap on search rounds.")
+    probe_right: bool = option(
+        True, "binary_search: search the steps of chains whose answer is right too (about "
+        "k*log2(steps) rollouts each); false = OmegaPRM's skip, which labels every step of "
+        "such a chain right without a rollout."
+    )
 
 
 @dataclass

@@ -70,6 +70,9 @@ def build_sources(
             temperature=m.temperature,
             max_rounds=m.max_rounds,
             after_error=labels.after_error,
+            estimator_options=(
+                {"probe_right": m.probe_right} if m.estimator == "binary_search" else None
+            ),
             tests_cfg=asdict(labels.tests) if labels.tests is not None else None,
             seed=cfg.sampler.seed,
             # Rollouts see the problem exactly as the sampler showed it.

@@ -212,8 +212,9 @@ class Schedule:
                 at = est.rollouts_at(step)
                 if at in buf and any(p.step == step for p in est.pending()):
                     got = buf.pop(at)
-                    successes = [self.cache[(idx, step, c.text)] is True for c in got]
-                    est.record(step, successes, sum(c.tokens for c in got))
+                    # None (the check decided nothing) stays None: neither success nor failure
+                    results = [self.cache[(idx, step, c.text)] for c in got]
+                    est.record(step, results, sum(c.tokens for c in got))
                     progress = True
         if est.done:
             self.open.discard(idx)
