@@ -83,6 +83,9 @@ class AfterError(enum.StrEnum):
     keep = "keep"  # whatever the source or policy said
 
 
+_STATUS_LABEL = {True: Status.CORRECT, False: Status.INCORRECT}
+
+
 @dataclass(frozen=True, slots=True)
 class StepVerdict:
     """One source's judgement of one step.
@@ -98,6 +101,15 @@ class StepVerdict:
     evidence: str = ""
     rollouts: int = 0  # completions behind `score` (MC sources only)
     tokens: int = 0  # tokens generated to reach this verdict (MC sources only)
+
+    def __post_init__(self) -> None:
+        # A label and its status never contradict each other: True only as `correct`, False
+        # only as `incorrect`; timeouts, errors and unverifiable steps carry no label.
+        expected = _STATUS_LABEL.get(self.label)
+        if expected is not None and self.status != expected:
+            raise ValueError(f"a {self.status.value!r} verdict cannot carry label {self.label}")
+        if self.label is None and self.status in (Status.CORRECT, Status.INCORRECT):
+            raise ValueError(f"a {self.status.value!r} verdict needs a label")
 
     @staticmethod
     def unverifiable(evidence: str = "") -> StepVerdict:

@@ -84,10 +84,15 @@ def test_outcome_mode_feeds_combine():
 
 
 @needs_bwrap
-def test_timeout_is_a_timeout_verdict():
+def test_timeout_is_a_timeout_verdict_that_decides_nothing():
     text = "```python\ndef add(a, b):\n    while True:\n        pass\n```"
-    verdict = CodeTestVerifier(FAST).verify_chain(ADD, chain(text))[-1]
-    assert verdict.status == Status.TIMEOUT and verdict.label is False
+    c = chain(text)
+    verdicts = CodeTestVerifier(FAST, name="answer", syntax=False).verify_chain(ADD, c)
+    assert verdicts[-1].status == Status.TIMEOUT and verdicts[-1].label is None
+    # the labels, the first error and the outcome agree: nothing is known
+    for policy in ("verifier_first", "outcome"):
+        result = combine({"answer": verdicts}, len(c.steps), policy)
+        assert all(x is None for x in result.labels) and result.first_error_step is None
 
 
 @needs_bwrap

@@ -189,8 +189,9 @@ def test_math_outcome_judges_the_completion_not_the_prefix():
 
 
 class FakeResult:
-    def __init__(self, passed, error="", started=True):
+    def __init__(self, passed, error="", started=True, timed_out=False):
         self.passed, self.error, self.started = passed, error, started
+        self.timed_out, self.memory_exceeded = timed_out, False
 
 
 def test_code_outcome_runs_the_program_with_the_options_it_accepts():
@@ -210,6 +211,9 @@ def test_code_outcome_runs_the_program_with_the_options_it_accepts():
     assert check(problem, "I give up.", "") is False  # no code at all: not a pass
     not_started = CodeOutcome(lambda p, c: FakeResult(False, "bwrap: uid map", started=False))
     assert not_started(problem, prefix, "    return 1\n```") is None
+    # an endless loop and an overloaded machine look the same: a timeout decides nothing
+    timed_out = CodeOutcome(lambda p, c: FakeResult(False, "timed out", timed_out=True))
+    assert timed_out(problem, prefix, "    return 1\n```") is None
     with pytest.raises(ValueError, match="tests"):
         check(Problem("p", "code", "t", "q"), prefix, "x")
 

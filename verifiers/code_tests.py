@@ -12,7 +12,9 @@ Two verifiers, because `labeling/combine.py` treats a source named `syntax` as e
 
 A chain without code fails its tests (bad model output is a verdict); a problem without tests
 raises ValueError (bad reference data). Timeouts and memory blow-ups are `timeout` verdicts
-with label False: the program did not pass within its budget.
+without a label: seen from outside, an endless loop and a machine too loaded to finish a right
+program in time look the same, so the run decides nothing (the step stays unlabeled and the
+chain's outcome unknown) rather than risk a wrong `incorrect`.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ def outcome_verdict(result: ExecutionResult | None) -> StepVerdict:
         return StepVerdict(Status.ERROR, None, None, result.error)
     evidence = f"{summary}; {result.error}"[:300]
     if result.timed_out or result.memory_exceeded:
-        return StepVerdict(Status.TIMEOUT, False, score, evidence)
+        return StepVerdict(Status.TIMEOUT, None, score, evidence)
     return StepVerdict(Status.INCORRECT, False, score, evidence)
 
 

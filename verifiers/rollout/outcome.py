@@ -58,7 +58,7 @@ class CodeOutcome:
     never load the sandbox; `options` (e.g. the `labels.tests` config) then fill the
     `SandboxConfig` fields of the same name. A custom `run_tests` gets the options its
     signature accepts. As for the `tests` source, a run that timed out or ran out of memory
-    did not pass (False); a sandbox that did not start decides nothing (None).
+    decides nothing (None), nor does a sandbox that did not start.
     """
 
     def __init__(
@@ -93,7 +93,9 @@ class CodeOutcome:
         if not code.strip():
             return False
         result = self._runner()(problem, code)
-        if not result.started:
+        if not result.started or (
+            not result.passed and (result.timed_out or result.memory_exceeded)
+        ):
             return None
         return bool(result.passed)
 
