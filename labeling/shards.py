@@ -11,6 +11,11 @@ Every file is written to a temporary name in the same directory, flushed, fsynce
 renamed, so a reader (or a resumed run) never sees a half-written file under a final name.
 A unit counts as done only when its record exists *and* the shard's size and SHA-256 match
 the record: a truncated or corrupted shard is detected and the unit is redone.
+
+A row that Parquet cannot encode (a lone surrogate: see `labeling.text`) never stops a unit:
+quarantine rows are written with such characters escaped, and a labeled row that still holds
+one (the unit labeler sets them aside first, so this is a last line of defence) is moved to
+the quarantine with the reason, the unit's `rows` and `chains` counts lowered to match.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from labeling.schema import LABELED_SCHEMA, LEGACY_COLUMNS, LEGACY_SOURCES, QUARANTINE_SCHEMA
+from labeling.text import escape, escape_row, unwritable_field
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 2  # 2: one name per source (answer_labels, tests_labels, judge_*)
@@ -122,6 +128,35 @@ class UnitRecord:
     reused_from: str = ""  # previous dataset version this unit was copied from
 
 
+def set_aside_unwritable(
+    rows: list[dict[str, Any]],
+    quarantined: list[dict[str, Any]],
+    counts: Mapping[str, int],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, int]]:
+    """The rows that can be written; the others become quarantine rows (stage `write`), and
+    every quarantine row is escaped so that it can be written (see the module docstring)."""
+    counts = dict(counts)
+    keep, moved = [], []
+    for row in rows:
+        why = unwritable_field(row)
+        if not why:
+            keep.append(row)
+            continue
+        moved.append({
+            "source_dataset": row.get("source_dataset"), "record_index": -1,
+            "problem_id": row.get("problem_id"), "chain_id": row.get("chain_id"),
+            "stage": "write", "reason": f"the labeled row cannot be written: {why}",
+            "raw": escape(str(row.get("prompt") or ""))[:2000],
+            "config_hash": row.get("config_hash"),
+        })
+    if moved:
+        for name in ("rows", "chains"):
+            if name in counts:
+                counts[name] -= len(moved)
+        counts["chains_quarantined"] = counts.get("chains_quarantined", 0) + len(moved)
+    return keep, [escape_row(q) for q in quarantined + moved], counts
+
+
 class DatasetDir:
     """Reads and writes one output directory in the layout above."""
 
@@ -152,8 +187,17 @@ class DatasetDir:
         between leaves the unit unfinished, never half-listed)."""
         self.record_path(unit).unlink(missing_ok=True)
         rows = sorted(rows, key=lambda r: (r["problem_id"], r["chain_index"]))
-        shard = self._write(self.shard_path(unit), rows, LABELED_SCHEMA, row_group_size)
-        quar = self._write(self.quarantine_path(unit), quarantined, QUARANTINE_SCHEMA, 20_000)
+        try:
+            table = rows_to_table(rows, LABELED_SCHEMA) if rows else None
+            quarantined = [escape_row(q) for q in quarantined]
+        except UnicodeEncodeError:  # scan only when the fast path fails
+            rows, quarantined, counts = set_aside_unwritable(rows, quarantined, counts)
+            table = rows_to_table(rows, LABELED_SCHEMA) if rows else None
+        shard = self._write(self.shard_path(unit), table, row_group_size)
+        quar = self._write(
+            self.quarantine_path(unit), rows_to_table(quarantined, QUARANTINE_SCHEMA)
+            if quarantined else None, 20_000,
+        )
         record = UnitRecord(
             unit=unit,
             key=key,
@@ -176,13 +220,11 @@ class DatasetDir:
         data = json.dumps(asdict(record), sort_keys=True, indent=1).encode()
         atomic_write_bytes(self.record_path(record.unit), data)
 
-    def _write(
-        self, path: Path, rows: list[dict[str, Any]], schema: pa.Schema, rg: int
-    ) -> tuple[str, int, str]:
-        if not rows:
+    def _write(self, path: Path, table: pa.Table | None, rg: int) -> tuple[str, int, str]:
+        if table is None:
             path.unlink(missing_ok=True)
             return "", 0, ""
-        atomic_write_table(path, rows_to_table(rows, schema), rg)
+        atomic_write_table(path, table, rg)
         return str(path.relative_to(self.root)), path.stat().st_size, sha256_file(path)
 
     def read_record(self, unit: int) -> UnitRecord | None:

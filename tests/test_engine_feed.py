@@ -63,3 +63,13 @@ def test_a_failed_build_fails_the_constructor_with_its_own_error() -> None:
 
     with pytest.raises(OSError, match="no such model"):
         EngineFeed(build)
+
+
+def test_model_text_with_a_lone_surrogate_comes_back_writable() -> None:
+    # Model output is untrusted: a lone surrogate is replaced (U+FFFD), NULs and control
+    # characters are kept; the text must encode as UTF-8 for the shard writer.
+    feed = EngineFeed(lambda: (FakeEngine(), 8))
+    params = SimpleNamespace(n=1, max_tokens=4)
+    (res,) = feed.submit([("x\ud800\x00\x07y", params)], "sample", {"texts": []}).result(5)
+    assert res["texts"] == ["X\ufffd\x00\x07Y"]
+    res["texts"][0].encode("utf-8")

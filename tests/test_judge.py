@@ -11,7 +11,7 @@ from labeling.judge_protocol import (
     build_prompt,
     judge_verdicts,
     parse_answer,
-    vote,
+    plurality,
 )
 from labeling.schema import Chain, Problem, Status
 from pipelines.engine.critic import EngineCritic
@@ -79,13 +79,13 @@ def answers(*firsts, tokens=10):
                          tokens) for f in firsts]
 
 
-def test_vote_majority_and_ties_go_to_the_earliest_step():
-    assert vote(answers(1, 1, 2)) == 1
-    assert vote(answers(2, -1, -1)) == -1
-    assert vote(answers(2, 1)) == 1
-    assert vote(answers(-1, 2)) == 2  # -1 counts as after every step
-    assert vote(answers(None, 2, None)) == 2  # unparsable votes do not count
-    assert vote(answers(None, None)) is None
+def test_plurality_and_ties_go_to_the_earliest_step():
+    assert plurality(answers(1, 1, 2)) == 1
+    assert plurality(answers(2, -1, -1)) == -1
+    assert plurality(answers(2, 1)) == 1
+    assert plurality(answers(-1, 2)) == 2  # -1 counts as after every step
+    assert plurality(answers(None, 2, None)) == 2  # the most-named parsed index
+    assert plurality(answers(None, None)) is None
 
 
 def test_verdicts_at_the_voted_first_error():
@@ -95,7 +95,9 @@ def test_verdicts_at_the_voted_first_error():
     assert [v.label for v in vs] == [True, False, None, None]
     # share of votes placing the first error after the step
     assert [v.score for v in vs] == pytest.approx([1.0, 1 / 3, 0.0, 0.0])
-    assert vs[1].evidence.startswith("2/3 votes name step 1: because 1")
+    assert vs[1].evidence.startswith(
+        "2 of 3 votes put the first error at or before step 1 (2 name it): because 1"
+    )
     assert [v.tokens for v in vs] == [30, 0, 0, 0]  # counted once, on step 0
 
 
@@ -103,12 +105,14 @@ def test_verdicts_when_every_step_is_right():
     vs = judge_verdicts(answers(-1, -1, 0), 3)
     assert [v.label for v in vs] == [True, True, True]
     assert [v.score for v in vs] == pytest.approx([2 / 3, 2 / 3, 2 / 3])
-    assert "2/3 votes: no wrong step" in vs[-1].evidence
+    assert "2 of 3 votes: no wrong step" in vs[-1].evidence
 
 
 def test_unparsable_votes_are_noted_and_all_unparsable_is_an_error_verdict():
+    # One vote of three names step 0: not a majority of all votes, so nothing is labeled.
     vs = judge_verdicts(answers(None, 0, None), 2)
-    assert vs[0].status == Status.INCORRECT and "(2 of 3 votes unparsable)" in vs[0].evidence
+    assert [v.label for v in vs] == [None, None]
+    assert vs[0].status == Status.UNVERIFIABLE and "1 of 3 votes parsed" in vs[0].evidence
     assert vs[0].score == 0.0
     err = judge_verdicts([CriticAnswer("I refuse." * 100, None, "no \\boxed{} answer", 7)], 2)
     assert [v.status for v in err] == [Status.ERROR, Status.ERROR]

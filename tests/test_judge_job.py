@@ -61,13 +61,15 @@ def test_wrong_judge_settings_fail_at_start(overrides, message):
 
 def test_shards_carry_judge_columns_and_the_consensus_share(tmp_path):
     """Simulated engine: its text answers the critic with a random \\boxed{n}, so some votes
-    parse and most do not; both paths must reach the shards and the quarantine."""
+    parse and most do not; both paths must reach the shards and the quarantine. One vote per
+    chain: with more, a majority of all votes (abstentions counted) rarely parses here."""
     out = tmp_path / "run"
-    m = run(compose([*JUDGE, "dataset.limit=6", "sampler.n=3", *BASE, f"output.dir={out}"]))
+    m = run(compose([*JUDGE, "labels.judge.votes=1", "dataset.limit=12", "sampler.n=3", *BASE,
+                     f"output.dir={out}"]))
     f = m["filter"]
     assert f["policy"] == "consensus" and f["consensus"] == ["mc", "judge"]
-    assert f["chains_kept"] + f["chains_dropped"] == m["counts"]["chains_sampled"] == 18
-    assert f["kept_share"] == pytest.approx(f["chains_kept"] / 18, abs=1e-4)
+    assert f["chains_kept"] + f["chains_dropped"] == m["counts"]["chains_sampled"] == 36
+    assert f["kept_share"] == pytest.approx(f["chains_kept"] / 36, abs=1e-4)
     assert json.loads((out / "manifest.json").read_text())["filter"] == f
     rows = [r for s in m["shards"] for r in pq.read_table(out / s["path"]).to_pylist()]
     assert len(rows) == f["chains_kept"] > 0

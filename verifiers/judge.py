@@ -3,7 +3,10 @@
 `JudgeVerifier.verify(items)` sends one critic request per chain (the problem and the tagged
 steps, `labeling.judge_protocol.build_prompt`), each asking for `votes` samples, in ONE call
 of the `Critic` (the engine batches them over its actors); every sample is parsed
-defensively and the votes become per-step verdicts (`judge_protocol.judge_verdicts`).
+defensively (the answer is read only from the protocol's place, never from the solution text
+the critic quotes) and the votes become per-step verdicts under the vote rule `vote`
+(`judge_protocol.JudgeVote`: majority of all votes by default, unparsable votes counted as
+abstentions; `judge_protocol` documents each rule).
 
 The `Critic` is the only thing that touches a model: `pipelines/engine/critic.py` implements
 it with the engine pool (its own pool when the judge's model differs from the sampler's),
@@ -19,7 +22,13 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from labeling.ids import derive_seed
-from labeling.judge_protocol import CriticAnswer, build_prompt, judge_verdicts, parse_answer
+from labeling.judge_protocol import (
+    CriticAnswer,
+    JudgeVote,
+    build_prompt,
+    judge_verdicts,
+    parse_answer,
+)
 from labeling.schema import Chain, Problem, Status, StepVerdict
 
 
@@ -63,9 +72,13 @@ class JudgeVerifier:
         temperature: float = 0.7,
         seed: int = 0,
         max_evidence: int = 400,
+        vote: JudgeVote | str = JudgeVote.majority,
     ) -> None:
         if votes < 1:
             raise ValueError(f"judge votes must be >= 1, got {votes}")
+        if vote not in set(JudgeVote):
+            raise ValueError(f"judge vote {vote!r} is not one of {', '.join(JudgeVote)}")
+        self.vote = JudgeVote(vote)
         self.critic = critic
         self.votes = votes
         self.max_tokens = max_tokens
@@ -96,20 +109,21 @@ class JudgeVerifier:
             raise RuntimeError(f"critic returned {len(results)} results for {len(todo)} requests")
         for (i, (_, chain)), samples in zip(todo, results, strict=True):
             n = len(chain.steps)
-            answers = [_parse(s, n) for s in samples]
+            answers = [_parse(s, chain.steps) for s in samples]
             if not answers:
                 out[i] = [StepVerdict(Status.ERROR, None, None, "the critic returned nothing")] * n
                 continue
-            out[i] = judge_verdicts(answers, n, self.max_evidence)
+            out[i] = judge_verdicts(answers, n, self.max_evidence, self.vote)
         return out
 
 
-def _parse(sample: Critique, n_steps: int) -> CriticAnswer:
+def _parse(sample: Critique, steps: Sequence[str]) -> CriticAnswer:
     """A vote, with the engine's reason when it never produced an answer."""
+    n_steps = len(steps)
     if sample.finish == "prompt_too_long":
         return CriticAnswer(sample.text, None, "the critic prompt does not fit the judge's "
                             "model.max_model_len", sample.tokens)
-    answer = parse_answer(sample.text, n_steps, sample.tokens)
+    answer = parse_answer(sample.text, n_steps, sample.tokens, steps)
     if answer.first_error is None and sample.finish == "length":
         return CriticAnswer(answer.text, None, f"{answer.problem}; cut at max_tokens",
                             answer.tokens)

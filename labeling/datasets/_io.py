@@ -3,6 +3,11 @@
 Input files are untrusted: a line may not decode, may not be JSON, may not be an object.
 Readers never raise on a bad record; they yield it with a reason so the adapter can quarantine
 it. They do raise, with one clear sentence, when the file itself cannot be opened.
+
+A record's `raw` (kept for the quarantine) is always writable: a lone surrogate that a JSON
+`\\udXXX` escape put in it is written back as that escape (`labeling.text`). Whether its
+*fields* can be written is decided where they are read (`need_str`) and, for every text of
+the finished Problem, in `common.convert`.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from labeling.text import check, escape
+
 RAW_LIMIT = 2000  # characters of a bad record kept in the quarantine
 
 
@@ -22,6 +29,10 @@ class Record:
     data: dict[str, Any] | None  # None when the record is unusable
     raw: str
     error: str = ""
+
+    def __post_init__(self) -> None:
+        # The quarantine writes `raw` to Parquet: it must encode, whatever the record held.
+        object.__setattr__(self, "raw", escape(self.raw))
 
 
 def open_path(path: str | Path) -> Path:
@@ -105,7 +116,7 @@ def need_str(data: dict[str, Any], key: str, allow_empty: bool = False) -> str:
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise ValueError(f"field {key!r} should be text, got {type(value).__name__}")
-    text = str(value)
+    text = check(str(value), key)
     if not allow_empty and not text.strip():
         raise ValueError(f"field {key!r} is empty")
     return text

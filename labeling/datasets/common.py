@@ -1,4 +1,10 @@
-"""Small constructors the adapters share."""
+"""Small constructors the adapters share, and the record loop every file-based adapter runs.
+
+`convert` is where an input record's texts are checked (the Unicode policy is in
+`labeling.text`): a Problem holding a text that cannot be written as UTF-8 (a lone surrogate
+from a JSON `\\udXXX` escape) becomes a quarantine row naming the field, whichever field it
+is and whichever adapter read it, so that no such text reaches the shard writer.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +14,25 @@ from typing import Any
 from labeling.datasets._io import Record, iter_records
 from labeling.ids import problem_id
 from labeling.schema import GivenChain, Problem, Quarantined
+from labeling.text import escape, unwritable_field
 
 
 def bad(dataset: str, rec: Record, reason: str) -> Quarantined:
-    return Quarantined(dataset, rec.index, reason, rec.raw)
+    return Quarantined(dataset, rec.index, escape(reason), escape(rec.raw))
+
+
+def problem_texts(problem: Problem) -> dict[str, object]:
+    """Every text of a Problem that the job writes or sends to a model, by field name."""
+    return {
+        "question": problem.question,
+        "reference": problem.reference,
+        "tests": problem.tests,
+        "test_setup": problem.test_setup,
+        "entry_point": problem.entry_point,
+        "source_dataset": problem.source_dataset,
+        "steps": [g.steps for g in problem.given_chains],
+        "model": [g.model for g in problem.given_chains],
+    }
 
 
 def convert(
@@ -28,6 +49,10 @@ def convert(
             problem = to_problem(rec.data, rec.index)
         except ValueError as exc:
             yield bad(dataset, rec, str(exc))
+            continue
+        problem_text = unwritable_field(problem_texts(problem))
+        if problem_text:
+            yield bad(dataset, rec, problem_text)
             continue
         yield problem
 

@@ -28,6 +28,8 @@ from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from labeling.text import repair
+
 log = logging.getLogger(__name__)
 
 
@@ -166,7 +168,8 @@ class EngineFeed:
         call, index, budget = self._owner.pop(out.request_id)
         tokens = [len(c.token_ids) for c in out.outputs]
         call.results[index] = {
-            "texts": [c.text for c in out.outputs],
+            # Model output is untrusted: a lone surrogate could not be written to a shard.
+            "texts": [repair(c.text) for c in out.outputs],
             "tokens": tokens,
             "finish": [str(c.finish_reason) for c in out.outputs],
         }

@@ -18,6 +18,7 @@ from labeling.code_steps import CodeSplitMode
 from labeling.combine import CONSENSUS_SOURCES, OutcomeFill, Policy
 from labeling.datasets import Adapter
 from labeling.estimators import EstimatorName
+from labeling.judge_protocol import JudgeVote
 from labeling.schema import AfterError, Domain, Neutral, Source
 from labeling.splitters import SplitMode
 from pipelines.cli import ConfigError, option
@@ -120,7 +121,13 @@ class MCSourceConfig:
 
 @dataclass
 class JudgeSourceConfig:
-    votes: int = option(3, "Critic samples per chain (m); the most-voted first error wins.")
+    votes: int = option(3, "Critic samples per chain (m); `vote` turns them into labels.")
+    vote: JudgeVote = option(
+        JudgeVote.majority, "majority (a strict majority of ALL votes, unparsable ones "
+        "included, must place the first error at or before a step to flag it, or after it to "
+        "call it right) | unanimous (every vote) | plurality (the most-named index among "
+        "parsed votes, when most votes parsed). See labeling/judge_protocol.py."
+    )
     max_tokens: int = option(512, "Completion cap of one critic answer (cut ones are errors).")
     temperature: float = option(0.7, "Critic sampling temperature (0 with votes=1: greedy).")
     max_evidence: int = option(400, "Characters of the critic's rationale kept as evidence.")

@@ -88,7 +88,7 @@ def build_sources(
         j = labels.judge
         out[Source.judge] = JudgeVerifier(
             critic, votes=j.votes, max_tokens=j.max_tokens, temperature=j.temperature,
-            seed=cfg.sampler.seed, max_evidence=j.max_evidence,
+            seed=cfg.sampler.seed, max_evidence=j.max_evidence, vote=j.vote,
         )
     return out
 

@@ -4,6 +4,9 @@
 as a long-lived Ray actor (or in-process). Everything that goes wrong with one problem or one
 chain becomes a quarantine row with one sentence; nothing is dropped and nothing here stops
 the job. Bad *reference* data (a verifier raising) quarantines the problem, not the unit.
+A labeled row that cannot be written (a text Parquet cannot encode: see `labeling.text`)
+quarantines its chain with the reason instead of failing the unit's shard; quarantine rows
+are always written with such characters escaped.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from labeling.schema import (
     rating_label,
 )
 from labeling.splitters import split_steps
+from labeling.text import escape_row, unwritable_field
 from pipelines.label.config import LabelJobConfig, SplitConfig
 from pipelines.label.sources import build_sources
 
@@ -119,7 +123,7 @@ class UnitLabeler:
     def _q(self, p: Problem, reason: str, stage: str, cid: str = "", raw: str = "") -> dict:
         q = Quarantined(p.source_dataset, -1, reason, raw[:2000] or p.question[:2000],
                         p.problem_id, stage, cid)
-        return quarantine_row(q, self.config_hash)
+        return escape_row(quarantine_row(q, self.config_hash))
 
     # -- verdicts -------------------------------------------------------------------------
 
@@ -199,7 +203,14 @@ class UnitLabeler:
                     final_answer=_final_answer(p, c),
                     outcome_correct=outcome[-1].label if outcome else c.given_outcome,
                 )
-                res.rows.append(labeled_row(lc, policy, self.config_hash))
+                row = labeled_row(lc, policy, self.config_hash)
+                unwritable = unwritable_field(row)
+                if unwritable:  # the last check before Parquet: set aside, never crash
+                    res.counts["chains_quarantined"] += 1
+                    why = f"the labeled row cannot be written: {unwritable}"
+                    res.quarantine.append(self._q(p, why, "write", c.chain_id, c.text))
+                    continue
+                res.rows.append(row)
                 kept += 1
                 res.counts["chains"] += 1
                 res.counts["steps"] += len(c.steps)
