@@ -9,8 +9,9 @@ Sources and what their verdicts mean:
 - `calc`, `tests`: exact checks; an `incorrect` verdict is a proof that the step is wrong, a
   `correct` verdict only says the checked arithmetic/syntax holds (not that the step is right).
 - `mc`: Monte Carlo rollouts; `label` is the hard label, `score` the success rate.
-- `judge`: an LLM critic's voted first error; `score` the share of votes placing the first
-  error after the step.
+- `judge`: an LLM critic's voted first error under `labels.judge.vote` (a quorum of all
+  votes, abstentions included; see labeling/judge_protocol.py); `score` the share of all
+  votes placing the first error after the step.
 
 Exact sources prove steps wrong, but only `calc` and `tests` *locate* an error: a wrong final
 answer (`answer`) is reported on the last step whatever step went wrong first. `mc` and
@@ -140,7 +141,12 @@ def _claim(verdicts: Mapping[str, Sequence[StepVerdict]], source: str) -> int | 
         if all(v.label is None for v in vs):
             why = next((v.evidence for v in vs if v.evidence), "")
             return f"{source} gave no label" + (f" ({why[:160]})" if why else "")
-        return _mc_first_error(vs)
+        found = _mc_first_error(vs)
+        if found < 0 and any(v.label is None for v in vs):
+            # right so far, then silent (no quorum, no decided rollout): not a "no error"
+            gap = next(i for i, v in enumerate(vs) if v.label is None)
+            return f"{source} left step {gap} unlabeled and found no error"
+        return found
     found = first_incorrect(vs)
     return found if found >= 0 else None
 

@@ -199,3 +199,11 @@ def test_consensus_of_three_sources_and_a_source_missing_on_this_chain():
 def test_consensus_refuses_a_source_that_does_not_locate_errors():
     with pytest.raises(ValueError, match="answer"):
         combine({"answer": outcome(3, False)}, 3, policy="consensus", consensus=("mc", "answer"))
+
+
+def test_consensus_drops_a_partial_no_error_claim():
+    # the judge labeled step 0 right and had no quorum after it: that is not "no error"
+    judge = [OK, U, U]
+    c = combine({"mc": mc(True, True, True), "judge": judge}, 3, policy="consensus",
+                consensus=("mc", "judge"))
+    assert not c.keep and "judge left step 1 unlabeled" in c.reason
