@@ -24,12 +24,10 @@ from labeling.report_diff import diff_stats
 from labeling.report_stats import dataset_stats
 from labeling.shards import atomic_write_bytes
 from pipelines.cli import compose_or_explain, run_or_explain
+from pipelines.confdir import CONF_DIR
 from pipelines.report.config import ReportConfig, register
 from pipelines.report.html import SECTIONS, render_page, run_facts
 
-# An absolute path: `conf/` is a top-level folder, not a package, so a relative module path
-# would fail when the job starts from the installed `prm-report` script.
-CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 REPORT = "report.html"
 
 
