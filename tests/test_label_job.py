@@ -225,3 +225,25 @@ def test_resuming_a_dir_of_other_units_says_so(tmp_path, caplog):
     said = [r.getMessage() for r in caplog.records if "match none" in r.getMessage()]
     assert len(said) == 1 and "all of them will be labeled" in said[0]
     assert again["units_reused"] == 0 and again["counts"] == m["counts"]
+
+
+def test_runs_with_other_sampler_settings_share_no_chain(tmp_path):
+    """Chain ids carry the text: a diff of two runs with another sampler seed pairs only
+    chains with the same completions, never 'in both with changed labels' across texts."""
+    from labeling.report_diff import diff_stats
+
+    _job(tmp_path, "dataset.limit=4", "sampler.n=2", name="a")
+    _job(tmp_path, "dataset.limit=4", "sampler.n=2", "sampler.seed=7", "sampler.max_tokens=64",
+         name="b")
+    a, b = _rows(tmp_path / "a"), _rows(tmp_path / "b")
+    same_text = {(p, tuple(c)) for p, c in zip(a["problem_id"], a["completions"].to_list(),
+                                                strict=True)} & \
+        {(p, tuple(c)) for p, c in zip(b["problem_id"], b["completions"].to_list(), strict=True)}
+    d = diff_stats(tmp_path / "b", tmp_path / "a")
+    assert d["both"] == len(same_text) < a.height
+    assert d["added"] == b.height - d["both"] and d["removed"] == a.height - d["both"]
+    assert d["labels_changed"] == 0
+    # The same run again pairs every chain.
+    _job(tmp_path, "dataset.limit=4", "sampler.n=2", name="a2")
+    again = diff_stats(tmp_path / "a2", tmp_path / "a")
+    assert again["both"] == a.height and again["added"] == again["removed"] == 0

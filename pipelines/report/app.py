@@ -88,8 +88,8 @@ def format_text(stats: dict[str, Any], diff: dict[str, Any] | None = None) -> st
             parts.append(f"\n-- {title} --\n" + (str(df) if df.height else "(none)"))
     if diff is not None:
         parts.append(
-            f"\n-- diff: {diff['added']} chains added, {diff['removed']} removed, "
-            f"{diff['labels_changed']} of {diff['both']} in both with changed labels; "
+            f"\n-- diff: {diff['added']} chains new, {diff['removed']} gone, "
+            f"{diff['labels_changed']} relabeled of {diff['both']} in both (the same text); "
             f"lineage previous={diff['lineage']['previous']!r} "
             f"(is the old dir: {diff['lineage']['previous_is_old']}) --"
         )
