@@ -84,7 +84,8 @@ def items_of(sample):
 def config(args):
     from hydra import compose, initialize_config_dir
 
-    from pipelines.label.app import CONF_DIR, typed
+    from pipelines.confdir import CONF_DIR
+    from pipelines.label.app import typed
     from pipelines.label.config import register
 
     register()

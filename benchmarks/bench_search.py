@@ -48,7 +48,8 @@ def main() -> None:
         return
     from hydra import compose, initialize_config_dir
 
-    from pipelines.search.app import CONF_DIR, run
+    from pipelines.confdir import CONF_DIR
+    from pipelines.search.app import run
     from pipelines.search.config import register
 
     register()

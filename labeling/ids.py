@@ -25,7 +25,9 @@ def problem_id(domain: str, question: str, reference: str = "") -> str:
 
 
 def chain_id(problem_id_: str, model: str, index: int, steps: tuple[str, ...] = ()) -> str:
-    """Id of the `index`-th chain of a problem from a given model (or of a given chain)."""
+    """Id of the `index`-th chain of a problem from a given model, with its content (`steps`:
+    the sampled text, or a given chain's steps): two chains share an id only when they are
+    the same text, so a diff never pairs texts that different sampler settings produced."""
     return "c" + _digest(problem_id_, model, index, *steps, size=8)
 
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from pipelines.confdir import CONF_DIR  # noqa: F401  (tests import it from here)
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("PRM_DATA_DIR", ROOT.parent / "shared" / "data"))
-CONF_DIR = str(ROOT / "conf")
 
 
 def shared(rel: str) -> Path:

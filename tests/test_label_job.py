@@ -150,3 +150,100 @@ def test_engine_choice_is_part_of_the_unit_key(tmp_path):
                                                    "engine.actors=3"])))
     assert sim != real  # simulated shards are never resumed as real ones
     assert sim == more_actors  # speed-only fields keep a resumable key
+
+
+def _write_problems(path, pairs):
+    path.write_text("".join(json.dumps({"question": f"What is {a} + {b}?", "answer": str(a + b)})
+                            + "\n" for a, b in pairs))
+    return path
+
+
+def _chains(path):
+    df = _rows(path).sort("chain_id")
+    return list(zip(df["chain_id"], df["completions"].to_list(), df["labels"].to_list(),
+                    strict=True))
+
+
+def test_refresh_by_content_labels_only_new_problems(tmp_path):
+    """Delete 2, insert 3 at random places, shuffle: the refresh copies the rest (whole units
+    or the remaining rows of a unit), labels only the 3, and equals a fresh run on the input."""
+    rng = random.Random(0)
+    pairs = [(a, a + 7) for a in range(30)]
+    a = _write_problems(tmp_path / "a.jsonl", pairs)
+    changed = rng.sample(pairs, 28) + [(100, 1), (200, 2), (300, 3)]
+    rng.shuffle(changed)
+    b = _write_problems(tmp_path / "b.jsonl", changed)
+    common = ("dataset=generic", "output.problems_per_unit=4", "sampler.n=2")
+    _job(tmp_path, *common, f"dataset.path={a}", name="v1")
+    v2 = _job(tmp_path, *common, f"dataset.path={b}", f"output.previous={tmp_path / 'v1'}",
+              name="v2")
+    fresh = _job(tmp_path, *common, f"dataset.path={b}", name="fresh")
+    refresh = v2["lineage"]["refresh"]
+    assert refresh["new"] == 1 and refresh["problems_labeled"] == 3
+    assert refresh["shrunk"] >= 1 and refresh["same"] + refresh["shrunk"] == 8 - 0
+    assert v2["units_reused"] == 8 and v2["unit_cutting"] == "content"
+    assert v2["counts"] == fresh["counts"]
+    assert v2["counts"]["problems_in"] == 31
+    assert _chains(tmp_path / "v2") == _chains(tmp_path / "fresh")
+    old = dict((c, (s, lab)) for c, s, lab in _chains(tmp_path / "v1"))
+    kept = [(c, (s, lab)) for c, s, lab in _chains(tmp_path / "v2") if c in old]
+    assert len(kept) == 28 * 2 and all(old[c] == x for c, x in kept)
+
+
+def test_unit_counts_can_be_read_back_from_the_shards(tmp_path):
+    """A refresh that copies part of a unit recounts from its rows: the recount must give
+    what the labeler counted (here with chains quarantined at split and the whole problem)."""
+    from labeling.schema import LABELED_SCHEMA, QUARANTINE_SCHEMA
+    from labeling.shards import DatasetDir, read_shard
+    from pipelines.label.reuse import counts_of
+
+    m = _job(tmp_path, "dataset.limit=12", "sampler.n=3", "output.problems_per_unit=4",
+             "split.max_steps=3")
+    out = DatasetDir(tmp_path / "out")
+    assert m["counts"].get("chains_quarantined", 0) > 0
+    for rec in out.done_units().values():
+        rows = read_shard(out.root / rec.shard) if rec.shard else LABELED_SCHEMA.empty_table()
+        quar = read_shard(out.root / rec.quarantine) if rec.quarantine else \
+            QUARANTINE_SCHEMA.empty_table()
+        counts, tokens = counts_of(rows, quar, 3)
+        assert {k: v for k, v in counts.items() if v} == {k: v for k, v in rec.counts.items()
+                                                          if v}
+        assert {k: v for k, v in tokens.items() if v} == {k: v for k, v in rec.tokens.items()
+                                                          if v}
+
+
+def test_resuming_a_dir_of_other_units_says_so(tmp_path, caplog):
+    from labeling.shards import DatasetDir
+
+    m = _job(tmp_path, "dataset.limit=8", "output.problems_per_unit=4")
+    out = DatasetDir(tmp_path / "out")
+    for rec in out.done_units().values():  # as an older version's input-order keys would be
+        rec.key = "0" * 16
+        out.write_record(rec)
+    with caplog.at_level("WARNING", logger="prm-label"):
+        again = _job(tmp_path, "dataset.limit=8", "output.problems_per_unit=4")
+    said = [r.getMessage() for r in caplog.records if "match none" in r.getMessage()]
+    assert len(said) == 1 and "all of them will be labeled" in said[0]
+    assert again["units_reused"] == 0 and again["counts"] == m["counts"]
+
+
+def test_runs_with_other_sampler_settings_share_no_chain(tmp_path):
+    """Chain ids carry the text: a diff of two runs with another sampler seed pairs only
+    chains with the same completions, never 'in both with changed labels' across texts."""
+    from labeling.report_diff import diff_stats
+
+    _job(tmp_path, "dataset.limit=4", "sampler.n=2", name="a")
+    _job(tmp_path, "dataset.limit=4", "sampler.n=2", "sampler.seed=7", "sampler.max_tokens=64",
+         name="b")
+    a, b = _rows(tmp_path / "a"), _rows(tmp_path / "b")
+    same_text = {(p, tuple(c)) for p, c in zip(a["problem_id"], a["completions"].to_list(),
+                                                strict=True)} & \
+        {(p, tuple(c)) for p, c in zip(b["problem_id"], b["completions"].to_list(), strict=True)}
+    d = diff_stats(tmp_path / "b", tmp_path / "a")
+    assert d["both"] == len(same_text) < a.height
+    assert d["added"] == b.height - d["both"] and d["removed"] == a.height - d["both"]
+    assert d["labels_changed"] == 0
+    # The same run again pairs every chain.
+    _job(tmp_path, "dataset.limit=4", "sampler.n=2", name="a2")
+    again = diff_stats(tmp_path / "a2", tmp_path / "a")
+    assert again["both"] == a.height and again["added"] == again["removed"] == 0

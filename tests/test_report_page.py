@@ -98,7 +98,7 @@ def test_run_from_composed_config_prints_tables(tmp_path, dataset, capsys):
     for title in ("Counts per dataset and domain", "Agreement between sources", "Quarantine",
                   "diff: manifest counts", "wall_time_s"):  # fmt: skip
         assert title in text
-    assert "0 chains added, 0 removed" in text
+    assert "0 chains new, 0 gone" in text
 
 
 def test_cli_writes_only_the_page_and_names_a_missing_dir(tmp_path, dataset):

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import math
 import shutil
-from pathlib import Path
 
 import pytest
 import torch
 from hydra import compose, initialize_config_dir
 
 from pipelines.cli import ConfigError
+from pipelines.confdir import CONF_DIR
 from pipelines.train.app import lr_factor, run, to_config
 from pipelines.train.config import ExportFormat, LabelSource, register
 from pipelines.train.data import synthetic_rows, write_shards
@@ -19,8 +19,6 @@ from pipelines.train.export import load_checkpoint as load_prm
 from pipelines.train.metrics import auroc
 from pipelines.train.model import build_tiny_model
 from tests.conftest import app_error_line
-
-CONF = Path(__file__).resolve().parents[1] / "conf"
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +50,7 @@ def _cfg(root, model, out, **train):
 
 def test_every_config_composes():
     register()
-    with initialize_config_dir(config_dir=str(CONF), version_base=None):
+    with initialize_config_dir(config_dir=CONF_DIR, version_base=None):
         cfg = compose("train", overrides=["train.workers=2", "data.shards=[x]"])
     typed = to_config(cfg)
     assert typed.train.workers == 2 and typed.data.shards == ["x"]

@@ -26,9 +26,8 @@ from omegaconf import DictConfig, OmegaConf
 from labeling.processbench import ChainScore, first_flag, format_table, table
 from labeling.schema import Status
 from pipelines.cli import ConfigError, compose_or_explain, run_or_explain
+from pipelines.confdir import CONF_DIR
 from pipelines.eval.config import EvalConfig, register
-
-CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 
 
 def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:

@@ -12,17 +12,13 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from pipelines.cli import compose_or_explain, run_or_explain
+from pipelines.confdir import CONF_DIR
 from pipelines.label.config import LabelJobConfig, register, validate
-
-# An absolute path: `conf/` is a top-level folder, not a package, so a relative module path
-# would fail when the job starts from the installed `prm-label` script.
-CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 
 
 def typed(cfg: DictConfig | LabelJobConfig) -> LabelJobConfig:

@@ -1,13 +1,16 @@
 """The label job's driver: units of problems flow through sampling, labeling and writing.
 
-Work is cut into deterministic units of `output.problems_per_unit` input records, in input
-order (streamed: memory holds a few units, never the dataset). A unit's key hashes its
-problem ids with every config field that changes labels, so:
+Work is cut into units by content (`labeling.unit_plan`): the problems' content hashes, sorted
+and cut into units of at most `output.problems_per_unit`, so the order of the input does not
+matter. A unit's key hashes its members with every config field that changes labels, so:
 - a re-run with the same config skips units whose record and shard check out (resume);
-- a refresh with `output.previous=<old dir>` copies unchanged units from the old version
-  and labels only what is new (lineage in the manifest).
-Up to `lookahead` units are sampled ahead of the one being labeled, so the engine actors
-always have queued work while verifiers run.
+- a refresh with `output.previous=<old dir>` keeps the old version's units: a unit whose
+  members are all still there is copied, one that lost members keeps the rows of the rest,
+  and only problems the old version did not have are labeled, in new units (lineage in the
+  manifest). Old versions cut in input order are reused the same way.
+The input's ids are read whole before the first unit (problems are held in memory: about a
+kilobyte each), then up to `lookahead` units are sampled ahead of the one being labeled, so
+the engine actors always have queued work while verifiers run.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from labeling.ids import config_hash, derive_seed
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
 from labeling.shards import DatasetDir, UnitRecord, atomic_copy
+from labeling.unit_plan import PlannedUnit, plan_units, refresh_cost
 from pipelines.cli import UserError
 from pipelines.engine.runtime import init_ray
 from pipelines.label.config import (
@@ -39,6 +43,7 @@ from pipelines.label.config import (
 )
 from pipelines.label.manifest import build_manifest, log_done, write_report_quietly
 from pipelines.label.progress import Progress, engine_throughput
+from pipelines.label.reuse import PreviousUnit, counts_of, keep_members, previous_units
 from pipelines.label.unit import UnitLabeler, UnitResult
 
 log = logging.getLogger("prm-label")
@@ -47,10 +52,13 @@ log = logging.getLogger("prm-label")
 
 def label_config_hash(cfg: LabelJobConfig) -> str:
     """Hash of every config field that changes rows: unit keys and the `config_hash` column.
-    `dataset.limit` only cuts the input, and engine fields that change speed only are out."""
+    `dataset.limit` only cuts the input and `dataset.path` only says where it is (units are
+    keyed by their problems' content, so a refresh may read a new file), and engine fields
+    that change speed only are out."""
     plain = asdict(cfg)
     subset = {k: plain[k] for k in LABEL_AFFECTING}
     subset["dataset"].pop("limit")
+    subset["dataset"].pop("path")
     for k in ENGINE_SPEED_ONLY:
         subset["engine"].pop(k)
     return config_hash(subset)
@@ -93,6 +101,7 @@ class LabelJob:
         self.labelers: list[Any] = []
         self.model_path = ""
         self._calls = 0
+        self.refresh: dict[str, int] | None = None  # what a refresh copied and labeled
 
     # -- set-up ---------------------------------------------------------------------------
 
@@ -279,29 +288,71 @@ class LabelJob:
 
     # -- the run --------------------------------------------------------------------------
 
-    def unit_key(self, unit: int, problems: list[Problem], bad: list[Quarantined]) -> str:
-        ids = [p.problem_id for p in problems] + [f"q{q.record_index}" for q in bad]
-        return config_hash({"config": self.hash, "unit": unit, "ids": ids})
+    def unit_key(self, members: tuple[str, ...]) -> str:
+        """A unit's identity: its members (content ids) and the label config, not its place."""
+        return config_hash({"config": self.hash, "members": list(members)})
 
-    def _reuse(self, unit: int, key: str, prev: DatasetDir | None) -> UnitRecord | None:
-        """Done already (resume), or copy an identical unit from the previous version."""
+    def _read_input(self) -> dict[str, Problem | Quarantined]:
+        """Every input record by member id: a problem by its content hash; a record the loader
+        quarantined, or a second copy of a problem (quarantined as a duplicate: its chains
+        would repeat the first copy's), by an id of its own."""
+        members: dict[str, Problem | Quarantined] = {}
+        for index, x in enumerate(load_problems(asdict(self.cfg.dataset))):
+            if isinstance(x, Quarantined):
+                members["q" + config_hash({"i": index, "raw": x.raw, "why": x.reason})] = x
+            elif x.problem_id in members:
+                members[f"d{x.problem_id}-{index}"] = Quarantined(
+                    x.source_dataset, index,
+                    "duplicate of an earlier problem with the same content",
+                    x.question[:2000], x.problem_id, "load")
+            else:
+                members[x.problem_id] = x
+        return members
+
+    def _reuse(self, pu: PlannedUnit, key: str, prev: DatasetDir | None,
+               before: dict[int, PreviousUnit]) -> UnitRecord | None:
+        """Done already (resume), or copied from the previous version: whole when its members
+        are the same, else the rows of the members still in the input (nothing relabeled)."""
         if self.cfg.output.resume:
-            rec = self.out.read_record(unit)
+            rec = self.out.read_record(pu.unit)
             if rec is not None and rec.key == key:
                 problem = self.out.verify_unit(rec)
                 if not problem:
                     return rec
-                log.warning("unit %d will be redone: %s", unit, problem)
-        if prev is not None:
-            old = prev.read_record(unit)
-            if old is not None and old.key == key and not prev.verify_unit(old):
-                for rel in (old.shard, old.quarantine):
-                    if rel:
-                        atomic_copy(prev.root / rel, self.out.root / rel)
-                old.reused_from = str(prev.root)
-                self.out.write_record(old)
-                return old
-        return None
+                log.warning("unit %d will be redone: %s", pu.unit, problem)
+        old = before.get(pu.unit)
+        if prev is None or old is None:
+            return None
+        if pu.kind == "same" and not old.has_load_rows:
+            for rel in (old.record.shard, old.record.quarantine):
+                if rel:
+                    atomic_copy(prev.root / rel, self.out.root / rel)
+            rec = UnitRecord(**{**asdict(old.record), "unit": pu.unit, "key": key,
+                                "reused_from": str(prev.root)})
+            self.out.write_record(rec)
+            return rec
+        rows, quar, gone_rows, gone_quar = keep_members(prev, old, set(pu.members))
+        gone_counts, gone_tokens = counts_of(gone_rows, gone_quar, self.cfg.sampler.n)
+        counts = {k: v - gone_counts.get(k, 0) for k, v in old.record.counts.items()}
+        tokens = {k: v - gone_tokens.get(k, 0) for k, v in old.record.tokens.items()}
+        rec = self.out.write_unit(pu.unit, key, rows.to_pylist(), quar.to_pylist(), counts,
+                                  tokens, 0.0, self.cfg.output.row_group_size)
+        rec.reused_from = str(prev.root)
+        self.out.write_record(rec)
+        return rec
+
+    def _say_what_resume_redoes(self, keys: dict[int, str]) -> None:
+        """One sentence when an output dir holds units that match none of this run's (written
+        by an older version's input-order cutting, or with other input or config)."""
+        if not self.cfg.output.resume:
+            return
+        done = self.out.done_units()
+        if done and not any(keys.get(n) == r.key for n, r in done.items()):
+            log.warning(
+                "%d units already in %s match none of this run's %d units (cut in input order "
+                "by an older version, or another input or config), so all of them will be "
+                "labeled; to reuse their rows, refresh into a new dir with output.previous=%s",
+                len(done), self.out.root, len(keys), self.out.root)
 
     def _finish_unit(self, unit, key, problems, bad, started, result) -> UnitRecord:
         counts: Counter = Counter(result.counts)
@@ -337,7 +388,18 @@ class LabelJob:
         (self.out.root / "manifest.json").unlink(missing_ok=True)  # unfinished until rewritten
         prev = DatasetDir(oc.previous) if oc.previous else None
         self._init_ray()
-        items = load_problems(asdict(self.cfg.dataset))
+        items = self._read_input()
+        before = previous_units(prev, self.hash) if prev else {}
+        plan = plan_units(items, oc.problems_per_unit,
+                          {n: u.members for n, u in before.items()} if prev else None)
+        keys = {pu.unit: self.unit_key(pu.members) for pu in plan}
+        self._say_what_resume_redoes(keys)
+        self.refresh = refresh_cost(plan) if prev else None
+        if prev:
+            cost = self.refresh
+            log.info("refresh of %s: %d units copied whole, %d keep the rows of their remaining "
+                     "problems, %d new units label %d problems", prev.root, cost["same"],
+                     cost["shrunk"], cost["new"], cost["problems_labeled"])
         records: dict[int, UnitRecord] = {}
         progress = Progress(self.cfg, total=self.cfg.dataset.limit)
         progress.watch(lambda: self.pool)  # engine lines every log_every_s while it works
@@ -361,9 +423,12 @@ class LabelJob:
             while len(labeling) > max(1, len(self.labelers)) - 1:
                 finish_label()
 
-        for unit, problems, bad in units_of(iter(items), oc.problems_per_unit):
-            key = self.unit_key(unit, problems, bad)
-            rec = self._reuse(unit, key, prev)
+        for pu in plan:
+            unit, key = pu.unit, keys[pu.unit]
+            records_in = [items[m] for m in pu.members]
+            problems = [x for x in records_in if isinstance(x, Problem)]
+            bad = [x for x in records_in if isinstance(x, Quarantined)]
+            rec = self._reuse(pu, key, prev, before)
             if rec is not None:
                 records[unit] = rec
                 reused += 1
@@ -385,6 +450,8 @@ class LabelJob:
             self.cfg, self.hash, self.model_path, records, started_at, wall, reused, prev
         )
         manifest["throughput"].update(engine_throughput(self.pool, wall, manifest["counts"]))
+        manifest["unit_cutting"] = "content"  # older versions cut units in input order
+        manifest["lineage"]["refresh"] = self.refresh
         self.out.write_manifest(manifest)
         if self.cfg.output.report:
             write_report_quietly(self.out.root)

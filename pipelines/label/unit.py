@@ -96,7 +96,9 @@ class UnitLabeler:
                 )
             return chains
         for i, s in enumerate(samples or []):
-            cid = chain_id(problem.problem_id, self.model_name, i)
+            # The text is part of the id: runs with other sampler settings, seeds or models
+            # give other texts, and a diff or lineage must not pair them as one chain.
+            cid = chain_id(problem.problem_id, self.model_name, i, (s["text"],))
             reason = ""
             if s["finish"] == "prompt_too_long":
                 reason = "the prompt does not fit in model.max_model_len"

@@ -24,12 +24,10 @@ from labeling.report_diff import diff_stats
 from labeling.report_stats import dataset_stats
 from labeling.shards import atomic_write_bytes
 from pipelines.cli import compose_or_explain, run_or_explain
+from pipelines.confdir import CONF_DIR
 from pipelines.report.config import ReportConfig, register
 from pipelines.report.html import SECTIONS, render_page, run_facts
 
-# An absolute path: `conf/` is a top-level folder, not a package, so a relative module path
-# would fail when the job starts from the installed `prm-report` script.
-CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 REPORT = "report.html"
 
 
@@ -90,8 +88,8 @@ def format_text(stats: dict[str, Any], diff: dict[str, Any] | None = None) -> st
             parts.append(f"\n-- {title} --\n" + (str(df) if df.height else "(none)"))
     if diff is not None:
         parts.append(
-            f"\n-- diff: {diff['added']} chains added, {diff['removed']} removed, "
-            f"{diff['labels_changed']} of {diff['both']} in both with changed labels; "
+            f"\n-- diff: {diff['added']} chains new, {diff['removed']} gone, "
+            f"{diff['labels_changed']} relabeled of {diff['both']} in both (the same text); "
             f"lineage previous={diff['lineage']['previous']!r} "
             f"(is the old dir: {diff['lineage']['previous_is_old']}) --"
         )

@@ -303,10 +303,10 @@ def render_diff(d: dict[str, Any]) -> str:
         f'<p class="note">new: {esc(d["new"])}<br>old: {esc(d["old"])}</p>'
         + _cards(
             {
-                "chains added": d["added"],
-                "chains removed": d["removed"],
-                "in both": d["both"],
-                "labels changed": d["labels_changed"],
+                "chains new": d["added"],
+                "chains gone": d["removed"],
+                "in both (same text)": d["both"],
+                "relabeled": d["labels_changed"],
                 "first error moved": d["first_error_moved"],
             }
         )  # fmt: skip

@@ -12,16 +12,14 @@ sentence) and runs `run(cfg)`, which tests call directly.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from labeling.search import PRMScoreError
 from pipelines.cli import compose_or_explain, explain, run_or_explain
+from pipelines.confdir import CONF_DIR
 from pipelines.search.config import SearchConfig, register, validate
-
-CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 
 
 def typed(cfg: DictConfig | SearchConfig | dict) -> SearchConfig:

@@ -29,6 +29,7 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from pipelines.cli import ConfigError, compose_or_explain, explain, run_or_explain
+from pipelines.confdir import CONF_DIR
 from pipelines.train import data as prm_data
 from pipelines.train.config import TrainAppConfig, register
 from pipelines.train.export import load_checkpoint, new_prm, save_checkpoint
@@ -36,8 +37,6 @@ from pipelines.train.metrics import _forward_loss, evaluate
 from pipelines.train.model import StepFormat, collate, tokenize_row
 
 STATE_FILE = "trainer_state.pt"
-# An absolute path: Hydra reads a relative one as a Python module when run as a console script.
-CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 
 
 def to_config(cfg: Any) -> TrainAppConfig:

@@ -1,0 +1,113 @@
+"""A refresh's reuse of the previous version: who was in which unit, and copying units whole or
+in part (the rows of the problems still in the input), so only new problems are labeled.
+
+The previous version's memberships are read from its shards (`problem_id` of the rows and of
+problem- or chain-level quarantine rows), so a version cut in input order by an older release
+serves as well as one cut by content. Records the loader quarantined (stage `load`: unreadable
+records, duplicates) are not members: they are cheap and are written again with the new units.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from labeling.schema import LABELED_SCHEMA, QUARANTINE_SCHEMA
+from labeling.shards import DatasetDir, UnitRecord, read_shard
+
+LOAD = "load"
+
+
+@dataclass
+class PreviousUnit:
+    record: UnitRecord
+    members: frozenset[str]
+    has_load_rows: bool  # then a whole copy would repeat records planned anew
+
+
+def _table(root: Path, rel: str, schema: pa.Schema) -> pa.Table:
+    return read_shard(root / rel) if rel else schema.empty_table()
+
+
+def previous_units(prev: DatasetDir, config_hash: str) -> dict[int, PreviousUnit]:
+    """The previous version's verified units labeled with this config (`config_hash`);
+    units of another config, or whose files do not match their record, are not reused."""
+    out: dict[int, PreviousUnit] = {}
+    for number, rec in prev.done_units().items():
+        if prev.verify_unit(rec):
+            continue
+        hashes: set[str] = set()
+        members: set[str] = set()
+        load = False
+        if rec.shard:
+            t = read_shard(prev.root / rec.shard, columns=["problem_id", "config_hash"])
+            members |= set(t["problem_id"].to_pylist())
+            hashes |= set(t["config_hash"].to_pylist())
+        if rec.quarantine:
+            q = read_shard(prev.root / rec.quarantine,
+                           columns=["problem_id", "stage", "config_hash"])
+            hashes |= set(q["config_hash"].to_pylist())
+            for pid, stage in zip(q["problem_id"].to_pylist(), q["stage"].to_pylist(),
+                                  strict=True):
+                if stage == LOAD:
+                    load = True
+                elif pid:
+                    members.add(pid)
+        if hashes == {config_hash} and members:
+            out[number] = PreviousUnit(rec, frozenset(members), load)
+    return out
+
+
+def counts_of(rows: pa.Table, quarantine: pa.Table, samples_per_problem: int) -> tuple[
+        Counter, Counter]:
+    """The unit counts and tokens that `rows` and `quarantine` stand for (what the labeler
+    counted when it wrote them). `chains_sampled` of a problem quarantined before its chains
+    were kept (stage `verify`) is taken as `samples_per_problem` (sampler.n)."""
+    c: Counter = Counter()
+    t: Counter = Counter()
+    c["rows"] = c["chains"] = rows.num_rows
+    if rows.num_rows:
+        c["steps"] = int(pc.sum(pc.list_value_length(rows["completions"])).as_py() or 0)
+        flat = pc.list_flatten(rows["labels"])
+        c["steps_labeled"] = len(flat) - flat.null_count
+        c["rollouts"] = int(pc.sum(rows["rollouts"]).as_py() or 0)
+        t["sample"] = int(pc.sum(rows["sample_tokens"]).as_py() or 0)
+        t["rollout"] = int(pc.sum(rows["rollout_tokens"]).as_py() or 0)
+    labeled = set(rows["problem_id"].to_pylist())
+    sampled_rows = rows.num_rows - rows["sampler_seed"].null_count
+    chain_q = problem_q = 0
+    quarantined: set[str] = set()
+    for pid, cid, stage in zip(quarantine["problem_id"].to_pylist(),
+                               quarantine["chain_id"].to_pylist(),
+                               quarantine["stage"].to_pylist(), strict=True):
+        if cid:
+            c["chains_filtered" if stage == "filter" else "chains_quarantined"] += 1
+            chain_q += 1
+        else:
+            quarantined.add(pid or f"record-{problem_q}")
+            problem_q += 1
+            if stage == "verify":
+                c["chains_sampled"] += samples_per_problem
+    c["chains_sampled"] += sampled_rows + chain_q
+    c["problems_labeled"] = len(labeled)
+    c["problems_quarantined"] = len(quarantined - labeled)
+    c["problems_in"] = c["problems_labeled"] + c["problems_quarantined"]
+    return c, t
+
+
+def keep_members(prev: DatasetDir, unit: PreviousUnit, members: set[str]) -> tuple[
+        pa.Table, pa.Table, pa.Table, pa.Table]:
+    """The previous unit's rows and quarantine split into (kept rows, kept quarantine, removed
+    rows, removed quarantine) by membership; load-stage records always count as removed."""
+    rows = _table(prev.root, unit.record.shard, LABELED_SCHEMA)
+    quar = _table(prev.root, unit.record.quarantine, QUARANTINE_SCHEMA)
+    ids = pa.array(sorted(members), pa.string())
+    in_rows = pc.is_in(rows["problem_id"], value_set=ids)
+    in_quar = pc.and_(pc.fill_null(pc.is_in(quar["problem_id"], value_set=ids), False),
+                      pc.not_equal(quar["stage"], LOAD))
+    return (rows.filter(in_rows), quar.filter(in_quar), rows.filter(pc.invert(in_rows)),
+            quar.filter(pc.invert(in_quar)))
