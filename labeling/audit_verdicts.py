@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-RATINGS = {"correct": 1, "neutral": 0, "incorrect": -1}  # human_ratings' three values
+RATINGS = {"correct": 1, "incorrect": -1, "neutral": 0}  # human_ratings' three values
 SKIP = "skip"
 PAGE_FORMAT = "prm-audit-verdicts/1"
 
