@@ -47,7 +47,8 @@ class Tab:
     def click(self, element_id: str) -> None:
         """A real mouse click at the element's centre."""
         box = self.js(f"(() => {{const r = document.getElementById('{element_id}')"
-                      ".getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]})()")
+                      ".getBoundingClientRect();"
+                      "return [r.x + r.width / 2, r.y + r.height / 2]})()")
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left",
                       clickCount=1)
