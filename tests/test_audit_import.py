@@ -230,3 +230,22 @@ def test_wrong_targets_fail_before_work(ds, tmp_path):
 def test_sample_is_reproducible(ds, tmp_path):
     a = (sample(ds, seed=4) / SAMPLES).read_text()
     assert a == (sample(ds, seed=4) / SAMPLES).read_text()
+
+
+def test_estimate_writes_the_quality_block_and_the_report_shows_it(ds, tmp_path, capsys):
+    from pipelines.report.app import write_report
+
+    pack = sample(ds, reviewer="oracle")
+    do_import(ds, tmp_path / "v2", [pack / ORACLE])
+    q = run(args_to_cfg([f"audit.dir={tmp_path / 'v2'}", f"audit.pack={pack}",
+                         "audit.mode=estimate"]))  # fmt: skip
+    man = json.loads((tmp_path / "v2" / "manifest.json").read_text())
+    assert man["quality"] == q and "label quality (wilson" in capsys.readouterr().out
+    fig = {(r["source"], r["measure"]): r for r in q["figures"]}
+    # calc flags p1's step 1, which the data's humans call right: precision of incorrect 0/1
+    assert fig[("calc", "precision_incorrect")]["estimate"] == 0.0
+    assert fig[("calc", "precision_incorrect")]["reviews"] == 1
+    page = write_report(tmp_path / "v2").read_text()
+    section = page.split('<section id="quality">')[1].split("</section>")[0]
+    assert 'alt="label quality with 95% intervals"' in section
+    assert "precision_incorrect" in section and "no audit yet" not in section

@@ -25,7 +25,7 @@ from labeling.report_stats import dataset_stats
 from labeling.shards import atomic_write_bytes
 from pipelines.cli import compose_or_explain, run_or_explain
 from pipelines.report.config import ReportConfig, register
-from pipelines.report.html import SECTIONS, render_page, run_facts
+from pipelines.report.html import SECTIONS, quality_frame, render_page, run_facts
 
 # An absolute path: `conf/` is a top-level folder, not a package, so a relative module path
 # would fail when the job starts from the installed `prm-report` script.
@@ -68,6 +68,7 @@ def format_text(stats: dict[str, Any], diff: dict[str, Any] | None = None) -> st
         ("counts", stats["by_dataset"]),
         ("labels", stats["labels"]),
         ("verdicts per status", stats["statuses"]),
+        ("quality", quality_frame(stats["manifest"].get("quality") or {})),
         ("agreement", stats["agreement"]),
         ("first-error", stats["first_error"]),
         ("mc", stats["mc"].drop("bin")),
