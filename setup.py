@@ -19,5 +19,5 @@ setup(
     packages=[*find_packages(include=["labeling*", "verifiers*", "pipelines*"]), "prm_conf",
               *GROUPS],
     package_dir={"prm_conf": "conf"},
-    package_data={"": ["*.yaml"]},  # every config group's YAML
+    package_data={"": ["*.yaml", "*.j2"]},  # every config group's YAML; jinja2 templates
 )

@@ -59,14 +59,15 @@ def scan_dataset(root: str | Path) -> tuple[pl.LazyFrame, pl.LazyFrame, dict[str
 
 
 def verdict_sources(lf: pl.LazyFrame) -> list[str]:
-    """Names of the sources that left at least one verdict, sorted."""
+    """Names of the sources that left at least one verdict, sorted. Reviewer verdicts
+    (`prm-audit`'s `human` entries) are left out: `human_labels` already holds them."""
     df = (
         lf.select(pl.col("verdicts").explode().struct.field("source").alias("source"))
         .drop_nulls()
         .unique()
         .collect(engine=STREAM)
     )
-    return sorted(df["source"].to_list())
+    return sorted(x for x in df["source"].to_list() if x not in (COMBINED, HUMAN))
 
 
 def _col(name: str) -> str:

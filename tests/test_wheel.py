@@ -22,9 +22,9 @@ from omegaconf import OmegaConf
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = ("prm-label", "prm-train", "prm-eval", "prm-search", "prm-report", "prm-export",
-        "prm-prepare-model")
+        "prm-prepare-model", "prm-audit")
 HYDRA_APPS = {"prm-label": "config", "prm-train": "train", "prm-eval": "eval",
-              "prm-search": "search", "prm-report": "report"}
+              "prm-search": "search", "prm-report": "report", "prm-audit": "audit"}
 
 pytestmark = pytest.mark.slow
 
@@ -75,6 +75,11 @@ def test_wheel_holds_every_yaml(installed):
                (installed / "prm_conf").rglob("*.yaml")}
     source = {p.relative_to(ROOT / "conf") for p in (ROOT / "conf").rglob("*.yaml")}
     assert source and shipped == source
+
+
+def test_wheel_holds_the_templates(installed):
+    source = {p.relative_to(ROOT) for p in ROOT.glob("pipelines/**/*.j2")}
+    assert source and all((installed / p).is_file() for p in source)
 
 
 def test_code_and_config_come_from_the_wheel(installed, tmp_path):

@@ -26,7 +26,7 @@ from labeling.shards import atomic_write_bytes
 from pipelines.cli import compose_or_explain, run_or_explain
 from pipelines.confdir import CONF_DIR
 from pipelines.report.config import ReportConfig, register
-from pipelines.report.html import SECTIONS, render_page, run_facts
+from pipelines.report.html import SECTIONS, quality_frame, render_page, run_facts
 
 REPORT = "report.html"
 
@@ -66,6 +66,7 @@ def format_text(stats: dict[str, Any], diff: dict[str, Any] | None = None) -> st
         ("counts", stats["by_dataset"]),
         ("labels", stats["labels"]),
         ("verdicts per status", stats["statuses"]),
+        ("quality", quality_frame(stats["manifest"].get("quality") or {})),
         ("agreement", stats["agreement"]),
         ("first-error", stats["first_error"]),
         ("mc", stats["mc"].drop("bin")),

@@ -25,6 +25,7 @@ SECTIONS = {  # id -> title, in page order
     "summary": "Summary",
     "counts": "Counts per dataset and domain",
     "labels": "Labels per source",
+    "quality": "Label quality",
     "agreement": "Agreement between sources",
     "first-error": "First-error position",
     "mc": "Monte Carlo scores",
@@ -32,7 +33,8 @@ SECTIONS = {  # id -> title, in page order
     "quarantine": "Quarantine",
     "throughput": "Run and throughput",
 }
-NAV = {"first-error": "First error", "mc": "MC", "cost": "Cost", "throughput": "Run"}
+NAV = {"quality": "Quality", "first-error": "First error", "mc": "MC", "cost": "Cost",
+       "throughput": "Run"}
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d1d1f;
 background:#f6f7f9}
@@ -178,6 +180,33 @@ def plot_mc(mc: pl.DataFrame) -> str:
     return png(fig, "MC score histogram")
 
 
+def quality_frame(quality: dict[str, Any]) -> pl.DataFrame:
+    """The manifest's `quality` block (written by `prm-audit audit.mode=estimate`) as a table."""
+    rows = quality.get("figures") or []
+    cols = ["source", "measure", "estimate", "low", "high", "reviews", "population"]
+    return pl.DataFrame([{c: r.get(c) for c in cols} for r in rows],
+                        schema={"source": pl.String, "measure": pl.String,
+                                "estimate": pl.Float64, "low": pl.Float64, "high": pl.Float64,
+                                "reviews": pl.Int64, "population": pl.Int64})  # fmt: skip
+
+
+def plot_quality(q: pl.DataFrame) -> str:
+    """Each figure as a point with its 95% interval as a bar; unreviewed ones left out."""
+    q = q.filter(pl.col("estimate").is_not_null())
+    fig, ax = plt.subplots(figsize=(7, 0.6 + 0.32 * max(q.height, 1)))
+    names = [f"{r['source']} · {r['measure']} (n={r['reviews']})" for r in q.iter_rows(named=True)]
+    y = list(range(q.height))[::-1]
+    est, low, high = q["estimate"].to_list(), q["low"].to_list(), q["high"].to_list()
+    ax.hlines(y, low, high, color=BLUE, linewidth=5, alpha=0.35)
+    ax.plot(est, y, "o", color=BLUE)
+    ax.set_yticks(y, names, fontsize=8)
+    ax.set_xlim(-0.02, 1.02)  # a point at 0 or 1 stays whole
+    ax.set_xlabel("share (95% interval)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.spines[["top", "right"]].set_visible(False)
+    return png(fig, "label quality with 95% intervals")
+
+
 def run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
     """The run's own account from the manifest: what ran, how long, at what throughput."""
     cfg = manifest.get("config") or {}
@@ -259,6 +288,20 @@ def render_sections(s: dict[str, Any], max_position: int = 20) -> list[str]:
             + (f" Sources without any label: {esc(', '.join(silent))}." if silent else "")
             + "</p>"
         )
+    quality = m.get("quality")
+    quality_body = ('<p class="note">no audit yet: run prm-audit (sample, review, import, '
+                    "estimate) to measure label precision with 95% intervals</p>")
+    if quality:
+        qf = quality_frame(quality)
+        cov = ", ".join(f"{k} {fmt(v)}" for k, v in (quality.get("coverage") or {}).items())
+        quality_body = _grid(plot_quality(qf) if qf["estimate"].is_not_null().any() else "",
+                             table(qf)) + (
+            f'<p class="note">{esc(fmt(quality.get("reviews")))} reviewed steps, '
+            f'{esc(quality.get("interval"))} 95% intervals, policy {esc(quality.get("policy"))}'
+            f"; precision_incorrect / precision_correct: share of a source's incorrect / "
+            "correct labels a reviewer agreed with; first_error: its first error is the "
+            "reviewer's; accuracy: over its labeled steps, weighted by stratum size. "
+            f"Coverage (share of steps labeled): {esc(cov)}.</p>")  # fmt: skip
     q = s["quarantine"]
     q_body = '<p class="note">nothing was quarantined</p>'
     if q.height:
@@ -276,6 +319,7 @@ def render_sections(s: dict[str, Any], max_position: int = 20) -> list[str]:
             + "<h3>Verdicts per status</h3>"
             + table(s["statuses"], empty="no verdicts"),
         ),  # fmt: skip
+        _section("quality", quality_body),
         _section("agreement", agree_body),
         _section("first-error", fe_body),
         _section("mc", mc_body),

@@ -1,0 +1,128 @@
+"""`prm-audit`: how good are the labels? A human review sample with 95% intervals, and the
+reviewers' verdicts folded back in as a new dataset version.
+
+    prm-audit audit.dir=runs/v1                            # review pack -> runs/v1/audit/
+    prm-audit audit.mode=import audit.dir=runs/v1 audit.verdicts=[verdicts.json] audit.out=runs/v2
+    prm-audit audit.mode=estimate audit.dir=runs/v2 audit.pack=runs/v1/audit
+
+`main()` only parses the config and calls `run(cfg)`, which tests call directly.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+from labeling.audit_estimate import Method, Reviewed, estimate
+from labeling.audit_sample import HUMAN, step_key
+from labeling.shards import DatasetDir
+from pipelines.audit.config import AuditJobConfig, Mode, register, validate
+from pipelines.cli import compose_or_explain, run_or_explain
+from pipelines.confdir import CONF_DIR
+
+# An absolute path: `conf/` is a top-level folder, not a package, so a relative module path
+# would fail when the job starts from the installed `prm-audit` script.
+
+
+def typed(cfg: DictConfig | AuditJobConfig) -> AuditJobConfig:
+    if isinstance(cfg, AuditJobConfig):
+        obj = cfg
+    else:
+        obj = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(AuditJobConfig), cfg))
+    assert isinstance(obj, AuditJobConfig)
+    validate(obj)
+    return obj
+
+
+def pack_dir(cfg: AuditJobConfig) -> Path:
+    return Path(cfg.audit.pack) if cfg.audit.pack else Path(cfg.audit.dir) / "audit"
+
+
+def human_verdicts(root: Path) -> dict[str, bool | None]:
+    """Step key -> the imported reviewer's boolean (None: neutral under `mask`)."""
+    from pipelines.audit.pack import load_rows
+
+    rows, _ = load_rows(root)
+    return {step_key(r["chain_id"], v["step"]): v["label"]
+            for r in rows for v in r["verdicts"] or () if v["source"] == HUMAN}  # fmt: skip
+
+
+def quality(root: Path, pack: Path, method: Method) -> dict[str, Any]:
+    """The manifest's `quality` block for the reviewed dataset at `root`."""
+    from pipelines.audit.pack import read_pack
+
+    plan, lines = read_pack(pack)
+    items = [Reviewed(x["key"], x["chain_id"], x["step"], tuple(x["strata"]), x["labels"],
+                      x["first_errors"]) for x in lines]  # fmt: skip
+    human = human_verdicts(root)
+    rows = [q.row() for q in estimate(items, human, plan["sizes"], method)]
+    reviewed = sum(1 for x in lines if human.get(x["key"]) is not None)
+    return {"pack": plan["pack"], "policy": plan["policy"], "interval": str(method),
+            "confidence": 0.95, "reviews": reviewed, "coverage": plan["coverage"],
+            "figures": rows}  # fmt: skip
+
+
+def format_quality(q: dict[str, Any]) -> str:
+    head = f"{'source':<16}{'measure':<21}{'estimate':>9}  {'95% interval':<17}{'reviews':>8}"
+    out = [f"label quality ({q['interval']} 95% intervals, policy {q['policy']}, "
+           f"{q['reviews']} reviewed steps)", head]  # fmt: skip
+    for r in q["figures"]:
+        est = "–" if r["estimate"] is None else f"{r['estimate']:.3f}"
+        out.append(f"{r['source']:<16}{r['measure']:<21}{est:>9}  "
+                   f"[{r['low']:.3f}, {r['high']:.3f}]  {r['reviews']:>8}")  # fmt: skip
+    cov = ", ".join(f"{s} {c}" for s, c in q["coverage"].items())
+    out.append(f"coverage (share of steps labeled): {cov}")
+    return "\n".join(out)
+
+
+def run(cfg: DictConfig | AuditJobConfig) -> dict[str, Any]:
+    """Run the configured mode; returns the plan, the new manifest, or the quality block."""
+    c = typed(cfg)
+    a, root, pack = c.audit, Path(c.audit.dir), pack_dir(c)
+    if a.mode == Mode["sample"]:
+        from pipelines.audit.pack import write_pack
+
+        plan = write_pack(root, pack, a.seed, a.target_halfwidth, a.budget, a.queue, a.blind,
+                          a.reviewer == "oracle")  # fmt: skip
+        print(f"prm-audit: {plan['items']} steps to review ({plan['stratified_items']} "
+              f"stratified, the rest from the uncertainty queue) -> {pack / 'review.html'}")
+        return plan
+    if a.mode == Mode["import"]:
+        from pipelines.audit.importer import import_verdicts
+
+        man = import_verdicts(root, pack, a.verdicts, Path(a.out), c.labels.neutral)
+        s = man["audit"]
+        print(f"prm-audit: {s['verdicts_used']} verdicts applied ({s['steps_relabeled']} step "
+              f"labels changed in {s['chains_relabeled']} chains), {s['quarantined']} "
+              f"quarantined, {s['skipped']} skipped -> {Path(a.out) / 'manifest.json'}")
+        return man
+    q = quality(root, pack, a.interval)
+    d = DatasetDir(root)
+    manifest = d.read_manifest()
+    if manifest is None:
+        raise FileNotFoundError(f"no manifest.json in {root}")
+    d.write_manifest({**manifest, "quality": q})
+    print(format_quality(q))
+    return q
+
+
+@hydra.main(config_path=CONF_DIR, config_name="audit", version_base=None)
+def _hydra_main(cfg: DictConfig) -> None:
+    run_or_explain("prm-audit", run, cfg)
+
+
+def main() -> None:
+    register()
+    compose_or_explain("prm-audit", CONF_DIR, "audit", sys.argv[1:])
+    _hydra_main()
+
+
+if __name__ == "__main__":
+    main()
+
+
+__all__ = ["main", "run"]
