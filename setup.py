@@ -19,5 +19,6 @@ setup(
     packages=[*find_packages(include=["labeling*", "verifiers*", "pipelines*"]), "prm_conf",
               *GROUPS],
     package_dir={"prm_conf": "conf"},
-    package_data={"": ["*.yaml", "*.j2"]},  # every config group's YAML; jinja2 templates
+    # every config group's YAML; the review page's jinja2 template
+    package_data={"": ["*.yaml"], "pipelines.audit": ["templates/*.j2"]},
 )

@@ -50,7 +50,8 @@ def write(root: Path, rows: list[dict]) -> Path:
     rec = out.write_unit(0, "k0", rows, [], {"rows": len(rows), "chains": len(rows)}, {}, 0.1)
     man = {**summarize_units([rec]), "created_at": "2026-01-01T00:00:00", "config_hash": "h1",
            "config": {"labels": {"policy": "verifier_first", "after_error": "negative",
-                                 "neutral": "positive", "calc": {}, "answer": {}}},
+                                 "outcome_fill": "none", "neutral": "positive",
+                                 "calc": {}, "answer": {}}},
            "lineage": {"previous": None}, "units": 1, "units_reused": 0}  # fmt: skip
     out.write_manifest(man)
     return root
@@ -127,7 +128,8 @@ def test_human_verdict_overrides_and_moves_the_first_error(ds, tmp_path):
     man = do_import(ds, tmp_path / "v2", [f], neutral="mask")
     new = rows_of(tmp_path / "v2")
     assert new["p2"]["labels"] == [None, False, False] and new["p2"]["first_error_step"] == 1
-    assert new["p1"]["labels"] == [True, True, True] and new["p1"]["first_error_step"] == -1
+    # calc's false flag reversed; step 0 had no evidence either way and stays unlabeled
+    assert new["p1"]["labels"] == [None, True, True] and new["p1"]["first_error_step"] is None
     assert new["p3"]["human_ratings"] == [0, None, None]
     assert new["p3"]["human_labels"] == [None, None, None]  # neutral under mask
     assert new["p3"]["labels"][0] is None

@@ -45,18 +45,21 @@ def machine_verdicts(row: dict[str, Any]) -> dict[str, list[StepVerdict]]:
 
 
 def relabel(row: dict[str, Any], human: dict[int, bool | None], labels_cfg: dict[str, Any]
-            ) -> tuple[list[bool | None], int]:  # fmt: skip
+            ) -> tuple[list[bool | None], int | None]:  # fmt: skip
     """The chain's labels with `human` (step -> boolean or None) overriding the policy's."""
     n = len(row["completions"])
     policy = str(labels_cfg.get("policy") or "verifier_first")
     after = str(labels_cfg.get("after_error") or "negative")
     consensus = labels_cfg.get("consensus") or DEFAULT_CONSENSUS
+    # A manifest without the key was written before the option: right-answer chains were
+    # then filled with positives (what `positive` names now).
+    fill = str(labels_cfg.get("outcome_fill") or "positive")
     stored = list(row["labels"])
     base = stored
     verdicts = machine_verdicts(row)
-    again = combine(verdicts, n, policy, after, consensus)
+    again = combine(verdicts, n, policy, after, consensus, fill)
     if again.labels == stored:  # the stored labels are this policy's: undo after_error
-        base = combine(verdicts, n, policy, "keep", consensus).labels
+        base = combine(verdicts, n, policy, "keep", consensus, fill).labels
     labels = [human[i] if i in human else x for i, x in enumerate(base)]
     # The judge policy copies a source's labels as they are: through it, after_error and
     # first_error_step come out exactly as the label job computes them.
