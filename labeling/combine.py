@@ -24,9 +24,9 @@ Policies (`policy=`):
   outcome supervision, named as such: it calls every step of a right chain right.
 - `mc`: MC hard labels only.
 - `judge`: the LLM judge's labels only (voted first error negative, steps before positive).
-- `verifier_first`: a step any exact source proves wrong is negative; elsewhere the MC label;
-  where MC did not measure, the source that checked the step (the judge's label, the answer's
-  label on the last step); else unlabeled (None). A step is never called right without
+- `verifier_first`: a step any exact source proves wrong is negative; the last step takes
+  the checked final answer's label; elsewhere the MC label, where MC did not measure the
+  judge's; else unlabeled (None). A step is never called right without
   evidence about that step.
 - `consensus`: labels as `verifier_first`, but only chains whose `consensus` sources agree on
   the first error are kept (Qwen, "Lessons of developing PRMs", 2025: MC and an LLM judge,
@@ -185,17 +185,18 @@ def first_error_step(labels: Sequence[bool | None]) -> int | None:
 
 
 def _verifier_first(verdicts: Mapping[str, Sequence[StepVerdict]], i: int, n: int) -> bool | None:
-    """One step under `verifier_first`: a proof of error, else MC, else a source that judged
-    this step itself (the judge; the answer on the last step), else None."""
+    """One step under `verifier_first`: a proof of error, else (the last step) the checked
+    final answer, else MC, else the judge, else None. The answer outranks MC and the judge on
+    the step that states it, so `labels` never contradicts `answer_labels` there."""
     if any(verdicts[s][i].status == Status.INCORRECT for s in EXACT_SOURCES if s in verdicts):
         return False
+    answer = verdicts.get("answer")
+    if answer and i == n - 1 and answer[i].label is not None:
+        return answer[i].label
     for source in ("mc", "judge"):
         vs = verdicts.get(source)
         if vs and vs[i].label is not None:
             return vs[i].label
-    answer = verdicts.get("answer")
-    if answer and i == n - 1:
-        return answer[i].label
     return None
 
 
