@@ -64,3 +64,10 @@ def test_average_is_simple_mean_of_subset_f1():
     assert t["average"]["precision_incorrect"] == 1.0
     text = format_table(t)
     assert text.splitlines()[0].startswith("subset") and "average" in text
+
+
+def test_an_undecided_chain_is_a_miss_not_a_no_error_hit():
+    # first_error_step null (no step labeled False, some unlabeled) must not read as -1
+    m = subset_metrics([ChainScore(-1, None), ChainScore(2, None), ChainScore(-1, -1)])
+    assert m["acc_correct"] == 0.5 and m["acc_erroneous"] == 0.0
+    assert m["undecided"] == 2 and m["chains_flagged"] == 0
