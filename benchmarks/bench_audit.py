@@ -96,7 +96,7 @@ def main() -> None:
             for rep in range(args.reps):
                 drawn = sorted(vs, key=lambda v, rep=rep: order_key(rep, v.key))[: args.reviews]
                 k = sum(human[v.key] is want for v in drawn)
-                iv = wilson(k, len(drawn))
+                iv = wilson(k, len(drawn), population=len(vs))
                 held += iv.low <= p <= iv.high
             coverages.append(held / args.reps)
             cov = f"{held / args.reps:.3f}"

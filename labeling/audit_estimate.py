@@ -50,8 +50,13 @@ class Quality:
         return asdict(self)
 
 
-def _interval(k: int, n: int, method: Method) -> Interval:
-    return clopper_pearson(k, n) if method == Method.exact else wilson(k, n)
+def _interval(k: int, n: int, method: Method, population: int = 0) -> Interval:
+    """`population`: the stratum the reviews were drawn from (0: unknown or not a simple
+    draw); Wilson applies the finite-population correction, the exact interval stays
+    conservative without it."""
+    if method == Method.exact:
+        return clopper_pearson(k, n)
+    return wilson(k, n, population=population if population >= n > 0 else None)
 
 
 def estimate(
@@ -77,7 +82,7 @@ def estimate(
             got = [h for h in got if h is not None]
             k = sum(h is want for h in got)
             per_status[status] = (k, len(got))
-            iv = _interval(k, len(got), method)
+            iv = _interval(k, len(got), method, sizes.get(name, 0))
             out.append(Quality(source, f"precision_{status}", iv.estimate, iv.low, iv.high,
                                iv.n, sizes.get(name, 0)))  # fmt: skip
         # First-error agreement: the source's first False step is where a reviewer places

@@ -145,6 +145,9 @@ def stratified_sample(
     return {name: vs[: taken[name]] for name, vs in groups.items()}
 
 
+WEAK_POSITIVE = ("calc", "tests")  # their True says the checked arithmetic/syntax holds
+
+
 def uncertainty(
     view: StepView, chain: Sequence[StepView], threshold: float
 ) -> tuple[float, list[str]]:
@@ -152,8 +155,11 @@ def uncertainty(
     reasons: list[str] = []
     score = 0.0
     decided = {s: x for s, x in view.labels.items() if x is not None}
+    # An exact check's True (calc, tests) only says the arithmetic or syntax holds, not that
+    # the step is right: against a False it is a weak disagreement.
+    claims = {s: x for s, x in decided.items() if not (x is True and s in WEAK_POSITIVE)}
     if len(set(decided.values())) > 1:
-        score += 1.0
+        score += 1.0 if len(set(claims.values())) > 1 else 0.25
         reasons.append("sources disagree: " + ", ".join(
             f"{s} {status_of(x)}" for s, x in sorted(decided.items())))  # fmt: skip
     if view.mc_score is not None and threshold < 1:
@@ -174,11 +180,13 @@ def uncertainty(
         score += 0.5
         reasons.append(f"first error ambiguous: sources place it at {sorted(set(located))}")
     # A chain whose only evidence of an error is a wrong end: its first error is somewhere
-    # before, unlocated. Its checked-correct steps are the likeliest places.
+    # before, unlocated, and the steps the exact checks passed are where it hides (on
+    # ProcessBench dev with [answer,calc], 17% of those are wrong, against 5% of all labels).
+    # The answer and the step checks disagree about the chain: as strong a doubt as any.
     ends_wrong = any(v.labels.get("answer") is False for v in chain)
     if ends_wrong and len(located) <= 1 and view.step < view.n_steps - 1:
         if any(x is True for x in decided.values()):
-            score += 0.25
+            score += 1.0
             reasons.append("chain ends wrong but no source located its first error")
     if not score:
         return 0.0, []

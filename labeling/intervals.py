@@ -35,13 +35,24 @@ def z_of(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
-def wilson(k: int, n: int, confidence: float = 0.95) -> Interval:
-    """Wilson score interval for k successes in n trials; [0, 1] when n == 0."""
+def wilson(k: int, n: int, confidence: float = 0.95, population: int | None = None) -> Interval:
+    """Wilson score interval for k successes in n trials; [0, 1] when n == 0.
+
+    `population`: the size of the set the n reviews were drawn from without replacement.
+    The finite-population correction then narrows the interval (effective sample size
+    n (N-1)/(N-n)); reviewing the whole set leaves no uncertainty. Without it, a review of a
+    large share of a small stratum gets an interval far wider than it should (95% intervals
+    held 100% of the time on a 465-step stratum reviewed 200 at a time)."""
     if not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+    if population is not None and population < n:
+        raise ValueError(f"population {population} is smaller than the {n} reviews")
     if n == 0:
         return Interval(None, 0.0, 1.0, 0)
-    low, high = _wilson_bounds(k / n, n, z_of(confidence))
+    if population is not None and population == n:
+        return Interval(k / n, k / n, k / n, n)
+    n_eff = n * (population - 1) / (population - n) if population else n
+    low, high = _wilson_bounds(k / n, n_eff, z_of(confidence))
     # At k == 0 or k == n the bound is exactly 0 or 1; rounding must not move it inside.
     return Interval(k / n, 0.0 if k == 0 else low, 1.0 if k == n else high, n)
 

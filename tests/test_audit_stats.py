@@ -166,3 +166,14 @@ def test_estimate_on_a_known_set():
     again = {x.measure: x for x in estimate([*items, extra], {**human, "q#0": True}, sizes)}
     assert again["precision_incorrect"].reviews == 10
     assert math.isclose(again["accuracy"].estimate, q["accuracy"].estimate)
+
+
+def test_wilson_finite_population_correction():
+    plain = wilson(30, 200)
+    assert wilson(30, 200, population=10**9).low == pytest.approx(plain.low, abs=1e-6)
+    small = wilson(30, 200, population=465)
+    assert plain.low < small.low < 0.15 < small.high < plain.high
+    census = wilson(30, 200, population=200)
+    assert census.low == census.high == 0.15
+    with pytest.raises(ValueError, match="population"):
+        wilson(3, 20, population=10)
