@@ -404,7 +404,12 @@ class EnginePool:
         # Copies (in verifier actors) keep the handles; the driver keeps the groups.
         state = dict(self.__dict__)
         state["placement_groups"] = []
+        del state["_lock"]
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
 
 __all__ = ["EnginePool", "engine_lost", "gpus_per_engine", "resolve_actors"]
