@@ -1,14 +1,12 @@
 """The job against an existing Ray cluster: `ray start --head`, then `ray.address=...`, and
 the same job as a Ray Job submission. Token authentication is on, as Ray now defaults to, with a
 token of the test's own (a fresh machine has no ~/.ray/auth_token, and `ray start` does not
-make one)."""
+make one); the cluster has its own ports and temp dir and is stopped by its own process ids
+(`tests/ray_nodes.py`)."""
 
 from __future__ import annotations
 
 import json
-import os
-import secrets
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -16,36 +14,22 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.ray_nodes import RAY, RayCluster
 
 pytestmark = pytest.mark.slow
 
-RAY = str(Path(sys.executable).with_name("ray"))
 JOB = ["engine=simulated", "ray=cluster", "ray.label_actors=1", "labels=[answer]",
        "dataset.limit=40"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
-def cluster(tmp_path):
-    token = tmp_path / "auth_token"
-    token.write_text(secrets.token_hex(32))
-    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}
-    port, dash = _free_port(), _free_port()
-    head = subprocess.run(
-        [RAY, "start", "--head", "--num-cpus=2", f"--port={port}", "--include-dashboard=true",
-         f"--dashboard-port={dash}", "--disable-usage-stats"],
-        env=env, capture_output=True, text=True, timeout=180,
-    )
-    assert head.returncode == 0, head.stdout[-2000:] + head.stderr[-2000:]
+def cluster():
+    ray = RayCluster()
     try:
-        yield env, f"127.0.0.1:{port}", f"http://127.0.0.1:{dash}"
+        ray.start("head", 2, "{}", head=True, extra=("--include-dashboard=true",))
+        yield ray.env, ray.address, ray.dashboard
     finally:
-        subprocess.run([RAY, "stop", "--force"], env=env, capture_output=True, timeout=120)
+        ray.stop()  # its own processes, by pid: never `ray stop --force`
 
 
 def _rows(out: Path) -> int:

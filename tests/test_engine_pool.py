@@ -29,6 +29,17 @@ def test_in_process_pool_calls_and_counts():
 
 
 @pytest.mark.slow
+def test_a_pool_copy_for_a_labeler_pickles_and_counts_no_retries():
+    import pickle
+
+    pool = EnginePool("", ModelConfig(), EngineConfig(kind="simulated"), RayConfig(enabled=False))
+    copy = pickle.loads(pickle.dumps(pool))
+    assert copy.generate([request(1)])[0] == pool.generate([request(1)])[0]
+    assert copy.retries() == {"engine_calls_resent": 0, "engine_requests_resent": 0,
+                              "engines_lost": 0, "engine_nodes_lost": []}
+    assert copy.lost_nodes() == []
+
+
 def test_auto_starts_one_engine_per_gpu_in_placement_groups():
     """Ray with three logical GPUs (none real): auto gives three simulated engines, each in
     a placement group of its own; calls spread over them."""

@@ -66,14 +66,16 @@ def test_loaded_reads_the_process_maps(tmp_path):
 
 
 def test_pool_env_follows_the_setting(monkeypatch):
-    from pipelines.engine.pool import _preload_env
+    from pipelines.engine.pool import _node_preload_env, _resolve_preload
 
     monkeypatch.setattr(preload, "find_libs", lambda: {"tcmalloc": "/t/libtcmalloc.so.4",
                                                        "iomp": None})  # fmt: skip
-    on = SimpleNamespace(kind="vllm", preload=True)
-    assert _preload_env(on)["LD_PRELOAD"].startswith("/t/libtcmalloc.so.4")
-    assert _preload_env(SimpleNamespace(kind="vllm", preload=False)) == {}
-    assert _preload_env(SimpleNamespace(kind="simulated", preload=True)) == {}
+    env, advice, node = _resolve_preload("")  # what the task on each node runs
+    assert env["LD_PRELOAD"].startswith("/t/libtcmalloc.so.4") and node == ""
+    assert advice and "Intel OpenMP" in advice
+    # Neither asked for nor a vLLM engine: no task runs, no env.
+    assert _node_preload_env(SimpleNamespace(kind="vllm", preload=False), ["n1"]) == {}
+    assert _node_preload_env(SimpleNamespace(kind="simulated", preload=True), ["n1"]) == {}
 
 
 def _report_loaded() -> list[str]:
@@ -82,15 +84,17 @@ def _report_loaded() -> list[str]:
 
 @pytest.mark.skipif(not preload.find_libs()["tcmalloc"], reason="tcmalloc is not installed")
 def test_a_ray_actor_started_with_the_env_has_them_mapped():
-    """What the pool does for CPU engines, on a real Ray worker process: the libraries the
-    driver finds are mapped in the actor, and an actor without the env has neither."""
+    """What the pool does for CPU engines, on a real Ray worker process: the libraries a task
+    on the engine's node finds are mapped in the actor, and an actor without the env has
+    neither."""
     import ray
 
-    from pipelines.engine.pool import _preload_env
+    from pipelines.engine.pool import _node_preload_env
 
-    env = _preload_env(SimpleNamespace(kind="vllm", preload=True))
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
+        node = ray.get_runtime_context().get_node_id()
+        env = _node_preload_env(SimpleNamespace(kind="vllm", preload=True), [node])[node]
         probe = ray.remote(num_cpus=0)(_report_loaded)
         with_env = ray.get(probe.options(runtime_env={"env_vars": env}).remote())
         without = ray.get(probe.remote())

@@ -77,3 +77,16 @@ def test_weight_and_single_engine():
     assert r.pick(req("x"), weight=3) == 0 and r.load == [7]
     with pytest.raises(ValueError, match="at least one engine"):
         Router(0, slack=0)
+
+
+def test_a_retired_engine_gets_nothing_and_the_others_keep_their_prompts():
+    reqs = [{"messages": [{"role": "user", "content": f"q{i}"}], "n": 1} for i in range(40)]
+    r = Router(4, slack=1000)
+    before = [r.pick(q, 0) for q in reqs]
+    assert r.retire(2)
+    after = [r.pick(q, 0) for q in reqs]
+    assert 2 not in after and set(after) == {0, 1, 3}
+    assert all(a == b for a, b in zip(after, before, strict=True) if b != 2)
+    assert 2 not in {i for i, part in enumerate(r.split(reqs)) if part}
+    assert r.retire(0) and r.retire(1) and not r.retire(3)  # the last engine stays
+    assert r.live() == [3]

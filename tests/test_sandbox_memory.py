@@ -44,22 +44,52 @@ def test_no_delegation_means_rlimit_mode(tmp_path, line, enabled, mounts):
     assert memory.delegated_cgroup(proc) is None
 
 
-def test_rlimit_budget_never_exceeds_half_the_machine(monkeypatch):
+def test_rlimit_budget_is_a_part_of_the_node_share(monkeypatch):
     monkeypatch.setattr(memory, "delegated_cgroup", lambda: None)
     monkeypatch.setattr(memory, "machine_mb", lambda: 16384)
     memory.plan.cache_clear()
+    wide = dict(node_memory_share=1.0, node_slots=1)
     try:
-        big = memory.plan(SandboxConfig(memory_mb=2048, max_processes=16))
-        small = memory.plan(SandboxConfig(memory_mb=256, max_processes=16))
+        big = memory.plan(SandboxConfig(memory_mb=2048, max_processes=16, **wide))
+        small = memory.plan(SandboxConfig(memory_mb=256, max_processes=16, **wide))
         fixed = memory.plan(dataclasses.replace(SandboxConfig(), tree_memory_mb=2000))
-        with pytest.raises(ValueError, match="raise tree_memory_mb"):
-            memory.plan(dataclasses.replace(SandboxConfig(), tree_memory_mb=1000))
+        shared = memory.plan(SandboxConfig(memory_mb=1024, node_memory_share=0.25, node_slots=8))
+        with pytest.raises(ValueError, match="raise tree_memory_mb or node_memory_share"):
+            memory.plan(dataclasses.replace(SandboxConfig(), tree_memory_mb=150))
+        with pytest.raises(ValueError, match="node_memory_share=0"):
+            memory.plan(SandboxConfig(node_memory_share=0))
     finally:
         memory.plan.cache_clear()
-    assert big.mode == "rlimit" and big.tree_mb == 8192
-    assert big.process_mb * 17 + 32 + 16 <= 8192 and big.process_mb < 2048
-    assert small.process_mb == 256  # 17 x 256 fits: nothing lowered
+    assert big.mode == "rlimit" and big.tree_mb == 16384
+    assert big.process_mb * 17 + 32 + 16 <= 16384 and big.process_mb < 2048
+    assert small.process_mb == 256 and small.processes == 16  # 17 x 256 fits: nothing lowered
     assert fixed.tree_mb == 2000 and fixed.process_mb == (2000 - 48) // 17
+    # 8 runs at once hold a quarter of the node together: 512 MiB each, which holds 7
+    # interpreters of 64 MiB (6 for the program, 1 for the tests), not 17.
+    assert shared.tree_mb == 16384 // 4 // 8 and shared.node_slots == 8
+    assert shared.processes == 6 and shared.process_mb == (512 - 48) // 7
+    assert (shared.processes + 1) * shared.process_mb + 48 <= shared.tree_mb
+
+
+def test_node_slots_bound_concurrent_runs(tmp_path, monkeypatch):
+    monkeypatch.setattr(memory.tempfile, "gettempdir", lambda: str(tmp_path))
+    plan = memory.MemoryPlan("rlimit", 100, 50, "", 1, 2)
+    with memory.node_slot(plan) as a, memory.node_slot(plan) as b:
+        assert {a, b} == {0, 1}
+        waited = []
+
+        def third():
+            with memory.node_slot(plan, poll_s=0.01) as c:
+                waited.append(c)
+
+        import threading
+
+        t = threading.Thread(target=third)
+        t.start()
+        t.join(timeout=0.3)
+        assert t.is_alive() and not waited  # both slots held: the third run waits
+    t.join(timeout=5)
+    assert waited in ([0], [1])  # and starts once one is free
 
 
 def test_cgroup_mode_keeps_per_process_limit(monkeypatch):
@@ -67,13 +97,13 @@ def test_cgroup_mode_keeps_per_process_limit(monkeypatch):
     monkeypatch.setattr(memory, "machine_mb", lambda: 8192)
     memory.plan.cache_clear()
     try:
-        p = memory.plan(SandboxConfig(memory_mb=2048, max_processes=16))
+        p = memory.plan(SandboxConfig(memory_mb=2048, max_processes=16, node_slots=1))
     finally:
         memory.plan.cache_clear()
     assert (p.mode, p.process_mb, p.tree_mb, p.cgroup_dir) == (
         "cgroup",
         2048,
-        4096,
+        2048,
         "/sys/fs/cgroup/x",
     )
 

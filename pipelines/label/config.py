@@ -98,7 +98,12 @@ class CalcSourceConfig:
 @dataclass
 class TestsSourceConfig:
     timeout_s: float = option(10.0, "Wall-clock bound of one program run in the sandbox.")
-    workers: int = option(2, "Parallel sandbox executions.")
+    workers: int = option(2, "Parallel sandbox executions (per verifier actor).")
+    node_memory_share: float = option(
+        0.25, "Share of a node's RAM that all sandboxes running at once on it hold together "
+        "(engines plan 0.8 of what Ray reports, about 0.56 of RAM): each run gets share x RAM "
+        "/ (workers x verifier actors on the node), and runs beyond that many wait."
+    )
     allow_unsafe: bool = option(False, "Run without isolation when bubblewrap is missing (warns).")
 
 
@@ -314,6 +319,11 @@ def validate(cfg: LabelJobConfig) -> None:
                           "on CPU (vLLM's CPU attention kernel)")
     if cfg.sampler.top_p > 1:
         raise ConfigError(f"sampler.top_p={cfg.sampler.top_p} must be in (0, 1]")
+    share = cfg.labels.tests.node_memory_share if cfg.labels.tests is not None else 0.25
+    if not 0 < share <= 1:
+        raise ConfigError(f"labels.tests.node_memory_share={share} must be in (0, 1]")
+    if cfg.labels.tests is not None:
+        _positive(cfg.labels.tests.workers, "labels.tests.workers")
     if cfg.labels.mc is not None:
         _positive(cfg.labels.mc.k, "labels.mc.k")
         _positive(cfg.labels.mc.confirm, "labels.mc.confirm")

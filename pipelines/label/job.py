@@ -102,6 +102,8 @@ class LabelJob:
         self.model_path = ""
         self._calls = 0
         self.refresh: dict[str, int] | None = None  # what a refresh copied and labeled
+        self.units_retried_by_problem = 0  # units whose labeling call failed (see _labeled)
+        self._labeler_places: list[tuple[str, int]] = []  # (node, pid) of each at start
 
     # -- set-up ---------------------------------------------------------------------------
 
@@ -199,7 +201,7 @@ class LabelJob:
         self.labelers = [
             cls.remote(self.cfg, self.hash, completer, critic) for _ in range(rc.label_actors)
         ]
-        ray.get([a.ping.remote() for a in self.labelers])
+        self._labeler_places = ray.get([a.where.remote() for a in self.labelers])
 
     # -- stages ---------------------------------------------------------------------------
 
@@ -266,6 +268,7 @@ class LabelJob:
         except Exception as exc:  # RayActorError, RayTaskError, or a bug in-process
             log.warning("labeling a unit failed (%s); retrying problem by problem",
                         str(exc).splitlines()[0][:200])
+            self.units_retried_by_problem += 1
         merged = UnitResult()
         for p in problems:
             one = {p.problem_id: samples[p.problem_id]} if samples and p.problem_id in samples \
@@ -445,6 +448,31 @@ class LabelJob:
         progress.close()
         return self._manifest(records, started_at, time.monotonic() - t0, reused, prev)
 
+    def _retries(self) -> dict[str, Any]:
+        """What had to be redone: engine calls re-sent to live engines (and the engines and
+        nodes lost), labeler actors Ray restarted (their calls retried, possibly on another
+        node), units labeled again problem by problem after their call failed."""
+        out: dict[str, Any] = {"engine_calls_resent": 0, "engine_requests_resent": 0,
+                               "engines_lost": 0, "engine_nodes_lost": []}
+        if self.pool is not None and hasattr(self.pool, "retries"):
+            out.update(self.pool.retries())
+        restarted, moved = 0, 0
+        if self.cfg.ray.enabled and self._labeler_places:
+            import ray
+
+            try:
+                now = ray.get([a.where.remote() for a in self.labelers], timeout=30)
+            except Exception as exc:  # a figure must not fail a finished run
+                log.warning("could not ask the labelers where they run: %s", exc)
+                now = self._labeler_places
+            for (node0, pid0), (node1, pid1) in zip(self._labeler_places, now, strict=True):
+                restarted += (node0, pid0) != (node1, pid1)
+                moved += node0 != node1
+        out["labelers_restarted"] = restarted
+        out["labelers_moved_node"] = moved
+        out["units_retried_by_problem"] = self.units_retried_by_problem
+        return out
+
     def _manifest(self, records, started_at, wall, reused, prev) -> dict[str, Any]:
         manifest = build_manifest(
             self.cfg, self.hash, self.model_path, records, started_at, wall, reused, prev
@@ -452,6 +480,10 @@ class LabelJob:
         manifest["throughput"].update(engine_throughput(self.pool, wall, manifest["counts"]))
         manifest["unit_cutting"] = "content"  # older versions cut units in input order
         manifest["lineage"]["refresh"] = self.refresh
+        manifest["retries"] = retries = self._retries()
+        if any(v for v in retries.values()):
+            log.warning("redone after failures: %s", ", ".join(
+                f"{k}={len(v) if isinstance(v, list) else v}" for k, v in retries.items() if v))
         self.out.write_manifest(manifest)
         if self.cfg.output.report:
             write_report_quietly(self.out.root)

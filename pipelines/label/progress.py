@@ -6,7 +6,8 @@ Two kinds of lines:
   generated tokens/s over the last period, and the time the work already queued at the
   engine needs at that rate (an upper bound: it assumes every request runs to max_tokens).
   Sampling the whole input is known up front; Monte Carlo probes are sent as chains need
-  them, so their queue grows as the stage goes.
+  them, so their queue grows as the stage goes. A node holding engines that died since the
+  last period gets a line of its own (its engines' calls go to the others).
 `engine_throughput` gives the manifest's headline figures (labeled steps per engine-hour).
 """
 
@@ -110,6 +111,8 @@ class Progress:
             p = pool()
             if p is None:
                 continue
+            for dead in getattr(p, "lost_nodes", list)():  # a dead node: a line, not a stall
+                log.warning("engine: %s", dead)
             try:
                 now = p.stats()
             except Exception:  # a slow or restarting actor: try again next period

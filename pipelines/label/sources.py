@@ -17,6 +17,7 @@ Imports are lazy so that a job that does not use a source does not pay for it.
 from __future__ import annotations
 
 import functools
+import math
 import shutil
 from dataclasses import asdict
 from typing import Any
@@ -39,7 +40,7 @@ def build_sources(
 
             checker: Verifier = AnswerVerifier(timeout_s=labels.answer.timeout_s)
         else:
-            checker = _code_outcome(labels.tests)
+            checker = _code_outcome(labels.tests, node_sandbox_slots(cfg))
         out[Source.answer] = GivenOutcome(checker)
     if labels.calc is not None and domain == "math":
         from verifiers.calculator.verifier import CalculatorVerifier
@@ -73,7 +74,8 @@ def build_sources(
             estimator_options=(
                 {"probe_right": m.probe_right} if m.estimator == "binary_search" else None
             ),
-            tests_cfg=asdict(labels.tests) if labels.tests is not None else None,
+            tests_cfg={**(asdict(labels.tests) if labels.tests is not None else {}),
+                       "node_slots": node_sandbox_slots(cfg)},
             seed=cfg.sampler.seed,
             # Rollouts see the problem exactly as the sampler showed it.
             prompt_fn=functools.partial(
@@ -93,17 +95,44 @@ def build_sources(
     return out
 
 
-def sandbox_config(tests: TestsSourceConfig | None) -> Any:
-    """The sandbox settings for `labels.tests`; unsafe mode only when asked for and needed."""
+def labelers_per_node(cfg: LabelJobConfig) -> int:
+    """Verifier actors one node may hold: 1 in-process; every one on a local Ray (one node);
+    on a cluster ceil(actors / live CPU nodes), as SPREAD places them. When more land on a
+    node (SPREAD is best effort, or a node died), the node's sandbox slots make the extra
+    runs wait rather than exceed the memory share."""
+    rc = cfg.ray
+    if not rc.enabled:
+        return 1
+    n = int(rc.label_actors)
+    if rc.address:
+        import ray
+
+        if ray.is_initialized():
+            nodes = sum(1 for x in ray.nodes() if x.get("Alive") and x["Resources"].get("CPU"))
+            n = math.ceil(n / max(1, nodes))
+    return max(1, n)
+
+
+def node_sandbox_slots(cfg: LabelJobConfig) -> int:
+    """Sandboxes the labelers run at once on one node: tests.workers per verifier actor."""
+    workers = cfg.labels.tests.workers if cfg.labels.tests is not None else 2
+    return max(1, workers) * labelers_per_node(cfg)
+
+
+def sandbox_config(tests: TestsSourceConfig | None, node_slots: int = 2) -> Any:
+    """The sandbox settings for `labels.tests` with `node_slots` runs at once on a node
+    sharing its `node_memory_share`; unsafe mode only when asked for and needed."""
     from verifiers.sandbox.result import SandboxConfig
 
     t = tests or TestsSourceConfig()
     unsafe = t.allow_unsafe and shutil.which("bwrap") is None
-    return SandboxConfig(timeout_s=t.timeout_s, isolation="none" if unsafe else "bwrap")
+    return SandboxConfig(timeout_s=t.timeout_s, isolation="none" if unsafe else "bwrap",
+                         node_memory_share=t.node_memory_share, node_slots=node_slots)
 
 
-def _code_outcome(tests: TestsSourceConfig | None) -> Verifier:
+def _code_outcome(tests: TestsSourceConfig | None, node_slots: int) -> Verifier:
     from verifiers.code_tests import CodeTestVerifier
 
     workers = tests.workers if tests is not None else 2
-    return CodeTestVerifier(sandbox_config(tests), workers=workers, syntax=False, name="answer")
+    return CodeTestVerifier(sandbox_config(tests, node_slots), workers=workers, syntax=False,
+                            name="answer")

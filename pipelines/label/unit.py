@@ -72,6 +72,18 @@ class UnitLabeler:
     def ping(self) -> str:
         return "ok"
 
+    def where(self) -> tuple[str, int]:
+        """(Ray node id, process id) of this labeler: a restarted actor has a new pid."""
+        import os
+
+        try:
+            import ray
+
+            node = ray.get_runtime_context().get_node_id() if ray.is_initialized() else ""
+        except ImportError:
+            node = ""
+        return node, os.getpid()
+
     # -- chains ---------------------------------------------------------------------------
 
     def _human_labels(self, g: GivenChain) -> tuple[bool | None, ...]:

@@ -25,7 +25,11 @@ class SandboxConfig:
     tmp_mb: int = 32  # size of the private, writable /tmp (a tmpfs)
     shm_mb: int = 16  # size of the private, writable /dev/shm (multiprocessing's semaphores)
     tree_memory_mb: int = 0  # memory of the whole process tree; 0 = what max_processes x
-    # memory_mb plus the tmpfs add up to, at most half the machine's RAM
+    # memory_mb plus the tmpfs add up to, at most this run's part of the node's share below
+    node_memory_share: float = 0.25  # share of the node's RAM that all sandboxes running at
+    # once on it may hold together (the engines' plan takes 0.8 of what Ray reports)
+    node_slots: int = 2  # sandboxes that may run at once on the node (a node-wide semaphore
+    # enforces it); each gets node_memory_share x RAM / node_slots
     output_bytes: int = 4096  # stdout/stderr kept per stream as an excerpt; the rest is read
     # and dropped, so a flood cannot block the solution or fill memory.
     isolation: str = "bwrap"  # "bwrap", or "none" = UNSAFE: no isolation, warns on every run

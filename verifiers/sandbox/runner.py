@@ -12,7 +12,8 @@ process, each dropping to its own random unprivileged uid with rlimits; the prog
 on stdin, the tests on their own pipe, and only the test process writes the nonce-tagged
 result lines. The wall clock is enforced here by killing bwrap's process group, which tears
 down the pid namespace and with it every process the solution started. Memory for the whole
-tree is planned in `memory.py` (a delegated cgroup v2, else bounded rlimits). How tests are
+tree is planned in `memory.py` (a delegated cgroup v2, else bounded rlimits), and a run
+starts only in one of its node's sandbox slots (`memory.node_slot`). How tests are
 rewritten and results read lives in `program.py`.
 """
 
@@ -35,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from labeling.schema import Problem
-from verifiers.sandbox.memory import TEST_PROCESSES, run_cgroup
+from verifiers.sandbox.memory import TEST_PROCESSES, node_slot, run_cgroup
 from verifiers.sandbox.memory import plan as memory_plan
 from verifiers.sandbox.program import Job, interpret, interpreter_layout, prepare_job
 from verifiers.sandbox.result import ExecutionResult, SandboxConfig, SandboxUnavailableError
@@ -178,6 +179,12 @@ class Sandbox:
             return list(pool.map(self._execute, jobs))
 
     def _execute(self, job: Job, probe: bool = False) -> ExecutionResult:
+        """One run, once one of the node's sandbox slots is free (`memory.node_slot`): the
+        wall clock starts when the run does."""
+        with node_slot(self.memory):
+            return self._execute_now(job, probe)
+
+    def _execute_now(self, job: Job, probe: bool) -> ExecutionResult:
         c = self.config
         start = time.monotonic()
         nonce, token = secrets.token_hex(16), secrets.token_hex(8)
@@ -186,7 +193,7 @@ class Sandbox:
         uid = c.uid_low + secrets.randbelow(50_000) if drop else 0
         test_uid = uid + 50_000 if drop else 0  # never the program's uid
         writes = {
-            "program": job.program_payload(uid, self._limits(c.max_processes), token),
+            "program": job.program_payload(uid, self._limits(self.memory.processes), token),
             "tests": job.tests_payload(
                 nonce, test_uid, self._limits(TEST_PROCESSES), token, c.cpu_s
             ),
@@ -206,7 +213,7 @@ class Sandbox:
             argv, cwd = [*self.prefix_argv, "--seccomp", str(keep[-1]), self.python], None
         argv += ["-S", "-P", "-B", "-c", self.harness, str(wfd), str(tests_r)]
         try:
-            with run_cgroup(self.memory, f"prm-{nonce}", c.max_processes + 8) as procs:
+            with run_cgroup(self.memory, f"prm-{nonce}", self.memory.processes + 8) as procs:
                 if procs:  # join the run's cgroup before bwrap starts: nothing escapes it
                     argv = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', procs, *argv]
                 try:
