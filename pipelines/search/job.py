@@ -30,7 +30,7 @@ from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_un
 from labeling.splitters import split_steps
 from pipelines.cli import UserError
 from pipelines.engine.runtime import init_ray
-from pipelines.label.job import units_of
+from pipelines.label.job import check_input_paths, units_of
 from pipelines.search.config import PRM_STRATEGIES, SEARCH_AFFECTING, SearchConfig, Strategy
 from pipelines.search.driver import Generator, StepScorer, Task, run_tasks
 from pipelines.search.output import read_rows, summarize, write_unit
@@ -158,6 +158,7 @@ class SearchJob:
 
     def run(self) -> dict[str, Any]:
         """Search everything; one run at a time per output directory (a file lock)."""
+        check_input_paths(self.cfg.dataset.path)  # before any directory or engine
         self.out.root.mkdir(parents=True, exist_ok=True)
         lock = FileLock(self.out.root / ".lock")
         try:

@@ -47,6 +47,12 @@ def to_config(cfg: Any) -> TrainAppConfig:
         raise ConfigError("train.batch_size, train.grad_accum and train.workers must be >= 1")
     if "{prompt}" not in out.model.prompt_template or "{step}" not in out.model.step_template:
         raise ConfigError("model.prompt_template needs {prompt} and model.step_template {step}")
+    if out.optim.warmup_steps > out.train.max_steps:
+        raise ConfigError(
+            f"optim.warmup_steps={out.optim.warmup_steps} is above train.max_steps="
+            f"{out.train.max_steps}: the learning rate would never reach optim.lr; lower "
+            "optim.warmup_steps"
+        )
     tokens = out.export.label_tokens
     if len(tokens) != 2 or len({*tokens, out.export.step_tag}) != 3:
         raise ConfigError(
@@ -331,6 +337,7 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
 def run(cfg: Any) -> dict[str, Any]:
     """Train as configured; returns the summary written to `<output_dir>/summary.json`."""
     conf = to_config(cfg)
+    prm_data.check_labels_present(conf.data)  # before a model loads or Ray starts
     plain = OmegaConf.to_container(OmegaConf.structured(conf), resolve=True, enum_to_str=True)
     if conf.train.workers == 1 and not conf.train.use_ray:
         return train_loop(plain)
