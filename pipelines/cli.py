@@ -128,12 +128,20 @@ def composition_sentence(exc: BaseException) -> str:
     return first_line(exc)
 
 
-def compose_or_explain(prog: str, conf_dir: str, config_name: str, argv: Sequence[str]) -> None:
-    """Compose the config from `argv` overrides once before Hydra runs the app, so a bad key,
-    type or enum value exits 2 with one sentence instead of Hydra's exit 1 and its report.
+def compose_or_explain(prog: str, conf_dir: str, config_name: str, argv: Sequence[str],
+                       schema: Any = None, doc: str | None = None) -> None:  # fmt: skip
+    """`--help` prints the app's own page (`pipelines.cli_help`: its groups, keys and their
+    help, from `schema`) and exits 0. Otherwise: compose the config from `argv` overrides
+    once before Hydra runs the app, so a bad key, type or enum value exits 2 with one
+    sentence instead of Hydra's exit 1 and its report.
     Also notes which directories on the way to Hydra's run dir exist already, so that a run
     that fails at start can remove what it created (`remove_failed_start`).
     Multirun sweeps and Hydra's own flags are left to Hydra."""
+    from pipelines.cli_help import help_page, wants_help
+
+    if schema is not None and wants_help(argv):
+        print(help_page(prog, doc, schema, conf_dir, config_name, argv))
+        sys.exit(0)
     if any(a.startswith("-") for a in argv):
         return
     from hydra import compose, initialize_config_dir

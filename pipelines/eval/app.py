@@ -162,7 +162,7 @@ def _hydra_main(cfg: DictConfig) -> None:
 
 def main() -> None:
     register()
-    compose_or_explain("prm-eval", CONF_DIR, "eval", sys.argv[1:])
+    compose_or_explain("prm-eval", CONF_DIR, "eval", sys.argv[1:], EvalConfig, __doc__)
     _hydra_main()
 
 

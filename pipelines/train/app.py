@@ -386,7 +386,7 @@ def _hydra_main(cfg: DictConfig) -> None:
 
 def main() -> None:
     register()
-    compose_or_explain("prm-train", CONF_DIR, "train", sys.argv[1:])
+    compose_or_explain("prm-train", CONF_DIR, "train", sys.argv[1:], TrainAppConfig, __doc__)
     _hydra_main()
 
 
