@@ -1,5 +1,10 @@
 """prm-train: train a PRM on prm-label's shards, alone or on Ray Train workers.
 
+    prm-train data.shards=[outputs/labels] train.max_steps=200
+    prm-train data.shards=[outputs/labels] data.label_source=mc_scores   # soft MC targets
+    prm-train data.shards=[outputs/labels] train.workers=2               # 2 Ray Train workers
+    prm-train data.shards=[outputs/labels] train.resume=none output_dir=outputs/prm2
+
 `train_loop` is the whole per-worker program (it also runs in-process when
 `train.workers=1` and `train.use_ray=false`, which is the default and skips Ray's start-up);
 `run` decides where it runs; `main` is the Hydra entry point and only calls `run`.
