@@ -11,6 +11,7 @@ check out (resume), like `prm-label`. Code problems are quarantined (math only f
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -115,6 +116,30 @@ class SearchJob:
             self.generator = PoolGenerator(self.pool, self.cfg.sampler.temperature,
                                            self.cfg.sampler.top_p)  # fmt: skip
 
+    def _watch_engine(self, every_s: float = 10.0) -> threading.Event:
+        """Log the engine's work every `every_s` seconds while it has some (a search round
+        can take minutes); set the returned event to stop."""
+        from pipelines.label.progress import engine_line
+
+        stop = threading.Event()
+
+        def watch() -> None:
+            before, at = None, time.monotonic()
+            while not stop.wait(every_s):
+                if self.pool is None:
+                    continue
+                try:
+                    now = self.pool.stats()
+                except Exception:  # a slow or restarting actor: next period
+                    continue
+                line = engine_line(now, before, time.monotonic() - at)
+                before, at = now, time.monotonic()
+                if line:
+                    log.info(line)
+
+        threading.Thread(target=watch, name="engine-progress", daemon=True).start()
+        return stop
+
     def _correct(self, answer: str | None, reference: str, cache: dict) -> bool | None:
         key = canonical_answer(answer)
         if key is None:
@@ -167,9 +192,11 @@ class SearchJob:
             raise UserError(f"another prm-search run holds {self.out.root}; wait for it or "
                             "choose another output.dir") from None  # fmt: skip
         self.checker = AnswerChecker(timeout_s=self.cfg.answer_timeout_s)
+        stop = self._watch_engine()
         try:
             return self._run()
         finally:
+            stop.set()
             self.checker.close()
             if self.pool is not None:
                 self.pool.shutdown()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import math
 import shutil
 import sys
@@ -35,6 +36,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from pipelines.cli import ConfigError, compose_or_explain, explain, run_or_explain
 from pipelines.confdir import CONF_DIR
+from pipelines.ticker import duration
 from pipelines.train import data as prm_data
 from pipelines.train.config import TrainAppConfig, register
 from pipelines.train.export import load_checkpoint, new_prm, save_checkpoint
@@ -42,6 +44,8 @@ from pipelines.train.metrics import _forward_loss, evaluate
 from pipelines.train.model import StepFormat, collate, tokenize_row
 
 STATE_FILE = "trainer_state.pt"
+PROGRESS_EVERY_S = 10.0  # a step line at most this often (every step when steps are slower)
+log = logging.getLogger("prm-train")
 
 
 def to_config(cfg: Any) -> TrainAppConfig:
@@ -294,6 +298,22 @@ def _after_step(w: _Worker, stats: dict[str, Any], dt: float, val_rows: list) ->
     return row
 
 
+def step_line(w: _Worker, stats: dict[str, Any], row: dict[str, Any], per_step: float) -> str:
+    """`step 12/100: loss 0.642, acc 0.71, lr 1.2e-05, 11.8s/step, ETA 17m18s` (+ validation
+    figures and the checkpoint when this step has them)."""
+    left = w.cfg.train.max_steps - w.step
+    parts = [f"step {w.step}/{w.cfg.train.max_steps}: loss {stats['loss']:.4f}",
+             f"acc {stats['acc']:.3f}", f"lr {w.scheduler.get_last_lr()[0]:.2e}",
+             f"{per_step:.2f}s/step"]  # fmt: skip
+    if left:
+        parts.append(f"ETA {duration(per_step * left)}")
+    parts += [f"{k} {v:.4f}" for k, v in row.items() if k.startswith("val_") and
+              isinstance(v, float)]  # fmt: skip
+    if "checkpoint" in row:
+        parts.append(f"saved {row['checkpoint']}")
+    return ", ".join(parts)
+
+
 def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
     """The per-worker training program; returns the summary (rank 0) or {} (other ranks)."""
     w = _setup(config, in_ray)
@@ -307,11 +327,20 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
     metrics_file = (w.out / "metrics.jsonl").open("a") if w.rank == 0 else None
     tokens_total, train_time, last, started = 0, 0.0, {}, w.step
     t_last = time.perf_counter()
+    said = -math.inf  # when the last progress line was logged
+    if w.rank == 0:
+        log.info("training %d steps (from step %d) into %s", cfg.train.max_steps - w.step,
+                 w.step, w.out)  # fmt: skip
     while w.step < cfg.train.max_steps:
         stats = _one_step(w)
         dt = time.perf_counter() - t_last  # reading, tokenizing, collating, compute
         tokens_total, train_time = tokens_total + stats["tokens"], train_time + dt
         row = _after_step(w, stats, dt, val_rows)
+        if w.rank == 0 and (w.step == cfg.train.max_steps or "checkpoint" in row or (
+                w.step % max(cfg.train.log_every, 1) == 0
+                and time.monotonic() - said >= PROGRESS_EVERY_S)):  # fmt: skip
+            said = time.monotonic()
+            log.info(step_line(w, stats, row, train_time / (w.step - started)))
         if row and metrics_file:
             metrics_file.write(json.dumps(row) + "\n")
             metrics_file.flush()
@@ -376,8 +405,16 @@ def run(cfg: Any) -> dict[str, Any]:
 
 
 def _run_and_print(cfg: DictConfig) -> None:
+    from pipelines.train.export import serve_command
+
     summary = run(cfg)
     print(json.dumps({k: v for k, v in summary.items() if k != "format"}, indent=2))
+    out = Path(summary["final"]).parent
+    fmt = StepFormat(**summary["format"])
+    print(f"prm-train: {summary['steps_this_run']} steps"
+          + (f" (resumed from {summary['resumed_from']})" if summary["resumed_from"] else "")
+          + f"; model in {summary['final']}\n  metrics: {out / 'metrics.jsonl'}, summary: "
+          f"{out / 'summary.json'}\n  serve it: {serve_command(fmt, summary['final'])}")
 
 
 def _explain(exc: BaseException) -> str | None:
