@@ -193,6 +193,19 @@ def remove_failed_start(top: Path | None, leftovers: tuple[str, ...] = (".lock",
     return True
 
 
+_APP = ["prm-label"]  # the running app's name; `run_or_explain` sets it
+
+
+class AppLogger:
+    """A logger named after the running app (set by `run_or_explain`), for modules that
+    several apps share (the engine pool): its lines read `[prm-search]` inside prm-search."""
+
+    def __getattr__(self, name: str) -> Any:
+        import logging
+
+        return getattr(logging.getLogger(_APP[0]), name)
+
+
 def run_or_explain(
     prog: str,
     run: Callable[[Any], Any],
@@ -201,6 +214,7 @@ def run_or_explain(
 ) -> None:
     """`run(cfg)`; an error `explain_fn` turns into a sentence is printed without a traceback
     and exits with 2. Errors it returns None for (bugs) propagate with their traceback."""
+    _APP[0] = prog
     try:
         run(cfg)
     except Exception as exc:

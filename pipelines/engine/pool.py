@@ -21,11 +21,11 @@ A dead actor is restarted by Ray (`max_restarts`) and its call retried (`max_tas
 
 from __future__ import annotations
 
-import logging
 import time
 from concurrent.futures import Future
 from typing import Any
 
+from pipelines.cli import AppLogger
 from pipelines.engine.actor import SimulatedEngine, VLLMEngine
 from pipelines.engine.layout import (
     Node,
@@ -37,7 +37,7 @@ from pipelines.engine.layout import (
 )
 from pipelines.engine.routing import Router
 
-log = logging.getLogger("prm-label")
+log = AppLogger()  # [prm-label] or [prm-search]: the app that runs the pool
 
 # Calls one async engine actor serves at once (each may hold many requests); more wait in Ray.
 MAX_CONCURRENT_CALLS = 4096
