@@ -251,7 +251,27 @@ class SearchJob:
             from pipelines.search.report import write_report
 
             write_report(self.out.root, manifest)
+        print(done_text(manifest, self.out.root, self.cfg.output.report))
         return manifest
+
+
+def done_text(manifest: dict[str, Any], root: Path, report: bool) -> str:
+    """What prm-search prints at the end: the accuracy table and where the results are."""
+    c = manifest["counts"]
+    lines = [f"prm-search: {c.get('problems_searched', 0)} problems searched "
+             f"({c.get('problems_quarantined', 0)} quarantined), {c.get('rows', 0)} rows in "
+             f"{manifest['wall_time_s']}s"
+             + (f"; {manifest['units_resumed']} of {manifest['units']} units reused"
+                if manifest.get("units_resumed") else ""),
+             f"  {'strategy':<14}{'aggregation':<12}{'N':>4}{'problems':>9}{'accuracy':>10}"
+             f"{'tokens/problem':>16}"]  # fmt: skip
+    for r in manifest.get("summary", []):
+        lines.append(f"  {r['strategy']:<14}{r['aggregation'] or '-':<12}{r['budget']:>4}"
+                     f"{r['problems']:>9}{r['accuracy']:>10.3f}"
+                     f"{r['tokens_per_problem']:>16.0f}")  # fmt: skip
+    lines.append(f"  rows: {root / 'shards'}, manifest: {root / 'manifest.json'}"
+                 + (f", report: {root / 'report.html'}" if report else ""))
+    return "\n".join(lines)
 
 
 def _task_seed(cfg: SearchConfig, p: Problem, strategy: str, budget: int) -> int:
