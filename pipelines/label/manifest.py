@@ -127,6 +127,6 @@ def log_done(manifest: dict[str, Any], wall: float, root: Path) -> None:
     print(
         f"prm-label: {c['rows']} rows ({c['steps']} steps) from {c['problems_in']} problems "
         f"({c['problems_quarantined']} quarantined) in {wall:.1f}s -> {root / 'manifest.json'}"
-        + (f"\n  {reused} of {manifest.get('units', reused)} units reused (already labeled "
-           "with this config); only the rest were labeled" if reused else "")
+        + (f"\n  {reused} of {manifest.get('units', reused)} units reused from an earlier run "
+           "with this config, not labeled again" if reused else "")
     )
