@@ -11,9 +11,12 @@ Bugs keep their traceback.
 from __future__ import annotations
 
 import errno
+import re
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import MISSING, field
+from pathlib import Path
 from typing import Any
 
 
@@ -53,36 +56,154 @@ def explain(exc: BaseException) -> str | None:
     return None
 
 
-def composition_sentence(exc: BaseException) -> str:
-    """The sentence for a config that Hydra/OmegaConf refused: the key and what was wrong."""
-    from omegaconf.errors import OmegaConfBaseException
+_MISSING_OPTION = re.compile(r"Could not (?:load|find) '([\w/.-]+)/([^'/]+)'")
 
+
+def group_options(group: str) -> list[str]:
+    """The options a user may pick for config group `group` (schemas left out), as Hydra
+    sees them inside an `initialize_config_dir` context."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    if not GlobalHydra.instance().is_initialized():
+        return []
+    loader = GlobalHydra.instance().config_loader()
+    return sorted(o for o in loader.get_group_options(group) if not o.endswith("_schema"))
+
+
+def field_paths(node_type: Any, prefix: str = "") -> list[str]:
+    """Every dotted key of a (nested) structured config dataclass."""
+    import dataclasses
+    import typing
+
+    hints = typing.get_type_hints(node_type)
+    out = []
+    for f in dataclasses.fields(node_type):
+        path = prefix + f.name
+        out.append(path)
+        if dataclasses.is_dataclass(hints.get(f.name)):
+            out += field_paths(hints[f.name], path + ".")
+    return out
+
+
+def _valid_keys(cause: BaseException) -> str:
+    """The hint for a key that is not in a structured config node: the deeper key of the
+    same name (`strategies` -> `search.strategies`) or the nearest name, then the valid keys."""
+    import dataclasses
+    import difflib
+
+    node_type = getattr(cause, "object_type", None)
+    key = str(getattr(cause, "key", "") or "")
+    if node_type is None or not dataclasses.is_dataclass(node_type):
+        return ""
+    names = [f.name for f in dataclasses.fields(node_type)]
+    deeper = [p for p in field_paths(node_type) if p.endswith("." + key)]
+    close = deeper[:1] or difflib.get_close_matches(key, names, n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return f"; {hint}valid keys here: {', '.join(names)}"
+
+
+def composition_sentence(exc: BaseException) -> str:
+    """The sentence for a config that Hydra/OmegaConf refused: the key and what was wrong,
+    with the valid group options or keys where the mistake was a name."""
+    from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
+
+    missing = _MISSING_OPTION.search(str(exc))
+    if missing:
+        group, name = missing.groups()
+        options = group_options(group)
+        listed = f"; choose from {', '.join(options)}" if options else ""
+        return f"{group}={name}: no such option in group '{group}'{listed}"
     cause: BaseException | None = exc
     while cause is not None:
         if isinstance(cause, OmegaConfBaseException):
             key = getattr(cause, "full_key", None)
             head = first_line(cause)
-            return f"{key}: {head}" if key and key not in head else head
+            if isinstance(cause, ConfigAttributeError | ConfigKeyError) and key:
+                head = f"no such key in {getattr(cause.object_type, '__name__', 'the config')}"
+            sentence = f"{key}: {head}" if key and key not in head else head
+            if isinstance(cause, ConfigAttributeError | ConfigKeyError):
+                sentence += _valid_keys(cause)
+            return sentence
         cause = cause.__cause__
     return first_line(exc)
 
 
-def compose_or_explain(prog: str, conf_dir: str, config_name: str, argv: Sequence[str]) -> None:
-    """Compose the config from `argv` overrides once before Hydra runs the app, so a bad key,
-    type or enum value exits 2 with one sentence instead of Hydra's exit 1 and its report.
+def compose_or_explain(prog: str, conf_dir: str, config_name: str, argv: Sequence[str],
+                       schema: Any = None, doc: str | None = None) -> None:  # fmt: skip
+    """`--help` prints the app's own page (`pipelines.cli_help`: its groups, keys and their
+    help, from `schema`) and exits 0. Otherwise: compose the config from `argv` overrides
+    once before Hydra runs the app, so a bad key, type or enum value exits 2 with one
+    sentence instead of Hydra's exit 1 and its report.
+    Also notes which directories on the way to Hydra's run dir exist already, so that a run
+    that fails at start can remove what it created (`remove_failed_start`).
     Multirun sweeps and Hydra's own flags are left to Hydra."""
+    from pipelines.cli_help import help_page, wants_help
+
+    if schema is not None and wants_help(argv):
+        print(help_page(prog, doc, schema, conf_dir, config_name, argv))
+        sys.exit(0)
     if any(a.startswith("-") for a in argv):
         return
     from hydra import compose, initialize_config_dir
     from hydra.errors import HydraException
+    from omegaconf import OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
+    with initialize_config_dir(config_dir=conf_dir, version_base=None):
+        try:
+            cfg = compose(config_name=config_name, overrides=list(argv), return_hydra_config=True)
+        except (HydraException, OmegaConfBaseException) as exc:
+            sentence = composition_sentence(exc)  # inside: it lists the group's options
+            print(f"{prog}: error: {sentence}", file=sys.stderr)
+            sys.exit(2)
     try:
-        with initialize_config_dir(config_dir=conf_dir, version_base=None):
-            compose(config_name=config_name, overrides=list(argv))
-    except (HydraException, OmegaConfBaseException) as exc:
-        print(f"{prog}: error: {composition_sentence(exc)}", file=sys.stderr)
-        sys.exit(2)
+        run_dir = OmegaConf.select(cfg, "hydra.run.dir")
+    except OmegaConfBaseException:  # an interpolation only the app can resolve
+        return
+    if run_dir:
+        _NEW_DIRS.append(first_new_dir(Path(str(run_dir))))
+
+
+# The outermost directory each start of this process creates on the way to Hydra's run dir
+# (None: all existed); read by `remove_failed_start`.
+_NEW_DIRS: list[Path | None] = []
+
+
+def first_new_dir(path: Path) -> Path | None:
+    """The outermost ancestor of `path` (or `path`) that does not exist yet; None if it does."""
+    new = None
+    for p in [path.absolute(), *path.absolute().parents]:
+        if p.exists():
+            break
+        new = p
+    return new
+
+
+def remove_failed_start(top: Path | None, leftovers: tuple[str, ...] = (".lock",)) -> bool:
+    """Remove `top` (a directory this run created) when it holds nothing but directories,
+    lock files and what Hydra writes for the run (`.hydra/`, `<app>.log`); True if removed.
+    A run that wrote anything else (a shard, a checkpoint) keeps it all."""
+    if top is None or not top.is_dir():
+        return False
+    for f in top.rglob("*"):
+        if f.is_dir() or f.name in leftovers or f.suffix == ".log" or ".hydra" in f.parts:
+            continue
+        return False
+    shutil.rmtree(top, ignore_errors=True)
+    return True
+
+
+_APP = ["prm-label"]  # the running app's name; `run_or_explain` sets it
+
+
+class AppLogger:
+    """A logger named after the running app (set by `run_or_explain`), for modules that
+    several apps share (the engine pool): its lines read `[prm-search]` inside prm-search."""
+
+    def __getattr__(self, name: str) -> Any:
+        import logging
+
+        return getattr(logging.getLogger(_APP[0]), name)
 
 
 def run_or_explain(
@@ -93,11 +214,14 @@ def run_or_explain(
 ) -> None:
     """`run(cfg)`; an error `explain_fn` turns into a sentence is printed without a traceback
     and exits with 2. Errors it returns None for (bugs) propagate with their traceback."""
+    _APP[0] = prog
     try:
         run(cfg)
     except Exception as exc:
         sentence = explain_fn(exc)
         if sentence is None:
             raise
+        for top in _NEW_DIRS:
+            remove_failed_start(top)
         print(f"{prog}: error: {sentence}", file=sys.stderr)
         sys.exit(2)

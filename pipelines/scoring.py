@@ -16,7 +16,7 @@ a visible gap.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import torch
@@ -50,8 +50,10 @@ class PRMScorer:
         return self.score_many([(prompt, steps)])[0]
 
     @torch.no_grad()
-    def score_many(self, chains: Sequence[tuple[str, Sequence[str]]]) -> list[list[float | None]]:
-        """Scores in input order; chains are batched by length to waste little padding."""
+    def score_many(self, chains: Sequence[tuple[str, Sequence[str]]],
+                   on_batch: Callable[[int], None] | None = None) -> list[list[float | None]]:
+        """Scores in input order; chains are batched by length to waste little padding.
+        `on_batch(n)` is called after each batch of `n` chains (progress lines)."""
         rows = [tokenize_row(p, list(s), None, self.tokenizer, self.fmt) for p, s in chains]
         order = sorted(range(len(rows)), key=lambda i: len(rows[i]["input_ids"]))
         out: list[list[float | None]] = [[] for _ in rows]
@@ -74,4 +76,6 @@ class PRMScorer:
             # Boolean indexing walks row-major, i.e. chain by chain, step by step.
             for i in idx:
                 out[i] = [next(probs) if p >= 0 else None for p in rows[i]["step_positions"]]
+            if on_batch is not None:
+                on_batch(len(idx))
         return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pipelines.cli import UserError
 from pipelines.train.config import PRMDataConfig
 from pipelines.train.data import (
     ChainStream,
@@ -150,5 +151,5 @@ def test_skip_resumes_the_same_stream(shards):
 
 def test_empty_after_filters_says_so(shards):
     stream = ChainStream(PRMDataConfig(shards=[shards], domains=["code"]), 0)
-    with pytest.raises(RuntimeError, match="loosen the filters"):
+    with pytest.raises(UserError, match="loosen the filters"):
         next(stream)

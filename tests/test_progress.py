@@ -20,8 +20,18 @@ def test_engine_line_shows_requests_rate_and_eta():
     now = snapshot(rollout=(40, 10, 2560, 640, 500), live=2000)
     line = engine_line(now, before, dt=10.0)
     assert line.startswith("engine: rollout 10/40 requests, sample 4/16 requests; 100 tok/s")
-    # queued: (5120-1280) + (2560-640) budget, minus the ~600 tokens already in progress
-    assert line.endswith(f"queued work <= {(3840 + 1920 - 600) / 100:.0f}s at this rate")
+    # queued: each stage's pending requests at its finished requests' mean length
+    # (12 x 900/4 + 30 x 500/10), minus the ~600 tokens already in progress
+    assert line.endswith(f"queued work ~{(12 * 225 + 30 * 50 - 600) / 100:.0f}s at this rate")
+
+
+def test_no_queued_estimate_before_a_stage_has_finished_requests():
+    """A stage with nothing finished has no measured length: no guess (the old max_tokens
+    bound said 3132 s for a one-minute MC stage)."""
+    before = snapshot(live=1000)
+    now = snapshot(rollout=(40, 0, 2560, 0, 0), live=2000)
+    line = engine_line(now, before, dt=10.0)
+    assert "rollout 0/40" in line and "queued" not in line
 
 
 def test_engine_line_is_silent_when_the_engine_is_idle():

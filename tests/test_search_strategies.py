@@ -268,3 +268,15 @@ def test_a_prompt_too_long_gives_empty_finished_candidates():
 
     (d,), _, _ = run_one(tree(params(4)), gen=TooLong())
     assert (d.answer, d.tokens, d.candidates, d.rounds) == (None, 0, 4, 1)
+
+
+def test_job_ends_with_its_table_and_where_the_results_are(tmp_path, capsys):
+    cfg = job_cfg(tmp_path / "a")
+    m = SearchJob(cfg, FakeGenerator(), FakePRM()).run()
+    out = capsys.readouterr().out
+    assert f"prm-search: {m['counts']['problems_searched']} problems searched" in out
+    assert str(tmp_path / "a" / "manifest.json") in out and "report.html" in out
+    table = [line for line in out.splitlines() if line.startswith("  beam ")]
+    assert len(table) == len({r["budget"] for r in m["summary"] if r["strategy"] == "beam"})
+    SearchJob(cfg, FakeGenerator(), FakePRM()).run()
+    assert f"{m['units']} of {m['units']} units reused" in capsys.readouterr().out

@@ -27,12 +27,12 @@ set before the process starts (`_node_preload_env`).
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from concurrent.futures import Future
 from typing import Any
 
+from pipelines.cli import AppLogger
 from pipelines.engine.actor import SimulatedEngine, VLLMEngine
 from pipelines.engine.layout import (
     Node,
@@ -44,7 +44,7 @@ from pipelines.engine.layout import (
 )
 from pipelines.engine.routing import Router
 
-log = logging.getLogger("prm-label")
+log = AppLogger()  # [prm-label] or [prm-search]: the app that runs the pool
 
 # Calls one async engine actor serves at once (each may hold many requests); more wait in Ray.
 MAX_CONCURRENT_CALLS = 4096

@@ -13,6 +13,7 @@ Both write `<output_dir>/metrics.json` ({labeler: {subset: figures}}) and print 
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
@@ -28,6 +29,9 @@ from labeling.schema import Status
 from pipelines.cli import ConfigError, compose_or_explain, run_or_explain
 from pipelines.confdir import CONF_DIR
 from pipelines.eval.config import EvalConfig, register
+from pipelines.ticker import Ticker
+
+log = logging.getLogger("prm-eval")
 
 
 def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
@@ -51,6 +55,8 @@ def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
         (out / "examples.json").write_text(json.dumps(examples, indent=2, ensure_ascii=False))
     for labeler, by_subset in metrics.items():
         print(f"\n== {labeler} ==\n{format_table(by_subset)}")
+    print(f"\nprm-eval: metrics in {(out / 'metrics.json').resolve()}"
+          + (f", examples in {(out / 'examples.json').resolve()}" if examples else ""))
     return metrics
 
 
@@ -120,11 +126,18 @@ def eval_direct(c: EvalConfig) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         records = json.loads((Path(c.dataset_dir) / f"{subset}.json").read_text())
         records = records[: c.limit] if c.limit is not None else records
         args = [(r, c.calc_timeout_s) for r in records]
+        ticker = Ticker(log, f"checking {subset}", len(records), "records")
         if c.workers > 1:
             with ProcessPoolExecutor(c.workers) as pool:
-                results = list(pool.map(_check_record, *zip(*args, strict=True), chunksize=8))
+                results = []
+                for result in pool.map(_check_record, *zip(*args, strict=True), chunksize=8):
+                    results.append(result)
+                    ticker.tick()
         else:
-            results = [_check_record(*a) for a in args]
+            results = []
+            for a in args:
+                results.append(_check_record(*a))
+                ticker.tick()
         rows = []
         for record, (statuses, evidence) in zip(records, results, strict=True):
             rows.append(ChainScore(record["label"], first_flag(statuses), statuses))
@@ -162,7 +175,7 @@ def _hydra_main(cfg: DictConfig) -> None:
 
 def main() -> None:
     register()
-    compose_or_explain("prm-eval", CONF_DIR, "eval", sys.argv[1:])
+    compose_or_explain("prm-eval", CONF_DIR, "eval", sys.argv[1:], EvalConfig, __doc__)
     _hydra_main()
 
 

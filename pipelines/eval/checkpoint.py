@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -33,7 +34,10 @@ from omegaconf import OmegaConf
 
 from pipelines.eval.config import AGGREGATIONS, CheckpointEvalConfig
 from pipelines.scoring import PRMScorer
+from pipelines.ticker import Ticker
 from pipelines.train.data import shard_files
+
+log = logging.getLogger("prm-eval")
 
 
 def load_processbench(path: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
@@ -135,6 +139,12 @@ def _read_chains(paths: list[str]) -> list[dict]:
     return [r for r in rows if r["outcome_correct"] is not None]
 
 
+def _scored(scorer: PRMScorer, chains: list[tuple[str, list[str]]], what: str) -> list[list]:
+    """`scorer.score_many` with a progress line every 10 s (and one when done)."""
+    ticker = Ticker(log, what, len(chains), "chains")
+    return scorer.score_many(chains, on_batch=ticker.tick)
+
+
 def evaluate_checkpoint(cfg: Any) -> dict[str, Any]:
     """Run the configured evaluations; writes `<output_dir>/metrics.json` and returns it."""
     c: CheckpointEvalConfig = OmegaConf.to_object(
@@ -161,11 +171,13 @@ def evaluate_checkpoint(cfg: Any) -> dict[str, Any]:
         else:
             dev = [r for r in test if _hash_fraction(r["id"]) < c.dev_fraction]
             test = [r for r in test if _hash_fraction(r["id"]) >= c.dev_fraction]
-        test_scores = scorer.score_many([(r["problem"], r["steps"]) for r in test])
+        test_scores = _scored(scorer, [(r["problem"], r["steps"]) for r in test],
+                              "scoring ProcessBench test records")  # fmt: skip
         if c.threshold is not None:
             threshold, dev_f1 = c.threshold, None
         else:
-            dev_scores = scorer.score_many([(r["problem"], r["steps"]) for r in dev])
+            dev_scores = _scored(scorer, [(r["problem"], r["steps"]) for r in dev],
+                                 "scoring ProcessBench dev records (they choose the threshold)")
             threshold, dev_f1 = choose_threshold(dev, dev_scores)
         result["processbench"] = {
             "threshold": threshold,
@@ -177,12 +189,14 @@ def evaluate_checkpoint(cfg: Any) -> dict[str, Any]:
         }
     if c.bon_shards:
         chains = _read_chains(c.bon_shards)
-        scores = scorer.score_many([(r["prompt"], r["completions"]) for r in chains])
+        scores = _scored(scorer, [(r["prompt"], r["completions"]) for r in chains],
+                         "scoring best-of-N chains")
         result["best_of_n"] = best_of_n(chains, scores, [str(a) for a in c.aggregations])
     out = Path(c.output_dir).expanduser()
     out.mkdir(parents=True, exist_ok=True)
     (out / "metrics.json").write_text(json.dumps(result, indent=2))
     print(format_table(result))
+    print(f"prm-eval: metrics in {(out / 'metrics.json').resolve()}")
     return result
 
 
@@ -191,7 +205,12 @@ def format_table(result: dict[str, Any]) -> str:
     lines = [f"checkpoint: {result['checkpoint']}"]
     pb = result.get("processbench")
     if pb:
-        lines.append(f"ProcessBench  threshold={pb['threshold']:.2f} ({pb['threshold_from']})")
+        if pb["threshold_from"] == "dev":
+            source = (f"chosen on {pb['dev_records']} dev records, which are not scored; "
+                      f"{pb['test_records']} test records scored")
+        else:
+            source = f"fixed; {pb['test_records']} records scored"
+        lines.append(f"ProcessBench  threshold={pb['threshold']:.2f} ({source})")
         lines.append(f"  {'subset':<16}{'n':>6}{'err acc':>10}{'corr acc':>10}{'F1':>8}")
         for name, v in pb.items():
             if isinstance(v, dict):

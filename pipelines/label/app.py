@@ -43,7 +43,7 @@ def _hydra_main(cfg: DictConfig) -> None:
 
 def main() -> None:
     register()
-    compose_or_explain("prm-label", CONF_DIR, "config", sys.argv[1:])
+    compose_or_explain("prm-label", CONF_DIR, "config", sys.argv[1:], LabelJobConfig, __doc__)
     _hydra_main()
 
 

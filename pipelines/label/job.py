@@ -91,6 +91,16 @@ def units_of(
         yield unit, problems, bad
 
 
+def check_input_paths(dataset_path: str | None, previous: str | None = None) -> None:
+    """One sentence (UserError) for an input file or previous output dir that is not there."""
+    if dataset_path and not Path(dataset_path).expanduser().exists():
+        raise UserError(f"dataset.path={dataset_path} does not exist; set dataset.path to the "
+                        "input file")
+    if previous and not Path(previous).expanduser().is_dir():
+        raise UserError(f"output.previous={previous} is not a directory; set it to an earlier "
+                        "prm-label output dir")
+
+
 class LabelJob:
     def __init__(self, cfg: LabelJobConfig) -> None:
         self.cfg = cfg
@@ -367,8 +377,14 @@ class LabelJob:
             time.monotonic() - started, self.cfg.output.row_group_size,
         )
 
+    def check_inputs(self) -> None:
+        """What can be checked before anything starts (no directory, no Ray): the input file
+        and the previous version named by the config exist."""
+        check_input_paths(self.cfg.dataset.path, self.cfg.output.previous)
+
     def run(self) -> dict[str, Any]:
         """Label everything; one run at a time per output directory (a file lock)."""
+        self.check_inputs()
         self.out.root.mkdir(parents=True, exist_ok=True)
         lock = FileLock(self.out.root / ".lock")
         try:
@@ -390,8 +406,8 @@ class LabelJob:
         self.out.root.mkdir(parents=True, exist_ok=True)
         (self.out.root / "manifest.json").unlink(missing_ok=True)  # unfinished until rewritten
         prev = DatasetDir(oc.previous) if oc.previous else None
+        items = self._read_input()  # a bad input fails here, before Ray's start
         self._init_ray()
-        items = self._read_input()
         before = previous_units(prev, self.hash) if prev else {}
         plan = plan_units(items, oc.problems_per_unit,
                           {n: u.members for n, u in before.items()} if prev else None)

@@ -123,7 +123,10 @@ def log_done(manifest: dict[str, Any], wall: float, root: Path) -> None:
         c["problems_in"], c["problems_labeled"], c["problems_quarantined"], c["rows"],
         c["steps"], wall, root,
     )
+    reused = manifest.get("units_reused", 0)
     print(
         f"prm-label: {c['rows']} rows ({c['steps']} steps) from {c['problems_in']} problems "
         f"({c['problems_quarantined']} quarantined) in {wall:.1f}s -> {root / 'manifest.json'}"
+        + (f"\n  {reused} of {manifest.get('units', reused)} units reused from an earlier run "
+           "with this config, not labeled again" if reused else "")
     )

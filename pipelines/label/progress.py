@@ -4,7 +4,8 @@ Two kinds of lines:
 - per finished unit: problems done (of the total when known), chains/s, tokens/s, ETA;
 - while the engine works (`watch`): requests done/sent per stage (sample, rollout, ...),
   generated tokens/s over the last period, and the time the work already queued at the
-  engine needs at that rate (an upper bound: it assumes every request runs to max_tokens).
+  engine needs at that rate (its requests at the mean length of the finished ones: no
+  estimate before some have finished).
   Sampling the whole input is known up front; Monte Carlo probes are sent as chains need
   them, so their queue grows as the stage goes. A node holding engines that died since the
   last period gets a line of its own (its engines' calls go to the others).
@@ -41,12 +42,23 @@ def engine_line(now: dict[str, Any], before: dict[str, Any] | None, dt: float) -
     parts = [f"{name} {t['done']}/{t['requests']} requests" for name, t in sorted(tags.items())
              if t["requests"]]
     rate = made / dt if dt > 0 else 0.0
+    # Queued work is measured, not bounded: each stage's pending requests times the tokens its
+    # finished requests averaged (max_tokens per request overstated a one-minute MC stage as
+    # ~3000 s). No estimate until every stage with pending work has finished requests.
+    left, measured = 0.0, True
+    for t in tags.values():
+        pending_t = t["requests"] - t["done"]
+        if pending_t <= 0:
+            continue
+        if t["done"] <= 0:
+            measured = False
+            break
+        left += pending_t * t["tokens"] / t["done"]
     finished_tokens = sum(t["tokens"] for t in tags.values())
-    in_progress = max(0, now["live_tokens"] - finished_tokens)
-    left = max(0, sum(t["budget"] - t["done_budget"] for t in tags.values()) - in_progress)
+    left = max(0.0, left - max(0, now["live_tokens"] - finished_tokens))  # already generated
     # The first look has no period behind it (its rate includes the engine's start): no ETA.
-    eta = (f"; queued work <= {left / rate:.0f}s at this rate"
-           if pending and rate > 0 and before is not None else "")
+    eta = (f"; queued work ~{left / rate:.0f}s at this rate"
+           if pending and measured and rate > 0 and before is not None else "")
     return f"engine: {', '.join(parts)}; {rate:.0f} tok/s{eta}"
 
 

@@ -117,7 +117,7 @@ def _hydra_main(cfg: DictConfig) -> None:
 
 def main() -> None:
     register()
-    compose_or_explain("prm-report", CONF_DIR, "report", sys.argv[1:])
+    compose_or_explain("prm-report", CONF_DIR, "report", sys.argv[1:], ReportConfig, __doc__)
     _hydra_main()
 
 

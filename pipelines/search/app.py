@@ -52,7 +52,7 @@ def _hydra_main(cfg: DictConfig) -> None:
 
 def main() -> None:
     register()
-    compose_or_explain("prm-search", CONF_DIR, "search", sys.argv[1:])
+    compose_or_explain("prm-search", CONF_DIR, "search", sys.argv[1:], SearchConfig, __doc__)
     _hydra_main()
 
 

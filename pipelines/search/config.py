@@ -122,7 +122,7 @@ def validate(cfg: SearchConfig) -> None:
                           "(and prm.backend) or search.strategies=[majority]")  # fmt: skip
     if cfg.prm.backend != PRMBackend.none and needs_prm and not cfg.prm.checkpoint:
         raise ConfigError("prm.checkpoint is empty; set it to a PRM directory (prm-train's "
-                          "output_dir/final) or use prm.backend=none strategies=[majority]")
+                          "output_dir/final) or use prm.backend=none search.strategies=[majority]")
     if cfg.prm.backend == PRMBackend.server and not cfg.prm.url:
         raise ConfigError("prm.backend=server needs prm.url (the vLLM pooling server)")
     for key, value in [

@@ -88,6 +88,7 @@ def run_tasks(
     rounds, t0 = 0, time.monotonic()
     while waiting:
         rounds += 1
+        t_round = time.monotonic()
         gens = [(i, r) for i, r in waiting.items() if isinstance(r, list)]
         asks = [(i, r) for i, r in waiting.items() if isinstance(r, Ask)]
         flat = [(tasks[i].messages, g) for i, reqs in gens for g in reqs]
@@ -120,6 +121,8 @@ def run_tasks(
         for i, reply in replies.items():
             del waiting[i]
             _step(i, tasks[i], reply, waiting, out)
+        log.info("round %d done in %.0fs: %d of %d searches finished", rounds,
+                 time.monotonic() - t_round, len(tasks) - len(waiting), len(tasks))  # fmt: skip
     return [o or [] for o in out]
 
 

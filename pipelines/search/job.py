@@ -11,6 +11,7 @@ check out (resume), like `prm-label`. Code problems are quarantined (math only f
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -30,7 +31,7 @@ from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_un
 from labeling.splitters import split_steps
 from pipelines.cli import UserError
 from pipelines.engine.runtime import init_ray
-from pipelines.label.job import units_of
+from pipelines.label.job import check_input_paths, units_of
 from pipelines.search.config import PRM_STRATEGIES, SEARCH_AFFECTING, SearchConfig, Strategy
 from pipelines.search.driver import Generator, StepScorer, Task, run_tasks
 from pipelines.search.output import read_rows, summarize, write_unit
@@ -115,6 +116,30 @@ class SearchJob:
             self.generator = PoolGenerator(self.pool, self.cfg.sampler.temperature,
                                            self.cfg.sampler.top_p)  # fmt: skip
 
+    def _watch_engine(self, every_s: float = 10.0) -> threading.Event:
+        """Log the engine's work every `every_s` seconds while it has some (a search round
+        can take minutes); set the returned event to stop."""
+        from pipelines.label.progress import engine_line
+
+        stop = threading.Event()
+
+        def watch() -> None:
+            before, at = None, time.monotonic()
+            while not stop.wait(every_s):
+                if self.pool is None:
+                    continue
+                try:
+                    now = self.pool.stats()
+                except Exception:  # a slow or restarting actor: next period
+                    continue
+                line = engine_line(now, before, time.monotonic() - at)
+                before, at = now, time.monotonic()
+                if line:
+                    log.info(line)
+
+        threading.Thread(target=watch, name="engine-progress", daemon=True).start()
+        return stop
+
     def _correct(self, answer: str | None, reference: str, cache: dict) -> bool | None:
         key = canonical_answer(answer)
         if key is None:
@@ -158,6 +183,7 @@ class SearchJob:
 
     def run(self) -> dict[str, Any]:
         """Search everything; one run at a time per output directory (a file lock)."""
+        check_input_paths(self.cfg.dataset.path)  # before any directory or engine
         self.out.root.mkdir(parents=True, exist_ok=True)
         lock = FileLock(self.out.root / ".lock")
         try:
@@ -166,9 +192,11 @@ class SearchJob:
             raise UserError(f"another prm-search run holds {self.out.root}; wait for it or "
                             "choose another output.dir") from None  # fmt: skip
         self.checker = AnswerChecker(timeout_s=self.cfg.answer_timeout_s)
+        stop = self._watch_engine()
         try:
             return self._run()
         finally:
+            stop.set()
             self.checker.close()
             if self.pool is not None:
                 self.pool.shutdown()
@@ -223,7 +251,27 @@ class SearchJob:
             from pipelines.search.report import write_report
 
             write_report(self.out.root, manifest)
+        print(done_text(manifest, self.out.root, self.cfg.output.report))
         return manifest
+
+
+def done_text(manifest: dict[str, Any], root: Path, report: bool) -> str:
+    """What prm-search prints at the end: the accuracy table and where the results are."""
+    c = manifest["counts"]
+    lines = [f"prm-search: {c.get('problems_searched', 0)} problems searched "
+             f"({c.get('problems_quarantined', 0)} quarantined), {c.get('rows', 0)} rows in "
+             f"{manifest['wall_time_s']}s"
+             + (f"; {manifest['units_resumed']} of {manifest['units']} units reused"
+                if manifest.get("units_resumed") else ""),
+             f"  {'strategy':<14}{'aggregation':<12}{'N':>4}{'problems':>9}{'accuracy':>10}"
+             f"{'tokens/problem':>16}"]  # fmt: skip
+    for r in manifest.get("summary", []):
+        lines.append(f"  {r['strategy']:<14}{r['aggregation'] or '-':<12}{r['budget']:>4}"
+                     f"{r['problems']:>9}{r['accuracy']:>10.3f}"
+                     f"{r['tokens_per_problem']:>16.0f}")  # fmt: skip
+    lines.append(f"  rows: {root / 'shards'}, manifest: {root / 'manifest.json'}"
+                 + (f", report: {root / 'report.html'}" if report else ""))
+    return "\n".join(lines)
 
 
 def _task_seed(cfg: SearchConfig, p: Problem, strategy: str, budget: int) -> int:

