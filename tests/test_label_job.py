@@ -116,11 +116,13 @@ def test_fuzzed_rows_are_quarantined_not_lost(tmp_path):
 
 
 def test_user_errors_are_one_sentence(tmp_path):
-    from pipelines.cli import explain
+    from pipelines.cli import UserError, explain
 
-    with pytest.raises(FileNotFoundError) as err:
+    with pytest.raises(UserError) as err:  # checked before Ray starts or a directory exists
         _job(tmp_path, "dataset=gsm8k", "dataset.path=/nope.jsonl")
-    assert explain(err.value) == "dataset path '/nope.jsonl' does not exist; set dataset.path"
+    assert explain(err.value) == (
+        "dataset.path=/nope.jsonl does not exist; set dataset.path to the input file"
+    )
 
 
 def test_a_second_run_on_a_held_output_dir_stops_with_one_sentence(tmp_path):
