@@ -87,3 +87,26 @@ def test_labels_check_accepts_shards_that_carry_the_source(shards_without_human_
     for source in ("labels", "mc_scores", "mc_hard"):
         check_labels_present(PRMDataConfig(shards=[str(shards_without_human_labels)],
                                            label_source=source))
+
+
+def test_a_dataset_read_from_a_file_is_named_after_it():
+    from pipelines.label.app import named_by_file
+
+    assert named_by_file(["dataset=processbench", "dataset.path=../d/math.json"]) == [
+        "dataset.adapter=processbench", "dataset.name=processbench_math"]
+    assert named_by_file(["dataset=processbench"]) == []  # the group's own file and name
+    assert named_by_file(["dataset=gsm8k", "dataset.path=x.jsonl", "dataset.name=mine"]) == []
+    assert named_by_file(["dataset=mbpp", "dataset.path=/a/mbpp.jsonl"]) == []
+
+
+def test_rays_token_auth_notice_is_dropped_and_real_warnings_pass(caplog):
+    import logging
+
+    from pipelines.engine.runtime import quiet_ray_notices
+
+    quiet_ray_notices()
+    logger = logging.getLogger("ray._private.authentication.authentication_token_setup")
+    with caplog.at_level(logging.WARNING):
+        logger.warning("Token authentication is enabled for this Ray cluster. Set ...")
+        logger.warning("node 1 ran out of memory")
+    assert [r.getMessage() for r in caplog.records] == ["node 1 ran out of memory"]

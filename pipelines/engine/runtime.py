@@ -2,8 +2,31 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
+
+# Ray warns at every start that token authentication is on (its default since 2.5x); it is
+# nothing a user of this tool acts on, and it sat between the progress lines of every run.
+QUIET = ("Token authentication is enabled for this Ray cluster",)
+
+
+class _Quiet(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not any(text in record.getMessage() for text in QUIET)
+
+
+def quiet_ray_notices() -> None:
+    """Drop Ray's start-up notices listed in QUIET (once per process; warnings and errors
+    that matter to a run pass untouched)."""
+    # A logger's filters see only its own records, so the emitting module's logger is named.
+    for name in ("ray", "ray._private.authentication.authentication_token_setup"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _Quiet) for f in logger.filters):
+            logger.addFilter(_Quiet())
+    for handler in logging.getLogger("ray").handlers:
+        if not any(isinstance(f, _Quiet) for f in handler.filters):
+            handler.addFilter(_Quiet())
 
 
 def init_ray(rc: Any) -> None:
@@ -22,4 +45,5 @@ def init_ray(rc: Any) -> None:
     elif rc.num_cpus:
         kwargs["num_cpus"] = rc.num_cpus
     kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": str(Path(__file__).parents[2])}}
+    quiet_ray_notices()
     ray.init(**kwargs)

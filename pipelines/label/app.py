@@ -11,7 +11,9 @@
 
 from __future__ import annotations
 
+import re
 import sys
+from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
@@ -41,8 +43,25 @@ def _hydra_main(cfg: DictConfig) -> None:
     run_or_explain("prm-label", run, cfg)
 
 
+def named_by_file(args: list[str]) -> list[str]:
+    """Overrides that name the dataset after the file it reads: `dataset=processbench
+    dataset.path=.../math.json` labels subset `processbench_math` (rows, reports, and the
+    default `output.dir` runs/processbench_math), not `processbench` whichever file it read.
+    Nothing changes when the name or adapter is set, or no path is given."""
+    given = {a.split("=", 1)[0].lstrip("+~"): a.split("=", 1)[1] for a in args if "=" in a}
+    path = given.get("dataset.path")
+    if not path or "dataset.name" in given or "dataset.adapter" in given:
+        return []
+    group = given.get("dataset", "builtin_math")
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem)
+    if not stem or stem == group:
+        return []
+    return [f"dataset.adapter={group}", f"dataset.name={group}_{stem}"]
+
+
 def main() -> None:
     register()
+    sys.argv += named_by_file(sys.argv[1:])
     compose_or_explain("prm-label", CONF_DIR, "config", sys.argv[1:], LabelJobConfig, __doc__)
     _hydra_main()
 

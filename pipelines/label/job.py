@@ -41,7 +41,12 @@ from pipelines.label.config import (
     LabelJobConfig,
     ModelConfig,
 )
-from pipelines.label.manifest import build_manifest, log_done, write_report_quietly
+from pipelines.label.manifest import (
+    build_manifest,
+    given_model,
+    log_done,
+    write_report_quietly,
+)
 from pipelines.label.progress import Progress, engine_throughput
 from pipelines.label.reuse import PreviousUnit, counts_of, keep_members, previous_units
 from pipelines.label.unit import UnitLabeler, UnitResult
@@ -494,6 +499,8 @@ class LabelJob:
             self.cfg, self.hash, self.model_path, records, started_at, wall, reused, prev
         )
         manifest["throughput"].update(engine_throughput(self.pool, wall, manifest["counts"]))
+        if not self.model_path:  # no engine ran: the chains came with the input
+            manifest["model"] = given_model(self.out.root, manifest["shards"])
         manifest["unit_cutting"] = "content"  # older versions cut units in input order
         manifest["lineage"]["refresh"] = self.refresh
         manifest["retries"] = retries = self._retries()

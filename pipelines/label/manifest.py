@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import logging
 import subprocess
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
+
+import pyarrow.parquet as pq
 
 from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
 from pipelines.label.config import LabelJobConfig
@@ -54,6 +57,17 @@ def _filter(cfg: LabelJobConfig, counts: dict[str, Any]) -> dict[str, Any]:
         "chains_dropped": dropped,
         "kept_share": round(kept / (kept + dropped), 4) if kept + dropped else None,
     }
+
+
+def given_model(root: Path, shards: list[dict[str, Any]], shown: int = 20) -> dict[str, Any]:
+    """The manifest's `model` block when no engine ran: the chains were given with the input,
+    so the model is `given`, and the generators are the `model` values the rows carry."""
+    seen: Counter[str] = Counter()
+    for s in shards:
+        for name in pq.read_table(root / s["path"], columns=["model"]).column("model").to_pylist():
+            seen[name] += 1
+    return {"name": "given", "path": None, "generators": [m for m, _ in seen.most_common(shown)],
+            "generators_count": len(seen)}  # fmt: skip
 
 
 def build_manifest(

@@ -386,7 +386,12 @@ def render_page(stats: dict[str, Any], diff: dict[str, Any] | None = None,
         f'<a href="#{i}">{esc(NAV.get(i) or SECTIONS.get(i, "Diff").split(" ")[0])}</a>'
         for i in ids
     )
-    model = (m.get("model") or {}).get("name")  # the configured engine's, not the chains'
+    model_block = m.get("model") or {}
+    model = model_block.get("name")  # the engine's; "given" when the input carried the chains
+    if model == "given" and model_block.get("generators"):
+        shown = ", ".join(model_block["generators"][:3])
+        more = model_block.get("generators_count", 0) - 3
+        model = f"given (written by {shown}{f' and {more} more' if more > 0 else ''})"
     facts = (stats["root"], m.get("created_at"), model and f"model {model}",
              f"code {m.get('code_version')}", f"config {m.get('config_hash')}")  # fmt: skip
     sub = " · ".join(esc(x) for x in facts if x)
