@@ -12,22 +12,19 @@ from enum import StrEnum
 
 from hydra.core.config_store import ConfigStore
 
-
-class LabelSource(StrEnum):
-    """Shard column the step targets come from (str-valued: compares equal to its name)."""
-
-    labels = "labels"
-    mc_scores = "mc_scores"
-    mc_hard = "mc_hard"
-    human_labels = "human_labels"
-    calc_labels = "calc_labels"
-    tests_labels = "tests_labels"
-    answer_labels = "answer_labels"
-    # Shard format 1 names of the two columns above; still accepted, read from either name.
-    test_labels = "test_labels"
-    outcome_labels = "outcome_labels"
+from labeling import registry
+from labeling.schema import LEGACY_TRAIN_SOURCES
 
 
+def _target_columns() -> list[str]:
+    """Columns a PRM can train on: the policy's `labels`, every registered source's labels
+    and scores columns (labeling/registry.py), and their old names (labeling/schema.py)."""
+    own = [c for s in registry.specs() for c in (s.labels_column, s.scores_column) if c]
+    return ["labels", *own, *LEGACY_TRAIN_SOURCES]
+
+
+# Shard column the step targets come from (str-valued: compares equal to its name).
+LabelSource = StrEnum("LabelSource", [(c, c) for c in _target_columns()])  # type: ignore[misc]
 LABEL_SOURCES = tuple(s.value for s in LabelSource)
 
 
@@ -91,11 +88,10 @@ class PRMDataConfig:
     label_source: LabelSource = field(
         default=LabelSource.labels,
         metadata=_help(
-            "Column the targets come from: labels (combined, hard), mc_scores (soft MC "
-            "success rate, soft cross-entropy), mc_hard (the mc source's hard labels, under "
-            "its threshold and confirm rule), human_labels, "
-            "calc_labels, tests_labels, answer_labels (test_labels, outcome_labels: the "
-            "same two columns under their format-1 names; either name reads either)."
+            "Column the targets come from: labels (combined, hard), a source's <name>_labels "
+            "(hard: answer, calc, tests, judge, mc (its threshold and confirm rule), human) "
+            "or <name>_scores (soft, soft cross-entropy: mc_scores, judge_scores). Old names "
+            "(mc_hard, test_labels, outcome_labels) read today's columns."
         ),
     )
     min_rollouts: int = field(
