@@ -110,7 +110,7 @@ class OptimConfig:
 class TrainLoopConfig:
     max_steps: int = option(100, "Optimizer steps to train for.")
     batch_size: int = option(4, "Chains per micro-batch per worker.")
-    grad_accum: int = option(1, "Micro-batches per optimizer step.")
+    grad_accum: int = option(2, "Micro-batches per optimizer step.")
     bf16: Bf16Mode = option(
         Bf16Mode.auto, "bf16 autocast: auto (on where the device supports it), on, off."
     )
