@@ -55,7 +55,7 @@ class ModelConfig:
 @dataclass
 class DatasetConfig:
     name: str = option("builtin_math", "Dataset label in rows; also the adapter when none is set.")
-    adapter: Adapter | None = option(None, "Adapter when it differs from `name` (README table).")
+    adapter: Adapter | None = option(None, "Adapter when it differs from `name`.")
     path: str | None = option(None, "Input file (the builtin sets need none).")
     limit: int | None = option(None, "Read at most this many input records.")
     seed: int = option(0, "Seed of the builtin generators.")
