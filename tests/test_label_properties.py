@@ -79,10 +79,11 @@ def test_the_answer_and_the_labels_never_contradict(chain, policy, after, fill):
     result = combine(vs, n, policy, after, outcome_fill=fill)
     answer = vs.get("answer", [StepVerdict.unverifiable()] * n)[-1].label
     last = result.labels[-1]
-    masked_after = after == "mask" and (result.first_error_step or -1) >= 0
+    first = result.first_error_step
+    earlier_error = first is not None and 0 <= first < n - 1
     if answer is False and policy in ("verifier_first", "consensus", "outcome"):
-        # a wrong final answer is a wrong last step (masked: after an earlier first error)
-        assert last is False or (masked_after and result.first_error_step < n - 1)
+        # a wrong final answer is a wrong last step (masked when after an earlier first error)
+        assert last is False or (after == "mask" and earlier_error and last is None)
     if answer is True and last is False and policy not in ("mc", "judge"):
         # A right answer's step is wrong only when an exact check proved the step itself
         # wrong (its arithmetic, its syntax), or as a step after an earlier first error. (The
