@@ -20,5 +20,6 @@ setup(
               *GROUPS],
     package_dir={"prm_conf": "conf"},
     # every config group's YAML; the review page's jinja2 template
-    package_data={"": ["*.yaml"], "pipelines.audit": ["templates/*.j2"]},
+    package_data={"": ["*.yaml"], "pipelines.audit": ["templates/*.j2"],
+                  "verifiers.sandbox": ["script/*.py"]},
 )

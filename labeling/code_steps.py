@@ -1,6 +1,6 @@
 """Code chains as text: the prompt, the code inside the answer, its steps, and prefix syntax.
 
-Pure functions on strings (no execution; `verifiers/sandbox.py` runs code).
+Pure functions on strings (no execution; `verifiers/sandbox/` runs code).
 
 - `build_code_prompt(problem)`: asks for reasoning, then one fenced Python block.
 - `extract_code(text, entry_point, prompt)`: the solution inside a model's answer. Closed

@@ -3,7 +3,8 @@
 Pure functions. Every source's verdicts stay in the row regardless of the policy; the
 policy only decides the final `labels` column and `first_error_step`.
 
-Sources and what their verdicts mean:
+Sources and what their verdicts mean (each source's role is declared once, in
+labeling/registry.py: whole-chain `answer`, locating `calc`/`tests`, complete `mc`/`judge`):
 - `answer`: the final answer (math) or the whole program against its tests (code); only
   the last step carries it.
 - `calc`, `tests`: exact checks; an `incorrect` verdict is a proof that the step is wrong, a
@@ -59,12 +60,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from labeling import registry
 from labeling.schema import AfterError, Status, StepVerdict
 
-EXACT_SOURCES = ("calc", "tests", "answer")  # an `incorrect` verdict is a proof
-LOCATING_SOURCES = ("calc", "tests")  # ... and also says where the first error is
-COMPLETE_SOURCES = ("mc", "judge")  # judge every step: "no error" is a claim as well
-CONSENSUS_SOURCES = LOCATING_SOURCES + COMPLETE_SOURCES  # what `consensus` can compare
+# Each source's role (whole-chain, locating, complete) is declared in labeling/registry.py;
+# the policies ask the registry, so a source registered later counts like a built-in one.
 DEFAULT_CONSENSUS = ("mc", "calc")
 
 
@@ -109,18 +109,24 @@ def first_incorrect(verdicts: Sequence[StepVerdict] | None) -> int:
 
 
 def exact_first_error(
-    verdicts: Mapping[str, Sequence[StepVerdict]], sources: Sequence[str] = LOCATING_SOURCES
+    verdicts: Mapping[str, Sequence[StepVerdict]], sources: Sequence[str] | None = None
 ) -> int:
     """Earliest step one of `sources` proves wrong, or -1. Defaults to the sources that
     locate errors (not `answer`, which only says the end is wrong)."""
+    if sources is None:
+        sources = registry.locating_sources()
     found = [first_incorrect(verdicts.get(s)) for s in sources]
     found = [i for i in found if i >= 0]
     return min(found) if found else -1
 
 
 def _outcome(verdicts: Mapping[str, Sequence[StepVerdict]], n: int) -> bool | None:
-    out = verdicts.get("answer")
-    return out[n - 1].label if out and n else None
+    """The checked final answer: the last-step label of a whole-chain source."""
+    for source in registry.names(registry.Role.whole_chain):
+        out = verdicts.get(source)
+        if out and n and out[n - 1].label is not None:
+            return out[n - 1].label
+    return None
 
 
 def _mc_first_error(mc: Sequence[StepVerdict] | None) -> int:
@@ -137,7 +143,7 @@ def _claim(verdicts: Mapping[str, Sequence[StepVerdict]], source: str) -> int | 
     vs = verdicts.get(source)
     if vs is None:
         return None  # did not run here (e.g. calc on a code chain)
-    if source in COMPLETE_SOURCES:
+    if source in registry.complete_sources():
         if all(v.label is None for v in vs):
             why = next((v.evidence for v in vs if v.evidence), "")
             return f"{source} gave no label" + (f" ({why[:160]})" if why else "")
@@ -156,10 +162,11 @@ def consensus_reason(
 ) -> str:
     """Why the chain fails the consensus of `sources` ("" when it passes). Raises ValueError
     for a source that cannot locate errors (a config error)."""
-    bad = [s for s in sources if s not in CONSENSUS_SOURCES]
+    able = registry.consensus_sources()
+    bad = [s for s in sources if s not in able]
     if bad:
         raise ValueError(f"consensus cannot use {', '.join(map(str, bad))}: it does not locate "
-                         f"errors; choose from {', '.join(CONSENSUS_SOURCES)}")
+                         f"errors; choose from {', '.join(able)}")
     claims: dict[str, int] = {}
     for s in sources:
         c = _claim(verdicts, s)
@@ -188,12 +195,14 @@ def _verifier_first(verdicts: Mapping[str, Sequence[StepVerdict]], i: int, n: in
     """One step under `verifier_first`: a proof of error, else (the last step) the checked
     final answer, else MC, else the judge, else None. The answer outranks MC and the judge on
     the step that states it, so `labels` never contradicts `answer_labels` there."""
-    if any(verdicts[s][i].status == Status.INCORRECT for s in EXACT_SOURCES if s in verdicts):
+    exact = registry.exact_sources()
+    if any(verdicts[s][i].status == Status.INCORRECT for s in exact if s in verdicts):
         return False
-    answer = verdicts.get("answer")
-    if answer and i == n - 1 and answer[i].label is not None:
-        return answer[i].label
-    for source in ("mc", "judge"):
+    if i == n - 1:
+        outcome = _outcome(verdicts, n)
+        if outcome is not None:
+            return outcome
+    for source in registry.complete_sources():
         vs = verdicts.get(source)
         if vs and vs[i].label is not None:
             return vs[i].label

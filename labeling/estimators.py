@@ -42,7 +42,7 @@ that recovers by luck (a few percent per rollout is common) then rarely passes f
 which matters most to the search, where one such success sends it past the error; see
 `benchmarks/bench_mc_simulation.py` for the trade. c > 1 and threshold > 0 do not combine.
 
-Pure: no engine, no I/O. The driver (`verifiers/rollout.py`) loops
+Pure: no engine, no I/O. The driver (`verifiers/rollout/driver.py`) loops
 `pending()` -> generate and check -> `record()` until `done`, then reads `verdicts()`.
 """
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from labeling.schema import LABEL_COLUMNS, LabeledChain, Quarantined, Source, Status, StepVerdict
+from labeling import registry
+from labeling.schema import LabeledChain, Quarantined, Status, StepVerdict
 
 
 def _labels(vs: Sequence[StepVerdict] | None) -> list[bool | None] | None:
@@ -55,8 +56,17 @@ def verdicts_from_structs(
 
 def labeled_row(lc: LabeledChain, policy: str, config_hash: str) -> dict[str, Any]:
     chain, problem, vs = lc.chain, lc.problem, lc.verdicts
-    mc = vs.get(Source.mc)
-    judge = vs.get(Source.judge)
+    mc = vs.get("mc")
+    # Every registered source's columns: labels, and scores where it has them (null when the
+    # source did not run).
+    columns: dict[str, Any] = {}
+    for spec in registry.specs():
+        if spec.role == registry.Role.reviewer:
+            continue  # human columns come with the chain, below
+        own = vs.get(spec.name)
+        columns[spec.labels_column] = _labels(own)
+        if spec.scores_column:
+            columns[spec.scores_column] = None if own is None else [v.score for v in own]
     human = list(chain.human_labels) if chain.human_labels else None
     rollouts = sum(v.rollouts for src in vs.values() for v in src)
     rollout_tokens = sum(v.tokens for src in vs.values() for v in src)
@@ -73,10 +83,7 @@ def labeled_row(lc: LabeledChain, policy: str, config_hash: str) -> dict[str, An
         "final_answer": lc.final_answer or None,
         "outcome_correct": lc.outcome_correct,
         "first_error_step": lc.first_error_step,
-        **{column: _labels(vs.get(source)) for source, column in LABEL_COLUMNS.items()},
-        "judge_scores": None if judge is None else [v.score for v in judge],
-        "mc_labels": _labels(mc),
-        "mc_scores": None if mc is None else [v.score for v in mc],
+        **columns,
         "mc_rollouts": None if mc is None else [v.rollouts for v in mc],
         "human_labels": human,
         "human_ratings": list(chain.human_ratings) if chain.human_ratings else None,

@@ -1,8 +1,9 @@
 """The data types every floor shares: problems, chains, step verdicts, output rows.
 
 Plain frozen dataclasses, no I/O. The Arrow schemas at the bottom are the contract of the
-Parquet shards: the README documents them column by column, and `tests/test_schema.py`
-checks that the two agree.
+Parquet shards; the per-source columns come from the source registry (labeling/registry.py).
+docs/schema.md documents them column by column, and `tests/test_schema_doc.py` checks that
+the two agree.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
+
+from labeling import registry
 
 
 class Status(enum.StrEnum):
@@ -31,27 +34,18 @@ class Domain(enum.StrEnum):
     code = "code"
 
 
-class Source(enum.StrEnum):
-    """The label sources. One name from config (`labels=[answer,calc]`) to verifier
-    (`Verifier.name`) to column (`LABEL_COLUMNS`): see the README's source table."""
+# The built-in configurable sources as an enum (Hydra types `labels.consensus` with it); the
+# registry (labeling/registry.py) is where sources are declared.
+Source = enum.StrEnum("Source", [(n, n) for n in registry.configurable()])  # type: ignore[misc]
 
-    answer = "answer"  # final answer equivalence (math) / all unit tests (code): last step
-    calc = "calc"  # sympy arithmetic checks per step (math)
-    tests = "tests"  # per-prefix syntax check of the code (code)
-    mc = "mc"  # Monte Carlo rollout success rate per step
-    judge = "judge"  # an LLM critic naming the earliest wrong step
-
-
-# Boolean per-step columns, one per source (MC writes `mc_scores`/`mc_rollouts` instead).
-LABEL_COLUMNS = {
-    Source.answer: "answer_labels",
-    Source.calc: "calc_labels",
-    Source.tests: "tests_labels",
-    Source.judge: "judge_labels",
-}
-# Names written by shard format 1; readers map them to today's names.
+# Boolean per-step columns, one per source prm-label runs. Call `registry.label_columns()`
+# where a source registered later (a plugin) must count too.
+LABEL_COLUMNS = registry.label_columns()
+# Names written by shard format 1 (and the trainer's old `mc_hard`); readers map them to
+# today's names. The one place old names live.
 LEGACY_COLUMNS = {"outcome_labels": "answer_labels", "test_labels": "tests_labels"}
 LEGACY_SOURCES = {"outcome": "answer", "syntax": "tests"}
+LEGACY_TRAIN_SOURCES = {**LEGACY_COLUMNS, "mc_hard": "mc_labels"}
 
 
 class Neutral(enum.StrEnum):
@@ -209,8 +203,11 @@ VERDICT_STRUCT = pa.struct(
     ]
 )
 
-LABELED_SCHEMA = pa.schema(
-    [
+
+def labeled_schema() -> pa.Schema:
+    """The labeled shard schema with the columns of every source registered now (a plugin
+    source registered after import adds its columns here, not to `LABELED_SCHEMA`)."""
+    return pa.schema([
         # TRL's stepwise-supervision names first.
         pa.field("prompt", pa.string(), nullable=False),
         pa.field("completions", pa.list_(pa.string()), nullable=False),
@@ -227,18 +224,9 @@ LABELED_SCHEMA = pa.schema(
         # -1: every step labeled True (ProcessBench's "all correct"); null: no step labeled
         # False but some unlabeled.
         pa.field("first_error_step", pa.int32()),
-        # Per-source step verdicts, one entry per step (null where the source said nothing).
-        pa.field("answer_labels", pa.list_(pa.bool_())),
-        pa.field("calc_labels", pa.list_(pa.bool_())),
-        pa.field("tests_labels", pa.list_(pa.bool_())),
-        pa.field("judge_labels", pa.list_(pa.bool_())),
-        pa.field("judge_scores", pa.list_(pa.float32())),
-        pa.field("mc_labels", pa.list_(pa.bool_())),  # MC hard labels (what `mc` decided)
-        pa.field("mc_scores", pa.list_(pa.float32())),
-        pa.field("mc_rollouts", pa.list_(pa.int32())),
-        pa.field("human_labels", pa.list_(pa.bool_())),
-        pa.field("human_ratings", pa.list_(pa.int8())),  # 1 good, 0 neutral, -1 bad
-        pa.field("human_first_error", pa.int32()),
+        # Per-source step columns: labeling/registry.py (one entry per step, null where
+        # the source said nothing).
+        *registry.source_fields(),
         pa.field("verdicts", pa.list_(VERDICT_STRUCT), nullable=False),
         # Cost accounting.
         pa.field("sample_tokens", pa.int64(), nullable=False),
@@ -249,8 +237,11 @@ LABELED_SCHEMA = pa.schema(
         pa.field("sampler_seed", pa.int64()),
         pa.field("label_policy", pa.string(), nullable=False),
         pa.field("config_hash", pa.string(), nullable=False),
-    ]
-)
+    ])  # fmt: skip
+
+
+# The schema of the built-in sources (what docs/schema.md documents).
+LABELED_SCHEMA = labeled_schema()
 
 QUARANTINE_SCHEMA = pa.schema(
     [

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
@@ -64,18 +65,23 @@ def check_scores(scores: object, n_steps: int, where: str) -> list[float]:
     return out
 
 
-def aggregate(scores: list[float], how: Aggregation | str) -> float:
-    """One score for a chain. Raises ValueError for an empty chain or an unknown name."""
-    if not scores:
-        raise ValueError("cannot aggregate the scores of a chain without steps")
+def aggregate(scores: Sequence[float | None], how: Aggregation | str) -> float:
+    """One score for a chain (prm-search and prm-eval's best-of-N both use this). A step the
+    PRM did not score (None: cut by the length limit) says nothing and is left out; a chain
+    with no scored step ranks last (-inf). Raises ValueError for an unknown name."""
+    if how not in Aggregation.__members__:
+        raise ValueError(f"aggregation {how!r}; choose from {', '.join(Aggregation)}")
     how = Aggregation(how)
+    xs = [float(s) for s in scores if s is not None]
+    if not xs:
+        return -math.inf
     if how is Aggregation.last:
-        return scores[-1]
+        return xs[-1]
     if how is Aggregation.min:
-        return min(scores)
+        return min(xs)
     if how is Aggregation.prod:
-        return math.prod(scores)
-    return sum(scores) / len(scores)
+        return math.prod(xs)
+    return sum(xs) / len(xs)
 
 
 _SPACE = re.compile(r"\s+")

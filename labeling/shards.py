@@ -31,7 +31,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from labeling.schema import LABELED_SCHEMA, LEGACY_COLUMNS, LEGACY_SOURCES, QUARANTINE_SCHEMA
+from labeling.schema import LEGACY_COLUMNS, LEGACY_SOURCES, QUARANTINE_SCHEMA, labeled_schema
 from labeling.text import escape, escape_row, unwritable_field
 
 MANIFEST = "manifest.json"
@@ -188,11 +188,11 @@ class DatasetDir:
         self.record_path(unit).unlink(missing_ok=True)
         rows = sorted(rows, key=lambda r: (r["problem_id"], r["chain_index"]))
         try:
-            table = rows_to_table(rows, LABELED_SCHEMA) if rows else None
+            table = rows_to_table(rows, labeled_schema()) if rows else None
             quarantined = [escape_row(q) for q in quarantined]
         except UnicodeEncodeError:  # scan only when the fast path fails
             rows, quarantined, counts = set_aside_unwritable(rows, quarantined, counts)
-            table = rows_to_table(rows, LABELED_SCHEMA) if rows else None
+            table = rows_to_table(rows, labeled_schema()) if rows else None
         shard = self._write(self.shard_path(unit), table, row_group_size)
         quar = self._write(
             self.quarantine_path(unit), rows_to_table(quarantined, QUARANTINE_SCHEMA)

@@ -42,9 +42,10 @@ FAMILY_NOTES = {
 }
 
 
-def test_table_is_large_and_mixed():
-    kinds = {row[2] for row in ROWS}
-    assert len(ROWS) >= 150 and kinds == {"correct", "incorrect", "unverifiable"}
+def test_table_holds_every_verdict_kind():
+    # each status is exercised by some row (a table of only `correct` rows could not catch
+    # a calculator that never flags anything)
+    assert {row[2] for row in ROWS} == {"correct", "incorrect", "unverifiable"}
 
 
 def test_every_family_has_a_true_error_still_flagged():

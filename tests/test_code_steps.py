@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from labeling.builtin_code import builtin_code_solutions, builtin_code_tasks
 from labeling.code_steps import (
     MODES,
     build_code_prompt,
@@ -13,6 +12,7 @@ from labeling.code_steps import (
     prefix_parses,
     split_code_steps,
 )
+from labeling.datasets.builtin_code_tasks import builtin_code_solutions, builtin_code_tasks
 from labeling.schema import Problem
 
 ANSWER = """I will add the numbers.

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from labeling.builtin_code import builtin_code_solutions, builtin_code_tasks
 from labeling.code_steps import split_code_steps
 from labeling.combine import combine
+from labeling.datasets.builtin_code_tasks import builtin_code_solutions, builtin_code_tasks
 from labeling.datasets.mbpp import problem_from_record
 from labeling.schema import Chain, Problem, Status
 from verifiers.base import Verifier

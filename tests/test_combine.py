@@ -107,7 +107,7 @@ def test_consensus_keeps_chains_where_one_side_has_no_located_error(vs):
 
 
 def test_consensus_drops_no_error_against_a_located_error():
-    # MC says no error, calc finds one at step 1: the README calls this a disagreement.
+    # MC says no error, calc finds one at step 1: docs/labels.md calls this a disagreement.
     c = combine({"mc": mc(True, True, True), "calc": [U, BAD, U]}, 3, policy="consensus")
     assert not c.keep and "mc none" in c.reason and "calc 1" in c.reason
 

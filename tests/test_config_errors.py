@@ -20,11 +20,13 @@ ENUM_TYPOS = [
     ("split.code_mode=statements", "split.code_mode"),
     ("labels.policy=verifier_frist", "labels.policy"),
     ("labels.after_error=drop", "labels.after_error"),
-    ("labels.consensus=[mc,jduge]", "labels.consensus"),
     ("engine.kind=vllm_cpu", "engine.kind"),
 ]
 
 CROSS_FIELD = [
+    # consensus names sources (a plugin may add one), checked against the registry
+    (["labels.consensus=[mc,jduge]"], "labels.consensus cannot use jduge"),
+    (["labels.consensus=[mc,answer]"], "labels.consensus cannot use answer"),
     (["labels=[answer,calc]", "labels.policy=consensus"], "labels.policy=consensus needs"),
     (["labels=[answer,calc]", "labels.policy=mc"], "labels.policy=mc needs the mc source"),
     (["labels=[calc]", "labels.policy=outcome"], "labels.policy=outcome needs the answer"),

@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import pytest
 
@@ -6,9 +7,50 @@ from labeling.datasets import ADAPTERS, load_problems
 from labeling.schema import Problem, Quarantined
 from tests.conftest import shared
 
+FIXTURES = Path(__file__).parent / "data" / "adapters"  # hand-written, a few records each
+
 
 def _load(**options):
     return list(load_problems(options))
+
+
+# --- each adapter on a small fixture of its format (runs without ../shared) --------------
+
+
+def test_gsm8k_adapter_on_a_fixture():
+    items = _load(name="gsm8k", path=str(FIXTURES / "gsm8k.jsonl"))
+    assert [p.reference for p in items] == ["12", "30"]
+    assert items[0].question.startswith("Ana has") and items[0].domain == "math"
+
+
+def test_math_adapter_takes_the_boxed_answer_on_a_fixture():
+    items = _load(name="math", path=str(FIXTURES / "math.jsonl"))
+    assert [p.reference for p in items] == ["32", "\\frac{3}{4}"]
+
+
+def test_processbench_adapter_on_a_fixture():
+    items = _load(name="processbench", path=str(FIXTURES / "processbench.json"))
+    assert len(items) == 2
+    wrong, right = (p.given_chains[0] for p in items)
+    assert wrong.human_first_error == 1 and wrong.outcome_correct is False
+    assert wrong.human_labels == (True, False, None)
+    assert right.human_first_error == -1 and right.human_labels == (True, True)
+
+
+def test_prm800k_adapter_keeps_three_way_ratings_on_a_fixture():
+    [p] = _load(name="prm800k", path=str(FIXTURES / "prm800k.jsonl"))
+    assert p.reference == "120"
+    chain = p.given_chains[0]
+    assert chain.human_ratings == (1, -1, 0) and len(chain.steps) == 3
+
+
+def test_mbpp_adapter_on_a_fixture():
+    items = _load(name="mbpp", path=str(FIXTURES / "mbpp.jsonl"))
+    assert [p.domain for p in items] == ["code", "code"]
+    assert items[0].tests == ("assert add(1, 2) == 3", "assert add(0, 0) == 0")
+
+
+# --- the same adapters on the full public files (skipped without ../shared) ---------------
 
 
 def test_builtin_math_is_deterministic_and_exact():

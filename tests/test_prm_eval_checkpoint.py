@@ -64,7 +64,7 @@ def test_best_of_n_against_vote_and_pass_at_n():
     assert out["mean_chain_acc"] == 0.25
     assert aggregate([None], "min") == float("-inf")
     with pytest.raises(ValueError, match="choose from"):
-        aggregate([0.5], "mean")
+        aggregate([0.5], "median")
 
 
 @pytest.fixture(scope="module")
@@ -242,7 +242,7 @@ EVAL_TYPOS = [
     ("mode=checkpont", "mode"),
     ("checkpoint.style=qwen", "checkpoint.style"),
     ("checkpoint.device=gpu", "checkpoint.device"),
-    ("checkpoint.aggregations=[min,mean]", "checkpoint.aggregations"),
+    ("checkpoint.aggregations=[min,median]", "checkpoint.aggregations"),
     ("subsets=[gsm8k,maths]", "subsets"),
     ("sources=[calc,mc]", "sources"),
 ]

@@ -8,6 +8,7 @@ written by another helper; one test uses the real one when it is importable.
 from __future__ import annotations
 
 import math
+import threading
 import time
 
 import pytest
@@ -278,29 +279,40 @@ def test_accepts_the_pipeline_config_arguments():
 
 
 class ThreadedCompleter:
-    """An `AsyncCompleter`: each request is answered by FakeCompleter's rule after a delay
-    of its own (from a timer thread), so requests finish out of order."""
+    """An `AsyncCompleter`: each request is answered by FakeCompleter's rule from a thread of
+    its own, after a delay of its own (so requests finish out of order) and after `hold(r)`
+    returns (a test holds a request back on an event); `on_finish(r)` runs after each answer."""
 
-    def __init__(self, fake: FakeCompleter, delay) -> None:
+    def __init__(self, fake: FakeCompleter, delay, hold=None, on_finish=None) -> None:
         self.fake, self.delay = fake, delay
+        self.hold, self.on_finish = hold, on_finish
         self.sent: list[tuple[float, CompletionRequest]] = []
         self.finished: list[tuple[float, CompletionRequest]] = []
+        self._lock = threading.Lock()
 
     def submit(self, requests):
-        import threading
-        import time
         from concurrent.futures import Future
 
         futures = []
         for r in requests:
             fut: Future = Future()
-            self.sent.append((time.monotonic(), r))
+            with self._lock:
+                self.sent.append((time.monotonic(), r))
 
             def answer(r=r, fut=fut):
-                self.finished.append((time.monotonic(), r))
-                fut.set_result(self.fake.complete([r])[0])
+                wait = self.delay(r)
+                if wait:
+                    time.sleep(wait)
+                if self.hold is not None:
+                    self.hold(r)
+                result = self.fake.complete([r])[0]
+                with self._lock:
+                    self.finished.append((time.monotonic(), r))
+                if self.on_finish is not None:
+                    self.on_finish(r)
+                fut.set_result(result)
 
-            threading.Timer(self.delay(r), answer).start()
+            threading.Thread(target=answer, daemon=True).start()
             futures.append(fut)
         return futures
 
@@ -326,14 +338,29 @@ def test_continuous_schedule_gives_the_labels_of_the_round_schedule(estimator):
 
 def test_a_chain_does_not_wait_for_another_chains_slow_probe():
     items = [math_item(0, 16, 11), math_item(1, 16, 11)]  # both need ~4 sequential probes
-    completer = ThreadedCompleter(
-        error_aware(), lambda r: 0.5 if r.prompt_text == "Question 0?" else 0.01
-    )
+    # Chain 1 alone: how many requests its whole search takes (seeds are per chain).
+    alone = ThreadedCompleter(error_aware(), lambda r: 0)
+    MonteCarloVerifier(alone, estimator="binary_search", k=1).verify([items[1]])
+    fast_total = len(alone.sent)
+    assert fast_total >= 3
+    # Together: chain 0's requests are held until chain 1's whole search has been answered.
+    # A driver that made chain 1 wait for chain 0 would never answer them all: the hold
+    # times out and the event stays unset.
+    fast_done = threading.Event()
+    held: list[bool] = []
+
+    def fast_answered(r):
+        done = sum(x.prompt_text == "Question 1?" for _, x in completer.finished)
+        if done >= fast_total:
+            fast_done.set()
+
+    def hold(r):
+        if r.prompt_text == "Question 0?":
+            held.append(fast_done.wait(timeout=10))
+
+    completer = ThreadedCompleter(error_aware(), lambda r: 0, hold, fast_answered)
     MonteCarloVerifier(completer, estimator="binary_search", k=1).verify(items)
-    first_slow_done = min(t for t, r in completer.finished if r.prompt_text == "Question 0?")
-    fast_sent = [t for t, r in completer.sent if r.prompt_text == "Question 1?"]
-    assert len(fast_sent) >= 3
-    assert all(t < first_slow_done for t in fast_sent)  # chain 1 finished its whole search
+    assert held and all(held)  # every slow answer came after chain 1 had finished
 
 
 @pytest.mark.parametrize("estimator", ["binary_search", "per_step"])

@@ -133,9 +133,20 @@ def test_unsafe_mode_runs_and_warns_every_time(caplog):
     assert sum("UNSAFE" in rec.message for rec in caplog.records) == 2
 
 
-def test_result_docstring_states_limits():
-    doc = ExecutionResult.__doc__ or ""
-    assert "does NOT cover" in doc and "covers" in doc
+@needs_bwrap
+@pytest.mark.parametrize(
+    "program",
+    [
+        "import sys\nprint('all tests passed')\nsys.exit(0)\n",  # exit status and output
+        "import os\nos._exit(0)\n",  # leaves before any test runs
+        "def add(a, b):\n    raise SystemExit(0)\n",  # exits from inside the call
+    ],
+    ids=["prints-and-exits", "os-exit", "systemexit-in-call"],
+)
+def test_exit_status_and_output_count_for_nothing(program):
+    # What ExecutionResult promises: only the test process's own report passes a run.
+    result = Sandbox(FAST).run(ADD, program)
+    assert isinstance(result, ExecutionResult) and result.passed is False
 
 
 @needs_bwrap

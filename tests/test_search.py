@@ -28,10 +28,11 @@ def test_aggregate(how, expected):
     assert aggregate([0.9, 0.2, 0.5], Aggregation(how)) == pytest.approx(expected)
 
 
-def test_aggregate_refuses_empty_and_unknown():
-    with pytest.raises(ValueError, match="without steps"):
-        aggregate([], Aggregation.min)
-    with pytest.raises(ValueError):
+def test_aggregate_ranks_an_unscored_chain_last_and_refuses_unknown_names():
+    assert aggregate([], Aggregation.min) == float("-inf")
+    assert aggregate([None, None], "prod") == float("-inf")
+    assert aggregate([0.9, None, 0.5], "min") == 0.5  # an unscored step says nothing
+    with pytest.raises(ValueError, match="choose from"):
         aggregate([0.5], "median")
 
 

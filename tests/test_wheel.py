@@ -82,6 +82,13 @@ def test_wheel_holds_the_templates(installed):
     assert source and all((installed / p).is_file() for p in source)
 
 
+def test_wheel_holds_the_sandbox_script(installed):
+    source = {p.relative_to(ROOT) for p in ROOT.glob("verifiers/sandbox/script/*.py")}
+    assert len(source) == 4 and all((installed / p).is_file() for p in source)
+    # script text, not modules: nothing of it is a package or an importable name
+    assert not (installed / "verifiers/sandbox/script/__init__.py").exists()
+
+
 def test_code_and_config_come_from_the_wheel(installed, tmp_path):
     probe = ("import json, pipelines, labeling, verifiers; from pipelines.confdir import CONF_DIR;"
              "print(json.dumps([pipelines.__file__, labeling.__file__, verifiers.__file__,"

@@ -11,7 +11,7 @@ abstentions; `judge_protocol` documents each rule).
 The `Critic` is the only thing that touches a model: `pipelines/engine/critic.py` implements
 it with the engine pool (its own pool when the judge's model differs from the sampler's),
 tests with fakes. Seeds derive from (seed, chain id), so the same config gives the same
-verdicts. Not promised: that the judge is right; it is a model (see the README's
+verdicts. Not promised: that the judge is right; it is a model (see docs/benchmarks.md's
 label-quality table for how often it agrees with human labels).
 """
 

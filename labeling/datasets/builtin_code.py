@@ -1,4 +1,4 @@
-"""The embedded default code tasks (written by the project, in `labeling.builtin_code`)."""
+"""The embedded default code tasks (the project's own; data in `builtin_code_tasks.py`, beside)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from labeling.schema import Problem
 
 
 def load(options: dict[str, Any]) -> Iterator[Problem]:
-    from labeling.builtin_code import builtin_code_tasks
+    from labeling.datasets.builtin_code_tasks import builtin_code_tasks
 
     for task in builtin_code_tasks():
         yield make_problem(

@@ -24,7 +24,6 @@ from typing import Any
 
 from pipelines.engine.feed import EngineFeed
 
-SIMULATED_MODEL = "simulated"
 TOO_LONG = {"texts": [""], "tokens": [0], "finish": ["prompt_too_long"]}
 
 

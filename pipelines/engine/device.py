@@ -2,7 +2,7 @@
 
 `choose(...)` turns `model.dtype` and the engine's resources into a `DeviceChoice` with one
 sentence saying why; `apply(choice)` sets the process up before vLLM is imported. The rules,
-each from a measurement (README, "Throughput"):
+each from a measurement (docs/benchmarks.md, "Throughput"):
 
 - dtype `auto`: bfloat16 on GPUs (float16 on GPUs older than compute capability 8.0, which
   have no bf16 units); on CPUs bfloat16 where the CPU has native bf16 instructions

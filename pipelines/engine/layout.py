@@ -5,8 +5,8 @@ group of its own (`pool.py`). CPUs (`cpu_plan`): by default one engine per core,
 running one torch thread, as many as the node's memory holds. Why one thread: on a 2-core
 CPU two single-thread engines (each on half the prompts) generated 490-498 tok/s over the
 Monte Carlo stage's requests where one engine on both cores gave 400-450, and 600-663 tok/s
-against 459-556 when sampling (`README`, *Throughput*). A 135M-2B model's matrices are small,
-so an OpenMP team spends much of each step waiting at barriers, and a thread the kernel
+against 459-556 when sampling (docs/benchmarks.md, *Throughput*). A 135M-2B model's matrices
+are small, so an OpenMP team spends much of each step waiting at barriers, and a thread the kernel
 preempts for Ray's or the labeler's work stalls its whole team; single-thread engines pay
 for an interruption only with its own time. Memory caps the count: each engine holds its
 own weights and KV cache, so a big model gets fewer engines with more threads each.

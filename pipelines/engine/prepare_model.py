@@ -86,7 +86,6 @@ QWEN_CODER_0_5B = Profile(
 )
 
 PROFILES = {p.key: p for p in (SMOLLM2, QWEN_CODER_0_5B)}
-MODEL_NAME = SMOLLM2.name  # the embedded default's name (kept for callers)
 GGUF_PACKAGE = SMOLLM2.package
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import math
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,8 @@ from typing import Any
 import pyarrow.parquet as pq
 from omegaconf import OmegaConf
 
-from pipelines.eval.config import AGGREGATIONS, CheckpointEvalConfig
+from labeling.search import aggregate
+from pipelines.eval.config import CheckpointEvalConfig
 from pipelines.scoring import PRMScorer
 from pipelines.ticker import Ticker
 from pipelines.train.data import shard_files
@@ -86,20 +86,6 @@ def choose_threshold(records: list[dict], scores: list[list]) -> tuple[float, fl
         if f1 > best[1]:
             best = (k / 100, f1)
     return best
-
-
-def aggregate(scores: list[float | None], how: str) -> float:
-    """One number per chain from its step scores; a chain with no scored step ranks last."""
-    xs = [s for s in scores if s is not None]
-    if not xs:
-        return -math.inf
-    if how == "min":
-        return min(xs)
-    if how == "prod":
-        return math.prod(xs)
-    if how == "last":
-        return xs[-1]
-    raise ValueError(f"aggregation {how!r}; choose from {', '.join(AGGREGATIONS)}")
 
 
 def best_of_n(chains: list[dict], scores: list[list], aggregations: list[str]) -> dict[str, Any]:

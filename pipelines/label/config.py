@@ -14,12 +14,13 @@ from typing import Any
 
 from hydra.core.config_store import ConfigStore
 
+from labeling import registry
 from labeling.code_steps import CodeSplitMode
-from labeling.combine import CONSENSUS_SOURCES, OutcomeFill, Policy
+from labeling.combine import DEFAULT_CONSENSUS, OutcomeFill, Policy
 from labeling.datasets import Adapter
 from labeling.estimators import EstimatorName
 from labeling.judge_protocol import JudgeVote
-from labeling.schema import AfterError, Domain, Neutral, Source
+from labeling.schema import AfterError, Domain, Neutral
 from labeling.splitters import SplitMode
 from pipelines.cli import ConfigError, option
 
@@ -54,7 +55,7 @@ class ModelConfig:
 @dataclass
 class DatasetConfig:
     name: str = option("builtin_math", "Dataset label in rows; also the adapter when none is set.")
-    adapter: Adapter | None = option(None, "Adapter when it differs from `name` (README table).")
+    adapter: Adapter | None = option(None, "Adapter when it differs from `name`.")
     path: str | None = option(None, "Input file (the builtin sets need none).")
     limit: int | None = option(None, "Read at most this many input records.")
     seed: int = option(0, "Seed of the builtin generators.")
@@ -163,18 +164,21 @@ class LabelsConfig:
         Neutral.positive, "What a human's neutral rating (PRM800K's 0) becomes in human_labels: "
         "positive (PRM800K's convention) | negative | mask (null)."
     )
-    consensus: list[Source] = option(
-        factory=lambda: [Source.mc, Source.calc],
+    consensus: list[str] = option(
+        factory=lambda: list(DEFAULT_CONSENSUS),
         help="consensus policy: sources whose located first errors must agree.",
     )
+    # One section per configurable source of labeling/registry.py, named as the source
+    # (`labels=[calc]` fills `labels.calc` from conf/labels/calc.yaml); None = not run.
     answer: AnswerSourceConfig | None = option(None, "Outcome source (final answer / all tests).")
     calc: CalcSourceConfig | None = option(None, "Calculator checks per step (math).")
     tests: TestsSourceConfig | None = option(None, "Syntax per step of code chains (code).")
     mc: MCSourceConfig | None = option(None, "Monte Carlo rollouts.")
     judge: JudgeSourceConfig | None = option(None, "LLM critic naming the first wrong step.")
 
-    def enabled(self) -> list[Source]:
-        return [s for s in Source if getattr(self, s.value, None) is not None]
+    def enabled(self) -> list[str]:
+        """The sources to run, in registry order: those whose section is set."""
+        return [s for s in registry.configurable() if getattr(self, s, None) is not None]
 
 
 @dataclass
@@ -273,18 +277,19 @@ def validate(cfg: LabelJobConfig) -> None:
             f"{', '.join(Adapter.__members__)}"
         )
     policy = cfg.labels.policy
-    if policy == Policy.mc and Source.mc not in enabled:
+    able = registry.consensus_sources()
+    cannot = [str(s) for s in cfg.labels.consensus if s not in able]
+    if cannot:
+        raise ConfigError(
+            f"labels.consensus cannot use {', '.join(cannot)} (not a source that locates "
+            f"errors); choose from {', '.join(able)}"
+        )
+    if policy == Policy.mc and "mc" not in enabled:
         raise ConfigError(f"labels.policy={policy} needs the mc source: add mc to labels=[...]")
-    if policy == Policy.judge and Source.judge not in enabled:
+    if policy == Policy.judge and "judge" not in enabled:
         raise ConfigError("labels.policy=judge needs the judge source: add judge to labels")
     if policy == Policy.consensus:
-        cannot = [s.value for s in cfg.labels.consensus if s.value not in CONSENSUS_SOURCES]
-        if cannot:
-            raise ConfigError(
-                f"labels.consensus cannot use {', '.join(cannot)} (it does not locate errors); "
-                f"choose from {', '.join(CONSENSUS_SOURCES)}"
-            )
-        missing = [s.value for s in cfg.labels.consensus if s not in enabled]
+        missing = [str(s) for s in cfg.labels.consensus if s not in enabled]
         if missing:
             raise ConfigError(
                 "labels.policy=consensus needs the sources it compares: add "
@@ -292,7 +297,7 @@ def validate(cfg: LabelJobConfig) -> None:
             )
         if len(set(cfg.labels.consensus)) < 2:
             raise ConfigError("labels.consensus needs two or more different sources")
-    if policy == Policy.outcome and Source.answer not in enabled:
+    if policy == Policy.outcome and "answer" not in enabled:
         raise ConfigError("labels.policy=outcome needs the answer source: add answer to labels")
     for key, value in [
         ("sampler.n", cfg.sampler.n),

@@ -1,15 +1,7 @@
-"""Build the label sources a config asks for, per domain. One name per source, from config
-key to verifier to column (see `labeling.schema.Source` and the README's source table):
-
-| `labels=` | verifier (module)                                   | column          |
-|-----------|-----------------------------------------------------|-----------------|
-| answer    | math: `AnswerVerifier` (verifiers/answer.py)        | answer_labels   |
-|           | code: `CodeTestVerifier` (verifiers/code_tests.py)  |                 |
-|           | outcome given with the data: `GivenOutcome` (base)  |                 |
-| calc      | `CalculatorVerifier` (verifiers/calculator/)        | calc_labels     |
-| tests     | `SyntaxVerifier` (verifiers/code_tests.py)          | tests_labels    |
-| mc        | `MonteCarloVerifier` (verifiers/rollout/)           | mc_scores       |
-| judge     | `JudgeVerifier` (verifiers/judge.py), math only     | judge_labels    |
+"""Build the label sources a config asks for, per domain: one builder per source registered
+by name. What a source *is* (role, columns, domains) is declared in `labeling/registry.py`;
+this module only says how to make its verifier. The source table (config key, verifier,
+columns) is in docs/schema.md.
 
 Imports are lazy so that a job that does not use a source does not pay for it.
 """
@@ -19,80 +11,133 @@ from __future__ import annotations
 import functools
 import math
 import shutil
-from dataclasses import asdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from labeling.schema import Source
+from labeling import registry
 from pipelines.label.config import LabelJobConfig, TestsSourceConfig
 from verifiers.base import GivenOutcome, Verifier
+
+
+@dataclass(frozen=True, slots=True)
+class BuildContext:
+    """What a builder may need besides the config: the engines (None without a model)."""
+
+    domain: str
+    completer: Any = None  # the sampler's engine (MC rollouts)
+    critic: Any = None  # the judge's model (verifiers.judge.Critic)
+
+
+Builder = Callable[[LabelJobConfig, Any, BuildContext], Verifier]
+_BUILDERS: dict[str, Builder] = {}
+
+
+def builder(name: str) -> Callable[[Builder], Builder]:
+    """Register the function that builds source `name`'s verifier from the job config and
+    the source's own `labels.<name>` section. The source must be in the registry."""
+    registry.get(name)  # KeyError (one sentence) for a source nobody declared
+
+    def wrap(fn: Builder) -> Builder:
+        _BUILDERS[name] = fn
+        return fn
+
+    return wrap
+
+
+def unregister_builder(name: str) -> None:
+    _BUILDERS.pop(name, None)
+
+
+def has_builder(name: str) -> bool:
+    return name in _BUILDERS
 
 
 def build_sources(
     cfg: LabelJobConfig, domain: str, completer: Any = None, critic: Any = None
 ) -> dict[str, Verifier]:
     """{source name: verifier} for the sources enabled in `cfg.labels` that apply to `domain`.
-    Raises ValueError when a source cannot run (mc or judge without an engine)."""
-    labels = cfg.labels
+    Raises ValueError when a source cannot run (mc or judge without an engine, no builder)."""
+    ctx = BuildContext(domain, completer, critic)
     out: dict[str, Verifier] = {}
-    if labels.answer is not None:
-        if domain == "math":
-            from verifiers.answer import AnswerVerifier
-
-            checker: Verifier = AnswerVerifier(timeout_s=labels.answer.timeout_s)
-        else:
-            checker = _code_outcome(labels.tests, node_sandbox_slots(cfg))
-        out[Source.answer] = GivenOutcome(checker)
-    if labels.calc is not None and domain == "math":
-        from verifiers.calculator.verifier import CalculatorVerifier
-
-        out[Source.calc] = CalculatorVerifier(timeout_s=labels.calc.timeout_s)
-    if labels.tests is not None and domain == "code":
-        from verifiers.code_tests import SyntaxVerifier
-
-        # Per-step label for code: the first prefix no continuation can make parse. (The
-        # tests themselves run once, as the `answer` source.)
-        out[Source.tests] = SyntaxVerifier()
-    if labels.mc is not None:
-        if completer is None:
-            raise ValueError("labels.mc needs an engine; it cannot run on given chains alone")
-        from labeling.prompts import user_message
-        from verifiers.rollout.driver import MonteCarloVerifier
-
-        m = labels.mc
-        out[Source.mc] = MonteCarloVerifier(
-            completer=completer,
-            domain=domain,
-            estimator=m.estimator,
-            k=m.k,
-            chunk=m.chunk,
-            confirm=m.confirm,
-            threshold=m.threshold,
-            max_tokens=m.max_tokens,
-            temperature=m.temperature,
-            max_rounds=m.max_rounds,
-            after_error=labels.after_error,
-            estimator_options=(
-                {"probe_right": m.probe_right} if m.estimator == "binary_search" else None
-            ),
-            tests_cfg={**(asdict(labels.tests) if labels.tests is not None else {}),
-                       "node_slots": node_sandbox_slots(cfg)},
-            seed=cfg.sampler.seed,
-            # Rollouts see the problem exactly as the sampler showed it.
-            prompt_fn=functools.partial(
-                user_message, math_instruction=cfg.sampler.math_instruction
-            ),
-        )
-    if labels.judge is not None and domain == "math":
-        if critic is None:
-            raise ValueError("labels.judge needs an engine for its critic model")
-        from verifiers.judge import JudgeVerifier
-
-        j = labels.judge
-        out[Source.judge] = JudgeVerifier(
-            critic, votes=j.votes, max_tokens=j.max_tokens, temperature=j.temperature,
-            seed=cfg.sampler.seed, max_evidence=j.max_evidence, vote=j.vote,
-        )
+    for name in cfg.labels.enabled():
+        if domain not in registry.get(name).domains:
+            continue
+        if name not in _BUILDERS:
+            raise ValueError(f"label source {name!r} is registered but has no builder "
+                             "(pipelines.label.sources.builder)")
+        out[name] = _BUILDERS[name](cfg, getattr(cfg.labels, name), ctx)
     return out
+
+
+@builder("answer")
+def _answer(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
+    if ctx.domain == "math":
+        from verifiers.answer import AnswerVerifier
+
+        checker: Verifier = AnswerVerifier(timeout_s=section.timeout_s)
+    else:
+        checker = _code_outcome(cfg.labels.tests, node_sandbox_slots(cfg))
+    return GivenOutcome(checker)
+
+
+@builder("calc")
+def _calc(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
+    from verifiers.calculator.verifier import CalculatorVerifier
+
+    return CalculatorVerifier(timeout_s=section.timeout_s)
+
+
+@builder("tests")
+def _tests(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
+    from verifiers.code_tests import SyntaxVerifier
+
+    # Per-step label for code: the first prefix no continuation can make parse. (The tests
+    # themselves run once, as the `answer` source.)
+    return SyntaxVerifier()
+
+
+@builder("mc")
+def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
+    if ctx.completer is None:
+        raise ValueError("labels.mc needs an engine; it cannot run on given chains alone")
+    from labeling.prompts import user_message
+    from verifiers.rollout.driver import MonteCarloVerifier
+
+    labels = cfg.labels
+    return MonteCarloVerifier(
+        completer=ctx.completer,
+        domain=ctx.domain,
+        estimator=m.estimator,
+        k=m.k,
+        chunk=m.chunk,
+        confirm=m.confirm,
+        threshold=m.threshold,
+        max_tokens=m.max_tokens,
+        temperature=m.temperature,
+        max_rounds=m.max_rounds,
+        after_error=labels.after_error,
+        estimator_options=(
+            {"probe_right": m.probe_right} if m.estimator == "binary_search" else None
+        ),
+        tests_cfg={**(asdict(labels.tests) if labels.tests is not None else {}),
+                   "node_slots": node_sandbox_slots(cfg)},
+        seed=cfg.sampler.seed,
+        # Rollouts see the problem exactly as the sampler showed it.
+        prompt_fn=functools.partial(user_message, math_instruction=cfg.sampler.math_instruction),
+    )
+
+
+@builder("judge")
+def _judge(cfg: LabelJobConfig, j: Any, ctx: BuildContext) -> Verifier:
+    if ctx.critic is None:
+        raise ValueError("labels.judge needs an engine for its critic model")
+    from verifiers.judge import JudgeVerifier
+
+    return JudgeVerifier(
+        ctx.critic, votes=j.votes, max_tokens=j.max_tokens, temperature=j.temperature,
+        seed=cfg.sampler.seed, max_evidence=j.max_evidence, vote=j.vote,
+    )
 
 
 def labelers_per_node(cfg: LabelJobConfig) -> int:

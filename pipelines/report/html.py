@@ -262,7 +262,7 @@ def render_sections(s: dict[str, Any], max_position: int = 20) -> list[str]:
         "quarantined": c.get("problems_quarantined"), "chains": s["rows"],
         "steps": c.get("steps"), "labeled steps": c.get("steps_labeled"),
         "sources with labels": len(names), "wall time (s)": m.get("wall_time_s"),
-        # The cost headline: what a labeled step takes of the engines (README, Throughput).
+        # The cost headline: what a labeled step takes of the engines (docs/benchmarks.md).
         "labeled steps per engine-hour":
             (m.get("throughput") or {}).get("labeled_steps_per_engine_hour"),
         "tokens per labeled step": (m.get("cost") or {}).get("tokens_per_labeled_step"),

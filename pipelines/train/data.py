@@ -23,21 +23,14 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from labeling.combine import CONSENSUS_SOURCES, consensus_reason
+from labeling import registry
+from labeling.combine import consensus_reason
 from labeling.rows import verdicts_from_structs
+from labeling.schema import LEGACY_COLUMNS, LEGACY_TRAIN_SOURCES
 from labeling.shards import MANIFEST
 from labeling.shards import shard_files as manifest_shards
 from pipelines.cli import UserError
 from pipelines.train.config import LABEL_SOURCES, PRMDataConfig
-
-SOFT_SOURCES = ("mc_scores",)
-# Shard format 2 renamed two columns; a source names either and reads whichever a file has.
-ALIASES = {
-    "answer_labels": "outcome_labels",
-    "outcome_labels": "answer_labels",
-    "tests_labels": "test_labels",
-    "test_labels": "tests_labels",
-}
 
 
 def source_name(cfg: PRMDataConfig) -> str:
@@ -45,8 +38,20 @@ def source_name(cfg: PRMDataConfig) -> str:
     return str(getattr(cfg.label_source, "value", cfg.label_source))
 
 
+def target_column(cfg: PRMDataConfig) -> str:
+    """Today's name of the column the targets come from (old names mapped)."""
+    name = source_name(cfg)
+    return LEGACY_TRAIN_SOURCES.get(name, name)
+
+
 def is_soft(cfg: PRMDataConfig) -> bool:
-    return source_name(cfg) in SOFT_SOURCES
+    """Soft targets: a source's `<name>_scores` column (a rate in [0, 1])."""
+    return target_column(cfg) in {s.scores_column for s in registry.specs() if s.scores}
+
+
+def _owner(column: str) -> str | None:
+    """The source whose boolean labels `column` holds (its verdicts hold them too)."""
+    return next((s.name for s in registry.specs() if s.labels_column == column), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,16 +97,22 @@ def _consensus(row: dict[str, Any]) -> bool:
     consensus-capable source it carries (labeling.combine.consensus_reason): `answer` does
     not locate errors, so it takes no part."""
     vs = verdicts_from_structs(row.get("verdicts"), len(row["completions"]))
-    sources = [s for s in CONSENSUS_SOURCES if s in vs]
+    sources = [s for s in registry.consensus_sources() if s in vs]
     return not consensus_reason(vs, sources)
 
 
-def _mc_labels(row: dict[str, Any]) -> list[bool | None] | None:
-    """MC hard labels: the `mc_labels` column, or the `mc` verdicts of shards written before
-    it existed. These are exactly the `mc` source's labels (its threshold and `confirm`)."""
-    if row.get("mc_labels") is not None:
-        return row["mc_labels"]
-    vs = verdicts_from_structs(row.get("verdicts"), len(row["completions"])).get("mc")
+def _values(row: dict[str, Any], column: str) -> list[Any] | None:
+    """The column's values: under today's name, its format-1 name, or (a source's labels in
+    a shard written before its column existed, e.g. `mc_labels`) that source's verdicts."""
+    if row.get(column) is not None:
+        return row[column]
+    old = next((o for o, new in LEGACY_COLUMNS.items() if new == column), None)
+    if old and row.get(old) is not None:
+        return row[old]
+    owner = _owner(column)
+    if owner is None or not row.get("verdicts"):
+        return None
+    vs = verdicts_from_structs(row["verdicts"], len(row["completions"])).get(owner)
     return None if vs is None else [v.label for v in vs]
 
 
@@ -118,10 +129,8 @@ def row_targets(row: dict[str, Any], cfg: PRMDataConfig) -> list[Any] | None:
     if cfg.consensus_only and not _consensus(row):
         return None
     steps = row["completions"]
-    column = "mc_labels" if source == "mc_hard" else source
-    values = _mc_labels(row) if source == "mc_hard" else row.get(column)
-    if values is None and column in ALIASES:
-        values = row.get(ALIASES[column])
+    column = target_column(cfg)
+    values = _values(row, column)
     if values is None:
         return None
     if len(values) != len(steps):
@@ -129,7 +138,7 @@ def row_targets(row: dict[str, Any], cfg: PRMDataConfig) -> list[Any] | None:
             f"chain {row.get('chain_id')}: {column} has {len(values)} entries for "
             f"{len(steps)} steps; re-run prm-label or fix the shard writer"
         )
-    if source in SOFT_SOURCES:
+    if is_soft(cfg):
         targets: list[Any] = [None if s is None else float(s) for s in values]
     else:
         targets = list(values)
@@ -145,13 +154,14 @@ def row_targets(row: dict[str, Any], cfg: PRMDataConfig) -> list[Any] | None:
 def _columns(cfg: PRMDataConfig, present: list[str]) -> list[str]:
     """Columns to read from a file whose columns are `present` (an alias if it has that)."""
     cols = {"prompt", "completions", "problem_id", "domain", "chain_id"}
-    column = "mc_labels" if source_name(cfg) == "mc_hard" else source_name(cfg)
-    if column not in present and ALIASES.get(column) in present:
-        column = ALIASES[column]
+    column = target_column(cfg)
+    old = {new: o for o, new in LEGACY_COLUMNS.items()}.get(column)
     if column in present:
         cols.add(column)
-    if column == "mc_labels" and column not in present:
-        cols.add("verdicts")  # shards from before the column: the mc verdicts hold them
+    elif old in present:
+        cols.add(old)
+    elif _owner(column):
+        cols.add("verdicts")  # shards from before the column: the verdicts hold the labels
     if cfg.min_rollouts > 0:
         cols.add("mc_rollouts")
     if cfg.consensus_only:
@@ -251,13 +261,15 @@ def check_labels_present(cfg: PRMDataConfig) -> None:
     of `data.label_source` (reads that one column, stops at the first file that has one).
     Raises UserError naming the sources the shards do carry."""
     source = source_name(cfg)
-    wanted = {source, ALIASES.get(source, source)} if source != "mc_hard" else {"mc_labels"}
+    column = target_column(cfg)
+    old = {new: o for o, new in LEGACY_COLUMNS.items()}.get(column)
+    wanted = {column, old} - {None}
     carried: set[str] = set()
     for path in shard_files(cfg.shards):
         names = pq.ParquetFile(path).schema_arrow.names
-        if source == "mc_hard" and "verdicts" in names:
-            return  # older shards hold MC labels in their verdicts: the stream decides
-        present = [c for c in (*LABEL_SOURCES, "mc_labels") if c in names]
+        if _owner(column) and column not in names and "verdicts" in names:
+            return  # older shards hold these labels in their verdicts: the stream decides
+        present = [c for c in LABEL_SOURCES if c in names]
         table = pq.read_table(path, columns=present)
         filled = {c for c in present if table.column(c).null_count < table.num_rows}
         if filled & wanted:

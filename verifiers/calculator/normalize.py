@@ -175,15 +175,6 @@ def _latex_products(s: str) -> str:
     return _BARE_POWER.sub(r"\1 mathop ", s)
 
 
-def _loop_sub(pattern: re.Pattern[str], repl: str, s: str, limit: int = 12) -> str:
-    for _ in range(limit):  # innermost first; bounded so nesting bombs stay cheap
-        new = pattern.sub(repl, s)
-        if new == s:
-            break
-        s = new
-    return s
-
-
 @lru_cache(maxsize=16384)
 def normalize(text: str) -> str:
     """Plain-text arithmetic from LaTeX/markdown. Unknown commands survive as words."""

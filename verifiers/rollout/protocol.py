@@ -85,6 +85,3 @@ class RolloutStats:
                 setattr(self, name, max(getattr(self, name), value))
             else:
                 setattr(self, name, getattr(self, name) + value)
-
-    def as_dict(self) -> dict[str, float]:
-        return asdict(self)

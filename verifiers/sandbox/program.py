@@ -6,7 +6,7 @@ Split from `runner.py` (process handling) so each stays one idea. Three things l
   are one unit each; a HumanEval-style body that defines `check` is one unit that ends with
   `check(<entry_point>)`. Tests that do not parse are bad reference data and raise.
 - The rewrite of test code (never of the solution): each comparison, `assert` test, `not`
-  operand and `and`/`or` operand goes through a hook of the test process (hooks.py) that
+  operand and `and`/`or` operand goes through a hook of the test process (2_hooks.py) that
   refuses values holding a proxy of the program's objects, and each unit records how many
   asserts must run. Also the names the tests read (asked of the program) and the function
   under test (`subject_of`).

@@ -7,7 +7,7 @@ the last two as its outcome check for code problems.
 What a run looks like: `bwrap` starts the interpreter's `-S -P -B -c <harness>` in fresh pid,
 net, ipc, uts (and cgroup) namespaces with a read-only view of the interpreter only, a
 private /tmp and /dev/shm, and the seccomp filter of `seccomp.py`. The harness (the four
-sandbox-text files joined, see `harness.py`) forks the program's process and the test
+files of `script/` joined, see `script/4_harness.py`) forks the program's process and the test
 process, each dropping to its own random unprivileged uid with rlimits; the program arrives
 on stdin, the tests on their own pipe, and only the test process writes the nonce-tagged
 result lines. The wall clock is enforced here by killing bwrap's process group, which tears
@@ -45,10 +45,11 @@ from verifiers.sandbox.seccomp import SeccompUnavailableError, filter_bpf, filte
 log = logging.getLogger(__name__)
 
 ISOLATION = ("bwrap", "none")
-# The sandboxed program's text: four files joined (see harness.py).
-_HARNESS = tuple(
-    Path(__file__).with_name(n) for n in ("channel.py", "hooks.py", "testside.py", "harness.py")
-)
+# The sandboxed program's text: the files of script/ joined in the order their names give
+# (see script/4_harness.py). They are script text, never imported: a name that starts with a
+# digit is not a module name. Shipped as package data (setup.py).
+_SCRIPT_DIR = Path(__file__).with_name("script")
+_HARNESS = tuple(sorted(_SCRIPT_DIR.glob("[0-9]_*.py")))
 _RECORDS_CAP = 1 << 20  # bytes of result lines we accept; a real job writes a few KB
 
 

@@ -1,4 +1,4 @@
-"""Sandbox text, part 3 of 4: the test process of a run (see harness.py for the whole).
+"""Sandbox text, part 3 of 4: the test process of a run (see 4_harness.py for the whole).
 
 It shares nothing with the program but two pipes: its own interpreter, builtins,
 `sys.modules`, setup data and tests. The program's names that the tests use are bound here
@@ -14,7 +14,7 @@ Records go to the result fd as `<nonce>\\t<kind>\\t<index>\\t<status>\\t<detail>
 the program's process never has that fd or the nonce.
 """
 
-# ruff: noqa: F821 - names from channel.py and harness.py, joined into one program
+# ruff: noqa: F821 - names from 1_channel.py and 4_harness.py, joined into one program
 import contextlib
 import marshal
 import os

@@ -1,0 +1,187 @@
+"""The registry of label sources: every source declared once, everything else asks it.
+
+A source's declaration (`SourceSpec`) says what the rest of the tool needs to know about it:
+its name (config key `labels=[name]`, `Verifier.name`, the `source` of its `verdicts`
+entries), its role in the label policies, the domains it runs on and the per-step columns it
+writes. The shard schema (`labeling.schema.labeled_schema`), the policies
+(`labeling.combine`), the labels config (`pipelines.label.config`), the trainer's label
+choices (`pipelines.train.config`) and the source table of `docs/schema.md` read it. How a
+source is *built* (its verifier) is registered by name in `pipelines.label.sources`, so this
+module stays pure.
+
+Adding a source: one verifier module, a `register(SourceSpec(...))` here (built-in) or in the
+plugin's module, a builder in `pipelines.label.sources`, a `labels.<name>` section in
+`LabelsConfig` and its `conf/labels/<name>.yaml`. `tests/test_registry.py` checks that no
+source half-exists (registered without a builder, a config section or a YAML file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import StrEnum
+
+import pyarrow as pa
+
+
+class Role(StrEnum):
+    """What a source's verdicts mean to the label policies (see labeling/combine.py)."""
+
+    # Checks the whole chain's end (final answer, all unit tests): an `incorrect` verdict on
+    # the last step proves the chain wrong but does not say where it went wrong.
+    whole_chain = "whole_chain"
+    # An exact per-step check: `incorrect` proves the step wrong and so locates the first
+    # error; `correct` only says that what it checked (arithmetic, syntax) holds.
+    locating = "locating"
+    # Judges every step (rollouts, a critic): its "no error" is a claim as well.
+    complete = "complete"
+    # A person's verdicts, applied over the policy's labels (prm-audit import); never run by
+    # prm-label and never an input of a policy.
+    reviewer = "reviewer"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSpec:
+    """One label source. `scores`: it also writes a soft per-step value (`<name>_scores`);
+    `extra`: further columns it owns (filled by `labeling.rows`); `rank`: among complete
+    sources, `verifier_first` takes the lowest rank's label first; `configurable`: chosen in
+    `labels=[...]` (a `labels.<name>` section), False for sources that arrive with the data
+    or a review."""
+
+    name: str
+    role: Role
+    doc: str
+    domains: tuple[str, ...] = ("math", "code")
+    scores: bool = False
+    extra: tuple[pa.Field, ...] = ()
+    rank: int = 0
+    configurable: bool = True
+
+    @property
+    def labels_column(self) -> str:
+        return f"{self.name}_labels"
+
+    @property
+    def scores_column(self) -> str | None:
+        return f"{self.name}_scores" if self.scores else None
+
+    @property
+    def exact(self) -> bool:
+        """An `incorrect` verdict of this source is a proof."""
+        return self.role in (Role.whole_chain, Role.locating)
+
+    def fields(self) -> list[pa.Field]:
+        """The shard columns this source owns, in schema order."""
+        out = [pa.field(self.labels_column, pa.list_(pa.bool_()))]
+        if self.scores_column:
+            out.append(pa.field(self.scores_column, pa.list_(pa.float32())))
+        return out + list(self.extra)
+
+
+_REGISTRY: dict[str, SourceSpec] = {}
+
+
+def register(spec: SourceSpec) -> SourceSpec:
+    """Declare a source. Raises ValueError for a name or a column already taken."""
+    if spec.name in _REGISTRY:
+        raise ValueError(f"label source {spec.name!r} is already registered")
+    taken = {f.name for s in _REGISTRY.values() for f in s.fields()}
+    clash = sorted(taken & {f.name for f in spec.fields()})
+    if clash:
+        raise ValueError(f"label source {spec.name!r} would write {', '.join(clash)}, "
+                         "which another source writes")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def unregister(name: str) -> None:
+    """Remove a source (tests that register a toy one)."""
+    _REGISTRY.pop(name, None)
+
+
+@contextmanager
+def registered(spec: SourceSpec) -> Iterator[SourceSpec]:
+    """`spec` registered for the duration of a `with` block."""
+    register(spec)
+    try:
+        yield spec
+    finally:
+        unregister(spec.name)
+
+
+def get(name: str) -> SourceSpec:
+    try:
+        return _REGISTRY[str(name)]
+    except KeyError:
+        raise KeyError(f"no label source {name!r}; known: {', '.join(_REGISTRY)}") from None
+
+
+def specs() -> tuple[SourceSpec, ...]:
+    """Every registered source, in registration (and schema column) order."""
+    return tuple(_REGISTRY.values())
+
+
+def names(*roles: Role) -> tuple[str, ...]:
+    """Names of the sources with one of `roles` (all when none given)."""
+    return tuple(s.name for s in _REGISTRY.values() if not roles or s.role in roles)
+
+
+def exact_sources() -> tuple[str, ...]:
+    """Sources whose `incorrect` verdict proves a step wrong."""
+    return names(Role.whole_chain, Role.locating)
+
+
+def locating_sources() -> tuple[str, ...]:
+    """Exact sources that also say where the first error is."""
+    return names(Role.locating)
+
+
+def complete_sources() -> tuple[str, ...]:
+    """Sources that judge every step, by rank (the order `verifier_first` consults them)."""
+    return tuple(sorted(names(Role.complete), key=lambda n: _REGISTRY[n].rank))
+
+
+def consensus_sources() -> tuple[str, ...]:
+    """Sources that can take part in `consensus`: they locate errors."""
+    return locating_sources() + complete_sources()
+
+
+def configurable() -> tuple[str, ...]:
+    """Sources chosen in `labels=[...]`, each with a `labels.<name>` config section."""
+    return tuple(s.name for s in _REGISTRY.values() if s.configurable)
+
+
+def label_columns() -> dict[str, str]:
+    """{source: its boolean per-step column} for the sources prm-label runs."""
+    return {s.name: s.labels_column for s in _REGISTRY.values() if s.role != Role.reviewer}
+
+
+def source_fields() -> list[pa.Field]:
+    """Every source's shard columns, in registration order."""
+    return [f for s in _REGISTRY.values() for f in s.fields()]
+
+
+# --- the built-in sources --------------------------------------------------------------
+# Registration order is the shard schema's column order: keep it (old shards are
+# concatenated with new ones by column position).
+
+for _spec in (
+    SourceSpec("answer", Role.whole_chain,
+               "final answer equivalence (math) / all unit tests (code): the last step"),
+    SourceSpec("calc", Role.locating, "sympy checks of every arithmetic claim in a step",
+               domains=("math",)),
+    SourceSpec("tests", Role.locating, "per-prefix syntax check of the code",
+               domains=("code",)),
+    SourceSpec("judge", Role.complete, "an LLM critic's voted earliest wrong step",
+               domains=("math",), scores=True, rank=1),
+    SourceSpec("mc", Role.complete, "Monte Carlo rollout success rate per step", scores=True,
+               extra=(pa.field("mc_rollouts", pa.list_(pa.int32())),), rank=0),
+    SourceSpec("human", Role.reviewer,
+               "a person's labels: given with the data (PRM800K, ProcessBench) or imported "
+               "by prm-audit",
+               extra=(pa.field("human_ratings", pa.list_(pa.int8())),  # 1 good, 0, -1 bad
+                      pa.field("human_first_error", pa.int32())),
+               configurable=False),
+):
+    register(_spec)

@@ -1,0 +1,135 @@
+"""The label-source registry: no source half-exists, and a source registered in one place
+(here, a toy one inside the test) runs through a whole label job like a built-in one."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from labeling import registry
+from labeling.combine import combine
+from labeling.registry import Role, SourceSpec
+from labeling.schema import LABELED_SCHEMA, Status, StepVerdict, labeled_schema
+from pipelines.confdir import CONF_DIR
+from pipelines.label import sources
+from pipelines.label.app import run, typed
+from pipelines.label.config import LabelsConfig
+from pipelines.train.config import LABEL_SOURCES
+from tests.conftest import compose
+
+
+def _section_fields() -> set[str]:
+    """LabelsConfig fields that are a source's section (an optional dataclass)."""
+    out = set()
+    for f in dataclasses.fields(LabelsConfig):
+        default = f.default if f.default is not dataclasses.MISSING else ...
+        if default is None and "SourceConfig" in str(f.type):
+            out.add(f.name)
+    return out
+
+
+def test_every_configurable_source_has_a_section_a_yaml_and_a_builder():
+    names = set(registry.configurable())
+    assert names == _section_fields()
+    for name in names:
+        assert (Path(CONF_DIR) / "labels" / f"{name}.yaml").is_file(), name
+        assert sources.has_builder(name), name
+
+
+def test_schema_and_trainer_choices_come_from_the_registry():
+    for spec in registry.specs():
+        for field in spec.fields():
+            assert LABELED_SCHEMA.field(field.name).type == field.type
+        assert spec.labels_column in LABEL_SOURCES
+        if spec.scores_column:
+            assert spec.scores_column in LABEL_SOURCES
+
+
+def test_a_source_cannot_take_a_name_or_column_already_taken():
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(SourceSpec("calc", Role.locating, "again"))
+    with pytest.raises(ValueError, match="mc_rollouts"):
+        registry.register(SourceSpec("x", Role.locating, "clash",
+                                     extra=(LABELED_SCHEMA.field("mc_rollouts"),)))
+    with pytest.raises(KeyError, match="no label source 'nobody'"):
+        sources.builder("nobody")
+
+
+# --- a toy source, registered here and nowhere else -------------------------------------
+
+MARK = "7"  # the toy calls a step wrong when it contains this digit
+
+
+@dataclasses.dataclass
+class ToySourceConfig:
+    mark: str = MARK
+
+
+class ToyVerifier:
+    name = "toy"
+
+    def __init__(self, mark: str) -> None:
+        self.mark = mark
+
+    def verify(self, items):
+        return [
+            [StepVerdict(Status.INCORRECT, False, evidence=f"contains {self.mark}")
+             if self.mark in step else StepVerdict(Status.CORRECT, True) for step in c.steps]
+            for _, c in items
+        ]
+
+
+ToyLabels = dataclasses.make_dataclass(
+    "ToyLabels", [("toy", ToySourceConfig | None, dataclasses.field(default=None))],
+    bases=(LabelsConfig,),
+)
+
+
+@pytest.fixture
+def toy():
+    spec = SourceSpec("toy", Role.locating, "flags steps with a digit", domains=("math",),
+                      scores=True)
+    with registry.registered(spec):
+        sources.builder("toy")(lambda cfg, section, ctx: ToyVerifier(section.mark))
+        try:
+            yield spec
+        finally:
+            sources.unregister_builder("toy")
+
+
+def test_the_default_policy_honours_a_registered_sources_incorrect(toy):
+    bad = StepVerdict(Status.INCORRECT, False)
+    none = StepVerdict.unverifiable()
+    verdicts = {"toy": [none, bad, none], "mc": [StepVerdict(Status.CORRECT, True)] * 3}
+    result = combine(verdicts, 3)
+    assert result.labels == [True, False, False] and result.first_error_step == 1
+    assert result.exact_first_error == 1
+    assert "toy" in registry.consensus_sources()
+
+
+def test_a_toy_source_runs_through_a_label_job(tmp_path, toy):
+    cfg = typed(compose(["engine=simulated", "ray=inprocess", "labels=[answer]",
+                         "dataset.limit=6", "sampler.n=3", f"output.dir={tmp_path}"]))
+    plain = {f.name: getattr(cfg.labels, f.name) for f in dataclasses.fields(LabelsConfig)}
+    cfg.labels = ToyLabels(**plain, toy=ToySourceConfig())
+    assert cfg.labels.enabled() == ["answer", "toy"]
+    manifest = run(cfg)
+    assert manifest["counts"]["rows"] == 18
+    df = pl.read_parquet(tmp_path / "shards" / "*.parquet")
+    assert "toy_labels" in df.columns and "toy_scores" in labeled_schema().names
+    flagged = 0
+    for row in df.iter_rows(named=True):
+        marked = [MARK in s for s in row["completions"]]
+        assert row["toy_labels"] == [not m for m in marked]
+        toy_verdicts = [v for v in row["verdicts"] if v["source"] == "toy"]
+        assert len(toy_verdicts) == len(marked)
+        if any(marked):  # the default policy (verifier_first) takes the toy's proof
+            flagged += 1
+            first = marked.index(True)
+            assert row["labels"][first] is False
+            assert row["first_error_step"] is not None and row["first_error_step"] <= first
+    assert flagged, "no sampled step contains the mark: pick another digit"
+    assert "toy" not in labeled_schema().names or registry.get("toy")  # still registered
