@@ -73,7 +73,7 @@ def test_given_chains_need_no_model(tmp_path):
     m = _job(tmp_path, "dataset=processbench", f"dataset.path={path}", "engine=vllm",
              "model.path=/nonexistent")
     assert m["counts"]["problems_in"] == 158 and m["counts"]["rows"] == 158
-    assert m["model"]["path"] == ""  # no engine was started
+    assert m["model"]["path"] is None and m["model"]["name"] == "given"  # no engine started
     df = _rows(tmp_path / "out")
     assert df["human_first_error"].null_count() == 0
     # outcome from the dataset: chains humans judged all-correct keep a correct outcome

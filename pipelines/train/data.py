@@ -267,8 +267,8 @@ def check_labels_present(cfg: PRMDataConfig) -> None:
     carried: set[str] = set()
     for path in shard_files(cfg.shards):
         names = pq.ParquetFile(path).schema_arrow.names
-        if _owner(column) and column not in names and "verdicts" in names:
-            return  # older shards hold these labels in their verdicts: the stream decides
+        if _owner(column) and "verdicts" in names:
+            return  # the source's verdicts hold these labels too: the stream decides
         present = [c for c in LABEL_SOURCES if c in names]
         table = pq.read_table(path, columns=present)
         filled = {c for c in present if table.column(c).null_count < table.num_rows}
