@@ -137,6 +137,9 @@ def apply(choice: DeviceChoice, verbose: bool = False) -> None:
         # modules raise FutureWarnings about torch names at import).
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         warnings.filterwarnings("ignore", category=FutureWarning)
+        # vLLM warns at import, before its own log level applies, that the CPU build has no
+        # Triton backend: true on every CPU engine, and nothing to act on.
+        logging.getLogger("vllm.triton_utils.importing").setLevel(logging.ERROR)
     if choice.device != "cpu":
         return
     os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"

@@ -175,6 +175,9 @@ class EnginePool:
             "VLLM_CPU_KVCACHE_SPACE": str(model.kv_cache_gib),
             # vLLM's INFO lines (config dumps) would drown the job's own progress lines.
             "VLLM_LOGGING_LEVEL": "INFO" if verbose else "ERROR",
+            # torch's C++ warnings (the CPU engine's NUMA binding notice at every start) are
+            # read when torch loads, so they are set for the engine process from the start.
+            "TORCH_CPP_LOG_LEVEL": "INFO" if verbose else "ERROR",
         }
         options = {
             "max_restarts": ray_cfg.max_restarts,
