@@ -60,7 +60,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from labeling import registry
+import labeling.registry as registry
 from labeling.schema import AfterError, Status, StepVerdict
 
 # Each source's role (whole-chain, locating, complete) is declared in labeling/registry.py;

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from labeling import registry
+import labeling.registry as registry
 from labeling.schema import LabeledChain, Quarantined, Status, StepVerdict
 
 

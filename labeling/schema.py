@@ -14,7 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from labeling import registry
+import labeling.registry as registry
 
 
 class Status(enum.StrEnum):

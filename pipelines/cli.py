@@ -19,6 +19,8 @@ from dataclasses import MISSING, field
 from pathlib import Path
 from typing import Any
 
+from pipelines.cli_help import group_options
+
 
 class UserError(Exception):
     """An error the user can fix; printed as one sentence, without a traceback."""
@@ -57,17 +59,6 @@ def explain(exc: BaseException) -> str | None:
 
 
 _MISSING_OPTION = re.compile(r"Could not (?:load|find) '([\w/.-]+)/([^'/]+)'")
-
-
-def group_options(group: str) -> list[str]:
-    """The options a user may pick for config group `group` (schemas left out), as Hydra
-    sees them inside an `initialize_config_dir` context."""
-    from hydra.core.global_hydra import GlobalHydra
-
-    if not GlobalHydra.instance().is_initialized():
-        return []
-    loader = GlobalHydra.instance().config_loader()
-    return sorted(o for o in loader.get_group_options(group) if not o.endswith("_schema"))
 
 
 def field_paths(node_type: Any, prefix: str = "") -> list[str]:

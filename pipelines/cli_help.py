@@ -19,6 +19,17 @@ from typing import Any
 HELP_FLAGS = ("--help", "-h")
 
 
+
+def group_options(group: str) -> list[str]:
+    """The options a user may pick for config group `group` (schemas left out), as Hydra
+    sees them inside an `initialize_config_dir` context."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    if not GlobalHydra.instance().is_initialized():
+        return []
+    loader = GlobalHydra.instance().config_loader()
+    return sorted(o for o in loader.get_group_options(group) if not o.endswith("_schema"))
+
 def wants_help(argv: Sequence[str]) -> bool:
     return any(a in HELP_FLAGS for a in argv)
 
@@ -100,7 +111,6 @@ def help_page(prog: str, doc: str | None, schema: Any, conf_dir: str, config_nam
     """The whole `--help` page (values after the other arguments' overrides)."""
     from hydra import compose, initialize_config_dir
 
-    from pipelines.cli import group_options
 
     overrides = [a for a in argv if not a.startswith("-")]
     lines = [*summary(doc or prog), "",

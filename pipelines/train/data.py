@@ -267,12 +267,10 @@ def check_labels_present(cfg: PRMDataConfig) -> None:
     carried: set[str] = set()
     for path in shard_files(cfg.shards):
         names = pq.ParquetFile(path).schema_arrow.names
-        if _owner(column) and "verdicts" in names:
-            return  # the source's verdicts hold these labels too: the stream decides
         present = [c for c in LABEL_SOURCES if c in names]
         table = pq.read_table(path, columns=present)
         filled = {c for c in present if table.column(c).null_count < table.num_rows}
-        if filled & wanted:
+        if filled & wanted or _in_verdicts(path, names, _owner(column)):
             return
         carried |= filled
     have = sorted(c for c in carried if c in LABEL_SOURCES) or ["none"]
@@ -280,6 +278,17 @@ def check_labels_present(cfg: PRMDataConfig) -> None:
         f"data.label_source={source}: no chain in {list(cfg.shards)} carries these labels; the "
         f"shards carry {', '.join(have)} (set data.label_source to one of them)"
     )
+
+
+def _in_verdicts(path: Path, names: list[str], source: str | None) -> bool:
+    """Whether the file's `verdicts` hold labels of `source` (shards written before its
+    column existed, or with the column left empty, keep them there)."""
+    if source is None or "verdicts" not in names:
+        return False
+    for verdicts in pq.read_table(path, columns=["verdicts"]).column("verdicts").to_pylist():
+        if any(v["source"] == source and v["label"] is not None for v in verdicts or ()):
+            return True
+    return False
 
 
 def validation_examples(cfg: PRMDataConfig, seed: int) -> Iterator[Example]:
