@@ -68,3 +68,12 @@ def test_engine_throughput_is_per_engine_hour():
     hit = engine_throughput(Pool(stats), wall=10.0, counts={})["prefix_cache_hit_rate"]
     assert hit == 0.6
     assert engine_throughput(None, 10.0, {})["labeled_steps_per_engine_hour"] is None
+
+
+def test_no_queued_estimate_once_pending_requests_outrun_the_finished_ones():
+    # 2 of 16 sampling requests done (the short ones, 300 tokens each); the 14 running ones
+    # have already produced 6000 tokens, more than 14 x 150: the mean no longer estimates.
+    before = snapshot(sample=(16, 2, 5120, 640, 300), live=5000)
+    now = snapshot(sample=(16, 2, 5120, 640, 300), live=6300)
+    line = engine_line(now, before, dt=10.0)
+    assert "sample 2/16" in line and "queued" not in line
