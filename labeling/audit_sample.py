@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from labeling.intervals import reviews_for
+from labeling.rows import verdicts_from_structs
 from labeling.schema import LABEL_COLUMNS
 
 STATUSES = ("correct", "incorrect")  # the sampled statuses; `null` is only counted
@@ -57,13 +58,11 @@ class StepView:
 def _mc_labels(row: Mapping[str, Any], n: int) -> list[bool | None] | None:
     if row.get("mc_labels") is not None:
         return list(row["mc_labels"])
-    found = [v for v in row.get("verdicts") or () if v["source"] == "mc"]
-    if not found and row.get("mc_scores") is None:
-        return None
-    out: list[bool | None] = [None] * n
-    for v in found:
-        out[v["step"]] = v["label"]
-    return out
+    # shards from before the column: the mc verdicts hold the labels
+    vs = verdicts_from_structs(row.get("verdicts"), n).get("mc")
+    if vs is None:
+        return None if row.get("mc_scores") is None else [None] * n
+    return [v.label for v in vs]
 
 
 def chain_views(row: Mapping[str, Any], policy: str) -> list[StepView]:

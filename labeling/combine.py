@@ -191,22 +191,24 @@ def first_error_step(labels: Sequence[bool | None]) -> int | None:
     return -1 if all(x is True for x in labels) else None
 
 
-def _verifier_first(verdicts: Mapping[str, Sequence[StepVerdict]], i: int, n: int) -> bool | None:
-    """One step under `verifier_first`: a proof of error, else (the last step) the checked
-    final answer, else MC, else the judge, else None. The answer outranks MC and the judge on
-    the step that states it, so `labels` never contradicts `answer_labels` there."""
-    exact = registry.exact_sources()
-    if any(verdicts[s][i].status == Status.INCORRECT for s in exact if s in verdicts):
-        return False
-    if i == n - 1:
-        outcome = _outcome(verdicts, n)
-        if outcome is not None:
-            return outcome
-    for source in registry.complete_sources():
-        vs = verdicts.get(source)
-        if vs and vs[i].label is not None:
-            return vs[i].label
-    return None
+def _verifier_first(
+    verdicts: Mapping[str, Sequence[StepVerdict]], n: int, outcome: bool | None
+) -> list[bool | None]:
+    """Labels under `verifier_first`: per step a proof of error, else (the last step) the
+    checked final answer `outcome`, else MC, else the judge, else None. The answer outranks
+    MC and the judge on the step that states it, so `labels` never contradicts
+    `answer_labels` there."""
+    exact = [verdicts[s] for s in registry.exact_sources() if s in verdicts]
+    complete = [verdicts[s] for s in registry.complete_sources() if s in verdicts]
+    labels: list[bool | None] = []
+    for i in range(n):
+        if any(vs[i].status == Status.INCORRECT for vs in exact):
+            labels.append(False)
+        elif i == n - 1 and outcome is not None:
+            labels.append(outcome)
+        else:
+            labels.append(next((vs[i].label for vs in complete if vs[i].label is not None), None))
+    return labels
 
 
 def combine(
@@ -249,7 +251,7 @@ def combine(
         judge = verdicts.get("judge")
         labels = [v.label for v in judge] if judge else [None] * n_steps
     else:
-        labels = [_verifier_first(verdicts, i, n_steps) for i in range(n_steps)]
+        labels = _verifier_first(verdicts, n_steps, outcome)
         if fill_right and outcome is True:
             labels = [True if x is None else x for x in labels]
 

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 from labeling.audit_sample import HUMAN, step_key
 from labeling.audit_verdicts import RATINGS, Problem, Verdict, parse, resolve
 from labeling.combine import DEFAULT_CONSENSUS, combine
+from labeling.rows import verdicts_from_structs
 from labeling.schema import Neutral, Status, StepVerdict, rating_label
 from labeling.shards import DatasetDir, summarize_units
 from pipelines.audit.pack import load_rows, neutral_of, read_pack
@@ -33,15 +34,9 @@ from pipelines.cli import UserError
 
 def machine_verdicts(row: dict[str, Any]) -> dict[str, list[StepVerdict]]:
     """The stored verdicts of every source but `human`, one per step (absent: unverifiable)."""
-    n = len(row["completions"])
-    out: dict[str, list[StepVerdict]] = {}
-    for v in row["verdicts"] or ():
-        if v["source"] == HUMAN:
-            continue
-        vs = out.setdefault(v["source"], [StepVerdict.unverifiable()] * n)
-        vs[v["step"]] = StepVerdict(Status(v["status"]), v["label"], v["score"],
-                                    v["evidence"] or "", v["rollouts"] or 0)  # fmt: skip
-    return out
+    vs = verdicts_from_structs(row["verdicts"], len(row["completions"]))
+    vs.pop(HUMAN, None)
+    return vs
 
 
 def relabel(row: dict[str, Any], human: dict[int, bool | None], labels_cfg: dict[str, Any]
