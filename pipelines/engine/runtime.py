@@ -8,25 +8,27 @@ from typing import Any
 
 # Ray warns at every start that token authentication is on (its default since 2.5x); it is
 # nothing a user of this tool acts on, and it sat between the progress lines of every run.
-QUIET = ("Token authentication is enabled for this Ray cluster",)
+# A logger's filters see only its own records, so the emitting module's logger is named.
+QUIET = {"ray._private.authentication.authentication_token_setup":
+         "Token authentication is enabled for this Ray cluster"}  # fmt: skip
 
 
 class _Quiet(logging.Filter):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
     def filter(self, record: logging.LogRecord) -> bool:
-        return not any(text in record.getMessage() for text in QUIET)
+        return self.text not in record.getMessage()
 
 
 def quiet_ray_notices() -> None:
-    """Drop Ray's start-up notices listed in QUIET (once per process; warnings and errors
-    that matter to a run pass untouched)."""
-    # A logger's filters see only its own records, so the emitting module's logger is named.
-    for name in ("ray", "ray._private.authentication.authentication_token_setup"):
+    """Drop Ray's start-up notices listed in QUIET (once per process; everything else the
+    same loggers say passes untouched)."""
+    for name, text in QUIET.items():
         logger = logging.getLogger(name)
         if not any(isinstance(f, _Quiet) for f in logger.filters):
-            logger.addFilter(_Quiet())
-    for handler in logging.getLogger("ray").handlers:
-        if not any(isinstance(f, _Quiet) for f in handler.filters):
-            handler.addFilter(_Quiet())
+            logger.addFilter(_Quiet(text))
 
 
 def init_ray(rc: Any) -> None:

@@ -64,8 +64,7 @@ def given_model(root: Path, shards: list[dict[str, Any]], shown: int = 20) -> di
     so the model is `given`, and the generators are the `model` values the rows carry."""
     seen: Counter[str] = Counter()
     for s in shards:
-        for name in pq.read_table(root / s["path"], columns=["model"]).column("model").to_pylist():
-            seen[name] += 1
+        seen.update(pq.read_table(root / s["path"], columns=["model"]).column("model").to_pylist())
     return {"name": "given", "path": None, "generators": [m for m, _ in seen.most_common(shown)],
             "generators_count": len(seen)}  # fmt: skip
 
