@@ -21,6 +21,8 @@ import functools
 import json
 import time
 
+from pipelines.engine.request import EngineRequest
+
 
 def sample_chains(pool, problems_n: int, n: int, instruction: str) -> list:
     """(problem, chain) pairs sampled from builtin math problems, split into steps."""
@@ -38,7 +40,8 @@ def sample_chains(pool, problems_n: int, n: int, instruction: str) -> list:
         for p in problems
     ]
     items = []
-    for p, req, res in zip(problems, requests, pool.generate(requests), strict=True):
+    sent = [EngineRequest.from_plain(r) for r in requests]
+    for p, req, res in zip(problems, requests, pool.generate(sent), strict=True):
         for i, text in enumerate(res["texts"]):
             steps = tuple(split_steps(text))
             if steps:

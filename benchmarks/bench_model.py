@@ -16,6 +16,8 @@ import argparse
 import time
 from pathlib import Path
 
+from pipelines.engine.request import EngineRequest
+
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "gsm8k" / "train.jsonl"
 
 
@@ -56,7 +58,7 @@ def main() -> None:
         for i, p in enumerate(problems)
     ]
     t = time.perf_counter()
-    results = pool.generate(requests)
+    results = pool.generate([EngineRequest.from_plain(r) for r in requests])
     wall = time.perf_counter() - t
     inside = ray.get(pool.actors[0].timing.remote())
     checker = AnswerChecker()

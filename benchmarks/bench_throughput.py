@@ -39,6 +39,8 @@ import sys
 import time
 from pathlib import Path
 
+from pipelines.engine.request import EngineRequest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -64,7 +66,7 @@ def sample_repeats(pool, requests: list[dict], repeats: int) -> tuple[int, float
     with new seeds (one pass is too noisy a figure; the first one's chains are rolled out)."""
     tokens, seconds, results = 0, 0.0, []
     for rep in range(repeats):
-        again = [r | {"seed": r["seed"] + rep} for r in requests]
+        again = [EngineRequest.from_plain(r | {"seed": r["seed"] + rep}) for r in requests]
         t = time.perf_counter()
         got = pool.collect(pool.submit(again, tag="sample"))
         seconds += time.perf_counter() - t
@@ -79,7 +81,7 @@ def flat_in_job_engine(pool, samples: list[dict], sent: list) -> tuple[int, floa
     it): splits the gap to the bare flat batch into the schedule's part and Ray's."""
     from pipelines.engine.completer import engine_request
 
-    pool.generate(samples, tag="sample")
+    pool.generate([EngineRequest.from_plain(r) for r in samples], tag="sample")
     flat = [engine_request(r, 1.0, r.prefix_text) for r in sent]
     t = time.perf_counter()
     tokens = sum(sum(r["tokens"]) for r in pool.generate(flat, tag="rollout"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pipelines.engine.pool import EnginePool, gpus_per_engine
+from pipelines.engine.request import EngineRequest
 from pipelines.label.config import EngineConfig, ModelConfig, RayConfig
 
 
@@ -14,9 +15,8 @@ def test_gpus_per_engine_covers_tensor_parallelism():
     assert gpus_per_engine(ModelConfig(), EngineConfig(num_gpus=1)) == 1
 
 
-def request(seed: int) -> dict:
-    return {"messages": [{"role": "user", "content": "q"}], "prefix": "", "n": 2,
-            "seed": seed, "max_tokens": 8}
+def request(seed: int, prompt: str = "q") -> EngineRequest:
+    return EngineRequest.user(prompt, n=2, seed=seed, max_tokens=8, temperature=0.8)
 
 
 def test_in_process_pool_calls_and_counts():
@@ -84,8 +84,7 @@ def test_cpu_auto_starts_one_single_thread_engine_per_core_and_routes_by_prompt(
         served = [ray.get(a.stats.remote())["tags"].get("all", {}).get("requests", 0)
                   for a in pool.actors]  # fmt: skip
         assert sorted(served) == [0, 0, 6]
-        spread = [dict(request(i), messages=[{"role": "user", "content": f"q{i}"}])
-                  for i in range(30)]  # fmt: skip
+        spread = [request(i, f"q{i}") for i in range(30)]
         assert len(pool.generate(spread)) == 30
         served = [ray.get(a.stats.remote())["tags"]["all"]["requests"] for a in pool.actors]
         assert sum(served) == 36 and min(served) >= 6  # the 30 new prompts spread out

@@ -174,8 +174,8 @@ class FakePool:
 
     def generate(self, requests):
         self.requests += requests
-        return [{"texts": ["\\boxed{0}"] * r["n"], "tokens": [4] * r["n"],
-                 "finish": ["stop"] * r["n"]} for r in requests]
+        return [{"texts": ["\\boxed{0}"] * r.n, "tokens": [4] * r.n,
+                 "finish": ["stop"] * r.n} for r in requests]
 
 
 def test_engine_critic_sends_chat_requests_without_prefix():
@@ -183,6 +183,6 @@ def test_engine_critic_sends_chat_requests_without_prefix():
     out = EngineCritic(pool, "m").critique([CritiqueRequest("judge this", 2, 11, 32, 0.5)])
     assert out == [[Critique("\\boxed{0}", 4, "stop")] * 2]
     (req,) = pool.requests
-    assert req["messages"] == [{"role": "user", "content": "judge this"}]
-    assert (req["prefix"], req["n"], req["seed"], req["max_tokens"]) == ("", 2, 11, 32)
+    assert req.chat() == [{"role": "user", "content": "judge this"}]
+    assert (req.prefix, req.n, req.seed, req.max_tokens) == ("", 2, 11, 32)
     assert EngineCritic(pool).critique([]) == []

@@ -6,17 +6,18 @@ import pickle
 
 import pytest
 
+from pipelines.engine.request import EngineRequest
 from pipelines.engine.routing import Router, prompt_key
 
 
-def req(prompt: str, prefix: str = "", n: int = 1) -> dict:
-    return {"messages": [{"role": "user", "content": prompt}], "prefix": prefix, "n": n}
+def req(prompt: str, prefix: str = "", n: int = 1) -> EngineRequest:
+    return EngineRequest.user(prompt, prefix=prefix, n=n, seed=0, max_tokens=8, temperature=0)
 
 
 def test_prompt_key_ignores_the_prefix_and_sees_every_message():
     assert prompt_key(req("q", "step 1")) == prompt_key(req("q", "step 1\n\nstep 2"))
     assert prompt_key(req("q")) != prompt_key(req("q2"))
-    system = {"messages": [{"role": "system", "content": "q"}]}
+    system = EngineRequest((("system", "q"),), n=1, seed=0, max_tokens=8, temperature=0)
     assert prompt_key(system) != prompt_key(req("q"))
 
 
@@ -80,7 +81,7 @@ def test_weight_and_single_engine():
 
 
 def test_a_retired_engine_gets_nothing_and_the_others_keep_their_prompts():
-    reqs = [{"messages": [{"role": "user", "content": f"q{i}"}], "n": 1} for i in range(40)]
+    reqs = [req(f"q{i}") for i in range(40)]
     r = Router(4, slack=1000)
     before = [r.pick(q, 0) for q in reqs]
     assert r.retire(2)

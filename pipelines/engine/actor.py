@@ -1,9 +1,7 @@
 """Text generation behind one small interface: a vLLM engine, or a simulated one.
 
-A request is a plain dict (it crosses Ray process boundaries):
-    {"messages": [{"role": "user", "content": ...}], "prefix": "assistant text so far",
-     "n": 4, "seed": 123, "max_tokens": 256, "temperature": 0.8, "top_p": 0.95, "stop": []}
-A result is {"texts": [...n], "tokens": [...n], "finish": [...n]}.
+A request is an `EngineRequest` (pipelines/engine/request.py): a chat, the assistant's prefix
+and the sampling fields. A result is {"texts": [...n], "tokens": [...n], "finish": [...n]}.
 
 The engine formats prompts itself (chat template + the assistant prefix, tokenised once
 without extra special tokens) so that sampling and Monte Carlo rollouts see exactly the same
@@ -23,6 +21,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from pipelines.engine.feed import EngineFeed
+from pipelines.engine.request import EngineRequest
 
 TOO_LONG = {"texts": [""], "tokens": [0], "finish": ["prompt_too_long"]}
 
@@ -99,11 +98,11 @@ class VLLMEngine:
         seqs = self.llm.llm_engine.vllm_config.scheduler_config.max_num_seqs
         return self.llm.llm_engine, int(seqs)
 
-    def _item(self, r: dict[str, Any]) -> tuple[dict, Any] | None:
+    def _item(self, r: EngineRequest) -> tuple[dict, Any] | None:
         from vllm import SamplingParams
         from vllm.sampling_params import RequestOutputKind
 
-        text = format_prompt(self.encoder, r["messages"], r.get("prefix", ""), self.chat)
+        text = format_prompt(self.encoder, r.chat(), r.prefix, self.chat)
         ids = self.encoder.encode(text, add_special_tokens=False)
         # A prompt too long for the context cannot be cut from the left (the question would
         # be lost): max_tokens shrinks to the room left, and without room the request is
@@ -112,24 +111,24 @@ class VLLMEngine:
         if room < 2:
             return None
         params = SamplingParams(
-            n=int(r.get("n", 1)),
-            temperature=float(r.get("temperature", 0.8)),
-            top_p=float(r.get("top_p", 1.0)),
-            max_tokens=max(1, min(int(r["max_tokens"]), room - 1)),
-            seed=int(r["seed"]),
-            stop=list(r.get("stop") or []),
+            n=r.n,
+            temperature=r.temperature,
+            top_p=r.top_p,
+            max_tokens=max(1, min(r.max_tokens, room - 1)),
+            seed=r.seed,
+            stop=list(r.stop),
         )
         params.output_kind = RequestOutputKind.FINAL_ONLY  # only finished outputs come back
         return {"prompt_token_ids": ids}, params
 
-    def submit(self, requests: list[dict[str, Any]], tag: str = "sample") -> Future:
+    def submit(self, requests: list[EngineRequest], tag: str = "sample") -> Future:
         """A future of the results, in request order; resolves when all are done."""
         return self.feed.submit([self._item(r) for r in requests], tag, TOO_LONG)
 
-    def generate(self, requests: list[dict[str, Any]], tag: str = "sample") -> list[dict]:
+    def generate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:
         return self.submit(requests, tag).result()
 
-    async def agenerate(self, requests: list[dict[str, Any]], tag: str = "sample") -> list[dict]:
+    async def agenerate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:
         """`generate` for Ray: an async actor serves many calls at once, all in one batch."""
         return await asyncio.wrap_future(self.submit(requests, tag))
 
@@ -190,16 +189,16 @@ class SimulatedEngine:
         steps.append(f"The answer is \\boxed{{{rng.randint(0, 60)}}}.")
         return "\n\n".join(steps)
 
-    def generate(self, requests: list[dict[str, Any]], tag: str = "sample") -> list[dict]:
+    def generate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:
         self.calls += 1
         if self.delay_s:
             time.sleep(self.delay_s)
         results = []
         for r in requests:
             texts = []
-            for j in range(int(r.get("n", 1))):
-                rng = random.Random(int(r["seed"]) * 1_000_003 + j)
-                texts.append(self._one(rng, r.get("prefix", "")))
+            for j in range(r.n):
+                rng = random.Random(r.seed * 1_000_003 + j)
+                texts.append(self._one(rng, r.prefix))
             results.append(
                 {
                     "texts": texts,
@@ -211,12 +210,12 @@ class SimulatedEngine:
         self.counts["tokens"] += sum(sum(r["tokens"]) for r in results)
         return results
 
-    def submit(self, requests: list[dict[str, Any]], tag: str = "sample") -> Future:
+    def submit(self, requests: list[EngineRequest], tag: str = "sample") -> Future:
         fut: Future = Future()
         fut.set_result(self.generate(requests, tag))
         return fut
 
-    async def agenerate(self, requests: list[dict[str, Any]], tag: str = "sample") -> list[dict]:
+    async def agenerate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:
         return self.generate(requests, tag)
 
     def stats(self) -> dict[str, Any]:

@@ -17,22 +17,15 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from typing import Any
 
+from pipelines.engine.request import EngineRequest
 from verifiers.rollout.protocol import Completion, CompletionRequest
 
 
-def engine_request(r: Any, top_p: float, prefix: str = "") -> dict[str, Any]:
-    """The engine's request (see `pipelines/engine/actor.py`) for a completion or critique
-    request: its prompt as the user message, `prefix` as the start of the answer."""
-    return {
-        "messages": [{"role": "user", "content": r.prompt_text}],
-        "prefix": prefix,
-        "n": r.n,
-        "seed": r.seed,
-        "max_tokens": r.max_tokens,
-        "temperature": r.temperature,
-        "top_p": top_p,
-        "stop": [],
-    }
+def engine_request(r: Any, top_p: float, prefix: str = "") -> EngineRequest:
+    """The engine's request for a completion or critique request: its prompt as the user
+    message, `prefix` as the start of the answer."""
+    return EngineRequest.user(r.prompt_text, prefix=prefix, n=r.n, seed=r.seed,
+                              max_tokens=r.max_tokens, temperature=r.temperature, top_p=top_p)
 
 
 class EngineCompleter:
@@ -46,7 +39,7 @@ class EngineCompleter:
         """Requests the engines run at once: the driver speculates up to it (chunk=1)."""
         return int(self.pool.capacity())
 
-    def _engine_request(self, r: CompletionRequest) -> dict[str, Any]:
+    def _engine_request(self, r: CompletionRequest) -> EngineRequest:
         return engine_request(r, self.top_p, r.prefix_text)
 
     @staticmethod

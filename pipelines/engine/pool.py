@@ -42,6 +42,7 @@ from pipelines.engine.layout import (
     engine_bytes,
     resolve_actors,
 )
+from pipelines.engine.request import EngineRequest
 from pipelines.engine.routing import Router
 
 log = AppLogger()  # [prm-label] or [prm-search]: the app that runs the pool
@@ -249,13 +250,13 @@ class EnginePool:
         strategy = PlacementGroupSchedulingStrategy(pg, placement_group_capture_child_tasks=True)
         return {"scheduling_strategy": strategy}
 
-    def _call(self, i: int, requests: list[dict[str, Any]], tag: str,
+    def _call(self, i: int, requests: list[EngineRequest], tag: str,
               outer: Future | None = None) -> Future:  # fmt: skip
         """One call to engine `i` (the router counted its sequences); they leave the
         router's load when it is done. If engine `i` is gone for good, the call goes to a
         live engine (`outer` is the caller's future, kept across such re-sends)."""
         outer = outer if outer is not None else Future()
-        seqs = sum(int(r.get("n", 1)) for r in requests)
+        seqs = sum(r.n for r in requests)
         if self.use_ray:
             fut = self.actors[i].agenerate.remote(requests, tag).future()
         else:
@@ -325,7 +326,7 @@ class EnginePool:
             )
         return lines
 
-    def submit(self, requests: list[dict[str, Any]], tag: str = "sample") -> list[Any]:
+    def submit(self, requests: list[EngineRequest], tag: str = "sample") -> list[Any]:
         """A ticket for `collect`: the requests spread over the engines (see the module)."""
         ticket = []
         for i, part in enumerate(self.router.split(requests)):
@@ -341,13 +342,13 @@ class EnginePool:
                 results[j] = res
         return results
 
-    def generate(self, requests: list[dict[str, Any]], tag: str = "sample") -> list[dict]:
+    def generate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:
         return self.collect(self.submit(requests, tag))
 
-    def future(self, requests: list[dict[str, Any]], tag: str = "rollout") -> Future:
+    def future(self, requests: list[EngineRequest], tag: str = "rollout") -> Future:
         """One call to the engine the router picks for the first request; a future of its
         results."""
-        i = self.router.pick(requests[0], sum(int(r.get("n", 1)) for r in requests))
+        i = self.router.pick(requests[0], sum(r.n for r in requests))
         return self._call(i, requests, tag)
 
     def capacity(self) -> int:

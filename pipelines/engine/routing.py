@@ -25,15 +25,17 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from pipelines.engine.request import EngineRequest
 
-def prompt_key(request: dict[str, Any]) -> bytes:
+
+def prompt_key(request: EngineRequest) -> bytes:
     """What requests sharing a cached prompt have in common: the messages (not the prefix:
     the chain prefixes of one problem share the prompt blocks before them)."""
     h = hashlib.blake2b(digest_size=12)
-    for m in request.get("messages") or ():
-        h.update(str(m.get("role", "")).encode())
+    for role, content in request.messages:
+        h.update(role.encode())
         h.update(b"\0")
-        h.update(str(m.get("content", "")).encode())
+        h.update(content.encode())
         h.update(b"\1")
     return h.digest()
 
@@ -60,16 +62,16 @@ class Router:
             self.retired.add(engine)
             return True
 
-    def _owner(self, request: dict[str, Any], live: list[int]) -> int:
+    def _owner(self, request: EngineRequest, live: list[int]) -> int:
         h = int.from_bytes(prompt_key(request)[:8], "little")
         owner = h % len(self.load)
         return owner if owner not in self.retired else live[h % len(live)]
 
-    def pick(self, request: dict[str, Any], weight: int | None = None) -> int:
+    def pick(self, request: EngineRequest, weight: int | None = None) -> int:
         """The engine for one request: its owner unless that engine has more than `slack`
         sequences waiting beyond the least busy one. Its `weight` sequences (default: its
         `n`) count as that engine's load until `done`."""
-        weight = int(request.get("n", 1)) if weight is None else weight
+        weight = request.n if weight is None else weight
         with self._lock:
             live = self.live()
             owner = self._owner(request, live) if len(live) > 1 else live[0]
@@ -78,13 +80,13 @@ class Router:
             self.load[choice] += weight
         return choice
 
-    def split(self, requests: Sequence[dict[str, Any]]) -> list[list[int]]:
+    def split(self, requests: Sequence[EngineRequest]) -> list[list[int]]:
         """Indices of `requests` per engine, for a batch sent at once: each engine takes its
         own prompts up to an even share of the load (what it has waiting plus the batch),
         the rest go one by one to the least busy engine. So a batch spreads within one
         request of even, and as many requests as that allows stay with their owners."""
         n = len(self.load)
-        weights = [int(r.get("n", 1)) for r in requests]
+        weights = [r.n for r in requests]
         parts: list[list[int]] = [[] for _ in range(n)]
         with self._lock:
             live = self.live()

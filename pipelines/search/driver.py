@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from labeling.search import PRMScoreError, check_scores
+from pipelines.engine.request import EngineRequest, Messages
 from pipelines.search.strategies import Ask, Decision, Gen, Sample, Strategy
 
 log = logging.getLogger("prm-search")
 
 
 class Generator(Protocol):
-    def submit(self, items: list[tuple[list[dict[str, str]], Gen]]) -> Any: ...
+    def submit(self, items: list[tuple[Messages, Gen]]) -> Any: ...
 
     def collect(self, ticket: Any) -> list[list[Sample]]: ...
 
@@ -37,7 +38,7 @@ class Task:
     """One strategy run on one problem: the coroutine and what its requests need."""
 
     coroutine: Strategy
-    messages: list[dict[str, str]]  # the generator's chat (user message) for the problem
+    messages: Messages  # the generator's chat (one user message) for the problem
     prompt: str  # what the PRM sees as the prompt (the question, as in training rows)
     where: str  # names the task in errors: "problem p123 (beam, N=4)"
 
@@ -48,18 +49,11 @@ class PoolGenerator:
     def __init__(self, pool: Any, temperature: float, top_p: float) -> None:
         self.pool, self.temperature, self.top_p = pool, temperature, top_p
 
-    def submit(self, items: list[tuple[list[dict[str, str]], Gen]]) -> Any:
+    def submit(self, items: list[tuple[Messages, Gen]]) -> Any:
         requests = [
-            {
-                "messages": messages,
-                "prefix": g.prefix,
-                "n": g.n,
-                "seed": g.seed,
-                "max_tokens": g.max_tokens,
-                "temperature": self.temperature,
-                "top_p": self.top_p,
-                "stop": list(g.stop),
-            }
+            EngineRequest(messages=messages, prefix=g.prefix, n=g.n, seed=g.seed,
+                          max_tokens=g.max_tokens, temperature=self.temperature,
+                          top_p=self.top_p, stop=tuple(g.stop))
             for messages, g in items
         ]
         return self.pool.submit(requests)

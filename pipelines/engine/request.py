@@ -1,0 +1,59 @@
+"""The one request every caller sends the engine: sampling, Monte Carlo rollouts, the judge's
+critiques and search all build an `EngineRequest`, and the engines (vLLM or simulated), the
+router and the pool read only its fields.
+
+A request is a chat (`messages`, normally one user message) and `prefix`, the start of the
+assistant's answer: the engine renders both with the chat template, tokenised once, so a
+rollout from a chain's prefix sees exactly the text the chain was sampled with and vLLM's
+prefix cache shares it. The request is frozen and pickles as a plain dataclass (it crosses Ray
+process boundaries). A result is {"texts": [...n], "tokens": [...n], "finish": [...n]}.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+Messages = tuple[tuple[str, str], ...]  # a chat: (role, content) pairs, in order
+
+
+@dataclass(frozen=True)
+class EngineRequest:
+    messages: Messages
+    n: int
+    seed: int
+    max_tokens: int
+    temperature: float
+    top_p: float = 1.0
+    prefix: str = ""
+    stop: tuple[str, ...] = ()
+    key: str = field(default="", compare=False)  # the caller's own name for it (a problem id)
+
+    def __post_init__(self) -> None:
+        # A request built by hand with a wrong value fails where it is built, not in an
+        # engine process minutes later.
+        if self.n < 1 or self.max_tokens < 1:
+            raise ValueError(f"an engine request needs n >= 1 and max_tokens >= 1, got "
+                             f"n={self.n}, max_tokens={self.max_tokens}")
+        if not self.messages:
+            raise ValueError("an engine request needs at least one message")
+
+    @classmethod
+    def user(cls, content: str, **fields: object) -> EngineRequest:
+        """A request whose chat is one user message (every caller's case)."""
+        return cls(messages=(("user", content),), **fields)  # type: ignore[arg-type]
+
+    def chat(self) -> list[dict[str, str]]:
+        """The messages as a chat template takes them."""
+        return [{"role": role, "content": content} for role, content in self.messages]
+
+    @classmethod
+    def from_plain(cls, d: dict[str, Any]) -> EngineRequest:
+        """A request from its JSON form (benchmarks keep requests in JSON files): the fields
+        by name, `messages` as chat dicts."""
+        fields = {k: v for k, v in d.items() if k not in ("messages", "stop")}
+        return cls(messages=tuple((m["role"], m["content"]) for m in d["messages"]),
+                   stop=tuple(d.get("stop") or ()), **fields)
+
+
+__all__ = ["EngineRequest", "Messages"]
