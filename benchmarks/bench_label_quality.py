@@ -99,14 +99,14 @@ def engine_pool(cfg):
     """The job's engine pool for the sampler's model (the judge shares it)."""
     from pipelines.engine.pool import EnginePool
     from pipelines.label.config import RayConfig
-    from pipelines.label.job import LabelJob
+    from pipelines.unit_job import resolve_model
 
     cfg.engine.batch_size = 4096  # one round of the search = one generate() call
     import ray
 
     if not ray.is_initialized():
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    path = LabelJob(cfg)._resolve_model()
+    path = resolve_model(cfg.model, cfg.engine.kind)
     # Ray on: the engine in its own actor (vLLM must not start in this process).
     return EnginePool(path, cfg.model, cfg.engine, RayConfig(num_cpus=2)), path
 

@@ -1,7 +1,8 @@
-"""Progress of a long job: a tqdm bar on a terminal, log lines every `debug.log_every_s`.
+"""Progress of a unit job (prm-label, prm-search): a tqdm bar on a terminal, else log lines
+every `debug.log_every_s`.
 
 Two kinds of lines:
-- per finished unit: problems done (of the total when known), chains/s, tokens/s, ETA;
+- per finished unit: problems done (of the total when known), chains/s (label), tokens/s, ETA;
 - while the engine works (`watch`): requests done/sent per stage (sample, rollout, ...),
   generated tokens/s over the last period, and the time the work already queued at the
   engine needs at that rate (its requests at the mean length of the finished ones: no
@@ -19,16 +20,11 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tqdm import tqdm
 
 from labeling.shards import UnitRecord
-
-if TYPE_CHECKING:
-    from pipelines.label.config import LabelJobConfig
-
-log = logging.getLogger("prm-label")
 
 
 def engine_line(now: dict[str, Any], before: dict[str, Any] | None, dt: float) -> str | None:
@@ -77,7 +73,7 @@ def engine_throughput(pool: Any, wall: float, counts: dict[str, Any]) -> dict[st
     try:
         stats = pool.stats()
     except Exception as exc:  # a figure must not fail a finished run
-        log.warning("could not read the engine counters: %s", exc)
+        logging.getLogger("prm-label").warning("could not read the engine counters: %s", exc)
         return {"engine_actors": len(getattr(pool, "actors", [])),
                 "labeled_steps_per_engine_hour": None}
     units = stats.get("units", stats["actors"])
@@ -101,13 +97,14 @@ def engine_throughput(pool: Any, wall: float, counts: dict[str, Any]) -> dict[st
 
 
 class Progress:
-    def __init__(self, cfg: LabelJobConfig, total: int | None) -> None:
-        self.every = float(cfg.debug.log_every_s)
+    def __init__(self, app: str, every_s: float, total: int | None) -> None:
+        self.log = logging.getLogger(app)
+        self.every = float(every_s)
         self.t0 = self.last = time.monotonic()
         self.problems = self.chains = self.tokens = self.reused = 0
         self.total = total
         self.bar = (
-            tqdm(total=total, unit="problem", desc="prm-label", dynamic_ncols=True)
+            tqdm(total=total, unit="problem", desc=app, dynamic_ncols=True)
             if sys.stderr.isatty()
             else None
         )
@@ -129,7 +126,7 @@ class Progress:
             if p is None:
                 continue
             for dead in getattr(p, "lost_nodes", list)():  # a dead node: a line, not a stall
-                log.warning("engine: %s", dead)
+                self.log.warning("engine: %s", dead)
             try:
                 now = p.stats()
             except Exception:  # a slow or restarting actor: try again next period
@@ -141,16 +138,17 @@ class Progress:
             if self.bar is not None:
                 self.bar.set_postfix_str(line[len("engine: "):])
             else:
-                log.info(line)
+                self.log.info(line)
 
     def update(self, rec: UnitRecord, reused: bool = False) -> None:
         n = rec.counts.get("problems_in", 0)
         self.problems += n
         self.chains += rec.counts.get("chains", 0)
-        self.tokens += rec.tokens.get("sample", 0) + rec.tokens.get("rollout", 0)
+        self.tokens += sum(rec.tokens.values())  # label: sample + rollout; search: generated
         self.reused += n if reused else 0
         dt = max(time.monotonic() - self.t0, 1e-9)
-        stats = {"chains/s": f"{self.chains / dt:.2f}", "tok/s": f"{self.tokens / dt:.0f}"}
+        stats = {"chains/s": f"{self.chains / dt:.2f}"} if self.chains else {}
+        stats["tok/s"] = f"{self.tokens / dt:.0f}"
         if self.bar is not None:
             self.bar.update(n)
             self.bar.set_postfix(stats, refresh=False)
@@ -162,10 +160,10 @@ class Progress:
             if self.total and fresh:
                 rate = fresh / dt
                 eta = f", ETA {max(self.total - self.problems, 0) / rate:.0f}s"
-            log.info(
-                "%d problems%s (%d reused), %s chains/s, %s tok/s%s",
-                self.problems, f"/{self.total}" if self.total else "", self.reused,
-                stats["chains/s"], stats["tok/s"], eta,
+            self.log.info(
+                "%d problems%s (%d reused), %s%s", self.problems,
+                f"/{self.total}" if self.total else "", self.reused,
+                ", ".join(f"{v} {k}" for k, v in stats.items()), eta,
             )
 
     def close(self) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipelines.label.progress import engine_line, engine_throughput
+from pipelines.progress import engine_line, engine_throughput
 
 
 def snapshot(sample=(16, 4, 5120, 1280, 900), rollout=None, live=2000, busy=10.0, actors=1):

@@ -15,25 +15,19 @@ the engine actors always have queued work while verifiers run.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import time
 from collections import Counter, deque
-from collections.abc import Iterator
 from dataclasses import asdict
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
-from labeling.datasets import load_problems
 from labeling.ids import config_hash, derive_seed
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
 from labeling.shards import DatasetDir, UnitRecord, atomic_copy
-from labeling.unit_plan import PlannedUnit, plan_units, refresh_cost
-from pipelines.cli import UserError
+from labeling.unit_plan import PlannedUnit, refresh_cost
+from pipelines.engine.request import EngineRequest
 from pipelines.engine.runtime import init_ray
 from pipelines.label.config import (
     ENGINE_SPEED_ONLY,
@@ -47,12 +41,12 @@ from pipelines.label.manifest import (
     log_done,
     write_report_quietly,
 )
-from pipelines.label.progress import Progress, engine_throughput
 from pipelines.label.reuse import PreviousUnit, counts_of, keep_members, previous_units
 from pipelines.label.unit import UnitLabeler, UnitResult
+from pipelines.progress import engine_throughput
+from pipelines.unit_job import UnitJob, check_input_paths, read_members, split_members
 
 log = logging.getLogger("prm-label")
-
 
 
 def label_config_hash(cfg: LabelJobConfig) -> str:
@@ -69,81 +63,20 @@ def label_config_hash(cfg: LabelJobConfig) -> str:
     return config_hash(subset)
 
 
-def units_of(
-    items: Iterator[Problem | Quarantined], size: int
-) -> Iterator[tuple[int, list[Problem], list[Quarantined]]]:
-    """Cut the input into units of `size` records. A problem whose content hash was seen
-    earlier in the input is quarantined as a duplicate: its chains would repeat the first
-    copy's (same id, same seeds). The seen-set costs ~40 bytes per problem."""
-    seen: set[int] = set()
-    for unit in itertools.count():
-        chunk = list(itertools.islice(items, size))
-        if not chunk:
-            return
-        problems, bad = [], []
-        for offset, x in enumerate(chunk):
-            if isinstance(x, Quarantined):
-                bad.append(x)
-                continue
-            h = int(x.problem_id[1:], 16)
-            if h in seen:
-                bad.append(Quarantined(x.source_dataset, unit * size + offset,
-                                       "duplicate of an earlier problem with the same content",
-                                       x.question[:2000], x.problem_id, "load"))
-                continue
-            seen.add(h)
-            problems.append(x)
-        yield unit, problems, bad
+class LabelJob(UnitJob):
+    app = "prm-label"
 
-
-def check_input_paths(dataset_path: str | None, previous: str | None = None) -> None:
-    """One sentence (UserError) for an input file or previous output dir that is not there."""
-    if dataset_path and not Path(dataset_path).expanduser().exists():
-        raise UserError(f"dataset.path={dataset_path} does not exist; set dataset.path to the "
-                        "input file")
-    if previous and not Path(previous).expanduser().is_dir():
-        raise UserError(f"output.previous={previous} is not a directory; set it to an earlier "
-                        "prm-label output dir")
-
-
-class LabelJob:
     def __init__(self, cfg: LabelJobConfig) -> None:
+        super().__init__(cfg.output.dir, label_config_hash(cfg), cfg.output.resume)
         self.cfg = cfg
-        self.out = DatasetDir(cfg.output.dir)
-        self.hash = label_config_hash(cfg)
-        self.pool: Any = None
         self.judge_pool: Any = None  # only when the judge's model differs from the sampler's
         self.labelers: list[Any] = []
-        self.model_path = ""
         self._calls = 0
         self.refresh: dict[str, int] | None = None  # what a refresh copied and labeled
         self.units_retried_by_problem = 0  # units whose labeling call failed (see _labeled)
         self._labeler_places: list[tuple[str, int]] = []  # (node, pid) of each at start
 
     # -- set-up ---------------------------------------------------------------------------
-
-    def _init_ray(self) -> None:
-        init_ray(self.cfg.ray)
-
-    def _resolve_model(self, m: ModelConfig | None = None) -> str:
-        """The engine's model directory: `model.path`, or a model this tool prepares by
-        name (`prepare_model`, converted on first use) when the path is empty."""
-        m = m or self.cfg.model
-        if self.cfg.engine.kind == "simulated":
-            return "simulated"
-        if not m.path:
-            from pipelines.engine.prepare_model import prepare
-
-            try:
-                return str(prepare(model=m.name))
-            except ValueError as exc:
-                raise UserError(f"model.path is empty and there is {exc}") from None
-        p = Path(m.path).expanduser()
-        if p.exists():
-            return str(p)
-        if m.path.startswith(("/", ".", "~")) or m.path.count("/") != 1:
-            raise UserError(f"model path {m.path!r} does not exist; set model.path")
-        return m.path  # a hub id, for clusters that can reach a hub
 
     def _critic(self) -> Any:
         """The judge's critic: on the sampler's pool when the judge's model is the sampler's
@@ -159,14 +92,7 @@ class LabelJob:
             self._ensure_engine()
             return EngineCritic(self.pool, self.cfg.model.name)
         if self.judge_pool is None:
-            from pipelines.engine.pool import EnginePool
-
-            path = self._resolve_model(own)
-            self.judge_pool = EnginePool(path, own, self.cfg.engine, self.cfg.ray,
-                                         verbose=self.cfg.debug.verbose_engine,
-                                         cpu_share=self._cpu_share(),
-                                         every_s=self.cfg.debug.log_every_s)
-            log.info("judge engine ready (%s)", path)
+            self.judge_pool, _ = self._start_pool(own)
         return EngineCritic(self.judge_pool, own.name)
 
     def _cpu_share(self) -> float:
@@ -176,20 +102,14 @@ class LabelJob:
         own = judge is not None and judge.own_model(self.cfg.model) is not None
         return 0.5 if own and not self.cfg.engine.num_gpus else 1.0
 
-    def _ensure_engine(self) -> None:
-        if self.pool is not None:
-            return
-        from pipelines.engine.pool import EnginePool
+    def _start_pool(self, model: ModelConfig) -> tuple[Any, str]:
+        return self.start_pool(model, self.cfg.engine, self.cfg.ray,
+                               verbose=self.cfg.debug.verbose_engine, cpu_share=self._cpu_share(),
+                               every_s=self.cfg.debug.log_every_s)
 
-        t = time.monotonic()
-        self.model_path = self._resolve_model()
-        self.pool = EnginePool(
-            self.model_path, self.cfg.model, self.cfg.engine, self.cfg.ray,
-            verbose=self.cfg.debug.verbose_engine, cpu_share=self._cpu_share(),
-            every_s=self.cfg.debug.log_every_s,
-        )
-        self.engine_start_s = time.monotonic() - t
-        log.info("engine ready in %.1fs (%s)", self.engine_start_s, self.model_path)
+    def _ensure_engine(self) -> None:
+        if self.pool is None:
+            self.pool, self.model_path = self._start_pool(self.cfg.model)
 
     def _ensure_labelers(self) -> None:
         if self.labelers:
@@ -220,27 +140,19 @@ class LabelJob:
 
     # -- stages ---------------------------------------------------------------------------
 
-    def _requests(self, problems: list[Problem]) -> list[dict[str, Any]]:
+    def _requests(self, problems: list[Problem]) -> list[EngineRequest]:
         from labeling.prompts import user_message
 
         s = self.cfg.sampler
         return [
-            {
-                "problem_id": p.problem_id,
-                "messages": [{"role": "user", "content": user_message(p, s.math_instruction)}],
-                "prefix": "",
-                "n": s.n,
-                "seed": derive_seed(s.seed, p.problem_id),
-                "max_tokens": s.max_tokens,
-                "temperature": s.temperature,
-                "top_p": s.top_p,
-                "stop": list(s.stop),
-            }
+            EngineRequest.user(user_message(p, s.math_instruction), key=p.problem_id, n=s.n,
+                               seed=derive_seed(s.seed, p.problem_id), max_tokens=s.max_tokens,
+                               temperature=s.temperature, top_p=s.top_p, stop=tuple(s.stop))
             for p in problems
             if not p.given_chains
         ]
 
-    def _submit_sampling(self, problems: list[Problem]) -> tuple[list[dict], Any]:
+    def _submit_sampling(self, problems: list[Problem]) -> tuple[list[EngineRequest], Any]:
         requests = self._requests(problems)
         if not requests:
             return requests, None
@@ -253,8 +165,8 @@ class LabelJob:
         results = self.pool.collect(ticket)
         samples: dict[str, list[dict[str, Any]]] = {}
         for req, res in zip(requests, results, strict=True):
-            samples[req["problem_id"]] = [
-                {"text": t, "tokens": k, "finish": f, "seed": req["seed"]}
+            samples[req.key] = [
+                {"text": t, "tokens": k, "finish": f, "seed": req.seed}
                 for t, k, f in zip(res["texts"], res["tokens"], res["finish"], strict=True)
             ]
         return samples
@@ -306,38 +218,13 @@ class LabelJob:
 
     # -- the run --------------------------------------------------------------------------
 
-    def unit_key(self, members: tuple[str, ...]) -> str:
-        """A unit's identity: its members (content ids) and the label config, not its place."""
-        return config_hash({"config": self.hash, "members": list(members)})
-
-    def _read_input(self) -> dict[str, Problem | Quarantined]:
-        """Every input record by member id: a problem by its content hash; a record the loader
-        quarantined, or a second copy of a problem (quarantined as a duplicate: its chains
-        would repeat the first copy's), by an id of its own."""
-        members: dict[str, Problem | Quarantined] = {}
-        for index, x in enumerate(load_problems(asdict(self.cfg.dataset))):
-            if isinstance(x, Quarantined):
-                members["q" + config_hash({"i": index, "raw": x.raw, "why": x.reason})] = x
-            elif x.problem_id in members:
-                members[f"d{x.problem_id}-{index}"] = Quarantined(
-                    x.source_dataset, index,
-                    "duplicate of an earlier problem with the same content",
-                    x.question[:2000], x.problem_id, "load")
-            else:
-                members[x.problem_id] = x
-        return members
-
     def _reuse(self, pu: PlannedUnit, key: str, prev: DatasetDir | None,
                before: dict[int, PreviousUnit]) -> UnitRecord | None:
         """Done already (resume), or copied from the previous version: whole when its members
         are the same, else the rows of the members still in the input (nothing relabeled)."""
-        if self.cfg.output.resume:
-            rec = self.out.read_record(pu.unit)
-            if rec is not None and rec.key == key:
-                problem = self.out.verify_unit(rec)
-                if not problem:
-                    return rec
-                log.warning("unit %d will be redone: %s", pu.unit, problem)
+        rec = self.resumed(pu.unit, key)
+        if rec is not None:
+            return rec
         old = before.get(pu.unit)
         if prev is None or old is None:
             return None
@@ -387,36 +274,16 @@ class LabelJob:
         and the previous version named by the config exist."""
         check_input_paths(self.cfg.dataset.path, self.cfg.output.previous)
 
-    def run(self) -> dict[str, Any]:
-        """Label everything; one run at a time per output directory (a file lock)."""
-        self.check_inputs()
-        self.out.root.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(self.out.root / ".lock")
-        try:
-            lock.acquire(timeout=0)
-        except Timeout:
-            raise UserError(
-                f"another prm-label run holds {self.out.root} (lock file "
-                f"{self.out.root / '.lock'}); wait for it or choose another output.dir"
-            ) from None
-        try:
-            return self._run()
-        finally:
-            lock.release()
-
     def _run(self) -> dict[str, Any]:
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         t0 = time.monotonic()
         oc = self.cfg.output
-        self.out.root.mkdir(parents=True, exist_ok=True)
-        (self.out.root / "manifest.json").unlink(missing_ok=True)  # unfinished until rewritten
         prev = DatasetDir(oc.previous) if oc.previous else None
-        items = self._read_input()  # a bad input fails here, before Ray's start
-        self._init_ray()
+        items = read_members(self.cfg.dataset)  # a bad input fails here, before Ray's start
+        init_ray(self.cfg.ray)
         before = previous_units(prev, self.hash) if prev else {}
-        plan = plan_units(items, oc.problems_per_unit,
-                          {n: u.members for n, u in before.items()} if prev else None)
-        keys = {pu.unit: self.unit_key(pu.members) for pu in plan}
+        plan, keys = self.plan(items, oc.problems_per_unit,
+                               {n: u.members for n, u in before.items()} if prev else None)
         self._say_what_resume_redoes(keys)
         self.refresh = refresh_cost(plan) if prev else None
         if prev:
@@ -425,8 +292,7 @@ class LabelJob:
                      "problems, %d new units label %d problems", prev.root, cost["same"],
                      cost["shrunk"], cost["new"], cost["problems_labeled"])
         records: dict[int, UnitRecord] = {}
-        progress = Progress(self.cfg, total=self.cfg.dataset.limit)
-        progress.watch(lambda: self.pool)  # engine lines every log_every_s while it works
+        progress = self.progress(self.cfg.debug.log_every_s, self.cfg.dataset.limit)
         sampling: deque = deque()
         labeling: deque = deque()
         lookahead = 2
@@ -449,9 +315,7 @@ class LabelJob:
 
         for pu in plan:
             unit, key = pu.unit, keys[pu.unit]
-            records_in = [items[m] for m in pu.members]
-            problems = [x for x in records_in if isinstance(x, Problem)]
-            bad = [x for x in records_in if isinstance(x, Quarantined)]
+            problems, bad = split_members(items, pu)
             rec = self._reuse(pu, key, prev, before)
             if rec is not None:
                 records[unit] = rec

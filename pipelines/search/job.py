@@ -1,17 +1,17 @@
 """The `prm-search` driver: units of problems, every strategy and budget searched together.
 
-Problems are cut into units of `output.problems_per_unit` records (the label job's
-`units_of`: in input order, duplicates quarantined). A unit's tasks (each problem x each
+The job runs on the driver `prm-label` runs on (`pipelines.unit_job`): the input is cut into
+units of at most `output.problems_per_unit` problems by content (duplicates quarantined), a
+unit's key hashes its members with every config field that changes rows, and a re-run skips
+units whose record and shard check out (resume). A unit's tasks (each problem x each
 strategy family x each budget) run in lockstep (`driver.run_tasks`), so every round sends
-the generations of the whole unit to the engine at once. A unit's key hashes its problem
-ids with every config field that changes rows: a re-run skips units whose record and shard
-check out (resume), like `prm-label`. Code problems are quarantined (math only for now).
+the generations of the whole unit to the engine at once. Code problems are quarantined
+(math only for now).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -19,23 +19,18 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
-from labeling.datasets import load_problems
 from labeling.ids import config_hash, derive_seed
 from labeling.prompts import user_message
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
 from labeling.search import canonical_answer
-from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
+from labeling.shards import FORMAT_VERSION, UnitRecord, summarize_units
 from labeling.splitters import split_steps
-from pipelines.cli import UserError
-from pipelines.engine.runtime import init_ray
-from pipelines.label.job import check_input_paths, units_of
 from pipelines.search.config import PRM_STRATEGIES, SEARCH_AFFECTING, SearchConfig, Strategy
 from pipelines.search.driver import Generator, StepScorer, Task, run_tasks
 from pipelines.search.output import read_rows, summarize, write_unit
 from pipelines.search.strategies import TreeParams, sampling, tree_search
+from pipelines.unit_job import UnitJob, check_input_paths, read_members, split_members
 from verifiers.answer import AnswerChecker, extract_answer
 
 log = logging.getLogger("prm-search")
@@ -67,7 +62,7 @@ def build_tasks(cfg: SearchConfig, p: Problem) -> list[Task]:
     """Every strategy family x budget for one problem (see `strategies`)."""
     s, sp = cfg.search, cfg.sampler
     split = partial(split_steps, mode=str(cfg.split.mode))
-    messages = [{"role": "user", "content": user_message(p, sp.math_instruction)}]
+    messages = (("user", user_message(p, sp.math_instruction)),)
     with_prm = any(x in s.strategies for x in (Strategy.best_of_n, Strategy.weighted_vote))
     tasks = []
     if any(x in s.strategies for x in SAMPLING):
@@ -89,13 +84,15 @@ def build_tasks(cfg: SearchConfig, p: Problem) -> list[Task]:
     return tasks
 
 
-class SearchJob:
+class SearchJob(UnitJob):
+    app = "prm-search"
+
     def __init__(self, cfg: SearchConfig, generator: Generator | None = None,
                  prm: StepScorer | None = None) -> None:  # fmt: skip
         """`generator`/`prm` given (tests) are used as they are; else built from the config."""
-        self.cfg, self.out = cfg, DatasetDir(cfg.output.dir)
-        self.hash = search_config_hash(cfg)
-        self.generator, self.prm, self.pool = generator, prm, None
+        super().__init__(cfg.output.dir, search_config_hash(cfg), cfg.output.resume)
+        self.cfg = cfg
+        self.generator, self.prm = generator, prm
         self.prm_name = Path(cfg.prm.checkpoint).name if cfg.prm.checkpoint else ""
         self.checker: AnswerChecker | None = None
 
@@ -105,40 +102,12 @@ class SearchJob:
 
             self.prm = load_prm(self.cfg.prm)
         if self.generator is None:
-            from pipelines.engine.pool import EnginePool
             from pipelines.search.driver import PoolGenerator
 
-            _init_ray(self.cfg)
-            t = time.monotonic()
-            self.pool = EnginePool(_model_path(self.cfg), self.cfg.model, self.cfg.engine,
-                                   self.cfg.ray)  # fmt: skip
-            log.info("engine ready in %.1fs", time.monotonic() - t)
+            self.pool, self.model_path = self.start_pool(self.cfg.model, self.cfg.engine,
+                                                         self.cfg.ray)  # fmt: skip
             self.generator = PoolGenerator(self.pool, self.cfg.sampler.temperature,
                                            self.cfg.sampler.top_p)  # fmt: skip
-
-    def _watch_engine(self, every_s: float = 10.0) -> threading.Event:
-        """Log the engine's work every `every_s` seconds while it has some (a search round
-        can take minutes); set the returned event to stop."""
-        from pipelines.label.progress import engine_line
-
-        stop = threading.Event()
-
-        def watch() -> None:
-            before, at = None, time.monotonic()
-            while not stop.wait(every_s):
-                if self.pool is None:
-                    continue
-                try:
-                    now = self.pool.stats()
-                except Exception:  # a slow or restarting actor: next period
-                    continue
-                line = engine_line(now, before, time.monotonic() - at)
-                before, at = now, time.monotonic()
-                if line:
-                    log.info(line)
-
-        threading.Thread(target=watch, name="engine-progress", daemon=True).start()
-        return stop
 
     def _correct(self, answer: str | None, reference: str, cache: dict) -> bool | None:
         key = canonical_answer(answer)
@@ -181,41 +150,32 @@ class SearchJob:
         generated = sum(max((d.tokens for d in ds), default=0) for ds in decided)
         return rows, bad, generated
 
-    def run(self) -> dict[str, Any]:
-        """Search everything; one run at a time per output directory (a file lock)."""
-        check_input_paths(self.cfg.dataset.path)  # before any directory or engine
-        self.out.root.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(self.out.root / ".lock")
-        try:
-            lock.acquire(timeout=0)
-        except Timeout:
-            raise UserError(f"another prm-search run holds {self.out.root}; wait for it or "
-                            "choose another output.dir") from None  # fmt: skip
-        self.checker = AnswerChecker(timeout_s=self.cfg.answer_timeout_s)
-        stop = self._watch_engine()
-        try:
-            return self._run()
-        finally:
-            stop.set()
+    def check_inputs(self) -> None:
+        check_input_paths(self.cfg.dataset.path)
+
+    def close(self) -> None:
+        if self.checker is not None:
             self.checker.close()
-            if self.pool is not None:
-                self.pool.shutdown()
-            lock.release()
+        if self.pool is not None:
+            self.pool.shutdown()
 
     def _run(self) -> dict[str, Any]:
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         t0 = time.monotonic()
-        (self.out.root / "manifest.json").unlink(missing_ok=True)
-        items = load_problems(asdict(self.cfg.dataset))
+        self.checker = AnswerChecker(timeout_s=self.cfg.answer_timeout_s)
+        items = read_members(self.cfg.dataset)
+        plan, keys = self.plan(items, self.cfg.output.problems_per_unit)
+        progress = self.progress(10.0, self.cfg.dataset.limit)
         records: dict[int, UnitRecord] = {}
         resumed = 0
-        for unit, problems, bad in units_of(iter(items), self.cfg.output.problems_per_unit):
-            ids = [p.problem_id for p in problems] + [f"q{q.record_index}" for q in bad]
-            key = config_hash({"config": self.hash, "unit": unit, "ids": ids})
-            rec = self.out.read_record(unit) if self.cfg.output.resume else None
-            if rec is not None and rec.key == key and not self.out.verify_unit(rec):
+        for pu in plan:
+            unit, key = pu.unit, keys[pu.unit]
+            rec = self.resumed(unit, key)
+            if rec is not None:
                 records[unit], resumed = rec, resumed + 1
+                progress.update(rec, reused=True)
                 continue
+            problems, bad = split_members(items, pu)
             started = time.monotonic()
             rows, skipped, generated = self.search_unit(problems)
             skipped = bad + skipped
@@ -226,9 +186,8 @@ class SearchJob:
             records[unit] = write_unit(self.out, unit, key, rows,
                                        [quarantine_row(q, self.hash) for q in skipped],
                                        counts, tokens, time.monotonic() - started)  # fmt: skip
-            log.info("unit %d: %d problems, %d rows, %d tokens (%.0fs)", unit,
-                     counts["problems_searched"], len(rows), tokens["generated"],
-                     time.monotonic() - started)  # fmt: skip
+            progress.update(records[unit])
+        progress.close()
         return self._finish(records, resumed, started_at, time.monotonic() - t0)
 
     def _finish(self, records: dict[int, UnitRecord], resumed: int, started_at: str,
@@ -286,24 +245,3 @@ def _plain(x: Any) -> Any:
     if isinstance(x, list):
         return [_plain(v) for v in x]
     return str(x) if hasattr(x, "value") else x
-
-
-def _init_ray(cfg: SearchConfig) -> None:
-    init_ray(cfg.ray)
-
-
-def _model_path(cfg: SearchConfig) -> str:
-    if cfg.engine.kind == "simulated":
-        return "simulated"
-    if not cfg.model.path:
-        from pipelines.engine.prepare_model import prepare
-
-        try:  # a profile prepared by name (model=qwen_coder_0_5b), as prm-label does
-            return str(prepare(model=cfg.model.name))
-        except ValueError as exc:
-            raise UserError(f"model.path is empty and there is {exc}") from None
-    p = Path(cfg.model.path).expanduser()
-    if not p.exists() and (cfg.model.path.startswith(("/", ".", "~"))
-                           or cfg.model.path.count("/") != 1):  # fmt: skip
-        raise UserError(f"model.path {cfg.model.path!r} does not exist; set model.path")
-    return str(p) if p.exists() else cfg.model.path

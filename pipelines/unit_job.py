@@ -1,0 +1,176 @@
+"""The one driver of the jobs that work through units of problems: `prm-label` and `prm-search`.
+
+What both jobs do around their own per-unit work lives here, once:
+- check the input paths before anything starts (one sentence, no directory, no Ray);
+- hold the output directory's lock so that two runs cannot interleave, and drop the manifest
+  until the run writes it again (a dir without one is unfinished);
+- read the input into members (a problem by its content id; a record the loader quarantined
+  and a second copy of a problem by ids of their own) and cut them into units by content
+  (`labeling.unit_plan`), so the order of the input does not matter;
+- key a unit by its members and the job's config hash, and skip a unit whose record and shard
+  check out (resume);
+- resolve the model (a path, a profile prepared by name, or a hub id) and start the engines;
+- report progress: a line per finished unit, and the engine's work while it runs.
+A job subclasses `UnitJob` and writes `_run` (its stages per unit) and `check_inputs`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, ClassVar
+
+from filelock import FileLock, Timeout
+
+from labeling.datasets import load_problems
+from labeling.ids import config_hash
+from labeling.schema import Problem, Quarantined
+from labeling.shards import DatasetDir, UnitRecord
+from labeling.unit_plan import PlannedUnit, plan_units
+from pipelines.cli import UserError
+from pipelines.engine.runtime import init_ray
+from pipelines.progress import Progress
+
+Members = dict[str, Problem | Quarantined]
+
+
+def check_input_paths(dataset_path: str | None, previous: str | None = None) -> None:
+    """One sentence (UserError) for an input file or previous output dir that is not there."""
+    if dataset_path and not Path(dataset_path).expanduser().exists():
+        raise UserError(f"dataset.path={dataset_path} does not exist; set dataset.path to the "
+                        "input file")
+    if previous and not Path(previous).expanduser().is_dir():
+        raise UserError(f"output.previous={previous} is not a directory; set it to an earlier "
+                        "prm-label output dir")
+
+
+def resolve_model(model: Any, engine_kind: str) -> str:
+    """The engine's model: `model.path` when it exists, a profile this tool prepares by name
+    (converted on first use, see `prepare_model`) when the path is empty, or a hub id (for
+    clusters that can reach a hub). A path that is not there is one sentence."""
+    if str(engine_kind) == "simulated":
+        return "simulated"
+    if not model.path:
+        from pipelines.engine.prepare_model import prepare
+
+        try:
+            return str(prepare(model=model.name))
+        except ValueError as exc:
+            raise UserError(f"model.path is empty and there is {exc}") from None
+    p = Path(model.path).expanduser()
+    if p.exists():
+        return str(p)
+    if model.path.startswith(("/", ".", "~")) or model.path.count("/") != 1:
+        raise UserError(f"model.path {model.path!r} does not exist; set model.path")
+    return model.path
+
+
+def read_members(dataset: Any) -> Members:
+    """Every input record by member id (see the module): what units are cut from."""
+    members: Members = {}
+    for index, x in enumerate(load_problems(asdict(dataset))):
+        if isinstance(x, Quarantined):
+            members["q" + config_hash({"i": index, "raw": x.raw, "why": x.reason})] = x
+        elif x.problem_id in members:
+            members[f"d{x.problem_id}-{index}"] = Quarantined(
+                x.source_dataset, index, "duplicate of an earlier problem with the same content",
+                x.question[:2000], x.problem_id, "load")
+        else:
+            members[x.problem_id] = x
+    return members
+
+
+def split_members(items: Members, pu: PlannedUnit) -> tuple[list[Problem], list[Quarantined]]:
+    """A unit's problems and its records quarantined at load, in unit order."""
+    records = [items[m] for m in pu.members]
+    return ([x for x in records if isinstance(x, Problem)],
+            [x for x in records if isinstance(x, Quarantined)])
+
+
+class UnitJob:
+    app: ClassVar[str] = "prm-label"  # names the job in lock messages and progress lines
+
+    def __init__(self, out_dir: str, config_hash_: str, resume: bool) -> None:
+        self.out = DatasetDir(out_dir)
+        self.hash = config_hash_
+        self.resume = resume
+        self.pool: Any = None  # the engine pool, started on first use
+        self.model_path = ""
+        self.log = logging.getLogger(self.app)
+
+    # -- what a job writes ------------------------------------------------------------------
+
+    def check_inputs(self) -> None:
+        """What can be checked before anything starts (no directory, no Ray)."""
+
+    def _run(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the run holds (engines, checkers); called after every run."""
+
+    # -- the run ------------------------------------------------------------------------------
+
+    def run(self) -> dict[str, Any]:
+        """The whole job; one run at a time per output directory (a file lock)."""
+        self.check_inputs()
+        self.out.root.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(self.out.root / ".lock")
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            raise UserError(
+                f"another {self.app} run holds {self.out.root} (lock file "
+                f"{self.out.root / '.lock'}); wait for it or choose another output.dir"
+            ) from None
+        try:
+            (self.out.root / "manifest.json").unlink(missing_ok=True)  # unfinished until written
+            return self._run()
+        finally:
+            self.close()
+            lock.release()
+
+    def plan(self, items: Members, size: int,
+             previous: dict[int, tuple[str, ...]] | None = None,
+             ) -> tuple[list[PlannedUnit], dict[int, str]]:  # fmt: skip
+        """The units (cut by content; `previous` maps an old version's units to members) and
+        each unit's key."""
+        plan = plan_units(items, size, previous)
+        return plan, {pu.unit: self.unit_key(pu.members) for pu in plan}
+
+    def unit_key(self, members: tuple[str, ...]) -> str:
+        """A unit's identity: its members (content ids) and the config, not its place."""
+        return config_hash({"config": self.hash, "members": list(members)})
+
+    def resumed(self, unit: int, key: str) -> UnitRecord | None:
+        """The unit's record when a run with this config finished it and its files check out;
+        else None (a unit whose files do not check out is redone, with a line saying why)."""
+        if not self.resume:
+            return None
+        rec = self.out.read_record(unit)
+        if rec is None or rec.key != key:
+            return None
+        problem = self.out.verify_unit(rec)
+        if problem:
+            self.log.warning("unit %d will be redone: %s", unit, problem)
+            return None
+        return rec
+
+    def start_pool(self, model: Any, engine: Any, ray: Any, **kwargs: Any) -> Any:
+        """An engine pool for `model` (Ray started first); kwargs go to `EnginePool`."""
+        from pipelines.engine.pool import EnginePool
+
+        init_ray(ray)
+        t = time.monotonic()
+        path = resolve_model(model, engine.kind)
+        pool = EnginePool(path, model, engine, ray, **kwargs)
+        self.log.info("engine ready in %.1fs (%s)", time.monotonic() - t, path)
+        return pool, path
+
+    def progress(self, every_s: float, total: int | None) -> Progress:
+        """Progress lines for this run; the engine's work is reported once `self.pool` runs."""
+        progress = Progress(self.app, every_s, total)
+        progress.watch(lambda: self.pool)
+        return progress
