@@ -65,8 +65,8 @@ def _prm_train(args: dict, queue) -> None:
 def _plain(args: dict, width: int, queue) -> None:
     import torch
 
-    from pipelines.train.app import bf16_enabled
     from pipelines.train.export import new_prm
+    from pipelines.train.loop import bf16_enabled
     from pipelines.train.model import StepFormat
 
     torch.set_num_threads(args["threads"])

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from hydra.core.config_store import ConfigStore
+from omegaconf import OmegaConf
 
 from labeling import registry
 from labeling.schema import LEGACY_TRAIN_SOURCES
-from pipelines.cli import option
+from pipelines.cli import ConfigError, option
 
 
 def _target_columns() -> list[str]:
@@ -172,3 +174,25 @@ class TrainAppConfig:
 def register() -> None:
     """Register the schema (idempotent); called by the entry point, not at import."""
     ConfigStore.instance().store(name="train_schema", node=TrainAppConfig)
+
+
+def to_config(cfg: Any) -> TrainAppConfig:
+    """A typed TrainAppConfig from a dataclass, DictConfig or plain dict (validated)."""
+    merged = OmegaConf.merge(OmegaConf.structured(TrainAppConfig), cfg)
+    out: TrainAppConfig = OmegaConf.to_object(merged)  # type: ignore[assignment]
+    if out.train.grad_accum < 1 or out.train.batch_size < 1 or out.train.workers < 1:
+        raise ConfigError("train.batch_size, train.grad_accum and train.workers must be >= 1")
+    if "{prompt}" not in out.model.prompt_template or "{step}" not in out.model.step_template:
+        raise ConfigError("model.prompt_template needs {prompt} and model.step_template {step}")
+    if out.optim.warmup_steps > out.train.max_steps:
+        raise ConfigError(
+            f"optim.warmup_steps={out.optim.warmup_steps} is above train.max_steps="
+            f"{out.train.max_steps}: the learning rate would never reach optim.lr; lower "
+            "optim.warmup_steps"
+        )
+    tokens = out.export.label_tokens
+    if len(tokens) != 2 or len({*tokens, out.export.step_tag}) != 3:
+        raise ConfigError(
+            "export.label_tokens must be two distinct tokens (bad, good), neither the step tag"
+        )
+    return out
