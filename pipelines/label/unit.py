@@ -16,8 +16,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from labeling import registry
 from labeling.combine import combine
 from labeling.ids import chain_id
+from labeling.registry import Role
 from labeling.rows import labeled_row, quarantine_row
 from labeling.schema import (
     Chain,
@@ -25,7 +27,6 @@ from labeling.schema import (
     LabeledChain,
     Problem,
     Quarantined,
-    Source,
     StepVerdict,
     rating_label,
 )
@@ -178,8 +179,8 @@ class UnitLabeler:
                 continue
             for source, verifier in self.sources(domain).items():
                 todo = items
-                if source == Source.answer:
-                    # Nothing to check against and no outcome given: no answer verdict.
+                if registry.get(source).role == Role.whole_chain:
+                    # Nothing to check the end against and no outcome given: no verdict.
                     todo = [(p, c) for p, c in items
                             if p.reference or p.tests or c.given_outcome is not None]
                 if not todo:
@@ -210,7 +211,8 @@ class UnitLabeler:
                     res.counts["chains_filtered"] += 1
                     res.quarantine.append(self._q(p, comb.reason, "filter", c.chain_id, c.text))
                     continue
-                outcome = vs.get(Source.answer)
+                outcome = next((vs[s] for s in registry.names(Role.whole_chain) if s in vs),
+                               None)
                 lc = LabeledChain(
                     problem=p, chain=c, prompt=p.question, verdicts=vs, labels=comb.labels,
                     first_error_step=comb.first_error_step,
