@@ -46,6 +46,18 @@ def check_input_paths(dataset_path: str | None, previous: str | None = None) -> 
                         "prm-label output dir")
 
 
+def rows_config(cfg: Any, sections: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """The config `sections` that change rows, as plain data for a config hash (unit keys,
+    the `config_hash` column). `dataset.limit` only cuts the input and `dataset.path` only
+    says where it is: units are keyed by their problems' content, so a longer input or a
+    moved file keeps the units already done."""
+    plain = asdict(cfg)
+    subset = {k: plain[k] for k in sections}
+    subset["dataset"].pop("limit")
+    subset["dataset"].pop("path")
+    return subset
+
+
 def resolve_model(model: Any, engine_kind: str) -> str:
     """The engine's model: `model.path` when it exists, a profile this tool prepares by name
     (converted on first use, see `prepare_model`) when the path is empty, or a hub id (for

@@ -188,6 +188,27 @@ def test_job_writes_rows_manifest_report_and_resumes(tmp_path):
     assert manifest["summary"] == m["summary"]
 
 
+def test_search_units_follow_the_content_not_the_input_order(tmp_path):
+    """prm-search runs on prm-label's driver: units are cut by content, and the input file's
+    place is not part of a unit's key, so the same problems in another order, in another
+    file, resume every unit."""
+    problems = [{"question": f"What is {i} + {i}?", "answer": f"{i}+{i}={2 * i}\n#### {2 * i}"}
+                for i in range(1, 7)]  # fmt: skip
+
+    def run_on(records, name):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        cfg = job_cfg(tmp_path / "out", strategies=["majority"])
+        cfg.prm.backend = cfg.prm.backend.none
+        cfg.dataset.name, cfg.dataset.path, cfg.dataset.limit = "gsm8k", str(path), None
+        return SearchJob(cfg, FakeGenerator(), None).run()
+
+    first = run_on(problems, "a.jsonl")
+    assert first["units"] == 3 and first["units_resumed"] == 0
+    again = run_on(problems[::-1], "b.jsonl")
+    assert again["units_resumed"] == 3 and again["counts"] == first["counts"]
+
+
 def test_job_with_majority_only_needs_no_prm(tmp_path):
     cfg = job_cfg(tmp_path, strategies=["majority"])
     cfg.prm.backend = cfg.prm.backend.none

@@ -44,20 +44,21 @@ from pipelines.label.manifest import (
 from pipelines.label.reuse import PreviousUnit, counts_of, keep_members, previous_units
 from pipelines.label.unit import UnitLabeler, UnitResult
 from pipelines.progress import engine_throughput
-from pipelines.unit_job import UnitJob, check_input_paths, read_members, split_members
+from pipelines.unit_job import (
+    UnitJob,
+    check_input_paths,
+    read_members,
+    rows_config,
+    split_members,
+)
 
 log = logging.getLogger("prm-label")
 
 
 def label_config_hash(cfg: LabelJobConfig) -> str:
-    """Hash of every config field that changes rows: unit keys and the `config_hash` column.
-    `dataset.limit` only cuts the input and `dataset.path` only says where it is (units are
-    keyed by their problems' content, so a refresh may read a new file), and engine fields
-    that change speed only are out."""
-    plain = asdict(cfg)
-    subset = {k: plain[k] for k in LABEL_AFFECTING}
-    subset["dataset"].pop("limit")
-    subset["dataset"].pop("path")
+    """Hash of every config field that changes rows (see `unit_job.rows_config`); engine
+    fields that change speed only are out."""
+    subset = rows_config(cfg, LABEL_AFFECTING)
     for k in ENGINE_SPEED_ONLY:
         subset["engine"].pop(k)
     return config_hash(subset)

@@ -30,7 +30,13 @@ from pipelines.search.config import PRM_STRATEGIES, SEARCH_AFFECTING, SearchConf
 from pipelines.search.driver import Generator, StepScorer, Task, run_tasks
 from pipelines.search.output import read_rows, summarize, write_unit
 from pipelines.search.strategies import TreeParams, sampling, tree_search
-from pipelines.unit_job import UnitJob, check_input_paths, read_members, split_members
+from pipelines.unit_job import (
+    UnitJob,
+    check_input_paths,
+    read_members,
+    rows_config,
+    split_members,
+)
 from verifiers.answer import AnswerChecker, extract_answer
 
 log = logging.getLogger("prm-search")
@@ -38,9 +44,9 @@ SAMPLING = (Strategy.majority, Strategy.best_of_n, Strategy.weighted_vote)
 
 
 def search_config_hash(cfg: SearchConfig) -> str:
-    plain = asdict(cfg)
-    subset = {k: plain[k] for k in SEARCH_AFFECTING}
-    subset["dataset"].pop("limit")
+    """Hash of every config field that changes rows (see `unit_job.rows_config`); of the
+    PRM, only which one it is."""
+    subset = rows_config(cfg, SEARCH_AFFECTING)
     subset["prm"] = {k: subset["prm"][k] for k in ("backend", "checkpoint")}
     return config_hash(subset)
 
