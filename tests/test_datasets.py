@@ -64,6 +64,25 @@ def test_builtin_math_is_deterministic_and_exact():
     assert _load(name="builtin_math", limit=25, seed=3)[:20] == a
 
 
+def test_starter_math_is_graded_deterministic_and_exact():
+    """The first run's set: the four families in turn, each reference the value of the
+    question's own numbers, the same problems for the same seed, and builtin_math's problems
+    unchanged by the shared generator."""
+    import re
+
+    a = _load(name="starter_math", limit=40, seed=0)
+    assert a == _load(name="starter_math", limit=40, seed=0) != _load(name="starter_math",
+                                                                     limit=40, seed=1)
+    assert len({p.problem_id for p in a}) == 40
+    assert all(p.source_dataset == "starter_math" and p.domain == "math" for p in a)
+    for i, p in enumerate(a):
+        n = [int(x) for x in re.findall(r"\d+", p.question)]
+        want = (n[0] * n[1], n[0] + n[1], n[0] * n[1], n[0] * n[1] + n[-1])[i % 4]
+        assert len(n) == (3 if i % 4 == 3 else 2), p.question
+        assert p.reference == str(want), p.question
+    assert "with" in a[2].question and "more" in a[3].question  # words, then two steps
+
+
 def test_builtin_linear_equation_answer_solves_it():
     import sympy
 

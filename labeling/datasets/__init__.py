@@ -20,6 +20,7 @@ class Adapter(StrEnum):
     """The dataset adapters (`dataset.adapter`, or `dataset.name` when no adapter is set)."""
 
     builtin_math = "builtin_math"
+    starter_math = "starter_math"
     builtin_code = "builtin_code"
     gsm8k = "gsm8k"
     math = "math"
@@ -32,6 +33,7 @@ class Adapter(StrEnum):
 
 ADAPTERS = {
     "builtin_math": "labeling.datasets.builtin_math",
+    "starter_math": "labeling.datasets.starter_math",
     "builtin_code": "labeling.datasets.builtin_code",
     "gsm8k": "labeling.datasets.gsm8k",
     "math": "labeling.datasets.math",

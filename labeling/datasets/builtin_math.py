@@ -103,18 +103,24 @@ FAMILIES: tuple[Callable[[random.Random], tuple[str, str]], ...] = (
 
 
 def load(options: dict[str, Any]) -> Iterator[Problem]:
-    """`options`: seed (int), count (int, default 1000; `dataset.limit` cuts it shorter).
+    """`options`: seed (int), count (int, default 1000; `dataset.limit` cuts it shorter)."""
+    return generate(FAMILIES, "builtin_math", options)
 
-    Problems are distinct: a question drawn before is drawn again with the next attempt's
-    seed (the seen-set costs ~40 bytes per problem), so `count` problems are `count` ids."""
+
+def generate(families: tuple[Callable[[random.Random], tuple[str, str]], ...], name: str,
+             options: dict[str, Any]) -> Iterator[Problem]:  # fmt: skip
+    """Problem `i` of set `name` comes from family `i mod len(families)`, seeded by (seed,
+    name, i). Problems are distinct: a question drawn before is drawn again with the next
+    attempt's seed (the seen-set costs ~40 bytes per problem), so `count` problems are
+    `count` ids."""
     seed = int(options.get("seed", 0))
     seen: set[int] = set()
     for i in range(int(options.get("count", 1000))):
-        family = FAMILIES[i % len(FAMILIES)]
+        family = families[i % len(families)]
         for attempt in itertools.count():
             extra = (attempt,) if attempt else ()  # attempt 0 keeps the original seeds
-            question, answer = family(random.Random(derive_seed(seed, "builtin_math", i, *extra)))
-            problem = make_problem("math", "builtin_math", question, answer)
+            question, answer = family(random.Random(derive_seed(seed, name, i, *extra)))
+            problem = make_problem("math", name, question, answer)
             key = int(problem.problem_id[1:], 16)  # content hash: stable across processes
             if key not in seen:
                 seen.add(key)

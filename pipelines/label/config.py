@@ -73,8 +73,8 @@ class SamplerConfig:
     seed: int = option(0, "Base seed; each chain's seed derives from (seed, problem, chain).")
     stop: list[str] = option(factory=list, help="Extra stop strings.")
     math_instruction: str = option(
-        "Solve the problem step by step. Write each step as its own paragraph, "
-        "and give the final answer as \\boxed{answer}.",
+        "Solve the problem step by step, one short step per paragraph. End with: The final "
+        "answer is \\boxed{your answer}.",
         "Appended to math questions.",
     )
 
