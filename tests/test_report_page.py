@@ -77,10 +77,37 @@ def test_empty_dataset_renders(tmp_path):
     assert "no labeled chains" in page and "nothing was quarantined" in page
 
 
+def about(page: str) -> str:
+    return re.sub(r"<[^>]+>", "", page.split('<section id="about">')[1].split("</section>")[0])
+
+
+def test_the_page_opens_with_what_the_run_did_in_plain_words(dataset):
+    """The first section counts the chains that reached the right answer and the steps of
+    each label value, from this dataset's own rows (R1..R3 of the fixture)."""
+    text = about(write_report(dataset).read_text())
+    rows = [R1, R2, R3]
+    right = sum(bool(r["outcome_correct"]) for r in rows)
+    known = sum(r["outcome_correct"] is not None for r in rows)
+    labels = [x for r in rows for x in r["labels"]]
+    assert f"{right:,} of {known:,}" in text and "reached the right final answer" in text
+    assert f"{labels.count(True):,} are labeled right" in text
+    assert f"{labels.count(False):,} wrong" in text
+    assert f"{labels.count(None):,} unlabeled" in text
+    assert "How to read it" in text
+
+
+def test_a_run_with_no_right_chain_says_why_its_labels_are_all_wrong(tmp_path):
+    rows = [row("p1", 0, [False, False], outcome_correct=False),
+            row("p2", 0, [False], outcome_correct=False)]
+    text = about(write_report(make_dataset(tmp_path / "ds", [(rows, [])])).read_text())
+    assert "0 of 2 (0%) chains reached the right final answer" in text
+    assert "the model is too weak for these problems" in text
+
+
 def test_diff_section(tmp_path, dataset):
     new = make_dataset(tmp_path / "new", [([R1, dict(R2, labels=[True, False])], [])], dataset)
     page = write_report(new, tmp_path / "out" / "r.html", diff=dataset).read_text()
-    assert section_ids(page)[:2] == ["summary", "diff"]
+    assert section_ids(page)[:3] == ["about", "summary", "diff"]
     assert "this version was refreshed from the old one" in page
 
 
@@ -160,7 +187,7 @@ def test_page_renders_in_headless_chromium(tmp_path, dataset):
     probed.write_text(page.replace("<head>", "<head>" + PROBE, 1).replace(
         "</body>", LATE + "</body>"))  # fmt: skip
     got = browse(probed, tmp_path)
-    assert got["sections"] == ["summary", "diff", *list(SECTIONS)[1:]]
+    assert got["sections"] == ["about", "summary", "diff", *list(SECTIONS)[2:]]
     assert len(got["images"]) == 4
     for complete, width, height in got["images"]:
         assert complete and width > 100 and height > 100  # decoded PNGs, not broken icons

@@ -19,9 +19,12 @@ matplotlib.use("Agg")  # no display on servers; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
+from pipelines.report.story import run_story  # noqa: E402
+
 GREEN, RED, GREY, BLUE, ORANGE = "#2e7d32", "#c62828", "#b0b0b0", "#1565c0", "#ef6c00"
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 SECTIONS = {  # id -> title, in page order
+    "about": "What this run did",
     "summary": "Summary",
     "counts": "Counts per dataset and domain",
     "labels": "Labels per source",
@@ -311,6 +314,7 @@ def render_sections(s: dict[str, Any], max_position: int = 20) -> list[str]:
             "reasons first, with one example record each (truncated)</p>"
         )  # fmt: skip
     return [
+        _section("about", run_story(s)),
         _section("summary", summary),
         _section("counts", table(s["by_dataset"], empty="no labeled chains")),
         _section(
@@ -379,9 +383,9 @@ def render_page(stats: dict[str, Any], diff: dict[str, Any] | None = None,
     with plt.rc_context({"text.parse_math": False}):
         sections = render_sections(stats, max_position)
     ids = list(SECTIONS)
-    if diff is not None:
-        sections.insert(1, render_diff(diff))
-        ids.insert(1, "diff")
+    if diff is not None:  # after the summary: what changed comes before the details
+        sections.insert(2, render_diff(diff))
+        ids.insert(2, "diff")
     nav = "".join(
         f'<a href="#{i}">{esc(NAV.get(i) or SECTIONS.get(i, "Diff").split(" ")[0])}</a>'
         for i in ids

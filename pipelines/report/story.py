@@ -1,0 +1,94 @@
+"""The report's first section: what the run did and how to read the page, in plain words.
+
+A newcomer's first report must say whether the tool worked: how many chains reached the
+right answer, how many steps each colour holds, and why a step can stay grey (no source
+judged it: it is left out of training, never guessed). Built from the manifest's config and
+counts and the shard statistics (`labeling.report_stats`); every number is the data's, and
+every name from the data is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+SOURCE_WORDS = {  # what each built-in source did, for a reader who has not read the docs
+    "answer": "compared each final answer with the reference (code: ran the unit tests)",
+    "calc": "redid every arithmetic claim of a step with sympy",
+    "tests": "checked that each prefix of the code parses",
+    "mc": "completed the chain from a step several times (Monte Carlo rollouts) and counted "
+          "how often it still reached the right answer",
+    "judge": "asked an LLM critic for the first wrong step",
+}
+
+
+def _esc(x: Any) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part:,} of {whole:,} ({100 * part / whole:.0f}%)" if whole else f"{part:,}"
+
+
+def _what_ran(m: dict[str, Any], chains: int, problems: int) -> str:
+    cfg = m.get("config") or {}
+    labels = cfg.get("labels") or {}
+    sources = [k for k, v in labels.items() if isinstance(v, dict)]
+    model = (m.get("model") or {}).get("name")
+    dataset = (cfg.get("dataset") or {}).get("name") or "the input"
+    sampler = cfg.get("sampler") or {}
+    if model and model != "given":
+        made = (f"sampled {chains:,} reasoning chains for {problems:,} problems of "
+                f"<b>{_esc(dataset)}</b> with <b>{_esc(model)}</b> ({_esc(sampler.get('n'))} "
+                f"per problem, temperature {_esc(sampler.get('temperature'))})")
+    else:
+        made = (f"read {chains:,} given reasoning chains for {problems:,} problems of "
+                f"<b>{_esc(dataset)}</b>")
+    checks = "".join(f"<b>{_esc(s)}</b> {_esc(SOURCE_WORDS.get(s, 'applied its own check'))}"
+                     + ("; " if i < len(sources) - 1 else ". ")
+                     for i, s in enumerate(sources))  # fmt: skip
+    policy = labels.get("policy") or "the configured"
+    return (f"<p>This run {made}, cut every chain into steps, and labeled the steps. "
+            f"{checks}The <b>{_esc(policy)}</b> policy combined their verdicts into one "
+            "label per step (the <code>labels</code> column a PRM trains on).</p>")
+
+
+def run_story(s: dict[str, Any]) -> str:
+    """The section's HTML (see the module)."""
+    m = s["manifest"]
+    by = s["by_dataset"]
+    chains = int(by["chains"].sum()) if by.height else 0
+    problems = int(by["problems"].sum()) if by.height else 0
+    known = int(by["outcome_known"].sum()) if by.height else 0
+    right = int(by["outcome_correct"].sum() or 0) if by.height else 0
+    combined = s["labels"].filter(s["labels"]["source"] == "combined")
+    t, f, u = (int(combined[c][0]) if combined.height else 0
+               for c in ("true", "false", "unlabeled"))  # fmt: skip
+    steps = t + f + u
+    parts = [_what_ran(m, chains, problems)]
+    if known:
+        parts.append(f"<p><b>{_share(right, known)}</b> chains reached the right final answer.")
+    else:
+        parts.append("<p>No chain had a reference to check its final answer against.")
+    parts.append(f" Of {steps:,} steps, <b style=\"color:#2e7d32\">{t:,} are labeled right"
+                 f"</b>, <b style=\"color:#c62828\">{f:,} wrong</b> and <b style=\"color:"
+                 f"#808080\">{u:,} unlabeled</b>.</p>")
+    parts.append(
+        "<p>How to read it: a step is <i>wrong</i> when an exact check proves it (a false "
+        "calculation, a wrong final answer), when rollouts from it do not reach the answer, "
+        "or when an earlier step is already wrong; it is <i>right</i> when a check or the "
+        "rollouts support it. A step no source could "
+        "judge stays <i>unlabeled</i>: it is masked out of training, never guessed. "
+        "<i>Labels per source</i> shows what each source said, <i>Agreement</i> where they "
+        "meet, <i>First-error position</i> where chains go wrong, and <i>Quarantine</i> "
+        "every input set aside, with its reason.</p>")
+    if known and not right:
+        parts.append(
+            '<p class="note warn">No chain reached the right answer, so nearly every label '
+            "is wrong: the model is too weak for these problems. Try an easier set "
+            "(<code>dataset=starter_math</code>) or a stronger model "
+            "(<code>model=qwen_coder_0_5b</code>).</p>")
+    elif steps and not t:
+        parts.append('<p class="note warn">No step is labeled right: a PRM trained on this '
+                     "set learns only what wrong looks like.</p>")
+    return "".join(parts)
