@@ -36,8 +36,8 @@ SECTIONS = {  # id -> title, in page order
     "quarantine": "Quarantine",
     "throughput": "Run and throughput",
 }
-NAV = {"quality": "Quality", "first-error": "First error", "mc": "MC", "cost": "Cost",
-       "throughput": "Run"}
+NAV = {"about": "About", "quality": "Quality", "first-error": "First error", "mc": "MC",
+       "cost": "Cost", "throughput": "Run"}
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d1d1f;
 background:#f6f7f9}
