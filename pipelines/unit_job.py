@@ -170,8 +170,9 @@ class UnitJob:
             return None
         return rec
 
-    def start_pool(self, model: Any, engine: Any, ray: Any, **kwargs: Any) -> Any:
-        """An engine pool for `model` (Ray started first); kwargs go to `EnginePool`."""
+    def start_pool(self, model: Any, engine: Any, ray: Any, **kwargs: Any) -> tuple[Any, str]:
+        """An engine pool for `model` (Ray started first) and the model's path; kwargs go to
+        `EnginePool`."""
         from pipelines.engine.pool import EnginePool
 
         init_ray(ray)
