@@ -10,13 +10,16 @@ What both jobs do around their own per-unit work lives here, once:
 - key a unit by its members and the job's config hash, and skip a unit whose record and shard
   check out (resume);
 - resolve the model (a path, a profile prepared by name, or a hub id) and start the engines;
-- report progress: a line per finished unit, and the engine's work while it runs.
+- report progress: a line per finished unit, and the engine's work while it runs;
+- start the manifest from the finished units: counts that must add up, shards, tokens, the
+  code version, the config hash, units done and reused.
 A job subclasses `UnitJob` and writes `_run` (its stages per unit) and `check_inputs`.
 """
 
 from __future__ import annotations
 
 import logging
+import subprocess
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -27,7 +30,7 @@ from filelock import FileLock, Timeout
 from labeling.datasets import load_problems
 from labeling.ids import config_hash
 from labeling.schema import Problem, Quarantined
-from labeling.shards import DatasetDir, UnitRecord
+from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
 from labeling.unit_plan import PlannedUnit, plan_units
 from pipelines.cli import UserError
 from pipelines.engine.runtime import init_ray
@@ -44,6 +47,20 @@ def check_input_paths(dataset_path: str | None, previous: str | None = None) -> 
     if previous and not Path(previous).expanduser().is_dir():
         raise UserError(f"output.previous={previous} is not a directory; set it to an earlier "
                         "prm-label output dir")
+
+
+def code_version() -> str:
+    """The git commit of the checkout the job runs from, else the installed version."""
+    here = Path(__file__).resolve().parent
+    try:
+        return subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "--short", "HEAD"],
+            capture_output=True, text=True, timeout=5, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        from importlib.metadata import version
+
+        return version("prm-labeler")
 
 
 def rows_config(cfg: Any, sections: tuple[str, ...] | list[str]) -> dict[str, Any]:
@@ -181,6 +198,24 @@ class UnitJob:
         pool = EnginePool(path, model, engine, ray, **kwargs)
         self.log.info("engine ready in %.1fs (%s)", time.monotonic() - t, path)
         return pool, path
+
+    def manifest_head(self, records: dict[int, UnitRecord], started_at: str, wall: float,
+                      reused: int, done: str) -> dict[str, Any]:  # fmt: skip
+        """What every job's manifest starts with, from this run's unit records (stale units of
+        an earlier, longer run in the same dir are not part of it). Raises RuntimeError when
+        the counts do not add up: every problem in leaves `done` or quarantined."""
+        summary = summarize_units(records.values())
+        c = summary["counts"]
+        for k in ("problems_in", done, "problems_quarantined", "rows"):
+            c.setdefault(k, 0)
+        if c["problems_in"] != c[done] + c["problems_quarantined"]:
+            raise RuntimeError(f"accounting error: {c}")
+        return {
+            "kind": self.app, "format_version": FORMAT_VERSION, "created_at": started_at,
+            "wall_time_s": round(wall, 2), "code_version": code_version(),
+            "config_hash": self.hash, "units": len(records), "units_reused": reused,
+            **summary,
+        }  # fmt: skip
 
     def progress(self, every_s: float, total: int | None) -> Progress:
         """Progress lines for this run; the engine's work is reported once `self.pool` runs."""

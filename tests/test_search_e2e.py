@@ -67,4 +67,4 @@ def test_every_strategy_on_vllm_and_ray(tmp_path, tiny_model_dir, prm_checkpoint
     assert (out / "report.html").exists()
     # resumable: a second run finds every unit done and searches nothing
     again = run(compose(overrides, "search"))
-    assert again["units_resumed"] == again["units"] == 1
+    assert again["units_reused"] == again["units"] == 1

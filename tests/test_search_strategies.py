@@ -181,7 +181,7 @@ def test_job_writes_rows_manifest_report_and_resumes(tmp_path):
     assert all(isinstance(r["correct"], bool) for r in rows)
     assert all(r["generated_tokens"] > 0 for r in rows)
     again = SearchJob(cfg, FakeGenerator(), FakePRM()).run()
-    assert again["units_resumed"] == 2
+    assert again["units_reused"] == 2
     other = SearchJob(job_cfg(tmp_path / "b"), FakeGenerator(), FakePRM()).run()
     assert [s["sha256"] for s in other["shards"]] == [s["sha256"] for s in m["shards"]]
     manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
@@ -204,9 +204,9 @@ def test_search_units_follow_the_content_not_the_input_order(tmp_path):
         return SearchJob(cfg, FakeGenerator(), None).run()
 
     first = run_on(problems, "a.jsonl")
-    assert first["units"] == 3 and first["units_resumed"] == 0
+    assert first["units"] == 3 and first["units_reused"] == 0
     again = run_on(problems[::-1], "b.jsonl")
-    assert again["units_resumed"] == 3 and again["counts"] == first["counts"]
+    assert again["units_reused"] == 3 and again["counts"] == first["counts"]
 
 
 def test_job_with_majority_only_needs_no_prm(tmp_path):

@@ -360,9 +360,8 @@ class LabelJob(UnitJob):
         return out
 
     def _manifest(self, records, started_at, wall, reused, prev) -> dict[str, Any]:
-        manifest = build_manifest(
-            self.cfg, self.hash, self.model_path, records, started_at, wall, reused, prev
-        )
+        head = self.manifest_head(records, started_at, wall, reused, "problems_labeled")
+        manifest = build_manifest(self.cfg, head, self.model_path, wall, prev)
         manifest["throughput"].update(engine_throughput(self.pool, wall, manifest["counts"]))
         if not self.model_path:  # no engine ran: the chains came with the input
             manifest["model"] = given_model(self.out.root, manifest["shards"])

@@ -8,7 +8,6 @@ Rows carry no wall-clock time; the manifest does (`created_at`, `wall_time_s`).
 from __future__ import annotations
 
 import logging
-import subprocess
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
@@ -16,24 +15,10 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
+from labeling.shards import DatasetDir
 from pipelines.label.config import LabelJobConfig
 
 log = logging.getLogger("prm-label")
-
-
-def code_version() -> str:
-    """The git commit of the checkout the job runs from, else the installed version."""
-    here = Path(__file__).resolve().parent
-    try:
-        return subprocess.run(
-            ["git", "-C", str(here), "rev-parse", "--short", "HEAD"],
-            capture_output=True, text=True, timeout=5, check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        from importlib.metadata import version
-
-        return version("prm-labeler")
 
 
 def _cost(counts: dict[str, Any], tokens: dict[str, Any], wall: float) -> dict[str, Any]:
@@ -69,51 +54,27 @@ def given_model(root: Path, shards: list[dict[str, Any]], shown: int = 20) -> di
             "generators_count": len(seen)}  # fmt: skip
 
 
-def build_manifest(
-    cfg: LabelJobConfig,
-    config_hash: str,
-    model_path: str,
-    records: dict[int, UnitRecord],
-    started_at: str,
-    wall: float,
-    reused: int,
-    prev: DatasetDir | None,
-) -> dict[str, Any]:
-    """The manifest dict for the finished `records`. Raises RuntimeError when the counts do
-    not add up (a bug: every problem must leave labeled or quarantined)."""
-    # Stale units from an earlier, longer run with the same dir are not part of this one.
-    summary = summarize_units(records.values())
-    c = summary["counts"]
-    for k in ("problems_in", "problems_labeled", "problems_quarantined", "chains", "steps",
-              "rows"):
+def build_manifest(cfg: LabelJobConfig, head: dict[str, Any], model_path: str, wall: float,
+                   prev: DatasetDir | None) -> dict[str, Any]:
+    """The manifest from the driver's `head` (counts checked, shards, tokens, units): the
+    label job's config, model, cost, filter, throughput and lineage."""
+    c, tokens = head["counts"], head["tokens"]
+    for k in ("chains", "steps"):
         c.setdefault(k, 0)
-    if c["problems_in"] != c["problems_labeled"] + c["problems_quarantined"]:
-        raise RuntimeError(f"accounting error: {c}")
-    tokens = summary["tokens"]
     return {
-        "format_version": FORMAT_VERSION,
-        "created_at": started_at,
-        "wall_time_s": round(wall, 2),
-        "code_version": code_version(),
-        "config_hash": config_hash,
+        **head,
         "config": asdict(cfg),
         "model": {"name": cfg.model.name, "path": model_path},
-        "counts": c,
-        "tokens": tokens,
         "cost": _cost(c, tokens, wall),
         "filter": _filter(cfg, c),
         "throughput": {
             "chains_per_s": round(c["chains"] / wall, 3) if wall else None,
             "sample_tokens_per_s": round(tokens.get("sample", 0) / wall, 2) if wall else None,
         },
-        "units": len(records),
-        "units_reused": reused,
         "lineage": {
             "previous": str(prev.root) if prev else None,
             "previous_manifest": (prev.read_manifest() or {}).get("created_at") if prev else None,
         },
-        "shards": summary["shards"],
-        "quarantine": summary["quarantine"],
     }
 
 

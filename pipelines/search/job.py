@@ -24,7 +24,7 @@ from labeling.prompts import user_message
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
 from labeling.search import canonical_answer
-from labeling.shards import FORMAT_VERSION, UnitRecord, summarize_units
+from labeling.shards import UnitRecord
 from labeling.splitters import split_steps
 from pipelines.search.config import PRM_STRATEGIES, SEARCH_AFFECTING, SearchConfig, Strategy
 from pipelines.search.driver import Generator, StepScorer, Task, run_tasks
@@ -198,17 +198,9 @@ class SearchJob(UnitJob):
 
     def _finish(self, records: dict[int, UnitRecord], resumed: int, started_at: str,
                 wall: float) -> dict[str, Any]:  # fmt: skip
-        units = summarize_units(records.values())
-        c = units["counts"]
-        if c.get("problems_in", 0) != c.get("problems_searched", 0) + c.get(
-            "problems_quarantined", 0
-        ):
-            raise RuntimeError(f"counts do not add up: {c}")
-        manifest = {
-            "kind": "prm-search", "format_version": FORMAT_VERSION, "created_at": started_at,
-            "wall_time_s": round(wall, 1), "units": len(records), "units_resumed": resumed,
-            **units, "config_hash": self.hash, "config": _plain(asdict(self.cfg)),
-        }  # fmt: skip
+        manifest = {**self.manifest_head(records, started_at, wall, resumed,
+                                         "problems_searched"),
+                    "config": _plain(asdict(self.cfg))}  # fmt: skip
         self.out.write_manifest(manifest)  # the rows are readable from here on
         manifest["summary"] = summarize(read_rows(self.out.root))
         self.out.write_manifest(manifest)
@@ -226,8 +218,8 @@ def done_text(manifest: dict[str, Any], root: Path, report: bool) -> str:
     lines = [f"prm-search: {c.get('problems_searched', 0)} problems searched "
              f"({c.get('problems_quarantined', 0)} quarantined), {c.get('rows', 0)} rows in "
              f"{manifest['wall_time_s']}s"
-             + (f"; {manifest['units_resumed']} of {manifest['units']} units reused"
-                if manifest.get("units_resumed") else ""),
+             + (f"; {manifest['units_reused']} of {manifest['units']} units reused"
+                if manifest.get("units_reused") else ""),
              f"  {'strategy':<14}{'aggregation':<12}{'N':>4}{'problems':>9}{'accuracy':>10}"
              f"{'tokens/problem':>16}"]  # fmt: skip
     for r in manifest.get("summary", []):
