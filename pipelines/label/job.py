@@ -1,8 +1,9 @@
-"""The label job's driver: units of problems flow through sampling, labeling and writing.
+"""The label job: units of problems flow through sampling, labeling and writing.
 
-Work is cut into units by content (`labeling.unit_plan`): the problems' content hashes, sorted
-and cut into units of at most `output.problems_per_unit`, so the order of the input does not
-matter. A unit's key hashes its members with every config field that changes labels, so:
+It runs on the driver it shares with prm-search (`pipelines.unit_job`): work is cut into
+units by content (`labeling.unit_plan`): the problems' content hashes, sorted and cut into
+units of at most `output.problems_per_unit`, so the order of the input does not matter. A
+unit's key hashes its members with every config field that changes labels, so:
 - a re-run with the same config skips units whose record and shard check out (resume);
 - a refresh with `output.previous=<old dir>` keeps the old version's units: a unit whose
   members are all still there is copied, one that lost members keeps the rows of the rest,
