@@ -19,7 +19,7 @@ matplotlib.use("Agg")  # no display on servers; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
-from pipelines.report.story import run_story  # noqa: E402
+from pipelines.report.story import run_story, sources_run  # noqa: E402
 
 GREEN, RED, GREY, BLUE, ORANGE = "#2e7d32", "#c62828", "#b0b0b0", "#1565c0", "#ef6c00"
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -219,10 +219,7 @@ def run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
         "config_hash": manifest.get("config_hash"),
         "model": (manifest.get("model") or {}).get("name"),
         "dataset": (cfg.get("dataset") or {}).get("name"),
-        # labels.<source> is a dict when the source is on, null when off; others are knobs
-        "label sources": ", ".join(
-            k for k, v in (cfg.get("labels") or {}).items() if isinstance(v, dict)
-        ),
+        "label sources": ", ".join(sources_run(manifest)),
         "label policy": (cfg.get("labels") or {}).get("policy"),
         "wall_time_s": manifest.get("wall_time_s"),
         "units (reused)": f"{manifest.get('units')} ({manifest.get('units_reused')})",

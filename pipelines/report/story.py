@@ -30,10 +30,17 @@ def _share(part: int, whole: int) -> str:
     return f"{part:,} of {whole:,} ({100 * part / whole:.0f}%)" if whole else f"{part:,}"
 
 
+def sources_run(manifest: dict[str, Any]) -> list[str]:
+    """The label sources the run had on: in the manifest's config, `labels.<source>` is a
+    dict when the source is on and null when off; the other keys there are knobs."""
+    labels = (manifest.get("config") or {}).get("labels") or {}
+    return [k for k, v in labels.items() if isinstance(v, dict)]
+
+
 def _what_ran(m: dict[str, Any], chains: int, problems: int) -> str:
     cfg = m.get("config") or {}
     labels = cfg.get("labels") or {}
-    sources = [k for k, v in labels.items() if isinstance(v, dict)]
+    sources = sources_run(m)
     model = (m.get("model") or {}).get("name")
     dataset = (cfg.get("dataset") or {}).get("name") or "the input"
     sampler = cfg.get("sampler") or {}
