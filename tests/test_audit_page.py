@@ -18,6 +18,11 @@ from tests.test_audit_import import ROWS, sample, write
 from tests.test_report_page import chromium
 
 
+class DevToolsError(RuntimeError):
+    """Chromium answered a DevTools call with an error (e.g. the page's context was being
+    replaced by a navigation when the call arrived)."""
+
+
 class Tab:
     """A page in Chromium, driven through the DevTools protocol (websockets, sync client)."""
 
@@ -31,7 +36,8 @@ class Tab:
         while True:
             msg = json.loads(self.ws.recv(timeout=30))
             if msg.get("id") == mid:
-                assert "error" not in msg, msg
+                if "error" in msg:
+                    raise DevToolsError(str(msg["error"]))
                 return msg.get("result", {})
 
     def js(self, expr: str):
@@ -53,13 +59,27 @@ class Tab:
             self.send("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left",
                       clickCount=1)
 
-    def load(self, url: str) -> None:
-        self.send("Page.navigate", url=url)
-        self.wait("document.readyState === 'complete' && !!document.getElementById('progress')")
+    def load(self, url: str | None = None) -> None:
+        """Open `url`, or reload the page (F5) when None, and wait for the *new* document:
+        the old one is marked first, so a check that runs before the navigation replaced it
+        cannot pass."""
+        self.js("window.__replaced = true")
+        if url is None:
+            self.send("Page.reload")
+        else:
+            self.send("Page.navigate", url=url)
+        self.wait("!window.__replaced && document.body.dataset.ready === '1'")
 
     def wait(self, expr: str, timeout: float = 20) -> None:
+        """Poll `expr` until it is truthy; a call that lands while the page's context is
+        being replaced is retried, not failed."""
         end = time.time() + timeout
-        while not self.js(expr):
+        while True:
+            try:
+                if self.js(expr):
+                    return
+            except DevToolsError:
+                pass
             assert time.time() < end, f"timed out waiting for {expr}"
             time.sleep(0.05)
 
@@ -116,7 +136,9 @@ def test_a_person_reviews_reloads_and_exports(browser, tmp_path):
     tab.click("correct")  # changes its mind on the third step: neutral -> correct
     want = {items[0]: "incorrect", items[1]: "correct", items[2]: "correct", items[3]: "skip"}
     assert tab.js("document.getElementById('progress').textContent").startswith("step 3 of")
-    tab.load((pack / "review.html").as_uri())  # reload: progress kept
+    # what a person sees before closing the tab: every answer committed by the browser
+    tab.wait("document.getElementById('saved').textContent === 'saved'")
+    tab.load()  # reload (F5): progress kept
     assert tab.js("document.getElementById('progress').textContent").startswith("step 3 of")
     assert tab.js("document.getElementById('answered').textContent") == "your answer: correct"
     tab.js("(() => {const r = document.getElementById('reviewer'); r.focus(); return 1})()")
