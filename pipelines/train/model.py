@@ -46,6 +46,10 @@ class StepFormat:
     bos_token_id: int | None = None
     max_length: int = 1024
     max_prompt_length: int = 512
+    # The prm-label `split` section of the data it was trained on (how a chain's text was cut
+    # into steps), so a reward cuts completions the same way; None: not known (third-party
+    # checkpoints, data without a prm-label manifest, or datasets cut by differing rules).
+    split: dict[str, Any] | None = None
 
     def save(self, directory: str | Path) -> None:
         Path(directory, FORMAT_FILE).write_text(json.dumps(asdict(self), indent=2) + "\n")

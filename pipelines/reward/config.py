@@ -1,0 +1,170 @@
+"""Structured config of a PRM reward and of `prm-reward-server` (`reward_schema` in Hydra's
+ConfigStore).
+
+`RewardConfig` is what `PRMReward` is built from, in every trainer: the TRL callable takes its
+fields as keyword arguments, verl's `reward_kwargs` are its fields, and the server reads it
+under `reward.`. `conf/reward.yaml` only overrides these defaults; every field carries its
+help text, enum-typed choices fail at compose time, and `to_config` checks ranges.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from omegaconf import MISSING, OmegaConf
+
+from labeling.code_steps import CodeSplitMode
+from labeling.reward import DEFAULT_AGGREGATION, DEFAULT_EMPTY_REWARD, END_TOKENS
+from labeling.search import Aggregation
+from labeling.splitters import SplitMode
+from pipelines.cli import ConfigError, option
+
+
+class RewardBackend(StrEnum):
+    """Where the PRM runs (the names prm-search uses for the same choices)."""
+
+    checkpoint = "checkpoint"  # in-process torch: pipelines.scoring.PRMScorer
+    vllm = "vllm"  # an in-process vLLM engine: pipelines.serve.PRMClient.local
+    server = "server"  # a running `vllm serve`: pipelines.serve.PRMClient.for_server
+
+
+class RewardDomain(StrEnum):
+    """Which of the project's splitters cuts a completion (as prm-label cut that domain)."""
+
+    math = "math"  # labeling.splitters.split_steps with split.mode
+    code = "code"  # labeling.code_steps.split_code_steps with split.code_mode
+
+
+@dataclass
+class RewardConfig:
+    checkpoint: str = option(
+        MISSING, "PRM checkpoint: prm-train's <output_dir>/final (or a prm-export directory); "
+        "its prm_format.json says how to format chains and how training cut them into steps."
+    )  # fmt: skip
+    backend: RewardBackend = option(
+        RewardBackend.checkpoint,
+        "checkpoint (in-process torch), vllm (in-process vLLM engine) or server (a running "
+        "`vllm serve <checkpoint>`, see url).",
+    )
+    url: str = option("", "backend=server: base URL of `vllm serve <checkpoint>`.")
+    served_name: str | None = option(None, "backend=server: served model name if not the path.")
+    aggregation: Aggregation = option(
+        DEFAULT_AGGREGATION,
+        "How step scores become one reward: min (default: adding steps cannot raise it), "
+        "last, prod (shrinks with length) or mean (pays for padding with easy steps).",
+    )
+    split_mode: SplitMode | None = option(
+        None, "math: how a completion is cut into steps; unset = the rules recorded with the "
+        "checkpoint (what training saw), else auto."
+    )  # fmt: skip
+    code_mode: CodeSplitMode | None = option(
+        None, "code: how a completion is cut into steps; unset = as recorded, else statement."
+    )
+    domain: RewardDomain = option(RewardDomain.math, "Which splitter cuts completions.")
+    empty_reward: float = option(
+        DEFAULT_EMPTY_REWARD,
+        "Reward of a completion with no scorable step (empty, not text, or every step past "
+        "the PRM's max_length); each one is counted and logged. 0 = a fully wrong solution.",
+    )
+    outcome_weight: float = option(
+        0.0, "Blend with the verified final answer when a reference is passed: "
+        "(1 - w) * PRM + w * outcome (1 right, 0 wrong or no answer); 0 = PRM only."
+    )  # fmt: skip
+    outcome_timeout_s: float = option(5.0, "Wall-clock bound of one answer equivalence check.")
+    end_tokens: list[str] = option(
+        factory=lambda: list(END_TOKENS),
+        help="End-of-text tokens removed from the end of a completion before it is split.",
+    )
+    max_chars: int = option(
+        100_000, "A completion is cut to this many characters before splitting (the PRM reads "
+        "at most its max_length tokens anyway); bounds the work one malformed input costs."
+    )  # fmt: skip
+    batch_size: int = option(16, "Chains per PRM forward pass (checkpoint) or request (vllm).")
+    device: str = option("cpu", "backend=checkpoint: torch device.")
+    bf16: bool = option(False, "backend=checkpoint: bf16 autocast.")
+    dtype: str = option("float32", "backend=vllm: the engine's dtype (float32 starts fastest "
+                        "on CPUs without native bf16).")  # fmt: skip
+
+
+@dataclass
+class ServerConfig:
+    host: str = option("127.0.0.1", "Address to bind (0.0.0.0 to serve other machines).")
+    port: int = option(5000, "Port (OpenRLHF's default for a remote reward model).")
+    max_batch: int = option(64, "Completions scored together; concurrent requests share it.")
+    max_wait_ms: float = option(
+        5.0, "How long the first request of a batch waits for others to join it."
+    )
+    max_queue: int = option(
+        2048, "Completions waiting at most; beyond, requests get 503 and Retry-After."
+    )
+    max_request: int = option(4096, "Completions in one request at most (413 beyond).")
+    log_level: str = option("warning", "uvicorn's log level.")
+
+
+@dataclass
+class RewardAppConfig:
+    reward: RewardConfig = option(factory=RewardConfig, help="The PRM reward (checkpoint...).")
+    server: ServerConfig = option(factory=ServerConfig, help="HTTP endpoint and batching.")
+
+
+def check(cfg: RewardConfig) -> RewardConfig:
+    """Ranges and fields that go together; raises ConfigError with one sentence."""
+    if not cfg.checkpoint:
+        raise ConfigError("reward.checkpoint is empty; set it to a PRM checkpoint directory "
+                          "(prm-train writes <output_dir>/final)")  # fmt: skip
+    if cfg.backend == RewardBackend.server and not cfg.url:
+        raise ConfigError("reward.backend=server needs reward.url (the vLLM pooling server)")
+    if not 0.0 <= cfg.outcome_weight <= 1.0:
+        raise ConfigError(f"reward.outcome_weight={cfg.outcome_weight} must lie in [0, 1]")
+    if not math.isfinite(cfg.empty_reward):
+        raise ConfigError(f"reward.empty_reward={cfg.empty_reward} must be a finite number")
+    for key, value in [("reward.batch_size", cfg.batch_size), ("reward.max_chars", cfg.max_chars),
+                       ("reward.outcome_timeout_s", cfg.outcome_timeout_s)]:  # fmt: skip
+        if value <= 0:
+            raise ConfigError(f"{key}={value} must be > 0")
+    return cfg
+
+
+def check_server(cfg: ServerConfig) -> ServerConfig:
+    limits = [("server.max_batch", cfg.max_batch), ("server.max_queue", cfg.max_queue),
+              ("server.max_request", cfg.max_request), ("server.port", cfg.port)]  # fmt: skip
+    for key, value in limits:
+        if value <= 0:
+            raise ConfigError(f"{key}={value} must be > 0")
+    if cfg.max_wait_ms < 0:
+        raise ConfigError(f"server.max_wait_ms={cfg.max_wait_ms} must be >= 0")
+    return cfg
+
+
+def reward_config(values: Any = None, **fields: Any) -> RewardConfig:
+    """A checked RewardConfig from a dataclass, DictConfig, dict and/or keyword fields (the
+    TRL and verl entry points pass keywords). A wrong key, type or enum value raises
+    ConfigError naming the valid choices."""
+    from omegaconf.errors import OmegaConfBaseException
+
+    from pipelines.cli import composition_sentence
+
+    try:
+        merged = OmegaConf.merge(OmegaConf.structured(RewardConfig), values or {}, fields)
+        out: RewardConfig = OmegaConf.to_object(merged)  # type: ignore[assignment]
+    except OmegaConfBaseException as exc:
+        raise ConfigError(composition_sentence(exc)) from exc
+    return check(out)
+
+
+def app_config(cfg: Any) -> RewardAppConfig:
+    merged = OmegaConf.merge(OmegaConf.structured(RewardAppConfig), cfg)
+    out: RewardAppConfig = OmegaConf.to_object(merged)  # type: ignore[assignment]
+    check(out.reward)
+    check_server(out.server)
+    return out
+
+
+def register() -> None:
+    """Register the schema (idempotent); called by the entry point, not at import."""
+    from hydra.core.config_store import ConfigStore
+
+    ConfigStore.instance().store(name="reward_schema", node=RewardAppConfig)
