@@ -29,6 +29,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import hydra
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 from omegaconf import DictConfig
 
 from labeling.reward import Note, split_query
@@ -108,9 +110,6 @@ def answer(results: list[Any], return_steps: bool) -> dict[str, Any]:
 
 def build_app(reward: PRMReward, cfg: ServerConfig) -> Any:
     """The FastAPI app serving `reward` (batching as `cfg` says)."""
-    from fastapi import FastAPI, Request
-    from fastapi.responses import JSONResponse
-
     def score(items: list[tuple[str, str, Any]]) -> list[Any]:
         prompts, responses, labels = zip(*items, strict=True)
         refs = list(labels) if any(x is not None for x in labels) else None
