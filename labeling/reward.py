@@ -26,9 +26,9 @@ from typing import Any
 
 from labeling.search import Aggregation, aggregate
 
-# The default aggregation, and why: `min` cannot be raised by adding steps (with `mean`, a
-# policy learns to pad a solution with many easy, "safe" steps; PURE, Cheng et al. 2025, saw
-# summed process rewards hacked this way within a few hundred RL steps), it does not shrink
+# The default aggregation, and why: `min` cannot be raised by adding steps (with `mean` or a
+# sum, a policy can pad a solution with many easy, "safe" steps: the reward hacking that
+# min-form credit assignment avoids, Cheng et al. 2025, "Stop Summation"), it does not shrink
 # with length the way `prod` does (which pays for short answers), and a chain is as good as
 # its weakest step, which is what a PRM trained on first-error labels measures.
 DEFAULT_AGGREGATION = Aggregation.min

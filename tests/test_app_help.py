@@ -28,6 +28,9 @@ APPS = {
                   ["audit.pack", "review pack"], []),
     "prm-report": ("report", "pipelines.report.config:ReportConfig",
                    ["top_reasons", "quarantine reasons"], []),
+    "prm-reward-server": ("reward", "pipelines.reward.config:RewardAppConfig",
+                          ["reward.aggregation", "server.max_batch", "no scorable step"],
+                          ["dataset", "labels"]),
 }
 
 

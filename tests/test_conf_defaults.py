@@ -18,13 +18,14 @@ from pipelines.confdir import CONF_DIR
 from pipelines.eval.config import EvalConfig
 from pipelines.label.config import LabelJobConfig
 from pipelines.report.config import ReportConfig
+from pipelines.reward.config import RewardAppConfig
 from pipelines.search.config import SearchConfig
 from pipelines.train.config import TrainAppConfig
 
 CONF = Path(CONF_DIR)
 PRIMARY = {"config.yaml": LabelJobConfig, "search.yaml": SearchConfig, "train.yaml":
            TrainAppConfig, "eval.yaml": EvalConfig, "report.yaml": ReportConfig,
-           "audit.yaml": AuditJobConfig}  # fmt: skip
+           "audit.yaml": AuditJobConfig, "reward.yaml": RewardAppConfig}  # fmt: skip
 NOT_VALUES = {"defaults", "hydra"}
 
 

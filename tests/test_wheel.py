@@ -22,9 +22,10 @@ from omegaconf import OmegaConf
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = ("prm-label", "prm-train", "prm-eval", "prm-search", "prm-report", "prm-export",
-        "prm-prepare-model", "prm-audit")
+        "prm-prepare-model", "prm-audit", "prm-reward-server")
 HYDRA_APPS = {"prm-label": "config", "prm-train": "train", "prm-eval": "eval",
-              "prm-search": "search", "prm-report": "report", "prm-audit": "audit"}
+              "prm-search": "search", "prm-report": "report", "prm-audit": "audit",
+              "prm-reward-server": "reward"}
 
 pytestmark = pytest.mark.slow
 
