@@ -18,9 +18,11 @@ WORDS = [
 ]
 
 
-def tiny_prm(root: Path, max_length: int = 48, split: dict | None = None, seed: int = 0) -> Path:
-    """A servable checkpoint under `root/ck`; `split` is recorded as prm-train records it."""
-    base = build_tiny_model(root / "base", WORDS, seed=seed)
+def tiny_prm(root: Path, max_length: int = 48, split: dict | None = None, seed: int = 0,
+             hidden: int = 64) -> Path:
+    """A servable checkpoint under `root/ck`; `split` is recorded as prm-train records it.
+    vLLM's CPU attention needs `hidden=128` (head_dim 64)."""
+    base = build_tiny_model(root / "base", WORDS, hidden=hidden, seed=seed)
     model, tok, fmt = new_prm(base, StepFormat(max_length=max_length, max_prompt_length=16))
     torch.manual_seed(seed + 1)
     with torch.no_grad():

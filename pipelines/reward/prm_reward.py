@@ -152,7 +152,8 @@ class PRMReward:
                 self.stats["malformed_prompts"] += 1
                 prompt = ""
             text, cut, note = self._text(raw)
-            self.stats["cut_to_max_chars"] += cut
+            if cut:
+                self.stats["cut_to_max_chars"] += 1
             found: list[str] = []
             if note is Note.scored:
                 try:
@@ -245,7 +246,9 @@ class PRMReward:
         notes = Counter(str(r.note) for r in results)
         self.stats["completions"] += len(results)
         self.stats["steps"] += sum(len(r.steps) for r in results)
-        self.stats["steps_unscored"] += sum(s.score is None for r in results for s in r.steps)
+        unscored = sum(s.score is None for r in results for s in r.steps)
+        if unscored:
+            self.stats["steps_unscored"] += unscored
         stated = {k: v for k, v in notes.items() if k != Note.scored}
         for k, v in stated.items():
             self.stats[k] += v
