@@ -192,7 +192,10 @@ class UnitJob:
         `EnginePool`."""
         from pipelines.engine.pool import EnginePool
 
+        t = time.monotonic()
         init_ray(ray)
+        if kwargs.get("verbose"):
+            self.log.info("ray ready in %.1fs", time.monotonic() - t)
         t = time.monotonic()
         path = resolve_model(model, engine.kind)
         pool = EnginePool(path, model, engine, ray, **kwargs)

@@ -18,6 +18,7 @@ import os
 import random
 import time
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
 from pipelines.engine.feed import EngineFeed
@@ -33,6 +34,37 @@ def format_prompt(tokenizer: Any, messages: list[dict[str, str]], prefix: str, c
     else:
         head = "\n\n".join(m["content"] for m in messages) + "\n\n"
     return head + prefix
+
+
+def process_started_at(pid: int | str = "self") -> float | None:
+    """Wall-clock time this process was created (Linux /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime "))
+    except (OSError, StopIteration, IndexError, ValueError):
+        return None
+    return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: starttime in ticks
+
+
+class StartupClock:
+    """Where an engine's start-up went: (phase, wall-clock end) pairs, from the process's
+    creation (`process`, 10 ms resolution) through `actor` (the engine object begins),
+    `torch` (device set up, torch imported), `vllm` (vLLM imported), `loaded` (weights and
+    KV cache ready) to `ready`. The pool logs them at `debug.verbose_engine`."""
+
+    def __init__(self) -> None:
+        started = process_started_at()
+        self.marks: list[tuple[str, float]] = [("process", started)] if started else []
+        self.mark("actor")
+
+    def mark(self, phase: str) -> None:
+        self.marks.append((phase, time.time()))
+
+
+def describe_startup(marks: list[tuple[str, float]], since: float) -> str:
+    """'process +0.4s, actor +2.1s, ...': each phase's end after `since` (the pool's start)."""
+    return ", ".join(f"{phase} +{at - since:.1f}s" for phase, at in marks)
 
 
 class VLLMEngine:
@@ -51,6 +83,7 @@ class VLLMEngine:
         # model: ModelConfig, engine: EngineConfig (pipelines.label.config)
         from pipelines.engine import device
 
+        self.clock = StartupClock()
         threads = threads or int(getattr(engine, "threads", 0) or 0)
         self.device = device.choose(
             str(model.dtype), engine.num_gpus, threads,
@@ -59,7 +92,10 @@ class VLLMEngine:
         # Must be in the environment before vLLM is imported (CPU backend reads it once).
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(model.kv_cache_gib))
         device.apply(self.device, verbose)
+        self.clock.mark("torch")
         from vllm import LLM
+
+        self.clock.mark("vllm")
 
         kwargs: dict[str, Any] = {
             "model": model_path,
@@ -84,6 +120,7 @@ class VLLMEngine:
         self.max_model_len = int(kwargs["max_model_len"])
         # The feed's thread builds the engine and is the only one to run it (see feed.py).
         self.feed = EngineFeed(lambda: self._build(LLM, kwargs))
+        self.clock.mark("loaded")
         self.tokenizer = self.llm.get_tokenizer()
         # Callers format and encode prompts while the feed's thread steps the engine, which
         # decodes with its tokenizer: a Rust tokenizer used from two threads at once can fail
@@ -92,6 +129,7 @@ class VLLMEngine:
             self.encoder = copy.deepcopy(self.tokenizer)
         except Exception:  # an uncopyable tokenizer: share it (calls are then serialised)
             self.encoder = self.tokenizer
+        self.clock.mark("ready")
 
     def _build(self, llm_class: Any, kwargs: dict[str, Any]) -> tuple[Any, int]:
         self.llm = llm_class(**kwargs)
@@ -152,6 +190,11 @@ class VLLMEngine:
 
     def ping(self) -> str:
         return "ok"
+
+    def startup(self) -> list[tuple[str, float]]:
+        """When each start-up phase ended (wall-clock seconds, comparable across the
+        processes of one node): see `StartupClock`."""
+        return self.clock.marks
 
     def pid(self) -> int:
         return os.getpid()

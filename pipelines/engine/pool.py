@@ -152,6 +152,8 @@ class EnginePool:
         cpu_share: float = 1.0,  # of each node's cores, when another pool shares them
         every_s: float = 10.0,  # start-up progress line period (debug.log_every_s)
     ) -> None:
+        self.started_at = time.time()  # the start-up timeline's zero (verbose lines)
+        self.verbose = verbose
         self.batch_size = int(engine.batch_size)
         cls = _engine_class(str(engine.kind))
         self.use_ray = bool(ray_cfg.enabled)
@@ -203,7 +205,10 @@ class EnginePool:
 
             slots = _cpu_slots(model_path, model, engine, nodes, cpu_share, not ray_cfg.address)
             cores = {n["NodeID"]: n["Resources"]["CPU"] for n in nodes}
+            t = time.time()
             preload = _node_preload_env(engine, sorted({s.node_id for s in slots}))
+            if verbose:
+                log.info("engine: preload libraries looked up in %.1fs", time.time() - t)
             self.actors = [
                 remote_cls.options(**options | {"runtime_env": {"env_vars": env | preload.get(
                                        s.node_id, {})}},
@@ -222,6 +227,12 @@ class EnginePool:
         for i, text in enumerate(ray.get([a.choice.remote() for a in self.actors])):
             where = f"node {self.nodes[i][:8]}: " if self.nodes else ""
             log.info("engine %d/%d: %s%s", i + 1, n, where, text)
+        if verbose and str(engine.kind) == "vllm":
+            from pipelines.engine.actor import describe_startup
+
+            for i, marks in enumerate(ray.get([a.startup.remote() for a in self.actors])):
+                log.info("engine %d/%d start-up after the pool began: %s", i + 1, n,
+                         describe_startup(marks, self.started_at))
 
     def _wait_started(self, every_s: float) -> None:
         """Wait for every engine to load, with a line every `every_s` seconds (a big model
