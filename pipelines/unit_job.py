@@ -189,18 +189,17 @@ class UnitJob:
 
     def start_pool(self, model: Any, engine: Any, ray: Any, **kwargs: Any) -> tuple[Any, str]:
         """An engine pool for `model` (Ray started first) and the model's path; kwargs go to
-        `EnginePool`."""
+        `EnginePool` (`wait=False`: return while the engines load; the pool says when they
+        are ready)."""
         from pipelines.engine.pool import EnginePool
 
         t = time.monotonic()
         init_ray(ray)
         if kwargs.get("verbose"):
             self.log.info("ray ready in %.1fs", time.monotonic() - t)
-        t = time.monotonic()
         path = resolve_model(model, engine.kind)
-        pool = EnginePool(path, model, engine, ray, **kwargs)
-        self.log.info("engine ready in %.1fs (%s)", time.monotonic() - t, path)
-        return pool, path
+        self.log.info("engine: starting %s", path)
+        return EnginePool(path, model, engine, ray, **kwargs), path
 
     def manifest_head(self, records: dict[int, UnitRecord], started_at: str, wall: float,
                       reused: int, done: str) -> dict[str, Any]:  # fmt: skip

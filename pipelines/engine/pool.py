@@ -151,9 +151,12 @@ class EnginePool:
         verbose: bool = False,  # vLLM's own INFO logs (debug.verbose_engine)
         cpu_share: float = 1.0,  # of each node's cores, when another pool shares them
         every_s: float = 10.0,  # start-up progress line period (debug.log_every_s)
+        wait: bool = True,  # False: return once the engines are asked to start (see ready())
     ) -> None:
         self.started_at = time.time()  # the start-up timeline's zero (verbose lines)
-        self.verbose = verbose
+        self.verbose, self.every_s, self.kind = verbose, every_s, str(engine.kind)
+        self._ready = False  # every engine answered (ready() ran to its end)
+        self._ready_lock = threading.Lock()
         self.batch_size = int(engine.batch_size)
         cls = _engine_class(str(engine.kind))
         self.use_ray = bool(ray_cfg.enabled)
@@ -168,6 +171,7 @@ class EnginePool:
             self.actors: list[Any] = [cls(model_path, model, engine, int(engine.threads), verbose)]
             self.units = [1.0]
             self.router = Router(1, ROUTE_SLACK)
+            self._ready = True
             log.info("engine: %s", self.actors[0].choice())
             return
         import ray
@@ -222,17 +226,35 @@ class EnginePool:
             # Engine-hours are node-hours: an engine counts the share of its node's cores it runs.
             self.units = [s.threads / cores[s.node_id] for s in slots]
         self.router = Router(len(self.actors), ROUTE_SLACK)
-        self._wait_started(every_s)
-        n = len(self.actors)
-        for i, text in enumerate(ray.get([a.choice.remote() for a in self.actors])):
-            where = f"node {self.nodes[i][:8]}: " if self.nodes else ""
-            log.info("engine %d/%d: %s%s", i + 1, n, where, text)
-        if verbose and str(engine.kind) == "vllm":
-            from pipelines.engine.actor import describe_startup
+        if wait:
+            self.ready()
 
-            for i, marks in enumerate(ray.get([a.startup.remote() for a in self.actors])):
-                log.info("engine %d/%d start-up after the pool began: %s", i + 1, n,
-                         describe_startup(marks, self.started_at))
+    def ready(self) -> None:
+        """Wait until every engine has started (idempotent, thread-safe): progress lines
+        while they load, then each engine's choice line (and its start-up timeline at
+        `debug.verbose_engine`). A pool made with `wait=False` lets its caller start other
+        work (labelers, reading input) while the engines load; calls sent before this
+        returns wait in Ray until their engine is up. Raises an engine's own start error."""
+        if self._ready:
+            return
+        with self._ready_lock:
+            if self._ready:
+                return
+            import ray
+
+            self._wait_started(self.every_s)
+            n = len(self.actors)
+            log.info("engine ready in %.1fs", time.time() - self.started_at)
+            for i, text in enumerate(ray.get([a.choice.remote() for a in self.actors])):
+                where = f"node {self.nodes[i][:8]}: " if self.nodes else ""
+                log.info("engine %d/%d: %s%s", i + 1, n, where, text)
+            if self.verbose and self.kind == "vllm":
+                from pipelines.engine.actor import describe_startup
+
+                for i, marks in enumerate(ray.get([a.startup.remote() for a in self.actors])):
+                    log.info("engine %d/%d start-up after the pool began: %s", i + 1, n,
+                             describe_startup(marks, self.started_at))
+            self._ready = True
 
     def _wait_started(self, every_s: float) -> None:
         """Wait for every engine to load, with a line every `every_s` seconds (a big model
@@ -339,6 +361,7 @@ class EnginePool:
 
     def submit(self, requests: list[EngineRequest], tag: str = "sample") -> list[Any]:
         """A ticket for `collect`: the requests spread over the engines (see the module)."""
+        self.ready()
         ticket = []
         for i, part in enumerate(self.router.split(requests)):
             for k in range(0, len(part), self.batch_size):
@@ -359,12 +382,14 @@ class EnginePool:
     def future(self, requests: list[EngineRequest], tag: str = "rollout") -> Future:
         """One call to the engine the router picks for the first request; a future of its
         results."""
+        self.ready()
         i = self.router.pick(requests[0], sum(r.n for r in requests))
         return self._call(i, requests, tag)
 
     def capacity(self) -> int:
         """Sequences all engines run at once (0 for the simulated engine); asked once."""
         if self._capacity is None:
+            self.ready()
             if self.use_ray:
                 import ray
 
@@ -377,6 +402,9 @@ class EnginePool:
         """Counters summed over the actors: per tag (requests, done, budget, done_budget,
         tokens), busy_s, steps, live_tokens (see `EngineFeed.stats`); `actors` and `units`
         (GPUs held, or on CPU the share of their nodes' cores: engine-hours = units x hours)."""
+        if not self._ready:  # still starting: nothing to count, and no wait here
+            return {"tags": {}, "busy_s": 0.0, "steps": 0, "live_tokens": 0,
+                    "actors": 0, "units": round(sum(self.units), 6)}
         if self.use_ray:
             import ray
 
@@ -419,12 +447,15 @@ class EnginePool:
         # Copies (in verifier actors) keep the handles; the driver keeps the groups.
         state = dict(self.__dict__)
         state["placement_groups"] = []
-        del state["_lock"]
+        del state["_lock"], state["_ready_lock"]
+        # A copy never waits or logs the start: its calls queue in Ray until the engines run.
+        state["_ready"] = True
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
+        self._ready_lock = threading.Lock()
 
 
 __all__ = ["EnginePool", "engine_lost", "gpus_per_engine", "resolve_actors"]
