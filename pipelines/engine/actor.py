@@ -67,6 +67,29 @@ def describe_startup(marks: list[tuple[str, float]], since: float) -> str:
     return ", ".join(f"{phase} {at - since:+.1f}s" for phase, at in marks)
 
 
+def llm_kwargs(model_path: str, choice: Any, max_model_len: int, enforce_eager: bool,
+               prefix_caching: bool, verbose: bool = False) -> dict[str, Any]:  # fmt: skip
+    """`vllm.LLM`'s arguments for one engine of the job (`choice`: a `device.DeviceChoice`);
+    the bare engines of the benchmarks and the calibration take the same."""
+    kwargs: dict[str, Any] = {
+        "model": model_path,
+        "dtype": choice.dtype,
+        "max_model_len": max_model_len,
+        "enforce_eager": enforce_eager,
+        "enable_prefix_caching": prefix_caching,
+        "seed": 0,
+        # Per-request seeds (our reproducibility) crash vLLM's CPU backend when a prompt is
+        # prefilled in chunks ("CPU Generator does not use offset"); whole prefills with a
+        # budget that fits many prompts avoid it at no cost on CPU.
+        "enable_chunked_prefill": False,
+        "max_num_batched_tokens": max(8192, int(max_model_len)),
+        "use_tqdm_on_load": verbose,  # the weights' progress bar is start-up noise
+    }
+    if choice.block_size:
+        kwargs["block_size"] = choice.block_size
+    return kwargs
+
+
 class VLLMEngine:
     """One vLLM engine fed continuously (`EngineFeed`). Create it inside a Ray actor or under
     `if __name__ == "__main__":` (vLLM may spawn processes).
@@ -97,22 +120,8 @@ class VLLMEngine:
 
         self.clock.mark("vllm")
 
-        kwargs: dict[str, Any] = {
-            "model": model_path,
-            "dtype": self.device.dtype,
-            "max_model_len": model.max_model_len,
-            "enforce_eager": model.enforce_eager,
-            "enable_prefix_caching": engine.enable_prefix_caching,
-            "seed": 0,
-            # Per-request seeds (our reproducibility) crash vLLM's CPU backend when a prompt
-            # is prefilled in chunks ("CPU Generator does not use offset"); whole prefills
-            # with a budget that fits many prompts avoid it at no cost on CPU.
-            "enable_chunked_prefill": False,
-            "max_num_batched_tokens": max(8192, int(model.max_model_len)),
-            "use_tqdm_on_load": verbose,  # the weights' progress bar is start-up noise
-        }
-        if self.device.block_size:
-            kwargs["block_size"] = self.device.block_size
+        kwargs = llm_kwargs(model_path, self.device, model.max_model_len, model.enforce_eager,
+                            engine.enable_prefix_caching, verbose)
         if engine.num_gpus:
             kwargs["tensor_parallel_size"] = model.tensor_parallel_size
             kwargs["gpu_memory_utilization"] = model.gpu_memory_utilization
@@ -182,6 +191,9 @@ class VLLMEngine:
             text += f"; {preload.describe(names)}"
             if paths:  # resolved on this engine's node, mapped in its own process
                 text += f" from {', '.join(paths)} on this node"
+            why = os.environ.get(preload.REASON_ENV)
+            if why:
+                text += f" ({why})"
         return text
 
     def capacity(self) -> int:

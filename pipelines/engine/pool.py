@@ -69,12 +69,14 @@ def gpus_per_engine(model: Any, engine: Any) -> float:
     return float(max(engine.num_gpus, model.tensor_parallel_size))
 
 
-def _resolve_preload(existing: str) -> tuple[dict[str, str], str | None, str]:
-    """On the node this runs on: (the env that preloads its libraries, advice when one is
-    missing, the node's id). A Ray task placed on each node runs it (`_node_preload_env`)."""
+def _resolve_preload(existing: str, requested: bool | None) -> tuple[dict[str, str],
+                                                                     str | None, str]:
+    """On the node this runs on: (the env its CPU engines start with: the preload decision
+    for this node's CPU (`preload.decide`) and, when it is on, the libraries; advice when one
+    is missing; the node's id). Run in the driver for its own node, by a task elsewhere."""
     from pipelines.engine import preload
+    from pipelines.engine.device import cpu_kind
 
-    libs = preload.find_libs()
     node = ""
     try:
         import ray
@@ -83,27 +85,37 @@ def _resolve_preload(existing: str) -> tuple[dict[str, str], str | None, str]:
             node = ray.get_runtime_context().get_node_id()
     except Exception:  # outside Ray: the caller's own process
         node = ""
-    return preload.preload_env(libs, existing), preload.missing_advice(libs), node
+    kind = cpu_kind()
+    decision = preload.decide(requested, kind.vendor, kind.tier, kind.key())
+    env = {preload.REASON_ENV: decision.reason}
+    if not decision.preload:
+        return env, None, node
+    libs = preload.find_libs()
+    return preload.preload_env(libs, existing) | env, preload.missing_advice(libs), node
 
 
 def _node_preload_env(engine: Any, node_ids: list[str]) -> dict[str, dict[str, str]]:
-    """{node id: env preloading that node's tcmalloc and Intel OpenMP} for CPU vLLM engines,
-    each looked up by a task on the node itself (a node's paths may differ from the
-    driver's); {} when not asked for (`engine.preload`) or not a vLLM engine."""
+    """{node id: env of that node's CPU vLLM engines: whether tcmalloc and Intel OpenMP are
+    preloaded (`engine.preload`; auto decides per node, see `preload.decide`) and from where}.
+    The driver's own node is resolved here; another node by a task on it (its CPU and paths
+    may differ from the driver's). {} for the simulated engine."""
     import os
 
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    if not engine.preload or str(engine.kind) != "vllm":
+    if str(engine.kind) != "vllm":
         return {}
-    task = ray.remote(num_cpus=0)(_resolve_preload)
     existing = os.environ.get("LD_PRELOAD", "")
+    here = ray.get_runtime_context().get_node_id()
+    task = ray.remote(num_cpus=0)(_resolve_preload)
     refs = {n: task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n, soft=False))
-            .remote(existing) for n in node_ids}  # fmt: skip
+            .remote(existing, engine.preload) for n in node_ids if n != here}  # fmt: skip
+    found = {n: ray.get(ref) for n, ref in refs.items()}
+    if here in node_ids:  # no task (a worker process to start) for the driver's own node
+        found[here] = _resolve_preload(existing, engine.preload)
     out = {}
-    for n, ref in refs.items():
-        env, advice, _ = ray.get(ref)
+    for n, (env, advice, _) in found.items():
         if advice:
             log.warning("engine: node %s: %s", n[:8], advice)
         out[n] = env

@@ -201,9 +201,10 @@ class EngineConfig:
     block_size: int = option(
         0, "KV cache block in tokens (prefix-cache granularity); 0 = the device's best (CPU: 32)."
     )
-    preload: bool = option(
-        True, "CPU engines start with tcmalloc and Intel OpenMP preloaded (LD_PRELOAD) when "
-        "found: 5-10% more tokens/s, the same text; false = glibc malloc and GNU OpenMP."
+    preload: bool | None = option(
+        None, "CPU engines start with tcmalloc and Intel OpenMP preloaded (LD_PRELOAD): true, "
+        "false (glibc malloc, GNU OpenMP), or null = auto: what was measured faster on this "
+        "machine (prm-prepare-model --calibrate) or on its CPU family; the same text either way."
     )
     simulated_delay_s: float = option(0.0, "Simulated engine only: latency per call (tests).")
 
