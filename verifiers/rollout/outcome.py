@@ -55,7 +55,7 @@ class CodeOutcome:
     The program is found with `labeling.code_steps.extract_code` (the same rules as the
     `tests` source, so a rollout is judged like a chain). `run_tests(problem, code, ...)`
     defaults to `verifiers.sandbox.runner.run_tests`, imported on first use so that math-only runs
-    never load the sandbox; `options` (e.g. the `labels.tests` config) then fill the
+    never load the sandbox; `options` (e.g. the job's `sandbox` settings) then fill the
     `SandboxConfig` fields of the same name. A custom `run_tests` gets the options its
     signature accepts. As for the `tests` source, a run that timed out or ran out of memory
     decides nothing (None), nor does a sandbox that did not start.
