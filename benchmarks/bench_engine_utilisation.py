@@ -64,7 +64,7 @@ def main() -> None:
     from pipelines.engine.completer import EngineCompleter
     from pipelines.engine.pool import EnginePool
     from pipelines.engine.prepare_model import prepare
-    from pipelines.label.config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
+    from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
     from verifiers.rollout.driver import MonteCarloVerifier
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)

@@ -100,13 +100,8 @@ def job_side(args: argparse.Namespace) -> dict:
     from pipelines.engine.completer import EngineCompleter
     from pipelines.engine.pool import EnginePool
     from pipelines.engine.prepare_model import prepare
-    from pipelines.label.config import (
-        EngineConfig,
-        MCSourceConfig,
-        ModelConfig,
-        RayConfig,
-        SamplerConfig,
-    )
+    from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
+    from pipelines.label.config import MCSourceConfig
     from verifiers.rollout.driver import MonteCarloVerifier
 
     ray.init(include_dashboard=False, log_to_driver=False)  # every core, as the job's local Ray
@@ -212,7 +207,7 @@ def main() -> None:
     from pipelines.engine import preload
     from pipelines.engine.device import choose_dtype, cpu_flags
     from pipelines.engine.prepare_model import prepare
-    from pipelines.label.config import SamplerConfig
+    from pipelines.generation_config import SamplerConfig
 
     cache = Path(args.job_json) if args.job_json else None
     if cache is not None and cache.exists():

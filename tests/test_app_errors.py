@@ -64,7 +64,7 @@ def shards_without_human_labels(tmp_path) -> Path:
 def test_train_on_labels_the_shards_lack_is_one_sentence(tmp_path, shards_without_human_labels):
     out = tmp_path / "prm"
     line = app_error_line("prm-train", [f"data.shards=[{shards_without_human_labels}]",
-                                        "data.label_source=human_labels", f"output_dir={out}"],
+                                        "data.label_source=human_labels", f"output.dir={out}"],
                           tmp_path)
     assert "data.label_source=human_labels" in line
     assert "labels" in line.split("carry", 1)[1] and "mc_scores" in line
@@ -75,7 +75,7 @@ def test_warmup_above_max_steps_fails_at_start(tmp_path, shards_without_human_la
     out = tmp_path / "prm"
     line = app_error_line("prm-train", [f"data.shards=[{shards_without_human_labels}]",
                                         "optim.warmup_steps=10", "train.max_steps=4",
-                                        f"output_dir={out}"], tmp_path)
+                                        f"output.dir={out}"], tmp_path)
     assert "optim.warmup_steps=10 is above train.max_steps=4" in line
     assert not out.exists()
 

@@ -19,7 +19,7 @@ APPS = {
                   ["optim.warmup_steps", "Linear warm-up", "data.label_source", "human_labels"],
                   ["dataset", "labels"]),
     "prm-eval": ("eval", "pipelines.eval.config:EvalConfig",
-                 ["mode", "checkpoint.checkpoint", "metrics.json is written here"],
+                 ["mode", "checkpoint.checkpoint", "output.dir", "metrics.json"],
                  ["dataset", "sampler"]),
     "prm-search": ("search", "pipelines.search.config:SearchConfig",
                    ["search.strategies", "prm.checkpoint", "one of majority, best_of_n"],

@@ -77,7 +77,7 @@ def args_to_cfg(args: list[str]):
 
 
 def do_import(ds: Path, out: Path, files: list[Path], neutral: str = "") -> dict:
-    args = [f"audit.dir={ds}", "audit.mode=import", f"audit.out={out}",
+    args = [f"audit.dir={ds}", "audit.mode=import", f"output.dir={out}",
             f"audit.verdicts=[{','.join(map(str, files))}]"]  # fmt: skip
     if neutral:
         args.append(f"labels.neutral={neutral}")
@@ -224,9 +224,9 @@ def test_wrong_targets_fail_before_work(ds, tmp_path):
     (other / "manifest.json").write_text(json.dumps({**man, "config_hash": "h2"}))
     with pytest.raises(UserError, match="sampled from another dataset"):
         run(args_to_cfg([f"audit.dir={other}", f"audit.pack={ds / 'audit'}", "audit.mode=import",
-                         f"audit.out={tmp_path / 'v3'}", f"audit.verdicts=[{f}]"]))  # fmt: skip
+                         f"output.dir={tmp_path / 'v3'}", f"audit.verdicts=[{f}]"]))  # fmt: skip
     with pytest.raises(ConfigError, match="audit.verdicts"):
-        run(args_to_cfg([f"audit.dir={ds}", "audit.mode=import", f"audit.out={tmp_path}/z"]))
+        run(args_to_cfg([f"audit.dir={ds}", "audit.mode=import", f"output.dir={tmp_path}/z"]))
 
 
 def test_sample_is_reproducible(ds, tmp_path):

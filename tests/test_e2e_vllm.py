@@ -82,7 +82,7 @@ def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     from pipelines.engine import preload
     from pipelines.engine.completer import EngineCompleter
     from pipelines.engine.pool import EnginePool
-    from pipelines.label.config import EngineConfig, ModelConfig, RayConfig
+    from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig
     from verifiers.rollout.driver import AsyncCompleter, MonteCarloVerifier
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)

@@ -6,7 +6,7 @@ import pytest
 
 from pipelines.engine.pool import EnginePool, gpus_per_engine
 from pipelines.engine.request import EngineRequest
-from pipelines.label.config import EngineConfig, ModelConfig, RayConfig
+from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig
 
 
 def test_gpus_per_engine_covers_tensor_parallelism():

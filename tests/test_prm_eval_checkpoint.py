@@ -111,8 +111,8 @@ def test_evaluate_checkpoint_end_to_end(checkpoint, capsys):
             "processbench": [str(checkpoint / "gsm8k.json")],
             "dev_fraction": 0.5,
             "bon_shards": [str(checkpoint / "bon")],
-            "output_dir": str(checkpoint / "eval"),
-        }
+        },
+        str(checkpoint / "eval"),
     )
     pb = result["processbench"]
     assert pb["threshold_from"] == "dev" and 0 < pb["threshold"] < 1
@@ -134,12 +134,12 @@ def test_fixed_threshold_and_missing_inputs(checkpoint):
             "checkpoint": str(checkpoint / "ck"),
             "processbench": [str(checkpoint / "gsm8k.json")],
             "threshold": 0.5,
-            "output_dir": str(checkpoint / "eval2"),
-        }
+        },
+        str(checkpoint / "eval2"),
     )
     assert result["processbench"]["threshold_from"] == "fixed"
     with pytest.raises(ValueError, match="nothing to evaluate"):
-        evaluate_checkpoint({"checkpoint": str(checkpoint / "ck")})
+        evaluate_checkpoint({"checkpoint": str(checkpoint / "ck")}, checkpoint / "eval3")
 
 
 QUESTION, STEPS = "Start at 3 and add 4 , 2 .", ["3 + 4 = 7", "7 + 2 = 10"]
@@ -222,8 +222,8 @@ def test_third_party_prm_evaluates_by_path(checkpoint, tmp_path, style, fmt):
             "processbench": [str(checkpoint / "gsm8k.json")],
             "threshold": 0.5,
             "bon_shards": [str(checkpoint / "bon")],
-            "output_dir": str(tmp_path / "eval"),
-        }
+        },
+        str(tmp_path / "eval"),
     )
     assert result["format"] == fmt and result["processbench"]["test_records"] > 0
     assert result["best_of_n"]["problems"] == 12
@@ -252,6 +252,6 @@ EVAL_TYPOS = [
 def test_eval_enum_typo_exits_2_with_one_sentence(tmp_path, override, key):
     from tests.conftest import app_error_line
 
-    line = app_error_line("prm-eval", [override, f"output_dir={tmp_path}/o"], tmp_path)
+    line = app_error_line("prm-eval", [override, f"output.dir={tmp_path}/o"], tmp_path)
     assert key in line and "expected one of" in line.lower()
     assert not (tmp_path / "o").exists()

@@ -14,6 +14,7 @@ from labeling.combine import combine
 from labeling.registry import Role, SourceSpec
 from labeling.schema import LABELED_SCHEMA, Status, StepVerdict, labeled_schema
 from pipelines.confdir import CONF_DIR
+from pipelines.config_fields import ROWS, option
 from pipelines.label import sources
 from pipelines.label.app import run, typed
 from pipelines.label.config import LabelsConfig
@@ -65,7 +66,7 @@ MARK = "7"  # the toy calls a step wrong when it contains this digit
 
 @dataclasses.dataclass
 class ToySourceConfig:
-    mark: str = MARK
+    mark: str = option(MARK, "The digit that makes a step wrong.", ROWS)
 
 
 class ToyVerifier:

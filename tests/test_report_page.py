@@ -119,7 +119,8 @@ def compose(overrides: list[str]):
 
 def test_run_from_composed_config_prints_tables(tmp_path, dataset, capsys):
     out = tmp_path / "page.html"
-    cfg = compose([f"dir={dataset}", f"out={out}", f"diff={dataset}"])
+    cfg = compose([f"dir={dataset}", f"output.dir={tmp_path}", "output.name=page.html",
+                   f"diff={dataset}"])
     assert run(cfg) == out and out.exists()
     text = capsys.readouterr().out
     for title in ("Counts per dataset and domain", "Agreement between sources", "Quarantine",

@@ -87,11 +87,11 @@ def _sandboxed_rss(root: int, skip: int) -> tuple[int, int]:
 def test_concurrent_allocator_bombs_stay_within_the_node_share(monkeypatch):
     # As many sandboxes at once as the labelers start on one node: 2 workers x 2 actors.
     cfg = compose(["engine=simulated", "ray=local", "ray.label_actors=2", "labels=[answer,tests]",
-                   "labels.tests.workers=2", f"labels.tests.node_memory_share={SHARE}",
-                   "labels.tests.timeout_s=8"])
+                   "sandbox.workers=2", f"sandbox.node_memory_share={SHARE}",
+                   "sandbox.timeout_s=8"])
     slots = node_sandbox_slots(cfg)
     assert slots == 4
-    config = sandbox_config(cfg.labels.tests, slots)
+    config = sandbox_config(cfg.sandbox, slots)
     monkeypatch.setattr(memory, "machine_mb", lambda: FAKE_NODE_MB)
     memory.plan.cache_clear()
     try:

@@ -24,6 +24,10 @@ from verifiers.killable import (
     KillableWorker,
 )
 
+# The bound of one equivalence check unless a caller says otherwise; the apps' default
+# (`answer_check.timeout_s`) is this constant, and every checker below defaults to it.
+ANSWER_TIMEOUT_S = 5.0
+
 _HASHES = re.compile(r"####\s*(.+?)\s*$", re.M)
 _ANSWER_IS = re.compile(
     r"(?:final answer|the answer)\s*(?:is|:)\s*[:\s]*(.{1,200}?)(?:\.\s|\.?$|\n)", re.I | re.M
@@ -105,7 +109,7 @@ class Outcome:
 class AnswerChecker:
     """Compares answers with references; one killable Math-Verify worker per checker."""
 
-    def __init__(self, timeout_s: float = 5.0, memory_mb: int = 2048) -> None:
+    def __init__(self, timeout_s: float = ANSWER_TIMEOUT_S, memory_mb: int = 2048) -> None:
         self.timeout_s = timeout_s
         self._worker = KillableWorker(memory_mb=memory_mb, warmup=_warm_math_verify)
         self._compare = _math_verify_equal  # runs in the worker; tests swap in a broken one
@@ -157,7 +161,7 @@ class AnswerVerifier(ChainVerifier):
 
     name = "answer"
 
-    def __init__(self, timeout_s: float = 5.0) -> None:
+    def __init__(self, timeout_s: float = ANSWER_TIMEOUT_S) -> None:
         self.checker = AnswerChecker(timeout_s=timeout_s)
 
     def verify_chain(self, problem: Problem, chain: Chain) -> list[StepVerdict]:

@@ -2,7 +2,7 @@
 reviewers' verdicts folded back in as a new dataset version.
 
     prm-audit audit.dir=runs/v1                            # review pack -> runs/v1/audit/
-    prm-audit audit.mode=import audit.dir=runs/v1 audit.verdicts=[verdicts.json] audit.out=runs/v2
+    prm-audit audit.mode=import audit.dir=runs/v1 audit.verdicts=[verdicts.json] output.dir=runs/v2
     prm-audit audit.mode=estimate audit.dir=runs/v2 audit.pack=runs/v1/audit
 
 `main()` only parses the config and calls `run(cfg)`, which tests call directly.
@@ -20,8 +20,8 @@ from omegaconf import DictConfig, OmegaConf
 from labeling.audit_estimate import Method, Reviewed, estimate
 from labeling.audit_sample import HUMAN, step_key
 from labeling.shards import DatasetDir
-from pipelines.audit.config import AuditJobConfig, Mode, register, validate
-from pipelines.cli import compose_or_explain, run_or_explain
+from pipelines.audit.config import RENAMED, AuditJobConfig, Mode, register, validate
+from pipelines.cli import compose_or_explain, renamed, run_or_explain
 from pipelines.confdir import CONF_DIR
 
 # An absolute path: `conf/` is a top-level folder, not a package, so a relative module path
@@ -94,11 +94,11 @@ def run(cfg: DictConfig | AuditJobConfig) -> dict[str, Any]:
     if a.mode == Mode["import"]:
         from pipelines.audit.importer import import_verdicts
 
-        man = import_verdicts(root, pack, a.verdicts, Path(a.out), c.labels.neutral)
+        man = import_verdicts(root, pack, a.verdicts, Path(c.output.dir), c.labels.neutral)
         s = man["audit"]
         print(f"prm-audit: {s['verdicts_used']} verdicts applied ({s['steps_relabeled']} step "
               f"labels changed in {s['chains_relabeled']} chains), {s['quarantined']} "
-              f"quarantined, {s['skipped']} skipped -> {Path(a.out) / 'manifest.json'}")
+              f"quarantined, {s['skipped']} skipped -> {Path(c.output.dir) / 'manifest.json'}")
         return man
     q = quality(root, pack, a.interval)
     d = DatasetDir(root)
@@ -117,6 +117,7 @@ def _hydra_main(cfg: DictConfig) -> None:
 
 def main() -> None:
     register()
+    sys.argv[1:] = renamed("prm-audit", sys.argv[1:], RENAMED)
     compose_or_explain("prm-audit", CONF_DIR, "audit", sys.argv[1:], AuditJobConfig, __doc__)
     _hydra_main()
 

@@ -80,9 +80,9 @@ def import_verdicts(root: Path, pack: Path, files: list[str], out: Path,
     """Write the new version at `out`; returns its manifest."""
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     if out.exists() and any(out.iterdir()):
-        raise UserError(f"audit.out={out} exists and is not empty; name a new directory")
+        raise UserError(f"output.dir={out} exists and is not empty; name a new directory")
     if out.resolve() == root.resolve():
-        raise UserError("audit.out must differ from audit.dir: the old version is kept as is")
+        raise UserError("output.dir must differ from audit.dir: the old version is kept as is")
     rows, manifest = load_rows(root)
     plan, lines = read_pack(pack)
     if plan.get("config_hash") != manifest.get("config_hash"):

@@ -103,7 +103,7 @@ class VLLMEngine:
     def __init__(
         self, model_path: str, model: Any, engine: Any, threads: int = 0, verbose: bool = False,
     ) -> None:  # fmt: skip
-        # model: ModelConfig, engine: EngineConfig (pipelines.label.config)
+        # model: ModelConfig, engine: EngineConfig (pipelines.generation_config)
         from pipelines.engine import device
 
         self.clock = StartupClock()

@@ -6,7 +6,7 @@
 `labels` scores, per `source_dataset`, the combined labels (`first_error_step`) and each
 source's first `incorrect` verdict against `human_first_error` (rows where it is null are not
 scored). `direct` runs the calculator straight on ProcessBench json, for fast development.
-Both write `<output_dir>/metrics.json` ({labeler: {subset: figures}}) and print a table.
+Both write `<output.dir>/metrics.json` ({labeler: {subset: figures}}) and print a table.
 `run(cfg)` is a small dispatcher; tests call it directly.
 """
 
@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import Any
 
 import hydra
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from labeling.processbench import ChainScore, first_flag, format_table, table
 from labeling.schema import Status
-from pipelines.cli import ConfigError, compose_or_explain, run_or_explain
+from pipelines.cli import ConfigError, compose_or_explain, renamed, run_or_explain
 from pipelines.confdir import CONF_DIR
-from pipelines.eval.config import EvalConfig, register
+from pipelines.config_fields import typed_config
+from pipelines.eval.config import RENAMED, EvalConfig, register
 from pipelines.ticker import Ticker
 
 log = logging.getLogger("prm-eval")
@@ -36,7 +37,7 @@ log = logging.getLogger("prm-eval")
 
 def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
     """Evaluate as configured; returns the metrics also written to metrics.json."""
-    c: EvalConfig = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(EvalConfig), cfg))  # type: ignore[assignment]
+    c: EvalConfig = typed_config(EvalConfig, cfg)
     if c.mode == "labels":
         metrics, examples = eval_labels(c), []
     elif c.mode == "direct":
@@ -44,11 +45,10 @@ def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
     elif c.mode == "checkpoint":
         from pipelines.eval.checkpoint import evaluate_checkpoint
 
-        c.checkpoint.output_dir = c.output_dir
-        return evaluate_checkpoint(c.checkpoint)  # writes metrics.json, prints its table
+        return evaluate_checkpoint(c.checkpoint, c.output.dir)  # writes metrics.json, a table
     else:
         raise ConfigError(f"mode={c.mode} is not one of labels, direct, checkpoint")
-    out = Path(c.output_dir)
+    out = Path(c.output.dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
     if examples:
@@ -175,6 +175,7 @@ def _hydra_main(cfg: DictConfig) -> None:
 
 def main() -> None:
     register()
+    sys.argv[1:] = renamed("prm-eval", sys.argv[1:], RENAMED)
     compose_or_explain("prm-eval", CONF_DIR, "eval", sys.argv[1:], EvalConfig, __doc__)
     _hydra_main()
 

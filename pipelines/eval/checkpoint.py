@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
-from omegaconf import OmegaConf
 
 from labeling.search import aggregate
+from pipelines.config_fields import typed_config
 from pipelines.eval.config import CheckpointEvalConfig
 from pipelines.scoring import PRMScorer
 from pipelines.ticker import Ticker
@@ -131,13 +131,12 @@ def _scored(scorer: PRMScorer, chains: list[tuple[str, list[str]]], what: str) -
     return scorer.score_many(chains, on_batch=ticker.tick)
 
 
-def evaluate_checkpoint(cfg: Any) -> dict[str, Any]:
-    """Run the configured evaluations; writes `<output_dir>/metrics.json` and returns it."""
-    c: CheckpointEvalConfig = OmegaConf.to_object(
-        OmegaConf.merge(OmegaConf.structured(CheckpointEvalConfig), cfg)
-    )  # type: ignore[assignment]
+def evaluate_checkpoint(cfg: Any, output_dir: str | Path) -> dict[str, Any]:
+    """Run the configured evaluations (`cfg`: a `CheckpointEvalConfig`, or a dict of its
+    fields); writes `<output_dir>/metrics.json` and returns it."""
+    c: CheckpointEvalConfig = typed_config(CheckpointEvalConfig, cfg)
     if not c.checkpoint:
-        raise ValueError("set checkpoint=<prm-train output_dir>/final (or a third-party PRM path)")
+        raise ValueError("set checkpoint=<prm-train output.dir>/final (or a third-party PRM path)")
     if not c.processbench and not c.bon_shards:
         raise ValueError("nothing to evaluate: set processbench=[...json] and/or bon_shards=[dir]")
     overrides = {
@@ -178,7 +177,7 @@ def evaluate_checkpoint(cfg: Any) -> dict[str, Any]:
         scores = _scored(scorer, [(r["prompt"], r["completions"]) for r in chains],
                          "scoring best-of-N chains")
         result["best_of_n"] = best_of_n(chains, scores, [str(a) for a in c.aggregations])
-    out = Path(c.output_dir).expanduser()
+    out = Path(output_dir).expanduser()
     out.mkdir(parents=True, exist_ok=True)
     (out / "metrics.json").write_text(json.dumps(result, indent=2))
     print(format_table(result))

@@ -18,9 +18,9 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from pipelines.cli import compose_or_explain, run_or_explain
+from pipelines.cli import compose_or_explain, renamed, run_or_explain
 from pipelines.confdir import CONF_DIR
-from pipelines.label.config import LabelJobConfig, register, validate
+from pipelines.label.config import RENAMED, LabelJobConfig, register, validate
 
 
 def typed(cfg: DictConfig | LabelJobConfig) -> LabelJobConfig:
@@ -61,6 +61,7 @@ def named_by_file(args: list[str]) -> list[str]:
 
 def main() -> None:
     register()
+    sys.argv[1:] = renamed("prm-label", sys.argv[1:], RENAMED)
     sys.argv += named_by_file(sys.argv[1:])
     compose_or_explain("prm-label", CONF_DIR, "config", sys.argv[1:], LabelJobConfig, __doc__)
     _hydra_main()

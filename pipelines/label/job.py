@@ -23,19 +23,16 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from labeling.ids import config_hash, derive_seed
+from labeling.ids import derive_seed
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
 from labeling.shards import DatasetDir, UnitRecord, atomic_copy
 from labeling.unit_plan import PlannedUnit, refresh_cost
+from pipelines.config_fields import config_hash as rows_hash
 from pipelines.engine.request import EngineRequest
 from pipelines.engine.runtime import init_ray
-from pipelines.label.config import (
-    ENGINE_SPEED_ONLY,
-    LABEL_AFFECTING,
-    LabelJobConfig,
-    ModelConfig,
-)
+from pipelines.generation_config import ModelConfig
+from pipelines.label.config import LabelJobConfig
 from pipelines.label.manifest import (
     build_manifest,
     given_model,
@@ -49,27 +46,17 @@ from pipelines.unit_job import (
     UnitJob,
     check_input_paths,
     read_members,
-    rows_config,
     split_members,
 )
 
 log = logging.getLogger("prm-label")
 
 
-def label_config_hash(cfg: LabelJobConfig) -> str:
-    """Hash of every config field that changes rows (see `unit_job.rows_config`); engine
-    fields that change speed only are out."""
-    subset = rows_config(cfg, LABEL_AFFECTING)
-    for k in ENGINE_SPEED_ONLY:
-        subset["engine"].pop(k)
-    return config_hash(subset)
-
-
 class LabelJob(UnitJob):
     app = "prm-label"
 
     def __init__(self, cfg: LabelJobConfig) -> None:
-        super().__init__(cfg.output.dir, label_config_hash(cfg), cfg.output.resume)
+        super().__init__(cfg.output.dir, rows_hash(cfg), cfg.output.resume)
         self.cfg = cfg
         self.judge_pool: Any = None  # only when the judge's model differs from the sampler's
         self.labelers: list[Any] = []

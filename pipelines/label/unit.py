@@ -32,7 +32,8 @@ from labeling.schema import (
 )
 from labeling.splitters import split_steps
 from labeling.text import escape_row, unwritable_field
-from pipelines.label.config import LabelJobConfig, SplitConfig
+from pipelines.generation_config import SplitConfig
+from pipelines.label.config import LabelJobConfig
 from pipelines.label.sources import build_sources
 
 log = logging.getLogger(__name__)

@@ -17,9 +17,9 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from labeling.search import PRMScoreError
-from pipelines.cli import compose_or_explain, explain, run_or_explain
+from pipelines.cli import compose_or_explain, explain, renamed, run_or_explain
 from pipelines.confdir import CONF_DIR
-from pipelines.search.config import SearchConfig, register, validate
+from pipelines.search.config import RENAMED, SearchConfig, register, validate
 
 
 def typed(cfg: DictConfig | SearchConfig | dict) -> SearchConfig:
@@ -52,6 +52,7 @@ def _hydra_main(cfg: DictConfig) -> None:
 
 def main() -> None:
     register()
+    sys.argv[1:] = renamed("prm-search", sys.argv[1:], RENAMED)
     compose_or_explain("prm-search", CONF_DIR, "search", sys.argv[1:], SearchConfig, __doc__)
     _hydra_main()
 

@@ -19,14 +19,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from labeling.ids import config_hash, derive_seed
+from labeling.ids import derive_seed
 from labeling.prompts import user_message
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
 from labeling.search import canonical_answer
 from labeling.shards import UnitRecord
 from labeling.splitters import split_steps
-from pipelines.search.config import PRM_STRATEGIES, SEARCH_AFFECTING, SearchConfig, Strategy
+from pipelines.config_fields import config_hash as rows_hash
+from pipelines.search.config import PRM_STRATEGIES, SearchConfig, Strategy
 from pipelines.search.driver import Generator, StepScorer, Task, run_tasks
 from pipelines.search.output import read_rows, summarize, write_unit
 from pipelines.search.strategies import TreeParams, sampling, tree_search
@@ -34,21 +35,12 @@ from pipelines.unit_job import (
     UnitJob,
     check_input_paths,
     read_members,
-    rows_config,
     split_members,
 )
 from verifiers.answer import AnswerChecker, extract_answer
 
 log = logging.getLogger("prm-search")
 SAMPLING = (Strategy.majority, Strategy.best_of_n, Strategy.weighted_vote)
-
-
-def search_config_hash(cfg: SearchConfig) -> str:
-    """Hash of every config field that changes rows (see `unit_job.rows_config`); of the
-    PRM, only which one it is."""
-    subset = rows_config(cfg, SEARCH_AFFECTING)
-    subset["prm"] = {k: subset["prm"][k] for k in ("backend", "checkpoint")}
-    return config_hash(subset)
 
 
 def final_answer(text: str) -> str | None:
@@ -96,7 +88,7 @@ class SearchJob(UnitJob):
     def __init__(self, cfg: SearchConfig, generator: Generator | None = None,
                  prm: StepScorer | None = None) -> None:  # fmt: skip
         """`generator`/`prm` given (tests) are used as they are; else built from the config."""
-        super().__init__(cfg.output.dir, search_config_hash(cfg), cfg.output.resume)
+        super().__init__(cfg.output.dir, rows_hash(cfg), cfg.output.resume)
         self.cfg = cfg
         self.generator, self.prm = generator, prm
         self.prm_name = Path(cfg.prm.checkpoint).name if cfg.prm.checkpoint else ""
@@ -168,7 +160,7 @@ class SearchJob(UnitJob):
     def _run(self) -> dict[str, Any]:
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         t0 = time.monotonic()
-        self.checker = AnswerChecker(timeout_s=self.cfg.answer_timeout_s)
+        self.checker = AnswerChecker(timeout_s=self.cfg.answer_check.timeout_s)
         items = read_members(self.cfg.dataset)
         plan, keys = self.plan(items, self.cfg.output.problems_per_unit)
         progress = self.progress(10.0, self.cfg.dataset.limit)

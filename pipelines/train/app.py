@@ -3,18 +3,18 @@
     prm-train data.shards=[outputs/labels] train.max_steps=200
     prm-train data.shards=[outputs/labels] data.label_source=mc_scores   # soft MC targets
     prm-train data.shards=[outputs/labels] train.workers=2               # 2 Ray Train workers
-    prm-train data.shards=[outputs/labels] train.resume=none output_dir=outputs/prm2
+    prm-train data.shards=[outputs/labels] train.resume=none output.dir=outputs/prm2
 
 `pipelines.train.loop.train_loop` is the whole per-worker program (it also runs in-process
 when `train.workers=1` and `train.use_ray=false`, which is the default and skips Ray's
 start-up); `run` decides where it runs; `main` is the Hydra entry point and only calls `run`.
 
-Checkpoints: `<output_dir>/checkpoints/step_NNNNNNN/` is a servable HF directory in
+Checkpoints: `<output.dir>/checkpoints/step_NNNNNNN/` is a servable HF directory in
 `export.format` (see `pipelines.train.export`) plus `trainer_state.pt` (optimizer, schedule,
-step, data position). Rank 0 writes them straight to `output_dir`, so with several machines
-`output_dir` must be a shared filesystem; on one machine it always is. `<output_dir>/final/`
+step, data position). Rank 0 writes them straight to `output.dir`, so with several machines
+`output.dir` must be a shared filesystem; on one machine it always is. `<output.dir>/final/`
 is what `vllm serve`, prm-eval and `pipelines.scoring` load. Metrics go to
-`<output_dir>/metrics.jsonl` (and to Ray Train).
+`<output.dir>/metrics.jsonl` (and to Ray Train).
 """
 
 from __future__ import annotations
@@ -27,16 +27,16 @@ from typing import Any
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from pipelines.cli import compose_or_explain, explain, run_or_explain
+from pipelines.cli import compose_or_explain, explain, renamed, run_or_explain
 from pipelines.confdir import CONF_DIR
 from pipelines.train import data as prm_data
-from pipelines.train.config import TrainAppConfig, register, to_config
+from pipelines.train.config import RENAMED, TrainAppConfig, register, to_config
 from pipelines.train.loop import ray_worker, train_loop
 from pipelines.train.model import StepFormat
 
 
 def run(cfg: Any) -> dict[str, Any]:
-    """Train as configured; returns the summary written to `<output_dir>/summary.json`."""
+    """Train as configured; returns the summary written to `<output.dir>/summary.json`."""
     conf = to_config(cfg)
     prm_data.check_labels_present(conf.data)  # before a model loads or Ray starts
     plain = OmegaConf.to_container(OmegaConf.structured(conf), resolve=True, enum_to_str=True)
@@ -52,7 +52,7 @@ def run(cfg: Any) -> dict[str, Any]:
             ray.init(address=conf.ray.address)
         else:
             ray.init(num_cpus=conf.ray.num_cpus or conf.train.workers * conf.train.cpus_per_worker)
-    out = Path(conf.output_dir).expanduser().resolve()
+    out = Path(conf.output.dir).expanduser().resolve()
     trainer = TorchTrainer(
         ray_worker,
         train_loop_config=plain,
@@ -95,6 +95,7 @@ def _hydra_main(cfg: DictConfig) -> None:
 
 def main() -> None:
     register()
+    sys.argv[1:] = renamed("prm-train", sys.argv[1:], RENAMED)
     compose_or_explain("prm-train", CONF_DIR, "train", sys.argv[1:], TrainAppConfig, __doc__)
     _hydra_main()
 

@@ -178,7 +178,7 @@ def _setup(config: dict[str, Any], in_ray: bool) -> _Worker:
     if cfg.train.torch_threads > 0:
         torch.set_num_threads(cfg.train.torch_threads)
     torch.manual_seed(cfg.train.seed)
-    out = Path(cfg.output_dir).expanduser().resolve()
+    out = Path(cfg.output.dir).expanduser().resolve()
     out.mkdir(parents=True, exist_ok=True)
     resume = _resume_path(cfg, out)
     core, tok, fmt = _initial_model(cfg, resume)

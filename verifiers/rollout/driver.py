@@ -28,7 +28,7 @@ from typing import Any
 from labeling.estimators import Estimator, Probe, make_estimator
 from labeling.ids import derive_seed
 from labeling.schema import Chain, Problem, Status, StepVerdict
-from verifiers.rollout.outcome import CodeOutcome, DomainOutcome, MathOutcome, OutcomeCheck
+from verifiers.rollout.outcome import OutcomeCheck, outcome_check
 from verifiers.rollout.protocol import (
     AsyncCompleter,
     Completer,
@@ -67,16 +67,6 @@ def prefix_texts(chain: Chain, step_separator: str = "\n\n") -> list[str]:
         return [text[: starts[i + 1]] for i in range(len(steps) - 1)] + [text[:pos]]
     joined = [step_separator.join(steps[: i + 1]) + step_separator for i in range(len(steps))]
     return joined[:-1] + [step_separator.join(steps)] if steps else []
-
-
-def _default_check(domain: str | None, tests_cfg: Mapping[str, Any] | None) -> OutcomeCheck:
-    if domain == "math":
-        return MathOutcome()
-    if domain == "code":
-        return CodeOutcome(options=tests_cfg)
-    if domain is None:
-        return DomainOutcome(tests_options=tests_cfg)
-    raise ValueError(f"unknown domain {domain!r}; choose math, code or None (per problem)")
 
 
 class MonteCarloVerifier:
@@ -130,7 +120,7 @@ class MonteCarloVerifier:
         estimator_options: dict[str, object] | None = None,
     ) -> None:
         self.completer = completer
-        self.check: OutcomeCheck = check or _default_check(domain, tests_cfg)
+        self.check: OutcomeCheck = check or outcome_check(domain, tests_options=tests_cfg)
         if check_workers is None:  # sandbox runs are slow: as many as the sandbox allows
             check_workers = int((tests_cfg or {}).get("workers", 1)) if domain != "math" else 1
         self.options = dict(
