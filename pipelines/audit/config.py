@@ -13,6 +13,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
 from labeling.audit_estimate import Method
+from labeling.audit_verdicts import Mode as ReviewMode
 from labeling.schema import Neutral
 from pipelines.cli import ConfigError, option
 
@@ -38,6 +39,12 @@ class AuditConfig:
     budget: int = option(0, "Stratified part: this many distinct steps instead (0: by width).")
     queue: int = option(100, "Uncertainty queue steps added after the stratified part.")
     blind: bool = option(True, "Page: show the sources' verdicts only after the answer.")
+    review_mode: ReviewMode = option(
+        ReviewMode.chain, "Page: the mode it opens in (the reviewer can switch with m): chain "
+        "(click each chain's first wrong step or 'all correct', ProcessBench's protocol; then "
+        "any sampled step after it on its own) | step (rate each sampled step: correct / "
+        "incorrect / neutral). The oracle answers in this mode."
+    )
     reviewer: Reviewer = option(
         Reviewer.person, "sample: person | oracle (also writes verdicts-oracle.json from the "
         "data's human labels, so the loop runs unattended)."
@@ -81,4 +88,5 @@ def register() -> None:
     ConfigStore.instance().store(name="audit_schema", node=AuditJobConfig)
 
 
-__all__ = ["AuditConfig", "AuditJobConfig", "Mode", "Reviewer", "register", "validate"]
+__all__ = ["AuditConfig", "AuditJobConfig", "Mode", "ReviewMode", "Reviewer", "register",
+           "validate"]
