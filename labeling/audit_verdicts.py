@@ -203,7 +203,7 @@ def parse(
     skips = 0
     for index, rec, reviewer, rid in _records(text):
         mode = rec.get("mode", Mode.step.value) if isinstance(rec, dict) else None
-        if isinstance(rec, dict) and mode not in set(Mode):
+        if isinstance(rec, dict) and (not isinstance(mode, str) or mode not in set(Mode)):
             modes = ", ".join(Mode)
             problems.append(Problem(index, str(rec.get("item") or rec.get("chain") or ""),
                                     f"unknown mode {mode!r}; expected one of {modes}",
@@ -226,7 +226,7 @@ def parse(
         if word == SKIP:
             skips += 1
             continue
-        if word not in RATINGS:
+        if not isinstance(word, str) or word not in RATINGS:  # a list: several choices
             choices = ", ".join([*RATINGS, SKIP])
             problems.append(Problem(index, item, f"unknown verdict {word!r} for {item}; "
                                     f"expected one of {choices}", _raw(rec), origin))  # fmt: skip

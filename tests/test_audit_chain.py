@@ -119,6 +119,8 @@ def test_a_step_verdict_that_agrees_with_the_chain_answer_is_kept(mc_ds, tmp_pat
         ([{"mode": "chain", "chain": "nope", "first_error": 0}], "do not hold", 1),
         ([{"mode": "chain", "first_error": 0}], "malformed chain record", 1),
         ([{"mode": "sections", "chain": "m0-c0", "wrong": [1]}], "unknown mode 'sections'", 1),
+        ([{"mode": ["chain"], "chain": "m0-c0", "first_error": 1}], "unknown mode", 1),
+        ([{"item": "m0-c0#0", "verdict": ["correct", "neutral"]}], "unknown verdict", 1),
         ([{"mode": "chain", "chain": "m0-c0", "first_error": 1}] * 2, "duplicate chain answer", 1),
         ([{"mode": "chain", "chain": "m0-c0", "first_error": 1},
           {"mode": "chain", "chain": "m0-c0", "first_error": 2}], "conflicting chain answers", 2),
