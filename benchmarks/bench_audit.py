@@ -22,8 +22,8 @@ its human first errors as the oracle reviewer.
    order, each scored by `labeling.audit_estimate.estimate` (the function `prm-audit
    estimate` runs); the share of 95% Wilson intervals (finite-population corrected) that
    hold the stratum's precision. Summarized per claim type.
-4. What a user sees: an audit of 60 sampled steps (`audit.budget=60`) of the first MC set,
-   answered by the oracle in chain mode, imported and estimated.
+4. What a user sees: an audit of the first MC set (`audit.budget=60` stratified steps and
+   the default uncertainty queue), answered by the oracle in chain mode, imported, estimated.
 5. Queue efficiency on the answer+calc sets: the share of label errors (a decided step
    label against the human one) found in the first 10% of the review order (uncertainty
    queue first), against random orders.
@@ -216,7 +216,8 @@ def main() -> None:
     print()
     coverage(calc + mc, args)
     if mc:
-        print(f"\nthe default audit of {mc[0]} (oracle, chain mode):")
+        print(f"\nan audit of {mc[0]}: 60 stratified steps and the uncertainty queue, "
+              "answered by the oracle in chain mode:")
         v2 = oracle_loop(mc[0], "default", ["audit.budget=60"])
         audit([f"audit.dir={v2}", f"audit.pack={mc[0].parent / (mc[0].name + '-default-pack')}",
                "audit.mode=estimate"])  # fmt: skip
