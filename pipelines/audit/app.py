@@ -60,20 +60,37 @@ def quality(root: Path, pack: Path, method: Method) -> dict[str, Any]:
                       x["first_errors"]) for x in lines]  # fmt: skip
     human = human_verdicts(root)
     rows = [q.row() for q in estimate(items, human, plan["sizes"], method)]
-    reviewed = sum(1 for x in lines if human.get(x["key"]) is not None)
-    return {"pack": plan["pack"], "policy": plan["policy"], "interval": str(method),
-            "confidence": 0.95, "reviews": reviewed, "coverage": plan["coverage"],
-            "figures": rows}  # fmt: skip
+    sampled = {x["chain_id"] for x in lines}
+    steps = [k.rsplit("#", 1)[0] for k, v in human.items() if v is not None]
+    steps = [c for c in steps if c in sampled]
+    return {"pack": plan["pack"], "policy": plan["policy"],
+            "after_error": plan.get("after_error", "negative"), "interval": str(method),
+            "confidence": 0.95, "reviews": len(steps), "reviewed_chains": len(set(steps)),
+            "sampled_chains": len(sampled), "sampled_steps": len(lines),
+            "coverage": plan["coverage"], "figures": rows}  # fmt: skip
 
 
 def format_quality(q: dict[str, Any]) -> str:
-    head = f"{'source':<16}{'measure':<21}{'estimate':>9}  {'95% interval':<17}{'reviews':>8}"
-    out = [f"label quality ({q['interval']} 95% intervals, policy {q['policy']}, "
-           f"{q['reviews']} reviewed steps)", head]  # fmt: skip
+    out = [
+        f"label quality: {q['interval']} 95% intervals, policy {q['policy']}, after_error "
+        f"{q.get('after_error', 'negative')}",
+        f"reviewed: {q.get('reviewed_chains', '?')} of {q.get('sampled_chains', '?')} sampled "
+        f"chains, {q['reviews']} steps with a verdict (a chain answer gives one to every",
+        "  step up to its first error); each row rests on its own `reviews`: the labels its",
+        "  stratum drew whose claim the answers decide (a step drawn by several strata counts "
+        "in each)",
+        "claim step: the label is about the step itself, scored against its verdict; prefix: "
+        "a False",
+        "  after the first error (\"the chain has gone wrong by here\"), scored against the "
+        "chain's first error",
+        f"{'source':<16}{'claim':<8}{'measure':<21}{'estimate':>9}  {'95% interval':<17}"
+        f"{'reviews':>8}{'population':>11}",
+    ]
     for r in q["figures"]:
         est = "–" if r["estimate"] is None else f"{r['estimate']:.3f}"
-        out.append(f"{r['source']:<16}{r['measure']:<21}{est:>9}  "
-                   f"[{r['low']:.3f}, {r['high']:.3f}]  {r['reviews']:>8}")  # fmt: skip
+        out.append(f"{r['source']:<16}{r.get('claim') or '-':<8}{r['measure']:<21}{est:>9}  "
+                   f"[{r['low']:.3f}, {r['high']:.3f}]  {r['reviews']:>8}"
+                   f"{r['population']:>11}")  # fmt: skip
     cov = ", ".join(f"{s} {c}" for s, c in q["coverage"].items())
     out.append(f"coverage (share of steps labeled): {cov}")
     return "\n".join(out)
@@ -87,18 +104,21 @@ def run(cfg: DictConfig | AuditJobConfig) -> dict[str, Any]:
         from pipelines.audit.pack import write_pack
 
         plan = write_pack(root, pack, a.seed, a.target_halfwidth, a.budget, a.queue, a.blind,
-                          a.reviewer == "oracle")  # fmt: skip
-        print(f"prm-audit: {plan['items']} steps to review ({plan['stratified_items']} "
-              f"stratified, the rest from the uncertainty queue) -> {pack / 'review.html'}")
+                          a.reviewer == "oracle", a.review_mode)  # fmt: skip
+        print(f"prm-audit: {plan['items']} steps of {plan['chains']} chains to review "
+              f"({plan['stratified_items']} stratified, the rest from the uncertainty queue) "
+              f"-> {pack / 'review.html'} ({a.review_mode} mode)")
         return plan
     if a.mode == Mode["import"]:
         from pipelines.audit.importer import import_verdicts
 
         man = import_verdicts(root, pack, a.verdicts, Path(c.output.dir), c.labels.neutral)
         s = man["audit"]
-        print(f"prm-audit: {s['verdicts_used']} verdicts applied ({s['steps_relabeled']} step "
-              f"labels changed in {s['chains_relabeled']} chains), {s['quarantined']} "
-              f"quarantined, {s['skipped']} skipped -> {Path(c.output.dir) / 'manifest.json'}")
+        print(f"prm-audit: {s['verdicts_used']} step verdicts and {s['chain_answers_used']} "
+              f"chain answers applied ({s['steps_reviewed']} steps reviewed, "
+              f"{s['steps_relabeled']} step labels changed in {s['chains_relabeled']} chains), "
+              f"{s['quarantined']} quarantined, {s['skipped']} skipped -> "
+              f"{Path(c.output.dir) / 'manifest.json'}")
         return man
     q = quality(root, pack, a.interval)
     d = DatasetDir(root)

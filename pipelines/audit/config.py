@@ -15,6 +15,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
 from labeling.audit_estimate import Method
+from labeling.audit_verdicts import Mode as ReviewMode
 from labeling.schema import Neutral
 from pipelines.cli import ConfigError
 from pipelines.config_fields import ROWS, SPEED, check_fields, option
@@ -48,6 +49,12 @@ class AuditConfig:
         100, "Uncertainty queue steps added after the stratified part.", ROWS, ge=0
     )
     blind: bool = option(True, "Page: show the sources' verdicts only after the answer.", ROWS)
+    review_mode: ReviewMode = option(
+        ReviewMode.chain, "Page: the mode it opens in (the reviewer can switch with m): chain "
+        "(click each chain's first wrong step or 'all correct', ProcessBench's protocol; then "
+        "any sampled step after it on its own) | step (rate each sampled step: correct / "
+        "incorrect / neutral). The oracle answers in this mode.", ROWS,
+    )
     reviewer: Reviewer = option(
         Reviewer.person, "sample: person | oracle (also writes verdicts-oracle.json from the "
         "data's human labels, so the loop runs unattended).", ROWS
@@ -103,5 +110,5 @@ def register() -> None:
     ConfigStore.instance().store(name="audit_schema", node=AuditJobConfig)
 
 
-__all__ = ["RENAMED", "AuditConfig", "AuditJobConfig", "Mode", "Reviewer", "register",
+__all__ = ["RENAMED", "AuditConfig", "AuditJobConfig", "Mode", "ReviewMode", "Reviewer", "register",
            "validate"]

@@ -186,9 +186,9 @@ def plot_mc(mc: pl.DataFrame) -> str:
 def quality_frame(quality: dict[str, Any]) -> pl.DataFrame:
     """The manifest's `quality` block (written by `prm-audit audit.mode=estimate`) as a table."""
     rows = quality.get("figures") or []
-    cols = ["source", "measure", "estimate", "low", "high", "reviews", "population"]
+    cols = ["source", "claim", "measure", "estimate", "low", "high", "reviews", "population"]
     return pl.DataFrame([{c: r.get(c) for c in cols} for r in rows],
-                        schema={"source": pl.String, "measure": pl.String,
+                        schema={"source": pl.String, "claim": pl.String, "measure": pl.String,
                                 "estimate": pl.Float64, "low": pl.Float64, "high": pl.Float64,
                                 "reviews": pl.Int64, "population": pl.Int64})  # fmt: skip
 
@@ -197,7 +197,8 @@ def plot_quality(q: pl.DataFrame) -> str:
     """Each figure as a point with its 95% interval as a bar; unreviewed ones left out."""
     q = q.filter(pl.col("estimate").is_not_null())
     fig, ax = plt.subplots(figsize=(7, 0.6 + 0.32 * max(q.height, 1)))
-    names = [f"{r['source']} · {r['measure']} (n={r['reviews']})" for r in q.iter_rows(named=True)]
+    names = [f"{r['source']} · {r['measure']}{' · ' + r['claim'] if r['claim'] else ''} "
+             f"(n={r['reviews']})" for r in q.iter_rows(named=True)]  # fmt: skip
     y = list(range(q.height))[::-1]
     est, low, high = q["estimate"].to_list(), q["low"].to_list(), q["high"].to_list()
     ax.hlines(y, low, high, color=BLUE, linewidth=5, alpha=0.35)
@@ -296,10 +297,14 @@ def render_sections(s: dict[str, Any], max_position: int = 20) -> list[str]:
         cov = ", ".join(f"{k} {fmt(v)}" for k, v in (quality.get("coverage") or {}).items())
         quality_body = _grid(plot_quality(qf) if qf["estimate"].is_not_null().any() else "",
                              table(qf)) + (
-            f'<p class="note">{esc(fmt(quality.get("reviews")))} reviewed steps, '
+            f'<p class="note">{esc(fmt(quality.get("reviews")))} steps with a reviewer\'s '
+            f'verdict in {esc(fmt(quality.get("reviewed_chains")))} chains; each row rests on '
+            f'its own reviews (the labels its stratum drew whose claim the answers decide), '
             f'{esc(quality.get("interval"))} 95% intervals, policy {esc(quality.get("policy"))}'
             f"; precision_incorrect / precision_correct: share of a source's incorrect / "
-            "correct labels a reviewer agreed with; first_error: its first error is the "
+            "correct labels that are right about what they claim (claim step: the step "
+            "itself; prefix: a False after the first error, \"the chain has gone wrong by "
+            "here\", against the chain's first error); first_error: its first error is the "
             "reviewer's; accuracy: over its labeled steps, weighted by stratum size. "
             f"Coverage (share of steps labeled): {esc(cov)}.</p>")  # fmt: skip
     q = s["quarantine"]
