@@ -103,7 +103,7 @@ def oracle_loop(d: Path, name: str, sample_args: list[str]) -> Path:
     for p in (pack, out):
         shutil.rmtree(p, ignore_errors=True)
     audit([f"audit.dir={d}", f"audit.pack={pack}", "audit.reviewer=oracle", *sample_args])
-    audit([f"audit.dir={d}", f"audit.pack={pack}", "audit.mode=import", f"audit.out={out}",
+    audit([f"audit.dir={d}", f"audit.pack={pack}", "audit.mode=import", f"output.dir={out}",
            f"audit.verdicts=[{pack / 'verdicts-oracle.json'}]"])  # fmt: skip
     return out
 
