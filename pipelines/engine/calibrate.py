@@ -37,7 +37,7 @@ PROMPTS, N, MAX_TOKENS = 16, 4, 96
 def _requests() -> list[tuple[list[dict[str, str]], int]]:
     from labeling.datasets import load_problems
     from labeling.prompts import user_message
-    from pipelines.label.config import SamplerConfig
+    from pipelines.generation_config import SamplerConfig
 
     instruction = SamplerConfig().math_instruction
     problems = list(load_problems({"name": "builtin_math", "limit": PROMPTS}))
