@@ -81,12 +81,24 @@ def test_warmup_above_max_steps_fails_at_start(tmp_path, shards_without_human_la
 
 
 def test_labels_check_accepts_shards_that_carry_the_source(shards_without_human_labels):
+    """The check passes what the shards carry (the combined labels, MC scores, and MC labels
+    by their old name, kept only in `verdicts`) and refuses what they lack, naming the rest:
+    a check that let everything through, or nothing, fails here."""
+    from pipelines.cli import UserError
     from pipelines.train.config import PRMDataConfig
     from pipelines.train.data import check_labels_present
 
-    for source in ("labels", "mc_scores", "mc_hard"):
+    def check(source: str) -> None:
         check_labels_present(PRMDataConfig(shards=[str(shards_without_human_labels)],
                                            label_source=source))
+
+    for source in ("labels", "mc_scores", "mc_hard"):
+        assert check(source) is None
+    for source in ("judge_labels", "calc_labels"):
+        with pytest.raises(UserError) as refused:
+            check(source)
+        assert f"data.label_source={source}" in str(refused.value)
+        assert "labels" in str(refused.value).split("carry", 1)[1]
 
 
 def test_a_dataset_read_from_a_file_is_named_after_it():

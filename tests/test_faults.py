@@ -19,7 +19,7 @@ import psutil
 import pytest
 
 from pipelines.label.app import run
-from tests.conftest import ROOT, compose
+from tests.conftest import ROOT, compose, require
 
 JOB = ["engine=simulated", "labels=[answer]", "sampler.n=2"]
 
@@ -109,15 +109,13 @@ def _mount_tmpfs(path: Path, size: str) -> bool:
     path.mkdir()
     ok = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
                         capture_output=True).returncode == 0
-    if not ok and os.environ.get("CI"):
-        pytest.fail("could not mount a small tmpfs for the disk-full test (CI runs as root)")
     return ok
 
 
 def test_disk_full_fails_cleanly(tmp_path):
     disk = tmp_path / "disk"
-    if not _mount_tmpfs(disk, "600k"):
-        pytest.skip("mounting a tmpfs needs root")
+    require(_mount_tmpfs(disk, "600k"), "a small tmpfs mount for the disk-full test",
+            "run as root (CI does)")
     try:
         out = disk / "out"
         proc = _cli(out, "dataset.limit=4000", "dataset.count=4000", "output.problems_per_unit=200")

@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 from types import SimpleNamespace
 
-import pytest
-
 from pipelines.engine import preload
+from tests.conftest import require
 
 
 def _fake_env(tmp_path, tcmalloc: bool, iomp: bool) -> str:
@@ -82,11 +81,12 @@ def _report_loaded() -> list[str]:
     return preload.loaded()
 
 
-@pytest.mark.skipif(not preload.find_libs()["tcmalloc"], reason="tcmalloc is not installed")
 def test_a_ray_actor_started_with_the_env_has_them_mapped():
     """What the pool does for CPU engines, on a real Ray worker process: the libraries a task
     on the engine's node finds are mapped in the actor, and an actor without the env has
     neither."""
+    require(bool(preload.find_libs()["tcmalloc"]), "tcmalloc",
+            "apt-get install -y libtcmalloc-minimal4")
     import ray
 
     from pipelines.engine.pool import _node_preload_env

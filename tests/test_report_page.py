@@ -7,7 +7,6 @@ import html
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 
 from pipelines.report.app import run, write_report
 from pipelines.report.html import SECTIONS
+from tests.conftest import chromium
 from tests.test_report_stats import BAD, R1, R2, R3, make_dataset, row, verdict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -156,15 +156,6 @@ PROBE = """<script>window.addEventListener("load", () => {
   pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
 });</script>"""
 LATE = '<script>document.documentElement.dataset.late = "ran"</script>'
-
-
-def chromium() -> str:
-    path = shutil.which("chromium")
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is required in CI: apt-get install -y chromium")
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    return path
 
 
 def browse(page: Path, tmp_path: Path) -> dict:
