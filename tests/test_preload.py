@@ -65,16 +65,16 @@ def test_loaded_reads_the_process_maps(tmp_path):
 
 
 def test_pool_env_follows_the_setting(monkeypatch):
-    from pipelines.engine.pool import _node_preload_env, _resolve_preload
+    from pipelines.engine.placement import node_preload_env, resolve_preload
 
     monkeypatch.setattr(preload, "find_libs", lambda: {"tcmalloc": "/t/libtcmalloc.so.4",
                                                        "iomp": None})  # fmt: skip
-    env, advice, node = _resolve_preload("")  # what the task on each node runs
+    env, advice, node = resolve_preload("")  # what the task on each node runs
     assert env["LD_PRELOAD"].startswith("/t/libtcmalloc.so.4") and node == ""
     assert advice and "Intel OpenMP" in advice
     # Neither asked for nor a vLLM engine: no task runs, no env.
-    assert _node_preload_env(SimpleNamespace(kind="vllm", preload=False), ["n1"]) == {}
-    assert _node_preload_env(SimpleNamespace(kind="simulated", preload=True), ["n1"]) == {}
+    assert node_preload_env(SimpleNamespace(kind="vllm", preload=False), ["n1"]) == {}
+    assert node_preload_env(SimpleNamespace(kind="simulated", preload=True), ["n1"]) == {}
 
 
 def _report_loaded() -> list[str]:
@@ -89,12 +89,12 @@ def test_a_ray_actor_started_with_the_env_has_them_mapped():
             "apt-get install -y libtcmalloc-minimal4")
     import ray
 
-    from pipelines.engine.pool import _node_preload_env
+    from pipelines.engine.placement import node_preload_env
 
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
         node = ray.get_runtime_context().get_node_id()
-        env = _node_preload_env(SimpleNamespace(kind="vllm", preload=True), [node])[node]
+        env = node_preload_env(SimpleNamespace(kind="vllm", preload=True), [node])[node]
         probe = ray.remote(num_cpus=0)(_report_loaded)
         with_env = ray.get(probe.options(runtime_env={"env_vars": env}).remote())
         without = ray.get(probe.remote())
