@@ -26,7 +26,13 @@ from labeling.shards import atomic_write_bytes
 from pipelines.cli import compose_or_explain, run_or_explain
 from pipelines.confdir import CONF_DIR
 from pipelines.report.config import ReportConfig, register
-from pipelines.report.html import SECTIONS, quality_frame, render_page, run_facts
+from pipelines.report.html import (
+    SECTIONS,
+    quality_frame,
+    render_page,
+    run_facts,
+    without_absent_human,
+)
 
 REPORT = "report.html"
 
@@ -62,13 +68,14 @@ def write_report(
 def format_text(stats: dict[str, Any], diff: dict[str, Any] | None = None) -> str:
     """The report's tables as plain text, for terminals and logs."""
     parts = [f"== PRM label report: {stats['root']} =="]
+    labels, first_error = without_absent_human(stats["labels"], stats["first_error"])
     tables = [
         ("counts", stats["by_dataset"]),
-        ("labels", stats["labels"]),
+        ("labels", labels),
         ("verdicts per status", stats["statuses"]),
         ("quality", quality_frame(stats["manifest"].get("quality") or {})),
         ("agreement", stats["agreement"]),
-        ("first-error", stats["first_error"]),
+        ("first-error", first_error),
         ("mc", stats["mc"].drop("bin")),
         ("cost", stats["cost"]),
         ("quarantine", stats["quarantine"].drop("example")),
