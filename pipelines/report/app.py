@@ -68,14 +68,14 @@ def write_report(
 def format_text(stats: dict[str, Any], diff: dict[str, Any] | None = None) -> str:
     """The report's tables as plain text, for terminals and logs."""
     parts = [f"== PRM label report: {stats['root']} =="]
-    labels, first_error = without_absent_human(stats["labels"], stats["first_error"])
+    stats = without_absent_human(stats)
     tables = [
         ("counts", stats["by_dataset"]),
-        ("labels", labels),
+        ("labels", stats["labels"]),
         ("verdicts per status", stats["statuses"]),
         ("quality", quality_frame(stats["manifest"].get("quality") or {})),
         ("agreement", stats["agreement"]),
-        ("first-error", first_error),
+        ("first-error", stats["first_error"]),
         ("mc", stats["mc"].drop("bin")),
         ("cost", stats["cost"]),
         ("quarantine", stats["quarantine"].drop("example")),

@@ -146,24 +146,27 @@ def _grid(*parts: str) -> str:
     return '<div class="grid">' + "".join(f"<div>{p}</div>" for p in parts if p) + "</div>"
 
 
-def without_absent_human(labels: pl.DataFrame, first_error: pl.DataFrame
-                         ) -> tuple[pl.DataFrame, pl.DataFrame]:  # fmt: skip
-    """The label table and first-error histogram without the `human` row and column when
-    the data carried no human label: human labels come with the input (ProcessBench,
-    PRM800K, an audit), they are not a source a run can have on, and an empty row reads as
-    one that ran and said nothing."""
-    human = labels.filter(pl.col("source") == HUMAN)
+def without_absent_human(s: dict[str, Any]) -> dict[str, Any]:
+    """The stats without the `human` row (labels), column (first errors) and pairs
+    (agreement) when the data carried no human label: human labels come with the input
+    (ProcessBench, PRM800K, an audit), they are not a source a run can have on, and an empty
+    row reads as one that ran and said nothing."""
+    human = s["labels"].filter(pl.col("source") == HUMAN)
     if human.height and int(human["true"][0]) + int(human["false"][0]) > 0:
-        return labels, first_error
+        return s
+    first_error = s["first_error"]
     if HUMAN in first_error.columns and not first_error[HUMAN].sum():
         first_error = first_error.drop(HUMAN)
-    return labels.filter(pl.col("source") != HUMAN), first_error
+    return {**s, "labels": s["labels"].filter(pl.col("source") != HUMAN),
+            "first_error": first_error,
+            "agreement": s["agreement"].filter((pl.col("a") != HUMAN) & (pl.col("b") != HUMAN))}
 
 
 def render_sections(s: dict[str, Any], max_position: int = 20) -> list[str]:
     """The dataset's sections, in page order."""
+    s = without_absent_human(s)
     m, c = s["manifest"], s["manifest"].get("counts") or {}
-    labels, fe = without_absent_human(s["labels"], s["first_error"])
+    labels, fe = s["labels"], s["first_error"]
     # Sources that labeled nothing only add empty cells to the agreement matrix.
     names = labels.filter(pl.col("true") + pl.col("false") > 0)["source"].to_list()
     silent = labels.filter(pl.col("true") + pl.col("false") == 0)["source"].to_list()
