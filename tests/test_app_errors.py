@@ -111,6 +111,21 @@ def test_a_dataset_read_from_a_file_is_named_after_it():
     assert named_by_file(["dataset=mbpp", "dataset.path=/a/mbpp.jsonl"]) == []
 
 
+def test_a_dataset_named_by_its_file_composes_with_hydras_flags(tmp_path):
+    """The overrides that name the dataset go before Hydra's own flags: after `--cfg job`
+    Hydra's parser refused them ("unrecognized arguments")."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("prm-label")), "dataset=processbench",
+         "dataset.path=../d/math.json", "--cfg", "job"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "name: processbench_math" in proc.stdout
+
+
 def test_rays_token_auth_notice_is_dropped_and_real_warnings_pass(caplog):
     import logging
 
