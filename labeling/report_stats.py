@@ -134,6 +134,17 @@ def counts_by_dataset(lf: pl.LazyFrame) -> pl.DataFrame:
     )
 
 
+def chain_origins(lf: pl.LazyFrame) -> pl.DataFrame:
+    """Chains per (given, model): `given` when the chain came with the input (it has no
+    sampler seed), else sampled by `model`; sampled first, then by count."""
+    return (
+        lf.group_by(pl.col("sampler_seed").is_null().alias("given"), "model")
+        .agg(pl.len().cast(pl.Int64).alias("chains"))
+        .sort(["given", "chains", "model"], descending=[False, True, False])
+        .collect(engine=STREAM)
+    )
+
+
 def label_distribution(steps: pl.LazyFrame, sources: list[str]) -> pl.DataFrame:
     """Per label source: steps labeled True, False, and unlabeled (null)."""
     names = label_sources(sources)
@@ -303,6 +314,7 @@ def dataset_stats(root: str | Path, top_reasons: int = 20, max_position: int = 2
         "sources": sources,
         "manifest": manifest,
         "by_dataset": counts_by_dataset(lf),
+        "origins": chain_origins(lf),
         "labels": label_distribution(steps, sources),
         "statuses": status_counts(lf),
         "agreement": agreement(steps, sources),

@@ -81,12 +81,24 @@ def test_warmup_above_max_steps_fails_at_start(tmp_path, shards_without_human_la
 
 
 def test_labels_check_accepts_shards_that_carry_the_source(shards_without_human_labels):
+    """The check passes what the shards carry (the combined labels, MC scores, and MC labels
+    by their old name, kept only in `verdicts`) and refuses what they lack, naming the rest:
+    a check that let everything through, or nothing, fails here."""
+    from pipelines.cli import UserError
     from pipelines.train.config import PRMDataConfig
     from pipelines.train.data import check_labels_present
 
-    for source in ("labels", "mc_scores", "mc_hard"):
+    def check(source: str) -> None:
         check_labels_present(PRMDataConfig(shards=[str(shards_without_human_labels)],
                                            label_source=source))
+
+    for source in ("labels", "mc_scores", "mc_hard"):
+        assert check(source) is None
+    for source in ("judge_labels", "calc_labels"):
+        with pytest.raises(UserError) as refused:
+            check(source)
+        assert f"data.label_source={source}" in str(refused.value)
+        assert "labels" in str(refused.value).split("carry", 1)[1]
 
 
 def test_a_dataset_read_from_a_file_is_named_after_it():
@@ -97,6 +109,21 @@ def test_a_dataset_read_from_a_file_is_named_after_it():
     assert named_by_file(["dataset=processbench"]) == []  # the group's own file and name
     assert named_by_file(["dataset=gsm8k", "dataset.path=x.jsonl", "dataset.name=mine"]) == []
     assert named_by_file(["dataset=mbpp", "dataset.path=/a/mbpp.jsonl"]) == []
+
+
+def test_a_dataset_named_by_its_file_composes_with_hydras_flags(tmp_path):
+    """The overrides that name the dataset go before Hydra's own flags: after `--cfg job`
+    Hydra's parser refused them ("unrecognized arguments")."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("prm-label")), "dataset=processbench",
+         "dataset.path=../d/math.json", "--cfg", "job"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "name: processbench_math" in proc.stdout
 
 
 def test_rays_token_auth_notice_is_dropped_and_real_warnings_pass(caplog):

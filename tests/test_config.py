@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+import yaml
 from omegaconf import OmegaConf
 
 from tests.conftest import CONF_DIR, compose
@@ -49,10 +50,18 @@ def test_debug_preset_is_small():
     [
         ("eval", ["mode=checkpoint", "checkpoint.checkpoint=/x", "checkpoint.threshold=0.5"]),
         ("eval", ["mode=direct", "sources=[calc]"]),
-        ("train", []),
+        ("train", ["train.max_steps=7", "data.shards=[runs/a,runs/b]"]),
         ("report", ["dir=/x"]),
     ],
 )
 def test_other_apps_compose(name, overrides):
+    """Each app's config composes, resolves, and holds the values given on the command line
+    (a group or key that silently kept its default would fail here)."""
     cfg = compose(overrides, config_name=name)
-    OmegaConf.to_container(cfg, resolve=True)
+    plain = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
+    for override in overrides:
+        key, value = override.split("=", 1)
+        got = plain
+        for part in key.split("."):
+            got = got[part]
+        assert got == yaml.safe_load(value), override

@@ -40,6 +40,40 @@ def test_a_pool_copy_for_a_labeler_pickles_and_counts_no_retries():
     assert copy.lost_nodes() == []
 
 
+def test_a_ray_pools_copy_carries_engine_names_and_finds_the_engines():
+    """What a labeler actor receives: the pool's state holds the engines' names and no actor
+    handle (Ray logs an error for handles among an actor's constructor arguments and cannot
+    keep them for its restarts); a copy looks the engines up and calls them; a copy made
+    after an engine died for good retires it and counts it lost."""
+    import pickle
+    import time
+
+    import ray
+
+    ray.init(num_cpus=4, num_gpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        engine = EngineConfig(kind="simulated", actors=0, num_cpus=0.5, num_gpus=1)
+        pool = EnginePool("", ModelConfig(), engine, RayConfig())
+        state = pool.__getstate__()
+        assert state["actors"] == [] and len(state["names"]) == 2
+        assert not [v for v in state.values() if isinstance(v, ray.actor.ActorHandle)]
+        blob = pickle.dumps(pool)
+        copy = pickle.loads(blob)
+        assert [a._actor_id for a in copy.actors] == [a._actor_id for a in pool.actors]
+        assert copy.generate([request(1)])[0] == pool.generate([request(1)])[0]
+        ray.kill(pool.actors[0], no_restart=True)
+        deadline = time.monotonic() + 30
+        while pool.names[0] in {a["name"] for a in ray.util.list_named_actors(True)}:
+            assert time.monotonic() < deadline, "the killed engine kept its name"
+            time.sleep(0.2)
+        late = pickle.loads(blob)
+        assert late.router.live() == [1] and late.retries()["engines_lost"] == 1
+        assert len(late.generate([request(i, f"q{i}") for i in range(4)])) == 4
+        pool.shutdown()
+    finally:
+        ray.shutdown()
+
+
 def test_auto_starts_one_engine_per_gpu_in_placement_groups():
     """Ray with three logical GPUs (none real): auto gives three simulated engines, each in
     a placement group of its own; calls spread over them."""

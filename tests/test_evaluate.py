@@ -1,7 +1,6 @@
 """prm-eval: config composition, mode=direct on ProcessBench json, mode=labels on shards."""
 
 import json
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -9,9 +8,7 @@ import pytest
 
 from labeling.schema import VERDICT_STRUCT
 from pipelines.eval.app import run
-from tests.conftest import compose
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from tests.conftest import compose, shared
 
 
 def _compose(*overrides):
@@ -55,11 +52,10 @@ def test_direct_mode_on_small_files(tmp_path, capsys):
     assert "gsm8k" in capsys.readouterr().out
 
 
-@pytest.mark.skipif(not (DATA / "processbench_dev").is_dir(), reason="shared data missing")
 def test_direct_mode_on_dev_split_is_precise(tmp_path):
     cfg = _compose(
         "mode=direct",
-        f"dataset_dir={DATA / 'processbench_dev'}",
+        f"dataset_dir={shared('processbench_dev/gsm8k.json').parent}",
         "subsets=[gsm8k]",
         f"output.dir={tmp_path}",
     )

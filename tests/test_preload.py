@@ -6,9 +6,8 @@ import json
 import os
 from types import SimpleNamespace
 
-import pytest
-
 from pipelines.engine import preload
+from tests.conftest import require
 
 
 def _fake_env(tmp_path, tcmalloc: bool, iomp: bool) -> str:
@@ -67,19 +66,19 @@ def test_loaded_reads_the_process_maps(tmp_path):
 
 
 def test_pool_env_follows_the_decision(monkeypatch):
-    from pipelines.engine.pool import _node_preload_env, _resolve_preload
+    from pipelines.engine.placement import node_preload_env, resolve_preload
 
     monkeypatch.setattr(preload, "find_libs", lambda: {"tcmalloc": "/t/libtcmalloc.so.4",
                                                        "iomp": None})  # fmt: skip
-    env, advice, node = _resolve_preload("", True)  # what the task on each node runs
+    env, advice, node = resolve_preload("", True)  # what the task on each node runs
     assert env["LD_PRELOAD"].startswith("/t/libtcmalloc.so.4") and node == ""
     assert env[preload.REASON_ENV] == "set by engine.preload"
     assert advice and "Intel OpenMP" in advice
     # Off: no library, no advice, but the engine still learns why.
-    env, advice, _ = _resolve_preload("/x/libother.so", False)
+    env, advice, _ = resolve_preload("/x/libother.so", False)
     assert env == {preload.REASON_ENV: "set by engine.preload"} and advice is None
     # Not a vLLM engine: nothing to decide, no task runs.
-    assert _node_preload_env(SimpleNamespace(kind="simulated", preload=True), ["n1"]) == {}
+    assert node_preload_env(SimpleNamespace(kind="simulated", preload=True), ["n1"]) == {}
 
 
 def test_decide_prefers_a_measurement_then_the_family_rule(tmp_path):
@@ -105,19 +104,20 @@ def _report_loaded() -> list[str]:
     return preload.loaded()
 
 
-@pytest.mark.skipif(not preload.find_libs()["tcmalloc"], reason="tcmalloc is not installed")
 def test_a_ray_actor_started_with_the_env_has_them_mapped():
     """What the pool does for CPU engines, on a real Ray worker process: the libraries a task
     on the engine's node finds are mapped in the actor, and an actor without the env has
     neither."""
+    require(bool(preload.find_libs()["tcmalloc"]), "tcmalloc",
+            "apt-get install -y libtcmalloc-minimal4")
     import ray
 
-    from pipelines.engine.pool import _node_preload_env
+    from pipelines.engine.placement import node_preload_env
 
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
         node = ray.get_runtime_context().get_node_id()
-        env = _node_preload_env(SimpleNamespace(kind="vllm", preload=True), [node])[node]
+        env = node_preload_env(SimpleNamespace(kind="vllm", preload=True), [node])[node]
         assert env[preload.REASON_ENV] == "set by engine.preload"
         probe = ray.remote(num_cpus=0)(_report_loaded)
         with_env = ray.get(probe.options(runtime_env={"env_vars": env}).remote())

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from labeling.schema import Chain, Problem, Status
+from tests.conftest import needs_sandbox
 from tests.fakes import FakeCompleter
 from verifiers.base import Verifier
 from verifiers.rollout.driver import (
@@ -235,13 +236,9 @@ def test_code_domain_through_the_driver():
     assert labels(verdicts) == [True, True, False, False]
 
 
+@needs_sandbox
 def test_real_sandbox_when_available():
-    sandbox = pytest.importorskip("verifiers.sandbox.runner")
     problem = Problem("p", "code", "t", "Write f.", tests=("assert f() == 1",), entry_point="f")
-    try:
-        sandbox.default_sandbox(sandbox.SandboxConfig(timeout_s=20.0))
-    except sandbox.SandboxUnavailableError as exc:
-        pytest.skip(f"no sandbox on this machine: {exc}")
     check = CodeOutcome(options={"timeout_s": 20.0, "workers": 2})
     prefix = "```python\ndef f():\n"
     assert check(problem, prefix, "    return 1\n```") is True

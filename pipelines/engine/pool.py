@@ -15,32 +15,33 @@ group (`engine.num_gpus`, or `model.tensor_parallel_size` GPUs for tensor parall
 group reserved with a STRICT_PACK placement group so its GPUs sit on one node); on CPU nodes
 one single-thread engine per core, as many as the node's memory holds, each placed on its
 node (node affinity) and reserving the CPUs it runs threads on, and started with tcmalloc
-and Intel OpenMP preloaded (`preload.py`, `engine.preload`).
+and Intel OpenMP preloaded (`preload.py`, `engine.preload`); `placement.py` turns the plan
+into actor options.
 A dead actor is restarted by Ray (`max_restarts`) and its call retried (`max_task_retries`).
 An engine that cannot come back (its node died: CPU engines are bound to their node) fails
 its calls; the pool retires it from the router and sends each failed call to a live engine,
 counting what it re-sent (`retries()`, the manifest's `retries`), and `lost_nodes()` names
-nodes that died since the last look (the progress lines). A CPU engine's preloaded
-libraries are looked up on its own node, by a task placed there, since LD_PRELOAD must be
-set before the process starts (`_node_preload_env`).
+nodes that died since the last look (the progress lines).
+The pool pickles (a labeler actor holds a copy, to send its own rollouts) with the engines'
+Ray names instead of their handles; the copy looks them up when it is unpickled.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+import uuid
 from concurrent.futures import Future
 from typing import Any
 
 from pipelines.cli import AppLogger
 from pipelines.engine.actor import SimulatedEngine, VLLMEngine
-from pipelines.engine.layout import (
-    Node,
-    PlanError,
-    Slot,
-    cpu_plan,
-    engine_bytes,
-    resolve_actors,
+from pipelines.engine.layout import resolve_actors
+from pipelines.engine.placement import (
+    cpu_slots,
+    gpu_placement,
+    gpus_per_engine,
+    node_preload_env,
 )
 from pipelines.engine.request import EngineRequest
 from pipelines.engine.routing import Router
@@ -62,95 +63,11 @@ def _engine_class(kind: str) -> type:
     raise ValueError(f"unknown engine.kind {kind!r}; choose vllm or simulated")
 
 
-def gpus_per_engine(model: Any, engine: Any) -> float:
-    """GPUs one engine holds: `engine.num_gpus`, at least `model.tensor_parallel_size` on GPU."""
-    if not engine.num_gpus:
-        return 0.0
-    return float(max(engine.num_gpus, model.tensor_parallel_size))
-
-
-def _resolve_preload(existing: str, requested: bool | None) -> tuple[dict[str, str],
-                                                                     str | None, str]:
-    """On the node this runs on: (the env its CPU engines start with: the preload decision
-    for this node's CPU (`preload.decide`) and, when it is on, the libraries; advice when one
-    is missing; the node's id). Run in the driver for its own node, by a task elsewhere."""
-    from pipelines.engine import preload
-    from pipelines.engine.device import cpu_kind
-
-    node = ""
-    try:
-        import ray
-
-        if ray.is_initialized():
-            node = ray.get_runtime_context().get_node_id()
-    except Exception:  # outside Ray: the caller's own process
-        node = ""
-    kind = cpu_kind()
-    decision = preload.decide(requested, kind.vendor, kind.tier, kind.key())
-    env = {preload.REASON_ENV: decision.reason}
-    if not decision.preload:
-        return env, None, node
-    libs = preload.find_libs()
-    return preload.preload_env(libs, existing) | env, preload.missing_advice(libs), node
-
-
-def _node_preload_env(engine: Any, node_ids: list[str]) -> dict[str, dict[str, str]]:
-    """{node id: env of that node's CPU vLLM engines: whether tcmalloc and Intel OpenMP are
-    preloaded (`engine.preload`; auto decides per node, see `preload.decide`) and from where}.
-    The driver's own node is resolved here; another node by a task on it (its CPU and paths
-    may differ from the driver's). {} for the simulated engine."""
-    import os
-
-    import ray
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-    if str(engine.kind) != "vllm":
-        return {}
-    existing = os.environ.get("LD_PRELOAD", "")
-    here = ray.get_runtime_context().get_node_id()
-    task = ray.remote(num_cpus=0)(_resolve_preload)
-    refs = {n: task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n, soft=False))
-            .remote(existing, engine.preload) for n in node_ids if n != here}  # fmt: skip
-    found = {n: ray.get(ref) for n, ref in refs.items()}
-    if here in node_ids:  # no task (a worker process to start) for the driver's own node
-        found[here] = _resolve_preload(existing, engine.preload)
-    out = {}
-    for n, (env, advice, _) in found.items():
-        if advice:
-            log.warning("engine: node %s: %s", n[:8], advice)
-        out[n] = env
-    return out
-
-
 def engine_lost(exc: BaseException) -> bool:
     """Is `exc` an engine that is gone (its actor died for good, or its node did)?"""
     import ray.exceptions as rex
 
     return isinstance(exc, rex.RayActorError | rex.ActorUnschedulableError | rex.NodeDiedError)
-
-
-def _cpu_slots(model_path: str, model: Any, engine: Any, nodes: list[dict], share: float,
-               local: bool) -> list[Slot]:  # fmt: skip
-    """The CPU plan over the live nodes; a plan that cannot fit a local Ray is a PlanError
-    (on a cluster a warning: an autoscaler may add the room)."""
-    from pipelines.engine.device import choose_dtype, cpu_flags
-
-    dtype, _ = choose_dtype(str(model.dtype), False, cpu_flags(), None)
-    need = engine_bytes(model_path, dtype, model.kv_cache_gib)
-    infos = [Node(n["NodeID"], n["Resources"]["CPU"], n["Resources"].get("memory", 0.0))
-             for n in nodes]  # fmt: skip
-    slots = cpu_plan(infos, int(engine.actors), int(engine.threads), float(engine.num_cpus),
-                     need, share)  # fmt: skip
-    for info in infos:
-        want = sum(s.cpus for s in slots if s.node_id == info.node_id)
-        if want > info.cpus + 1e-9:
-            msg = (f"{sum(s.node_id == info.node_id for s in slots)} engines reserve {want:g} "
-                   f"CPUs on a node with {info.cpus:g}; lower engine.actors, engine.threads or "
-                   "engine.num_cpus (0 = auto)")  # fmt: skip
-            if local:
-                raise PlanError(msg)
-            log.warning("%s; Ray will wait for room", msg)
-    return slots
 
 
 class EnginePool:
@@ -179,6 +96,7 @@ class EnginePool:
         self._lost: list[int] = []  # retired engines, in the order they were lost
         self._known_dead: set[str] = set()
         self._lock = threading.Lock()
+        self.names: list[str] = []  # each engine actor's Ray name (Ray only)
         if not self.use_ray:
             self.actors: list[Any] = [cls(model_path, model, engine, int(engine.threads), verbose)]
             self.units = [1.0]
@@ -205,34 +123,41 @@ class EnginePool:
             "runtime_env": {"env_vars": env},
         }
         remote_cls = ray.remote(cls)
+        # Named, so a copy of the pool (in a labeler actor) finds the engines by name and is
+        # never created with actor handles among its arguments: Ray cannot keep those for
+        # the copy's restarts (ray-project/ray#53727; it logs an error line for them).
+        prefix = f"prm-engine-{uuid.uuid4().hex[:12]}"
         if gpus:
             n = resolve_actors(int(engine.actors), gpus, ray.cluster_resources().get("GPU", 0.0),
                                len(nodes))  # fmt: skip
             cpus = float(engine.num_cpus) or 1.0
-            self.actors = [
-                remote_cls.options(**options, num_cpus=cpus, num_gpus=gpus,
-                                   **self._placement(gpus, cpus)).remote(
-                    model_path, model, engine, 0, verbose)
-                for _ in range(n)
-            ]  # fmt: skip
+            self.names = [f"{prefix}-{i}" for i in range(n)]
+            self.actors = []
+            for name in self.names:
+                pg, placed = gpu_placement(gpus, cpus)
+                self.placement_groups.append(pg)
+                self.actors.append(remote_cls.options(
+                    **options, name=name, num_cpus=cpus, num_gpus=gpus, **placed).remote(
+                    model_path, model, engine, 0, verbose))  # fmt: skip
             self.units = [gpus] * n  # engine-hours are GPU-hours
         else:
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-            slots = _cpu_slots(model_path, model, engine, nodes, cpu_share, not ray_cfg.address)
+            slots = cpu_slots(model_path, model, engine, nodes, cpu_share, not ray_cfg.address)
             cores = {n["NodeID"]: n["Resources"]["CPU"] for n in nodes}
             t = time.time()
-            preload = _node_preload_env(engine, sorted({s.node_id for s in slots}))
+            preload = node_preload_env(engine, sorted({s.node_id for s in slots}))
             if verbose:
-                log.info("engine: preload libraries looked up in %.1fs", time.time() - t)
+                log.info("engine: preload decided and looked up in %.1fs", time.time() - t)
+            self.names = [f"{prefix}-{i}" for i in range(len(slots))]
             self.actors = [
                 remote_cls.options(**options | {"runtime_env": {"env_vars": env | preload.get(
                                        s.node_id, {})}},
-                                   num_cpus=s.cpus, num_gpus=0,
+                                   name=name, num_cpus=s.cpus, num_gpus=0,
                                    scheduling_strategy=NodeAffinitySchedulingStrategy(
                                        s.node_id, soft=False)).remote(
                     model_path, model, engine, s.threads, verbose)
-                for s in slots
+                for name, s in zip(self.names, slots, strict=True)
             ]  # fmt: skip
             self.nodes = [s.node_id for s in slots]
             # Engine-hours are node-hours: an engine counts the share of its node's cores it runs.
@@ -283,17 +208,6 @@ class EnginePool:
                 log.info("engine: starting, %d/%d engines ready after %.0fs",
                          len(self.actors) - len(waiting), len(self.actors),
                          time.monotonic() - t0)  # fmt: skip
-
-    def _placement(self, gpus: float, cpus: float) -> dict[str, Any]:
-        """Options binding an engine that holds GPUs to a placement group of its own."""
-        from ray.util.placement_group import placement_group
-        from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
-
-        pg = placement_group([{"CPU": cpus, "GPU": gpus}], strategy="STRICT_PACK")
-        self.placement_groups.append(pg)
-        # Capture child tasks: vLLM's own workers for tensor parallelism stay in the group.
-        strategy = PlacementGroupSchedulingStrategy(pg, placement_group_capture_child_tasks=True)
-        return {"scheduling_strategy": strategy}
 
     def _call(self, i: int, requests: list[EngineRequest], tag: str,
               outer: Future | None = None) -> Future:  # fmt: skip
@@ -405,7 +319,8 @@ class EnginePool:
             if self.use_ray:
                 import ray
 
-                self._capacity = sum(ray.get([a.capacity.remote() for a in self.actors]))
+                live = [self.actors[i] for i in self.router.live()]
+                self._capacity = sum(ray.get([a.capacity.remote() for a in live]))
             else:
                 self._capacity = self.actors[0].capacity()
         return self._capacity
@@ -450,15 +365,20 @@ class EnginePool:
             from ray.util.placement_group import remove_placement_group
 
             for a in self.actors:
-                ray.kill(a)
+                if a is not None:  # a copy's engine that was gone when it looked
+                    ray.kill(a)
             for pg in self.placement_groups:
                 remove_placement_group(pg)
         self.actors, self.placement_groups = [], []
 
     def __getstate__(self) -> dict[str, Any]:
-        # Copies (in verifier actors) keep the handles; the driver keeps the groups.
+        # A copy (in a labeler actor) keeps the engines' names, not their handles: it looks
+        # them up when it is unpickled, at its actor's every (re)start. The driver keeps the
+        # placement groups.
         state = dict(self.__dict__)
         state["placement_groups"] = []
+        if self.use_ray:
+            state["actors"] = []
         del state["_lock"], state["_ready_lock"]
         # A copy never waits or logs the start: its calls queue in Ray until the engines run.
         state["_ready"] = True
@@ -468,6 +388,22 @@ class EnginePool:
         self.__dict__.update(state)
         self._lock = threading.Lock()
         self._ready_lock = threading.Lock()
+        if self.use_ray:
+            self.actors = [self._lookup(i, name) for i, name in enumerate(self.names)]
+
+    def _lookup(self, i: int, name: str) -> Any:
+        """The handle of engine `i` by its name; an engine gone for good is retired (None)."""
+        import ray
+
+        try:
+            return ray.get_actor(name)
+        except ValueError as exc:  # no live actor of that name: it died for good
+            if self.router.retire(i):
+                with self._lock:
+                    self._lost.append(i)
+                return None
+            raise RuntimeError(f"every engine of the pool is gone ({exc})") from exc
 
 
+# gpus_per_engine and resolve_actors: importable from here, as before the split.
 __all__ = ["EnginePool", "engine_lost", "gpus_per_engine", "resolve_actors"]

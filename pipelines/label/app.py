@@ -62,7 +62,7 @@ def named_by_file(args: list[str]) -> list[str]:
 def main() -> None:
     register()
     sys.argv[1:] = renamed("prm-label", sys.argv[1:], RENAMED)
-    sys.argv += named_by_file(sys.argv[1:])
+    sys.argv[1:1] = named_by_file(sys.argv[1:])  # before Hydra's flags (--cfg job, -m)
     compose_or_explain("prm-label", CONF_DIR, "config", sys.argv[1:], LabelJobConfig, __doc__)
     _hydra_main()
 

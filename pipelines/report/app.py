@@ -27,7 +27,13 @@ from pipelines.cli import compose_or_explain, renamed, run_or_explain
 from pipelines.confdir import CONF_DIR
 from pipelines.config_fields import typed_config
 from pipelines.report.config import RENAMED, REPORT, ReportConfig, register
-from pipelines.report.html import SECTIONS, quality_frame, render_page, run_facts
+from pipelines.report.html import (
+    SECTIONS,
+    quality_frame,
+    render_page,
+    run_facts,
+    without_absent_human,
+)
 
 
 def write_report(
@@ -61,6 +67,7 @@ def write_report(
 def format_text(stats: dict[str, Any], diff: dict[str, Any] | None = None) -> str:
     """The report's tables as plain text, for terminals and logs."""
     parts = [f"== PRM label report: {stats['root']} =="]
+    stats = without_absent_human(stats)
     tables = [
         ("counts", stats["by_dataset"]),
         ("labels", stats["labels"]),
