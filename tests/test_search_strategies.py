@@ -14,7 +14,14 @@ from labeling.splitters import split_steps
 from pipelines.cli import ConfigError
 from pipelines.search.driver import Task, run_tasks
 from pipelines.search.job import SearchJob, final_answer, states_answer
-from pipelines.search.strategies import Gen, Sample, TreeParams, sampling, tree_search
+from pipelines.search.strategies import (
+    SAMPLING,
+    Gen,
+    Sample,
+    TreeParams,
+    sampling,
+    tree_search,
+)
 from tests.search_fakes import RIGHT, FakeGenerator, FakePRM
 
 SPLIT = partial(split_steps, mode="auto")
@@ -53,7 +60,7 @@ def params(budget, width=4, depth=4, seed=7):
 
 
 def test_sampling_reuses_one_draw_and_counts_only_the_first_n():
-    co = sampling([1, 4, 8], 11, 400, SPLIT, final_answer, AGGS, True, True)
+    co = sampling([1, 4, 8], 11, 400, SPLIT, final_answer, AGGS, SAMPLING)
     decisions, gen, prm = run_one(co)
     samples = gen.submit([([], Gen("", 8, 11, 400))])[0]  # the same draw again
     assert len(gen.rounds) == 2 and gen.rounds[0][0].n == 8  # one request for every budget
@@ -214,6 +221,25 @@ def test_job_with_majority_only_needs_no_prm(tmp_path):
     cfg.prm.backend = cfg.prm.backend.none
     m = SearchJob(cfg, FakeGenerator(), None).run()
     assert {r["strategy"] for r in m["summary"]} == {"majority"}
+
+
+@pytest.mark.parametrize("only", ["majority", "best_of_n", "weighted_vote", "beam", "dvts"])
+def test_each_strategy_alone_writes_only_its_own_rows(tmp_path, only):
+    """`search.strategies=[best_of_n]` must not also write weighted_vote rows (nor the
+    reverse): the sampling strategies share one sample, not one switch."""
+    cfg = job_cfg(tmp_path, strategies=[only])
+    m = SearchJob(cfg, FakeGenerator(), FakePRM()).run()
+    from pipelines.search.output import read_rows
+
+    assert {r["strategy"] for r in read_rows(tmp_path)} == {only}
+    assert {r["strategy"] for r in m["summary"]} == {only}
+
+
+def test_best_of_n_and_weighted_vote_together_write_both(tmp_path):
+    cfg = job_cfg(tmp_path, strategies=["best_of_n", "weighted_vote"])
+    m = SearchJob(cfg, FakeGenerator(), FakePRM()).run()
+    assert {(r["strategy"], r["aggregation"]) for r in m["summary"]} == {
+        (s, a) for s in ("best_of_n", "weighted_vote") for a in ("last", "min")}
 
 
 @pytest.mark.parametrize(

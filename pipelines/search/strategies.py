@@ -10,8 +10,9 @@ round's generations across problems, strategies and budgets go to the engine tog
 
 How the budget N is spent (generated tokens are counted, whatever the strategy):
 - `sampling`: one request of max(N) chains per problem; majority, best-of-N and the
-  PRM-weighted vote at budget N use the first N of them (i.i.d. samples, so that is a fair
-  draw of N), and count only those N chains' tokens and PRM calls.
+  PRM-weighted vote (those of them the config asks for) at budget N use the first N of them
+  (i.i.d. samples, so that is a fair draw of N), and count only those N chains' tokens and
+  PRM calls.
 - `tree_search` (beam, DVTS): one round per step. A step is generated up to `stop`
   (a blank line: the prompt asks for one step per paragraph, the splitter's `blank_line`).
   A candidate is finished when its step states a final answer (\\boxed{}, "the answer is",
@@ -28,7 +29,7 @@ What this does not promise: that vLLM ends a step exactly where the splitter wou
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Collection, Generator
 from dataclasses import dataclass, field
 
 from labeling.ids import derive_seed
@@ -82,6 +83,7 @@ class Decision:
     prm_calls: int
     candidates: int  # finished chains the choice was made among
     rounds: int  # generation rounds (1 for sampling strategies)
+    seed: int = 0  # the seed of the search that made it (the row's `seed`)
 
 
 @dataclass(slots=True)
@@ -113,6 +115,9 @@ def _score(cands: list[Candidate], split: Split, agg: Aggregation) -> Generator:
     return len(scorable)
 
 
+SAMPLING = ("majority", "best_of_n", "weighted_vote")  # the strategies `sampling` serves
+
+
 def sampling(
     budgets: list[int],
     seed: int,
@@ -120,11 +125,19 @@ def sampling(
     split: Split,
     extract: Extract,
     aggregations: list[Aggregation],
-    with_prm: bool,
-    majority: bool,
+    emit: Collection[str],
     stop: tuple[str, ...] = (),
 ) -> Strategy:
-    """Majority vote, best-of-N and PRM-weighted vote at every budget, over one sample."""
+    """The strategies of `emit` (a subset of `SAMPLING`: majority vote, best-of-N, the
+    PRM-weighted vote) at every budget, over one shared sample; only those named return
+    decisions, and the PRM is asked only when best-of-N or the weighted vote is. Raises
+    ValueError for a name it does not serve."""
+    unknown = sorted(set(emit) - set(SAMPLING))
+    if unknown:
+        raise ValueError(f"sampling serves {', '.join(SAMPLING)}, not {', '.join(unknown)}")
+    majority = "majority" in emit
+    best, vote = "best_of_n" in emit, "weighted_vote" in emit
+    with_prm = best or vote
     top = max(budgets)
     (samples,) = yield [Gen("", top, seed, max_tokens, stop)]
     samples = list(samples)[:top]
@@ -146,18 +159,21 @@ def sampling(
         if majority:
             c = majority_vote(answers[:k])
             out.append(Decision("majority", "", n, texts[c.index], c.answer, None, tokens,
-                                0, k, 1))  # fmt: skip
+                                0, k, 1, seed))  # fmt: skip
         if not with_prm:
             continue
         calls = sum(1 for s in scores[:k] if s)
         for agg in aggregations:
             vals = [aggregate(s, agg) if s else float("-inf") for s in scores[:k]]
-            b = best_index(vals)
-            out.append(Decision("best_of_n", str(agg), n, texts[b], answers[b],
-                                _finite(vals[b]), tokens, calls, k, 1))  # fmt: skip
-            w = weighted_vote(answers[:k], [max(v, 0.0) for v in vals])
-            out.append(Decision("weighted_vote", str(agg), n, texts[w.index], w.answer,
-                                _finite(vals[w.index]), tokens, calls, k, 1))  # fmt: skip
+            if best:
+                b = best_index(vals)
+                out.append(Decision("best_of_n", str(agg), n, texts[b], answers[b],
+                                    _finite(vals[b]), tokens, calls, k, 1, seed))  # fmt: skip
+            if vote:
+                w = weighted_vote(answers[:k], [max(v, 0.0) for v in vals])
+                out.append(Decision("weighted_vote", str(agg), n, texts[w.index], w.answer,
+                                    _finite(vals[w.index]), tokens, calls, k, 1,
+                                    seed))  # fmt: skip
     return out
 
 
@@ -241,7 +257,8 @@ def tree_search(
             break
     if not done:  # cannot happen after a last round, unless the engine returned nothing
         return [Decision("dvts" if dvts else "beam", str(p.aggregation), p.budget, "", None,
-                         None, tokens, calls, 0, rounds)]  # fmt: skip
+                         None, tokens, calls, 0, rounds, p.seed)]  # fmt: skip
     b = done[best_index([c.score for c in done])]
     return [Decision("dvts" if dvts else "beam", str(p.aggregation), p.budget, b.text,
-                     extract(b.text), _finite(b.score), tokens, calls, len(done), rounds)]
+                     extract(b.text), _finite(b.score), tokens, calls, len(done), rounds,
+                     p.seed)]  # fmt: skip
