@@ -29,15 +29,8 @@ from typing import Any
 from labeling.ids import derive_seed
 from labeling.schema import Problem
 from pipelines.cli import ConfigError
-from pipelines.search.strategies import (
-    Ends,
-    Extract,
-    Split,
-    Strategy as Search,
-    TreeParams,
-    sampling,
-    tree_search,
-)
+from pipelines.search.strategies import Ends, Extract, Split, TreeParams, sampling, tree_search
+from pipelines.search.strategies import Strategy as Search  # a search coroutine
 
 
 @dataclass(frozen=True, slots=True)
