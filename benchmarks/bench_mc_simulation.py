@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from labeling.first_error import located_first_error  # noqa: E402
 from labeling.schema import Chain, Problem  # noqa: E402
 from tests.fakes import FakeCompleter  # noqa: E402
 from verifiers.rollout.driver import CompletionRequest, MonteCarloVerifier  # noqa: E402
@@ -48,15 +49,6 @@ def make_chains(
         chain = Chain(pid, f"c{length}-{c}", 0, "\n\n".join(steps), tuple(steps), "sim")
         out.append((problem, chain, error))
     return out
-
-
-def predicted_first_error(labels: list[bool | None]) -> int | None:
-    for i, label in enumerate(labels):
-        if label is False:
-            return i
-        if label is None:
-            return None
-    return -1
 
 
 def run(
@@ -85,7 +77,7 @@ def run(
     )
     verdicts = verifier.verify([(p, c) for p, c, _ in chains])
     hits = sum(
-        predicted_first_error([v.label for v in vs]) == error
+        located_first_error([v.label for v in vs]) == error
         for vs, (_, _, error) in zip(verdicts, chains, strict=True)
     )
     s, n = verifier.last_stats, len(chains)

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from labeling.first_error import first_error
 from labeling.intervals import reviews_for
 from labeling.rows import verdicts_from_structs
 from labeling.schema import LABEL_COLUMNS
@@ -171,10 +172,8 @@ def uncertainty(
     if view.judge_score is not None and 0.2 <= view.judge_score <= 0.8:
         score += 0.5 - abs(view.judge_score - 0.5)
         reasons.append(f"judge votes split ({view.judge_score:.2f})")
-    located = [
-        next((v.step for v in chain if v.labels.get(s) is False), None) for s in decided
-    ]
-    located = [x for x in located if x is not None]
+    located = [first_error([v.labels.get(s) for v in chain]) for s in decided]
+    located = [x for x in located if x is not None and x >= 0]
     if len(set(located)) > 1 and min(located) <= view.step <= max(located):
         score += 0.5
         reasons.append(f"first error ambiguous: sources place it at {sorted(set(located))}")

@@ -24,7 +24,8 @@ from typing import Any
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from labeling.processbench import ChainScore, first_flag, format_table, table
+from labeling.first_error import first_flag
+from labeling.processbench import ChainScore, format_table, table
 from labeling.schema import Status
 from pipelines.cli import ConfigError, compose_or_explain, run_or_explain
 from pipelines.confdir import CONF_DIR
@@ -58,6 +59,11 @@ def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
     print(f"\nprm-eval: metrics in {(out / 'metrics.json').resolve()}"
           + (f", examples in {(out / 'examples.json').resolve()}" if examples else ""))
     return metrics
+
+
+def _flagged(statuses: tuple[str, ...] | list[str]) -> int:
+    """A source's ProcessBench prediction: its first `incorrect` step (-1: none)."""
+    return first_flag(s == Status.INCORRECT for s in statuses)
 
 
 # --- mode=labels ---------------------------------------------------------------------------
@@ -95,7 +101,7 @@ def eval_labels(c: EvalConfig) -> dict[str, Any]:
             if 0 <= v["step"] < n:
                 per_source[v["source"]][v["step"]] = v["status"]
         for source, statuses in per_source.items():
-            scores[source][subset].append(ChainScore(human, first_flag(statuses), tuple(statuses)))
+            scores[source][subset].append(ChainScore(human, _flagged(statuses), tuple(statuses)))
     return {labeler: table(by_subset) for labeler, by_subset in scores.items()}
 
 
@@ -140,7 +146,7 @@ def eval_direct(c: EvalConfig) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                 ticker.tick()
         rows = []
         for record, (statuses, evidence) in zip(records, results, strict=True):
-            rows.append(ChainScore(record["label"], first_flag(statuses), statuses))
+            rows.append(ChainScore(record["label"], _flagged(statuses), statuses))
             examples.extend(_examples(subset, record, statuses, evidence))
         by_subset[subset] = rows
     examples.sort(key=lambda e: e["kind"] != "false_flag")
