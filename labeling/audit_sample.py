@@ -23,10 +23,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from labeling import registry
 from labeling.first_error import first_error
 from labeling.intervals import reviews_for
 from labeling.rows import verdicts_from_structs
-from labeling.schema import LABEL_COLUMNS
 
 STATUSES = ("correct", "incorrect")  # the sampled statuses; `null` is only counted
 HUMAN = "human"  # the source name of reviewer verdicts in the `verdicts` column
@@ -71,7 +71,7 @@ def chain_views(row: Mapping[str, Any], policy: str) -> list[StepView]:
     the policy's `labels` column appears under the policy's name."""
     n = len(row["completions"])
     columns: dict[str, list[bool | None]] = {policy: list(row["labels"])}
-    for source, column in LABEL_COLUMNS.items():
+    for source, column in registry.label_columns().items():
         if row.get(column) is not None:
             columns[str(source)] = list(row[column])
     mc = _mc_labels(row, n)
