@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from functools import partial
 
 import pytest
 
+from labeling.engine_request import EngineRequest
 from labeling.search import Aggregation, PRMScoreError
 from labeling.splitters import split_steps
 from pipelines.cli import ConfigError
@@ -16,7 +18,6 @@ from pipelines.search.driver import Task, run_tasks
 from pipelines.search.job import SearchJob, final_answer, states_answer
 from pipelines.search.strategies import (
     SAMPLING,
-    Gen,
     Sample,
     TreeParams,
     sampling,
@@ -33,12 +34,12 @@ class RecordingGenerator(FakeGenerator):
 
     def __init__(self, right_share: float = 0.3) -> None:
         super().__init__(right_share)
-        self.rounds: list[list[Gen]] = []
+        self.rounds: list[list[EngineRequest]] = []
         self.tokens = 0
 
-    def submit(self, items):
-        self.rounds.append([g for _, g in items])
-        out = super().submit(items)
+    def submit(self, requests):
+        self.rounds.append(list(requests))
+        out = super().submit(requests)
         self.tokens += sum(s.tokens for samples in out for s in samples)
         return out
 
@@ -46,23 +47,28 @@ class RecordingGenerator(FakeGenerator):
 def run_one(co, gen=None, prm=None):
     gen = gen or RecordingGenerator()
     prm = prm or FakePRM()
-    (decisions,) = run_tasks([Task(co, [{"role": "user", "content": "q"}], "q", "problem p")],
-                             gen, prm)  # fmt: skip
+    (decisions,) = run_tasks([Task(co, "q", "problem p")], gen, prm)
     return decisions, gen, prm
 
 
+def base(seed=7, max_tokens=400):
+    """The problem's request: one user message, the chain's token cap, the search's seed."""
+    return EngineRequest.user("q", n=1, seed=seed, max_tokens=max_tokens, temperature=0.8)
+
+
 def tree(p, dvts=False):
-    return tree_search(p, dvts, SPLIT, final_answer, states_answer)
+    params, request = p
+    return tree_search(params, request, dvts, SPLIT, final_answer, states_answer)
 
 
 def params(budget, width=4, depth=4, seed=7):
-    return TreeParams(budget, width, depth, 50, 400, "\n\n", Aggregation.last, seed)
+    return TreeParams(budget, width, depth, 50, "\n\n", Aggregation.last), base(seed)
 
 
 def test_sampling_reuses_one_draw_and_counts_only_the_first_n():
-    co = sampling([1, 4, 8], 11, 400, SPLIT, final_answer, AGGS, SAMPLING)
+    co = sampling(base(11), [1, 4, 8], SPLIT, final_answer, AGGS, SAMPLING)
     decisions, gen, prm = run_one(co)
-    samples = gen.submit([([], Gen("", 8, 11, 400))])[0]  # the same draw again
+    samples = gen.submit([replace(base(11), n=8)])[0]  # the same draw again
     assert len(gen.rounds) == 2 and gen.rounds[0][0].n == 8  # one request for every budget
     by = {(d.strategy, d.aggregation, d.budget): d for d in decisions}
     assert len(by) == 3 * (1 + 2 * len(AGGS))
@@ -109,7 +115,7 @@ def test_last_round_completes_every_chain():
 def test_beam_with_one_round_is_best_of_n():
     """With max_depth=1 beam search samples N whole chains and keeps the best scored one."""
     (beam,), gen, _ = run_one(tree(params(8, depth=1)))
-    (samples,) = FakeGenerator().submit([([], gen.rounds[0][0])])
+    (samples,) = FakeGenerator().submit([gen.rounds[0][0]])
     assert beam.candidates == 8
     assert (beam.answer == RIGHT) == any(final_answer(s.text) == RIGHT for s in samples)
     assert beam.score == max(FakePRM().score_many([("q", SPLIT(s.text))])[0][-1]
@@ -118,7 +124,7 @@ def test_beam_with_one_round_is_best_of_n():
 
 def test_lockstep_batches_every_task_of_a_round_together():
     gen = RecordingGenerator()
-    tasks = [Task(tree(params(4, seed=s)), [], "q", f"t{s}")
+    tasks = [Task(tree(params(4, seed=s)), "q", f"t{s}")
              for s in range(5)]  # fmt: skip
     run_tasks(tasks, gen, FakePRM())
     assert len(gen.rounds[0]) == 5  # the first round of all five searches in one submit
@@ -148,8 +154,8 @@ def test_a_prm_that_drops_chains_is_an_error():
 
 def test_an_engine_that_returns_fewer_samples_is_an_error():
     class Short(FakeGenerator):
-        def submit(self, items):
-            return [s[:-1] for s in super().submit(items)]
+        def submit(self, requests):
+            return [s[:-1] for s in super().submit(requests)]
 
     with pytest.raises(ValueError, match="instead of 4"):
         run_one(tree(params(4)), gen=Short())

@@ -32,6 +32,7 @@ import time
 from concurrent.futures import Future
 from typing import Any
 
+from labeling.engine_request import EngineRequest
 from pipelines.cli import AppLogger
 from pipelines.engine.actor import SimulatedEngine, VLLMEngine
 from pipelines.engine.layout import (
@@ -42,7 +43,6 @@ from pipelines.engine.layout import (
     engine_bytes,
     resolve_actors,
 )
-from pipelines.engine.request import EngineRequest
 from pipelines.engine.routing import Router
 
 log = AppLogger()  # [prm-label] or [prm-search]: the app that runs the pool

@@ -67,13 +67,13 @@ def states_answer(text: str) -> bool:
 def build_tasks(cfg: SearchConfig, p: Problem) -> list[Task]:
     """The searches of every selected strategy for one problem: one `build` call per
     strategy family (`pipelines.search.registry`), each search a task."""
-    ctx = SearchContext(cfg, p, partial(split_steps, mode=str(cfg.split.mode)), final_answer,
-                        states_answer)  # fmt: skip
     messages = (("user", user_message(p, cfg.sampler.math_instruction)),)
+    ctx = SearchContext(cfg, p, messages, partial(split_steps, mode=str(cfg.split.mode)),
+                        final_answer, states_answer)  # fmt: skip
     tasks = []
     for spec, members in registry.families(cfg.search.strategies):
         for co, label in spec.build(ctx, members):
-            tasks.append(Task(co, messages, p.question, f"problem {p.problem_id} ({label})"))
+            tasks.append(Task(co, p.question, f"problem {p.problem_id} ({label})"))
     return tasks
 
 
@@ -117,8 +117,7 @@ class SearchJob(UnitJob):
 
             self.pool, self.model_path = self.start_pool(self.cfg.model, self.cfg.engine,
                                                          self.cfg.ray)  # fmt: skip
-            self.generator = PoolGenerator(self.pool, self.cfg.sampler.temperature,
-                                           self.cfg.sampler.top_p)  # fmt: skip
+            self.generator = PoolGenerator(self.pool)
 
     def _correct(self, answer: str | None, reference: str, cache: dict) -> bool | None:
         key = canonical_answer(answer)

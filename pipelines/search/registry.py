@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from labeling.engine_request import EngineRequest, Messages
 from labeling.ids import derive_seed
 from labeling.schema import Problem
 from pipelines.cli import ConfigError
@@ -35,14 +36,24 @@ from pipelines.search.strategies import Strategy as Search  # a search coroutine
 
 @dataclass(frozen=True, slots=True)
 class SearchContext:
-    """What a builder gets for one problem: the typed `SearchConfig`, the problem, and how
-    text becomes steps (`split`), an answer (`extract`) and a finished chain (`ends`)."""
+    """What a builder gets for one problem: the typed `SearchConfig`, the problem, the chat
+    the generator sees, and how text becomes steps (`split`), an answer (`extract`) and a
+    finished chain (`ends`)."""
 
     cfg: Any
     problem: Problem
+    messages: Messages
     split: Split
     extract: Extract
     ends: Ends
+
+    def base(self, seed: int) -> EngineRequest:
+        """The problem's engine request under the sampler's settings: what a strategy asks
+        variations of (a prefix, n, a step's token cap, a step stop)."""
+        sp = self.cfg.sampler
+        return EngineRequest(self.messages, n=1, seed=seed, max_tokens=sp.max_tokens,
+                             temperature=sp.temperature, top_p=sp.top_p,
+                             stop=tuple(sp.stop))  # fmt: skip
 
 
 Builder = Callable[[SearchContext, tuple[str, ...]], list[tuple[Search, str]]]
@@ -145,9 +156,8 @@ def check(cfg: Any) -> None:
 
 def _sampling(ctx: SearchContext, members: tuple[str, ...]) -> list[tuple[Search, str]]:
     s, sp, p = ctx.cfg.search, ctx.cfg.sampler, ctx.problem
-    co = sampling(list(s.budgets), derive_seed(sp.seed, p.problem_id, "sample"),
-                  sp.max_tokens, ctx.split, ctx.extract, list(s.aggregations), members,
-                  tuple(sp.stop))  # fmt: skip
+    base = ctx.base(derive_seed(sp.seed, p.problem_id, "sample"))
+    co = sampling(base, list(s.budgets), ctx.split, ctx.extract, list(s.aggregations), members)
     return [(co, "sampling")]
 
 
@@ -156,11 +166,10 @@ def _tree(ctx: SearchContext, members: tuple[str, ...]) -> list[tuple[Search, st
     out = []
     for strategy in members:
         for n in sorted(set(s.budgets)):
-            params = TreeParams(n, s.width, s.max_depth, s.step_max_tokens, sp.max_tokens,
-                                s.step_stop, s.aggregation,
-                                derive_seed(sp.seed, p.problem_id, strategy, n),
-                                tuple(sp.stop))  # fmt: skip
-            co = tree_search(params, strategy == "dvts", ctx.split, ctx.extract, ctx.ends)
+            params = TreeParams(n, s.width, s.max_depth, s.step_max_tokens, s.step_stop,
+                                s.aggregation)  # fmt: skip
+            base = ctx.base(derive_seed(sp.seed, p.problem_id, strategy, n))
+            co = tree_search(params, base, strategy == "dvts", ctx.split, ctx.extract, ctx.ends)
             out.append((co, f"{strategy}, N={n}"))
     return out
 

@@ -1,12 +1,15 @@
 """The search strategies as coroutines over plain data: no engine, no model, no Ray.
 
 A strategy is a generator that yields what it needs and receives the answer:
-- `list[Gen]` (continue these prefixes) -> `list[list[Sample]]`, one list of `Gen.n` samples
-  per request;
+- `list[EngineRequest]` (continue these prefixes; the one engine request type,
+  `labeling.engine_request`) -> `list[list[Sample]]`, one list of `n` samples per request;
 - `Ask` (score these step lists) -> `list[list[float]]`, already checked (one probability
   per step: `labeling.search.check_scores`);
-and finally returns its `Decision`s. The driver runs many of them in lockstep, so every
-round's generations across problems, strategies and budgets go to the engine together.
+and finally returns its `Decision`s. A strategy gets its problem's `base` request (the chat,
+the sampler's temperature, top_p and stop strings, the chain's token cap `max_tokens` and the
+search's seed) and asks for variations of it (`dataclasses.replace`). The driver runs many of
+them in lockstep, so every round's generations across problems, strategies and budgets go to
+the engine together.
 
 How the budget N is spent (generated tokens are counted, whatever the strategy):
 - `sampling`: one request of max(N) chains per problem; majority, best-of-N and the
@@ -30,8 +33,9 @@ What this does not promise: that vLLM ends a step exactly where the splitter wou
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
 from labeling.search import (
     Aggregation,
@@ -42,17 +46,6 @@ from labeling.search import (
     top_k,
     weighted_vote,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Gen:
-    """Continue the assistant text `prefix` with `n` samples."""
-
-    prefix: str
-    n: int
-    seed: int
-    max_tokens: int
-    stop: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +92,7 @@ class Candidate:
 Split = Callable[[str], list[str]]
 Extract = Callable[[str], str | None]
 Ends = Callable[[str], bool]  # does this step state the final answer explicitly?
-Strategy = Generator[list[Gen] | Ask, object, list[Decision]]
+Strategy = Generator[list[EngineRequest] | Ask, object, list[Decision]]
 
 
 def _score(cands: list[Candidate], split: Split, agg: Aggregation) -> Generator:
@@ -119,14 +112,12 @@ SAMPLING = ("majority", "best_of_n", "weighted_vote")  # the strategies `samplin
 
 
 def sampling(
+    base: EngineRequest,
     budgets: list[int],
-    seed: int,
-    max_tokens: int,
     split: Split,
     extract: Extract,
     aggregations: list[Aggregation],
     emit: Collection[str],
-    stop: tuple[str, ...] = (),
 ) -> Strategy:
     """The strategies of `emit` (a subset of `SAMPLING`: majority vote, best-of-N, the
     PRM-weighted vote) at every budget, over one shared sample; only those named return
@@ -139,7 +130,8 @@ def sampling(
     best, vote = "best_of_n" in emit, "weighted_vote" in emit
     with_prm = best or vote
     top = max(budgets)
-    (samples,) = yield [Gen("", top, seed, max_tokens, stop)]
+    seed = base.seed
+    (samples,) = yield [replace(base, prefix="", n=top)]
     samples = list(samples)[:top]
     texts = [s.text for s in samples]
     answers = [extract(t) for t in texts]
@@ -187,24 +179,22 @@ class TreeParams:
     width: int
     max_depth: int
     step_max_tokens: int
-    max_tokens: int  # per chain
-    stop: str
+    stop: str  # where one step's generation stops
     aggregation: Aggregation
-    seed: int
-    extra_stop: tuple[str, ...] = ()  # `sampler.stop`, sent with every request (the engine
-    # does not say which stop string ended a generation, so one also ends a step here)
 
 
-def _finished(sample: Sample, total: int, last: bool, p: TreeParams, ends: Ends) -> bool:
-    return last or not sample.text.strip() or total >= p.max_tokens or ends(sample.text)
+def _finished(sample: Sample, total: int, last: bool, cap: int, ends: Ends) -> bool:
+    return last or not sample.text.strip() or total >= cap or ends(sample.text)
 
 
 def tree_search(
-    p: TreeParams, dvts: bool, split: Split, extract: Extract, ends: Ends
+    p: TreeParams, base: EngineRequest, dvts: bool, split: Split, extract: Extract, ends: Ends
 ) -> Strategy:
     """Step-level beam search (`dvts=False`) or DVTS (`dvts=True`); see the module doc.
-    `extract` reads a finished chain's answer; `ends` says whether a step states it (a
-    bare number in a step must not end the chain)."""
+    `base.max_tokens` caps a whole chain; `base.stop` (the sampler's stop strings) goes with
+    every request, and since the engine does not say which stop string ended a generation,
+    one also ends a step. `extract` reads a finished chain's answer; `ends` says whether a
+    step states it (a bare number in a step must not end the chain)."""
     kept, children = beam_shape(p.budget, p.width)
     groups = kept if dvts else 1
     # Root expansions: beam search draws N first steps; each DVTS subtree draws M.
@@ -217,12 +207,12 @@ def tree_search(
         last = depth == p.max_depth - 1
         gens = []
         for i, c in enumerate(active):
-            room = p.max_tokens - c.tokens
-            gens.append(Gen(
-                c.text, first if depth == 0 else children,
-                derive_seed(p.seed, depth, i),
-                room if last else min(p.step_max_tokens, room),
-                p.extra_stop if last else (p.stop, *p.extra_stop),
+            room = base.max_tokens - c.tokens
+            gens.append(replace(
+                base, prefix=c.text, n=first if depth == 0 else children,
+                seed=derive_seed(base.seed, depth, i),
+                max_tokens=room if last else min(p.step_max_tokens, room),
+                stop=base.stop if last else (p.stop, *base.stop),
             ))  # fmt: skip
         results = yield gens
         rounds += 1
@@ -231,7 +221,7 @@ def tree_search(
             for s in samples:
                 tokens += s.tokens
                 total = c.tokens + s.tokens
-                fin = _finished(s, total, last, p, ends)
+                fin = _finished(s, total, last, base.max_tokens, ends)
                 # A step cut by step_max_tokens goes on in the next round, mid-paragraph.
                 cut = fin or s.finish == "length"
                 text = c.text + s.text + ("" if cut else p.stop)
@@ -257,8 +247,8 @@ def tree_search(
             break
     if not done:  # cannot happen after a last round, unless the engine returned nothing
         return [Decision("dvts" if dvts else "beam", str(p.aggregation), p.budget, "", None,
-                         None, tokens, calls, 0, rounds, p.seed)]  # fmt: skip
+                         None, tokens, calls, 0, rounds, base.seed)]  # fmt: skip
     b = done[best_index([c.score for c in done])]
     return [Decision("dvts" if dvts else "beam", str(p.aggregation), p.budget, b.text,
                      extract(b.text), _finite(b.score), tokens, calls, len(done), rounds,
-                     p.seed)]  # fmt: skip
+                     base.seed)]  # fmt: skip
