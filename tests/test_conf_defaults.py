@@ -13,18 +13,13 @@ from typing import Any
 import pytest
 import yaml
 
-from pipelines.audit.config import AuditJobConfig
 from pipelines.confdir import CONF_DIR
-from pipelines.eval.config import EvalConfig
 from pipelines.label.config import LabelJobConfig
-from pipelines.report.config import ReportConfig
-from pipelines.search.config import SearchConfig
-from pipelines.train.config import TrainAppConfig
+from tests.apps import hydra_apps
 
 CONF = Path(CONF_DIR)
-PRIMARY = {"config.yaml": LabelJobConfig, "search.yaml": SearchConfig, "train.yaml":
-           TrainAppConfig, "eval.yaml": EvalConfig, "report.yaml": ReportConfig,
-           "audit.yaml": AuditJobConfig}  # fmt: skip
+# Every app's primary config and its schema, from the apps' declarations (tests/apps.py).
+PRIMARY = {f"{app.config_name}.yaml": app.schema for app in hydra_apps().values()}
 NOT_VALUES = {"defaults", "hydra"}
 
 

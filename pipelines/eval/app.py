@@ -14,21 +14,18 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from labeling.first_error import first_flag
 from labeling.processbench import ChainScore, format_table, table
 from labeling.schema import Status
-from pipelines.cli import ConfigError, compose_or_explain, run_or_explain
-from pipelines.confdir import CONF_DIR
+from pipelines.cli import ConfigError, HydraApp
 from pipelines.eval.config import EvalConfig, register
 from pipelines.ticker import Ticker
 
@@ -174,15 +171,11 @@ def _examples(subset: str, record: dict, statuses: tuple, evidence: tuple) -> li
     return out
 
 
-@hydra.main(config_path=CONF_DIR, config_name="eval", version_base=None)
-def _hydra_main(cfg: DictConfig) -> None:
-    run_or_explain("prm-eval", run, cfg)
+APP = HydraApp("prm-eval", "eval", EvalConfig, register, run, __doc__)
 
 
 def main() -> None:
-    register()
-    compose_or_explain("prm-eval", CONF_DIR, "eval", sys.argv[1:], EvalConfig, __doc__)
-    _hydra_main()
+    APP.main()
 
 
 if __name__ == "__main__":
