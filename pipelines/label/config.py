@@ -17,7 +17,7 @@ from hydra.core.config_store import ConfigStore
 from labeling import registry
 from labeling.code_steps import CodeSplitMode
 from labeling.combine import DEFAULT_CONSENSUS, OutcomeFill, Policy
-from labeling.datasets import Adapter
+from labeling.datasets import Adapter, check_adapter
 from labeling.estimators import EstimatorName
 from labeling.judge_protocol import JudgeVote
 from labeling.schema import AfterError, Domain, Neutral
@@ -270,12 +270,10 @@ def validate(cfg: LabelJobConfig) -> None:
     enabled = cfg.labels.enabled()
     if not enabled:
         raise ConfigError("no label source enabled; set labels=[answer,calc] or similar")
-    adapter = cfg.dataset.adapter or cfg.dataset.name
-    if adapter not in Adapter.__members__:
-        raise ConfigError(
-            f"dataset {adapter!r} has no adapter; set dataset.adapter to one of "
-            f"{', '.join(Adapter.__members__)}"
-        )
+    try:  # the registered adapters now, not the enum frozen at import
+        check_adapter(cfg.dataset.adapter or cfg.dataset.name)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     policy = cfg.labels.policy
     able = registry.consensus_sources()
     cannot = [str(s) for s in cfg.labels.consensus if s not in able]

@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from hydra.core.config_store import ConfigStore
 
-from labeling.datasets import Adapter
+from labeling.datasets import check_adapter
 from labeling.search import Aggregation
 from pipelines.cli import ConfigError, option
 from pipelines.label.config import (
@@ -99,10 +99,10 @@ SEARCH_AFFECTING = ("model", "dataset", "sampler", "split", "prm", "search")
 def validate(cfg: SearchConfig) -> None:
     """Cross-field and range checks; raises `ConfigError` with one sentence."""
     s = cfg.search
-    adapter = cfg.dataset.adapter or cfg.dataset.name
-    if adapter not in Adapter.__members__:
-        raise ConfigError(f"dataset {adapter!r} has no adapter; set dataset.adapter to one of "
-                          f"{', '.join(Adapter.__members__)}")  # fmt: skip
+    try:  # the registered adapters now, not the enum frozen at import
+        check_adapter(cfg.dataset.adapter or cfg.dataset.name)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     if not s.strategies:
         raise ConfigError("search.strategies is empty; name at least one strategy")
     unknown = [str(x) for x in s.strategies if str(x) not in registry.names()]
