@@ -21,7 +21,7 @@ def shared(rel: str) -> Path:
     return path
 
 
-def compose(overrides: list[str], config_name: str = "config"):
+def compose(overrides: list[str], config_name: str = "config", conf_dir: str = CONF_DIR):
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 
@@ -29,7 +29,7 @@ def compose(overrides: list[str], config_name: str = "config"):
 
     for app in hydra_apps().values():  # every app's schemas, found from [project.scripts]
         app.register()
-    with initialize_config_dir(config_dir=CONF_DIR, version_base=None):
+    with initialize_config_dir(config_dir=str(conf_dir), version_base=None):
         return hydra_compose(config_name=config_name, overrides=overrides)
 
 

@@ -81,13 +81,16 @@ def test_group_options_hold_only_their_choices(path):
     )
 
 
+def check_primary(path: Path, schema: type) -> None:
+    """A primary config holds `defaults` and `hydra` only: its values live in `schema`."""
+    data = yaml.safe_load(path.read_text()) or {}
+    values = sorted(set(data) - NOT_VALUES)
+    assert not values, f"{path.name} sets {values}: a default belongs in {schema.__name__}"
+
+
 @pytest.mark.parametrize("name", sorted(PRIMARY))
 def test_primary_configs_hold_no_values(name):
-    data = yaml.safe_load((CONF / name).read_text()) or {}
-    values = sorted(set(data) - NOT_VALUES)
-    assert not values, (
-        f"conf/{name} sets {values}: a default belongs in {PRIMARY[name].__name__}"
-    )
+    check_primary(CONF / name, PRIMARY[name])
 
 
 def test_a_restated_default_is_caught():

@@ -21,22 +21,33 @@ from pipelines.train.config import LABEL_SOURCES
 from tests.conftest import compose
 
 
-def _section_fields() -> set[str]:
-    """LabelsConfig fields that are a source's section (an optional dataclass)."""
+def _section_fields(labels: type = LabelsConfig) -> set[str]:
+    """`labels`' fields that are a source's section (an optional dataclass)."""
     out = set()
-    for f in dataclasses.fields(LabelsConfig):
+    for f in dataclasses.fields(labels):
         default = f.default if f.default is not dataclasses.MISSING else ...
         if default is None and "SourceConfig" in str(f.type):
             out.add(f.name)
     return out
 
 
-def test_every_configurable_source_has_a_section_a_yaml_and_a_builder():
-    names = set(registry.configurable())
-    assert names == _section_fields()
-    for name in names:
-        assert (Path(CONF_DIR) / "labels" / f"{name}.yaml").is_file(), name
-        assert sources.has_builder(name), name
+def check_source(name: str, labels: type = LabelsConfig, conf_dir: str | Path = CONF_DIR) -> None:
+    """A registered source is whole: a `labels.<name>` section in `labels`, its
+    `conf/labels/<name>.yaml`, a builder, and its columns in the shard schema."""
+    spec = registry.get(name)
+    assert name in _section_fields(labels), f"no labels.{name} section"
+    assert (Path(conf_dir) / "labels" / f"{name}.yaml").is_file(), f"no labels/{name}.yaml"
+    assert sources.has_builder(name), f"no builder for {name}"
+    assert {f.name for f in spec.fields()} <= set(labeled_schema().names)
+
+
+@pytest.mark.parametrize("name", registry.configurable())
+def test_every_configurable_source_has_a_section_a_yaml_and_a_builder(name):
+    check_source(name)
+
+
+def test_every_section_is_a_registered_source():
+    assert set(registry.configurable()) == _section_fields()
 
 
 def test_schema_and_trainer_choices_come_from_the_registry():

@@ -136,11 +136,12 @@ class SearchJob(UnitJob):
                            "reference answer", p.question[:2000], p.problem_id, "filter")
                for p in problems if p not in math]  # fmt: skip
         tasks = [(p, t) for p in math for t in build_tasks(self.cfg, p)]
-        if not tasks:
-            return [], bad, 0
-        self._ensure_backends()
-        generator: Any = self.generator
-        decided = run_tasks([t for _, t in tasks], generator, self.prm)
+        decided: list = []
+        if tasks:
+            self._ensure_backends()
+            generator: Any = self.generator
+            decided = run_tasks([t for _, t in tasks], generator, self.prm)
+        # also when no strategy built a search: that is a broken builder, never zero rows
         check_decisions(self.cfg, math, [(p, d) for (p, _), ds in zip(tasks, decided,
                                                                        strict=True) for d in ds])
         rows, caches = [], {}
