@@ -7,7 +7,7 @@ that test without anyone editing it; (2) the discovering test's own check passes
 (3) leaving a piece out fails that check (a test, not a user). What each toy took:
 - strategy: one `registry.register(StrategySpec(...))` (pipelines/search/registry.py) and its
   coroutine;
-- adapter: one entry in `labeling.datasets.ADAPTERS` (`registered`), its `load` (here, this
+- adapter: one entry in `labeling.datasets.ADAPTERS` (here `ADAPTERS.registered`), its `load` (this
   module's) and `conf/dataset/<name>.yaml`;
 - label source: a `SourceSpec` (labeling/registry.py), a builder (pipelines/label/sources.py),
   its `labels.<name>` section and `conf/labels/<name>.yaml`: the source's pieces are still
@@ -92,7 +92,7 @@ def load(options):
 def test_a_toy_adapter_is_one_registration(conf, tmp_path):
     from pipelines.label.app import run, typed
 
-    with datasets.registered("toy_math", __name__):
+    with datasets.ADAPTERS.registered("toy_math", __name__):
         assert "toy_math" in datasets.ADAPTERS  # what the discovering test reads
         with pytest.raises(AssertionError, match="toy_math.yaml"):
             check_adapter("toy_math", conf)  # its YAML is missing: the check says so

@@ -8,8 +8,8 @@ in memory (ProcessBench's single JSON array is the exception, and it is small).
 format}. The config's `Adapter` enum (`dataset.adapter`'s choices), the config checks and
 `load_problems` read it, and the tests check that every adapter has its module and a
 `conf/dataset/<name>.yaml` (`dataset=<name>`). Adding an adapter: its module here and one
-entry below (or `register(name, module)` from a plugin, before the config is imported), plus
-its YAML.
+entry below (or `ADAPTERS.register(name, module)` from a plugin, before the config is
+imported), plus its YAML.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from __future__ import annotations
 import importlib
 import itertools
 from collections.abc import Iterator
-from contextlib import contextmanager
 from enum import StrEnum
 from typing import Any
 
+from labeling.registration import Registry
 from labeling.schema import Problem, Quarantined
 
-ADAPTERS: dict[str, str] = {
+ADAPTERS: Registry[str] = Registry("dataset adapter", {
     "builtin_math": "labeling.datasets.builtin_math",
     "starter_math": "labeling.datasets.starter_math",
     "builtin_code": "labeling.datasets.builtin_code",
@@ -34,28 +34,7 @@ ADAPTERS: dict[str, str] = {
     "mbpp": "labeling.datasets.mbpp",
     "humaneval": "labeling.datasets.humaneval",
     "generic": "labeling.datasets.generic",
-}
-
-
-def register(name: str, module: str) -> None:
-    """Add an adapter; raises ValueError for a name already taken."""
-    if name in ADAPTERS:
-        raise ValueError(f"dataset adapter {name!r} is already registered")
-    ADAPTERS[name] = module
-
-
-def unregister(name: str) -> None:
-    ADAPTERS.pop(name, None)
-
-
-@contextmanager
-def registered(name: str, module: str) -> Iterator[str]:
-    """An adapter registered for the duration of a `with` block (tests)."""
-    register(name, module)
-    try:
-        yield name
-    finally:
-        unregister(name)
+})
 
 
 def adapter_enum() -> type[StrEnum]:

@@ -20,14 +20,15 @@ before that); `strategy_enum()` builds it again. Tests register a toy one with `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from labeling.engine_request import EngineRequest, Messages
 from labeling.ids import derive_seed
+from labeling.registration import Registry
 from labeling.schema import Problem
 from pipelines.cli import ConfigError
 from pipelines.search.strategies import Ends, Extract, Split, TreeParams, sampling, tree_search
@@ -72,34 +73,25 @@ class StrategySpec:
     check: Callable[[Any], None] | None = None
 
 
-_REGISTRY: dict[str, StrategySpec] = {}
+def _one_builder_per_family(name: str, spec: StrategySpec) -> None:
+    kin = [s for s in _REGISTRY.values() if s.family == spec.family]
+    if kin and kin[0].build is not spec.build:
+        raise ValueError(f"strategy {name!r} joins family {spec.family!r}, whose strategy "
+                         f"{kin[0].name!r} builds with another function")
+
+
+_REGISTRY: Registry[StrategySpec] = Registry("search strategy", check=_one_builder_per_family)
 
 
 def register(spec: StrategySpec) -> StrategySpec:
     """Declare a strategy. Raises ValueError for a name already taken, or a family whose
     strategies would be built by different functions."""
-    if spec.name in _REGISTRY:
-        raise ValueError(f"search strategy {spec.name!r} is already registered")
-    kin = [s for s in _REGISTRY.values() if s.family == spec.family]
-    if kin and kin[0].build is not spec.build:
-        raise ValueError(f"strategy {spec.name!r} joins family {spec.family!r}, whose "
-                         f"strategies {kin[0].name!r} builds with another function")
-    _REGISTRY[spec.name] = spec
-    return spec
+    return _REGISTRY.register(spec.name, spec)
 
 
-def unregister(name: str) -> None:
-    _REGISTRY.pop(name, None)
-
-
-@contextmanager
-def registered(spec: StrategySpec) -> Iterator[StrategySpec]:
+def registered(spec: StrategySpec) -> AbstractContextManager[StrategySpec]:
     """`spec` registered for the duration of a `with` block (tests)."""
-    register(spec)
-    try:
-        yield spec
-    finally:
-        unregister(spec.name)
+    return _REGISTRY.registered(spec.name, spec)
 
 
 def names() -> tuple[str, ...]:
@@ -108,10 +100,7 @@ def names() -> tuple[str, ...]:
 
 
 def get(name: str) -> StrategySpec:
-    try:
-        return _REGISTRY[str(name)]
-    except KeyError:
-        raise KeyError(f"no search strategy {name!r}; known: {', '.join(_REGISTRY)}") from None
+    return _REGISTRY.lookup(name)
 
 
 def strategy_enum() -> type[StrEnum]:
