@@ -21,7 +21,7 @@ import functools
 import json
 import time
 
-from pipelines.engine.request import EngineRequest
+from labeling.engine_request import EngineRequest
 
 
 def sample_chains(pool, problems_n: int, n: int, instruction: str) -> list:

@@ -16,7 +16,7 @@ import argparse
 import time
 from pathlib import Path
 
-from pipelines.engine.request import EngineRequest
+from labeling.engine_request import EngineRequest
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "gsm8k" / "train.jsonl"
 

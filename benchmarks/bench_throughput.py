@@ -39,7 +39,7 @@ import sys
 import time
 from pathlib import Path
 
-from pipelines.engine.request import EngineRequest
+from labeling.engine_request import EngineRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -79,10 +79,8 @@ def flat_in_job_engine(pool, samples: list[dict], sent: list) -> tuple[int, floa
     """Tokens and seconds of the recorded rollout requests as one flat call through a fresh
     engine actor of the job's, after one sampling pass (the prefix cache as the stage found
     it): splits the gap to the bare flat batch into the schedule's part and Ray's."""
-    from pipelines.engine.completer import engine_request
-
     pool.generate([EngineRequest.from_plain(r) for r in samples], tag="sample")
-    flat = [engine_request(r, 1.0, r.prefix_text) for r in sent]
+    flat = list(sent)  # the rollout requests are engine requests already
     t = time.perf_counter()
     tokens = sum(sum(r["tokens"]) for r in pool.generate(flat, tag="rollout"))
     seconds = time.perf_counter() - t
@@ -159,7 +157,7 @@ def job_side(args: argparse.Namespace) -> dict:
                                               / max(rollout["prompt_tokens"], 1), 3),
                "steps": sum(len(c.steps) for _, c in items),
                "flat_in_job_engine": {"tokens": flat_tokens, "seconds": flat_s}},
-        "mc_requests": [[r.prompt_text, r.prefix_text, r.n, r.seed, r.max_tokens, r.temperature]
+        "mc_requests": [[r.user_text, r.prefix, r.n, r.seed, r.max_tokens, r.temperature]
                         for r in sent],
         "chains": [[p.question, p.reference, p.problem_id, c.text, list(c.steps)]
                    for p, c in items],

@@ -249,7 +249,7 @@ def table(report: dict) -> str:
         pb, bon = r["processbench"] or {}, r["best_of_n"] or {}
         cells = [
             pb.get("threshold"),
-            pb.get("average_f1"),
+            (pb.get("average") or {}).get("f1"),
             bon.get("prm_min"),
             bon.get("prm_last"),
             bon.get("majority_vote"),

@@ -26,8 +26,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import labeling.registry as registry
+from labeling import registry
 from labeling.audit_claims import Claim, chain_claims
+from labeling.first_error import first_error
 from labeling.intervals import reviews_for
 from labeling.rows import verdicts_from_structs
 
@@ -201,11 +202,11 @@ def uncertainty(
     if view.judge_score is not None and 0.2 <= view.judge_score <= 0.8:
         score += 0.5 - abs(view.judge_score - 0.5)
         reasons.append(f"judge votes split ({view.judge_score:.2f})")
-    located = [
-        next((v.step for v in chain if v.labels.get(s) is False), None)
-        for s, x in view.labels.items() if x is not None
-    ]
-    located = [x for x in located if x is not None]
+    # Where each source that labeled this step puts its chain's first error (a prefix
+    # claim's source included: it names a place too).
+    located = [first_error([v.labels.get(s) for v in chain])
+               for s, x in view.labels.items() if x is not None]
+    located = [x for x in located if x is not None and x >= 0]
     if len(set(located)) > 1 and min(located) <= view.step <= max(located):
         score += 0.5
         reasons.append(f"first error ambiguous: sources place it at {sorted(set(located))}")

@@ -20,7 +20,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from labeling.schema import LABELED_SCHEMA, LEGACY_COLUMNS, QUARANTINE_SCHEMA
+from labeling.schema import LEGACY_COLUMNS, QUARANTINE_SCHEMA, labeled_schema
 from labeling.shards import MANIFEST, read_shard
 
 KEYS = ["problem_id", "chain_id"]
@@ -55,7 +55,8 @@ def scan_dataset(root: str | Path) -> tuple[pl.LazyFrame, pl.LazyFrame, dict[str
     manifest = read_manifest(root)
     shards = [root / s["path"] for s in manifest.get("shards", []) if s.get("path")]
     quar = [root / q["path"] for q in manifest.get("quarantine", []) if q.get("path")]
-    return (scan_files(shards, LABELED_SCHEMA), scan_files(quar, QUARANTINE_SCHEMA), manifest)
+    return (scan_files(shards, labeled_schema()), scan_files(quar, QUARANTINE_SCHEMA),
+            manifest)
 
 
 def verdict_sources(lf: pl.LazyFrame) -> list[str]:

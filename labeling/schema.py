@@ -38,9 +38,6 @@ class Domain(enum.StrEnum):
 # registry (labeling/registry.py) is where sources are declared.
 Source = enum.StrEnum("Source", [(n, n) for n in registry.configurable()])  # type: ignore[misc]
 
-# Boolean per-step columns, one per source prm-label runs. Call `registry.label_columns()`
-# where a source registered later (a plugin) must count too.
-LABEL_COLUMNS = registry.label_columns()
 # Names written by shard format 1 (and the trainer's old `mc_hard`); readers map them to
 # today's names. The one place old names live.
 LEGACY_COLUMNS = {"outcome_labels": "answer_labels", "test_labels": "tests_labels"}
@@ -206,7 +203,8 @@ VERDICT_STRUCT = pa.struct(
 
 def labeled_schema() -> pa.Schema:
     """The labeled shard schema with the columns of every source registered now (a plugin
-    source registered after import adds its columns here, not to `LABELED_SCHEMA`)."""
+    source registered after import adds its columns here, not to `LABELED_SCHEMA`, which
+    holds the built-in sources only: readers of shards call this, never the constant)."""
     return pa.schema([
         # TRL's stepwise-supervision names first.
         pa.field("prompt", pa.string(), nullable=False),

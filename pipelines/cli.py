@@ -1,6 +1,13 @@
 """What the Hydra apps share: typed user errors, the one-sentence exit, `--help`,
 the deprecated spellings of keys (config fields themselves: `pipelines.config_fields`).
 
+Every Hydra app declares itself once, in its own module: `APP = HydraApp(...)` (its script
+name as in pyproject's `[project.scripts]`, its primary config `conf/<config_name>.yaml`, its
+structured schema and `register`, what runs the config), and its `main()` is `APP.main()`.
+The tests find every app from `[project.scripts]` and that declaration, and every group
+option from `conf/` (tests/apps.py): a new app is tested for `--help`, composing with each
+group option, defaults written once and shipping in the wheel without a test list to edit.
+
 A user's mistake leaves as one sentence on stderr and exit code 2, never a traceback:
 - a key, type or enum value that does not fit the structured config (caught when the config
   is composed, before anything starts: `compose_or_explain`);
@@ -17,6 +24,7 @@ import re
 import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -235,3 +243,42 @@ def run_or_explain(
             remove_failed_start(top)
         print(f"{prog}: error: {sentence}", file=sys.stderr)
         sys.exit(2)
+
+
+@dataclass(frozen=True)
+class HydraApp:
+    """One Hydra app (see the module docstring). `run(cfg)` gets the composed config (tests
+    call it directly); `explain` turns the errors a user causes into one sentence;
+    `extra_overrides(argv)` may add overrides derived from the given ones (prm-label names a
+    dataset after its file)."""
+
+    prog: str
+    config_name: str
+    schema: type
+    register: Callable[[], None]
+    run: Callable[[Any], Any]
+    doc: str | None = None
+    explain: Callable[[BaseException], str | None] = explain
+    extra_overrides: Callable[[list[str]], list[str]] | None = None
+    renamed: Mapping[str, Any] = field(default_factory=dict)  # deprecated key -> new key
+
+    def main(self) -> None:
+        """Register the config, compose it once (`--help` and bad overrides end here) and
+        hand it to Hydra, which runs `run` under `run_or_explain`."""
+        import hydra
+
+        from pipelines.confdir import CONF_DIR
+
+        self.register()
+        sys.argv[1:] = renamed(self.prog, sys.argv[1:], self.renamed)
+        if self.extra_overrides is not None:  # before Hydra's own flags (--cfg job, -m)
+            sys.argv[1:1] = self.extra_overrides(sys.argv[1:])
+        compose_or_explain(self.prog, CONF_DIR, self.config_name, sys.argv[1:], self.schema,
+                           self.doc)  # fmt: skip
+
+        def task(cfg: Any) -> None:
+            run_or_explain(self.prog, self.run, cfg, self.explain)
+
+        # Hydra names the job (and its log file) after the task function's module: the app's.
+        task.__module__ = self.run.__module__
+        hydra.main(config_path=CONF_DIR, config_name=self.config_name, version_base=None)(task)()

@@ -17,7 +17,7 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 
 from labeling.code_steps import CodeSplitMode
-from labeling.datasets import Adapter
+from labeling.datasets import Adapter, check_adapter
 from labeling.schema import Domain
 from labeling.splitters import SplitMode
 from pipelines.cli import ConfigError
@@ -212,12 +212,10 @@ class GenerationConfig:
 def validate_generation(cfg: GenerationConfig) -> None:
     """The checks of the shared sections that span fields (ranges are the fields' own,
     `config_fields.check_fields`); raises `ConfigError` with one sentence."""
-    adapter = cfg.dataset.adapter or cfg.dataset.name
-    if adapter not in Adapter.__members__:
-        raise ConfigError(
-            f"dataset {adapter!r} has no adapter; set dataset.adapter to one of "
-            f"{', '.join(Adapter.__members__)}"
-        )
+    try:  # the registered adapters now, not the enum frozen at import
+        check_adapter(cfg.dataset.adapter or cfg.dataset.name)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     cpu_engine = str(cfg.engine.kind) == "vllm" and not cfg.engine.num_gpus
     if cpu_engine and cfg.engine.block_size % 32:
         raise ConfigError(f"engine.block_size={cfg.engine.block_size} must be a multiple of 32 "

@@ -62,18 +62,15 @@ def chromium() -> str:
     return path
 
 
-def compose(overrides: list[str], config_name: str = "config"):
+def compose(overrides: list[str], config_name: str = "config", conf_dir: str = CONF_DIR):
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 
-    from pipelines.eval import config as eval_config
-    from pipelines.label import config
-    from pipelines.report import config as report_config
-    from pipelines.train import config as train_config
+    from tests.apps import hydra_apps
 
-    for module in (config, eval_config, report_config, train_config):
-        module.register()
-    with initialize_config_dir(config_dir=CONF_DIR, version_base=None):
+    for app in hydra_apps().values():  # every app's schemas, found from [project.scripts]
+        app.register()
+    with initialize_config_dir(config_dir=str(conf_dir), version_base=None):
         return hydra_compose(config_name=config_name, overrides=overrides)
 
 

@@ -6,9 +6,11 @@ import pytest
 import yaml
 from omegaconf import OmegaConf
 
+from tests.apps import app_groups, hydra_apps
 from tests.conftest import CONF_DIR, compose
 
-GROUPS = ["model", "dataset", "sampler", "engine", "ray", "output", "debug"]
+# prm-label's single-option groups, from its primary YAML (every app: tests/test_apps.py)
+GROUPS = [g for g, many in app_groups(hydra_apps()["prm-label"]).items() if not many]
 
 
 def _options(group):

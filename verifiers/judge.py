@@ -1,7 +1,7 @@
 """The `judge` label source: an LLM critic names each chain's earliest wrong step.
 
-`JudgeVerifier.verify(items)` sends one critic request per chain (the problem and the tagged
-steps, `labeling.judge_protocol.build_prompt`), each asking for `votes` samples, in ONE call
+`JudgeVerifier.verify(items)` sends one critic `EngineRequest` per chain (the problem and the
+tagged steps, `labeling.judge_protocol.build_prompt`), each asking for `votes` samples, in ONE call
 of the `Critic` (the engine batches them over its actors); every sample is parsed
 defensively (the answer is read only from the protocol's place, never from the solution text
 the critic quotes) and the votes become per-step verdicts under the vote rule `vote`
@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
 from labeling.judge_protocol import (
     CriticAnswer,
@@ -33,17 +34,6 @@ from labeling.schema import Chain, Problem, Status, StepVerdict
 
 
 @dataclass(frozen=True, slots=True)
-class CritiqueRequest:
-    """`n` samples of the critic's answer to `prompt_text` (a user message)."""
-
-    prompt_text: str
-    n: int
-    seed: int
-    max_tokens: int
-    temperature: float
-
-
-@dataclass(frozen=True, slots=True)
 class Critique:
     text: str
     tokens: int  # generated tokens
@@ -52,7 +42,7 @@ class Critique:
 
 @runtime_checkable
 class Critic(Protocol):
-    def critique(self, requests: Sequence[CritiqueRequest]) -> list[list[Critique]]:
+    def critique(self, requests: Sequence[EngineRequest]) -> list[list[Critique]]:
         """For each request, in order, up to `request.n` samples (fewer only when the engine
         could not run it, e.g. a prompt longer than the context)."""
         ...
@@ -87,10 +77,11 @@ class JudgeVerifier:
         self.seed = seed
         self.max_evidence = max_evidence
 
-    def requests(self, items: Sequence[tuple[Problem, Chain]]) -> list[CritiqueRequest]:
+    def requests(self, items: Sequence[tuple[Problem, Chain]]) -> list[EngineRequest]:
+        """One request per chain: the critic prompt as the user message, `votes` samples."""
         return [
-            CritiqueRequest(
-                prompt_text=build_prompt(p.question, c.steps),
+            EngineRequest.user(
+                build_prompt(p.question, c.steps),
                 n=self.votes,
                 seed=derive_seed(self.seed, "judge", c.chain_id),
                 max_tokens=self.max_tokens,
@@ -130,4 +121,4 @@ def _parse(sample: Critique, steps: Sequence[str]) -> CriticAnswer:
     return answer
 
 
-__all__ = ["Critic", "CriticAnswer", "Critique", "CritiqueRequest", "JudgeVerifier"]
+__all__ = ["Critic", "CriticAnswer", "Critique", "JudgeVerifier"]

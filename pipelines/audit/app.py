@@ -10,22 +10,16 @@ reviewers' verdicts folded back in as a new dataset version.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
-import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from labeling.audit_estimate import Method, Reviewed, estimate
 from labeling.audit_sample import HUMAN, step_key
 from labeling.shards import DatasetDir
 from pipelines.audit.config import RENAMED, AuditJobConfig, Mode, register, validate
-from pipelines.cli import compose_or_explain, renamed, run_or_explain
-from pipelines.confdir import CONF_DIR
-
-# An absolute path: `conf/` is a top-level folder, not a package, so a relative module path
-# would fail when the job starts from the installed `prm-audit` script.
+from pipelines.cli import HydraApp
 
 
 def typed(cfg: DictConfig | AuditJobConfig) -> AuditJobConfig:
@@ -130,16 +124,11 @@ def run(cfg: DictConfig | AuditJobConfig) -> dict[str, Any]:
     return q
 
 
-@hydra.main(config_path=CONF_DIR, config_name="audit", version_base=None)
-def _hydra_main(cfg: DictConfig) -> None:
-    run_or_explain("prm-audit", run, cfg)
+APP = HydraApp("prm-audit", "audit", AuditJobConfig, register, run, __doc__, renamed=RENAMED)
 
 
 def main() -> None:
-    register()
-    sys.argv[1:] = renamed("prm-audit", sys.argv[1:], RENAMED)
-    compose_or_explain("prm-audit", CONF_DIR, "audit", sys.argv[1:], AuditJobConfig, __doc__)
-    _hydra_main()
+    APP.main()
 
 
 if __name__ == "__main__":

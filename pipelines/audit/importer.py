@@ -31,7 +31,8 @@ import pyarrow.parquet as pq
 
 from labeling.audit_sample import HUMAN, step_key
 from labeling.audit_verdicts import RATINGS, ChainVerdict, Problem, Verdict, parse, resolve
-from labeling.combine import DEFAULT_CONSENSUS, combine, first_error_step
+from labeling.combine import DEFAULT_CONSENSUS, combine
+from labeling.first_error import first_error
 from labeling.rows import verdicts_from_structs
 from labeling.schema import Neutral, StepVerdict, rating_label
 from labeling.shards import DatasetDir, summarize_units
@@ -78,7 +79,7 @@ def relabel(row: dict[str, Any], human: dict[int, bool | None], labels_cfg: dict
     fill_after = False if after == "negative" else None
     labels = [x if i in human or i <= first or after == "keep" else fill_after
               for i, x in enumerate(merged)]  # fmt: skip
-    return labels, first_error_step(labels)
+    return labels, first_error(labels)
 
 
 def _dataset_clash(row: dict[str, Any], step: int, mine: bool | None, rating: int | None,

@@ -31,6 +31,7 @@ from labeling.audit_sample import (
     strata,
 )
 from labeling.audit_verdicts import PAGE_FORMAT, Mode
+from labeling.first_error import first_error
 from labeling.report_stats import read_manifest
 from labeling.schema import Neutral
 from labeling.shards import atomic_write_bytes, read_shard, shard_files
@@ -72,9 +73,10 @@ def mc_threshold(manifest: dict[str, Any]) -> float:
 
 
 def first_errors(chain: list[StepView]) -> dict[str, int | None]:
-    """Each source's first False step in the chain (-1: none)."""
+    """Each source's first error in the chain (`labeling.first_error.first_error`: -1 every
+    step right, None nothing located)."""
     sources = chain[0].labels.keys() if chain else ()
-    return {s: next((v.step for v in chain if v.labels[s] is False), -1) for s in sources}
+    return {s: first_error([v.labels[s] for v in chain]) for s in sources}
 
 
 def asks(strata_drawn: list[str]) -> list[str]:

@@ -1,6 +1,6 @@
 """Text generation behind one small interface: a vLLM engine, or a simulated one.
 
-A request is an `EngineRequest` (pipelines/engine/request.py): a chat, the assistant's prefix
+A request is an `EngineRequest` (labeling/engine_request.py): a chat, the assistant's prefix
 and the sampling fields. A result is {"texts": [...n], "tokens": [...n], "finish": [...n]}.
 
 The engine formats prompts itself (chat template + the assistant prefix, tokenised once
@@ -21,8 +21,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from labeling.engine_request import EngineRequest
 from pipelines.engine.feed import EngineFeed
-from pipelines.engine.request import EngineRequest
 
 TOO_LONG = {"texts": [""], "tokens": [0], "finish": ["prompt_too_long"]}
 

@@ -34,6 +34,7 @@ import uuid
 from concurrent.futures import Future
 from typing import Any
 
+from labeling.engine_request import EngineRequest
 from pipelines.cli import AppLogger
 from pipelines.engine.actor import SimulatedEngine, VLLMEngine
 from pipelines.engine.layout import resolve_actors
@@ -43,7 +44,6 @@ from pipelines.engine.placement import (
     gpus_per_engine,
     node_preload_env,
 )
-from pipelines.engine.request import EngineRequest
 from pipelines.engine.routing import Router
 
 log = AppLogger()  # [prm-label] or [prm-search]: the app that runs the pool

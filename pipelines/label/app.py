@@ -12,14 +12,11 @@
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
-import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from pipelines.cli import compose_or_explain, renamed, run_or_explain
-from pipelines.confdir import CONF_DIR
+from pipelines.cli import HydraApp
 from pipelines.label.config import RENAMED, LabelJobConfig, register, validate
 
 
@@ -38,11 +35,6 @@ def run(cfg: DictConfig | LabelJobConfig) -> dict:
     return LabelJob(typed(cfg)).run()
 
 
-@hydra.main(config_path=CONF_DIR, config_name="config", version_base=None)
-def _hydra_main(cfg: DictConfig) -> None:
-    run_or_explain("prm-label", run, cfg)
-
-
 def named_by_file(args: list[str]) -> list[str]:
     """Overrides that name the dataset after the file it reads: `dataset=processbench
     dataset.path=.../math.json` labels subset `processbench_math` (rows, reports, and the
@@ -59,12 +51,12 @@ def named_by_file(args: list[str]) -> list[str]:
     return [f"dataset.adapter={group}", f"dataset.name={group}_{stem}"]
 
 
+APP = HydraApp("prm-label", "config", LabelJobConfig, register, run, __doc__,
+               extra_overrides=named_by_file, renamed=RENAMED)
+
+
 def main() -> None:
-    register()
-    sys.argv[1:] = renamed("prm-label", sys.argv[1:], RENAMED)
-    sys.argv[1:1] = named_by_file(sys.argv[1:])  # before Hydra's flags (--cfg job, -m)
-    compose_or_explain("prm-label", CONF_DIR, "config", sys.argv[1:], LabelJobConfig, __doc__)
-    _hydra_main()
+    APP.main()
 
 
 if __name__ == "__main__":

@@ -23,13 +23,13 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
+from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
 from labeling.shards import DatasetDir, UnitRecord, atomic_copy
 from labeling.unit_plan import PlannedUnit, refresh_cost
 from pipelines.config_fields import config_hash as rows_hash
-from pipelines.engine.request import EngineRequest
 from pipelines.engine.runtime import init_ray
 from pipelines.generation_config import ModelConfig
 from pipelines.label.config import LabelJobConfig

@@ -12,19 +12,16 @@ them. `write_report` is what the label job calls when it finishes; `main()` only
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
-import hydra
 import polars as pl
 from omegaconf import DictConfig
 
 from labeling.report_diff import diff_stats
 from labeling.report_stats import dataset_stats
 from labeling.shards import atomic_write_bytes
-from pipelines.cli import compose_or_explain, renamed, run_or_explain
-from pipelines.confdir import CONF_DIR
+from pipelines.cli import HydraApp
 from pipelines.config_fields import typed_config
 from pipelines.report.config import RENAMED, REPORT, ReportConfig, register
 from pipelines.report.html import (
@@ -116,16 +113,11 @@ def run(cfg: DictConfig | ReportConfig) -> Path:
     )  # fmt: skip
 
 
-@hydra.main(config_path=CONF_DIR, config_name="report", version_base=None)
-def _hydra_main(cfg: DictConfig) -> None:
-    run_or_explain("prm-report", run, cfg)
+APP = HydraApp("prm-report", "report", ReportConfig, register, run, __doc__, renamed=RENAMED)
 
 
 def main() -> None:
-    register()
-    sys.argv[1:] = renamed("prm-report", sys.argv[1:], RENAMED)
-    compose_or_explain("prm-report", CONF_DIR, "report", sys.argv[1:], ReportConfig, __doc__)
-    _hydra_main()
+    APP.main()
 
 
 if __name__ == "__main__":

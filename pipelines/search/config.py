@@ -25,19 +25,10 @@ from pipelines.generation_config import (
     register_groups,
     validate_generation,
 )
+from pipelines.search import registry
 
-
-class Strategy(StrEnum):
-    """Search strategies; one output row per (problem, strategy, aggregation, budget)."""
-
-    majority = "majority"  # majority vote over N sampled chains (no PRM)
-    best_of_n = "best_of_n"  # the chain with the best aggregated PRM score among N
-    weighted_vote = "weighted_vote"  # answer with the highest summed PRM score among N
-    beam = "beam"  # step-level beam search: N/M beams kept, M children each, per step
-    dvts = "dvts"  # diverse verifier tree search: N/M independent greedy subtrees of width M
-
-
-PRM_STRATEGIES = (Strategy.best_of_n, Strategy.weighted_vote, Strategy.beam, Strategy.dvts)
+# One member per strategy registered in pipelines/search/registry.py (the only list of them).
+Strategy = registry.strategy_enum()
 
 
 class PRMBackend(StrEnum):
@@ -65,8 +56,8 @@ class PRMConfig:
 
 @dataclass
 class SearchSection:
-    strategies: list[Strategy] = option(
-        factory=lambda: list(Strategy), help="Strategies to run (all by default).", affects=ROWS
+    strategies: list[Strategy] = option(  # type: ignore[valid-type]
+        factory=lambda: list(Strategy), help=registry.help_text(), affects=ROWS
     )
     budgets: list[int] = option(
         factory=lambda: [1, 4, 16],
@@ -128,9 +119,13 @@ def validate(cfg: SearchConfig) -> None:
     s = cfg.search
     if not s.strategies:
         raise ConfigError("search.strategies is empty; name at least one strategy")
+    unknown = [str(x) for x in s.strategies if str(x) not in registry.names()]
+    if unknown:
+        raise ConfigError(f"search.strategies names {', '.join(unknown)}; choose from "
+                          f"{', '.join(registry.names())}")
     if not s.budgets:
         raise ConfigError("search.budgets is empty; name at least one budget (e.g. [1,4,16])")
-    needs_prm = [str(x) for x in s.strategies if x in PRM_STRATEGIES]
+    needs_prm = registry.needs_prm(s.strategies)
     if cfg.prm.backend == PRMBackend.none and needs_prm:
         raise ConfigError(f"strategies {', '.join(needs_prm)} need a PRM; set prm.checkpoint "
                           "(and prm.backend) or search.strategies=[majority]")  # fmt: skip
@@ -141,11 +136,7 @@ def validate(cfg: SearchConfig) -> None:
         raise ConfigError("prm.backend=server needs prm.url (the vLLM pooling server)")
     if not s.step_stop:
         raise ConfigError("search.step_stop is empty; beam search needs a step boundary")
-    if any(x in s.strategies for x in (Strategy.beam, Strategy.dvts)):
-        odd = [n for n in s.budgets if n > s.width and n % s.width]
-        if odd:
-            raise ConfigError(f"beam/dvts budgets {odd} are not multiples of search.width="
-                              f"{s.width}; use multiples (or budgets below the width)")  # fmt: skip
+    registry.check(cfg)  # each selected strategy's own checks
 
 
 def register() -> None:

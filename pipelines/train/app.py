@@ -20,23 +20,23 @@ is what `vllm serve`, prm-eval and `pipelines.scoring` load. Metrics go to
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from pipelines.cli import compose_or_explain, explain, renamed, run_or_explain
-from pipelines.confdir import CONF_DIR
-from pipelines.train import data as prm_data
+from pipelines.cli import HydraApp, explain
 from pipelines.train.config import RENAMED, TrainAppConfig, register, to_config
-from pipelines.train.loop import ray_worker, train_loop
-from pipelines.train.model import StepFormat
+
+# torch, Ray Train and the model code load when a run starts, not with the app's declaration
+# (`APP`, which `--help` and the tests read).
 
 
 def run(cfg: Any) -> dict[str, Any]:
     """Train as configured; returns the summary written to `<output.dir>/summary.json`."""
+    from pipelines.train import data as prm_data
+    from pipelines.train.loop import ray_worker, train_loop
+
     conf = to_config(cfg)
     prm_data.check_labels_present(conf.data)  # before a model loads or Ray starts
     plain = OmegaConf.to_container(OmegaConf.structured(conf), resolve=True, enum_to_str=True)
@@ -73,6 +73,7 @@ def run(cfg: Any) -> dict[str, Any]:
 
 def _run_and_print(cfg: DictConfig) -> None:
     from pipelines.train.export import serve_command
+    from pipelines.train.model import StepFormat
 
     summary = run(cfg)
     print(json.dumps({k: v for k, v in summary.items() if k != "format"}, indent=2))
@@ -88,16 +89,12 @@ def _explain(exc: BaseException) -> str | None:
     return explain(exc) or (str(exc).splitlines()[0] if isinstance(exc, ValueError) else None)
 
 
-@hydra.main(version_base=None, config_path=CONF_DIR, config_name="train")
-def _hydra_main(cfg: DictConfig) -> None:
-    run_or_explain("prm-train", _run_and_print, cfg, _explain)
+APP = HydraApp("prm-train", "train", TrainAppConfig, register, _run_and_print, __doc__,
+               _explain, renamed=RENAMED)
 
 
 def main() -> None:
-    register()
-    sys.argv[1:] = renamed("prm-train", sys.argv[1:], RENAMED)
-    compose_or_explain("prm-train", CONF_DIR, "train", sys.argv[1:], TrainAppConfig, __doc__)
-    _hydra_main()
+    APP.main()
 
 
 if __name__ == "__main__":
