@@ -20,15 +20,16 @@ from omegaconf import DictConfig, OmegaConf
 
 from pipelines.cli import compose_or_explain, run_or_explain
 from pipelines.confdir import CONF_DIR
-from pipelines.label.config import LabelJobConfig, register, validate
+from pipelines.label.config import LabelJobConfig, register, resolve, validate
 
 
 def typed(cfg: DictConfig | LabelJobConfig) -> LabelJobConfig:
-    """The composed config as the dataclass object (enums as members), validated."""
+    """The composed config as the dataclass object (enums as members), validated, with what
+    `auto` values stand for written in (`resolve`)."""
     obj = cfg if isinstance(cfg, LabelJobConfig) else OmegaConf.to_object(cfg)
     assert isinstance(obj, LabelJobConfig)
     validate(obj)
-    return obj
+    return resolve(obj)
 
 
 def run(cfg: DictConfig | LabelJobConfig) -> dict:
@@ -61,7 +62,8 @@ def named_by_file(args: list[str]) -> list[str]:
 
 def main() -> None:
     register()
-    sys.argv += named_by_file(sys.argv[1:])
+    # Before any flag: Hydra takes overrides only ahead of `--cfg job`, `-m` and the like.
+    sys.argv[1:1] = named_by_file(sys.argv[1:])
     compose_or_explain("prm-label", CONF_DIR, "config", sys.argv[1:], LabelJobConfig, __doc__)
     _hydra_main()
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from hydra.core.config_store import ConfigStore
 
 from labeling import registry
 from labeling.code_steps import CodeSplitMode
-from labeling.combine import DEFAULT_CONSENSUS, OutcomeFill, Policy
+from labeling.combine import DEFAULT_CONSENSUS, OutcomeFill, Policy, after_error_for
 from labeling.datasets import Adapter
 from labeling.estimators import EstimatorName
 from labeling.judge_protocol import JudgeVote
 from labeling.schema import AfterError, Domain, Neutral
+from labeling.sections import SectionOptions
 from labeling.splitters import SplitMode
 from pipelines.cli import ConfigError, option
 
@@ -53,6 +53,28 @@ class ModelConfig:
 
 
 @dataclass
+class FieldsConfig:
+    """The generic adapter's field mapping: our name = the file's field (labeling.datasets.
+    generic). Unset (null) fields are not read."""
+
+    question: str | None = option(None, "The problem text (unset: `question`).")
+    answer: str | None = option(None, "The reference answer, math (unset: `answer`).")
+    steps: str | None = option(
+        None, "A given chain already split: a list of strings (a string is a `response`).")
+    response: str | None = option(
+        None, "A given chain as one string (a reasoning model's trace, with or without "
+        "<think>), cut by split.mode; nothing is sampled.")
+    reasoning: str | None = option(
+        None, "The thinking as vLLM's reasoning parsers return it (reasoning_content or "
+        "reasoning), joined with `response` as <think>...</think> then the answer.")
+    first_error: str | None = option(None, "A human first-error step index (with `steps`).")
+    model: str | None = option(None, "The model that wrote the given chain (unset: given).")
+    tests: str | None = option(None, "Unit tests (a list of assert lines): a code problem.")
+    test_setup: str | None = option(None, "Code run before the tests.")
+    entry_point: str | None = option(None, "The function the tests call.")
+
+
+@dataclass
 class DatasetConfig:
     name: str = option("builtin_math", "Dataset label in rows; also the adapter when none is set.")
     adapter: Adapter | None = option(None, "Adapter when it differs from `name`.")
@@ -61,7 +83,9 @@ class DatasetConfig:
     seed: int = option(0, "Seed of the builtin generators.")
     count: int = option(1000, "Size of the builtin math set before `limit`.")
     domain: Domain | None = option(None, "Generic adapter: math or code.")
-    fields: dict[str, Any] = option(factory=dict, help="Generic adapter: field mapping.")
+    fields: FieldsConfig = option(
+        factory=FieldsConfig, help="Generic adapter: our name = the file's field, e.g. "
+        "dataset.fields.question=q dataset.fields.response=output.")
 
 
 @dataclass
@@ -81,9 +105,20 @@ class SamplerConfig:
 
 @dataclass
 class SplitConfig:
-    mode: SplitMode = option(SplitMode.auto, "Math steps: auto | blank_line | step_marker | line.")
+    mode: SplitMode = option(
+        SplitMode.auto, "Math steps: auto | blank_line | step_marker | line | sections "
+        "(reasoning traces: paragraphs merged at reasoning moves, labeling/sections.py).")
     code_mode: CodeSplitMode = option(CodeSplitMode.statement, "Code steps: line|statement|block.")
     max_steps: int = option(40, "Chains with more steps are quarantined (stage split).")
+    section_tokens: int = option(
+        400, "sections: token budget per section (approximate tokens; one longer paragraph "
+        "stays whole).")
+    max_sections: int = option(
+        30, "sections: cap per chain, the final answer's section included (the cap wins "
+        "over the budget); at most split.max_steps.")
+
+    def section_options(self) -> SectionOptions:
+        return SectionOptions(self.section_tokens, self.max_sections)
 
 
 @dataclass
@@ -154,7 +189,11 @@ class LabelsConfig:
     policy: Policy = option(
         Policy.verifier_first, "outcome | mc | verifier_first | consensus | judge."
     )
-    after_error: AfterError = option(AfterError.negative, "Steps after the first error.")
+    after_error: AfterError = option(
+        AfterError.auto, "Steps after the first error: negative | mask | keep | auto (keep "
+        "for reasoning traces, split.mode=sections: a slip does not make its correction "
+        "wrong; negative for chains cut into steps). Resolved at start; the manifest "
+        "records the value used.")
     outcome_fill: OutcomeFill = option(
         OutcomeFill.none, "Unlabeled steps of a chain whose final answer is right: none (stay "
         "unlabeled) | positive (Math-Shepherd's convention; it labels wrong steps of lucky "
@@ -299,6 +338,14 @@ def validate(cfg: LabelJobConfig) -> None:
             raise ConfigError("labels.consensus needs two or more different sources")
     if policy == Policy.outcome and "answer" not in enabled:
         raise ConfigError("labels.policy=outcome needs the answer source: add answer to labels")
+    if cfg.split.mode == SplitMode.sections:
+        _positive(cfg.split.section_tokens, "split.section_tokens")
+        _positive(cfg.split.max_sections, "split.max_sections")
+        if cfg.split.max_sections > cfg.split.max_steps:
+            raise ConfigError(
+                f"split.max_sections={cfg.split.max_sections} is above split.max_steps="
+                f"{cfg.split.max_steps}: every chain with more sections than max_steps would be "
+                "quarantined; lower split.max_sections or raise split.max_steps")
     for key, value in [
         ("sampler.n", cfg.sampler.n),
         ("sampler.max_tokens", cfg.sampler.max_tokens),
@@ -342,6 +389,15 @@ def validate(cfg: LabelJobConfig) -> None:
                               "(greedy votes are all the same)")
 
 
+def resolve(cfg: LabelJobConfig) -> LabelJobConfig:
+    """`cfg` with what `auto` stands for written in, once at start, so that the unit keys,
+    the manifest and every source see the value used: `labels.after_error=auto` becomes
+    `keep` for traces cut into sections and `negative` otherwise (labeling.combine)."""
+    sections = cfg.split.mode == SplitMode.sections
+    cfg.labels.after_error = AfterError(after_error_for(cfg.labels.after_error, sections))
+    return cfg
+
+
 def register() -> None:
     """Register the schemas; YAML in conf/ extends `label_schema` and the group schemas.
     Called by the app's `main()`, never at import time."""
@@ -356,4 +412,4 @@ def register() -> None:
     cs.store(group="debug", name="debug_schema", node=DebugConfig)
 
 
-__all__ = ["LABEL_AFFECTING", "LabelJobConfig", "register", "validate"]
+__all__ = ["LABEL_AFFECTING", "LabelJobConfig", "register", "resolve", "validate"]

@@ -35,6 +35,7 @@ from pipelines.label.config import (
     LABEL_AFFECTING,
     LabelJobConfig,
     ModelConfig,
+    resolve,
 )
 from pipelines.label.manifest import (
     build_manifest,
@@ -69,6 +70,7 @@ class LabelJob(UnitJob):
     app = "prm-label"
 
     def __init__(self, cfg: LabelJobConfig) -> None:
+        cfg = resolve(cfg)  # `auto` values written in before the unit keys are hashed
         super().__init__(cfg.output.dir, label_config_hash(cfg), cfg.output.resume)
         self.cfg = cfg
         self.judge_pool: Any = None  # only when the judge's model differs from the sampler's

@@ -137,6 +137,8 @@ def _judge(cfg: LabelJobConfig, j: Any, ctx: BuildContext) -> Verifier:
     return JudgeVerifier(
         ctx.critic, votes=j.votes, max_tokens=j.max_tokens, temperature=j.temperature,
         seed=cfg.sampler.seed, max_evidence=j.max_evidence, vote=j.vote,
+        # Traces cut into sections: every section judged on its own (DeltaBench's protocol).
+        protocol="sections" if str(cfg.split.mode) == "sections" else "first_error",
     )
 
 
