@@ -24,10 +24,11 @@ conclusion at all is an unparsable vote with the reason, never a guess.
 (`labels.judge.vote`): a section is `incorrect` when the votes naming it reach the quorum
 (a strict majority of ALL m votes for `majority`, all of them for `unanimous`), `correct`
 when the parsed votes that do not name it reach it, else `unverifiable` ("no quorum").
-`plurality` labels a section by whichever side more parsed votes take, once the parsed votes
-reach a strict majority of all votes. Score of a section = share of all m votes that do not
-name it (abstentions count against). No parsable vote: every section is `error` with the
-first vote's reason. The chain's generated tokens are reported on section 0.
+`plurality` labels a section by whichever side more parsed votes take (a tie labels nothing),
+once the parsed votes reach a strict majority of all votes. Score of a section = share of
+all m votes that do not name it (abstentions count against). No parsable vote: every
+section is `error` with the first vote's reason. The chain's generated tokens are reported
+on section 0.
 """
 
 from __future__ import annotations
@@ -155,8 +156,8 @@ def section_verdicts(
         cleared = len(parsed) - len(named)
         score = cleared / m
         if plural:
-            wrong, right = len(parsed) >= q and len(named) > cleared, \
-                len(parsed) >= q and cleared >= len(named)
+            wrong = len(parsed) >= q and len(named) > cleared
+            right = len(parsed) >= q and cleared > len(named)
         else:
             wrong, right = len(named) >= q, cleared >= q
         if wrong:

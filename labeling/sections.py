@@ -13,7 +13,8 @@ A thinking model's trace has hundreds of paragraphs (DeltaBench's: 78-362) where
    (`labeling.section_cues`: a new attempt, a check, a correction, a conclusion, a new part).
 3. The cut maximises the summed strength of the paragraphs that open a section, less
    `SECTION_COST` per section and less a cost for sections under `SMALL_SHARE` of the budget
-   (a cue right after another does not make a two-line section), among the cuts whose
+   (a cue right after another does not make a two-line section; in a trace too short to
+   fill the cap with such sections, the floor is its length over the cap), among the cuts whose
    sections stay within `tokens` (approximate tokens: words, numbers, symbols, CJK
    characters; a paragraph longer than the budget is a section of its own, never cut) and
    number at most `max_sections` (the final section included). Weak cues (1) never pay for
@@ -125,7 +126,9 @@ def _best_cut(tokens: list[int], strength: list[int], budget: int, cap: int) -> 
     prefix = [0]
     for t in tokens:
         prefix.append(prefix[-1] + t)
-    floor = budget * SMALL_SHARE
+    # A short trace (a few sentences, a slip and its fix) is cut at its cues however small
+    # the sections: the floor never asks for fewer sections than the cap allows.
+    floor = min(budget * SMALL_SHARE, prefix[n] / cap)
     fewest = [0] * (n + 1)  # the fewest sections that can end at j
     for j in range(1, n + 1):
         fewest[j] = min(fewest[i] for i in range(first[j], j)) + 1

@@ -26,6 +26,7 @@ class Adapter(StrEnum):
     math = "math"
     prm800k = "prm800k"
     processbench = "processbench"
+    deltabench = "deltabench"
     mbpp = "mbpp"
     humaneval = "humaneval"
     generic = "generic"
@@ -39,10 +40,19 @@ ADAPTERS = {
     "math": "labeling.datasets.math",
     "prm800k": "labeling.datasets.prm800k",
     "processbench": "labeling.datasets.processbench",
+    "deltabench": "labeling.datasets.deltabench",
     "mbpp": "labeling.datasets.mbpp",
     "humaneval": "labeling.datasets.humaneval",
     "generic": "labeling.datasets.generic",
 }
+
+
+def gives_sections(name: str | None) -> bool:
+    """Whether the adapter's chains come cut into reasoning-trace sections (DeltaBench's human
+    sections): a run on it labels traces, as one with `split.mode=sections` does."""
+    if name not in ADAPTERS:
+        return False
+    return bool(getattr(importlib.import_module(ADAPTERS[name]), "SECTIONS", False))
 
 
 def load_problems(options: dict[str, Any]) -> Iterator[Problem | Quarantined]:

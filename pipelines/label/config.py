@@ -16,7 +16,7 @@ from hydra.core.config_store import ConfigStore
 from labeling import registry
 from labeling.code_steps import CodeSplitMode
 from labeling.combine import DEFAULT_CONSENSUS, OutcomeFill, Policy, after_error_for
-from labeling.datasets import Adapter
+from labeling.datasets import Adapter, gives_sections
 from labeling.estimators import EstimatorName
 from labeling.judge_protocol import JudgeVote
 from labeling.schema import AfterError, Domain, Neutral
@@ -191,9 +191,9 @@ class LabelsConfig:
     )
     after_error: AfterError = option(
         AfterError.auto, "Steps after the first error: negative | mask | keep | auto (keep "
-        "for reasoning traces, split.mode=sections: a slip does not make its correction "
-        "wrong; negative for chains cut into steps). Resolved at start; the manifest "
-        "records the value used.")
+        "for reasoning traces in sections, split.mode=sections or dataset=deltabench: a "
+        "slip does not make its correction wrong; negative for chains cut into steps). "
+        "Resolved at start; the manifest records the value used.")
     outcome_fill: OutcomeFill = option(
         OutcomeFill.none, "Unlabeled steps of a chain whose final answer is right: none (stay "
         "unlabeled) | positive (Math-Shepherd's convention; it labels wrong steps of lucky "
@@ -389,12 +389,20 @@ def validate(cfg: LabelJobConfig) -> None:
                               "(greedy votes are all the same)")
 
 
+def labels_sections(cfg: LabelJobConfig) -> bool:
+    """Whether the run labels reasoning traces in sections: `split.mode=sections`, or a
+    dataset whose chains come as sections (DeltaBench's)."""
+    return cfg.split.mode == SplitMode.sections or gives_sections(
+        str(cfg.dataset.adapter or cfg.dataset.name))
+
+
 def resolve(cfg: LabelJobConfig) -> LabelJobConfig:
     """`cfg` with what `auto` stands for written in, once at start, so that the unit keys,
     the manifest and every source see the value used: `labels.after_error=auto` becomes
-    `keep` for traces cut into sections and `negative` otherwise (labeling.combine)."""
-    sections = cfg.split.mode == SplitMode.sections
-    cfg.labels.after_error = AfterError(after_error_for(cfg.labels.after_error, sections))
+    `keep` for traces in sections (`labels_sections`) and `negative` otherwise
+    (labeling.combine)."""
+    rule = after_error_for(cfg.labels.after_error, labels_sections(cfg))
+    cfg.labels.after_error = AfterError(rule)
     return cfg
 
 
@@ -412,4 +420,5 @@ def register() -> None:
     cs.store(group="debug", name="debug_schema", node=DebugConfig)
 
 
-__all__ = ["LABEL_AFFECTING", "LabelJobConfig", "register", "resolve", "validate"]
+__all__ = ["LABEL_AFFECTING", "LabelJobConfig", "labels_sections", "register", "resolve",
+           "validate"]
