@@ -86,6 +86,10 @@ def tokenize_row(
     Returns `input_ids`, `targets` (same length: the step's label at its tag; IGNORE (hard)
     or NaN (soft) elsewhere and where the label is None) and `step_positions` (index of the
     step's tag, -1 for steps cut by `max_length`). `labels=None` is for inference.
+    A chain longer than `max_length` keeps the prompt and as many WHOLE steps as fit, from
+    the first: the first step that does not fit and every step after it are dropped
+    (position -1; `cut_counts` counts them), so no step is scored or trained without every
+    step before it in view, and no step is cut inside. No window slides over the rest.
     The tag is appended as an id, never tokenized from text, so the scored token is always
     the same id; the tag's text is removed from prompt and steps, so a chain that happens to
     contain it cannot add a score. The prompt keeps its last `max_prompt_length` tokens.
@@ -104,8 +108,10 @@ def tokenize_row(
     # One batched call for all steps: per-call overhead, not tokenizing, dominates short steps.
     pieces = [fmt.step_template.format(step=s.replace(fmt.step_tag, "")) for s in steps]
     step_ids = tokenizer(pieces, add_special_tokens=False)["input_ids"] if pieces else []
+    cut = False
     for ids, label in zip(step_ids, labels, strict=True):
-        if len(input_ids) + len(ids) + 1 > fmt.max_length:
+        cut = cut or len(input_ids) + len(ids) + 1 > fmt.max_length
+        if cut:  # a later, shorter step would be read without this one: drop it too
             positions.append(-1)
             continue
         input_ids.extend(ids)
@@ -118,6 +124,23 @@ def tokenize_row(
     input_ids, targets = input_ids[: fmt.max_length], targets[: fmt.max_length]
     positions = [p if p < fmt.max_length else -1 for p in positions]
     return {"input_ids": input_ids, "targets": targets, "step_positions": positions}
+
+
+def cut_counts(row: dict[str, list], labels: list[Any] | None = None) -> dict[str, int]:
+    """What `max_length` dropped from one `tokenize_row` output: steps (and labeled steps,
+    given the chain's `labels`) kept and dropped, and whether the chain was cut."""
+    positions = row["step_positions"]
+    labels = labels if labels is not None else [None] * len(positions)
+    dropped = sum(p < 0 for p in positions)
+    labeled = [t is not None for t in labels]
+    return {
+        "chains": 1,
+        "chains_cut": int(dropped > 0),
+        "steps": len(positions),
+        "steps_dropped": dropped,
+        "labels": sum(labeled),
+        "labels_dropped": sum(x for p, x in zip(positions, labeled, strict=True) if p < 0),
+    }
 
 
 def collate(rows: list[dict[str, list]], pad_id: int, soft: bool) -> dict[str, torch.Tensor]:
