@@ -56,7 +56,7 @@ class SectionOptions:
     """The parameters of the cut (`split.section_tokens`, `split.max_sections`)."""
 
     tokens: int = 400
-    max_sections: int = 30
+    max_sections: int = 24
 
     def __post_init__(self) -> None:
         if self.tokens < 1 or self.max_sections < 1:

@@ -49,49 +49,53 @@ def long_trace(
     error_at: int | None = None,
 ) -> SyntheticTrace:
     """A trace of `n_paragraphs` paragraphs of thinking. `slip_at`: the paragraph (>= 1)
-    whose product is written wrong, corrected by the paragraph after it; `finished=False`
+    whose product is written 10 too low, corrected by the paragraph after it; `finished=False`
     cuts the trace inside the thinking (no `</think>`, no answer); `think_tags=False` writes
     a long chain of thought without tags (DeltaBench's form); `chinese_every=k` writes every
     k-th check in Chinese (等等，让我验证一下); `error_at`: the paragraph (>= 1) whose product is
     written 10 too high and never corrected, so that the final answer is wrong."""
     rng = random.Random(seed)
-    pairs = [(rng.randint(11, 49), rng.randint(2, 9)) for _ in range(max(2, n_paragraphs // 2))]
+    # Which paragraphs compute a product (the rest check, try again, sum up): about half,
+    # the first three, and the slip's and the error's.
+    kinds = [i < 3 or rng.random() < 0.5 for i in range(n_paragraphs)]
+    kinds[0] = False
+    for forced in (slip_at, error_at):
+        if forced is not None:
+            if not 1 <= forced < n_paragraphs - (forced == slip_at):
+                raise ValueError(f"paragraph {forced} is outside 1..{n_paragraphs - 1}")
+            kinds[forced] = True
+    if slip_at is not None:
+        kinds[slip_at + 1] = False  # the correction
+    pairs = [(rng.randint(11, 49), rng.randint(2, 9)) for _ in range(max(1, sum(kinds)))]
     question = ("Compute the sum " + " + ".join(f"{a} × {b}" for a, b in pairs)
                 + ". Give the final answer in \\boxed{}.")
     reference = str(sum(a * b for a, b in pairs))
     paras = ["Okay, I need to add up several products. Let me go through them one at a time."]
-    total, k, slip_para, error_para = 0, 0, None, None
-    while len(paras) < n_paragraphs:
-        i = len(paras)
-        if slip_at is not None and i == slip_at and k < len(pairs):
-            a, b = pairs[k]
-            paras.append(f"Then {a} × {b} = {a * b - 10}.")
+    total, k = 0, 0
+    for i in range(1, n_paragraphs):
+        if i == (slip_at or 0) + 1 and slip_at is not None:
+            a, b = pairs[k - 1]
             paras.append(f"Wait, {a} × {b} = {a * b}, not {a * b - 10}. Let me fix that.")
-            total += a * b
-            k += 1
-            slip_para = i
-            continue
-        if error_at is not None and i == error_at and k < len(pairs):
+        elif kinds[i]:
             a, b = pairs[k]
-            paras.append(f"Then {a} × {b} = {a * b + 10}, which I add to the total.")
-            total += a * b + 10
             k += 1
-            error_para = i
-            continue
-        if k < len(pairs) and (rng.random() < 0.6 or i < 3):
-            a, b = pairs[k]
-            total += a * b
-            k += 1
-            paras.append(rng.choice(_OPENERS).format(a=a, b=b, p=a * b))
+            if i == slip_at:
+                paras.append(f"Then {a} × {b} = {a * b - 10}.")
+                total += a * b
+            elif i == error_at:
+                paras.append(f"Then {a} × {b} = {a * b + 10}, which I add to the total.")
+                total += a * b + 10
+            else:
+                total += a * b
+                paras.append(rng.choice(_OPENERS).format(a=a, b=b, p=a * b))
         else:
             a, b = pairs[max(k - 1, 0)]
             move = rng.choice(_MOVES).format(a=a, b=b, p=a * b, t=total)
             if chinese_every and i % chinese_every == 0:
                 move = f"等等，让我验证一下：{a} × {b} = {a * b}。没错。"
             paras.append(move)
-    for a, b in pairs[k:]:  # whatever is left, in the last paragraph
+    for a, b in pairs[k:]:  # a trace of one paragraph has computed nothing yet
         total += a * b
-    paras[-1] += f" The remaining products bring the total to {total}."
     body = "\n\n".join(paras[:n_paragraphs])
     if not think_tags:
         text = f"{body}\n\n**Final Answer**\n\\boxed{{{total}}}"
@@ -100,13 +104,8 @@ def long_trace(
                 f"The final answer is \\boxed{{{total}}}.")
     else:
         text = f"<think>\n{body}"
-    offset = None
-    if error_at is not None:
-        if error_para != error_at:
-            raise ValueError(f"error_at={error_at}: no product is left to get wrong there; "
-                             "choose an earlier paragraph")
-        offset = text.find(paras[error_at])
-    return SyntheticTrace(question, reference, text, n_paragraphs, slip_para, offset)
+    offset = None if error_at is None else text.find(paras[error_at])
+    return SyntheticTrace(question, reference, text, n_paragraphs, slip_at, offset)
 
 
 def self_correction_trace() -> SyntheticTrace:

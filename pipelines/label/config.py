@@ -114,7 +114,7 @@ class SplitConfig:
         400, "sections: token budget per section (approximate tokens; one longer paragraph "
         "stays whole).")
     max_sections: int = option(
-        30, "sections: cap per chain, the final answer's section included (the cap wins "
+        24, "sections: cap per chain, the final answer's section included (the cap wins "
         "over the budget); at most split.max_steps.")
 
     def section_options(self) -> SectionOptions:
