@@ -71,7 +71,8 @@ class SectionOptions:
 
 def approx_tokens(text: str) -> int:
     """A tokenizer-free token count: words, digit runs, symbols and CJK characters each count
-    one (a BPE tokenizer gives about 1.0-1.4 times as many on English reasoning text)."""
+    one. SmolLM2's tokenizer gives 1.16-1.30 times as many on DeltaBench's four dev traces,
+    1.66 on the digit-heavy synthetic traces of tests/ (it splits numbers into digits)."""
     return len(_TOKEN.findall(text))
 
 

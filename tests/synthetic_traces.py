@@ -113,3 +113,23 @@ def self_correction_trace() -> SyntheticTrace:
     text = ("<think>\nI need 23 × 6 + 4.\n\n23 × 6 = 128.\n\nWait, 23 × 6 = 138, not 128. "
             "Let me redo it.\n\nSo 138 + 4 = 142.\n</think>\n\nThe answer is \\boxed{142}.")
     return SyntheticTrace("What is 23 × 6 + 4?", "142", text, 4, 1)
+
+
+def main() -> None:
+    """Write synthetic traces as jsonl (`question`, `answer`, `trace`):
+    `python -m tests.synthetic_traces OUT.jsonl [N_TRACES] [PARAGRAPHS]`."""
+    import json
+    import sys
+
+    out, n, paragraphs = sys.argv[1], int(sys.argv[2:3] and sys.argv[2] or 4), \
+        int(sys.argv[3:4] and sys.argv[3] or 300)
+    with open(out, "w") as f:
+        for i in range(n):
+            t = long_trace(paragraphs, seed=i, slip_at=paragraphs // 4,
+                           error_at=paragraphs // 2 if i % 2 else None)
+            f.write(json.dumps({"question": t.question, "answer": t.reference, "trace": t.text},
+                               ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()

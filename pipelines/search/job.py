@@ -67,7 +67,7 @@ def states_answer(text: str) -> bool:
 def build_tasks(cfg: SearchConfig, p: Problem) -> list[Task]:
     """Every strategy family x budget for one problem (see `strategies`)."""
     s, sp = cfg.search, cfg.sampler
-    split = partial(split_steps, mode=str(cfg.split.mode))
+    split = partial(split_steps, mode=str(cfg.split.mode), options=cfg.split.section_options())
     messages = (("user", user_message(p, sp.math_instruction)),)
     with_prm = any(x in s.strategies for x in (Strategy.best_of_n, Strategy.weighted_vote))
     tasks = []
