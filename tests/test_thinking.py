@@ -85,3 +85,15 @@ def test_the_engine_keeps_a_thinking_the_template_opened():
     assert template_opener("<|Assistant|>") == "" and template_opener("<think>x") == ""
     cut = with_opener({"texts": ["hmm, 41"], "tokens": [2], "finish": ["length"]}, "<think>\n")
     assert parse_trace(cut["texts"][0]).finished is False  # cut inside: unfinished
+
+
+def test_the_simulated_engine_closes_a_thinking_it_continues():
+    from pipelines.engine.actor import SimulatedEngine
+    from pipelines.engine.request import EngineRequest
+
+    engine = SimulatedEngine()
+    inside, plain = (EngineRequest.user("Q", n=2, seed=1, max_tokens=64, temperature=0.8,
+                                        prefix=p) for p in ("<think>\nhmm\n\n", ""))
+    [a, b] = engine.generate([inside, plain])
+    assert all(rollout_answer_text(inside.prefix, t) is not None for t in a["texts"])
+    assert all("</think>" not in t for t in b["texts"])

@@ -20,7 +20,7 @@ import time
 from concurrent.futures import Future
 from typing import Any
 
-from labeling.thinking import THINK_OPEN, template_opener
+from labeling.thinking import THINK_OPEN, template_opener, thinking_open
 from pipelines.engine.feed import EngineFeed
 from pipelines.engine.request import EngineRequest
 
@@ -208,7 +208,8 @@ class SimulatedEngine:
     """Deterministic fake text, no model: exercises the whole pipeline at any scale.
 
     Each completion is 2-6 "Step k:" paragraphs with small arithmetic claims, some wrong,
-    ending in \\boxed{n}; it depends only on the request's seed, so runs are reproducible.
+    ending in \\boxed{n} (after `</think>` when the prefix ends inside a thinking part); it
+    depends only on the request's seed and prefix, so runs are reproducible.
     Token counts are word counts.
     """
 
@@ -229,7 +230,10 @@ class SimulatedEngine:
             a, b = rng.randint(2, 40), rng.randint(2, 40)
             c = a * b if rng.random() > 0.2 else a * b + rng.randint(1, 9)
             steps.append(f"Step {k}: {a} * {b} = {c}.")
-        steps.append(f"The answer is \\boxed{{{rng.randint(0, 60)}}}.")
+        # A prefix inside a thinking part (a reasoning trace's rollout) is continued as a
+        # thinking model would: the thinking closes before the answer.
+        close = ["</think>"] if thinking_open(prefix) else []
+        steps += [*close, f"The answer is \\boxed{{{rng.randint(0, 60)}}}."]
         return "\n\n".join(steps)
 
     def generate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:
