@@ -171,3 +171,13 @@ def test_mc_over_sections_continues_inside_the_thinking(closes):
     else:  # rollouts that never close the thinking decide nothing
         assert all(x is None for x in labels[:-1]) and labels[-1] is False
         assert mc.last_stats.undecided_checks == mc.last_stats.checks > 0
+
+
+def test_a_run_that_quarantines_everything_says_so(tmp_path, caplog):
+    data = _write(tmp_path / "t.jsonl", [{"q": "x?", "a": "1", "r": ["not", "a", "string"]}])
+    import logging
+
+    with caplog.at_level(logging.WARNING, logger="prm-label"):
+        m = _job(tmp_path, data)
+    assert m["counts"]["problems_quarantined"] == 1
+    assert "every one of the 1 problems was quarantined" in caplog.text

@@ -113,6 +113,10 @@ def log_done(manifest: dict[str, Any], wall: float, root: Path) -> None:
         c["problems_in"], c["problems_labeled"], c["problems_quarantined"], c["rows"],
         c["steps"], wall, root,
     )
+    if c["problems_in"] and c["problems_quarantined"] == c["problems_in"]:
+        log.warning("every one of the %d problems was quarantined (no row written): the "
+                    "reasons are in %s (prm-report lists them)", c["problems_in"],
+                    root / "quarantine")
     unfinished = manifest.get("split", {}).get("chains_thinking_unfinished", 0)
     if unfinished:
         log.warning("%d of %d traces never closed their thinking (no </think>; cut at "
