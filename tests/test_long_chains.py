@@ -107,3 +107,21 @@ def test_prm_train_on_long_traces_reports_what_it_dropped(tmp_path, caplog):
     assert "longer than model.max_length=256" in caplog.text
     saved = json.loads((tmp_path / "prm" / "summary.json").read_text())
     assert saved["long_chains"] == long
+
+
+def test_a_run_where_no_label_fits_stops_with_the_fix(tmp_path):
+    from pipelines.cli import UserError
+    from pipelines.train.data import synthetic_rows, write_shards
+
+    rows = synthetic_rows(6, 1, seed=0)
+    write_shards(rows, tmp_path / "labels")
+    model = build_tiny_model(tmp_path / "tiny", [r["prompt"] + " " + " ".join(r["completions"])
+                                                 for r in rows])
+    cfg = {"model": {"path": str(model), "max_length": 8, "max_prompt_length": 8},
+           "data": {"shards": [str(tmp_path / "labels")], "val_fraction": 0.0},
+           "optim": {"warmup_steps": 0},
+           "train": {"max_steps": 3, "batch_size": 2, "grad_accum": 1, "torch_threads": 1,
+                     "save_every": 0, "eval_every": 0},
+           "output_dir": str(tmp_path / "prm")}
+    with pytest.raises(UserError, match="no label of the first 2 chains fits model.max_length=8"):
+        train(cfg)

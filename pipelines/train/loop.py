@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from pipelines.cli import ConfigError
+from pipelines.cli import ConfigError, UserError
 from pipelines.ticker import duration
 from pipelines.train import data as prm_data
 from pipelines.train.config import TrainAppConfig, to_config
@@ -229,6 +229,18 @@ def _count_cut(w: _Worker, example: Any, row: dict[str, Any]) -> None:
     w.cut.update(counts)
 
 
+def _check_something_fits(w: _Worker) -> None:
+    """After the first step: a run in which no label of any chain fits `max_length` would
+    train on nothing; stop it with the fix instead."""
+    if w.cut["labels"] and w.cut["labels_dropped"] == w.cut["labels"]:
+        m = w.cfg.model
+        raise UserError(
+            f"no label of the first {w.cut['chains']} chains fits model.max_length="
+            f"{m.max_length}: each chain's first labeled step ends past it (the prompt keeps up "
+            f"to model.max_prompt_length={m.max_prompt_length} tokens); raise model.max_length "
+            "or lower model.max_prompt_length")
+
+
 def long_chains(cut: Counter, fmt: StepFormat, world: int) -> dict[str, Any]:
     """The summary's account of chains longer than `max_length` (the policy, and what it
     dropped among the chains this worker saw: a chain seen in two epochs counts twice)."""
@@ -328,6 +340,8 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
                  w.step, w.out)  # fmt: skip
     while w.step < cfg.train.max_steps:
         stats = _one_step(w)
+        if w.step == started + 1:
+            _check_something_fits(w)
         dt = time.perf_counter() - t_last  # reading, tokenizing, collating, compute
         tokens_total, train_time = tokens_total + stats["tokens"], train_time + dt
         row = _after_step(w, stats, dt, val_rows)
