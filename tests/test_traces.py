@@ -181,3 +181,24 @@ def test_a_run_that_quarantines_everything_says_so(tmp_path, caplog):
         m = _job(tmp_path, data)
     assert m["counts"]["problems_quarantined"] == 1
     assert "every one of the 1 problems was quarantined" in caplog.text
+
+
+def test_field_mapping_on_the_command_line(tmp_path):
+    """No `+` needed to map a field, a wrong name lists the valid ones, and `--cfg job`
+    works with a dataset.path (the file's name is added before Hydra's flags)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import app_error_line
+
+    data = _write(tmp_path / "t.jsonl", [{"q": "x?", "a": "1", "s": ["1"]}])
+    line = app_error_line("prm-label", ["dataset=generic", f"dataset.path={data}",
+                                        "dataset.fields.quest=q"], tmp_path)
+    assert "dataset.fields.quest: no such key in FieldsConfig; did you mean question?" in line
+    assert "valid keys here: question, answer, steps, response, reasoning" in line
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("prm-label")), "dataset=generic",
+         f"dataset.path={data}", "dataset.fields.question=q", "dataset.fields.steps=s",
+         "--cfg", "job"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "name: generic_t\n" in proc.stdout and "steps: s\n" in proc.stdout
