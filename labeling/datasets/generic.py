@@ -1,6 +1,6 @@
 """Any jsonl/json/parquet file, with a field mapping in config.
 
-`dataset.fields` maps our names (`FIELDS`) to the file's:
+`dataset.fields` maps our names (`FieldsConfig`) to the file's:
 - `question` (required; default `question`), `answer` (math reference; default `answer`);
 - a given chain, then nothing is sampled: `steps` (a list of strings, already split; a
   string there is taken as a `response`), or `response` (one string: a model's whole answer,
@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from labeling.datasets._io import need_str
@@ -25,8 +26,35 @@ from labeling.datasets.processbench import parse_steps
 from labeling.schema import GivenChain, Problem, Quarantined
 from labeling.thinking import compose
 
-FIELDS = ("question", "answer", "steps", "response", "reasoning", "first_error", "model",
-          "tests", "test_setup", "entry_point")
+
+def _field(help_text: str) -> Any:
+    return field(default=None, metadata={"help": help_text})
+
+
+@dataclass
+class FieldsConfig:
+    """The field mapping (`dataset.fields`): our name = the file's field. Unset (None) fields
+    are not read. prm-label's config types `dataset.fields` with it, so a name outside it
+    fails at start with the list."""
+
+    question: str | None = _field("The problem text (unset: `question`).")
+    answer: str | None = _field("The reference answer, math (unset: `answer`).")
+    steps: str | None = _field(
+        "A given chain already split: a list of strings (a string is a `response`).")
+    response: str | None = _field(
+        "A given chain as one string (a reasoning model's trace, with or without <think>), "
+        "cut by split.mode; nothing is sampled.")
+    reasoning: str | None = _field(
+        "The thinking as vLLM's reasoning parsers return it (reasoning_content or reasoning), "
+        "joined with `response` as <think>...</think> then the answer.")
+    first_error: str | None = _field("A human first-error step index (with `steps`).")
+    model: str | None = _field("The model that wrote the given chain (unset: given).")
+    tests: str | None = _field("Unit tests (a list of assert lines): a code problem.")
+    test_setup: str | None = _field("Code run before the tests.")
+    entry_point: str | None = _field("The function the tests call.")
+
+
+FIELDS = tuple(f.name for f in fields(FieldsConfig))
 DEFAULTS = {"question": "question", "answer": "answer"}
 
 

@@ -17,6 +17,7 @@ from labeling import registry
 from labeling.code_steps import CodeSplitMode
 from labeling.combine import DEFAULT_CONSENSUS, OutcomeFill, Policy, after_error_for
 from labeling.datasets import Adapter, gives_sections
+from labeling.datasets.generic import FieldsConfig
 from labeling.estimators import EstimatorName
 from labeling.judge_protocol import JudgeVote
 from labeling.schema import AfterError, Domain, Neutral
@@ -50,28 +51,6 @@ class ModelConfig:
     gpu_memory_utilization: float = option(0.85, "Share of GPU memory vLLM may use (GPU only).")
     tensor_parallel_size: int = option(1, "GPUs per engine actor (GPU backend only).")
     use_chat_template: bool = option(True, "Format prompts with the tokenizer's chat template.")
-
-
-@dataclass
-class FieldsConfig:
-    """The generic adapter's field mapping: our name = the file's field (labeling.datasets.
-    generic). Unset (null) fields are not read."""
-
-    question: str | None = option(None, "The problem text (unset: `question`).")
-    answer: str | None = option(None, "The reference answer, math (unset: `answer`).")
-    steps: str | None = option(
-        None, "A given chain already split: a list of strings (a string is a `response`).")
-    response: str | None = option(
-        None, "A given chain as one string (a reasoning model's trace, with or without "
-        "<think>), cut by split.mode; nothing is sampled.")
-    reasoning: str | None = option(
-        None, "The thinking as vLLM's reasoning parsers return it (reasoning_content or "
-        "reasoning), joined with `response` as <think>...</think> then the answer.")
-    first_error: str | None = option(None, "A human first-error step index (with `steps`).")
-    model: str | None = option(None, "The model that wrote the given chain (unset: given).")
-    tests: str | None = option(None, "Unit tests (a list of assert lines): a code problem.")
-    test_setup: str | None = option(None, "Code run before the tests.")
-    entry_point: str | None = option(None, "The function the tests call.")
 
 
 @dataclass
@@ -110,12 +89,9 @@ class SplitConfig:
         "(reasoning traces: paragraphs merged at reasoning moves, labeling/sections.py).")
     code_mode: CodeSplitMode = option(CodeSplitMode.statement, "Code steps: line|statement|block.")
     max_steps: int = option(40, "Chains with more steps are quarantined (stage split).")
-    section_tokens: int = option(
-        400, "sections: token budget per section (approximate tokens; one longer paragraph "
-        "stays whole).")
+    section_tokens: int = option(400, "sections: token budget per section (approximate).")
     max_sections: int = option(
-        24, "sections: cap per chain, the final answer's section included (the cap wins "
-        "over the budget); at most split.max_steps.")
+        24, "sections: cap per chain, final answer included; wins over the budget.")
 
     def section_options(self) -> SectionOptions:
         return SectionOptions(self.section_tokens, self.max_sections)
@@ -338,19 +314,18 @@ def validate(cfg: LabelJobConfig) -> None:
             raise ConfigError("labels.consensus needs two or more different sources")
     if policy == Policy.outcome and "answer" not in enabled:
         raise ConfigError("labels.policy=outcome needs the answer source: add answer to labels")
-    if cfg.split.mode == SplitMode.sections:
-        _positive(cfg.split.section_tokens, "split.section_tokens")
-        _positive(cfg.split.max_sections, "split.max_sections")
-        if cfg.split.max_sections > cfg.split.max_steps:
-            raise ConfigError(
-                f"split.max_sections={cfg.split.max_sections} is above split.max_steps="
-                f"{cfg.split.max_steps}: every chain with more sections than max_steps would be "
-                "quarantined; lower split.max_sections or raise split.max_steps")
+    sp = cfg.split
+    if sp.mode == SplitMode.sections and sp.max_sections > sp.max_steps:
+        raise ConfigError(f"split.max_sections={sp.max_sections} is above split.max_steps="
+                          f"{sp.max_steps}: chains with more sections than that would be "
+                          "quarantined; lower split.max_sections or raise split.max_steps")
     for key, value in [
         ("sampler.n", cfg.sampler.n),
         ("sampler.max_tokens", cfg.sampler.max_tokens),
         ("sampler.top_p", cfg.sampler.top_p),
         ("split.max_steps", cfg.split.max_steps),
+        ("split.section_tokens", cfg.split.section_tokens),
+        ("split.max_sections", cfg.split.max_sections),
         ("output.problems_per_unit", cfg.output.problems_per_unit),
         ("ray.label_actors", cfg.ray.label_actors),
         ("engine.batch_size", cfg.engine.batch_size),
