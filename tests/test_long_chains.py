@@ -46,7 +46,11 @@ def test_a_step_that_does_not_fit_drops_every_later_one(tok):
     assert sum(t != -100 for t in row["targets"]) == 1  # only the first label is trained
     assert cut_counts(row, [True, False, True]) == {
         "chains": 1, "chains_cut": 1, "steps": 3, "steps_dropped": 2, "labels": 3,
-        "labels_dropped": 2}
+        "labels_dropped": 2, "prompts_cut": 0}
+    long_prompt = "wait " * 70
+    whole = len(tok(fmt.prompt_template.format(prompt=long_prompt),
+                    add_special_tokens=False)["input_ids"])
+    assert tokenize_row(long_prompt, ["so"], [True], tok, fmt)["prompt_cut"] == whole - 64 > 0
 
 
 @settings(max_examples=150, deadline=None)

@@ -245,12 +245,13 @@ def long_chains(cut: Counter, fmt: StepFormat, world: int) -> dict[str, Any]:
     """The summary's account of chains longer than `max_length` (the policy, and what it
     dropped among the chains this worker saw: a chain seen in two epochs counts twice)."""
     return {
-        "policy": "the question and as many whole steps as fit, from the first; the first "
-                  "step that does not fit and all after it are dropped",
+        "policy": "the question (its last model.max_prompt_length tokens) and as many whole "
+                  "steps as fit, from the first; the first step that does not fit and all "
+                  "after it are dropped",
         "max_length": fmt.max_length,
         "counted_on": "rank 0" + (f" of {world} workers" if world > 1 else ""),
         **{k: cut.get(k, 0) for k in ("chains", "chains_cut", "steps", "steps_dropped",
-                                      "labels", "labels_dropped")},
+                                      "labels", "labels_dropped", "prompts_cut")},
         "steps_trained": cut.get("steps", 0) - cut.get("steps_dropped", 0),
     }
 
