@@ -54,8 +54,34 @@ def _para_starts(text: str) -> list[int]:
     return starts
 
 
+def _even(text: str, count: int) -> list[int]:
+    """Starts of `count` sections spaced evenly by tokens over the paragraphs (the baseline:
+    the same number of cuts, no cue words)."""
+    from labeling.sections import approx_tokens, paragraphs
+
+    paras = paragraphs(text)
+    sizes = [approx_tokens(text[a:b]) for a, b in paras]
+    total, acc, starts = sum(sizes), 0, []
+    for (a, _), size in zip(paras, sizes, strict=True):
+        if acc >= total * len(starts) / count:
+            starts.append(a)
+        acc += size
+    return starts
+
+
+def _score(mine: list[int], human: list[int], last: int) -> tuple[int, int, int]:
+    """(human boundaries hit within one paragraph, our starts within one paragraph of a
+    human one, our starts counted): 1-based paragraph indices; our first start is not a
+    boundary, nor are starts past the last human section."""
+    inside = [m for m in mine[1:] if m <= last]
+    hit = sum(any(abs(m - b) <= 1 for m in mine) for b in human)
+    near = sum(any(abs(m - b) <= 1 for b in human) for m in inside)
+    return hit, near, len(inside)
+
+
 def split_quality(path: Path, opts: SectionOptions) -> None:
     hits = bounds = near = ours = 0
+    even_hits = even_near = even_ours = 0
     print(f"section_tokens={opts.tokens} max_sections={opts.max_sections}")
     print("record    paragraphs  human  ours  recall@1   precision@1  ms/trace")
     for d in _records(path):
@@ -67,14 +93,18 @@ def split_quality(path: Path, opts: SectionOptions) -> None:
         mine = [bisect.bisect_right(starts, a) for a, _ in spans]  # 1-based paragraphs
         last = d["sections"][-1]["end"]
         human = [s["start"] for s in d["sections"]][1:]
-        inside = [m for m in mine[1:] if m <= last]
-        h = sum(any(abs(m - b) <= 1 for m in mine) for b in human)
-        p = sum(any(abs(m - b) <= 1 for b in human) for m in inside)
-        hits, bounds, near, ours = hits + h, bounds + len(human), near + p, ours + len(inside)
+        h, p, n = _score(mine, human, last)
+        hits, bounds, near, ours = hits + h, bounds + len(human), near + p, ours + n
+        even = [bisect.bisect_right(starts, a) for a in _even(text, len(spans))]
+        eh, ep, en = _score(even, human, last)
+        even_hits, even_near, even_ours = even_hits + eh, even_near + ep, even_ours + en
         print(f"{d['id'][:8]}  {len(starts):10d}  {len(d['sections']):5d}  {len(spans):4d}  "
-              f"{h:3d}/{len(human):<3d}    {p:3d}/{len(inside):<3d}      {ms:7.1f}")
+              f"{h:3d}/{len(human):<3d}    {p:3d}/{n:<3d}      {ms:7.1f}")
     print(f"all: boundary recall within one paragraph {hits}/{bounds} = {hits / bounds:.3f}, "
           f"precision {near}/{ours} = {near / max(ours, 1):.3f}")
+    print(f"baseline, as many cuts spaced evenly by tokens: recall {even_hits}/{bounds} = "
+          f"{even_hits / bounds:.3f}, precision {even_near}/{even_ours} = "
+          f"{even_near / max(even_ours, 1):.3f}")
 
 
 class TraceCompleter:
