@@ -202,3 +202,18 @@ def test_field_mapping_on_the_command_line(tmp_path):
          "--cfg", "job"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "name: generic_t\n" in proc.stdout and "steps: s\n" in proc.stdout
+
+
+def test_the_report_reads_shards_written_before_the_trace_columns(tmp_path):
+    import pyarrow.parquet as pq
+
+    from labeling.report_stats import scan_files
+
+    t = self_correction_trace()
+    data = _write(tmp_path / "t.jsonl", [{"q": t.question, "a": t.reference, "r": t.text}])
+    _job(tmp_path, data)
+    [new] = (tmp_path / "out" / "shards").glob("*.parquet")
+    old = tmp_path / "old.parquet"
+    pq.write_table(pq.read_table(new).drop(["step_spans", "thinking_finished"]), old)
+    frame = scan_files([old, new], pq.read_schema(new)).collect()
+    assert frame.height == 2 and frame["step_spans"].null_count() == 1
