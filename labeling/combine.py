@@ -47,7 +47,11 @@ ProcessBench's dev split, 208 such chains among those with a right answer) is tr
 right step; the Qwen "Lessons" paper shows this hurts PRMs. Use it knowingly.
 
 `after_error`: what the steps after the first error become: `negative` (TRL convention),
-`mask` (None, ignored in training), or `keep` (whatever the policy gave them).
+`mask` (None, ignored in training), or `keep` (whatever the policy gave them). `auto` (the
+config's default) is resolved by `after_error_for` before labeling: reasoning traces cut into
+sections keep each section's own label (a slip is False; its correction and what follows are
+labeled by their own evidence, as DeltaBench marks error sections rather than prefixes),
+chains cut into steps take `negative`. `combine` reads an unresolved `auto` as `negative`.
 
 `first_error_step`: `labeling.first_error.first_error` of the final labels: the first step
 labeled False; -1 only when every step is labeled True (ProcessBench reads -1 as "all steps
@@ -85,6 +89,16 @@ class Policy(StrEnum):
     verifier_first = "verifier_first"
     consensus = "consensus"
     judge = "judge"
+
+
+def after_error_for(after_error: str, sections: bool) -> str:
+    """The after-error rule a run uses: `auto` is `keep` for reasoning traces cut into
+    sections (`sections`) and `negative` for chains cut into steps; any other value is
+    itself. Raises ValueError for an unknown value."""
+    rule = AfterError(after_error)
+    if rule != AfterError.auto:
+        return rule.value
+    return AfterError.keep.value if sections else AfterError.negative.value
 
 
 POLICIES = tuple(p.value for p in Policy)
@@ -220,6 +234,7 @@ def combine(
     if after_error not in AFTER_ERROR:
         choices = ", ".join(AFTER_ERROR)
         raise ValueError(f"unknown after_error {after_error!r}; choose one of {choices}")
+    after_error = after_error_for(after_error, sections=False)  # an unresolved auto
     for name, vs in verdicts.items():
         if len(vs) != n_steps:
             raise ValueError(f"source {name!r} has {len(vs)} verdicts for {n_steps} steps")

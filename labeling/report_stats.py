@@ -32,8 +32,11 @@ def scan_files(paths: list[Path], schema: pa.Schema) -> pl.LazyFrame:
     """A LazyFrame over `paths`; an empty frame with `schema` when there are none."""
     if not paths:
         return pl.from_arrow(schema.empty_table()).lazy()  # type: ignore[union-attr]
-    if any(n in LEGACY_COLUMNS for n in pq.read_schema(paths[0]).names):
-        # Format 1 shards: read eagerly through the upgrade (old datasets are small).
+    first = pq.read_schema(paths[0]).names
+    if any(n in LEGACY_COLUMNS for n in first) or any(
+            pq.read_schema(p).names != first for p in paths[1:]):
+        # Format 1 shards, or shards written before a column was added next to newer ones
+        # (polars' scan wants one schema): read eagerly through the upgrade, columns promoted.
         tables = [read_shard(p) for p in paths]
         return pl.from_arrow(pa.concat_tables(tables, promote_options="default")).lazy()
     return pl.scan_parquet([str(p) for p in paths])

@@ -72,6 +72,9 @@ class AfterError(enum.StrEnum):
     negative = "negative"  # TRL's convention: everything after the first error is wrong
     mask = "mask"  # null: ignored in training
     keep = "keep"  # whatever the source or policy said
+    # keep for reasoning traces cut into sections, negative otherwise (labeling.combine.
+    # after_error_for); resolved before labeling starts
+    auto = "auto"
 
 
 _STATUS_LABEL = {True: Status.CORRECT, False: Status.INCORRECT}
@@ -129,7 +132,9 @@ class Problem:
 
 @dataclass(frozen=True, slots=True)
 class GivenChain:
-    """A chain that came with the input, e.g. a ProcessBench record, already split."""
+    """A chain that came with the input: already split (`steps`, e.g. a ProcessBench record),
+    or one response string (`text`, e.g. a reasoning model's trace) that the job cuts with
+    `split.mode` like a sampled chain. Exactly one of the two is set."""
 
     steps: tuple[str, ...]
     model: str = ""
@@ -137,6 +142,11 @@ class GivenChain:
     human_labels: tuple[bool | None, ...] = ()  # PRM800K-style per-step human labels
     human_ratings: tuple[int | None, ...] = ()  # three-way: 1 good, 0 neutral, -1 bad
     outcome_correct: bool | None = None  # given with the data (ProcessBench), if known
+    text: str = ""  # the whole response, to be cut by split.mode (then `steps` is empty)
+
+    def __post_init__(self) -> None:
+        if bool(self.steps) == bool(self.text):
+            raise ValueError("a given chain is either split (steps) or one text, not both")
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +166,8 @@ class Chain:
     human_labels: tuple[bool | None, ...] = ()
     human_ratings: tuple[int | None, ...] = ()
     given_outcome: bool | None = None  # outcome known from the input data, if any
+    spans: tuple[tuple[int, int], ...] = ()  # each step's character span in `text`, if cut
+    thinking_finished: bool | None = None  # the trace's thinking closed; None: no thinking
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +213,9 @@ VERDICT_STRUCT = pa.struct(
 )
 
 
+SPAN_STRUCT = pa.struct([("start", pa.int32()), ("end", pa.int32())])
+
+
 def labeled_schema() -> pa.Schema:
     """The labeled shard schema with the columns of every source registered now (a plugin
     source registered after import adds its columns here, not to `LABELED_SCHEMA`, which
@@ -235,6 +250,13 @@ def labeled_schema() -> pa.Schema:
         pa.field("sampler_seed", pa.int64()),
         pa.field("label_policy", pa.string(), nullable=False),
         pa.field("config_hash", pa.string(), nullable=False),
+        # Where each step lies in the chain's text (a sampled chain, a given response): null
+        # when the chain came already split. After every older column: shards of earlier
+        # versions line up with these by position.
+        pa.field("step_spans", pa.list_(SPAN_STRUCT)),
+        # Reasoning traces: True when the thinking closed, False when it was cut (no
+        # `</think>`: its final answer is unknown); null when the chain has no thinking part.
+        pa.field("thinking_finished", pa.bool_()),
     ])  # fmt: skip
 
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from hydra.core.config_store import ConfigStore
 
 from labeling.code_steps import CodeSplitMode
 from labeling.datasets import Adapter, check_adapter
+from labeling.datasets.generic import FieldsConfig
 from labeling.schema import Domain
+from labeling.sections import SectionOptions
 from labeling.splitters import SplitMode
 from pipelines.cli import ConfigError
 from pipelines.config_fields import ROWS, SPEED, option
@@ -78,8 +79,9 @@ class DatasetConfig:
     seed: int = option(0, "Seed of the builtin generators.", ROWS)
     count: int = option(1000, "Size of the builtin math set before `limit`.", ROWS, gt=0)
     domain: Domain | None = option(None, "Generic adapter: math or code.", ROWS)
-    fields: dict[str, Any] = option(
-        factory=dict, help="Generic adapter: field mapping.", affects=ROWS
+    fields: FieldsConfig = option(
+        factory=FieldsConfig, help="Generic adapter: our name = the file's field, e.g. "
+        "dataset.fields.question=q dataset.fields.response=output."
     )
 
 
@@ -106,7 +108,8 @@ class SamplerConfig:
 @dataclass
 class SplitConfig:
     mode: SplitMode = option(
-        SplitMode.auto, "Math steps: auto | blank_line | step_marker | line.", ROWS
+        SplitMode.auto, "Math steps: auto | blank_line | step_marker | line | sections "
+        "(reasoning traces: paragraphs merged at reasoning moves, labeling/sections.py).", ROWS
     )
     code_mode: CodeSplitMode = option(
         CodeSplitMode.statement, "Code steps: line|statement|block.", ROWS
@@ -114,6 +117,15 @@ class SplitConfig:
     max_steps: int = option(
         40, "Chains with more steps are quarantined (stage split).", ROWS, gt=0
     )
+    section_tokens: int = option(
+        400, "sections: token budget per section (approximate).", ROWS, gt=0
+    )
+    max_sections: int = option(
+        24, "sections: cap per chain, final answer included; wins over the budget.", ROWS, gt=0
+    )
+
+    def section_options(self) -> SectionOptions:
+        return SectionOptions(self.section_tokens, self.max_sections)
 
 
 @dataclass
@@ -216,6 +228,11 @@ def validate_generation(cfg: GenerationConfig) -> None:
         check_adapter(cfg.dataset.adapter or cfg.dataset.name)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+    sp = cfg.split
+    if sp.mode == SplitMode.sections and sp.max_sections > sp.max_steps:
+        raise ConfigError(f"split.max_sections={sp.max_sections} is above split.max_steps="
+                          f"{sp.max_steps}: chains with more sections than that would be "
+                          "quarantined; lower split.max_sections or raise split.max_steps")
     cpu_engine = str(cfg.engine.kind) == "vllm" and not cfg.engine.num_gpus
     if cpu_engine and cfg.engine.block_size % 32:
         raise ConfigError(f"engine.block_size={cfg.engine.block_size} must be a multiple of 32 "

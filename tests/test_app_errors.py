@@ -15,7 +15,8 @@ from tests.conftest import app_error_line
     [
         ("prm-label", "labels=[answer,clac]", "choose from answer, calc, judge, mc, tests"),
         ("prm-label", "dataset=gsm8k8", "gsm8k, humaneval, math, mbpp, prm800k, processbench"),
-        ("prm-search", "dataset=gsm8k8", "choose from builtin_code, builtin_math, generic"),
+        ("prm-search", "dataset=gsm8k8",
+         "choose from builtin_code, builtin_math, deltabench, generic"),
         ("prm-search", "strategies=[majority]", "did you mean search.strategies?"),
         ("prm-label", "datset=gsm8k", "did you mean dataset?"),
         ("prm-train", "optim.schedule=cosin", "expected one of [cosine, linear, constant]"),

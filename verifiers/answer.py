@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from labeling.latex import MAX_ANSWER_CHARS, last_boxed
 from labeling.schema import Chain, Problem, Status, StepVerdict
+from labeling.thinking import answer_region
 from verifiers.base import ChainVerifier
 from verifiers.killable import (
     CheckCrashedError,
@@ -28,6 +29,7 @@ from verifiers.killable import (
 # (`answer_check.timeout_s`) is this constant, and every checker below defaults to it.
 ANSWER_TIMEOUT_S = 5.0
 
+UNFINISHED = "unfinished"  # `extract_answer`'s "how" for a thinking that never closed
 _HASHES = re.compile(r"####\s*(.+?)\s*$", re.M)
 _ANSWER_IS = re.compile(
     r"(?:final answer|the answer)\s*(?:is|:)\s*[:\s]*(.{1,200}?)(?:\.\s|\.?$|\n)", re.I | re.M
@@ -41,8 +43,15 @@ _UNIT_TAIL = re.compile(r"\s*(?:[a-zA-Z][a-zA-Z ]*|\\text\{[^}]*\}|\\mbox\{[^}]*
 def extract_answer(text: str) -> tuple[str | None, str]:
     """(answer, how) from a chain's text; how is boxed|hashes|answer_is|prm800k|last_number.
 
-    Returns (None, "none") when nothing answer-like is found. Does not judge the answer.
+    Returns (None, "none") when nothing answer-like is found, and (None, "unfinished") for a
+    reasoning trace whose thinking never closed: its answer is unknown, and never read out of
+    the thinking (`labeling.thinking.answer_region`; after `</think>` only, when there is
+    one). Does not judge the answer.
     """
+    region = answer_region(text)
+    if region is None:
+        return None, UNFINISHED
+    text = region
     boxed = last_boxed(text)
     if boxed:
         return boxed[:MAX_ANSWER_CHARS], "boxed"
@@ -138,6 +147,9 @@ class AnswerChecker:
         if not reference.strip():
             raise ValueError("problem has no reference answer; cannot judge the outcome")
         answer, how = extract_answer(text)
+        if how == UNFINISHED:
+            return Outcome(None, None, "final answer unknown: the thinking never closed (no "
+                           "</think>; cut at max_tokens?)", Status.UNVERIFIABLE)
         if answer is None:
             return Outcome(None, False, "no final answer found", Status.INCORRECT)
         try:

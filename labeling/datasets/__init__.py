@@ -31,6 +31,7 @@ ADAPTERS: Registry[str] = Registry("dataset adapter", {
     "math": "labeling.datasets.math",
     "prm800k": "labeling.datasets.prm800k",
     "processbench": "labeling.datasets.processbench",
+    "deltabench": "labeling.datasets.deltabench",
     "mbpp": "labeling.datasets.mbpp",
     "humaneval": "labeling.datasets.humaneval",
     "generic": "labeling.datasets.generic",
@@ -52,6 +53,14 @@ def check_adapter(name: str | None) -> str:
         raise ValueError(f"dataset {name!r} has no adapter; set dataset.adapter to one of "
                          f"{', '.join(ADAPTERS)}")  # fmt: skip
     return name
+
+
+def gives_sections(name: str | None) -> bool:
+    """Whether the adapter's chains come cut into reasoning-trace sections (DeltaBench's human
+    sections): a run on it labels traces, as one with `split.mode=sections` does."""
+    if name not in ADAPTERS:
+        return False
+    return bool(getattr(importlib.import_module(ADAPTERS[name]), "SECTIONS", False))
 
 
 def load_problems(options: dict[str, Any]) -> Iterator[Problem | Quarantined]:

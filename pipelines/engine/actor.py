@@ -22,17 +22,29 @@ from pathlib import Path
 from typing import Any
 
 from labeling.engine_request import EngineRequest
+from labeling.thinking import THINK_OPEN, template_opener, thinking_open
 from pipelines.engine.feed import EngineFeed
 
 TOO_LONG = {"texts": [""], "tokens": [0], "finish": ["prompt_too_long"]}
 
 
-def format_prompt(tokenizer: Any, messages: list[dict[str, str]], prefix: str, chat: bool) -> str:
-    """The full prompt text: chat template with the generation prompt, then the prefix."""
+def prompt_head(tokenizer: Any, messages: list[dict[str, str]], chat: bool) -> str:
+    """The prompt before the assistant's prefix: the chat template with the generation
+    prompt (which may open a thinking part: `labeling.thinking.template_opener`)."""
     if chat and tokenizer is not None and getattr(tokenizer, "chat_template", None):
-        head = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-    else:
-        head = "\n\n".join(m["content"] for m in messages) + "\n\n"
+        return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    return "\n\n".join(m["content"] for m in messages) + "\n\n"
+
+
+def format_prompt(tokenizer: Any, messages: list[dict[str, str]], prefix: str, chat: bool) -> str:
+    """The full prompt text: chat template with the generation prompt, then the prefix. When
+    the template opens a thinking part and the prefix starts with its own `<think>` (a
+    sampled trace, which keeps the template's opener: `with_opener`), the prefix's stands in
+    for the template's, so a rollout sees exactly the text the chain was sampled with."""
+    head = prompt_head(tokenizer, messages, chat)
+    opener = template_opener(head)
+    if opener and prefix.startswith(THINK_OPEN):
+        head = head[: len(head) - len(opener)]
     return head + prefix
 
 
@@ -88,6 +100,16 @@ def llm_kwargs(model_path: str, choice: Any, max_model_len: int, enforce_eager: 
     if choice.block_size:
         kwargs["block_size"] = choice.block_size
     return kwargs
+
+
+def with_opener(result: dict[str, Any], opener: str) -> dict[str, Any]:
+    """A sampling result whose texts start with the thinking opener the chat template wrote
+    for the model (DeepSeek-R1's and QwQ's templates end with `<think>\\n`): the trace keeps
+    its whole thinking part, and a trace cut inside it reads as unfinished, not as a plain
+    chain. Only for requests without a prefix (a continuation follows its prefix)."""
+    if not opener or result.get("finish", [""])[0] == "prompt_too_long":
+        return result
+    return {**result, "texts": [opener + t for t in result["texts"]]}
 
 
 class VLLMEngine:
@@ -169,8 +191,29 @@ class VLLMEngine:
         return {"prompt_token_ids": ids}, params
 
     def submit(self, requests: list[EngineRequest], tag: str = "sample") -> Future:
-        """A future of the results, in request order; resolves when all are done."""
-        return self.feed.submit([self._item(r) for r in requests], tag, TOO_LONG)
+        """A future of the results, in request order; resolves when all are done. A
+        request without a prefix whose chat template opens a thinking part gets the opener
+        back at the start of its texts (`with_opener`)."""
+        inner = self.feed.submit([self._item(r) for r in requests], tag, TOO_LONG)
+        openers = [
+            "" if r.prefix else template_opener(prompt_head(self.encoder, r.chat(), self.chat))
+            for r in requests
+        ]
+        if not any(openers):
+            return inner
+        outer: Future = Future()
+
+        def done(fut: Future) -> None:
+            try:
+                results = fut.result()
+            except BaseException as exc:  # the caller sees the engine's own error
+                outer.set_exception(exc)
+                return
+            outer.set_result([with_opener(res, o)
+                              for res, o in zip(results, openers, strict=True)])
+
+        inner.add_done_callback(done)
+        return outer
 
     def generate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:
         return self.submit(requests, tag).result()
@@ -220,7 +263,8 @@ class SimulatedEngine:
     """Deterministic fake text, no model: exercises the whole pipeline at any scale.
 
     Each completion is 2-6 "Step k:" paragraphs with small arithmetic claims, some wrong,
-    ending in \\boxed{n}; it depends only on the request's seed, so runs are reproducible.
+    ending in \\boxed{n} (after `</think>` when the prefix ends inside a thinking part); it
+    depends only on the request's seed and prefix, so runs are reproducible.
     Token counts are word counts.
     """
 
@@ -241,7 +285,10 @@ class SimulatedEngine:
             a, b = rng.randint(2, 40), rng.randint(2, 40)
             c = a * b if rng.random() > 0.2 else a * b + rng.randint(1, 9)
             steps.append(f"Step {k}: {a} * {b} = {c}.")
-        steps.append(f"The answer is \\boxed{{{rng.randint(0, 60)}}}.")
+        # A prefix inside a thinking part (a reasoning trace's rollout) is continued as a
+        # thinking model would: the thinking closes before the answer.
+        close = ["</think>"] if thinking_open(prefix) else []
+        steps += [*close, f"The answer is \\boxed{{{rng.randint(0, 60)}}}."]
         return "\n\n".join(steps)
 
     def generate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:

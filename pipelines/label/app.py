@@ -17,15 +17,16 @@ from pathlib import Path
 from omegaconf import DictConfig, OmegaConf
 
 from pipelines.cli import HydraApp
-from pipelines.label.config import RENAMED, LabelJobConfig, register, validate
+from pipelines.label.config import RENAMED, LabelJobConfig, register, resolve, validate
 
 
 def typed(cfg: DictConfig | LabelJobConfig) -> LabelJobConfig:
-    """The composed config as the dataclass object (enums as members), validated."""
+    """The composed config as the dataclass object (enums as members), validated, with what
+    `auto` values stand for written in (`resolve`)."""
     obj = cfg if isinstance(cfg, LabelJobConfig) else OmegaConf.to_object(cfg)
     assert isinstance(obj, LabelJobConfig)
     validate(obj)
-    return obj
+    return resolve(obj)
 
 
 def run(cfg: DictConfig | LabelJobConfig) -> dict:

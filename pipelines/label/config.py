@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from hydra.core.config_store import ConfigStore
 
 from labeling import registry
-from labeling.combine import DEFAULT_CONSENSUS, OutcomeFill, Policy
+from labeling.combine import DEFAULT_CONSENSUS, OutcomeFill, Policy, after_error_for
+from labeling.datasets import gives_sections
 from labeling.estimators import EstimatorName
 from labeling.judge_protocol import JudgeVote
 from labeling.schema import AfterError, Neutral
+from labeling.splitters import SplitMode
 from pipelines.cli import ConfigError
 from pipelines.config_fields import ROWS, SPEED, check_fields, option
 from pipelines.generation_config import (
@@ -136,7 +138,12 @@ class LabelsConfig:
     policy: Policy = option(
         Policy.verifier_first, "outcome | mc | verifier_first | consensus | judge.", ROWS
     )
-    after_error: AfterError = option(AfterError.negative, "Steps after the first error.", ROWS)
+    after_error: AfterError = option(
+        AfterError.auto, "Steps after the first error: negative | mask | keep | auto (keep "
+        "for reasoning traces in sections, split.mode=sections or dataset=deltabench: a "
+        "slip does not make its correction wrong; negative for chains cut into steps). "
+        "Resolved at start; the manifest records the value used.", ROWS,
+    )
     outcome_fill: OutcomeFill = option(
         OutcomeFill.none, "Unlabeled steps of a chain whose final answer is right: none (stay "
         "unlabeled) | positive (Math-Shepherd's convention; it labels wrong steps of lucky "
@@ -239,6 +246,23 @@ def validate(cfg: LabelJobConfig) -> None:
                           "(greedy votes are all the same)")
 
 
+def labels_sections(cfg: LabelJobConfig) -> bool:
+    """Whether the run labels reasoning traces in sections: `split.mode=sections`, or a
+    dataset whose chains come as sections (DeltaBench's)."""
+    return cfg.split.mode == SplitMode.sections or gives_sections(
+        str(cfg.dataset.adapter or cfg.dataset.name))
+
+
+def resolve(cfg: LabelJobConfig) -> LabelJobConfig:
+    """`cfg` with what `auto` stands for written in, once at start, so that the unit keys,
+    the manifest and every source see the value used: `labels.after_error=auto` becomes
+    `keep` for traces in sections (`labels_sections`) and `negative` otherwise
+    (labeling.combine)."""
+    rule = after_error_for(cfg.labels.after_error, labels_sections(cfg))
+    cfg.labels.after_error = AfterError(rule)
+    return cfg
+
+
 def register() -> None:
     """Register the schemas; YAML in conf/ extends `label_schema` and the group schemas.
     Called by the app's `main()`, never at import time."""
@@ -249,4 +273,5 @@ def register() -> None:
     cs.store(group="debug", name="debug_schema", node=DebugConfig)
 
 
-__all__ = ["RENAMED", "LabelJobConfig", "register", "validate"]
+__all__ = ["RENAMED", "LabelJobConfig", "labels_sections", "register", "resolve",
+           "validate"]

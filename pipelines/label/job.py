@@ -32,7 +32,7 @@ from labeling.unit_plan import PlannedUnit, refresh_cost
 from pipelines.config_fields import config_hash as rows_hash
 from pipelines.engine.runtime import init_ray
 from pipelines.generation_config import ModelConfig
-from pipelines.label.config import LabelJobConfig
+from pipelines.label.config import LabelJobConfig, resolve
 from pipelines.label.manifest import (
     build_manifest,
     given_model,
@@ -56,6 +56,7 @@ class LabelJob(UnitJob):
     app = "prm-label"
 
     def __init__(self, cfg: LabelJobConfig) -> None:
+        cfg = resolve(cfg)  # `auto` values written in before the unit keys are hashed
         super().__init__(cfg.output.dir, rows_hash(cfg), cfg.output.resume)
         self.cfg = cfg
         self.judge_pool: Any = None  # only when the judge's model differs from the sampler's

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from labeling import registry
-from pipelines.label.config import LabelJobConfig, SandboxSettings
+from pipelines.label.config import LabelJobConfig, SandboxSettings, labels_sections
 from verifiers.base import GivenOutcome, Verifier
 
 
@@ -142,6 +142,8 @@ def _judge(cfg: LabelJobConfig, j: Any, ctx: BuildContext) -> Verifier:
     return JudgeVerifier(
         ctx.critic, votes=j.votes, max_tokens=j.max_tokens, temperature=j.temperature,
         seed=cfg.sampler.seed, max_evidence=j.max_evidence, vote=j.vote,
+        # Traces cut into sections: every section judged on its own (DeltaBench's protocol).
+        protocol="sections" if labels_sections(cfg) else "first_error",
     )
 
 

@@ -59,8 +59,8 @@ def build_tasks(cfg: SearchConfig, p: Problem) -> list[Task]:
     """The searches of every selected strategy for one problem: one `build` call per
     strategy family (`pipelines.search.registry`), each search a task."""
     messages = (("user", user_message(p, cfg.sampler.math_instruction)),)
-    ctx = SearchContext(cfg, p, messages, partial(split_steps, mode=str(cfg.split.mode)),
-                        final_answer, states_answer)  # fmt: skip
+    split = partial(split_steps, mode=str(cfg.split.mode), options=cfg.split.section_options())
+    ctx = SearchContext(cfg, p, messages, split, final_answer, states_answer)
     tasks = []
     for spec, members in registry.families(cfg.search.strategies):
         for co, label in spec.build(ctx, members):

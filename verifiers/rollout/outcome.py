@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from labeling.schema import Problem
+from labeling.thinking import rollout_answer_text
 from verifiers.answer import ANSWER_TIMEOUT_S, AnswerChecker, extract_answer
 
 OutcomeCheck = Callable[[Problem, str, str], "bool | None"]
@@ -31,7 +32,9 @@ class MathOutcome:
 
     The answer is taken from the completion alone: an answer the prefix already stated is not
     the rollout's answer. For the chain's own outcome (empty completion) it is taken from the
-    prefix.
+    prefix. A prefix that ends inside a reasoning model's thinking is continued there: only
+    what the completion writes after `</think>` is its answer, and a completion that never
+    closes the thinking decides nothing (None; `labeling.thinking.rollout_answer_text`).
     """
 
     def __init__(self, timeout_s: float = ANSWER_TIMEOUT_S) -> None:
@@ -40,7 +43,9 @@ class MathOutcome:
     def __call__(self, problem: Problem, prefix: str, completion: str) -> bool | None:
         if not problem.reference.strip():
             raise ValueError(f"problem {problem.problem_id} has no reference answer")
-        text = completion if completion.strip() else prefix
+        text = rollout_answer_text(prefix, completion)
+        if text is None:
+            return None
         if extract_answer(text)[0] is None:
             return False
         return self.checker.outcome(text, problem.reference).correct
