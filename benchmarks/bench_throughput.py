@@ -138,7 +138,7 @@ def job_side(args: argparse.Namespace) -> dict:
 
     m = MCSourceConfig(max_tokens=args.mc_tokens)
     mc = MonteCarloVerifier(
-        Recording(pool, top_p=1.0), domain="math", estimator=str(m.estimator), k=m.k,
+        Recording(pool), domain="math", estimator=str(m.estimator), k=m.k,
         chunk=m.chunk, confirm=m.confirm, max_tokens=m.max_tokens, temperature=m.temperature,
         prompt_fn=functools.partial(user_message, math_instruction=s.math_instruction),
     )  # fmt: skip
