@@ -40,6 +40,7 @@ def run_layout(spec: dict, dtype: str, parts: int, threads: int,
     queue = ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(spec, dtype, i, parts, threads, barrier, queue))
              for i in range(parts)]  # fmt: skip
+    spawned = time.time()
     with mock.patch.dict(os.environ, env or {}):  # restored once the processes started
         for p in procs:
             p.start()
@@ -48,7 +49,10 @@ def run_layout(spec: dict, dtype: str, parts: int, threads: int,
         p.join()
     if any("error" in g for g in got):
         raise RuntimeError(next(g["error"] for g in got if "error" in g))
-    out: dict[str, Any] = {"start_s": max(g["start_s"] for g in got)}
+    # start_s: the engine's constructor alone; spawn_to_ready_s: from the processes' spawn to
+    # the last engine ready (interpreter, imports and constructor: what a user waits for).
+    out: dict[str, Any] = {"start_s": max(g["start_s"] for g in got),
+                           "spawn_to_ready_s": max(g["ready_at"] for g in got) - spawned}
     for phase in got[0]["phases"]:
         runs = [g["phases"][phase] for g in got]
         out[phase] = {"tokens": sum(r["tokens"] for r in runs),
@@ -70,26 +74,21 @@ def _worker(spec, dtype, part, parts, threads, barrier, queue) -> None:
 
 
 def _phases(spec, dtype, part, parts, threads, barrier) -> dict:
-    extra: dict = {}
-    if not spec["gpu"]:  # the job's CPU settings (pipelines/engine/device.py)
-        os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
-        os.environ["OMP_NUM_THREADS"] = str(threads)
-        os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
-        import torch
+    # The job's settings for this device and the job's `vllm.LLM` arguments
+    # (pipelines/engine/device.py, actor.llm_kwargs).
+    from pipelines.engine import device
+    from pipelines.engine.actor import llm_kwargs
 
-        torch.set_num_threads(threads)
-        from pipelines.engine.device import CPU_BLOCK_SIZE
-
-        extra["block_size"] = CPU_BLOCK_SIZE
-    os.environ["VLLM_LOGGING_LEVEL"] = "WARNING"
+    choice = device.choose(dtype, 1 if spec["gpu"] else 0, threads)
+    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+    device.apply(choice)
     from vllm import LLM
 
     t = time.perf_counter()
-    llm = LLM(model=spec["model"], dtype=dtype, max_model_len=2048, enforce_eager=not spec["gpu"],
-              seed=0, enable_chunked_prefill=False, max_num_batched_tokens=8192,
-              enable_prefix_caching=True, **extra)  # fmt: skip
+    llm = LLM(**llm_kwargs(spec["model"], choice, 2048, not spec["gpu"], True))
     start = time.perf_counter() - t
     tok = llm.get_tokenizer()
+    ready_at = time.time()
     phases: dict[str, dict] = {}
     for rep in range(spec["repeats"]):  # the job's repeats: same prompts, seeds + rep
         mine = share([r | {"seed": r["seed"] + rep} for r in spec["sample"]], part, parts)
@@ -98,7 +97,7 @@ def _phases(spec, dtype, part, parts, threads, barrier) -> dict:
         phases["flat"] = _timed(llm, tok, share(spec["mc"], part, parts), barrier)
         barrier.wait()
         phases["peer"] = _peer(llm, tok, spec, spec["chains"][part::parts])
-    return {"start_s": start, "phases": phases}
+    return {"start_s": start, "ready_at": ready_at, "phases": phases}
 
 
 def _timed(llm, tok, requests: list[dict], barrier) -> dict:

@@ -21,7 +21,7 @@ import functools
 import json
 import time
 
-from pipelines.engine.request import EngineRequest
+from labeling.engine_request import EngineRequest
 
 
 def sample_chains(pool, problems_n: int, n: int, instruction: str) -> list:
@@ -64,7 +64,7 @@ def main() -> None:
     from pipelines.engine.completer import EngineCompleter
     from pipelines.engine.pool import EnginePool
     from pipelines.engine.prepare_model import prepare
-    from pipelines.label.config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
+    from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
     from verifiers.rollout.driver import MonteCarloVerifier
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)

@@ -98,7 +98,7 @@ def config(args):
 def engine_pool(cfg):
     """The job's engine pool for the sampler's model (the judge shares it)."""
     from pipelines.engine.pool import EnginePool
-    from pipelines.label.config import RayConfig
+    from pipelines.generation_config import RayConfig
     from pipelines.unit_job import resolve_model
 
     cfg.engine.batch_size = 4096  # one round of the search = one generate() call

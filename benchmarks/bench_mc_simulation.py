@@ -24,9 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from labeling.engine_request import EngineRequest  # noqa: E402
+from labeling.first_error import located_first_error  # noqa: E402
 from labeling.schema import Chain, Problem  # noqa: E402
 from tests.fakes import FakeCompleter  # noqa: E402
-from verifiers.rollout.driver import CompletionRequest, MonteCarloVerifier  # noqa: E402
+from verifiers.rollout.driver import MonteCarloVerifier  # noqa: E402
 
 PRESETS = {"easy": (0.8, 0.01), "hard": (0.3, 0.05)}
 ERR = "[err]"
@@ -50,15 +52,6 @@ def make_chains(
     return out
 
 
-def predicted_first_error(labels: list[bool | None]) -> int | None:
-    for i, label in enumerate(labels):
-        if label is False:
-            return i
-        if label is None:
-            return None
-    return -1
-
-
 def run(
     chains: list[tuple[Problem, Chain, int]],
     p_ok: float,
@@ -70,8 +63,8 @@ def run(
     seed: int,
     max_rounds: int,
 ) -> dict[str, float]:
-    def p_success(req: CompletionRequest) -> float:
-        return p_bad if ERR in req.prefix_text else p_ok
+    def p_success(req: EngineRequest) -> float:
+        return p_bad if ERR in req.prefix else p_ok
 
     completer = FakeCompleter(p_success, right="42", wrong="41", tokens=100)
     verifier = MonteCarloVerifier(
@@ -85,7 +78,7 @@ def run(
     )
     verdicts = verifier.verify([(p, c) for p, c, _ in chains])
     hits = sum(
-        predicted_first_error([v.label for v in vs]) == error
+        located_first_error([v.label for v in vs]) == error
         for vs, (_, _, error) in zip(verdicts, chains, strict=True)
     )
     s, n = verifier.last_stats, len(chains)

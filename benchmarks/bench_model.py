@@ -16,7 +16,7 @@ import argparse
 import time
 from pathlib import Path
 
-from pipelines.engine.request import EngineRequest
+from labeling.engine_request import EngineRequest
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "gsm8k" / "train.jsonl"
 
@@ -37,7 +37,7 @@ def main() -> None:
     from labeling.schema import Problem
     from pipelines.engine.pool import EnginePool
     from pipelines.engine.prepare_model import prepare
-    from pipelines.label.config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
+    from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
     from verifiers.answer import AnswerChecker
 
     path = prepare(model=args.model)

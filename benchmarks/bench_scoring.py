@@ -36,7 +36,7 @@ def _train(root: Path) -> Path:
             "model": {"max_length": 256},
             "optim": {"lr": 1e-4, "warmup_steps": 0},
             "train": {"max_steps": 3, "batch_size": 2, "save_every": 0, "eval_every": 0},
-            "output_dir": str(root / "prm"),
+            "output": {"dir": str(root / "prm")},
         }
     )
     return Path(summary["final"])

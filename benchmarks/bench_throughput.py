@@ -39,7 +39,7 @@ import sys
 import time
 from pathlib import Path
 
-from pipelines.engine.request import EngineRequest
+from labeling.engine_request import EngineRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -61,28 +61,27 @@ def chains_of(problems: list, requests: list[dict], results: list[dict]) -> list
     return items
 
 
-def sample_repeats(pool, requests: list[dict], repeats: int) -> tuple[int, float, list]:
-    """Tokens, seconds and the first pass's results of `repeats` passes over the same prompts
-    with new seeds (one pass is too noisy a figure; the first one's chains are rolled out)."""
-    tokens, seconds, results = 0, 0.0, []
+def sample_repeats(pool, requests: list[dict], repeats: int) -> tuple[list[dict], list]:
+    """Per pass {tokens, s}, and the first pass's results, of `repeats` passes over the same
+    prompts with new seeds (one pass is too noisy a figure; the first one's chains are rolled
+    out, and the first pass is the one an end-to-end job would run)."""
+    passes, results = [], []
     for rep in range(repeats):
         again = [EngineRequest.from_plain(r | {"seed": r["seed"] + rep}) for r in requests]
         t = time.perf_counter()
         got = pool.collect(pool.submit(again, tag="sample"))
-        seconds += time.perf_counter() - t
-        tokens += sum(sum(r["tokens"]) for r in got)
+        passes.append({"tokens": sum(sum(r["tokens"]) for r in got),
+                       "s": time.perf_counter() - t})
         results = results or got
-    return tokens, seconds, results
+    return passes, results
 
 
 def flat_in_job_engine(pool, samples: list[dict], sent: list) -> tuple[int, float]:
     """Tokens and seconds of the recorded rollout requests as one flat call through a fresh
     engine actor of the job's, after one sampling pass (the prefix cache as the stage found
     it): splits the gap to the bare flat batch into the schedule's part and Ray's."""
-    from pipelines.engine.completer import engine_request
-
     pool.generate([EngineRequest.from_plain(r) for r in samples], tag="sample")
-    flat = [engine_request(r, 1.0, r.prefix_text) for r in sent]
+    flat = list(sent)  # the rollout requests are engine requests already
     t = time.perf_counter()
     tokens = sum(sum(r["tokens"]) for r in pool.generate(flat, tag="rollout"))
     seconds = time.perf_counter() - t
@@ -97,21 +96,20 @@ def job_side(args: argparse.Namespace) -> dict:
     from labeling.datasets import load_problems
     from labeling.ids import derive_seed
     from labeling.prompts import user_message
+    from pipelines.engine.actor import describe_startup
     from pipelines.engine.completer import EngineCompleter
     from pipelines.engine.pool import EnginePool
     from pipelines.engine.prepare_model import prepare
-    from pipelines.label.config import (
-        EngineConfig,
-        MCSourceConfig,
-        ModelConfig,
-        RayConfig,
-        SamplerConfig,
-    )
+    from pipelines.engine.runtime import init_ray
+    from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
+    from pipelines.label.config import MCSourceConfig
     from verifiers.rollout.driver import MonteCarloVerifier
 
-    ray.init(include_dashboard=False, log_to_driver=False)  # every core, as the job's local Ray
     s = SamplerConfig(n=args.n, max_tokens=args.max_tokens)
     path = args.model or str(prepare())
+    t = time.perf_counter()
+    init_ray(RayConfig())  # as prm-label starts its local Ray: every core
+    ray_s = time.perf_counter() - t
     model = ModelConfig(name=Path(path).name, path=path, enforce_eager=not args.gpu)
     # GPU: one engine on one GPU, the same as the bare side (not the auto count).
     engine = EngineConfig(actors=1 if args.gpu else 0, num_gpus=1 if args.gpu else 0)
@@ -119,6 +117,8 @@ def job_side(args: argparse.Namespace) -> dict:
     pool = EnginePool(path, model, engine, RayConfig())
     start_s = time.perf_counter() - t
     choice = f"{len(pool.actors)} x {ray.get(pool.actors[0].choice.remote())}"
+    timeline = [describe_startup(m, pool.started_at)
+                for m in ray.get([a.startup.remote() for a in pool.actors])]  # fmt: skip
     problems = [p for p in load_problems({"name": "builtin_math", "limit": args.problems})]
     requests = [
         {"messages": [{"role": "user", "content": user_message(p, s.math_instruction)}],
@@ -126,7 +126,7 @@ def job_side(args: argparse.Namespace) -> dict:
          "max_tokens": s.max_tokens, "temperature": s.temperature, "top_p": s.top_p, "stop": []}
         for p in problems
     ]  # fmt: skip
-    sample_tokens, sample_s, results = sample_repeats(pool, requests, args.repeats)
+    passes, results = sample_repeats(pool, requests, args.repeats)
 
     items = chains_of(problems, requests, results)[: args.mc_chains]
     sent: list = []
@@ -138,7 +138,7 @@ def job_side(args: argparse.Namespace) -> dict:
 
     m = MCSourceConfig(max_tokens=args.mc_tokens)
     mc = MonteCarloVerifier(
-        Recording(pool, top_p=1.0), domain="math", estimator=str(m.estimator), k=m.k,
+        Recording(pool), domain="math", estimator=str(m.estimator), k=m.k,
         chunk=m.chunk, confirm=m.confirm, max_tokens=m.max_tokens, temperature=m.temperature,
         prompt_fn=functools.partial(user_message, math_instruction=s.math_instruction),
     )  # fmt: skip
@@ -153,8 +153,10 @@ def job_side(args: argparse.Namespace) -> dict:
                                              requests, sent)  # fmt: skip
     ray.shutdown()
     return {
-        "engine": choice, "engine_start_s": round(start_s, 1),
-        "sample": {"requests": requests, "tokens": sample_tokens, "seconds": sample_s,
+        "engine": choice, "engine_start_s": round(start_s, 2), "ray_init_s": round(ray_s, 2),
+        "engine_timeline": timeline,
+        "sample": {"requests": requests, "tokens": sum(x["tokens"] for x in passes),
+                   "seconds": sum(x["s"] for x in passes), "passes": passes,
                    "repeats": args.repeats},
         "mc": {"chains": len(items), "requests": len(sent), "tokens": st.tokens,
                "seconds": mc_s, "labeled_steps": labeled, "max_in_flight": st.max_in_flight,
@@ -164,7 +166,7 @@ def job_side(args: argparse.Namespace) -> dict:
                                               / max(rollout["prompt_tokens"], 1), 3),
                "steps": sum(len(c.steps) for _, c in items),
                "flat_in_job_engine": {"tokens": flat_tokens, "seconds": flat_s}},
-        "mc_requests": [[r.prompt_text, r.prefix_text, r.n, r.seed, r.max_tokens, r.temperature]
+        "mc_requests": [[r.user_text, r.prefix, r.n, r.seed, r.max_tokens, r.temperature]
                         for r in sent],
         "chains": [[p.question, p.reference, p.problem_id, c.text, list(c.steps)]
                    for p, c in items],
@@ -201,18 +203,48 @@ def main() -> None:
     ap.add_argument("--mc-tokens", type=int, default=64)
     ap.add_argument("--peer-chains", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=2, help="sampling passes per side (new seeds)")
+    ap.add_argument("--runs", type=int, default=1,
+                    help="whole measurements (both sides, fresh processes each), for the spread")
     ap.add_argument("--model", default="", help="model dir (default: the embedded SmolLM2)")
     ap.add_argument("--gpu", action="store_true", help="one GPU engine, bf16 only")
     ap.add_argument("--job-json", help="keep the job side's results here (reused if present)")
     args = ap.parse_args()
+    runs = [measure(args) for _ in range(max(1, args.runs))]
+    from pipelines.engine.device import cpu_flags, cpu_kind
 
+    kind = cpu_kind()
+    flags = sorted(f for f in cpu_flags() if f.startswith(("avx", "amx")))
+    print(json.dumps({"cpu": f"{kind.vendor} {kind.model}", "cpu_flags": flags,
+                      "runs": runs, "spread": spread(runs)}, indent=2))
+
+
+def spread(runs: list[dict]) -> dict:
+    """Median, min and max of every number the runs share (nested keys joined by '.')."""
+    def leaves(d: dict, prefix: str = "") -> dict[str, float]:
+        out: dict[str, float] = {}
+        for k, v in d.items():
+            if isinstance(v, dict):
+                out |= leaves(v, f"{prefix}{k}.")
+            elif isinstance(v, int | float) and not isinstance(v, bool):
+                out[f"{prefix}{k}"] = float(v)
+        return out
+
+    flat = [leaves(r) for r in runs]
+    keys = [k for k in flat[0] if all(k in f for f in flat)]
+    return {k: {"median": round(statistics.median(f[k] for f in flat), 3),
+                "min": round(min(f[k] for f in flat), 3),
+                "max": round(max(f[k] for f in flat), 3)} for k in keys}  # fmt: skip
+
+
+def measure(args: argparse.Namespace) -> dict:
+    """One whole measurement: the job's side, then the bare processes; its figures."""
     from benchmarks.bare_engine import run_layout
     from labeling.prompts import user_message
     from labeling.schema import Problem
-    from pipelines.engine import preload
     from pipelines.engine.device import choose_dtype, cpu_flags
+    from pipelines.engine.placement import resolve_preload
     from pipelines.engine.prepare_model import prepare
-    from pipelines.label.config import SamplerConfig
+    from pipelines.generation_config import SamplerConfig
 
     cache = Path(args.job_json) if args.job_json else None
     if cache is not None and cache.exists():
@@ -233,9 +265,11 @@ def main() -> None:
             "mc_tokens": args.mc_tokens}  # fmt: skip
     auto = "bfloat16" if args.gpu else choose_dtype("auto", False, cpu_flags(), None)[0]
     layouts = bare_layouts(args.gpu)
-    # The job's CPU engines start with tcmalloc and Intel OpenMP preloaded (engine.preload),
-    # so the bare processes do too; one layout also samples without them, to show the gain.
-    env = {} if args.gpu else preload.preload_env(preload.find_libs())
+    # The bare processes start as the job's CPU engines do: preloaded or not by the same
+    # decision (engine.preload auto); the job's layout also samples the other way, to show
+    # what the decision is worth here.
+    env = {} if args.gpu else resolve_preload("", None)[0]
+    preloaded = "LD_PRELOAD" in env
     bare: dict[str, dict] = {}
     # The dtype `auto` does not pick samples in one layout (does the measurement agree?);
     # `auto`'s dtype runs every layout with every phase.
@@ -246,11 +280,13 @@ def main() -> None:
     for parts, threads in layouts:
         bare[f"{auto} {parts}x{threads}"] = run_layout(spec | {"rollouts": True}, auto, parts,
                                                        threads, env)  # fmt: skip
-    if env:
+    if not args.gpu:
         parts, threads = layouts[-1]
-        bare[f"{auto} {parts}x{threads} not preloaded"] = run_layout(
-            spec | {"rollouts": False}, auto, parts, threads)
-    report(job, bare, env.get("LD_PRELOAD", ""))
+        other = {} if preloaded else resolve_preload("", True)[0]
+        bare[f"{auto} {parts}x{threads} {'not ' if preloaded else ''}preloaded"] = run_layout(
+            spec | {"rollouts": False}, auto, parts, threads, other)
+    job_layout = f"{auto} {layouts[-1][0]}x{layouts[-1][1]}"
+    return report(job, bare, env.get("LD_PRELOAD", ""), job_layout)
 
 
 def _rate(phases: dict, prefix: str) -> float:
@@ -258,8 +294,9 @@ def _rate(phases: dict, prefix: str) -> float:
     return sum(r["tokens"] for r in runs) / sum(r["s"] for r in runs)
 
 
-def report(job: dict, bare: dict[str, dict], preloaded: str) -> None:
-    """The figures, each bare one from the best layout (processes x threads) for it."""
+def report(job: dict, bare: dict[str, dict], preloaded: str, job_layout: str) -> dict:
+    """The figures: each bare one from the best layout (processes x threads) for it, and the
+    start-up and flat-batch ones against the bare processes in the job's own layout."""
     s, m = job["sample"], job["mc"]
     sample_tps = {k: _rate(v, "sample") for k, v in bare.items()}
     flat_tps = {k: _rate(v, "flat") for k, v in bare.items() if "flat" in v}
@@ -273,9 +310,31 @@ def report(job: dict, bare: dict[str, dict], preloaded: str) -> None:
     ours_rate = m["labeled_steps"] / m["seconds"]
     peer_rate = peer["labeled_steps"] / peer["engine_s"]
     lengths = [len(c[4]) for c in job["chains"]]
-    figures = {
+    same = bare[job_layout]
+    # End to end, as a user waits for a sampling job: the job from Ray's start (the label
+    # job's first step) to the end of its first pass; the bare engines from their processes'
+    # spawn (interpreter, imports, engine) to the end of the same pass.
+    first, bare_first = s["passes"][0], same["sample0"]
+    job_e2e = job["ray_init_s"] + job["engine_start_s"] + first["s"]
+    bare_e2e = same["spawn_to_ready_s"] + bare_first["s"]
+    return {
         "job_engines": job["engine"],
-        "job_engine_start_s": job["engine_start_s"],
+        "job_layout": job_layout,
+        "start": {
+            "job_ray_init_s": job["ray_init_s"],
+            "job_engines_ready_s": job["engine_start_s"],
+            "bare_spawn_to_ready_s": round(same["spawn_to_ready_s"], 2),
+            "bare_engine_constructor_s": round(same["start_s"], 2),
+            "job_minus_bare_spawn_to_ready_s": round(job["engine_start_s"]
+                                                     - same["spawn_to_ready_s"], 2),
+            "job_engine_timeline": job.get("engine_timeline"),
+        },
+        "sampling_end_to_end": {
+            "job_s": round(job_e2e, 2), "bare_s": round(bare_e2e, 2),
+            "job_tok_per_s": round(first["tokens"] / job_e2e, 1),
+            "bare_tok_per_s": round(bare_first["tokens"] / bare_e2e, 1),
+            "ratio": round(first["tokens"] / job_e2e / (bare_first["tokens"] / bare_e2e), 3),
+        },
         "bare_ld_preload": preloaded,
         "bare_start_s": {k: round(v["start_s"], 1) for k, v in bare.items()},
         "bare_sample_tok_per_s": {k: round(v, 1) for k, v in sample_tps.items()},
@@ -288,9 +347,11 @@ def report(job: dict, bare: dict[str, dict], preloaded: str) -> None:
         "mc_stage_tok_per_s": round(mc_tps, 1),
         "mc_ratio_vs_one_flat_batch": round(mc_tps / flat_tps[best_flat], 3),
         # The gap's two parts: the schedule (vs a flat call through the job's engine actors)
-        # and the runtime (that flat call vs the best bare layout's).
+        # and the runtime (that flat call vs the bare flat batch: the best layout's, and the
+        # bare processes in the job's own layout).
         "mc_ratio_vs_flat_batch_in_job_engine": round(mc_tps / in_job_tps, 3),
         "job_engine_flat_over_bare_flat": round(in_job_tps / flat_tps[best_flat], 3),
+        "job_engine_flat_over_bare_flat_same_layout": round(in_job_tps / flat_tps[job_layout], 3),
         # Only the rollouts the labels used (speculative ones a settled step dropped are out).
         "mc_useful_ratio_vs_one_flat_batch": round(
             (m["tokens"] - m["wasted_tokens"]) / m["seconds"] / flat_tps[best_flat], 3),
@@ -303,7 +364,6 @@ def report(job: dict, bare: dict[str, dict], preloaded: str) -> None:
         "peer_tokens_per_labeled_step": round(peer["tokens"] / max(peer["labeled_steps"], 1), 1),
         "simulated_first_error_accuracy": simulated_accuracy(int(statistics.median(lengths))),
     }
-    print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":

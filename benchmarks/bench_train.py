@@ -44,7 +44,7 @@ def _prm_train(args: dict, queue) -> None:
                 "bf16": args["bf16"],
             },
             "optim": {"lr": 1e-5, "warmup_steps": 0},
-            "output_dir": str(out),
+            "output": {"dir": str(out)},
         }
     )
     rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]

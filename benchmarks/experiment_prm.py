@@ -159,7 +159,7 @@ def _train_and_evaluate(a: argparse.Namespace, name: str, shards: str, source: s
                 "max_steps": a.steps, "batch_size": a.batch, "grad_accum": a.grad_accum,
                 "eval_every": 0, "save_every": 0, "resume": "none", "workers": a.workers,
             },
-            "output_dir": str(out / f"prm_{name}"),
+            "output": {"dir": str(out / f"prm_{name}")},
         }
     )  # fmt: skip
     metrics = evaluate_checkpoint(
@@ -168,8 +168,8 @@ def _train_and_evaluate(a: argparse.Namespace, name: str, shards: str, source: s
             "processbench": eval_files,
             "dev_fraction": 0.3,
             "bon_shards": [a.bon_shards] if a.bon_shards else [],
-            "output_dir": str(out / f"eval_{name}"),
-        }
+        },
+        out / f"eval_{name}",
     )
     return _entry(shards, summary, metrics)
 
@@ -249,7 +249,7 @@ def table(report: dict) -> str:
         pb, bon = r["processbench"] or {}, r["best_of_n"] or {}
         cells = [
             pb.get("threshold"),
-            pb.get("average_f1"),
+            (pb.get("average") or {}).get("f1"),
             bon.get("prm_min"),
             bon.get("prm_last"),
             bon.get("majority_vote"),

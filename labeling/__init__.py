@@ -3,15 +3,16 @@ shard format and dataset adapters. Imports neither Ray, vLLM, Hydra nor torch.
 
 Public names (the rest is reachable through the submodules):
 `Problem`, `Chain`, `GivenChain`, `StepVerdict`, `LabeledChain`, `Quarantined`, `Status`,
-`Source`, `Domain`, `AfterError`, `LABEL_COLUMNS`, `LABELED_SCHEMA`, `QUARANTINE_SCHEMA`
+`Source`, `Domain`, `AfterError`, `LABELED_SCHEMA`, `QUARANTINE_SCHEMA`
 (labeling.schema); `split_steps` (labeling.splitters); `combine`, `Policy`
-(labeling.combine); `load_problems` (labeling.datasets).
+(labeling.combine); `first_error` (labeling.first_error, the one first-error rule);
+`load_problems` (labeling.datasets).
 """
 
 from labeling.combine import Policy, combine
 from labeling.datasets import load_problems
+from labeling.first_error import first_error
 from labeling.schema import (
-    LABEL_COLUMNS,
     LABELED_SCHEMA,
     QUARANTINE_SCHEMA,
     AfterError,
@@ -28,7 +29,7 @@ from labeling.schema import (
 from labeling.splitters import split_steps
 
 __all__ = [
-    "LABELED_SCHEMA", "LABEL_COLUMNS", "QUARANTINE_SCHEMA", "AfterError", "Chain", "Domain",
+    "LABELED_SCHEMA", "QUARANTINE_SCHEMA", "AfterError", "Chain", "Domain",
     "GivenChain", "LabeledChain", "Policy", "Problem", "Quarantined", "Source", "Status",
-    "StepVerdict", "combine", "load_problems", "split_steps",
+    "StepVerdict", "combine", "first_error", "load_problems", "split_steps",
 ]  # fmt: skip

@@ -2,13 +2,16 @@
 and an uncertainty queue. Pure functions on plain data; seeded and reproducible.
 
 A step's *status* under a source is `correct` (label True), `incorrect` (label False) or
-`null` (no label). Part one of a review sample is **stratified** by (source, status) over the
-two decided statuses: within a stratum, steps are taken in the order of a seeded hash of
-their key (a uniformly random order that is the same for every stratum, so strata share
-steps where they overlap and a review counts for each stratum that drew it). A step counts
-for a stratum's estimate only when that stratum drew it (`SampleItem.strata`), so the steps
-one stratum pulls in never bias another. `null` steps are never sampled for precision; they
-count for coverage.
+`null` (no label); a decided label also makes a *claim* (`labeling.audit_claims`): `step`
+(about the step itself) or `prefix` (a False after the first error under
+`after_error=negative`: "the chain has gone wrong by here"). Part one of a review sample is
+**stratified** by (source, status, claim) over the decided labels ("calc:incorrect:step",
+"verifier_first:incorrect:prefix"): within a stratum, steps are taken in the order of a
+seeded hash of their key (a uniformly random order that is the same for every stratum, so
+strata share steps where they overlap and a review counts for each stratum that drew it). A
+step counts for a stratum's estimate only when that stratum drew it (`SampleItem.strata`), so
+the steps one stratum pulls in never bias another. `null` steps are never sampled for
+precision; they count for coverage.
 
 Part two is the **uncertainty queue**: steps where sources disagree, MC scores near the
 policy's threshold, split judge votes, and steps that decide an ambiguous first error, each
@@ -23,9 +26,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from labeling import registry
+from labeling.audit_claims import Claim, chain_claims
+from labeling.first_error import first_error
 from labeling.intervals import reviews_for
 from labeling.rows import verdicts_from_structs
-from labeling.schema import LABEL_COLUMNS
 
 STATUSES = ("correct", "incorrect")  # the sampled statuses; `null` is only counted
 HUMAN = "human"  # the source name of reviewer verdicts in the `verdicts` column
@@ -53,6 +58,11 @@ class StepView:
     mc_score: float | None = None
     judge_score: float | None = None
     first_error: int | None = None  # the policy's first error in this chain (-1 none)
+    claims: Mapping[str, str | None] = field(default_factory=dict)  # source -> Claim
+
+    def claim(self, source: str) -> str:
+        """The claim of `source`'s label here (`step` where none was recorded)."""
+        return self.claims.get(source) or Claim.step
 
 
 def _mc_labels(row: Mapping[str, Any], n: int) -> list[bool | None] | None:
@@ -65,18 +75,22 @@ def _mc_labels(row: Mapping[str, Any], n: int) -> list[bool | None] | None:
     return [v.label for v in vs]
 
 
-def chain_views(row: Mapping[str, Any], policy: str) -> list[StepView]:
+def chain_views(row: Mapping[str, Any], policy: str, after_error: str = "negative"
+                ) -> list[StepView]:  # fmt: skip
     """The steps of one shard row. Sources that did not run (null columns) are left out;
-    the policy's `labels` column appears under the policy's name."""
+    the policy's `labels` column appears under the policy's name. `after_error`: the
+    dataset's `labels.after_error`, which decides which Falses are prefix claims."""
     n = len(row["completions"])
     columns: dict[str, list[bool | None]] = {policy: list(row["labels"])}
-    for source, column in LABEL_COLUMNS.items():
+    # Asked at call time, not frozen at import: a source registered later is audited too.
+    for source, column in registry.label_columns().items():
         if row.get(column) is not None:
             columns[str(source)] = list(row[column])
     mc = _mc_labels(row, n)
     if mc is not None:
         columns["mc"] = mc
     mc_scores, judge_scores = row.get("mc_scores"), row.get("judge_scores")
+    claims = chain_claims(columns, policy, after_error)
     return [
         StepView(
             key=step_key(row["chain_id"], i), problem_id=row["problem_id"],
@@ -85,6 +99,7 @@ def chain_views(row: Mapping[str, Any], policy: str) -> list[StepView]:
             mc_score=mc_scores[i] if mc_scores is not None else None,
             judge_score=judge_scores[i] if judge_scores is not None else None,
             first_error=row.get("first_error_step"),
+            claims={s: None if c[i] is None else str(c[i]) for s, c in claims.items()},
         )
         for i in range(n)
     ]  # fmt: skip
@@ -94,25 +109,39 @@ def order_key(seed: int, key: str) -> str:
     return hashlib.blake2b(f"{seed}\x1f{key}".encode(), digest_size=8).hexdigest()
 
 
-def strata(views: Iterable[StepView]) -> dict[tuple[str, str], list[StepView]]:
-    """(source, status) -> its steps, for every status including `null`."""
-    out: dict[tuple[str, str], list[StepView]] = {}
+def strata(views: Iterable[StepView]) -> dict[str, list[StepView]]:
+    """Stratum name -> its steps: "source:status:claim" for decided labels, "source:null"
+    for the steps a source left unlabeled."""
+    out: dict[str, list[StepView]] = {}
     for v in views:
         for source, label in v.labels.items():
-            out.setdefault((source, status_of(label)), []).append(v)
+            status = status_of(label)
+            claim = v.claim(source) if label is not None else None
+            out.setdefault(stratum_name(source, status, claim), []).append(v)
     return out
 
 
 @dataclass(slots=True)
 class SampleItem:
     view: StepView
-    strata: list[str] = field(default_factory=list)  # "source:status" strata that drew it
+    strata: list[str] = field(default_factory=list)  # "source:status:claim" strata that drew it
     queue_rank: int | None = None  # position in the uncertainty queue (0 first)
     reasons: list[str] = field(default_factory=list)  # why the queue wants it reviewed
 
 
-def stratum_name(source: str, status: str) -> str:
-    return f"{source}:{status}"
+def stratum_name(source: str, status: str, claim: str | None = Claim.step) -> str:
+    """ "calc:incorrect:step", "verifier_first:incorrect:prefix"; "calc:null" (no claim)."""
+    return f"{source}:{status}" if status == "null" or claim is None else (
+        f"{source}:{status}:{claim}")
+
+
+def parse_stratum(name: str) -> tuple[str, str, str | None]:
+    """(source, status, claim) of a stratum name. A review pack written before claims
+    existed names decided strata "source:status": those were step questions."""
+    source, status, *rest = name.split(":")
+    if status == "null":
+        return source, status, None
+    return source, status, rest[0] if rest else str(Claim.step)
 
 
 def stratified_sample(
@@ -122,14 +151,14 @@ def stratified_sample(
     budget: int = 0,
     confidence: float = 0.95,
 ) -> dict[str, list[StepView]]:
-    """Steps drawn per decided stratum ("source:status" -> steps, in draw order). Without a
+    """Steps drawn per decided stratum (its name -> steps, in draw order). Without a
     budget, each stratum gets the reviews a ±`halfwidth` Wilson interval needs at the worst
     case p = 0.5 (all of it when smaller). With `budget` > 0, strata take one step each in
     turn until `budget` distinct steps are drawn (small strata run out first)."""
     groups = {
-        stratum_name(s, st): sorted(vs, key=lambda v: order_key(seed, v.key))
-        for (s, st), vs in sorted(strata(views).items())
-        if st in STATUSES
+        name: sorted(vs, key=lambda v: order_key(seed, v.key))
+        for name, vs in sorted(strata(views).items())
+        if parse_stratum(name)[1] in STATUSES
     }
     if budget <= 0:
         need = reviews_for(halfwidth, 0.5, confidence)
@@ -153,7 +182,9 @@ def uncertainty(
     """How much reviewing `view` could change, with the reasons; 0 when nothing is in doubt."""
     reasons: list[str] = []
     score = 0.0
-    decided = {s: x for s, x in view.labels.items() if x is not None}
+    # A prefix claim says nothing about the step itself: it cannot disagree with one.
+    decided = {s: x for s, x in view.labels.items()
+               if x is not None and view.claim(s) == Claim.step}  # fmt: skip
     # An exact check's True (calc, tests) only says the arithmetic or syntax holds, not that
     # the step is right: against a False it is a weak disagreement.
     claims = {s: x for s, x in decided.items() if not (x is True and s in WEAK_POSITIVE)}
@@ -171,10 +202,11 @@ def uncertainty(
     if view.judge_score is not None and 0.2 <= view.judge_score <= 0.8:
         score += 0.5 - abs(view.judge_score - 0.5)
         reasons.append(f"judge votes split ({view.judge_score:.2f})")
-    located = [
-        next((v.step for v in chain if v.labels.get(s) is False), None) for s in decided
-    ]
-    located = [x for x in located if x is not None]
+    # Where each source that labeled this step puts its chain's first error (a prefix
+    # claim's source included: it names a place too).
+    located = [first_error([v.labels.get(s) for v in chain])
+               for s, x in view.labels.items() if x is not None]
+    located = [x for x in located if x is not None and x >= 0]
     if len(set(located)) > 1 and min(located) <= view.step <= max(located):
         score += 0.5
         reasons.append(f"first error ambiguous: sources place it at {sorted(set(located))}")

@@ -47,11 +47,16 @@ ProcessBench's dev split, 208 such chains among those with a right answer) is tr
 right step; the Qwen "Lessons" paper shows this hurts PRMs. Use it knowingly.
 
 `after_error`: what the steps after the first error become: `negative` (TRL convention),
-`mask` (None, ignored in training), or `keep` (whatever the policy gave them).
+`mask` (None, ignored in training), or `keep` (whatever the policy gave them). `auto` (the
+config's default) is resolved by `after_error_for` before labeling: reasoning traces cut into
+sections keep each section's own label (a slip is False; its correction and what follows are
+labeled by their own evidence, as DeltaBench marks error sections rather than prefixes),
+chains cut into steps take `negative`. `combine` reads an unresolved `auto` as `negative`.
 
-`first_error_step`: the first step labeled False; -1 only when every step is labeled True
-(ProcessBench reads -1 as "all steps correct"); None when no step is labeled False but some
-step is unlabeled (nothing located, nothing proven right).
+`first_error_step`: `labeling.first_error.first_error` of the final labels: the first step
+labeled False; -1 only when every step is labeled True (ProcessBench reads -1 as "all steps
+correct"); None when no step is labeled False but some step is unlabeled (nothing located,
+nothing proven right).
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import labeling.registry as registry
+from labeling.first_error import first_error, first_flag
 from labeling.schema import AfterError, Status, StepVerdict
 
 # Each source's role (whole-chain, locating, complete) is declared in labeling/registry.py;
@@ -85,6 +91,16 @@ class Policy(StrEnum):
     judge = "judge"
 
 
+def after_error_for(after_error: str, sections: bool) -> str:
+    """The after-error rule a run uses: `auto` is `keep` for reasoning traces cut into
+    sections (`sections`) and `negative` for chains cut into steps; any other value is
+    itself. Raises ValueError for an unknown value."""
+    rule = AfterError(after_error)
+    if rule != AfterError.auto:
+        return rule.value
+    return AfterError.keep.value if sections else AfterError.negative.value
+
+
 POLICIES = tuple(p.value for p in Policy)
 AFTER_ERROR = tuple(a.value for a in AfterError)
 
@@ -92,20 +108,14 @@ AFTER_ERROR = tuple(a.value for a in AfterError)
 @dataclass(frozen=True, slots=True)
 class Combined:
     labels: list[bool | None]
-    first_error_step: int | None  # -1: every step labeled True; None: nothing located
+    # Every first error here follows labeling/first_error.py's rule (-1: every step True;
+    # None: no step False and one unlabeled, or the source did not run).
+    first_error_step: int | None
     keep: bool = True
     reason: str = ""  # why a chain was not kept
-    exact_first_error: int = -1  # first error located by calc/syntax (-1: none found)
-    mc_first_error: int = -1  # first step MC labels wrong (-1: none)
-    judge_first_error: int = -1  # first step the judge labels wrong (-1: none)
-
-
-def first_incorrect(verdicts: Sequence[StepVerdict] | None) -> int:
-    """Index of the first `incorrect` verdict, or -1."""
-    for i, v in enumerate(verdicts or ()):
-        if v.status == Status.INCORRECT:
-            return i
-    return -1
+    exact_first_error: int = -1  # first step calc/syntax flag (-1: none flagged)
+    mc_first_error: int | None = None  # MC's labels' first error
+    judge_first_error: int | None = None  # the judge's labels' first error
 
 
 def exact_first_error(
@@ -115,9 +125,21 @@ def exact_first_error(
     locate errors (not `answer`, which only says the end is wrong)."""
     if sources is None:
         sources = registry.locating_sources()
-    found = [first_incorrect(verdicts.get(s)) for s in sources]
+    found = [_flag(verdicts.get(s)) for s in sources]
     found = [i for i in found if i >= 0]
     return min(found) if found else -1
+
+
+def _flag(verdicts: Sequence[StepVerdict] | None) -> int:
+    """A source's first `incorrect` verdict, -1 for none (`first_flag`: a flag is a claim,
+    its absence only "found nothing")."""
+    return first_flag(v.status == Status.INCORRECT for v in verdicts or ())
+
+
+def _first_error(verdicts: Sequence[StepVerdict] | None) -> int | None:
+    """A labeling source's first error from its labels (`first_error`); None when it did
+    not run."""
+    return None if verdicts is None else first_error([v.label for v in verdicts])
 
 
 def _outcome(verdicts: Mapping[str, Sequence[StepVerdict]], n: int) -> bool | None:
@@ -127,13 +149,6 @@ def _outcome(verdicts: Mapping[str, Sequence[StepVerdict]], n: int) -> bool | No
         if out and n and out[n - 1].label is not None:
             return out[n - 1].label
     return None
-
-
-def _mc_first_error(mc: Sequence[StepVerdict] | None) -> int:
-    for i, v in enumerate(mc or ()):
-        if v.label is False:
-            return i
-    return -1
 
 
 def _claim(verdicts: Mapping[str, Sequence[StepVerdict]], source: str) -> int | None | str:
@@ -147,13 +162,13 @@ def _claim(verdicts: Mapping[str, Sequence[StepVerdict]], source: str) -> int | 
         if all(v.label is None for v in vs):
             why = next((v.evidence for v in vs if v.evidence), "")
             return f"{source} gave no label" + (f" ({why[:160]})" if why else "")
-        found = _mc_first_error(vs)
-        if found < 0 and any(v.label is None for v in vs):
+        found = _first_error(vs)
+        if found is None:
             # right so far, then silent (no quorum, no decided rollout): not a "no error"
             gap = next(i for i, v in enumerate(vs) if v.label is None)
             return f"{source} left step {gap} unlabeled and found no error"
         return found
-    found = first_incorrect(vs)
+    found = _flag(vs)
     return found if found >= 0 else None
 
 
@@ -180,15 +195,6 @@ def consensus_reason(
         shown = ", ".join(f"{n} {'none' if e < 0 else e}" for n, e in claims.items())
         return f"first errors disagree: {shown}"
     return ""
-
-
-def first_error_step(labels: Sequence[bool | None]) -> int | None:
-    """The first step labeled False; -1 only when every step is labeled True; None when no
-    step is False but some step is unlabeled."""
-    for i, x in enumerate(labels):
-        if x is False:
-            return i
-    return -1 if all(x is True for x in labels) else None
 
 
 def _verifier_first(
@@ -228,6 +234,7 @@ def combine(
     if after_error not in AFTER_ERROR:
         choices = ", ".join(AFTER_ERROR)
         raise ValueError(f"unknown after_error {after_error!r}; choose one of {choices}")
+    after_error = after_error_for(after_error, sections=False)  # an unresolved auto
     for name, vs in verdicts.items():
         if len(vs) != n_steps:
             raise ValueError(f"source {name!r} has {len(vs)} verdicts for {n_steps} steps")
@@ -255,12 +262,12 @@ def combine(
         if fill_right and outcome is True:
             labels = [True if x is None else x for x in labels]
 
-    first_error = first_error_step(labels)
-    if first_error is not None and first_error >= 0 and after_error != "keep":
+    first = first_error(labels)
+    if first is not None and first >= 0 and after_error != "keep":
         fill = False if after_error == "negative" else None
-        labels = labels[: first_error + 1] + [fill] * (n_steps - first_error - 1)
+        labels = labels[: first + 1] + [fill] * (n_steps - first - 1)
 
-    exact, by_mc = exact_first_error(verdicts), _mc_first_error(mc)
-    by_judge = _mc_first_error(verdicts.get("judge"))
+    exact, by_mc = exact_first_error(verdicts), _first_error(mc)
+    by_judge = _first_error(verdicts.get("judge"))
     reason = consensus_reason(verdicts, consensus) if policy == "consensus" else ""
-    return Combined(labels, first_error, not reason, reason, exact, by_mc, by_judge)
+    return Combined(labels, first, not reason, reason, exact, by_mc, by_judge)

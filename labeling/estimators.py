@@ -53,6 +53,7 @@ from enum import StrEnum
 from functools import lru_cache
 from math import comb
 
+from labeling.first_error import located_first_error
 from labeling.schema import AfterError, Status, StepVerdict
 
 
@@ -206,15 +207,10 @@ class Estimator:
         return Probe(step, min(self.chunk, self.budget(step) - self._tally[step].rollouts))
 
     def first_error(self) -> int | None:
-        """First step labeled wrong; -1 when every step is labeled right; None when the
+        """The first error the rollouts have located exactly (`located_first_error`: every
+        step before it labeled right); -1 when every step is labeled right; None when the
         rollouts so far do not decide it."""
-        labels = self.labels()
-        for i, label in enumerate(labels):
-            if label is False:
-                return i
-            if label is None:
-                return None
-        return -1
+        return located_first_error(self.labels())
 
     def verdicts(self) -> list[StepVerdict]:
         """One verdict per step: label = hard label (None: not measured and not inferable),

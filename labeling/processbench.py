@@ -20,7 +20,7 @@ labeled right) scores a miss on it, never a "no error" hit; such chains are coun
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from labeling.schema import Status
@@ -31,11 +31,6 @@ class ChainScore:
     human: int | None  # 0-based first wrong step, -1 all correct, None unknown
     predicted: int | None  # the labeler's first error, -1 for none, None undecided
     statuses: tuple[str, ...] = ()  # per-step statuses (empty: only `predicted` is scored)
-
-
-def first_flag(statuses: Sequence[str]) -> int:
-    """Index of the first `incorrect` status, or -1."""
-    return next((i for i, s in enumerate(statuses) if s == Status.INCORRECT), -1)
 
 
 def _ratio(num: int, den: int) -> float | None:

@@ -17,12 +17,13 @@ source half-exists (registered without a builder, a config section or a YAML fil
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from enum import StrEnum
 
 import pyarrow as pa
+
+from labeling.registration import Registry
 
 
 class Role(StrEnum):
@@ -79,42 +80,35 @@ class SourceSpec:
         return out + list(self.extra)
 
 
-_REGISTRY: dict[str, SourceSpec] = {}
+def _own_columns(name: str, spec: SourceSpec) -> None:
+    """A source writes no column another source writes."""
+    taken = {f.name for s in _REGISTRY.values() for f in s.fields()}
+    clash = sorted(taken & {f.name for f in spec.fields()})
+    if clash:
+        raise ValueError(f"label source {name!r} would write {', '.join(clash)}, "
+                         "which another source writes")
+
+
+_REGISTRY: Registry[SourceSpec] = Registry("label source", check=_own_columns)
 
 
 def register(spec: SourceSpec) -> SourceSpec:
     """Declare a source. Raises ValueError for a name or a column already taken."""
-    if spec.name in _REGISTRY:
-        raise ValueError(f"label source {spec.name!r} is already registered")
-    taken = {f.name for s in _REGISTRY.values() for f in s.fields()}
-    clash = sorted(taken & {f.name for f in spec.fields()})
-    if clash:
-        raise ValueError(f"label source {spec.name!r} would write {', '.join(clash)}, "
-                         "which another source writes")
-    _REGISTRY[spec.name] = spec
-    return spec
+    return _REGISTRY.register(spec.name, spec)
 
 
 def unregister(name: str) -> None:
     """Remove a source (tests that register a toy one)."""
-    _REGISTRY.pop(name, None)
+    _REGISTRY.unregister(name)
 
 
-@contextmanager
-def registered(spec: SourceSpec) -> Iterator[SourceSpec]:
+def registered(spec: SourceSpec) -> AbstractContextManager[SourceSpec]:
     """`spec` registered for the duration of a `with` block."""
-    register(spec)
-    try:
-        yield spec
-    finally:
-        unregister(spec.name)
+    return _REGISTRY.registered(spec.name, spec)
 
 
 def get(name: str) -> SourceSpec:
-    try:
-        return _REGISTRY[str(name)]
-    except KeyError:
-        raise KeyError(f"no label source {name!r}; known: {', '.join(_REGISTRY)}") from None
+    return _REGISTRY.lookup(name)
 
 
 def specs() -> tuple[SourceSpec, ...]:

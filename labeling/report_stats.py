@@ -20,7 +20,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from labeling.schema import LABELED_SCHEMA, LEGACY_COLUMNS, QUARANTINE_SCHEMA
+from labeling.schema import LEGACY_COLUMNS, QUARANTINE_SCHEMA, labeled_schema
 from labeling.shards import MANIFEST, read_shard
 
 KEYS = ["problem_id", "chain_id"]
@@ -32,8 +32,11 @@ def scan_files(paths: list[Path], schema: pa.Schema) -> pl.LazyFrame:
     """A LazyFrame over `paths`; an empty frame with `schema` when there are none."""
     if not paths:
         return pl.from_arrow(schema.empty_table()).lazy()  # type: ignore[union-attr]
-    if any(n in LEGACY_COLUMNS for n in pq.read_schema(paths[0]).names):
-        # Format 1 shards: read eagerly through the upgrade (old datasets are small).
+    first = pq.read_schema(paths[0]).names
+    if any(n in LEGACY_COLUMNS for n in first) or any(
+            pq.read_schema(p).names != first for p in paths[1:]):
+        # Format 1 shards, or shards written before a column was added next to newer ones
+        # (polars' scan wants one schema): read eagerly through the upgrade, columns promoted.
         tables = [read_shard(p) for p in paths]
         return pl.from_arrow(pa.concat_tables(tables, promote_options="default")).lazy()
     return pl.scan_parquet([str(p) for p in paths])
@@ -55,7 +58,8 @@ def scan_dataset(root: str | Path) -> tuple[pl.LazyFrame, pl.LazyFrame, dict[str
     manifest = read_manifest(root)
     shards = [root / s["path"] for s in manifest.get("shards", []) if s.get("path")]
     quar = [root / q["path"] for q in manifest.get("quarantine", []) if q.get("path")]
-    return (scan_files(shards, LABELED_SCHEMA), scan_files(quar, QUARANTINE_SCHEMA), manifest)
+    return (scan_files(shards, labeled_schema()), scan_files(quar, QUARANTINE_SCHEMA),
+            manifest)
 
 
 def verdict_sources(lf: pl.LazyFrame) -> list[str]:
@@ -130,6 +134,17 @@ def counts_by_dataset(lf: pl.LazyFrame) -> pl.DataFrame:
             pl.col("model").n_unique().alias("models"),
         )
         .sort("source_dataset", "domain")
+        .collect(engine=STREAM)
+    )
+
+
+def chain_origins(lf: pl.LazyFrame) -> pl.DataFrame:
+    """Chains per (given, model): `given` when the chain came with the input (it has no
+    sampler seed), else sampled by `model`; sampled first, then by count."""
+    return (
+        lf.group_by(pl.col("sampler_seed").is_null().alias("given"), "model")
+        .agg(pl.len().cast(pl.Int64).alias("chains"))
+        .sort(["given", "chains", "model"], descending=[False, True, False])
         .collect(engine=STREAM)
     )
 
@@ -303,6 +318,7 @@ def dataset_stats(root: str | Path, top_reasons: int = 20, max_position: int = 2
         "sources": sources,
         "manifest": manifest,
         "by_dataset": counts_by_dataset(lf),
+        "origins": chain_origins(lf),
         "labels": label_distribution(steps, sources),
         "statuses": status_counts(lf),
         "agreement": agreement(steps, sources),

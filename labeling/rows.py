@@ -96,6 +96,8 @@ def labeled_row(lc: LabeledChain, policy: str, config_hash: str) -> dict[str, An
         "sampler_seed": chain.sampler_seed,
         "label_policy": policy,
         "config_hash": config_hash,
+        "step_spans": [{"start": a, "end": b} for a, b in chain.spans] if chain.spans else None,
+        "thinking_finished": chain.thinking_finished,
     }
 
 

@@ -38,9 +38,6 @@ class Domain(enum.StrEnum):
 # registry (labeling/registry.py) is where sources are declared.
 Source = enum.StrEnum("Source", [(n, n) for n in registry.configurable()])  # type: ignore[misc]
 
-# Boolean per-step columns, one per source prm-label runs. Call `registry.label_columns()`
-# where a source registered later (a plugin) must count too.
-LABEL_COLUMNS = registry.label_columns()
 # Names written by shard format 1 (and the trainer's old `mc_hard`); readers map them to
 # today's names. The one place old names live.
 LEGACY_COLUMNS = {"outcome_labels": "answer_labels", "test_labels": "tests_labels"}
@@ -75,6 +72,9 @@ class AfterError(enum.StrEnum):
     negative = "negative"  # TRL's convention: everything after the first error is wrong
     mask = "mask"  # null: ignored in training
     keep = "keep"  # whatever the source or policy said
+    # keep for reasoning traces cut into sections, negative otherwise (labeling.combine.
+    # after_error_for); resolved before labeling starts
+    auto = "auto"
 
 
 _STATUS_LABEL = {True: Status.CORRECT, False: Status.INCORRECT}
@@ -132,7 +132,9 @@ class Problem:
 
 @dataclass(frozen=True, slots=True)
 class GivenChain:
-    """A chain that came with the input, e.g. a ProcessBench record, already split."""
+    """A chain that came with the input: already split (`steps`, e.g. a ProcessBench record),
+    or one response string (`text`, e.g. a reasoning model's trace) that the job cuts with
+    `split.mode` like a sampled chain. Exactly one of the two is set."""
 
     steps: tuple[str, ...]
     model: str = ""
@@ -140,6 +142,11 @@ class GivenChain:
     human_labels: tuple[bool | None, ...] = ()  # PRM800K-style per-step human labels
     human_ratings: tuple[int | None, ...] = ()  # three-way: 1 good, 0 neutral, -1 bad
     outcome_correct: bool | None = None  # given with the data (ProcessBench), if known
+    text: str = ""  # the whole response, to be cut by split.mode (then `steps` is empty)
+
+    def __post_init__(self) -> None:
+        if bool(self.steps) == bool(self.text):
+            raise ValueError("a given chain is either split (steps) or one text, not both")
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +166,8 @@ class Chain:
     human_labels: tuple[bool | None, ...] = ()
     human_ratings: tuple[int | None, ...] = ()
     given_outcome: bool | None = None  # outcome known from the input data, if any
+    spans: tuple[tuple[int, int], ...] = ()  # each step's character span in `text`, if cut
+    thinking_finished: bool | None = None  # the trace's thinking closed; None: no thinking
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,9 +213,13 @@ VERDICT_STRUCT = pa.struct(
 )
 
 
+SPAN_STRUCT = pa.struct([("start", pa.int32()), ("end", pa.int32())])
+
+
 def labeled_schema() -> pa.Schema:
     """The labeled shard schema with the columns of every source registered now (a plugin
-    source registered after import adds its columns here, not to `LABELED_SCHEMA`)."""
+    source registered after import adds its columns here, not to `LABELED_SCHEMA`, which
+    holds the built-in sources only: readers of shards call this, never the constant)."""
     return pa.schema([
         # TRL's stepwise-supervision names first.
         pa.field("prompt", pa.string(), nullable=False),
@@ -237,6 +250,13 @@ def labeled_schema() -> pa.Schema:
         pa.field("sampler_seed", pa.int64()),
         pa.field("label_policy", pa.string(), nullable=False),
         pa.field("config_hash", pa.string(), nullable=False),
+        # Where each step lies in the chain's text (a sampled chain, a given response): null
+        # when the chain came already split. After every older column: shards of earlier
+        # versions line up with these by position.
+        pa.field("step_spans", pa.list_(SPAN_STRUCT)),
+        # Reasoning traces: True when the thinking closed, False when it was cut (no
+        # `</think>`: its final answer is unknown); null when the chain has no thinking part.
+        pa.field("thinking_finished", pa.bool_()),
     ])  # fmt: skip
 
 

@@ -1,9 +1,18 @@
-"""What the Hydra apps share: typed user errors, the one-sentence exit, config field help.
+"""What the Hydra apps share: typed user errors, the one-sentence exit, `--help`,
+the deprecated spellings of keys (config fields themselves: `pipelines.config_fields`).
+
+Every Hydra app declares itself once, in its own module: `APP = HydraApp(...)` (its script
+name as in pyproject's `[project.scripts]`, its primary config `conf/<config_name>.yaml`, its
+structured schema and `register`, what runs the config), and its `main()` is `APP.main()`.
+The tests find every app from `[project.scripts]` and that declaration, and every group
+option from `conf/` (tests/apps.py): a new app is tested for `--help`, composing with each
+group option, defaults written once and shipping in the wheel without a test list to edit.
 
 A user's mistake leaves as one sentence on stderr and exit code 2, never a traceback:
 - a key, type or enum value that does not fit the structured config (caught when the config
   is composed, before anything starts: `compose_or_explain`);
-- a `ConfigError` from an app's `validate` (values that span fields or need a range);
+- a value outside its field's range (`config_fields.check_fields`), or a `ConfigError` from
+  an app's `validate` (values that span fields);
 - a `UserError` raised while running (a missing input file, a held output directory).
 Bugs keep their traceback.
 """
@@ -14,8 +23,8 @@ import errno
 import re
 import shutil
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import MISSING, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,18 +37,6 @@ class UserError(Exception):
 
 class ConfigError(UserError):
     """A config value that is wrong; raised at start-up, before any work."""
-
-
-def help_text(text: str) -> dict[str, str]:
-    """`field(metadata=help_text("..."))`: where a field needs more than `option`."""
-    return {"help": text}
-
-
-def option(default: Any = MISSING, help: str = "", *, factory: Any = MISSING) -> Any:  # noqa: A002
-    """A dataclass field with its help text in `metadata["help"]` (TRL's habit)."""
-    if factory is not MISSING:
-        return field(default_factory=factory, metadata=help_text(help))
-    return field(default=default, metadata=help_text(help))
 
 
 def first_line(exc: BaseException) -> str:
@@ -56,6 +53,36 @@ def explain(exc: BaseException) -> str | None:
         where = exc.filename or "the output"
         return f"no space left on the device while writing {where}; free space and re-run"
     return None
+
+
+# A key override as Hydra reads it: an optional +, ++ or ~, the dotted key, then =value.
+_OVERRIDE = re.compile(r"^(\+\+|\+|~)?([\w.]+)(=.*)?$", re.S)
+Renames = Mapping[str, str | Callable[[str], list[str]]]
+
+
+def renamed(prog: str, argv: Sequence[str], moved: Renames) -> list[str]:
+    """`argv` with every override of a key that moved written the new way
+    (`labels.tests.workers=4` -> `sandbox.workers=4`), and one warning line on stderr for each.
+    `moved` maps an old key to its new key, or to a function from the old value to the new
+    overrides (a file path that became a directory and a name). Old spellings keep working
+    for one release after a key moves; other arguments pass unchanged."""
+    out = []
+    for arg in argv:
+        m = _OVERRIDE.match(arg)
+        new = moved.get(m.group(2)) if m else None
+        if m is None or new is None:
+            out.append(arg)
+            continue
+        prefix, key, rest = m.group(1) or "", m.group(2), m.group(3) or ""
+        if callable(new):
+            written = new(rest[1:])
+        else:
+            written = [f"{prefix}{new}{rest}"]
+        shown = ", ".join(w.split("=", 1)[0].lstrip("+~") for w in written)
+        print(f"{prog}: warning: {key} is deprecated and goes in the next release; use "
+              f"{shown}", file=sys.stderr)
+        out += written
+    return out
 
 
 _MISSING_OPTION = re.compile(r"Could not (?:load|find) '([\w/.-]+)/([^'/]+)'")
@@ -216,3 +243,42 @@ def run_or_explain(
             remove_failed_start(top)
         print(f"{prog}: error: {sentence}", file=sys.stderr)
         sys.exit(2)
+
+
+@dataclass(frozen=True)
+class HydraApp:
+    """One Hydra app (see the module docstring). `run(cfg)` gets the composed config (tests
+    call it directly); `explain` turns the errors a user causes into one sentence;
+    `extra_overrides(argv)` may add overrides derived from the given ones (prm-label names a
+    dataset after its file)."""
+
+    prog: str
+    config_name: str
+    schema: type
+    register: Callable[[], None]
+    run: Callable[[Any], Any]
+    doc: str | None = None
+    explain: Callable[[BaseException], str | None] = explain
+    extra_overrides: Callable[[list[str]], list[str]] | None = None
+    renamed: Mapping[str, Any] = field(default_factory=dict)  # deprecated key -> new key
+
+    def main(self) -> None:
+        """Register the config, compose it once (`--help` and bad overrides end here) and
+        hand it to Hydra, which runs `run` under `run_or_explain`."""
+        import hydra
+
+        from pipelines.confdir import CONF_DIR
+
+        self.register()
+        sys.argv[1:] = renamed(self.prog, sys.argv[1:], self.renamed)
+        if self.extra_overrides is not None:  # before Hydra's own flags (--cfg job, -m)
+            sys.argv[1:1] = self.extra_overrides(sys.argv[1:])
+        compose_or_explain(self.prog, CONF_DIR, self.config_name, sys.argv[1:], self.schema,
+                           self.doc)  # fmt: skip
+
+        def task(cfg: Any) -> None:
+            run_or_explain(self.prog, self.run, cfg, self.explain)
+
+        # Hydra names the job (and its log file) after the task function's module: the app's.
+        task.__module__ = self.run.__module__
+        hydra.main(config_path=CONF_DIR, config_name=self.config_name, version_base=None)(task)()

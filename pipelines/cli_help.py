@@ -3,7 +3,8 @@
 Hydra's built-in `--help` lists every config group found in `conf/` (prm-label's, whatever
 the app) and the `*_schema` names of the ConfigStore; this page is built from the app's own
 structured config instead: the groups its YAML's defaults list picks, then every key of its
-dataclass with the value after the given overrides and the field's `metadata["help"]`.
+dataclass with the value after the given overrides, the field's `metadata["help"]` and its
+valid range (`pipelines.config_fields`).
 Hydra's own flags stay under `--hydra-help`.
 """
 
@@ -73,6 +74,8 @@ def field_rows(schema: Any, values: Any, prefix: str = "") -> list[tuple[str, st
         choices = _enum_of(tp)
         if choices is not None:
             help_text += f" (one of {', '.join(m.value for m in choices)})"
+        if f.metadata.get("range") is not None:
+            help_text += f" (valid: {f.metadata['range']})"
         shown = str(getattr(value, "value", value))
         if value == "" or any(c.isspace() for c in shown) and not isinstance(value, list):
             shown = repr(shown)

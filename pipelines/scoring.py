@@ -9,9 +9,10 @@ This is prm-train's own scorer: the model class training used. The checkpoint ma
 (format from its `prm_format.json`), the old layout, or a third-party Qwen2.5-Math-PRM- or
 Math-Shepherd-style directory (`overrides` give its conventions; see
 `pipelines.train.export.load_checkpoint`). For a vLLM server or a local vLLM engine use
-`pipelines.serve.PRMClient`, which formats chains the same way. A step cut off by
-`max_length` scores None: the model never saw it, and a made-up number would be worse than
-a visible gap.
+`pipelines.serve.PRMClient`, which formats chains the same way. A chain longer than
+`max_length` is read as training read it: the question and as many whole steps as fit, from
+the first; the first step that does not fit and every step after it score None (the model
+never saw them, and a made-up number would be worse than a visible gap).
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ What both jobs do around their own per-unit work lives here, once:
 - read the input into members (a problem by its content id; a record the loader quarantined
   and a second copy of a problem by ids of their own) and cut them into units by content
   (`labeling.unit_plan`), so the order of the input does not matter;
-- key a unit by its members and the job's config hash, and skip a unit whose record and shard
-  check out (resume);
+- key a unit by its members and the job's config hash (the hash of the fields that change
+  rows, `config_fields.config_hash`), and skip a unit whose record and shard check out
+  (resume);
 - resolve the model (a path, a profile prepared by name, or a hub id) and start the engines;
 - report progress: a line per finished unit, and the engine's work while it runs;
 - start the manifest from the finished units: counts that must add up, shards, tokens, the
@@ -61,18 +62,6 @@ def code_version() -> str:
         from importlib.metadata import version
 
         return version("prm-labeler")
-
-
-def rows_config(cfg: Any, sections: tuple[str, ...] | list[str]) -> dict[str, Any]:
-    """The config `sections` that change rows, as plain data for a config hash (unit keys,
-    the `config_hash` column). `dataset.limit` only cuts the input and `dataset.path` only
-    says where it is: units are keyed by their problems' content, so a longer input or a
-    moved file keeps the units already done."""
-    plain = asdict(cfg)
-    subset = {k: plain[k] for k in sections}
-    subset["dataset"].pop("limit")
-    subset["dataset"].pop("path")
-    return subset
 
 
 def resolve_model(model: Any, engine_kind: str) -> str:
@@ -189,15 +178,17 @@ class UnitJob:
 
     def start_pool(self, model: Any, engine: Any, ray: Any, **kwargs: Any) -> tuple[Any, str]:
         """An engine pool for `model` (Ray started first) and the model's path; kwargs go to
-        `EnginePool`."""
+        `EnginePool` (`wait=False`: return while the engines load; the pool says when they
+        are ready)."""
         from pipelines.engine.pool import EnginePool
 
-        init_ray(ray)
         t = time.monotonic()
+        init_ray(ray)
+        if kwargs.get("verbose"):
+            self.log.info("ray ready in %.1fs", time.monotonic() - t)
         path = resolve_model(model, engine.kind)
-        pool = EnginePool(path, model, engine, ray, **kwargs)
-        self.log.info("engine ready in %.1fs (%s)", time.monotonic() - t, path)
-        return pool, path
+        self.log.info("engine: starting %s", path)
+        return EnginePool(path, model, engine, ray, **kwargs), path
 
     def manifest_head(self, records: dict[int, UnitRecord], started_at: str, wall: float,
                       reused: int, done: str) -> dict[str, Any]:  # fmt: skip

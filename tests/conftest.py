@@ -1,4 +1,5 @@
-"""Shared fixtures: the shared data folder, Hydra composition, a tiny random model."""
+"""Shared fixtures: the shared data folder, Hydra composition, a tiny random model, and the
+one rule for tests that need something outside Python (`require`)."""
 
 from __future__ import annotations
 
@@ -14,25 +15,62 @@ SHARED_DATA = Path(os.environ.get("PRM_DATA_DIR", ROOT.parent / "shared" / "data
 
 
 def shared(rel: str) -> Path:
-    """A file of ../shared/data, or skip the test cleanly when the folder is absent."""
+    """A file of ../shared/data, or skip the test cleanly when the folder is absent (a fresh
+    clone has no ../shared, in CI too: the data is not part of the set-up)."""
     path = SHARED_DATA / rel
     if not path.exists():
         pytest.skip(f"{path} is not available (../shared is missing)")
     return path
 
 
-def compose(overrides: list[str], config_name: str = "config"):
+def require(present: bool, what: str, fix: str) -> None:
+    """For what `make test` installs (bubblewrap, python3-seccomp, tcmalloc, chromium, the
+    model extra) or a CI runner has (root): nothing when `present`; else the test fails in
+    CI (the `CI` environment variable is set: the set-up was meant to provide it) and is
+    skipped elsewhere, with `fix` saying how to get it."""
+    if present:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{what} is required in CI (make test sets it up): {fix}")
+    pytest.skip(f"{what} is not available here: {fix}")
+
+
+@pytest.fixture(scope="session")
+def sandbox() -> None:
+    """The sandbox works on this machine: bubblewrap and python3-seccomp are installed and a
+    trivial sandboxed run passes (the runner's own probe). Session-scoped, so it is decided
+    before any module fixture runs programs in it (`needs_sandbox`)."""
+    from verifiers.sandbox.runner import SandboxUnavailableError, default_sandbox
+
+    try:
+        default_sandbox()
+    except SandboxUnavailableError as exc:
+        require(False, "the sandbox (bubblewrap, python3-seccomp)", str(exc))
+
+
+# `pytestmark = needs_sandbox` on a module, or `@needs_sandbox` on a test.
+needs_sandbox = pytest.mark.usefixtures("sandbox")
+
+
+def chromium() -> str:
+    """The headless browser's path (tests that render a page)."""
+    import shutil
+
+    path = shutil.which("chromium")
+    require(path is not None, "chromium", "apt-get install -y chromium")
+    assert path is not None
+    return path
+
+
+def compose(overrides: list[str], config_name: str = "config", conf_dir: str = CONF_DIR):
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 
-    from pipelines.eval import config as eval_config
-    from pipelines.label import config
-    from pipelines.report import config as report_config
-    from pipelines.train import config as train_config
+    from tests.apps import hydra_apps
 
-    for module in (config, eval_config, report_config, train_config):
-        module.register()
-    with initialize_config_dir(config_dir=CONF_DIR, version_base=None):
+    for app in hydra_apps().values():  # every app's schemas, found from [project.scripts]
+        app.register()
+    with initialize_config_dir(config_dir=str(conf_dir), version_base=None):
         return hydra_compose(config_name=config_name, overrides=overrides)
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from verifiers.rollout.driver import Completion, CompletionRequest
+from labeling.engine_request import EngineRequest
+from verifiers.rollout.driver import Completion
 
 
 class FakeCompleter:
@@ -20,7 +21,7 @@ class FakeCompleter:
 
     def __init__(
         self,
-        p_success: Callable[[CompletionRequest], float],
+        p_success: Callable[[EngineRequest], float],
         right: str = "42",
         wrong: str = "41",
         tokens: int = 100,
@@ -30,7 +31,7 @@ class FakeCompleter:
         self.template = template
         self.batches: list[tuple[int, int]] = []  # (requests, completions) per call
 
-    def complete(self, requests: Sequence[CompletionRequest]) -> list[list[Completion]]:
+    def complete(self, requests: Sequence[EngineRequest]) -> list[list[Completion]]:
         self.batches.append((len(requests), sum(r.n for r in requests)))
         out = []
         for req in requests:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 import random
 
-from pipelines.search.strategies import Gen, Sample
+from labeling.engine_request import EngineRequest
+from pipelines.search.strategies import Sample
 
 RIGHT = "42"
 
@@ -28,7 +29,7 @@ class FakeGenerator:
         self.right_share = right_share
         self.calls: list[int] = []  # requests per submit (the lockstep batching)
 
-    def _one(self, g: Gen, j: int) -> Sample:
+    def _one(self, g: EngineRequest, j: int) -> Sample:
         rng = random.Random(g.seed * 1_000_003 + j)
         text = chain_text(rng, g.prefix.count("Step ") + 1, self.right_share)
         for stop in g.stop:
@@ -40,9 +41,9 @@ class FakeGenerator:
             text, finish = " ".join(words[: g.max_tokens]), "length"
         return Sample(text, len(text.split()), finish)
 
-    def submit(self, items):
-        self.calls.append(len(items))
-        return [[self._one(g, j) for j in range(g.n)] for _, g in items]
+    def submit(self, requests):
+        self.calls.append(len(requests))
+        return [[self._one(g, j) for j in range(g.n)] for g in requests]
 
     def collect(self, ticket):
         return ticket

@@ -15,7 +15,8 @@ from tests.conftest import app_error_line
     [
         ("prm-label", "labels=[answer,clac]", "choose from answer, calc, judge, mc, tests"),
         ("prm-label", "dataset=gsm8k8", "gsm8k, humaneval, math, mbpp, prm800k, processbench"),
-        ("prm-search", "dataset=gsm8k8", "choose from builtin_code, builtin_math, generic"),
+        ("prm-search", "dataset=gsm8k8",
+         "choose from builtin_code, builtin_math, deltabench, generic"),
         ("prm-search", "strategies=[majority]", "did you mean search.strategies?"),
         ("prm-label", "datset=gsm8k", "did you mean dataset?"),
         ("prm-train", "optim.schedule=cosin", "expected one of [cosine, linear, constant]"),
@@ -64,7 +65,7 @@ def shards_without_human_labels(tmp_path) -> Path:
 def test_train_on_labels_the_shards_lack_is_one_sentence(tmp_path, shards_without_human_labels):
     out = tmp_path / "prm"
     line = app_error_line("prm-train", [f"data.shards=[{shards_without_human_labels}]",
-                                        "data.label_source=human_labels", f"output_dir={out}"],
+                                        "data.label_source=human_labels", f"output.dir={out}"],
                           tmp_path)
     assert "data.label_source=human_labels" in line
     assert "labels" in line.split("carry", 1)[1] and "mc_scores" in line
@@ -75,18 +76,30 @@ def test_warmup_above_max_steps_fails_at_start(tmp_path, shards_without_human_la
     out = tmp_path / "prm"
     line = app_error_line("prm-train", [f"data.shards=[{shards_without_human_labels}]",
                                         "optim.warmup_steps=10", "train.max_steps=4",
-                                        f"output_dir={out}"], tmp_path)
+                                        f"output.dir={out}"], tmp_path)
     assert "optim.warmup_steps=10 is above train.max_steps=4" in line
     assert not out.exists()
 
 
 def test_labels_check_accepts_shards_that_carry_the_source(shards_without_human_labels):
+    """The check passes what the shards carry (the combined labels, MC scores, and MC labels
+    by their old name, kept only in `verdicts`) and refuses what they lack, naming the rest:
+    a check that let everything through, or nothing, fails here."""
+    from pipelines.cli import UserError
     from pipelines.train.config import PRMDataConfig
     from pipelines.train.data import check_labels_present
 
-    for source in ("labels", "mc_scores", "mc_hard"):
+    def check(source: str) -> None:
         check_labels_present(PRMDataConfig(shards=[str(shards_without_human_labels)],
                                            label_source=source))
+
+    for source in ("labels", "mc_scores", "mc_hard"):
+        assert check(source) is None
+    for source in ("judge_labels", "calc_labels"):
+        with pytest.raises(UserError) as refused:
+            check(source)
+        assert f"data.label_source={source}" in str(refused.value)
+        assert "labels" in str(refused.value).split("carry", 1)[1]
 
 
 def test_a_dataset_read_from_a_file_is_named_after_it():
@@ -97,6 +110,21 @@ def test_a_dataset_read_from_a_file_is_named_after_it():
     assert named_by_file(["dataset=processbench"]) == []  # the group's own file and name
     assert named_by_file(["dataset=gsm8k", "dataset.path=x.jsonl", "dataset.name=mine"]) == []
     assert named_by_file(["dataset=mbpp", "dataset.path=/a/mbpp.jsonl"]) == []
+
+
+def test_a_dataset_named_by_its_file_composes_with_hydras_flags(tmp_path):
+    """The overrides that name the dataset go before Hydra's own flags: after `--cfg job`
+    Hydra's parser refused them ("unrecognized arguments")."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [str(Path(sys.executable).with_name("prm-label")), "dataset=processbench",
+         "dataset.path=../d/math.json", "--cfg", "job"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "name: processbench_math" in proc.stdout
 
 
 def test_rays_token_auth_notice_is_dropped_and_real_warnings_pass(caplog):

@@ -1,6 +1,7 @@
 """`prm-audit audit.mode=import`: reviewer verdicts into a new dataset version. Every
 malformed case is one sentence and a quarantine record; the old version is never modified;
-a human verdict overrides the machine label and moves the first error."""
+a human verdict overrides the machine label and moves the first error. Chain answers:
+tests/test_audit_chain.py."""
 
 from __future__ import annotations
 
@@ -23,18 +24,26 @@ CALC = {"c": StepVerdict(Status.CORRECT, True), "i": StepVerdict(Status.INCORREC
         "-": StepVerdict.unverifiable()}  # fmt: skip
 
 
-def chain(pid: str, calc: str, outcome: bool, human: list[bool | None] | None) -> dict:
-    """A row as the label job writes it: calc verdicts per step ('c', 'i', '-'), the answer
-    on the last step, labels from the real `verifier_first` policy."""
+def chain(pid: str, calc: str, outcome: bool, human: list[bool | None] | None,
+          mc: str | None = None) -> dict:  # fmt: skip
+    """A row as the label job writes it: calc (and MC) verdicts per step ('c', 'i', '-'),
+    the answer on the last step, labels from the real `verifier_first` policy. The
+    dataset's own human labels follow ProcessBench: True before the first error, False at
+    it, null after, `human_first_error` where it is given."""
     n = len(calc)
     answer = [StepVerdict.unverifiable()] * (n - 1) + [
         StepVerdict(Status.CORRECT if outcome else Status.INCORRECT, outcome)]
     vs = {"calc": [CALC[c] for c in calc], "answer": answer}
+    if mc is not None:
+        vs["mc"] = [CALC[c] for c in mc]
     comb = combine(vs, n, "verifier_first", "negative")
+    fe = None if human is None else next((i for i, h in enumerate(human) if h is False), -1)
     return row(pid, 0, comb.labels, first_error_step=comb.first_error_step,
                calc_labels=[v.label for v in vs["calc"]],
+               mc_labels=[v.label for v in vs["mc"]] if mc is not None else None,
                answer_labels=[v.label for v in answer], human_labels=human,
-               outcome_correct=outcome, verdicts=verdict_structs(vs))  # fmt: skip
+               human_first_error=fe, outcome_correct=outcome,
+               verdicts=verdict_structs(vs))  # fmt: skip
 
 
 ROWS = [
@@ -77,7 +86,7 @@ def args_to_cfg(args: list[str]):
 
 
 def do_import(ds: Path, out: Path, files: list[Path], neutral: str = "") -> dict:
-    args = [f"audit.dir={ds}", "audit.mode=import", f"audit.out={out}",
+    args = [f"audit.dir={ds}", "audit.mode=import", f"output.dir={out}",
             f"audit.verdicts=[{','.join(map(str, files))}]"]  # fmt: skip
     if neutral:
         args.append(f"labels.neutral={neutral}")
@@ -102,22 +111,43 @@ def quarantine(root: Path) -> list[dict]:
     return [r for q in man["quarantine"] for r in pq.read_table(root / q["path"]).to_pylist()]
 
 
-def test_oracle_loop_and_the_old_version_is_untouched(ds, tmp_path):
+@pytest.mark.parametrize("mode", ["chain", "step"])
+def test_oracle_loop_and_the_old_version_is_untouched(ds, tmp_path, mode):
     before = {p: sha256_file(p) for p in ds.rglob("*") if p.is_file() and "audit" not in p.parts}
-    pack = sample(ds, reviewer="oracle")
-    oracle = json.loads((pack / ORACLE).read_text())
+    pack = sample(ds, reviewer="oracle", review_mode=mode)
+    oracle = json.loads((pack / ORACLE).read_text())["verdicts"]
     man = do_import(ds, tmp_path / "v2", [pack / ORACLE])
     assert man["lineage"]["previous"] == str(ds) and man["audit"]["quarantined"] == 0
     assert {p: sha256_file(p) for p in before} == before  # never modified
-    used = sum(v["verdict"] != "skip" for v in oracle["verdicts"])
-    assert man["audit"]["verdicts_used"] == used > 0
     new = rows_of(tmp_path / "v2")
-    # p1: calc's false flag at step 1 overturned by the reviewer: the chain is all True again
-    if "p1-c0#1" in {v["item"] for v in oracle["verdicts"]}:
-        assert new["p1"]["labels"] == [True, True, True]
-        assert new["p1"]["first_error_step"] == -1
-    human = [v for r in new.values() for v in r["verdicts"] if v["source"] == "human"]
-    assert len(human) == used and all("by oracle" in v["evidence"] for v in human)
+    # The oracle answers from the data's human labels: p0, p1 all right, p2 wrong at step 1
+    # (nothing said after), p3 has none (skipped). Either mode ends in the same labels: p1's
+    # false calc flag overturned, p2's error located by a person.
+    assert new["p0"]["labels"] == [True, True, True] and new["p0"]["first_error_step"] == -1
+    assert new["p1"]["labels"] == [True, True, True] and new["p1"]["first_error_step"] == -1
+    assert new["p2"]["labels"] == [True, False, False] and new["p2"]["first_error_step"] == 1
+    assert new["p3"] == rows_of(ds)["p3"]
+    human = {(r["problem_id"], v["step"]): v for r in new.values() for v in r["verdicts"]
+             if v["source"] == "human"}  # fmt: skip
+    # p2's step 2 comes after its first error: its prefix is wrong, the step itself unjudged
+    assert set(human) == {("p0", 0), ("p0", 1), ("p0", 2), ("p1", 0), ("p1", 1), ("p1", 2),
+                          ("p2", 0), ("p2", 1)}  # fmt: skip
+    assert all("by oracle" in v["evidence"] for v in human.values())
+    assert new["p2"]["human_labels"] == [True, False, None]
+    if mode == "chain":
+        assert {v["chain"]: v.get("first_error") for v in oracle if v["mode"] == "chain"} == {
+            "p0-c0": -1, "p1-c0": -1, "p2-c0": 1, "p3-c0": None}
+        # p2's last step: the answer's own False, a step claim after the first error, asked
+        # on its own; ProcessBench's humans said nothing there, so the oracle skips
+        assert [v for v in oracle if v["mode"] == "step"] == [
+            {"mode": "step", "item": "p2-c0#2", "verdict": "skip"}]
+        assert man["audit"]["chain_answers_used"] == 3 and man["audit"]["skipped"] == 2
+        assert "chain answer, first error at step 1" in human[("p2", 1)]["evidence"]
+    else:
+        # p1's step 2 is False only as a step after its (wrong) first error: a prefix claim,
+        # asked as a chain question; every other sampled label is a step question
+        assert [v["chain"] for v in oracle if v["mode"] == "chain"] == ["p1-c0"]
+        assert man["audit"]["chain_answers_used"] == 1
 
 
 def test_human_verdict_overrides_and_moves_the_first_error(ds, tmp_path):
@@ -158,11 +188,16 @@ def test_bad_verdicts_are_quarantined_with_one_sentence(ds, tmp_path, verdicts, 
     q = [r for r in quarantine(tmp_path / "v2") if r["stage"] == "audit"]
     assert q and all(reason in r["reason"] for r in q)
     assert all("\n" not in r["reason"] and r["source_dataset"] == "audit:v.json" for r in q)
-    # nothing silently overwritten: a conflicting step keeps its old labels
-    new = rows_of(tmp_path / "v2")
-    assert not [v for r in new.values() for v in r["verdicts"] if v["source"] == "human"] or (
-        "duplicate" in reason)
-    assert man["audit"]["quarantined"] == len(q)
+    # nothing silently overwritten: a set-aside verdict changes no row; a duplicate's first
+    # copy is applied once
+    new, old = rows_of(tmp_path / "v2"), rows_of(ds)
+    human = [(r["problem_id"], v["step"], v["label"]) for r in new.values()
+             for v in r["verdicts"] if v["source"] == "human"]  # fmt: skip
+    if "duplicate" in reason:
+        assert human == [("p0", 0, True)] and man["audit"]["verdicts_used"] == 1
+    else:
+        assert human == [] and new == old and man["audit"]["verdicts_used"] == 0
+    assert man["audit"]["quarantined"] == len(q) == len(verdicts) - ("duplicate" in reason)
 
 
 def test_conflict_across_two_files(ds, tmp_path):
@@ -224,9 +259,9 @@ def test_wrong_targets_fail_before_work(ds, tmp_path):
     (other / "manifest.json").write_text(json.dumps({**man, "config_hash": "h2"}))
     with pytest.raises(UserError, match="sampled from another dataset"):
         run(args_to_cfg([f"audit.dir={other}", f"audit.pack={ds / 'audit'}", "audit.mode=import",
-                         f"audit.out={tmp_path / 'v3'}", f"audit.verdicts=[{f}]"]))  # fmt: skip
+                         f"output.dir={tmp_path / 'v3'}", f"audit.verdicts=[{f}]"]))  # fmt: skip
     with pytest.raises(ConfigError, match="audit.verdicts"):
-        run(args_to_cfg([f"audit.dir={ds}", "audit.mode=import", f"audit.out={tmp_path}/z"]))
+        run(args_to_cfg([f"audit.dir={ds}", "audit.mode=import", f"output.dir={tmp_path}/z"]))
 
 
 def test_sample_is_reproducible(ds, tmp_path):
@@ -242,11 +277,23 @@ def test_estimate_writes_the_quality_block_and_the_report_shows_it(ds, tmp_path,
     q = run(args_to_cfg([f"audit.dir={tmp_path / 'v2'}", f"audit.pack={pack}",
                          "audit.mode=estimate"]))  # fmt: skip
     man = json.loads((tmp_path / "v2" / "manifest.json").read_text())
-    assert man["quality"] == q and "label quality (wilson" in capsys.readouterr().out
-    fig = {(r["source"], r["measure"]): r for r in q["figures"]}
+    out = capsys.readouterr().out
+    assert man["quality"] == q and "label quality: wilson 95% intervals" in out
+    # the header says what a row rests on: 3 chains answered, 8 steps with a verdict
+    assert "reviewed: 3 of 4 sampled chains, 8 steps with a verdict" in out
+    assert "each row rests on its own `reviews`" in out
+    fig = {(r["source"], r["measure"], r["claim"]): r for r in q["figures"]}
     # calc flags p1's step 1, which the data's humans call right: precision of incorrect 0/1
-    assert fig[("calc", "precision_incorrect")]["estimate"] == 0.0
-    assert fig[("calc", "precision_incorrect")]["reviews"] == 1
+    assert fig[("calc", "precision_incorrect", "step")]["estimate"] == 0.0
+    assert fig[("calc", "precision_incorrect", "step")]["reviews"] == 1
+    # p1's step 2 is False only as a step after that flag: a prefix claim, scored against
+    # the chain's first error (none: every step right), so wrong too
+    prefix = fig[("verifier_first", "precision_incorrect", "prefix")]
+    assert (prefix["estimate"], prefix["reviews"], prefix["population"]) == (0.0, 1, 1)
+    # p2's and p3's last steps are the answer's own False (step claims): nobody judged them
+    # (ProcessBench says nothing after the first error, p3 has no human labels)
+    own = fig[("verifier_first", "precision_incorrect", "step")]
+    assert (own["reviews"], own["population"]) == (1, 3)
     page = write_report(tmp_path / "v2").read_text()
     section = page.split('<section id="quality">')[1].split("</section>")[0]
     assert 'alt="label quality with 95% intervals"' in section

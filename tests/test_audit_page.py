@@ -1,6 +1,7 @@
 """The review page driven like a person in a real headless Chromium (Debian's package),
 over the DevTools protocol: clicks and key presses, blind reveal, a reload that keeps the
-progress (localStorage), and an export file that holds exactly the answers given."""
+progress (IndexedDB), and an export file that holds exactly the answers given, in both
+modes; the chain-mode export is imported and the resulting labels checked."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_audit_import import ROWS, sample, write
+from tests.test_audit_import import ROWS, do_import, rows_of, sample, write
 from tests.test_report_page import chromium
 
 
@@ -45,15 +46,23 @@ class Tab:
         return r["result"].get("value")
 
     def key(self, k: str) -> None:
-        code = {"ArrowRight": 39, "ArrowLeft": 37}[k] if len(k) > 1 else ord(k.upper())
+        arrows = {"ArrowRight": 39, "ArrowLeft": 37, "ArrowUp": 38, "ArrowDown": 40}
+        code = arrows[k] if len(k) > 1 else ord(k.upper())
         for kind in ("keyDown", "keyUp"):
             self.send("Input.dispatchKeyEvent", type=kind, key=k, windowsVirtualKeyCode=code,
                       **({"text": k} if kind == "keyDown" and len(k) == 1 else {}))
 
+    def text(self, element_id: str) -> str:
+        return self.js(f"document.getElementById('{element_id}').textContent")
+
+    def hidden(self, element_id: str) -> bool:
+        return self.js(f"document.getElementById('{element_id}').classList.contains('hidden')")
+
     def click(self, element_id: str) -> None:
-        """A real mouse click at the element's centre."""
-        box = self.js(f"(() => {{const r = document.getElementById('{element_id}')"
-                      ".getBoundingClientRect();"
+        """A real mouse click at the element's centre, scrolled into view first (as a person
+        scrolls to it: a click outside the viewport reaches nothing)."""
+        box = self.js(f"(() => {{const e = document.getElementById('{element_id}');"
+                      "e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
                       "return [r.x + r.width / 2, r.y + r.height / 2]})()")
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left",
@@ -112,20 +121,59 @@ def browser(tmp_path: Path):
         proc.wait(timeout=30)
 
 
-def test_a_person_reviews_reloads_and_exports(browser, tmp_path):
-    ds = write(tmp_path / "v1", ROWS)
-    pack = sample(ds)
-    tab = browser
-    downloads = tmp_path / "downloads"
+def open_pack(tab: Tab, pack: Path, downloads: Path) -> None:
     downloads.mkdir()
     tab.send("Browser.setDownloadBehavior", behavior="allow", downloadPath=str(downloads))
     tab.load((pack / "review.html").as_uri())
-    items = tab.js("JSON.parse(document.getElementById('data').textContent).items.map(x => x.key)")
-    assert len(items) >= 4
+
+
+def reload_when_saved(tab: Tab) -> None:
+    """What a person sees before closing the tab: every answer committed by the browser;
+    then F5, waiting for the new document."""
+    tab.wait("document.getElementById('saved').textContent === 'saved'")
+    tab.load()
+
+
+def export(tab: Tab, downloads: Path) -> tuple[Path, dict]:
+    tab.js("(() => {const r = document.getElementById('reviewer'); r.focus(); return 1})()")
+    tab.send("Input.insertText", text="ann")
+    tab.js("document.body.focus()")
+    tab.click("export")
+    end = time.time() + 20
+    while not list(downloads.glob("verdicts-*.json")):
+        assert time.time() < end, "no download"
+        time.sleep(0.1)
+    path = next(downloads.glob("verdicts-*.json"))
+    tab.wait("document.getElementById('export-text').value.length > 0")
+    # the download is complete once it parses and equals what the page shows
+    end = time.time() + 20
+    while True:
+        try:
+            got = json.loads(path.read_text())
+            break
+        except ValueError:
+            assert time.time() < end, "the download never completed"
+            time.sleep(0.1)
+    assert json.loads(tab.js("document.getElementById('export-text').value")) == got
+    return path, got
+
+
+def test_a_person_reviews_steps_reloads_and_exports(browser, tmp_path):
+    ds = write(tmp_path / "v1", ROWS)
+    pack = sample(ds, review_mode="step")
+    tab, downloads = browser, tmp_path / "downloads"
+    open_pack(tab, pack, downloads)
+    qs = tab.js("questions().map(q => q.type + ' ' + (q.item ? q.item.key : q.chain))")
+    items = [q.split()[1] for q in qs[:4]]
+    assert [q.split()[0] for q in qs[:4]] == ["step"] * 4
+    # a label that claims the prefix (p1's step 2, False after calc's flag) is asked as its
+    # chain's question, right after that step's own question
+    assert qs[qs.index("step p1-c0#2") + 1] == "chain p1-c0"
+    assert tab.text("progress").startswith(f"question 1 of {len(qs)} · 0 answered · step mode")
     # blind: the sources' verdicts are hidden until the step is answered
-    assert tab.js("document.getElementById('reveal').classList.contains('hidden')")
+    assert tab.hidden("reveal") and not tab.hidden("step-buttons") and tab.hidden("chain-buttons")
     tab.click("incorrect")
-    assert not tab.js("document.getElementById('reveal').classList.contains('hidden')")
+    assert not tab.hidden("reveal")
     tab.key("ArrowRight")
     tab.key("c")
     tab.click("next")
@@ -135,23 +183,83 @@ def test_a_person_reviews_reloads_and_exports(browser, tmp_path):
     tab.key("ArrowLeft")
     tab.click("correct")  # changes its mind on the third step: neutral -> correct
     want = {items[0]: "incorrect", items[1]: "correct", items[2]: "correct", items[3]: "skip"}
-    assert tab.js("document.getElementById('progress').textContent").startswith("step 3 of")
-    # what a person sees before closing the tab: every answer committed by the browser
-    tab.wait("document.getElementById('saved').textContent === 'saved'")
-    tab.load()  # reload (F5): progress kept
-    assert tab.js("document.getElementById('progress').textContent").startswith("step 3 of")
-    assert tab.js("document.getElementById('answered').textContent") == "your answer: correct"
-    tab.js("(() => {const r = document.getElementById('reviewer'); r.focus(); return 1})()")
-    tab.send("Input.insertText", text="ann")
-    tab.js("document.body.focus()")
-    tab.click("export")
-    end = time.time() + 20
-    while not list(downloads.glob("verdicts-*.json")):
-        assert time.time() < end, "no download"
-        time.sleep(0.1)
-    time.sleep(0.2)
-    got = json.loads(next(downloads.glob("verdicts-*.json")).read_text())
+    assert tab.text("progress").startswith(f"question 3 of {len(qs)} · 4 answered")
+    reload_when_saved(tab)  # progress kept
+    assert tab.text("progress").startswith(f"question 3 of {len(qs)} · 4 answered")
+    assert tab.text("answered") == "your answer: correct"
+    _, got = export(tab, downloads)
     assert got["reviewer"] == "ann" and got["pack"] == json.loads(
         (pack / "plan.json").read_text())["pack"]
     assert {v["item"]: v["verdict"] for v in got["verdicts"]} == want
-    assert json.loads(tab.js("document.getElementById('export-text').value")) == got
+    assert {v["mode"] for v in got["verdicts"]} == {"step"}
+
+
+def test_a_person_reviews_chains_reloads_exports_and_imports(browser, tmp_path):
+    ds = write(tmp_path / "v1", ROWS)
+    pack = sample(ds)  # chain mode: the default
+    tab, downloads = browser, tmp_path / "downloads"
+    open_pack(tab, pack, downloads)
+    chains = tab.js("CHAINS")
+    assert sorted(chains) == ["p0-c0", "p1-c0", "p2-c0", "p3-c0"]
+    assert tab.js("questions().every(q => q.type === 'chain')")  # follow-ups come with answers
+    assert tab.text("progress") == "question 1 of 4 · 0 answered · chain mode"
+    assert tab.hidden("reveal") and tab.hidden("step-buttons") and not tab.hidden("chain-buttons")
+    assert "Steps count from 0" in tab.text("keys") and tab.text("step-0").startswith("Step 0.")
+    # The data's own human labels, which the person's answers agree with: p0 and p1 all
+    # right, p2 wrong at step 1; p3 has none (the person puts its first error at step 0).
+    answers = {"p0-c0": -1, "p1-c0": -1, "p2-c0": 1, "p3-c0": 0}
+    by_mouse = True
+    for chain in chains:
+        assert tab.js("current()[0][current()[1]].chain") == chain
+        fe = answers[chain]
+        if fe < 0 and by_mouse:
+            tab.click("step-2")  # a slip: the first wrong step at 2 ...
+            assert tab.text("answered") == "your answer: first error at step 2"
+            tab.click("all-correct")  # ... then "every step is right"
+        elif fe < 0:
+            tab.key("a")
+        elif by_mouse:
+            tab.click(f"step-{fe}")
+        else:
+            for _ in range(fe):
+                tab.key("ArrowDown")
+            tab.key("i")
+        by_mouse = not by_mouse
+        said = "all steps correct" if fe < 0 else f"first error at step {fe}"
+        assert tab.text("answered") == f"your answer: {said}"
+        assert not tab.hidden("reveal")  # the sources' labels, once answered
+        tab.key("ArrowRight")
+        # a sampled step claim after the first error is asked on its own, right after
+        after = tab.js("current()[0][current()[1]]")
+        if fe >= 0 and chain in ("p2-c0", "p3-c0"):
+            assert after["type"] == "step" and after["item"]["key"] == f"{chain}#2"
+            assert "comes after it" in tab.text("question")
+            if chain == "p2-c0":
+                tab.key("i")
+            else:
+                tab.click("correct")
+            tab.key("ArrowRight")
+    assert tab.text("progress").startswith("question 6 of 6 · 6 answered · chain mode")
+    reload_when_saved(tab)
+    assert tab.text("progress").startswith("question 6 of 6 · 6 answered · chain mode")
+    # the other mode asks the same sample step by step; the answers stay
+    tab.key("m")
+    assert "step mode" in tab.text("progress") and not tab.hidden("step-buttons")
+    tab.click("mode")
+    assert tab.text("progress").endswith("6 answered · chain mode")
+    path, got = export(tab, downloads)
+    assert sorted((v["mode"], v.get("chain") or v["item"], v.get("first_error", v.get("verdict")))
+                  for v in got["verdicts"]) == sorted(
+        [("chain", c, fe) for c, fe in answers.items()]
+        + [("step", "p2-c0#2", "incorrect"), ("step", "p3-c0#2", "correct")])  # fmt: skip
+    # the export, imported: every step up to each first error is the person's
+    man = do_import(ds, tmp_path / "v2", [path])
+    assert man["audit"]["quarantined"] == 0 and man["audit"]["chain_answers_used"] == 4
+    new = rows_of(tmp_path / "v2")
+    assert new["p0"]["labels"] == new["p1"]["labels"] == [True, True, True]
+    assert new["p2"]["labels"] == [True, False, False]
+    assert new["p2"]["human_labels"] == [True, False, False]
+    # p3: wrong at step 0, step 1 unreviewed (after the error: False), step 2 judged right
+    assert new["p3"]["labels"] == [False, False, True] and new["p3"]["first_error_step"] == 0
+    assert new["p3"]["human_labels"] == [False, None, True]
+    assert new["p3"]["human_first_error"] == 0

@@ -108,16 +108,16 @@ def test_strata_are_drawn_from_their_own_steps_and_seeded():
     a = stratified_sample(views, seed=1, budget=20)
     assert a == stratified_sample(views, seed=1, budget=20)  # reproducible
     assert a != stratified_sample(views, seed=2, budget=20)
-    assert set(a) == {"answer:correct", "answer:incorrect", "calc:correct", "calc:incorrect",
-                      "policy:correct", "policy:incorrect"}  # fmt: skip
+    assert set(a) == {"answer:correct:step", "answer:incorrect:step", "calc:correct:step",
+                      "calc:incorrect:step", "policy:correct:step", "policy:incorrect:step"}
     for name, vs in a.items():
-        source, status = name.split(":")
+        source, status, _ = name.split(":")
         assert all((v.labels[source] is True) == (status == "correct") for v in vs)
         assert all(v.labels[source] is not None for v in vs)  # null is never sampled
     assert len({v.key for vs in a.values() for v in vs}) == 20
     # no budget: each stratum up to the reviews a ±0.05 interval needs (all of these toy ones)
     full = stratified_sample(views, seed=1)
-    assert len(full["calc:correct"]) == sum(v.labels["calc"] is True for v in views)
+    assert len(full["calc:correct:step"]) == sum(v.labels["calc"] is True for v in views)
 
 
 def test_queue_puts_disagreement_and_near_threshold_first():
@@ -143,6 +143,7 @@ def test_review_plan_part_one_then_queue():
 
 
 def test_estimate_on_a_known_set():
+    # Strata named as packs written before claims name them ("calc:incorrect"): step claims.
     # calc says incorrect on 10 steps, humans agree on 7; correct on 20, humans agree on 18.
     items, human = [], {}
     for i in range(30):
@@ -153,6 +154,7 @@ def test_estimate_on_a_known_set():
         human[key] = (i >= 7) if wrong else (i < 28)
     sizes = {"calc:incorrect": 100, "calc:correct": 900, "calc:null": 1000}
     q = {x.measure: x for x in estimate(items, human, sizes)}
+    assert {x.claim for x in estimate(items, human, sizes)} == {"step", ""}
     assert q["precision_incorrect"].estimate == pytest.approx(0.7)
     assert q["precision_incorrect"].reviews == 10
     assert q["precision_correct"].estimate == pytest.approx(0.9)

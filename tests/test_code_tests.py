@@ -3,27 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-from pathlib import Path
-
-import pytest
 
 from labeling.code_steps import split_code_steps
 from labeling.combine import combine
 from labeling.datasets.builtin_code_tasks import builtin_code_solutions, builtin_code_tasks
 from labeling.datasets.mbpp import problem_from_record
 from labeling.schema import Chain, Problem, Status
+from tests.conftest import needs_sandbox, shared
 from verifiers.base import Verifier
 from verifiers.code_tests import CodeTestVerifier, SyntaxVerifier
 from verifiers.sandbox.program import prepare_job
 from verifiers.sandbox.runner import SandboxConfig, run_tests_many
 
-needs_bwrap = pytest.mark.skipif(
-    shutil.which("bwrap") is None and not os.environ.get("CI"),
-    reason="bubblewrap not installed (in CI this fails instead)",
-)
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FAST = SandboxConfig(timeout_s=3, cpu_s=2, memory_mb=256)
 ADD = Problem("add", "code", "t", "Add.", tests=("assert add(1, 2) == 3",), entry_point="add")
 
@@ -56,7 +47,7 @@ def test_syntax_verifier_all_correct_for_good_code():
     assert [v.label for v in verdicts] == [None, True, True, True]
 
 
-@needs_bwrap
+@needs_sandbox
 def test_code_test_verifier_outcome_on_last_step():
     verifier = CodeTestVerifier(FAST)
     good, wrong, broken, empty = verifier.verify(
@@ -70,7 +61,7 @@ def test_code_test_verifier_outcome_on_last_step():
     assert verifier.name == "tests" and isinstance(verifier, Verifier)
 
 
-@needs_bwrap
+@needs_sandbox
 def test_outcome_mode_feeds_combine():
     outcome = CodeTestVerifier(FAST, syntax=False, name="answer")
     c = chain(BROKEN)
@@ -83,7 +74,7 @@ def test_outcome_mode_feeds_combine():
     assert all(v.status == Status.UNVERIFIABLE for v in verdicts["answer"][:-1])
 
 
-@needs_bwrap
+@needs_sandbox
 def test_timeout_is_a_timeout_verdict_that_decides_nothing():
     text = "```python\ndef add(a, b):\n    while True:\n        pass\n```"
     c = chain(text)
@@ -95,7 +86,7 @@ def test_timeout_is_a_timeout_verdict_that_decides_nothing():
         assert all(x is None for x in result.labels) and result.first_error_step is None
 
 
-@needs_bwrap
+@needs_sandbox
 def test_builtin_reference_solutions_pass():
     solutions = builtin_code_solutions()
     pairs = [
@@ -124,25 +115,21 @@ def test_builtin_reference_solutions_pass():
     assert all(r.tests_passed < r.tests_total for r in results)
 
 
-@needs_bwrap
+@needs_sandbox
 def test_mbpp_reference_sample_passes():
-    path = DATA / "mbpp" / "mbpp.jsonl"
-    if not path.exists():
-        pytest.skip(f"{path} missing")
+    path = shared("mbpp/mbpp.jsonl")
     rows = [json.loads(line) for line in path.read_text().splitlines()[:40]]
     pairs = [(problem_from_record(r), r["code"]) for r in rows]
     results = run_tests_many(pairs, 2)
     assert [p.problem_id for (p, _), r in zip(pairs, results, strict=True) if not r.passed] == []
 
 
-@needs_bwrap
+@needs_sandbox
 def test_mbpp_tasks_that_stretch_the_channel():
     """Set-up code building the program's objects (367, 927), a type passed as an argument
     (533), a function under test named like a builtin (126), a stdlib module the tests take
     from the program (596): references pass, the function under test answering None fails."""
-    path = DATA / "mbpp" / "mbpp.jsonl"
-    if not path.exists():
-        pytest.skip(f"{path} missing")
+    path = shared("mbpp/mbpp.jsonl")
     wanted = {126, 367, 533, 596, 927}
     rows = [r for r in map(json.loads, path.read_text().splitlines()) if r["task_id"] in wanted]
     assert len(rows) == len(wanted)

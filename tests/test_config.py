@@ -3,11 +3,14 @@
 from pathlib import Path
 
 import pytest
+import yaml
 from omegaconf import OmegaConf
 
+from tests.apps import app_groups, hydra_apps
 from tests.conftest import CONF_DIR, compose
 
-GROUPS = ["model", "dataset", "sampler", "engine", "ray", "output", "debug"]
+# prm-label's single-option groups, from its primary YAML (every app: tests/test_apps.py)
+GROUPS = [g for g, many in app_groups(hydra_apps()["prm-label"]).items() if not many]
 
 
 def _options(group):
@@ -28,7 +31,7 @@ def test_every_option_composes(override):
 def test_label_sources_are_a_list_group():
     cfg = compose(["labels=[answer,mc]", "labels.mc.estimator=per_step"])
     assert cfg.labels.mc.estimator == "per_step" and cfg.labels.calc is None
-    assert cfg.labels.answer.timeout_s == 5.0
+    assert cfg.answer_check.timeout_s == 5.0 and cfg.sandbox.workers == 2  # on or not
 
 
 @pytest.mark.parametrize("override", ["sampler.nn=3", "sampler.n=many", "ray.enabled=maybe"])
@@ -49,10 +52,18 @@ def test_debug_preset_is_small():
     [
         ("eval", ["mode=checkpoint", "checkpoint.checkpoint=/x", "checkpoint.threshold=0.5"]),
         ("eval", ["mode=direct", "sources=[calc]"]),
-        ("train", []),
+        ("train", ["train.max_steps=7", "data.shards=[runs/a,runs/b]"]),
         ("report", ["dir=/x"]),
     ],
 )
 def test_other_apps_compose(name, overrides):
+    """Each app's config composes, resolves, and holds the values given on the command line
+    (a group or key that silently kept its default would fail here)."""
     cfg = compose(overrides, config_name=name)
-    OmegaConf.to_container(cfg, resolve=True)
+    plain = OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
+    for override in overrides:
+        key, value = override.split("=", 1)
+        got = plain
+        for part in key.split("."):
+            got = got[part]
+        assert got == yaml.safe_load(value), override

@@ -5,7 +5,7 @@ import pytest
 
 from labeling.datasets import ADAPTERS, load_problems
 from labeling.schema import Problem, Quarantined
-from tests.conftest import shared
+from tests.conftest import CONF_DIR, compose, shared
 
 FIXTURES = Path(__file__).parent / "data" / "adapters"  # hand-written, a few records each
 
@@ -179,8 +179,34 @@ def test_missing_file_and_unknown_adapter_are_clear():
         _load(name="nope")
 
 
-def test_every_adapter_is_importable():
+# --- the registration (labeling/datasets/__init__.py: ADAPTERS), read by every adapter test
+
+
+def _picked(option: str) -> str:
+    """The adapter `dataset=<option>` picks (its `adapter`, else its `name`)."""
+    cfg = compose([f"dataset={option}"])
+    return cfg.dataset.adapter or cfg.dataset.name
+
+
+def check_adapter(name: str, conf_dir: str | Path = CONF_DIR) -> None:
+    """A registered adapter has a module with `load` and a `conf/dataset/<name>.yaml` that
+    picks it (`dataset=<name>` works)."""
     import importlib
 
-    for module in ADAPTERS.values():
-        assert hasattr(importlib.import_module(module), "load")
+    assert callable(getattr(importlib.import_module(ADAPTERS[name]), "load", None)), name
+    path = Path(conf_dir) / "dataset" / f"{name}.yaml"
+    assert path.is_file(), f"adapter {name!r} has no {path}"
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTERS))
+def test_every_adapter_has_its_module_and_yaml(name):
+    check_adapter(name)
+    assert _picked(name) == name
+
+
+def test_every_dataset_yaml_and_config_choice_is_a_registered_adapter():
+    from labeling.datasets import Adapter
+
+    for path in (Path(CONF_DIR) / "dataset").glob("*.yaml"):
+        assert _picked(path.stem) in ADAPTERS, path
+    assert list(Adapter.__members__) == list(ADAPTERS)  # the config's enum is the table

@@ -82,21 +82,22 @@ def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     from pipelines.engine import preload
     from pipelines.engine.completer import EngineCompleter
     from pipelines.engine.pool import EnginePool
-    from pipelines.label.config import EngineConfig, ModelConfig, RayConfig
+    from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig
     from verifiers.rollout.driver import AsyncCompleter, MonteCarloVerifier
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     model = ModelConfig(name="tiny", path=str(tiny_model_dir), max_model_len=512)
-    pool = EnginePool(str(tiny_model_dir), model, EngineConfig(actors=0), RayConfig())
+    pool = EnginePool(str(tiny_model_dir), model, EngineConfig(actors=0, preload=True),
+                      RayConfig())
     completer = EngineCompleter(pool)
     assert isinstance(completer, AsyncCompleter) and len(pool.actors) == 2
-    # engine.preload (default on): the engine processes run with what the driver found.
+    # engine.preload=true: the engine processes run with what the driver found.
     mapped = preload.labels(preload.find_libs())
-    # each engine names what its own process mapped, found on its own node
+    # each engine names what its own process mapped, found on its own node, and why
     for text in ray.get([a.choice.remote() for a in pool.actors]):
         assert f"; {preload.describe(mapped)}" in text, text
         if mapped:
-            assert text.endswith(" on this node"), text
+            assert " on this node (set by engine.preload)" in text, text
     items = []
     for i in range(6):
         steps = tuple(f"Step {s}: {i} + {s} = {i + s}." for s in range(1, 5))

@@ -79,3 +79,20 @@ def test_apply_sets_the_environment_before_vllm_starts(monkeypatch):
         assert os.environ["VLLM_LOGGING_LEVEL"] == "INFO"
     finally:
         torch.set_num_threads(before)
+
+
+def test_startup_clock_orders_phases_from_the_process_start():
+    import time
+
+    from pipelines.engine.actor import StartupClock, describe_startup, process_started_at
+
+    began = process_started_at()
+    assert began is not None and began <= time.time()
+    clock = StartupClock()
+    clock.mark("vllm")
+    phases = [p for p, _ in clock.marks]
+    assert phases == ["process", "actor", "vllm"]
+    times = [t for _, t in clock.marks]
+    assert times == sorted(times)
+    line = describe_startup(clock.marks, clock.marks[1][1])
+    assert line.startswith("process -") and ", actor +0.0s, vllm +" in line

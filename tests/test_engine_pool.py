@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from labeling.engine_request import EngineRequest
 from pipelines.engine.pool import EnginePool, gpus_per_engine
-from pipelines.engine.request import EngineRequest
-from pipelines.label.config import EngineConfig, ModelConfig, RayConfig
+from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig
 
 
 def test_gpus_per_engine_covers_tensor_parallelism():
@@ -38,6 +38,40 @@ def test_a_pool_copy_for_a_labeler_pickles_and_counts_no_retries():
     assert copy.retries() == {"engine_calls_resent": 0, "engine_requests_resent": 0,
                               "engines_lost": 0, "engine_nodes_lost": []}
     assert copy.lost_nodes() == []
+
+
+def test_a_ray_pools_copy_carries_engine_names_and_finds_the_engines():
+    """What a labeler actor receives: the pool's state holds the engines' names and no actor
+    handle (Ray logs an error for handles among an actor's constructor arguments and cannot
+    keep them for its restarts); a copy looks the engines up and calls them; a copy made
+    after an engine died for good retires it and counts it lost."""
+    import pickle
+    import time
+
+    import ray
+
+    ray.init(num_cpus=4, num_gpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        engine = EngineConfig(kind="simulated", actors=0, num_cpus=0.5, num_gpus=1)
+        pool = EnginePool("", ModelConfig(), engine, RayConfig())
+        state = pool.__getstate__()
+        assert state["actors"] == [] and len(state["names"]) == 2
+        assert not [v for v in state.values() if isinstance(v, ray.actor.ActorHandle)]
+        blob = pickle.dumps(pool)
+        copy = pickle.loads(blob)
+        assert [a._actor_id for a in copy.actors] == [a._actor_id for a in pool.actors]
+        assert copy.generate([request(1)])[0] == pool.generate([request(1)])[0]
+        ray.kill(pool.actors[0], no_restart=True)
+        deadline = time.monotonic() + 30
+        while pool.names[0] in {a["name"] for a in ray.util.list_named_actors(True)}:
+            assert time.monotonic() < deadline, "the killed engine kept its name"
+            time.sleep(0.2)
+        late = pickle.loads(blob)
+        assert late.router.live() == [1] and late.retries()["engines_lost"] == 1
+        assert len(late.generate([request(i, f"q{i}") for i in range(4)])) == 4
+        pool.shutdown()
+    finally:
+        ray.shutdown()
 
 
 def test_auto_starts_one_engine_per_gpu_in_placement_groups():

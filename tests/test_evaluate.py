@@ -1,7 +1,6 @@
 """prm-eval: config composition, mode=direct on ProcessBench json, mode=labels on shards."""
 
 import json
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -9,9 +8,7 @@ import pytest
 
 from labeling.schema import VERDICT_STRUCT
 from pipelines.eval.app import run
-from tests.conftest import compose
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from tests.conftest import compose, shared
 
 
 def _compose(*overrides):
@@ -34,7 +31,7 @@ def test_unknown_mode_fails_before_any_work(tmp_path):
     from pipelines.cli import ConfigError
 
     with pytest.raises((ConfigCompositionException, ConfigError)):
-        run(_compose("mode=nope", f"output_dir={tmp_path}"))
+        run(_compose("mode=nope", f"output.dir={tmp_path}"))
     assert not (tmp_path / "metrics.json").exists()
 
 
@@ -46,7 +43,7 @@ def test_direct_mode_on_small_files(tmp_path, capsys):
     ]
     (tmp_path / "gsm8k.json").write_text(json.dumps(records))
     out = tmp_path / "out"
-    cfg = _compose("mode=direct", f"dataset_dir={tmp_path}", "subsets=[gsm8k]", f"output_dir={out}")
+    cfg = _compose("mode=direct", f"dataset_dir={tmp_path}", "subsets=[gsm8k]", f"output.dir={out}")
     metrics = run(cfg)
     m = metrics["calc"]["gsm8k"]
     assert (m["flags_right"], m["flags_wrong"], m["flags_after"]) == (1, 0, 1)
@@ -55,13 +52,12 @@ def test_direct_mode_on_small_files(tmp_path, capsys):
     assert "gsm8k" in capsys.readouterr().out
 
 
-@pytest.mark.skipif(not (DATA / "processbench_dev").is_dir(), reason="shared data missing")
 def test_direct_mode_on_dev_split_is_precise(tmp_path):
     cfg = _compose(
         "mode=direct",
-        f"dataset_dir={DATA / 'processbench_dev'}",
+        f"dataset_dir={shared('processbench_dev/gsm8k.json').parent}",
         "subsets=[gsm8k]",
-        f"output_dir={tmp_path}",
+        f"output.dir={tmp_path}",
     )
     m = run(cfg)["calc"]["gsm8k"]
     assert m["chains"] == 158
@@ -130,7 +126,7 @@ def tests_labels_mode_reads_shards(tmp_path):
     (tmp_path / "run" / "quarantine").mkdir()
     pq.write_table(pa.table({"reason": ["x"]}), tmp_path / "run" / "quarantine" / "part-0.parquet")
     pq.write_table(pa.table({"junk": [1]}), shard_dir / "part-9.parquet")
-    metrics = run(_compose(f"labels_dir={tmp_path / 'run'}", f"output_dir={tmp_path / 'o'}"))
+    metrics = run(_compose(f"labels_dir={tmp_path / 'run'}", f"output.dir={tmp_path / 'o'}"))
     calc, combined = metrics["calc"]["gsm8k"], metrics["combined"]["gsm8k"]
     assert (calc["flags_right"], calc["flags_wrong"]) == (1, 1)
     assert combined["acc_erroneous"] == 1.0 and combined["acc_correct"] == 1.0
@@ -139,9 +135,9 @@ def tests_labels_mode_reads_shards(tmp_path):
 
 def tests_labels_mode_without_shards(tmp_path):
     with pytest.raises(FileNotFoundError, match="manifest.json"):
-        run(_compose(f"labels_dir={tmp_path}", f"output_dir={tmp_path / 'o'}"))
+        run(_compose(f"labels_dir={tmp_path}", f"output.dir={tmp_path / 'o'}"))
 
 
 def test_checkpoint_mode_is_dispatched(tmp_path):
     with pytest.raises(ValueError, match="set checkpoint="):
-        run(_compose("mode=checkpoint", f"output_dir={tmp_path}"))
+        run(_compose("mode=checkpoint", f"output.dir={tmp_path}"))

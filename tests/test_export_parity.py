@@ -43,7 +43,7 @@ def _train(root: Path, model: str, fmt: str) -> Path:
             "optim": {"lr": 1e-3, "warmup_steps": 0, "schedule": "constant"},
             "train": {"max_steps": 3, "batch_size": 2, "save_every": 0, "eval_every": 0},
             "export": {"format": fmt},
-            "output_dir": str(root / "out"),
+            "output": {"dir": str(root / "out")},
         }
     )
     return Path(summary["final"])

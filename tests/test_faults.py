@@ -19,7 +19,7 @@ import psutil
 import pytest
 
 from pipelines.label.app import run
-from tests.conftest import ROOT, compose
+from tests.conftest import ROOT, compose, require
 
 JOB = ["engine=simulated", "labels=[answer]", "sampler.n=2"]
 
@@ -71,19 +71,12 @@ def test_sigkill_driver_then_resume(tmp_path):
     assert not list(out.rglob(".*.tmp-*"))  # nothing half-written is left behind
 
 
-@pytest.mark.slow
-def test_dead_engine_and_label_actors_are_restarted(tmp_path):
-    import ray
+def _killer(out: Path, targets: list[str], killed: list[str]) -> threading.Thread:
+    """A thread that SIGKILLs one process per target (by its Ray process title), the first
+    after one finished unit and each next one three units later."""
 
-    out = tmp_path / "out"
-    cfg = compose([*JOB, "ray=local", "ray.num_cpus=2", "dataset.limit=600",
-                   "output.problems_per_unit=50", "engine.simulated_delay_s=0.3",
-                   f"output.dir={out}"])
-    killed: list[str] = []
-
-    def killer() -> None:
+    def kill() -> None:
         deadline = time.monotonic() + 120
-        targets = ["ray::SimulatedEngine", "ray::UnitLabeler"]
         while targets and time.monotonic() < deadline:
             if len(list((out / "units").glob("unit-*.json"))) >= 1 + len(killed) * 3:
                 for p in psutil.process_iter(["cmdline"]):
@@ -94,8 +87,21 @@ def test_dead_engine_and_label_actors_are_restarted(tmp_path):
                         break
             time.sleep(0.05)
 
-    thread = threading.Thread(target=killer, daemon=True)
+    thread = threading.Thread(target=kill, daemon=True)
     thread.start()
+    return thread
+
+
+@pytest.mark.slow
+def test_dead_engine_and_label_actors_are_restarted(tmp_path):
+    import ray
+
+    out = tmp_path / "out"
+    cfg = compose([*JOB, "ray=local", "ray.num_cpus=2", "dataset.limit=600",
+                   "output.problems_per_unit=50", "engine.simulated_delay_s=0.3",
+                   f"output.dir={out}"])
+    killed: list[str] = []
+    thread = _killer(out, ["ray::SimulatedEngine", "ray::UnitLabeler"], killed)
     try:
         run(cfg)
     finally:
@@ -105,19 +111,41 @@ def test_dead_engine_and_label_actors_are_restarted(tmp_path):
     _assert_exactly_once(out, 600, 2)
 
 
+@pytest.mark.slow
+def test_a_restarted_labeler_finds_the_engines_for_its_rollouts(tmp_path):
+    """A labeler's copy of the engine pool carries the engines' names, not their handles;
+    the restarted labeler looks them up again and its rollouts go on."""
+    import ray
+
+    out = tmp_path / "out"
+    cfg = compose(["engine=simulated", "labels=[answer,mc]", "labels.mc.k=2", "sampler.n=2",
+                   "ray=local", "ray.num_cpus=2", "ray.label_actors=1", "dataset.limit=300",
+                   "output.problems_per_unit=25", "engine.simulated_delay_s=0.05",
+                   f"output.dir={out}"])  # fmt: skip
+    killed: list[str] = []
+    thread = _killer(out, ["ray::UnitLabeler"], killed)
+    try:
+        manifest = run(cfg)
+    finally:
+        ray.shutdown()
+    thread.join(timeout=5)
+    assert killed == ["ray::UnitLabeler"]
+    assert manifest["retries"]["labelers_restarted"] == 1
+    df = _assert_exactly_once(out, 300, 2)
+    assert df["mc_rollouts"].list.sum().min() > 0  # every chain got rollouts, after too
+
+
 def _mount_tmpfs(path: Path, size: str) -> bool:
     path.mkdir()
     ok = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
                         capture_output=True).returncode == 0
-    if not ok and os.environ.get("CI"):
-        pytest.fail("could not mount a small tmpfs for the disk-full test (CI runs as root)")
     return ok
 
 
 def test_disk_full_fails_cleanly(tmp_path):
     disk = tmp_path / "disk"
-    if not _mount_tmpfs(disk, "600k"):
-        pytest.skip("mounting a tmpfs needs root")
+    require(_mount_tmpfs(disk, "600k"), "a small tmpfs mount for the disk-full test",
+            "run as root (CI does)")
     try:
         out = disk / "out"
         proc = _cli(out, "dataset.limit=4000", "dataset.count=4000", "output.problems_per_unit=200")

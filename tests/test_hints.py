@@ -11,7 +11,10 @@ import subprocess
 import pytest
 
 from pipelines.cli import ConfigError
+from tests.apps import hydra_apps
 from tests.conftest import compose
+
+APPS = hydra_apps()
 
 # `key=value` written in a sentence; placeholders (<dir>, ...) are not pasteable and skipped.
 OVERRIDE = re.compile(r"(?<![\w.$])([a-z_][\w.]*=[^\s,;()<>]+(?:,[^\s,;()<>\]]+)*\]?)")
@@ -23,16 +26,12 @@ def hints(sentence: str) -> list[str]:
 
 def _validated(app: str, overrides: list[str]) -> None:
     """Compose `overrides` for `app` and run the checks its start runs."""
-    if app == "prm-search":
-        from pipelines.search.app import typed
-        from pipelines.search.config import register
+    import importlib
 
-        register()
-        typed(compose(overrides, config_name="search"))
-    else:
-        from pipelines.label.app import typed
-
-        typed(compose(overrides))
+    declared = APPS[app]
+    declared.register()
+    typed = importlib.import_module(declared.run.__module__).typed
+    typed(compose(overrides, config_name=declared.config_name))
 
 
 def _error(app: str, overrides: list[str]) -> str:
@@ -91,24 +90,19 @@ def test_every_listed_group_option_parses(group, typo):
         compose([f"{group}=[answer,{option}]" if group == "labels" else f"{group}={option}"])
 
 
-@pytest.mark.parametrize("app", ["prm-label", "prm-search", "prm-train", "prm-eval"])
+@pytest.mark.parametrize("app", sorted(APPS))
 def test_help_page_examples_parse(app):
-    import importlib
-
     from pipelines.cli_help import summary
 
-    module = importlib.import_module(
-        {"prm-label": "pipelines.label.app", "prm-search": "pipelines.search.app",
-         "prm-train": "pipelines.train.app", "prm-eval": "pipelines.eval.app"}[app])
-    config_name = {"prm-label": "config", "prm-search": "search", "prm-train": "train",
-                   "prm-eval": "eval"}[app]
-    module.register()
-    examples = [line for line in summary(module.__doc__) if line.strip().startswith(app + " ")]
-    assert examples
+    declared = APPS[app]
+    declared.register()
+    examples = [line for line in summary(declared.doc or "")
+                if line.strip().startswith(app + " ")]  # fmt: skip
+    assert examples, f"{app}'s --help shows no example command"
     for line in examples:
         words = shlex.split(line.split("#")[0])
         pasteable = [w for w in words[1:] if "..." not in w and "<" not in w]
-        compose(pasteable, config_name=config_name)
+        compose(pasteable, config_name=declared.config_name)
 
 
 def test_printed_serve_command_uses_the_launcher_of_this_install(tmp_path):

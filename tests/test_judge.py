@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from labeling.engine_request import EngineRequest
 from labeling.ids import chain_id
 from labeling.judge_protocol import (
     CriticAnswer,
@@ -16,7 +17,7 @@ from labeling.judge_protocol import (
 from labeling.schema import Chain, Problem, Status
 from pipelines.engine.critic import EngineCritic
 from verifiers.base import Verifier
-from verifiers.judge import Critique, CritiqueRequest, JudgeVerifier
+from verifiers.judge import Critique, JudgeVerifier
 
 STEPS = ("Tom has 3 + 4 = 7 apples.", "He buys 2 more: 7 + 2 = 10.", "The answer is \\boxed{10}.")
 
@@ -180,7 +181,8 @@ class FakePool:
 
 def test_engine_critic_sends_chat_requests_without_prefix():
     pool = FakePool()
-    out = EngineCritic(pool, "m").critique([CritiqueRequest("judge this", 2, 11, 32, 0.5)])
+    out = EngineCritic(pool, "m").critique(
+        [EngineRequest.user("judge this", n=2, seed=11, max_tokens=32, temperature=0.5)])
     assert out == [[Critique("\\boxed{0}", 4, "stop")] * 2]
     (req,) = pool.requests
     assert req.chat() == [{"role": "user", "content": "judge this"}]

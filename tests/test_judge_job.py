@@ -11,8 +11,8 @@ import pytest
 from labeling.combine import Policy
 from labeling.schema import Source
 from pipelines.cli import ConfigError
+from pipelines.generation_config import ModelConfig
 from pipelines.label.app import run, typed
-from pipelines.label.config import ModelConfig
 from tests.conftest import compose
 
 BASE = ["engine=simulated", "ray=inprocess", "output.report=false"]

@@ -142,14 +142,13 @@ def test_a_second_run_on_a_held_output_dir_stops_with_one_sentence(tmp_path):
 
 
 def test_engine_choice_is_part_of_the_unit_key(tmp_path):
+    from pipelines.config_fields import config_hash
     from pipelines.label.app import typed
-    from pipelines.label.job import label_config_hash
 
     base = ["ray=inprocess", "labels=[answer]"]
-    sim = label_config_hash(typed(compose([*base, "engine=simulated"])))
-    real = label_config_hash(typed(compose([*base, "engine=vllm"])))
-    more_actors = label_config_hash(typed(compose([*base, "engine=simulated",
-                                                   "engine.actors=3"])))
+    sim = config_hash(typed(compose([*base, "engine=simulated"])))
+    real = config_hash(typed(compose([*base, "engine=vllm"])))
+    more_actors = config_hash(typed(compose([*base, "engine=simulated", "engine.actors=3"])))
     assert sim != real  # simulated shards are never resumed as real ones
     assert sim == more_actors  # speed-only fields keep a resumable key
 

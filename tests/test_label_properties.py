@@ -6,8 +6,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.combine import combine, first_error_step
+from labeling.combine import combine
 from labeling.estimators import BinarySearch, PerStep
+from labeling.first_error import first_error as first_error_step
 from labeling.registry import complete_sources, locating_sources
 from labeling.schema import Status, StepVerdict
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 from types import SimpleNamespace
 
-import pytest
-
 from pipelines.engine import preload
+from tests.conftest import require
 
 
 def _fake_env(tmp_path, tcmalloc: bool, iomp: bool) -> str:
@@ -65,36 +65,60 @@ def test_loaded_reads_the_process_maps(tmp_path):
     assert preload.describe([]) == "system malloc, GNU OpenMP"
 
 
-def test_pool_env_follows_the_setting(monkeypatch):
-    from pipelines.engine.pool import _node_preload_env, _resolve_preload
+def test_pool_env_follows_the_decision(monkeypatch):
+    from pipelines.engine.placement import node_preload_env, resolve_preload
 
     monkeypatch.setattr(preload, "find_libs", lambda: {"tcmalloc": "/t/libtcmalloc.so.4",
                                                        "iomp": None})  # fmt: skip
-    env, advice, node = _resolve_preload("")  # what the task on each node runs
+    env, advice, node = resolve_preload("", True)  # what the task on each node runs
     assert env["LD_PRELOAD"].startswith("/t/libtcmalloc.so.4") and node == ""
+    assert env[preload.REASON_ENV] == "set by engine.preload"
     assert advice and "Intel OpenMP" in advice
-    # Neither asked for nor a vLLM engine: no task runs, no env.
-    assert _node_preload_env(SimpleNamespace(kind="vllm", preload=False), ["n1"]) == {}
-    assert _node_preload_env(SimpleNamespace(kind="simulated", preload=True), ["n1"]) == {}
+    # Off: no library, no advice, but the engine still learns why.
+    env, advice, _ = resolve_preload("/x/libother.so", False)
+    assert env == {preload.REASON_ENV: "set by engine.preload"} and advice is None
+    # Not a vLLM engine: nothing to decide, no task runs.
+    assert node_preload_env(SimpleNamespace(kind="simulated", preload=True), ["n1"]) == {}
+
+
+def test_decide_prefers_a_measurement_then_the_family_rule(tmp_path):
+    assert preload.decide(False, "GenuineIntel", "avx512_bf16", "k", tmp_path).preload is False
+    rule = preload.decide(None, "GenuineIntel", "avx512_bf16", "k", tmp_path)
+    assert rule.preload is True and rule.reason.startswith("rule for GenuineIntel avx512_bf16")
+    unknown = preload.decide(None, "SomeVendor", "avx2", "k", tmp_path)
+    assert unknown.preload is True and "not measured" in unknown.reason
+    path = preload.calibration_path("k", tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"preload": {"preload": False, "with_tok_s": 300.4,
+                                            "without_tok_s": 320.0, "runs": 3,
+                                            "measured_at": "2026-11-25"}}))  # fmt: skip
+    got = preload.decide(None, "GenuineIntel", "avx512_bf16", "k", tmp_path)
+    assert got.preload is False
+    assert got.reason == ("measured on this machine 2026-11-25: 300 tok/s preloaded, 320 "
+                          "without (3 runs each)")
+    path.write_text("{not json")  # a broken file is no measurement: the rule decides
+    assert preload.decide(None, "GenuineIntel", "avx512_bf16", "k", tmp_path) == rule
 
 
 def _report_loaded() -> list[str]:
     return preload.loaded()
 
 
-@pytest.mark.skipif(not preload.find_libs()["tcmalloc"], reason="tcmalloc is not installed")
 def test_a_ray_actor_started_with_the_env_has_them_mapped():
     """What the pool does for CPU engines, on a real Ray worker process: the libraries a task
     on the engine's node finds are mapped in the actor, and an actor without the env has
     neither."""
+    require(bool(preload.find_libs()["tcmalloc"]), "tcmalloc",
+            "apt-get install -y libtcmalloc-minimal4")
     import ray
 
-    from pipelines.engine.pool import _node_preload_env
+    from pipelines.engine.placement import node_preload_env
 
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
         node = ray.get_runtime_context().get_node_id()
-        env = _node_preload_env(SimpleNamespace(kind="vllm", preload=True), [node])[node]
+        env = node_preload_env(SimpleNamespace(kind="vllm", preload=True), [node])[node]
+        assert env[preload.REASON_ENV] == "set by engine.preload"
         probe = ray.remote(num_cpus=0)(_report_loaded)
         with_env = ray.get(probe.options(runtime_env={"env_vars": env}).remote())
         without = ray.get(probe.remote())

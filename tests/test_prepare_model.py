@@ -4,12 +4,14 @@ the conversion of the embedded model (slow)."""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import zipfile
 
 import pytest
 
 from pipelines.engine import prepare_model as pm
+from tests.conftest import require
 
 
 def sha(data: bytes) -> str:
@@ -109,7 +111,8 @@ def test_cli_names_the_choices(capsys):
 @pytest.mark.slow
 def test_the_embedded_model_converts_to_a_loadable_directory(tmp_path):
     """The real conversion (GGUF -> bf16 safetensors) of the embedded default, into tmp."""
-    pytest.importorskip("gguf")
+    require(importlib.util.find_spec("gguf") is not None, "gguf (the model extra)",
+            "pip install -e '.[model]'")
     from transformers import AutoConfig, AutoTokenizer
 
     out = pm.prepare(tmp_path / "smol", "smollm2")

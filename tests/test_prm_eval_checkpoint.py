@@ -13,7 +13,6 @@ from pipelines.eval.checkpoint import (
     best_of_n,
     choose_threshold,
     evaluate_checkpoint,
-    first_error,
     format_table,
     processbench_f1,
 )
@@ -23,10 +22,11 @@ from pipelines.train.export import QWEN_PRM_TEMPLATE, new_prm, save_checkpoint
 from pipelines.train.model import StepFormat, build_tiny_model, load_tokenizer
 
 
-def test_first_error_skips_unscored_steps():
-    assert first_error([0.9, 0.2, 0.1], 0.5) == 1
-    assert first_error([0.9, None, 0.8], 0.5) == -1
-    assert first_error([], 0.5) == -1
+def test_a_prm_flags_steps_under_the_threshold_and_never_an_unscored_one():
+    recs = [{"subset": "s", "label": 1}, {"subset": "s", "label": -1}]
+    out = processbench_f1(recs, [[0.9, 0.2, 0.1], [0.9, None, 0.8]], 0.5)["s"]
+    assert out["acc_erroneous"] == 1.0 and out["acc_correct"] == 1.0
+    assert (out["flags_right"], out["flags_wrong"], out["flags_after"]) == (1, 0, 1)
 
 
 def test_processbench_f1_by_hand():
@@ -38,10 +38,13 @@ def test_processbench_f1_by_hand():
     ]
     scores = [[0.9, 0.1], [0.9, 0.8], [0.9, 0.9], [0.2]]
     out = processbench_f1(recs, scores, 0.5)
-    # gsm8k: errors 1 of 2 right, correct 1 of 1 -> F1 = 2*.5*1/1.5; math: no error records.
+    # gsm8k: errors 1 of 2 right, correct 1 of 1 -> F1 = 2*.5*1/1.5; math: no error records,
+    # so no F1 (not 0.0), and the average is over gsm8k alone.
     assert out["gsm8k"]["f1"] == pytest.approx(2 / 3)
-    assert out["math"] == {"error_acc": 0.0, "correct_acc": 0.0, "f1": 0.0, "n": 1}
-    assert out["average_f1"] == pytest.approx(1 / 3)
+    math = out["math"]
+    assert (math["chains"], math["acc_erroneous"], math["acc_correct"], math["f1"]) == (
+        1, None, 0.0, None)
+    assert out["average"]["f1"] == pytest.approx(2 / 3)
 
 
 def test_threshold_is_chosen_on_the_given_records():
@@ -65,6 +68,33 @@ def test_best_of_n_against_vote_and_pass_at_n():
     assert aggregate([None], "min") == float("-inf")
     with pytest.raises(ValueError, match="choose from"):
         aggregate([0.5], "median")
+
+
+def test_best_of_n_majority_vote_is_the_searchs_majority_vote():
+    """prm-eval's best-of-N and prm-search vote the same way: "1,000", "1000" and "$1000" are
+    one answer (three votes against two), and the chosen chain is the search's choice."""
+    from labeling.search import majority_vote
+
+    answers = ["7", "1,000", "1000", "$1000", "7"]
+    chains = [{"problem_id": "a", "final_answer": a, "outcome_correct": a != "7"}
+              for a in answers]  # fmt: skip
+    out = best_of_n(chains, [[0.5]] * len(chains), ["last"])
+    choice = majority_vote(answers)
+    assert out["majority_vote"] == float(chains[choice.index]["outcome_correct"]) == 1.0
+
+
+def test_checkpoint_f1_is_the_label_evals_f1():
+    """One ProcessBench F1: a subset with no erroneous record has no F1 (None, not 0.0) in
+    both prm-eval modes, and the average is over the subsets that have one."""
+    from labeling.processbench import ChainScore, table
+
+    recs = [{"subset": "gsm8k", "label": 1}, {"subset": "gsm8k", "label": -1},
+            {"subset": "math", "label": -1}]  # fmt: skip
+    scores = [[0.9, 0.1], [0.9, 0.8], [0.9]]
+    out = processbench_f1(recs, scores, 0.5)
+    same = table({"gsm8k": [ChainScore(1, 1), ChainScore(-1, -1)], "math": [ChainScore(-1, -1)]})
+    assert out["math"]["f1"] is None and same["math"]["f1"] is None
+    assert out["average"]["f1"] == same["average"]["f1"] == pytest.approx(1.0)
 
 
 @pytest.fixture(scope="module")
@@ -111,17 +141,17 @@ def test_evaluate_checkpoint_end_to_end(checkpoint, capsys):
             "processbench": [str(checkpoint / "gsm8k.json")],
             "dev_fraction": 0.5,
             "bon_shards": [str(checkpoint / "bon")],
-            "output_dir": str(checkpoint / "eval"),
-        }
+        },
+        str(checkpoint / "eval"),
     )
     pb = result["processbench"]
     assert pb["threshold_from"] == "dev" and 0 < pb["threshold"] < 1
     assert pb["dev_records"] + pb["test_records"] == 48
     # One subset: its F1 is the harmonic mean of its two accuracies, and the average is it.
     sub = pb["gsm8k"]
-    a, b = sub["error_acc"], sub["correct_acc"]
+    a, b = sub["acc_erroneous"], sub["acc_correct"]
     assert sub["f1"] == pytest.approx(2 * a * b / (a + b) if a + b else 0.0)
-    assert pb["average_f1"] == pytest.approx(sub["f1"]) and sub["n"] == pb["test_records"]
+    assert pb["average"]["f1"] == pytest.approx(sub["f1"]) and sub["chains"] == pb["test_records"]
     assert result["best_of_n"]["problems"] == 12
     assert json.loads((checkpoint / "eval" / "metrics.json").read_text()) == result
     assert "average F1" in capsys.readouterr().out
@@ -134,12 +164,12 @@ def test_fixed_threshold_and_missing_inputs(checkpoint):
             "checkpoint": str(checkpoint / "ck"),
             "processbench": [str(checkpoint / "gsm8k.json")],
             "threshold": 0.5,
-            "output_dir": str(checkpoint / "eval2"),
-        }
+        },
+        str(checkpoint / "eval2"),
     )
     assert result["processbench"]["threshold_from"] == "fixed"
     with pytest.raises(ValueError, match="nothing to evaluate"):
-        evaluate_checkpoint({"checkpoint": str(checkpoint / "ck")})
+        evaluate_checkpoint({"checkpoint": str(checkpoint / "ck")}, checkpoint / "eval3")
 
 
 QUESTION, STEPS = "Start at 3 and add 4 , 2 .", ["3 + 4 = 7", "7 + 2 = 10"]
@@ -222,8 +252,8 @@ def test_third_party_prm_evaluates_by_path(checkpoint, tmp_path, style, fmt):
             "processbench": [str(checkpoint / "gsm8k.json")],
             "threshold": 0.5,
             "bon_shards": [str(checkpoint / "bon")],
-            "output_dir": str(tmp_path / "eval"),
-        }
+        },
+        str(tmp_path / "eval"),
     )
     assert result["format"] == fmt and result["processbench"]["test_records"] > 0
     assert result["best_of_n"]["problems"] == 12
@@ -252,6 +282,6 @@ EVAL_TYPOS = [
 def test_eval_enum_typo_exits_2_with_one_sentence(tmp_path, override, key):
     from tests.conftest import app_error_line
 
-    line = app_error_line("prm-eval", [override, f"output_dir={tmp_path}/o"], tmp_path)
+    line = app_error_line("prm-eval", [override, f"output.dir={tmp_path}/o"], tmp_path)
     assert key in line and "expected one of" in line.lower()
     assert not (tmp_path / "o").exists()

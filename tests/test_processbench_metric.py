@@ -2,14 +2,15 @@
 
 import pytest
 
-from labeling.processbench import ChainScore, first_flag, format_table, subset_metrics, table
+from labeling.first_error import first_flag
+from labeling.processbench import ChainScore, format_table, subset_metrics, table
 
 X, OK = "incorrect", "correct"
 
 
 def test_first_flag():
-    assert first_flag(["", OK, X, X]) == 2
-    assert first_flag([OK, OK]) == -1
+    assert first_flag([s == X for s in ["", OK, X, X]]) == 2
+    assert first_flag([s == X for s in [OK, OK]]) == -1
 
 
 def test_chain_level_accuracy_and_f1():

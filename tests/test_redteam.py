@@ -12,7 +12,6 @@ module would pass 400 lines with them).
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import sys
 import time
@@ -22,12 +21,10 @@ from pathlib import Path
 import pytest
 
 from labeling.schema import Problem
+from tests.conftest import needs_sandbox
 from verifiers.sandbox.runner import Sandbox, SandboxConfig
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("bwrap") is None and not os.environ.get("CI"),
-    reason="bubblewrap not installed (in CI this fails instead)",
-)
+pytestmark = needs_sandbox
 
 CONFIG = SandboxConfig(
     timeout_s=4,

@@ -14,6 +14,7 @@ from labeling.combine import combine
 from labeling.registry import Role, SourceSpec
 from labeling.schema import LABELED_SCHEMA, Status, StepVerdict, labeled_schema
 from pipelines.confdir import CONF_DIR
+from pipelines.config_fields import ROWS, option
 from pipelines.label import sources
 from pipelines.label.app import run, typed
 from pipelines.label.config import LabelsConfig
@@ -21,22 +22,33 @@ from pipelines.train.config import LABEL_SOURCES
 from tests.conftest import compose
 
 
-def _section_fields() -> set[str]:
-    """LabelsConfig fields that are a source's section (an optional dataclass)."""
+def _section_fields(labels: type = LabelsConfig) -> set[str]:
+    """`labels`' fields that are a source's section (an optional dataclass)."""
     out = set()
-    for f in dataclasses.fields(LabelsConfig):
+    for f in dataclasses.fields(labels):
         default = f.default if f.default is not dataclasses.MISSING else ...
         if default is None and "SourceConfig" in str(f.type):
             out.add(f.name)
     return out
 
 
-def test_every_configurable_source_has_a_section_a_yaml_and_a_builder():
-    names = set(registry.configurable())
-    assert names == _section_fields()
-    for name in names:
-        assert (Path(CONF_DIR) / "labels" / f"{name}.yaml").is_file(), name
-        assert sources.has_builder(name), name
+def check_source(name: str, labels: type = LabelsConfig, conf_dir: str | Path = CONF_DIR) -> None:
+    """A registered source is whole: a `labels.<name>` section in `labels`, its
+    `conf/labels/<name>.yaml`, a builder, and its columns in the shard schema."""
+    spec = registry.get(name)
+    assert name in _section_fields(labels), f"no labels.{name} section"
+    assert (Path(conf_dir) / "labels" / f"{name}.yaml").is_file(), f"no labels/{name}.yaml"
+    assert sources.has_builder(name), f"no builder for {name}"
+    assert {f.name for f in spec.fields()} <= set(labeled_schema().names)
+
+
+@pytest.mark.parametrize("name", registry.configurable())
+def test_every_configurable_source_has_a_section_a_yaml_and_a_builder(name):
+    check_source(name)
+
+
+def test_every_section_is_a_registered_source():
+    assert set(registry.configurable()) == _section_fields()
 
 
 def test_schema_and_trainer_choices_come_from_the_registry():
@@ -65,7 +77,7 @@ MARK = "7"  # the toy calls a step wrong when it contains this digit
 
 @dataclasses.dataclass
 class ToySourceConfig:
-    mark: str = MARK
+    mark: str = option(MARK, "The digit that makes a step wrong.", ROWS)
 
 
 class ToyVerifier:
@@ -132,4 +144,49 @@ def test_a_toy_source_runs_through_a_label_job(tmp_path, toy):
             assert row["labels"][first] is False
             assert row["first_error_step"] is not None and row["first_error_step"] <= first
     assert flagged, "no sampled step contains the mark: pick another digit"
-    assert "toy" not in labeled_schema().names or registry.get("toy")  # still registered
+
+
+def test_a_registration_lasts_exactly_its_block():
+    spec = SourceSpec("toy", Role.locating, "flags nothing", scores=True)
+    assert "toy_labels" not in labeled_schema().names
+    with registry.registered(spec):
+        assert {"toy_labels", "toy_scores"} <= set(labeled_schema().names)
+        assert "toy" in registry.consensus_sources() and "toy" in registry.label_columns()
+    assert "toy_labels" not in labeled_schema().names and "toy" not in registry.names()
+
+
+def _toy_job(out, toy_cfg, *overrides):
+    cfg = typed(compose(["engine=simulated", "ray=inprocess", "labels=[answer]",
+                         "sampler.n=3", "output.problems_per_unit=2", f"output.dir={out}",
+                         "output.report=false", *overrides]))  # fmt: skip
+    plain = {f.name: getattr(cfg.labels, f.name) for f in dataclasses.fields(LabelsConfig)}
+    cfg.labels = ToyLabels(**plain, toy=toy_cfg)
+    return run(cfg)
+
+
+def test_a_source_registered_after_import_keeps_its_columns_everywhere(tmp_path, toy):
+    """The toy is registered after every module was imported: refresh reuse, the report's
+    scan and the audit's step views ask the registry when they run, not at import."""
+    from labeling.audit_sample import chain_views
+    from labeling.report_stats import scan_dataset, scan_files
+
+    _toy_job(tmp_path / "v1", ToySourceConfig(), "dataset.limit=6")
+    # a refresh without one problem keeps the other rows of its unit, copied, not relabeled
+    v2 = _toy_job(tmp_path / "v2", ToySourceConfig(), "dataset.limit=5",
+                  f"output.previous={tmp_path / 'v1'}")  # fmt: skip
+    assert v2["lineage"]["refresh"]["shrunk"] == 1 and v2["units_reused"] == 3
+    old = pl.read_parquet(tmp_path / "v1" / "shards" / "*.parquet")
+    new = pl.read_parquet(tmp_path / "v2" / "shards" / "*.parquet")
+    kept = old.join(new.select("chain_id", pl.col("toy_labels").alias("again")), on="chain_id")
+    assert kept.height == new.height > 0
+    assert kept["toy_labels"].to_list() == kept["again"].to_list()
+    rows, _, _ = scan_dataset(tmp_path / "v2")
+    assert "toy_labels" in rows.collect_schema().names()
+    assert "toy_labels" in scan_files([], labeled_schema()).collect_schema().names()
+    empty = tmp_path / "empty"  # a dataset whose every problem was quarantined
+    empty.mkdir()
+    (empty / "manifest.json").write_text('{"shards": [], "quarantine": []}')
+    assert "toy_labels" in scan_dataset(empty)[0].collect_schema().names()
+    row = new.row(0, named=True)
+    views = chain_views(row, "verifier_first")
+    assert [v.labels["toy"] for v in views] == row["toy_labels"]

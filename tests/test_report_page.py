@@ -7,7 +7,6 @@ import html
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 
 from pipelines.report.app import run, write_report
 from pipelines.report.html import SECTIONS
+from tests.conftest import chromium
 from tests.test_report_stats import BAD, R1, R2, R3, make_dataset, row, verdict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,6 +104,61 @@ def test_a_run_with_no_right_chain_says_why_its_labels_are_all_wrong(tmp_path):
     assert "the model is too weak for these problems" in text
 
 
+def _set_config(root: Path, **config) -> Path:
+    path = root / "manifest.json"
+    manifest = json.loads(path.read_text())
+    model = config.pop("model", None)
+    manifest["config"] = {**manifest["config"], **config}
+    if model:
+        manifest["model"] = {"name": model}
+    path.write_text(json.dumps(manifest))
+    return root
+
+
+SAMPLER = {"n": 8, "temperature": 0.8}
+SPLIT = {"mode": "auto", "code_mode": "statement"}
+
+
+def test_given_chains_are_said_given_even_when_a_model_ran_for_rollouts(tmp_path):
+    """ProcessBench-like chains (no sampler seed, written by two models, no human labels
+    here) labeled with rollouts: the engine's model ran, the sampler config holds its
+    defaults, and still nothing was sampled or split."""
+    rows = [row("p1", 0, [True, False], model="Qwen2-7B", mc_scores=[1.0, 0.0],
+                verdicts=[verdict("mc", 0, "correct", True, 1.0, 4)]),
+            row("p2", 0, [True], model="Llama-3-8B")]  # fmt: skip
+    root = _set_config(make_dataset(tmp_path / "ds", [(rows, [])]), sampler=SAMPLER,
+                       split=SPLIT, model="SmolLM2-135M-Instruct")
+    page = write_report(root).read_text()
+    text = about(page)
+    assert "read 2 reasoning chains given with the input (written by Llama-3-8B, Qwen2-7B)" in text
+    assert "kept the steps the input gave" in text
+    assert "sampled" not in text and "temperature" not in text and "cut" not in text
+    assert "mc (with SmolLM2-135M-Instruct) completed the chain" in text
+    labels = page.split('<section id="labels">')[1].split("</section>")[0]
+    assert ">combined<" in labels and ">mc<" in labels and ">human<" not in labels
+    first_error = page.split('<section id="first-error">')[1].split("</section>")[0]
+    assert ">human<" not in first_error
+
+
+def test_sampled_chains_say_by_which_model_and_how_they_were_cut(tmp_path):
+    rows = [row("p1", i, [True], model="SmolLM2-135M-Instruct", sampler_seed=7 + i)
+            for i in range(3)]  # fmt: skip
+    root = _set_config(make_dataset(tmp_path / "ds", [(rows, [])]), sampler=SAMPLER,
+                       split=SPLIT, model="SmolLM2-135M-Instruct")
+    text = about(write_report(root).read_text())
+    assert ("sampled 3 reasoning chains with SmolLM2-135M-Instruct (8 per problem, "
+            "temperature 0.8)") in text
+    assert "cut every sampled chain into steps (split.mode=auto)" in text
+    assert "given" not in text
+
+
+def test_human_labels_in_the_data_keep_their_row(dataset):
+    """R1 and R2 carry human labels: the row and the histogram's column stay."""
+    page = write_report(dataset).read_text()
+    assert ">human<" in page.split('<section id="labels">')[1].split("</section>")[0]
+    assert ">human<" in page.split('<section id="first-error">')[1].split("</section>")[0]
+
+
 def test_diff_section(tmp_path, dataset):
     new = make_dataset(tmp_path / "new", [([R1, dict(R2, labels=[True, False])], [])], dataset)
     page = write_report(new, tmp_path / "out" / "r.html", diff=dataset).read_text()
@@ -119,7 +174,8 @@ def compose(overrides: list[str]):
 
 def test_run_from_composed_config_prints_tables(tmp_path, dataset, capsys):
     out = tmp_path / "page.html"
-    cfg = compose([f"dir={dataset}", f"out={out}", f"diff={dataset}"])
+    cfg = compose([f"dir={dataset}", f"output.dir={tmp_path}", "output.name=page.html",
+                   f"diff={dataset}"])
     assert run(cfg) == out and out.exists()
     text = capsys.readouterr().out
     for title in ("Counts per dataset and domain", "Agreement between sources", "Quarantine",
@@ -156,15 +212,6 @@ PROBE = """<script>window.addEventListener("load", () => {
   pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
 });</script>"""
 LATE = '<script>document.documentElement.dataset.late = "ran"</script>'
-
-
-def chromium() -> str:
-    path = shutil.which("chromium")
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is required in CI: apt-get install -y chromium")
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    return path
 
 
 def browse(page: Path, tmp_path: Path) -> dict:

@@ -225,3 +225,12 @@ def test_diff_of_two_versions(tmp_path, dataset):
     assert counts["problems_quarantined"]["delta"] == -3
     assert d["lineage"]["previous_is_old"] is True
     assert report_diff.diff_stats(dataset, new)["lineage"]["previous_is_old"] is False
+
+
+def test_chain_origins_tell_given_from_sampled_chains(tmp_path):
+    """A sampled chain carries its sampler seed; a given one has none and keeps its writer."""
+    rows = [row("p1", 0, [True], model="m1", sampler_seed=3),
+            row("p1", 1, [True], model="m1", sampler_seed=4),
+            row("p2", 0, [False], model="gpt-4o"), row("p3", 0, [True], model="qwen")]
+    origins = rs.dataset_stats(make_dataset(tmp_path / "ds", [(rows, [])]))["origins"]
+    assert origins.rows() == [(False, "m1", 2), (True, "gpt-4o", 1), (True, "qwen", 1)]

@@ -18,7 +18,8 @@ from labeling.reward import (
     token_ends,
 )
 from labeling.search import aggregate
-from labeling.splitters import split_steps
+from labeling.sections import SectionOptions
+from labeling.splitters import split_spans, split_steps
 from pipelines.cli import ConfigError
 from pipelines.reward import PRMReward, reward_config
 from pipelines.scoring import PRMScorer
@@ -148,6 +149,21 @@ def test_split_rules_come_from_the_checkpoint_unless_set(tmp_path):
     text = "3 + 4 = 7\n7 + 2 = 9\n\nThe answer is 9 ."
     assert len(PRMReward.load(ck).score(["q"], [text])[0].steps) == 3  # line: every line
     assert len(PRMReward.load(ck, split_mode="blank_line").score(["q"], [text])[0].steps) == 2
+
+
+TRACE = ("<think>\nFirst, 3 + 4 = 7.\n\nWait, let me check: 7 + 2 = 9.\n\nAlternatively, "
+         "add 6 to 3.\n\nSo 9.\n</think>\n\nThe answer is \\boxed{9}.")
+
+
+def test_reasoning_traces_are_cut_into_sections_with_the_recorded_budget(tmp_path):
+    record = {"mode": "sections", "code_mode": "statement", "max_steps": 40,
+              "section_tokens": 400, "max_sections": 2}  # fmt: skip
+    ck = tiny_prm(tmp_path, max_length=96, split=record)
+    got = PRMReward.load(ck).score(["Start at 3"], [TRACE])[0]
+    want = split_spans(TRACE, "sections", SectionOptions(400, 2))
+    assert len(got.steps) == len(want) == 2  # the cap the data was cut with, not the default
+    assert [s.char_end for s in got.steps] == [b for _, b in want]
+    assert len(PRMReward.load(ck, max_sections=24).score(["q"], [TRACE])[0].steps) == 4
 
 
 def test_rules_this_install_cannot_use_fail_at_start(tmp_path):

@@ -49,7 +49,7 @@ def _train_prm(root: Path) -> Path:
                    "optim": {"lr": 1e-3, "warmup_steps": 0, "schedule": "constant"},
                    "train": {"max_steps": 4, "batch_size": 4, "grad_accum": 1, "save_every": 0,
                              "eval_every": 0},
-                   "output_dir": str(root / "prm")})  # fmt: skip
+                   "output": {"dir": str(root / "prm")}})  # fmt: skip
     return Path(summary["final"])
 
 

@@ -85,12 +85,14 @@ def test_verl_prompt_key_names_the_field(ckpt):
 # -- the split rules prm-train records -------------------------------------------------------
 
 
-def _dataset(root: Path, split: dict | None, model: str = "SmolLM2") -> str:
+def _dataset(root: Path, split: dict | None, model: str = "SmolLM2",
+             dataset: str = "gsm8k") -> str:  # fmt: skip
     from pipelines.train.data import synthetic_rows, write_shards
 
     write_shards(synthetic_rows(6, 2, seed=3), root)
     manifest = json.loads((root / "manifest.json").read_text())
-    manifest.update(model={"name": model}, config={"split": split} if split else {})
+    config = {"split": split, "dataset": {"name": dataset, "adapter": None}} if split else {}
+    manifest.update(model={"name": model}, config=config)
     (root / "manifest.json").write_text(json.dumps(manifest))
     return str(root)
 
@@ -101,6 +103,9 @@ def test_dataset_split_is_recorded_only_when_known(tmp_path):
     assert dataset_split([a, _dataset(tmp_path / "b", line)]) == line
     assert dataset_split([a, _dataset(tmp_path / "c", {**line, "mode": "auto"})]) is None
     assert dataset_split([_dataset(tmp_path / "d", line, model="given")]) is None
+    # people's sections of reasoning traces: the machine's sections cut stands for them
+    human = _dataset(tmp_path / "f", line, model="given", dataset="deltabench")
+    assert dataset_split([human]) == {**line, "mode": "sections"}
     assert dataset_split([_dataset(tmp_path / "e", None), a]) == line
     assert dataset_split([str(tmp_path / "missing")]) is None
 
@@ -118,7 +123,7 @@ def test_prm_train_writes_the_split_rules_into_the_checkpoint(tmp_path):
                    "optim": {"warmup_steps": 0},
                    "train": {"max_steps": 2, "batch_size": 2, "grad_accum": 1, "save_every": 0,
                              "eval_every": 0},
-                   "output_dir": str(tmp_path / "out")})  # fmt: skip
+                   "output": {"dir": str(tmp_path / "out")}})  # fmt: skip
     final = Path(summary["final"])
     assert StepFormat.load(final).split == line
     r = PRMReward.load(final)

@@ -13,14 +13,15 @@ import time
 
 import pytest
 
+from labeling.engine_request import EngineRequest
 from labeling.schema import Chain, Problem, Status
+from tests.conftest import needs_sandbox
 from tests.fakes import FakeCompleter
 from verifiers.base import Verifier
 from verifiers.rollout.driver import (
     AsyncCompleter,
     Completer,
     Completion,
-    CompletionRequest,
     MonteCarloVerifier,
     prefix_texts,
 )
@@ -37,7 +38,7 @@ def math_item(i: int, length: int, error: int, reference: str = "42") -> tuple[P
 
 
 def error_aware(p_ok: float = 1.0, p_bad: float = 0.0) -> FakeCompleter:
-    return FakeCompleter(lambda r: p_bad if ERR in r.prefix_text else p_ok)
+    return FakeCompleter(lambda r: p_bad if ERR in r.prefix else p_ok)
 
 
 def labels(verdicts):
@@ -105,36 +106,36 @@ def test_accounting_matches_the_verdicts():
 
 
 def test_seeds_are_per_chain_step_and_rollout_and_results_reproduce():
-    seen: list[CompletionRequest] = []
+    seen: list[EngineRequest] = []
 
-    def p(req: CompletionRequest) -> float:
+    def p(req: EngineRequest) -> float:
         seen.append(req)
         return 0.5
 
     items = [math_item(i, 10, 5) for i in range(6)]
     first = MonteCarloVerifier(FakeCompleter(p), k=4, chunk=2, seed=1).verify(items)
-    keys = [(r.prefix_text, r.seed) for r in seen]
+    keys = [(r.prefix, r.seed) for r in seen]
     assert len({r.seed for r in seen}) == len(seen)  # chunks of one prefix draw new samples
     seen.clear()
     again = MonteCarloVerifier(FakeCompleter(p), k=4, chunk=2, seed=1).verify(items)
-    assert again == first and [(r.prefix_text, r.seed) for r in seen] == keys
+    assert again == first and [(r.prefix, r.seed) for r in seen] == keys
     seen.clear()
     MonteCarloVerifier(FakeCompleter(p), k=4, chunk=2, seed=2).verify(items)
     assert {r.seed for r in seen}.isdisjoint(k for _, k in keys)
 
 
 def test_requests_carry_prompt_prefix_and_sampling_options():
-    seen: list[CompletionRequest] = []
+    seen: list[EngineRequest] = []
     completer = FakeCompleter(lambda r: seen.append(r) or 1.0)
     mc = MonteCarloVerifier(
         completer, domain="math", k=3, max_tokens=77, temperature=0.6, prompt_fn=lambda p: "Q!"
     )
     problem, chain = math_item(0, 4, 3)
     mc.verify([(problem, chain)])
-    assert seen and all(r.prompt_text == "Q!" and r.n == 3 for r in seen)
+    assert seen and all(r.user_text == "Q!" and r.n == 3 for r in seen)
     assert all(r.max_tokens == 77 and r.temperature == 0.6 for r in seen)
-    assert all(chain.text.startswith(r.prefix_text) for r in seen)
-    assert all(r.prefix_text.endswith("\n\n") for r in seen)
+    assert all(chain.text.startswith(r.prefix) for r in seen)
+    assert all(r.prefix.endswith("\n\n") for r in seen)
 
 
 def test_max_rounds_leaves_chains_unfinished_with_partial_labels():
@@ -224,7 +225,7 @@ def test_code_domain_through_the_driver():
         return FakeResult("good" in code and ERR not in code)
 
     def p_success(req):
-        return 0.0 if ERR in req.prefix_text else 1.0
+        return 0.0 if ERR in req.prefix else 1.0
 
     template = "```python\ndef f():\n    return '{answer}'\n```"
     completer = FakeCompleter(p_success, right="good", wrong="bad", template=template)
@@ -235,13 +236,9 @@ def test_code_domain_through_the_driver():
     assert labels(verdicts) == [True, True, False, False]
 
 
+@needs_sandbox
 def test_real_sandbox_when_available():
-    sandbox = pytest.importorskip("verifiers.sandbox.runner")
     problem = Problem("p", "code", "t", "Write f.", tests=("assert f() == 1",), entry_point="f")
-    try:
-        sandbox.default_sandbox(sandbox.SandboxConfig(timeout_s=20.0))
-    except sandbox.SandboxUnavailableError as exc:
-        pytest.skip(f"no sandbox on this machine: {exc}")
     check = CodeOutcome(options={"timeout_s": 20.0, "workers": 2})
     prefix = "```python\ndef f():\n"
     assert check(problem, prefix, "    return 1\n```") is True
@@ -286,8 +283,8 @@ class ThreadedCompleter:
     def __init__(self, fake: FakeCompleter, delay, hold=None, on_finish=None) -> None:
         self.fake, self.delay = fake, delay
         self.hold, self.on_finish = hold, on_finish
-        self.sent: list[tuple[float, CompletionRequest]] = []
-        self.finished: list[tuple[float, CompletionRequest]] = []
+        self.sent: list[tuple[float, EngineRequest]] = []
+        self.finished: list[tuple[float, EngineRequest]] = []
         self._lock = threading.Lock()
 
     def submit(self, requests):
@@ -322,7 +319,7 @@ def test_continuous_schedule_gives_the_labels_of_the_round_schedule(estimator):
     items = [math_item(i, 9, i % 9) for i in range(12)]
 
     def rule(r):
-        return 0.1 if ERR in r.prefix_text else 0.7
+        return 0.1 if ERR in r.prefix else 0.7
 
     def run(completer):
         mc = MonteCarloVerifier(completer, estimator=estimator, k=3, chunk=1, confirm=2)
@@ -350,12 +347,12 @@ def test_a_chain_does_not_wait_for_another_chains_slow_probe():
     held: list[bool] = []
 
     def fast_answered(r):
-        done = sum(x.prompt_text == "Question 1?" for _, x in completer.finished)
+        done = sum(x.user_text == "Question 1?" for _, x in completer.finished)
         if done >= fast_total:
             fast_done.set()
 
     def hold(r):
-        if r.prompt_text == "Question 0?":
+        if r.user_text == "Question 0?":
             held.append(fast_done.wait(timeout=10))
 
     completer = ThreadedCompleter(error_aware(), lambda r: 0, hold, fast_answered)
@@ -370,7 +367,7 @@ def test_speculation_fills_the_engine_without_changing_a_label(estimator):
     items = [math_item(i, 9, i % 9) for i in range(10)]
 
     def rule(r):
-        return 0.05 if ERR in r.prefix_text else 0.5
+        return 0.05 if ERR in r.prefix else 0.5
 
     def run(completer):
         mc = MonteCarloVerifier(completer, estimator=estimator, k=4, chunk=1, confirm=2)

@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from pipelines.engine.request import EngineRequest
+from labeling.engine_request import EngineRequest
 from pipelines.engine.routing import Router, prompt_key
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import shutil
 
 import pytest
 
 from labeling.schema import Problem
+from tests.conftest import needs_sandbox
 from verifiers.sandbox.program import prepare_job, rewrite_test
 from verifiers.sandbox.runner import (
     ExecutionResult,
@@ -20,17 +20,13 @@ from verifiers.sandbox.runner import (
     run_tests_many,
 )
 
-needs_bwrap = pytest.mark.skipif(
-    shutil.which("bwrap") is None and not os.environ.get("CI"),
-    reason="bubblewrap not installed (in CI this fails instead)",
-)
 FAST = SandboxConfig(timeout_s=3, cpu_s=2, memory_mb=256)
 ADD = Problem("add", "code", "t", "", tests=("assert add(1, 2) == 3", "assert add(2, 2) == 4"))
 GOOD = "def add(a, b):\n    return a + b\n"
 HALF = "def add(a, b):\n    return 3\n"
 
 
-@needs_bwrap
+@needs_sandbox
 def test_pass_fail_and_partial_counts():
     good, half, bad = run_tests_many([(ADD, GOOD), (ADD, HALF), (ADD, "def add(a,\n")], 2, FAST)
     assert good.passed and (good.tests_passed, good.tests_total) == (2, 2)
@@ -39,7 +35,7 @@ def test_pass_fail_and_partial_counts():
     assert not bad.passed and "syntax error" in bad.error and bad.test_status[0] == "not_run"
 
 
-@needs_bwrap
+@needs_sandbox
 def test_setup_runs_after_solution_and_output_is_kept():
     p = Problem("s", "code", "t", "", tests=("assert total(xs) == 6",), test_setup="xs = make()")
     code = (
@@ -49,7 +45,7 @@ def test_setup_runs_after_solution_and_output_is_kept():
     assert r.passed and r.stdout == "made\n"
 
 
-@needs_bwrap
+@needs_sandbox
 def test_humaneval_check_body():
     tests = ("def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(0) == 0\n",)
     p = Problem("h", "code", "humaneval", "", tests=tests, entry_point="double")
@@ -59,7 +55,7 @@ def test_humaneval_check_body():
     assert not wrong.passed and wrong.test_status == ("fail",)
 
 
-@needs_bwrap
+@needs_sandbox
 def test_trusted_stdlib_values_compare_normally():
     p = Problem(
         "c",
@@ -78,7 +74,7 @@ def test_trusted_stdlib_values_compare_normally():
     assert r.passed, r
 
 
-@needs_bwrap
+@needs_sandbox
 def test_hash_seed_is_fixed_so_results_repeat():
     p = Problem("h", "code", "t", "", tests=("assert order() == order()",))
     code = "def order():\n    return ''.join(set('abcdefgh'))\nprint(order())\n"
@@ -86,7 +82,7 @@ def test_hash_seed_is_fixed_so_results_repeat():
     assert a.stdout == b.stdout and a.passed
 
 
-@needs_bwrap
+@needs_sandbox
 def test_timeout_kills_and_reports_partial_progress():
     p = Problem("t", "code", "t", "", tests=("assert f(1) == 1", "assert f(2) == 2"))
     code = "def f(x):\n    while x == 2:\n        pass\n    return x\n"
@@ -133,7 +129,7 @@ def test_unsafe_mode_runs_and_warns_every_time(caplog):
     assert sum("UNSAFE" in rec.message for rec in caplog.records) == 2
 
 
-@needs_bwrap
+@needs_sandbox
 @pytest.mark.parametrize(
     "program",
     [
@@ -149,7 +145,7 @@ def test_exit_status_and_output_count_for_nothing(program):
     assert isinstance(result, ExecutionResult) and result.passed is False
 
 
-@needs_bwrap
+@needs_sandbox
 def test_refuses_without_a_seccomp_filter(monkeypatch):
     from verifiers.sandbox import runner, seccomp
 
@@ -161,7 +157,7 @@ def test_refuses_without_a_seccomp_filter(monkeypatch):
         Sandbox(SandboxConfig(timeout_s=2))
 
 
-@needs_bwrap
+@needs_sandbox
 def test_seccomp_filter_is_built_from_libseccomp():
     from verifiers.sandbox.seccomp import filter_bpf
 

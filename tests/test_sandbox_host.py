@@ -9,18 +9,13 @@ test_sandbox_attacks.py; all programs here run once, in parallel, in a module fi
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
 from labeling.schema import Problem
+from tests.conftest import needs_sandbox
 from verifiers.sandbox.runner import Sandbox, SandboxConfig
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("bwrap") is None and not os.environ.get("CI"),
-    reason="bubblewrap not installed (in CI this fails instead)",
-)
+pytestmark = needs_sandbox
 
 CONFIG = SandboxConfig(timeout_s=8, cpu_s=4, memory_mb=256, max_processes=16, tmp_mb=8)
 DOUBLE = Problem("double", "code", "attack", "", tests=("assert f(2) == 4", "assert f(3) == 6"))

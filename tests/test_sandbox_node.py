@@ -17,8 +17,7 @@ import pytest
 
 from labeling.schema import Problem
 from pipelines.label.sources import node_sandbox_slots, sandbox_config
-from tests.conftest import compose
-from tests.test_sandbox import needs_bwrap
+from tests.conftest import compose, needs_sandbox
 from verifiers.sandbox import memory
 from verifiers.sandbox.result import SandboxConfig
 from verifiers.sandbox.runner import Sandbox
@@ -83,15 +82,15 @@ def _sandboxed_rss(root: int, skip: int) -> tuple[int, int]:
 
 
 @pytest.mark.slow
-@needs_bwrap
+@needs_sandbox
 def test_concurrent_allocator_bombs_stay_within_the_node_share(monkeypatch):
     # As many sandboxes at once as the labelers start on one node: 2 workers x 2 actors.
     cfg = compose(["engine=simulated", "ray=local", "ray.label_actors=2", "labels=[answer,tests]",
-                   "labels.tests.workers=2", f"labels.tests.node_memory_share={SHARE}",
-                   "labels.tests.timeout_s=8"])
+                   "sandbox.workers=2", f"sandbox.node_memory_share={SHARE}",
+                   "sandbox.timeout_s=8"])
     slots = node_sandbox_slots(cfg)
     assert slots == 4
-    config = sandbox_config(cfg.labels.tests, slots)
+    config = sandbox_config(cfg.sandbox, slots)
     monkeypatch.setattr(memory, "machine_mb", lambda: FAKE_NODE_MB)
     memory.plan.cache_clear()
     try:

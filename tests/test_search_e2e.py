@@ -34,7 +34,7 @@ def prm_checkpoint(tmp_path_factory, tiny_model_dir) -> Path:
         "data": {"shards": [str(root / "labels")], "val_fraction": 0.0},
         "train": {"max_steps": 1, "batch_size": 2, "save_every": 0, "eval_every": 0},
         "optim": {"warmup_steps": 0},  # one step: no warm-up to reach
-        "output_dir": str(root / "out"),
+        "output": {"dir": str(root / "out")},
     })  # fmt: skip
     return Path(summary["final"])
 

@@ -5,16 +5,26 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from functools import partial
 
 import pytest
 
+from labeling.engine_request import EngineRequest
 from labeling.search import Aggregation, PRMScoreError
 from labeling.splitters import split_steps
 from pipelines.cli import ConfigError
+from pipelines.search import registry
+from pipelines.search.config import validate
 from pipelines.search.driver import Task, run_tasks
 from pipelines.search.job import SearchJob, final_answer, states_answer
-from pipelines.search.strategies import Gen, Sample, TreeParams, sampling, tree_search
+from pipelines.search.strategies import (
+    SAMPLING,
+    Sample,
+    TreeParams,
+    sampling,
+    tree_search,
+)
 from tests.search_fakes import RIGHT, FakeGenerator, FakePRM
 
 SPLIT = partial(split_steps, mode="auto")
@@ -26,12 +36,12 @@ class RecordingGenerator(FakeGenerator):
 
     def __init__(self, right_share: float = 0.3) -> None:
         super().__init__(right_share)
-        self.rounds: list[list[Gen]] = []
+        self.rounds: list[list[EngineRequest]] = []
         self.tokens = 0
 
-    def submit(self, items):
-        self.rounds.append([g for _, g in items])
-        out = super().submit(items)
+    def submit(self, requests):
+        self.rounds.append(list(requests))
+        out = super().submit(requests)
         self.tokens += sum(s.tokens for samples in out for s in samples)
         return out
 
@@ -39,23 +49,28 @@ class RecordingGenerator(FakeGenerator):
 def run_one(co, gen=None, prm=None):
     gen = gen or RecordingGenerator()
     prm = prm or FakePRM()
-    (decisions,) = run_tasks([Task(co, [{"role": "user", "content": "q"}], "q", "problem p")],
-                             gen, prm)  # fmt: skip
+    (decisions,) = run_tasks([Task(co, "q", "problem p")], gen, prm)
     return decisions, gen, prm
 
 
+def base(seed=7, max_tokens=400):
+    """The problem's request: one user message, the chain's token cap, the search's seed."""
+    return EngineRequest.user("q", n=1, seed=seed, max_tokens=max_tokens, temperature=0.8)
+
+
 def tree(p, dvts=False):
-    return tree_search(p, dvts, SPLIT, final_answer, states_answer)
+    params, request = p
+    return tree_search(params, request, dvts, SPLIT, final_answer, states_answer)
 
 
 def params(budget, width=4, depth=4, seed=7):
-    return TreeParams(budget, width, depth, 50, 400, "\n\n", Aggregation.last, seed)
+    return TreeParams(budget, width, depth, 50, "\n\n", Aggregation.last), base(seed)
 
 
 def test_sampling_reuses_one_draw_and_counts_only_the_first_n():
-    co = sampling([1, 4, 8], 11, 400, SPLIT, final_answer, AGGS, True, True)
+    co = sampling(base(11), [1, 4, 8], SPLIT, final_answer, AGGS, SAMPLING)
     decisions, gen, prm = run_one(co)
-    samples = gen.submit([([], Gen("", 8, 11, 400))])[0]  # the same draw again
+    samples = gen.submit([replace(base(11), n=8)])[0]  # the same draw again
     assert len(gen.rounds) == 2 and gen.rounds[0][0].n == 8  # one request for every budget
     by = {(d.strategy, d.aggregation, d.budget): d for d in decisions}
     assert len(by) == 3 * (1 + 2 * len(AGGS))
@@ -102,7 +117,7 @@ def test_last_round_completes_every_chain():
 def test_beam_with_one_round_is_best_of_n():
     """With max_depth=1 beam search samples N whole chains and keeps the best scored one."""
     (beam,), gen, _ = run_one(tree(params(8, depth=1)))
-    (samples,) = FakeGenerator().submit([([], gen.rounds[0][0])])
+    (samples,) = FakeGenerator().submit([gen.rounds[0][0]])
     assert beam.candidates == 8
     assert (beam.answer == RIGHT) == any(final_answer(s.text) == RIGHT for s in samples)
     assert beam.score == max(FakePRM().score_many([("q", SPLIT(s.text))])[0][-1]
@@ -111,7 +126,7 @@ def test_beam_with_one_round_is_best_of_n():
 
 def test_lockstep_batches_every_task_of_a_round_together():
     gen = RecordingGenerator()
-    tasks = [Task(tree(params(4, seed=s)), [], "q", f"t{s}")
+    tasks = [Task(tree(params(4, seed=s)), "q", f"t{s}")
              for s in range(5)]  # fmt: skip
     run_tasks(tasks, gen, FakePRM())
     assert len(gen.rounds[0]) == 5  # the first round of all five searches in one submit
@@ -141,8 +156,8 @@ def test_a_prm_that_drops_chains_is_an_error():
 
 def test_an_engine_that_returns_fewer_samples_is_an_error():
     class Short(FakeGenerator):
-        def submit(self, items):
-            return [s[:-1] for s in super().submit(items)]
+        def submit(self, requests):
+            return [s[:-1] for s in super().submit(requests)]
 
     with pytest.raises(ValueError, match="instead of 4"):
         run_one(tree(params(4)), gen=Short())
@@ -214,6 +229,42 @@ def test_job_with_majority_only_needs_no_prm(tmp_path):
     cfg.prm.backend = cfg.prm.backend.none
     m = SearchJob(cfg, FakeGenerator(), None).run()
     assert {r["strategy"] for r in m["summary"]} == {"majority"}
+
+
+def check_strategy_alone(out, name: str) -> None:
+    """Strategy `name` alone writes rows (every problem, every budget) and only its own:
+    `search.strategies=[best_of_n]` must not also write weighted_vote rows (nor the reverse);
+    the sampling strategies share one sample, not one switch."""
+    from pipelines.search.output import read_rows
+
+    cfg = job_cfg(out, strategies=["majority"])
+    cfg.search.strategies = [name]  # set after typing: a toy strategy is not in the enum
+    validate(cfg)
+    m = SearchJob(cfg, FakeGenerator(), FakePRM()).run()
+    rows = read_rows(out)
+    assert {r["strategy"] for r in rows} == {name} == {r["strategy"] for r in m["summary"]}
+    assert {(r["problem_id"], r["budget"]) for r in rows} == {
+        (p, n) for p in {r["problem_id"] for r in rows} for n in cfg.search.budgets}
+    assert len({r["problem_id"] for r in rows}) == m["counts"]["problems_searched"] == 3
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_each_strategy_alone_writes_only_its_own_rows(tmp_path, name):
+    check_strategy_alone(tmp_path, name)
+
+
+def test_the_config_offers_exactly_the_registered_strategies():
+    from pipelines.search.config import SearchSection, Strategy
+
+    assert list(Strategy.__members__) == list(registry.names())
+    assert SearchSection().strategies == list(Strategy)
+
+
+def test_best_of_n_and_weighted_vote_together_write_both(tmp_path):
+    cfg = job_cfg(tmp_path, strategies=["best_of_n", "weighted_vote"])
+    m = SearchJob(cfg, FakeGenerator(), FakePRM()).run()
+    assert {(r["strategy"], r["aggregation"]) for r in m["summary"]} == {
+        (s, a) for s in ("best_of_n", "weighted_vote") for a in ("last", "min")}
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,7 @@ def _cfg(root, model, out, **train):
             "torch_threads": 1,
             **train,
         },
-        "output_dir": str(out),
+        "output": {"dir": str(out)},
     }
 
 
@@ -76,7 +76,7 @@ ENUM_TYPOS = [
 
 @pytest.mark.parametrize(("override", "key"), ENUM_TYPOS)
 def test_enum_typo_exits_2_with_one_sentence(tmp_path, override, key):
-    line = app_error_line("prm-train", [override, f"output_dir={tmp_path}/o"], tmp_path)
+    line = app_error_line("prm-train", [override, f"output.dir={tmp_path}/o"], tmp_path)
     assert key in line and "expected one of" in line.lower()
     assert not (tmp_path / "o").exists()  # nothing started
 
@@ -136,7 +136,7 @@ def test_soft_labels_in_the_qwen2_prm_format(setup, tmp_path):
                 **cfg,
                 "model": {"path": summary["final"]},
                 "export": {"format": "causal_lm"},
-                "output_dir": str(tmp_path / "again"),
+                "output": {"dir": str(tmp_path / "again")},
             }
         )
 

@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
+from tests.apps import hydra_apps, scripts
+
 ROOT = Path(__file__).resolve().parents[1]
-APPS = ("prm-label", "prm-train", "prm-eval", "prm-search", "prm-report", "prm-export",
-        "prm-prepare-model", "prm-audit", "prm-reward-server")
-HYDRA_APPS = {"prm-label": "config", "prm-train": "train", "prm-eval": "eval",
-              "prm-search": "search", "prm-report": "report", "prm-audit": "audit",
-              "prm-reward-server": "reward"}
+# Every script of [project.scripts]; the Hydra ones by their declaration (tests/apps.py).
+APPS = tuple(sorted(scripts()))
+HYDRA_APPS = {name: app.config_name for name, app in hydra_apps().items()}
 
 pytestmark = pytest.mark.slow
 

@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from labeling.latex import MAX_ANSWER_CHARS, last_boxed
 from labeling.schema import Chain, Problem, Status, StepVerdict
+from labeling.thinking import answer_region
 from verifiers.base import ChainVerifier
 from verifiers.killable import (
     CheckCrashedError,
@@ -24,6 +25,11 @@ from verifiers.killable import (
     KillableWorker,
 )
 
+# The bound of one equivalence check unless a caller says otherwise; the apps' default
+# (`answer_check.timeout_s`) is this constant, and every checker below defaults to it.
+ANSWER_TIMEOUT_S = 5.0
+
+UNFINISHED = "unfinished"  # `extract_answer`'s "how" for a thinking that never closed
 _HASHES = re.compile(r"####\s*(.+?)\s*$", re.M)
 _ANSWER_IS = re.compile(
     r"(?:final answer|the answer)\s*(?:is|:)\s*[:\s]*(.{1,200}?)(?:\.\s|\.?$|\n)", re.I | re.M
@@ -37,8 +43,15 @@ _UNIT_TAIL = re.compile(r"\s*(?:[a-zA-Z][a-zA-Z ]*|\\text\{[^}]*\}|\\mbox\{[^}]*
 def extract_answer(text: str) -> tuple[str | None, str]:
     """(answer, how) from a chain's text; how is boxed|hashes|answer_is|prm800k|last_number.
 
-    Returns (None, "none") when nothing answer-like is found. Does not judge the answer.
+    Returns (None, "none") when nothing answer-like is found, and (None, "unfinished") for a
+    reasoning trace whose thinking never closed: its answer is unknown, and never read out of
+    the thinking (`labeling.thinking.answer_region`; after `</think>` only, when there is
+    one). Does not judge the answer.
     """
+    region = answer_region(text)
+    if region is None:
+        return None, UNFINISHED
+    text = region
     boxed = last_boxed(text)
     if boxed:
         return boxed[:MAX_ANSWER_CHARS], "boxed"
@@ -105,7 +118,7 @@ class Outcome:
 class AnswerChecker:
     """Compares answers with references; one killable Math-Verify worker per checker."""
 
-    def __init__(self, timeout_s: float = 5.0, memory_mb: int = 2048) -> None:
+    def __init__(self, timeout_s: float = ANSWER_TIMEOUT_S, memory_mb: int = 2048) -> None:
         self.timeout_s = timeout_s
         self._worker = KillableWorker(memory_mb=memory_mb, warmup=_warm_math_verify)
         self._compare = _math_verify_equal  # runs in the worker; tests swap in a broken one
@@ -134,6 +147,9 @@ class AnswerChecker:
         if not reference.strip():
             raise ValueError("problem has no reference answer; cannot judge the outcome")
         answer, how = extract_answer(text)
+        if how == UNFINISHED:
+            return Outcome(None, None, "final answer unknown: the thinking never closed (no "
+                           "</think>; cut at max_tokens?)", Status.UNVERIFIABLE)
         if answer is None:
             return Outcome(None, False, "no final answer found", Status.INCORRECT)
         try:
@@ -157,7 +173,7 @@ class AnswerVerifier(ChainVerifier):
 
     name = "answer"
 
-    def __init__(self, timeout_s: float = 5.0) -> None:
+    def __init__(self, timeout_s: float = ANSWER_TIMEOUT_S) -> None:
         self.checker = AnswerChecker(timeout_s=timeout_s)
 
     def verify_chain(self, problem: Problem, chain: Chain) -> list[StepVerdict]:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from labeling.code_steps import code_prefixes, extract_code, prefix_parses
 from labeling.schema import Chain, Problem, Status, StepVerdict
 from verifiers.base import ChainVerifier
+from verifiers.sandbox.result import SANDBOX_WORKERS
 from verifiers.sandbox.runner import ExecutionResult, SandboxConfig, default_sandbox
 
 
@@ -89,7 +90,7 @@ class CodeTestVerifier(ChainVerifier):
     def __init__(
         self,
         config: SandboxConfig | None = None,
-        workers: int = 2,
+        workers: int = SANDBOX_WORKERS,
         syntax: bool = True,
         name: str = "tests",
     ) -> None:

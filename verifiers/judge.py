@@ -1,12 +1,16 @@
 """The `judge` label source: an LLM critic names each chain's earliest wrong step.
 
-`JudgeVerifier.verify(items)` sends one critic request per chain (the problem and the tagged
-steps, `labeling.judge_protocol.build_prompt`), each asking for `votes` samples, in ONE call
+`JudgeVerifier.verify(items)` sends one critic `EngineRequest` per chain (the problem and the
+tagged steps, `labeling.judge_protocol.build_prompt`), each asking for `votes` samples, in ONE call
 of the `Critic` (the engine batches them over its actors); every sample is parsed
 defensively (the answer is read only from the protocol's place, never from the solution text
 the critic quotes) and the votes become per-step verdicts under the vote rule `vote`
 (`judge_protocol.JudgeVote`: majority of all votes by default, unparsable votes counted as
 abstentions; `judge_protocol` documents each rule).
+
+`protocol="sections"` (reasoning traces cut into sections) asks DeltaBench's question
+instead: every section numbered from 1 and judged on its own, the critic listing each wrong
+one (`labeling.judge_sections`), so a slip and its later correction get their own labels.
 
 The `Critic` is the only thing that touches a model: `pipelines/engine/critic.py` implements
 it with the engine pool (its own pool when the judge's model differs from the sampler's),
@@ -21,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
 from labeling.judge_protocol import (
     CriticAnswer,
@@ -29,18 +34,15 @@ from labeling.judge_protocol import (
     judge_verdicts,
     parse_answer,
 )
+from labeling.judge_sections import (
+    SectionVote,
+    build_sections_prompt,
+    parse_sections_answer,
+    section_verdicts,
+)
 from labeling.schema import Chain, Problem, Status, StepVerdict
 
-
-@dataclass(frozen=True, slots=True)
-class CritiqueRequest:
-    """`n` samples of the critic's answer to `prompt_text` (a user message)."""
-
-    prompt_text: str
-    n: int
-    seed: int
-    max_tokens: int
-    temperature: float
+PROTOCOLS = ("first_error", "sections")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +54,7 @@ class Critique:
 
 @runtime_checkable
 class Critic(Protocol):
-    def critique(self, requests: Sequence[CritiqueRequest]) -> list[list[Critique]]:
+    def critique(self, requests: Sequence[EngineRequest]) -> list[list[Critique]]:
         """For each request, in order, up to `request.n` samples (fewer only when the engine
         could not run it, e.g. a prompt longer than the context)."""
         ...
@@ -73,7 +75,11 @@ class JudgeVerifier:
         seed: int = 0,
         max_evidence: int = 400,
         vote: JudgeVote | str = JudgeVote.majority,
+        protocol: str = "first_error",
     ) -> None:
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"judge protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
+        self.protocol = protocol
         if votes < 1:
             raise ValueError(f"judge votes must be >= 1, got {votes}")
         if vote not in set(JudgeVote):
@@ -87,10 +93,12 @@ class JudgeVerifier:
         self.seed = seed
         self.max_evidence = max_evidence
 
-    def requests(self, items: Sequence[tuple[Problem, Chain]]) -> list[CritiqueRequest]:
+    def requests(self, items: Sequence[tuple[Problem, Chain]]) -> list[EngineRequest]:
+        """One request per chain: the critic prompt as the user message, `votes` samples."""
         return [
-            CritiqueRequest(
-                prompt_text=build_prompt(p.question, c.steps),
+            EngineRequest.user(
+                build_sections_prompt(p.question, c.steps) if self.protocol == "sections"
+                else build_prompt(p.question, c.steps),
                 n=self.votes,
                 seed=derive_seed(self.seed, "judge", c.chain_id),
                 max_tokens=self.max_tokens,
@@ -109,11 +117,14 @@ class JudgeVerifier:
             raise RuntimeError(f"critic returned {len(results)} results for {len(todo)} requests")
         for (i, (_, chain)), samples in zip(todo, results, strict=True):
             n = len(chain.steps)
-            answers = [_parse(s, chain.steps) for s in samples]
-            if not answers:
+            if not samples:
                 out[i] = [StepVerdict(Status.ERROR, None, None, "the critic returned nothing")] * n
-                continue
-            out[i] = judge_verdicts(answers, n, self.max_evidence, self.vote)
+            elif self.protocol == "sections":
+                votes = [_parse_sections(s, n) for s in samples]
+                out[i] = section_verdicts(votes, n, self.max_evidence, self.vote)
+            else:
+                answers = [_parse(s, chain.steps) for s in samples]
+                out[i] = judge_verdicts(answers, n, self.max_evidence, self.vote)
         return out
 
 
@@ -130,4 +141,15 @@ def _parse(sample: Critique, steps: Sequence[str]) -> CriticAnswer:
     return answer
 
 
-__all__ = ["Critic", "CriticAnswer", "Critique", "CritiqueRequest", "JudgeVerifier"]
+def _parse_sections(sample: Critique, n_sections: int) -> SectionVote:
+    """A section vote, with the engine's reason when it never produced an answer."""
+    if sample.finish == "prompt_too_long":
+        return SectionVote(sample.text, None, "the critic prompt does not fit the judge's "
+                           "model.max_model_len", sample.tokens)
+    vote = parse_sections_answer(sample.text, n_sections, sample.tokens)
+    if vote.errors is None and sample.finish == "length":
+        return SectionVote(vote.text, None, f"{vote.problem}; cut at max_tokens", vote.tokens)
+    return vote
+
+
+__all__ = ["Critic", "CriticAnswer", "Critique", "JudgeVerifier"]

@@ -31,6 +31,7 @@ def problem_texts(problem: Problem) -> dict[str, object]:
         "entry_point": problem.entry_point,
         "source_dataset": problem.source_dataset,
         "steps": [g.steps for g in problem.given_chains],
+        "response": [g.text for g in problem.given_chains],
         "model": [g.model for g in problem.given_chains],
     }
 

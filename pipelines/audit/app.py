@@ -2,7 +2,7 @@
 reviewers' verdicts folded back in as a new dataset version.
 
     prm-audit audit.dir=runs/v1                            # review pack -> runs/v1/audit/
-    prm-audit audit.mode=import audit.dir=runs/v1 audit.verdicts=[verdicts.json] audit.out=runs/v2
+    prm-audit audit.mode=import audit.dir=runs/v1 audit.verdicts=[verdicts.json] output.dir=runs/v2
     prm-audit audit.mode=estimate audit.dir=runs/v2 audit.pack=runs/v1/audit
 
 `main()` only parses the config and calls `run(cfg)`, which tests call directly.
@@ -10,22 +10,16 @@ reviewers' verdicts folded back in as a new dataset version.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
-import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from labeling.audit_estimate import Method, Reviewed, estimate
 from labeling.audit_sample import HUMAN, step_key
 from labeling.shards import DatasetDir
-from pipelines.audit.config import AuditJobConfig, Mode, register, validate
-from pipelines.cli import compose_or_explain, run_or_explain
-from pipelines.confdir import CONF_DIR
-
-# An absolute path: `conf/` is a top-level folder, not a package, so a relative module path
-# would fail when the job starts from the installed `prm-audit` script.
+from pipelines.audit.config import RENAMED, AuditJobConfig, Mode, register, validate
+from pipelines.cli import HydraApp
 
 
 def typed(cfg: DictConfig | AuditJobConfig) -> AuditJobConfig:
@@ -60,20 +54,37 @@ def quality(root: Path, pack: Path, method: Method) -> dict[str, Any]:
                       x["first_errors"]) for x in lines]  # fmt: skip
     human = human_verdicts(root)
     rows = [q.row() for q in estimate(items, human, plan["sizes"], method)]
-    reviewed = sum(1 for x in lines if human.get(x["key"]) is not None)
-    return {"pack": plan["pack"], "policy": plan["policy"], "interval": str(method),
-            "confidence": 0.95, "reviews": reviewed, "coverage": plan["coverage"],
-            "figures": rows}  # fmt: skip
+    sampled = {x["chain_id"] for x in lines}
+    steps = [k.rsplit("#", 1)[0] for k, v in human.items() if v is not None]
+    steps = [c for c in steps if c in sampled]
+    return {"pack": plan["pack"], "policy": plan["policy"],
+            "after_error": plan.get("after_error", "negative"), "interval": str(method),
+            "confidence": 0.95, "reviews": len(steps), "reviewed_chains": len(set(steps)),
+            "sampled_chains": len(sampled), "sampled_steps": len(lines),
+            "coverage": plan["coverage"], "figures": rows}  # fmt: skip
 
 
 def format_quality(q: dict[str, Any]) -> str:
-    head = f"{'source':<16}{'measure':<21}{'estimate':>9}  {'95% interval':<17}{'reviews':>8}"
-    out = [f"label quality ({q['interval']} 95% intervals, policy {q['policy']}, "
-           f"{q['reviews']} reviewed steps)", head]  # fmt: skip
+    out = [
+        f"label quality: {q['interval']} 95% intervals, policy {q['policy']}, after_error "
+        f"{q.get('after_error', 'negative')}",
+        f"reviewed: {q.get('reviewed_chains', '?')} of {q.get('sampled_chains', '?')} sampled "
+        f"chains, {q['reviews']} steps with a verdict (a chain answer gives one to every",
+        "  step up to its first error); each row rests on its own `reviews`: the labels its",
+        "  stratum drew whose claim the answers decide (a step drawn by several strata counts "
+        "in each)",
+        "claim step: the label is about the step itself, scored against its verdict; prefix: "
+        "a False",
+        "  after the first error (\"the chain has gone wrong by here\"), scored against the "
+        "chain's first error",
+        f"{'source':<16}{'claim':<8}{'measure':<21}{'estimate':>9}  {'95% interval':<17}"
+        f"{'reviews':>8}{'population':>11}",
+    ]
     for r in q["figures"]:
         est = "–" if r["estimate"] is None else f"{r['estimate']:.3f}"
-        out.append(f"{r['source']:<16}{r['measure']:<21}{est:>9}  "
-                   f"[{r['low']:.3f}, {r['high']:.3f}]  {r['reviews']:>8}")  # fmt: skip
+        out.append(f"{r['source']:<16}{r.get('claim') or '-':<8}{r['measure']:<21}{est:>9}  "
+                   f"[{r['low']:.3f}, {r['high']:.3f}]  {r['reviews']:>8}"
+                   f"{r['population']:>11}")  # fmt: skip
     cov = ", ".join(f"{s} {c}" for s, c in q["coverage"].items())
     out.append(f"coverage (share of steps labeled): {cov}")
     return "\n".join(out)
@@ -87,18 +98,21 @@ def run(cfg: DictConfig | AuditJobConfig) -> dict[str, Any]:
         from pipelines.audit.pack import write_pack
 
         plan = write_pack(root, pack, a.seed, a.target_halfwidth, a.budget, a.queue, a.blind,
-                          a.reviewer == "oracle")  # fmt: skip
-        print(f"prm-audit: {plan['items']} steps to review ({plan['stratified_items']} "
-              f"stratified, the rest from the uncertainty queue) -> {pack / 'review.html'}")
+                          a.reviewer == "oracle", a.review_mode)  # fmt: skip
+        print(f"prm-audit: {plan['items']} steps of {plan['chains']} chains to review "
+              f"({plan['stratified_items']} stratified, the rest from the uncertainty queue) "
+              f"-> {pack / 'review.html'} ({a.review_mode} mode)")
         return plan
     if a.mode == Mode["import"]:
         from pipelines.audit.importer import import_verdicts
 
-        man = import_verdicts(root, pack, a.verdicts, Path(a.out), c.labels.neutral)
+        man = import_verdicts(root, pack, a.verdicts, Path(c.output.dir), c.labels.neutral)
         s = man["audit"]
-        print(f"prm-audit: {s['verdicts_used']} verdicts applied ({s['steps_relabeled']} step "
-              f"labels changed in {s['chains_relabeled']} chains), {s['quarantined']} "
-              f"quarantined, {s['skipped']} skipped -> {Path(a.out) / 'manifest.json'}")
+        print(f"prm-audit: {s['verdicts_used']} step verdicts and {s['chain_answers_used']} "
+              f"chain answers applied ({s['steps_reviewed']} steps reviewed, "
+              f"{s['steps_relabeled']} step labels changed in {s['chains_relabeled']} chains), "
+              f"{s['quarantined']} quarantined, {s['skipped']} skipped -> "
+              f"{Path(c.output.dir) / 'manifest.json'}")
         return man
     q = quality(root, pack, a.interval)
     d = DatasetDir(root)
@@ -110,15 +124,11 @@ def run(cfg: DictConfig | AuditJobConfig) -> dict[str, Any]:
     return q
 
 
-@hydra.main(config_path=CONF_DIR, config_name="audit", version_base=None)
-def _hydra_main(cfg: DictConfig) -> None:
-    run_or_explain("prm-audit", run, cfg)
+APP = HydraApp("prm-audit", "audit", AuditJobConfig, register, run, __doc__, renamed=RENAMED)
 
 
 def main() -> None:
-    register()
-    compose_or_explain("prm-audit", CONF_DIR, "audit", sys.argv[1:], AuditJobConfig, __doc__)
-    _hydra_main()
+    APP.main()
 
 
 if __name__ == "__main__":

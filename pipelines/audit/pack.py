@@ -3,8 +3,9 @@
     <pack>/plan.json                what was sampled from which dataset, strata sizes, coverage
     <pack>/samples.jsonl            one line per step to review (strata, queue rank, labels)
     <pack>/review.html              self-contained review page (no server, no fetches)
-    <pack>/labelstudio_tasks.json   the same steps as Label Studio tasks
+    <pack>/labelstudio_tasks.json   the step questions as Label Studio tasks
     <pack>/labelstudio_config.xml   the labeling interface those tasks expect
+    <pack>/labelstudio_chain_tasks.json, labelstudio_chain_config.xml: the chain questions
     <pack>/verdicts-oracle.json     audit.reviewer=oracle: answers from the data's human labels
 
 Every file is written atomically; the dataset itself is only read.
@@ -19,9 +20,18 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from labeling.audit_claims import Claim
 from labeling.audit_estimate import coverage
-from labeling.audit_sample import SampleItem, StepView, chain_views, review_plan, strata
-from labeling.audit_verdicts import PAGE_FORMAT
+from labeling.audit_sample import (
+    SampleItem,
+    StepView,
+    chain_views,
+    parse_stratum,
+    review_plan,
+    strata,
+)
+from labeling.audit_verdicts import PAGE_FORMAT, Mode
+from labeling.first_error import first_error
 from labeling.report_stats import read_manifest
 from labeling.schema import Neutral
 from labeling.shards import atomic_write_bytes, read_shard, shard_files
@@ -29,6 +39,7 @@ from pipelines.cli import UserError
 
 SAMPLES, PLAN, PAGE = "samples.jsonl", "plan.json", "review.html"
 LS_TASKS, LS_CONFIG = "labelstudio_tasks.json", "labelstudio_config.xml"
+LS_CHAIN_TASKS, LS_CHAIN_CONFIG = "labelstudio_chain_tasks.json", "labelstudio_chain_config.xml"
 ORACLE = "verdicts-oracle.json"
 MARK = "background:#fff3c4;border-left:4px solid #e0a800;padding:4px"  # the step under review
 VERDICT_WORDS = ("correct", "incorrect", "neutral", "skip")
@@ -46,6 +57,11 @@ def policy_of(manifest: dict[str, Any]) -> str:
     return str(((manifest.get("config") or {}).get("labels") or {}).get("policy") or "policy")
 
 
+def after_error_of(manifest: dict[str, Any]) -> str:
+    labels = (manifest.get("config") or {}).get("labels") or {}
+    return str(labels.get("after_error") or "negative")
+
+
 def neutral_of(manifest: dict[str, Any]) -> Neutral:
     value = ((manifest.get("config") or {}).get("labels") or {}).get("neutral")
     return Neutral(value) if value else Neutral.positive
@@ -57,9 +73,18 @@ def mc_threshold(manifest: dict[str, Any]) -> float:
 
 
 def first_errors(chain: list[StepView]) -> dict[str, int | None]:
-    """Each source's first False step in the chain (-1: none)."""
+    """Each source's first error in the chain (`labeling.first_error.first_error`: -1 every
+    step right, None nothing located)."""
     sources = chain[0].labels.keys() if chain else ()
-    return {s: next((v.step for v in chain if v.labels[s] is False), -1) for s in sources}
+    return {s: first_error([v.labels[s] for v in chain]) for s in sources}
+
+
+def asks(strata_drawn: list[str]) -> list[str]:
+    """The questions a sampled step needs: `step` for a step claim (and for a queue step,
+    drawn for a doubt about the step), `chain` for a prefix claim."""
+    claims = {parse_stratum(name)[2] for name in strata_drawn} or {str(Claim.step)}
+    return [q for q, c in ((Mode.step.value, Claim.step), (Mode.chain.value, Claim.prefix))
+            if str(c) in claims]  # fmt: skip
 
 
 def sample_line(it: SampleItem, chain: list[StepView]) -> dict[str, Any]:
@@ -67,54 +92,75 @@ def sample_line(it: SampleItem, chain: list[StepView]) -> dict[str, Any]:
     return {
         "key": v.key, "problem_id": v.problem_id, "chain_id": v.chain_id, "step": v.step,
         "n_steps": v.n_steps, "strata": it.strata, "queue_rank": it.queue_rank,
-        "reasons": it.reasons, "labels": dict(v.labels), "first_errors": first_errors(chain),
+        "reasons": it.reasons, "labels": dict(v.labels), "claims": dict(v.claims),
+        "first_errors": first_errors(chain), "asks": asks(it.strata),
     }  # fmt: skip
 
 
 def page_item(line: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
-    """What the page shows for one step: the problem, the chain, and (after the answer, when
-    blind) what every source said about this step."""
+    """One sampled step on the page: which questions it needs, and (after the answer, when
+    blind) what every source said about it."""
     said = [
         {"source": v["source"], "status": v["status"], "score": v["score"],
          "evidence": v["evidence"] or ""}
         for v in row["verdicts"] or () if v["step"] == line["step"]
     ]  # fmt: skip
     return {
-        "key": line["key"], "problem": row["prompt"], "steps": row["completions"],
-        "step": line["step"], "labels": line["labels"], "said": said,
+        "key": line["key"], "chain": line["chain_id"], "step": line["step"],
+        "asks": line.get("asks") or [Mode.step.value], "labels": line["labels"],
+        "claims": line.get("claims") or {}, "said": said,
         "why": "; ".join(line["reasons"]) or ("stratified: " + ", ".join(line["strata"])),
     }
 
 
-def render_page(pack_id: str, items: list[dict[str, Any]], blind: bool, title: str) -> str:
+def page_chain(row: dict[str, Any], views: list[StepView]) -> dict[str, Any]:
+    """One sampled chain on the page: its text and every source's labels (shown after the
+    answer, when blind)."""
+    sources = views[0].labels.keys() if views else ()
+    return {"problem": row["prompt"], "steps": row["completions"],
+            "labels": {s: [v.labels[s] for v in views] for s in sources}}  # fmt: skip
+
+
+def render_page(pack_id: str, chains: dict[str, Any], items: list[dict[str, Any]],
+                blind: bool, mode: str, title: str, neutral: str = "positive") -> str:  # fmt: skip
     env = Environment(
         loader=PackageLoader("pipelines.audit", "templates"),
         autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True,
     )  # fmt: skip
-    data = {"pack": pack_id, "format": PAGE_FORMAT, "blind": blind, "items": items}
+    # `neutral`: what a neutral step verdict counts as when the page checks it against a
+    # chain answer (the dataset's labels.neutral, as the import does by default).
+    data = {"pack": pack_id, "format": PAGE_FORMAT, "blind": blind, "mode": str(mode),
+            "neutral": str(neutral), "chains": chains, "items": items}  # fmt: skip
     return env.get_template("review.html.j2").render(data=data, title=title)
 
 
-def labelstudio_tasks(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One task per step; the chain as HTML with the step under review marked."""
+def _ls_chain_html(steps: list[str], mark: int | None = None) -> str:
     from html import escape
 
-    tasks = []
-    for it in items:
-        steps = "".join(
-            f'<p style="{MARK if i == it["step"] else ""}">'
-            f"<b>Step {i + 1}.</b> {escape(s)}</p>"
-            for i, s in enumerate(it["steps"])
-        )  # fmt: skip
-        tasks.append({"data": {"item": it["key"], "problem": it["problem"], "chain": steps,
-                               "step_number": it["step"] + 1}})  # fmt: skip
-    return tasks
+    return "".join(f'<p style="{MARK if i == mark else ""}"><b>Step {i}.</b> {escape(s)}</p>'
+                   for i, s in enumerate(steps))  # fmt: skip
+
+
+def labelstudio_tasks(items: list[dict[str, Any]], chains: dict[str, Any]
+                      ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:  # fmt: skip
+    """(step tasks, chain tasks): one step task per sampled step that needs a step question,
+    the step under review marked; one chain task per chain with a prefix claim to check.
+    Steps are numbered from 0, as in the data."""
+    step_tasks = [{"data": {"item": it["key"], "problem": chains[it["chain"]]["problem"],
+                            "chain": _ls_chain_html(chains[it["chain"]]["steps"], it["step"]),
+                            "step_number": it["step"]}}
+                  for it in items if Mode.step.value in it["asks"]]  # fmt: skip
+    wanted = dict.fromkeys(it["chain"] for it in items if Mode.chain.value in it["asks"])
+    chain_tasks = [{"data": {"chain_id": c, "problem": chains[c]["problem"],
+                             "chain": _ls_chain_html(chains[c]["steps"]),
+                             "last_step": len(chains[c]["steps"]) - 1}} for c in wanted]
+    return step_tasks, chain_tasks
 
 
 LS_INTERFACE = """<View>
   <Header value="Problem"/>
   <Text name="problem" value="$problem"/>
-  <Header value="Is step $step_number (highlighted) correct?"/>
+  <Header value="Is step $step_number (highlighted) itself correct? (Steps count from 0.)"/>
   <HyperText name="chain" value="$chain"/>
   <Choices name="verdict" toName="chain" choice="single" showInline="true" required="true">
     <Choice value="correct" hotkey="c"/>
@@ -124,58 +170,64 @@ LS_INTERFACE = """<View>
 </View>
 """
 
-
-def oracle_verdict(row: dict[str, Any], step: int) -> str:
-    """What the data's own human labels say about a step (skip where they say nothing)."""
-    ratings, bools = row.get("human_ratings"), row.get("human_labels")
-    if ratings is not None and ratings[step] is not None:
-        return {1: "correct", 0: "neutral", -1: "incorrect"}[int(ratings[step])]
-    if bools is not None and bools[step] is not None:
-        return "correct" if bools[step] else "incorrect"
-    return "skip"
+LS_CHAIN_INTERFACE = """<View>
+  <Header value="Problem"/>
+  <Text name="problem" value="$problem"/>
+  <Header value="Which step is the first wrong one? Steps count from 0 (the last is
+    $last_step); -1: every step is correct."/>
+  <HyperText name="chain" value="$chain"/>
+  <Number name="first_error" toName="chain" min="-1" required="true"/>
+</View>
+"""
 
 
 def write_pack(
     root: Path, pack: Path, seed: int, halfwidth: float, budget: int, queue: int,
-    blind: bool, oracle: bool,
+    blind: bool, oracle: bool, mode: str = Mode.chain.value,
 ) -> dict[str, Any]:  # fmt: skip
-    """Sample the dataset at `root` into the review pack at `pack`; returns the plan."""
+    """Sample the dataset at `root` into the review pack at `pack`; returns the plan. `mode`:
+    the page's opening mode, and the one the oracle answers in."""
+    from pipelines.audit.oracle import oracle_export
+
     rows, manifest = load_rows(root)
-    policy = policy_of(manifest)
+    policy, after_error = policy_of(manifest), after_error_of(manifest)
     by_chain = {r["chain_id"]: r for r in rows}
     if len(by_chain) != len(rows):
         raise UserError(f"{root}: chain ids repeat across rows; cannot address steps")
-    chains = {r["chain_id"]: chain_views(r, policy) for r in rows}
+    chains = {r["chain_id"]: chain_views(r, policy, after_error) for r in rows}
     views = [v for vs in chains.values() for v in vs]
     plan_items = review_plan(views, seed, halfwidth, budget, queue, mc_threshold(manifest))
     lines = [sample_line(it, chains[it.view.chain_id]) for it in plan_items]
-    sizes = {f"{s}:{st}": len(vs) for (s, st), vs in sorted(strata(views).items())}
+    sizes = {name: len(vs) for name, vs in sorted(strata(views).items())}
     digest = hashlib.blake2b(digest_size=6)
     for part in (str(manifest.get("config_hash")), str(seed), *[x["key"] for x in lines]):
         digest.update(part.encode() + b"\x1f")
     pack_id = digest.hexdigest()
     plan = {
         "pack": pack_id, "dataset": str(root), "dataset_created_at": manifest.get("created_at"),
-        "config_hash": manifest.get("config_hash"), "policy": policy, "seed": seed,
-        "target_halfwidth": halfwidth, "budget": budget, "queue": queue, "blind": blind,
+        "config_hash": manifest.get("config_hash"), "policy": policy,
+        "after_error": after_error, "seed": seed, "target_halfwidth": halfwidth,
+        "budget": budget, "queue": queue, "blind": blind, "review_mode": mode,
         "steps": len(views), "items": len(lines),
+        "chains": len({x["chain_id"] for x in lines}),
         "stratified_items": sum(1 for x in lines if x["strata"]),
         "sizes": sizes, "coverage": coverage(sizes),
     }  # fmt: skip
     items = [page_item(x, by_chain[x["chain_id"]]) for x in lines]
-    title = f"{Path(root).name}: {len(items)} steps to review"
+    order = dict.fromkeys(x["chain"] for x in items)
+    shown = {c: page_chain(by_chain[c], chains[c]) for c in order}
+    title = f"{Path(root).name}: {len(items)} steps of {len(shown)} chains to review"
     text = "".join(json.dumps(x, sort_keys=True) + "\n" for x in lines)
+    step_tasks, chain_tasks = labelstudio_tasks(items, shown)
     atomic_write_bytes(pack / SAMPLES, text.encode())
-    atomic_write_bytes(pack / PAGE, render_page(pack_id, items, blind, title).encode())
-    atomic_write_bytes(pack / LS_TASKS, json.dumps(labelstudio_tasks(items), indent=1).encode())
+    page = render_page(pack_id, shown, items, blind, mode, title, neutral_of(manifest))
+    atomic_write_bytes(pack / PAGE, page.encode())
+    atomic_write_bytes(pack / LS_TASKS, json.dumps(step_tasks, indent=1).encode())
     atomic_write_bytes(pack / LS_CONFIG, LS_INTERFACE.encode())
+    atomic_write_bytes(pack / LS_CHAIN_TASKS, json.dumps(chain_tasks, indent=1).encode())
+    atomic_write_bytes(pack / LS_CHAIN_CONFIG, LS_CHAIN_INTERFACE.encode())
     if oracle:
-        verdicts = [
-            {"item": x["key"], "verdict": oracle_verdict(by_chain[x["chain_id"]], x["step"])}
-            for x in lines
-        ]
-        export = {"format": PAGE_FORMAT, "pack": pack_id, "reviewer": "oracle",
-                  "verdicts": verdicts}  # fmt: skip
+        export = oracle_export(pack_id, lines, by_chain, mode)
         atomic_write_bytes(pack / ORACLE, json.dumps(export, indent=1).encode())
     atomic_write_bytes(pack / PLAN, json.dumps(plan, indent=1, sort_keys=True).encode())
     return plan

@@ -1,6 +1,6 @@
 """Text generation behind one small interface: a vLLM engine, or a simulated one.
 
-A request is an `EngineRequest` (pipelines/engine/request.py): a chat, the assistant's prefix
+A request is an `EngineRequest` (labeling/engine_request.py): a chat, the assistant's prefix
 and the sampling fields. A result is {"texts": [...n], "tokens": [...n], "finish": [...n]}.
 
 The engine formats prompts itself (chat template + the assistant prefix, tokenised once
@@ -18,21 +18,98 @@ import os
 import random
 import time
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
+from labeling.engine_request import EngineRequest
+from labeling.thinking import THINK_OPEN, template_opener, thinking_open
 from pipelines.engine.feed import EngineFeed
-from pipelines.engine.request import EngineRequest
 
 TOO_LONG = {"texts": [""], "tokens": [0], "finish": ["prompt_too_long"]}
 
 
-def format_prompt(tokenizer: Any, messages: list[dict[str, str]], prefix: str, chat: bool) -> str:
-    """The full prompt text: chat template with the generation prompt, then the prefix."""
+def prompt_head(tokenizer: Any, messages: list[dict[str, str]], chat: bool) -> str:
+    """The prompt before the assistant's prefix: the chat template with the generation
+    prompt (which may open a thinking part: `labeling.thinking.template_opener`)."""
     if chat and tokenizer is not None and getattr(tokenizer, "chat_template", None):
-        head = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-    else:
-        head = "\n\n".join(m["content"] for m in messages) + "\n\n"
+        return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    return "\n\n".join(m["content"] for m in messages) + "\n\n"
+
+
+def format_prompt(tokenizer: Any, messages: list[dict[str, str]], prefix: str, chat: bool) -> str:
+    """The full prompt text: chat template with the generation prompt, then the prefix. When
+    the template opens a thinking part and the prefix starts with its own `<think>` (a
+    sampled trace, which keeps the template's opener: `with_opener`), the prefix's stands in
+    for the template's, so a rollout sees exactly the text the chain was sampled with."""
+    head = prompt_head(tokenizer, messages, chat)
+    opener = template_opener(head)
+    if opener and prefix.startswith(THINK_OPEN):
+        head = head[: len(head) - len(opener)]
     return head + prefix
+
+
+def process_started_at(pid: int | str = "self") -> float | None:
+    """Wall-clock time this process was created (Linux /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime "))
+    except (OSError, StopIteration, IndexError, ValueError):
+        return None
+    return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: starttime in ticks
+
+
+class StartupClock:
+    """Where an engine's start-up went: (phase, wall-clock end) pairs, from the process's
+    creation (`process`, 10 ms resolution) through `actor` (the engine object begins),
+    `torch` (device set up, torch imported), `vllm` (vLLM imported), `loaded` (weights and
+    KV cache ready) to `ready`. The pool logs them at `debug.verbose_engine`."""
+
+    def __init__(self) -> None:
+        started = process_started_at()
+        self.marks: list[tuple[str, float]] = [("process", started)] if started else []
+        self.mark("actor")
+
+    def mark(self, phase: str) -> None:
+        self.marks.append((phase, time.time()))
+
+
+def describe_startup(marks: list[tuple[str, float]], since: float) -> str:
+    """'process +0.4s, actor +2.1s, ...': each phase's end after `since` (the pool's start)."""
+    return ", ".join(f"{phase} {at - since:+.1f}s" for phase, at in marks)
+
+
+def llm_kwargs(model_path: str, choice: Any, max_model_len: int, enforce_eager: bool,
+               prefix_caching: bool, verbose: bool = False) -> dict[str, Any]:  # fmt: skip
+    """`vllm.LLM`'s arguments for one engine of the job (`choice`: a `device.DeviceChoice`);
+    the bare engines of the benchmarks and the calibration take the same."""
+    kwargs: dict[str, Any] = {
+        "model": model_path,
+        "dtype": choice.dtype,
+        "max_model_len": max_model_len,
+        "enforce_eager": enforce_eager,
+        "enable_prefix_caching": prefix_caching,
+        "seed": 0,
+        # Per-request seeds (our reproducibility) crash vLLM's CPU backend when a prompt is
+        # prefilled in chunks ("CPU Generator does not use offset"); whole prefills with a
+        # budget that fits many prompts avoid it at no cost on CPU.
+        "enable_chunked_prefill": False,
+        "max_num_batched_tokens": max(8192, int(max_model_len)),
+        "use_tqdm_on_load": verbose,  # the weights' progress bar is start-up noise
+    }
+    if choice.block_size:
+        kwargs["block_size"] = choice.block_size
+    return kwargs
+
+
+def with_opener(result: dict[str, Any], opener: str) -> dict[str, Any]:
+    """A sampling result whose texts start with the thinking opener the chat template wrote
+    for the model (DeepSeek-R1's and QwQ's templates end with `<think>\\n`): the trace keeps
+    its whole thinking part, and a trace cut inside it reads as unfinished, not as a plain
+    chain. Only for requests without a prefix (a continuation follows its prefix)."""
+    if not opener or result.get("finish", [""])[0] == "prompt_too_long":
+        return result
+    return {**result, "texts": [opener + t for t in result["texts"]]}
 
 
 class VLLMEngine:
@@ -48,9 +125,10 @@ class VLLMEngine:
     def __init__(
         self, model_path: str, model: Any, engine: Any, threads: int = 0, verbose: bool = False,
     ) -> None:  # fmt: skip
-        # model: ModelConfig, engine: EngineConfig (pipelines.label.config)
+        # model: ModelConfig, engine: EngineConfig (pipelines.generation_config)
         from pipelines.engine import device
 
+        self.clock = StartupClock()
         threads = threads or int(getattr(engine, "threads", 0) or 0)
         self.device = device.choose(
             str(model.dtype), engine.num_gpus, threads,
@@ -59,24 +137,13 @@ class VLLMEngine:
         # Must be in the environment before vLLM is imported (CPU backend reads it once).
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(model.kv_cache_gib))
         device.apply(self.device, verbose)
+        self.clock.mark("torch")
         from vllm import LLM
 
-        kwargs: dict[str, Any] = {
-            "model": model_path,
-            "dtype": self.device.dtype,
-            "max_model_len": model.max_model_len,
-            "enforce_eager": model.enforce_eager,
-            "enable_prefix_caching": engine.enable_prefix_caching,
-            "seed": 0,
-            # Per-request seeds (our reproducibility) crash vLLM's CPU backend when a prompt
-            # is prefilled in chunks ("CPU Generator does not use offset"); whole prefills
-            # with a budget that fits many prompts avoid it at no cost on CPU.
-            "enable_chunked_prefill": False,
-            "max_num_batched_tokens": max(8192, int(model.max_model_len)),
-            "use_tqdm_on_load": verbose,  # the weights' progress bar is start-up noise
-        }
-        if self.device.block_size:
-            kwargs["block_size"] = self.device.block_size
+        self.clock.mark("vllm")
+
+        kwargs = llm_kwargs(model_path, self.device, model.max_model_len, model.enforce_eager,
+                            engine.enable_prefix_caching, verbose)
         if engine.num_gpus:
             kwargs["tensor_parallel_size"] = model.tensor_parallel_size
             kwargs["gpu_memory_utilization"] = model.gpu_memory_utilization
@@ -84,6 +151,7 @@ class VLLMEngine:
         self.max_model_len = int(kwargs["max_model_len"])
         # The feed's thread builds the engine and is the only one to run it (see feed.py).
         self.feed = EngineFeed(lambda: self._build(LLM, kwargs))
+        self.clock.mark("loaded")
         self.tokenizer = self.llm.get_tokenizer()
         # Callers format and encode prompts while the feed's thread steps the engine, which
         # decodes with its tokenizer: a Rust tokenizer used from two threads at once can fail
@@ -92,6 +160,7 @@ class VLLMEngine:
             self.encoder = copy.deepcopy(self.tokenizer)
         except Exception:  # an uncopyable tokenizer: share it (calls are then serialised)
             self.encoder = self.tokenizer
+        self.clock.mark("ready")
 
     def _build(self, llm_class: Any, kwargs: dict[str, Any]) -> tuple[Any, int]:
         self.llm = llm_class(**kwargs)
@@ -122,8 +191,29 @@ class VLLMEngine:
         return {"prompt_token_ids": ids}, params
 
     def submit(self, requests: list[EngineRequest], tag: str = "sample") -> Future:
-        """A future of the results, in request order; resolves when all are done."""
-        return self.feed.submit([self._item(r) for r in requests], tag, TOO_LONG)
+        """A future of the results, in request order; resolves when all are done. A
+        request without a prefix whose chat template opens a thinking part gets the opener
+        back at the start of its texts (`with_opener`)."""
+        inner = self.feed.submit([self._item(r) for r in requests], tag, TOO_LONG)
+        openers = [
+            "" if r.prefix else template_opener(prompt_head(self.encoder, r.chat(), self.chat))
+            for r in requests
+        ]
+        if not any(openers):
+            return inner
+        outer: Future = Future()
+
+        def done(fut: Future) -> None:
+            try:
+                results = fut.result()
+            except BaseException as exc:  # the caller sees the engine's own error
+                outer.set_exception(exc)
+                return
+            outer.set_result([with_opener(res, o)
+                              for res, o in zip(results, openers, strict=True)])
+
+        inner.add_done_callback(done)
+        return outer
 
     def generate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:
         return self.submit(requests, tag).result()
@@ -144,6 +234,9 @@ class VLLMEngine:
             text += f"; {preload.describe(names)}"
             if paths:  # resolved on this engine's node, mapped in its own process
                 text += f" from {', '.join(paths)} on this node"
+            why = os.environ.get(preload.REASON_ENV)
+            if why:
+                text += f" ({why})"
         return text
 
     def capacity(self) -> int:
@@ -152,6 +245,11 @@ class VLLMEngine:
 
     def ping(self) -> str:
         return "ok"
+
+    def startup(self) -> list[tuple[str, float]]:
+        """When each start-up phase ended (wall-clock seconds, comparable across the
+        processes of one node): see `StartupClock`."""
+        return self.clock.marks
 
     def pid(self) -> int:
         return os.getpid()
@@ -165,7 +263,8 @@ class SimulatedEngine:
     """Deterministic fake text, no model: exercises the whole pipeline at any scale.
 
     Each completion is 2-6 "Step k:" paragraphs with small arithmetic claims, some wrong,
-    ending in \\boxed{n}; it depends only on the request's seed, so runs are reproducible.
+    ending in \\boxed{n} (after `</think>` when the prefix ends inside a thinking part); it
+    depends only on the request's seed and prefix, so runs are reproducible.
     Token counts are word counts.
     """
 
@@ -186,7 +285,10 @@ class SimulatedEngine:
             a, b = rng.randint(2, 40), rng.randint(2, 40)
             c = a * b if rng.random() > 0.2 else a * b + rng.randint(1, 9)
             steps.append(f"Step {k}: {a} * {b} = {c}.")
-        steps.append(f"The answer is \\boxed{{{rng.randint(0, 60)}}}.")
+        # A prefix inside a thinking part (a reasoning trace's rollout) is continued as a
+        # thinking model would: the thinking closes before the answer.
+        close = ["</think>"] if thinking_open(prefix) else []
+        steps += [*close, f"The answer is \\boxed{{{rng.randint(0, 60)}}}."]
         return "\n\n".join(steps)
 
     def generate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:

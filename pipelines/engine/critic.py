@@ -1,9 +1,10 @@
 """The judge's `Critic`, implemented with an engine pool.
 
-Each `CritiqueRequest` becomes one chat request (the critic prompt as the user message, no
-assistant prefix) asking for `n` samples; one `critique()` call sends them all at once, spread
-over every actor of the pool (`EnginePool.generate`). The pool is the judge's own when its
-model differs from the sampler's, else the sampler's (see `pipelines/label/job.py`).
+Each `EngineRequest` of the judge (the critic prompt as the user message, no assistant
+prefix, `n` samples) goes to the engine as it is; one `critique()` call sends them all at
+once, spread over every actor of the pool (`EnginePool.generate`). The pool is the judge's
+own when its model differs from the sampler's, else the sampler's (see
+`pipelines/label/job.py`).
 """
 
 from __future__ import annotations
@@ -11,20 +12,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pipelines.engine.completer import engine_request
-from verifiers.judge import Critique, CritiqueRequest
+from labeling.engine_request import EngineRequest
+from verifiers.judge import Critique
 
 
 class EngineCritic:
-    def __init__(self, pool: Any, model_name: str = "", top_p: float = 1.0) -> None:
+    def __init__(self, pool: Any, model_name: str = "") -> None:
         self.pool = pool
         self.model_name = model_name
-        self.top_p = top_p
 
-    def critique(self, requests: Sequence[CritiqueRequest]) -> list[list[Critique]]:
+    def critique(self, requests: Sequence[EngineRequest]) -> list[list[Critique]]:
         if not requests:
             return []
-        results = self.pool.generate([engine_request(r, self.top_p) for r in requests])
+        results = self.pool.generate(list(requests))
         out = []
         for res in results:
             # A prompt too long for the context comes back as one empty "prompt_too_long"

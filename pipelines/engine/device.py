@@ -70,6 +70,52 @@ def cpu_flags(path: str = "/proc/cpuinfo") -> frozenset[str]:
     return frozenset()
 
 
+@dataclass(frozen=True, slots=True)
+class CpuKind:
+    """What a CPU-dependent default is decided on: the vendor, the widest vector/bf16 tier
+    (`amx` > `avx512_bf16` > `avx512` > `avx2` > `other`) and the model name."""
+
+    vendor: str  # /proc/cpuinfo vendor_id: GenuineIntel, AuthenticAMD, ... ("" off Linux)
+    tier: str
+    model: str = ""
+
+    def family(self) -> str:
+        return f"{self.vendor or 'unknown vendor'} {self.tier}"
+
+    def key(self) -> str:
+        """A file-name-safe key for what was measured on this kind of CPU."""
+        raw = f"{self.vendor}-{self.tier}-{self.model}".lower()
+        return "".join(c if c.isalnum() or c in "-_" else "_" for c in raw)
+
+
+def isa_tier(flags: frozenset[str]) -> str:
+    if "amx_bf16" in flags:
+        return "amx"
+    if "avx512_bf16" in flags:
+        return "avx512_bf16"
+    if "avx512f" in flags:
+        return "avx512"
+    if "avx2" in flags:
+        return "avx2"
+    return "other"
+
+
+def cpu_kind(path: str = "/proc/cpuinfo") -> CpuKind:
+    """This machine's CPU kind (the first CPU's entry)."""
+    fields: dict[str, str] = {}
+    try:
+        for line in Path(path).read_text(errors="replace").splitlines():
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if not key:
+                break  # the first CPU's block ends at its blank line
+            fields.setdefault(key, value.strip())
+    except OSError:
+        pass
+    return CpuKind(fields.get("vendor_id", ""), isa_tier(cpu_flags(path)),
+                   fields.get("model name", ""))
+
+
 def choose_dtype(
     requested: str, gpu: bool, flags: frozenset[str], gpu_capability: tuple[int, int] | None
 ) -> tuple[str, str]:

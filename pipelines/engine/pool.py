@@ -15,34 +15,35 @@ group (`engine.num_gpus`, or `model.tensor_parallel_size` GPUs for tensor parall
 group reserved with a STRICT_PACK placement group so its GPUs sit on one node); on CPU nodes
 one single-thread engine per core, as many as the node's memory holds, each placed on its
 node (node affinity) and reserving the CPUs it runs threads on, and started with tcmalloc
-and Intel OpenMP preloaded (`preload.py`, `engine.preload`).
+and Intel OpenMP preloaded (`preload.py`, `engine.preload`); `placement.py` turns the plan
+into actor options.
 A dead actor is restarted by Ray (`max_restarts`) and its call retried (`max_task_retries`).
 An engine that cannot come back (its node died: CPU engines are bound to their node) fails
 its calls; the pool retires it from the router and sends each failed call to a live engine,
 counting what it re-sent (`retries()`, the manifest's `retries`), and `lost_nodes()` names
-nodes that died since the last look (the progress lines). A CPU engine's preloaded
-libraries are looked up on its own node, by a task placed there, since LD_PRELOAD must be
-set before the process starts (`_node_preload_env`).
+nodes that died since the last look (the progress lines).
+The pool pickles (a labeler actor holds a copy, to send its own rollouts) with the engines'
+Ray names instead of their handles; the copy looks them up when it is unpickled.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+import uuid
 from concurrent.futures import Future
 from typing import Any
 
+from labeling.engine_request import EngineRequest
 from pipelines.cli import AppLogger
 from pipelines.engine.actor import SimulatedEngine, VLLMEngine
-from pipelines.engine.layout import (
-    Node,
-    PlanError,
-    Slot,
-    cpu_plan,
-    engine_bytes,
-    resolve_actors,
+from pipelines.engine.layout import resolve_actors
+from pipelines.engine.placement import (
+    cpu_slots,
+    gpu_placement,
+    gpus_per_engine,
+    node_preload_env,
 )
-from pipelines.engine.request import EngineRequest
 from pipelines.engine.routing import Router
 
 log = AppLogger()  # [prm-label] or [prm-search]: the app that runs the pool
@@ -62,83 +63,11 @@ def _engine_class(kind: str) -> type:
     raise ValueError(f"unknown engine.kind {kind!r}; choose vllm or simulated")
 
 
-def gpus_per_engine(model: Any, engine: Any) -> float:
-    """GPUs one engine holds: `engine.num_gpus`, at least `model.tensor_parallel_size` on GPU."""
-    if not engine.num_gpus:
-        return 0.0
-    return float(max(engine.num_gpus, model.tensor_parallel_size))
-
-
-def _resolve_preload(existing: str) -> tuple[dict[str, str], str | None, str]:
-    """On the node this runs on: (the env that preloads its libraries, advice when one is
-    missing, the node's id). A Ray task placed on each node runs it (`_node_preload_env`)."""
-    from pipelines.engine import preload
-
-    libs = preload.find_libs()
-    node = ""
-    try:
-        import ray
-
-        if ray.is_initialized():
-            node = ray.get_runtime_context().get_node_id()
-    except Exception:  # outside Ray: the caller's own process
-        node = ""
-    return preload.preload_env(libs, existing), preload.missing_advice(libs), node
-
-
-def _node_preload_env(engine: Any, node_ids: list[str]) -> dict[str, dict[str, str]]:
-    """{node id: env preloading that node's tcmalloc and Intel OpenMP} for CPU vLLM engines,
-    each looked up by a task on the node itself (a node's paths may differ from the
-    driver's); {} when not asked for (`engine.preload`) or not a vLLM engine."""
-    import os
-
-    import ray
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-    if not engine.preload or str(engine.kind) != "vllm":
-        return {}
-    task = ray.remote(num_cpus=0)(_resolve_preload)
-    existing = os.environ.get("LD_PRELOAD", "")
-    refs = {n: task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n, soft=False))
-            .remote(existing) for n in node_ids}  # fmt: skip
-    out = {}
-    for n, ref in refs.items():
-        env, advice, _ = ray.get(ref)
-        if advice:
-            log.warning("engine: node %s: %s", n[:8], advice)
-        out[n] = env
-    return out
-
-
 def engine_lost(exc: BaseException) -> bool:
     """Is `exc` an engine that is gone (its actor died for good, or its node did)?"""
     import ray.exceptions as rex
 
     return isinstance(exc, rex.RayActorError | rex.ActorUnschedulableError | rex.NodeDiedError)
-
-
-def _cpu_slots(model_path: str, model: Any, engine: Any, nodes: list[dict], share: float,
-               local: bool) -> list[Slot]:  # fmt: skip
-    """The CPU plan over the live nodes; a plan that cannot fit a local Ray is a PlanError
-    (on a cluster a warning: an autoscaler may add the room)."""
-    from pipelines.engine.device import choose_dtype, cpu_flags
-
-    dtype, _ = choose_dtype(str(model.dtype), False, cpu_flags(), None)
-    need = engine_bytes(model_path, dtype, model.kv_cache_gib)
-    infos = [Node(n["NodeID"], n["Resources"]["CPU"], n["Resources"].get("memory", 0.0))
-             for n in nodes]  # fmt: skip
-    slots = cpu_plan(infos, int(engine.actors), int(engine.threads), float(engine.num_cpus),
-                     need, share)  # fmt: skip
-    for info in infos:
-        want = sum(s.cpus for s in slots if s.node_id == info.node_id)
-        if want > info.cpus + 1e-9:
-            msg = (f"{sum(s.node_id == info.node_id for s in slots)} engines reserve {want:g} "
-                   f"CPUs on a node with {info.cpus:g}; lower engine.actors, engine.threads or "
-                   "engine.num_cpus (0 = auto)")  # fmt: skip
-            if local:
-                raise PlanError(msg)
-            log.warning("%s; Ray will wait for room", msg)
-    return slots
 
 
 class EnginePool:
@@ -151,7 +80,12 @@ class EnginePool:
         verbose: bool = False,  # vLLM's own INFO logs (debug.verbose_engine)
         cpu_share: float = 1.0,  # of each node's cores, when another pool shares them
         every_s: float = 10.0,  # start-up progress line period (debug.log_every_s)
+        wait: bool = True,  # False: return once the engines are asked to start (see ready())
     ) -> None:
+        self.started_at = time.time()  # the start-up timeline's zero (verbose lines)
+        self.verbose, self.every_s, self.kind = verbose, every_s, str(engine.kind)
+        self._ready = False  # every engine answered (ready() ran to its end)
+        self._ready_lock = threading.Lock()
         self.batch_size = int(engine.batch_size)
         cls = _engine_class(str(engine.kind))
         self.use_ray = bool(ray_cfg.enabled)
@@ -162,10 +96,12 @@ class EnginePool:
         self._lost: list[int] = []  # retired engines, in the order they were lost
         self._known_dead: set[str] = set()
         self._lock = threading.Lock()
+        self.names: list[str] = []  # each engine actor's Ray name (Ray only)
         if not self.use_ray:
             self.actors: list[Any] = [cls(model_path, model, engine, int(engine.threads), verbose)]
             self.units = [1.0]
             self.router = Router(1, ROUTE_SLACK)
+            self._ready = True
             log.info("engine: %s", self.actors[0].choice())
             return
         import ray
@@ -187,41 +123,75 @@ class EnginePool:
             "runtime_env": {"env_vars": env},
         }
         remote_cls = ray.remote(cls)
+        # Named, so a copy of the pool (in a labeler actor) finds the engines by name and is
+        # never created with actor handles among its arguments: Ray cannot keep those for
+        # the copy's restarts (ray-project/ray#53727; it logs an error line for them).
+        prefix = f"prm-engine-{uuid.uuid4().hex[:12]}"
         if gpus:
             n = resolve_actors(int(engine.actors), gpus, ray.cluster_resources().get("GPU", 0.0),
                                len(nodes))  # fmt: skip
             cpus = float(engine.num_cpus) or 1.0
-            self.actors = [
-                remote_cls.options(**options, num_cpus=cpus, num_gpus=gpus,
-                                   **self._placement(gpus, cpus)).remote(
-                    model_path, model, engine, 0, verbose)
-                for _ in range(n)
-            ]  # fmt: skip
+            self.names = [f"{prefix}-{i}" for i in range(n)]
+            self.actors = []
+            for name in self.names:
+                pg, placed = gpu_placement(gpus, cpus)
+                self.placement_groups.append(pg)
+                self.actors.append(remote_cls.options(
+                    **options, name=name, num_cpus=cpus, num_gpus=gpus, **placed).remote(
+                    model_path, model, engine, 0, verbose))  # fmt: skip
             self.units = [gpus] * n  # engine-hours are GPU-hours
         else:
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-            slots = _cpu_slots(model_path, model, engine, nodes, cpu_share, not ray_cfg.address)
+            slots = cpu_slots(model_path, model, engine, nodes, cpu_share, not ray_cfg.address)
             cores = {n["NodeID"]: n["Resources"]["CPU"] for n in nodes}
-            preload = _node_preload_env(engine, sorted({s.node_id for s in slots}))
+            t = time.time()
+            preload = node_preload_env(engine, sorted({s.node_id for s in slots}))
+            if verbose:
+                log.info("engine: preload decided and looked up in %.1fs", time.time() - t)
+            self.names = [f"{prefix}-{i}" for i in range(len(slots))]
             self.actors = [
                 remote_cls.options(**options | {"runtime_env": {"env_vars": env | preload.get(
                                        s.node_id, {})}},
-                                   num_cpus=s.cpus, num_gpus=0,
+                                   name=name, num_cpus=s.cpus, num_gpus=0,
                                    scheduling_strategy=NodeAffinitySchedulingStrategy(
                                        s.node_id, soft=False)).remote(
                     model_path, model, engine, s.threads, verbose)
-                for s in slots
+                for name, s in zip(self.names, slots, strict=True)
             ]  # fmt: skip
             self.nodes = [s.node_id for s in slots]
             # Engine-hours are node-hours: an engine counts the share of its node's cores it runs.
             self.units = [s.threads / cores[s.node_id] for s in slots]
         self.router = Router(len(self.actors), ROUTE_SLACK)
-        self._wait_started(every_s)
-        n = len(self.actors)
-        for i, text in enumerate(ray.get([a.choice.remote() for a in self.actors])):
-            where = f"node {self.nodes[i][:8]}: " if self.nodes else ""
-            log.info("engine %d/%d: %s%s", i + 1, n, where, text)
+        if wait:
+            self.ready()
+
+    def ready(self) -> None:
+        """Wait until every engine has started (idempotent, thread-safe): progress lines
+        while they load, then each engine's choice line (and its start-up timeline at
+        `debug.verbose_engine`). A pool made with `wait=False` lets its caller start other
+        work (labelers, reading input) while the engines load; calls sent before this
+        returns wait in Ray until their engine is up. Raises an engine's own start error."""
+        if self._ready:
+            return
+        with self._ready_lock:
+            if self._ready:
+                return
+            import ray
+
+            self._wait_started(self.every_s)
+            n = len(self.actors)
+            log.info("engine ready in %.1fs", time.time() - self.started_at)
+            for i, text in enumerate(ray.get([a.choice.remote() for a in self.actors])):
+                where = f"node {self.nodes[i][:8]}: " if self.nodes else ""
+                log.info("engine %d/%d: %s%s", i + 1, n, where, text)
+            if self.verbose and self.kind == "vllm":
+                from pipelines.engine.actor import describe_startup
+
+                for i, marks in enumerate(ray.get([a.startup.remote() for a in self.actors])):
+                    log.info("engine %d/%d start-up after the pool began: %s", i + 1, n,
+                             describe_startup(marks, self.started_at))
+            self._ready = True
 
     def _wait_started(self, every_s: float) -> None:
         """Wait for every engine to load, with a line every `every_s` seconds (a big model
@@ -238,17 +208,6 @@ class EnginePool:
                 log.info("engine: starting, %d/%d engines ready after %.0fs",
                          len(self.actors) - len(waiting), len(self.actors),
                          time.monotonic() - t0)  # fmt: skip
-
-    def _placement(self, gpus: float, cpus: float) -> dict[str, Any]:
-        """Options binding an engine that holds GPUs to a placement group of its own."""
-        from ray.util.placement_group import placement_group
-        from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
-
-        pg = placement_group([{"CPU": cpus, "GPU": gpus}], strategy="STRICT_PACK")
-        self.placement_groups.append(pg)
-        # Capture child tasks: vLLM's own workers for tensor parallelism stay in the group.
-        strategy = PlacementGroupSchedulingStrategy(pg, placement_group_capture_child_tasks=True)
-        return {"scheduling_strategy": strategy}
 
     def _call(self, i: int, requests: list[EngineRequest], tag: str,
               outer: Future | None = None) -> Future:  # fmt: skip
@@ -328,6 +287,7 @@ class EnginePool:
 
     def submit(self, requests: list[EngineRequest], tag: str = "sample") -> list[Any]:
         """A ticket for `collect`: the requests spread over the engines (see the module)."""
+        self.ready()
         ticket = []
         for i, part in enumerate(self.router.split(requests)):
             for k in range(0, len(part), self.batch_size):
@@ -348,16 +308,19 @@ class EnginePool:
     def future(self, requests: list[EngineRequest], tag: str = "rollout") -> Future:
         """One call to the engine the router picks for the first request; a future of its
         results."""
+        self.ready()
         i = self.router.pick(requests[0], sum(r.n for r in requests))
         return self._call(i, requests, tag)
 
     def capacity(self) -> int:
         """Sequences all engines run at once (0 for the simulated engine); asked once."""
         if self._capacity is None:
+            self.ready()
             if self.use_ray:
                 import ray
 
-                self._capacity = sum(ray.get([a.capacity.remote() for a in self.actors]))
+                live = [self.actors[i] for i in self.router.live()]
+                self._capacity = sum(ray.get([a.capacity.remote() for a in live]))
             else:
                 self._capacity = self.actors[0].capacity()
         return self._capacity
@@ -366,6 +329,9 @@ class EnginePool:
         """Counters summed over the actors: per tag (requests, done, budget, done_budget,
         tokens), busy_s, steps, live_tokens (see `EngineFeed.stats`); `actors` and `units`
         (GPUs held, or on CPU the share of their nodes' cores: engine-hours = units x hours)."""
+        if not self._ready:  # still starting: nothing to count, and no wait here
+            return {"tags": {}, "busy_s": 0.0, "steps": 0, "live_tokens": 0,
+                    "actors": 0, "units": round(sum(self.units), 6)}
         if self.use_ray:
             import ray
 
@@ -399,21 +365,45 @@ class EnginePool:
             from ray.util.placement_group import remove_placement_group
 
             for a in self.actors:
-                ray.kill(a)
+                if a is not None:  # a copy's engine that was gone when it looked
+                    ray.kill(a)
             for pg in self.placement_groups:
                 remove_placement_group(pg)
         self.actors, self.placement_groups = [], []
 
     def __getstate__(self) -> dict[str, Any]:
-        # Copies (in verifier actors) keep the handles; the driver keeps the groups.
+        # A copy (in a labeler actor) keeps the engines' names, not their handles: it looks
+        # them up when it is unpickled, at its actor's every (re)start. The driver keeps the
+        # placement groups.
         state = dict(self.__dict__)
         state["placement_groups"] = []
-        del state["_lock"]
+        if self.use_ray:
+            state["actors"] = []
+        del state["_lock"], state["_ready_lock"]
+        # A copy never waits or logs the start: its calls queue in Ray until the engines run.
+        state["_ready"] = True
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
+        self._ready_lock = threading.Lock()
+        if self.use_ray:
+            self.actors = [self._lookup(i, name) for i, name in enumerate(self.names)]
+
+    def _lookup(self, i: int, name: str) -> Any:
+        """The handle of engine `i` by its name; an engine gone for good is retired (None)."""
+        import ray
+
+        try:
+            return ray.get_actor(name)
+        except ValueError as exc:  # no live actor of that name: it died for good
+            if self.router.retire(i):
+                with self._lock:
+                    self._lost.append(i)
+                return None
+            raise RuntimeError(f"every engine of the pool is gone ({exc})") from exc
 
 
+# gpus_per_engine and resolve_actors: importable from here, as before the split.
 __all__ = ["EnginePool", "engine_lost", "gpus_per_engine", "resolve_actors"]

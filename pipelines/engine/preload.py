@@ -23,9 +23,12 @@ Not covered: jemalloc.
 from __future__ import annotations
 
 import ctypes.util
+import json
+import os
 import platform
 import sys
 import sysconfig
+from dataclasses import dataclass
 from pathlib import Path
 
 TCMALLOC_NAMES = ("libtcmalloc_minimal.so.4", "libtcmalloc.so.4")
@@ -118,6 +121,62 @@ def describe(names: list[str]) -> str:
     return " + ".join(names) + " preloaded" if names else "system malloc, GNU OpenMP"
 
 
+# --- whether to preload: measured, not assumed ------------------------------------------
+
+# The environment variable that carries the decision's reason into the engine process (its
+# start line says why it runs with or without the libraries).
+REASON_ENV = "PRM_PRELOAD_REASON"
+
+# Decisions per CPU family (vendor, tier: `device.isa_tier`), each from alternating bare
+# sampling runs with and without the libraries (docs/benchmarks.md, "Preload per CPU").
+# A family not listed preloads (vLLM's CPU guide asks for both) and says it was not measured.
+RULES: dict[tuple[str, str], tuple[bool, str]] = {
+    ("GenuineIntel", "avx512_bf16"): (
+        True, "+6.7% tok/s on a Xeon with avx512_bf16 (4 alternating pairs, 2026-11-24)"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    preload: bool
+    reason: str  # one clause for the engine's start line
+
+
+def calibration_path(kind_key: str, cache: Path | None = None) -> Path:
+    """Where `prm-prepare-model --calibrate` keeps what it measured on this kind of CPU."""
+    root = cache or Path(os.environ.get("PRM_CACHE", "~/.cache/prm-labeler")).expanduser()
+    return root / "calibration" / f"{kind_key}.json"
+
+
+def measured(kind_key: str, cache: Path | None = None) -> Decision | None:
+    """The calibration's decision for this CPU kind, or None (never calibrated, unreadable)."""
+    try:
+        got = json.loads(calibration_path(kind_key, cache).read_text())["preload"]
+        on, off = float(got["with_tok_s"]), float(got["without_tok_s"])
+        return Decision(bool(got["preload"]),
+                        f"measured on this machine {got['measured_at']}: {on:.0f} tok/s "
+                        f"preloaded, {off:.0f} without ({got['runs']} runs each)")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def decide(requested: bool | None, vendor: str, tier: str, kind_key: str,
+           cache: Path | None = None) -> Decision:  # fmt: skip
+    """Preload or not (`engine.preload`: True/False forces it; None = auto): auto takes this
+    machine's calibration when there is one, else the rule for its CPU family, else on."""
+    if requested is not None:
+        return Decision(bool(requested), "set by engine.preload")
+    found = measured(kind_key, cache)
+    if found is not None:
+        return found
+    if (vendor, tier) in RULES:
+        on, why = RULES[(vendor, tier)]
+        return Decision(on, f"rule for {vendor} {tier} CPUs: {why}")
+    return Decision(True, f"vLLM's CPU guide asks for it; not measured on {vendor or 'this'} "
+                          f"{tier} CPUs (prm-prepare-model --calibrate measures it)")
+
+
 __all__ = [
-    "describe", "find_libs", "labels", "loaded", "loaded_paths", "missing_advice", "preload_env",
+    "Decision", "decide", "describe", "find_libs", "labels", "loaded", "loaded_paths",
+    "measured", "missing_advice", "preload_env",
 ]

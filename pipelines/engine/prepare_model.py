@@ -14,8 +14,9 @@ copies the state dict in and saves bf16 safetensors plus the tokenizer. Done onc
 a second call finds the directory and returns at once. Not promised: that the dequantised
 weights equal the original unquantised release (they carry the GGUF's quantisation error).
 
-Usage: `prm-prepare-model [--model KEY] [--dest DIR]` (the Makefile prepares the default).
-Prints the directory.
+Usage: `prm-prepare-model [--model KEY] [--dest DIR] [--calibrate]` (the Makefile prepares
+the default). Prints the directory; `--calibrate` then measures this machine's preload choice
+(`pipelines/engine/calibrate.py`).
 """
 
 from __future__ import annotations
@@ -257,9 +258,20 @@ def main() -> None:
     parser.add_argument("--model", default=SMOLLM2.key, choices=sorted(PROFILES),
                         help="which model to prepare (default: the embedded smollm2)")
     parser.add_argument("--dest", type=Path, default=None, help="target directory")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="then measure whether CPU engines run faster with tcmalloc and "
+                        "Intel OpenMP preloaded on this machine, for engine.preload=null "
+                        "(pipelines/engine/calibrate.py; a few minutes)")
+    parser.add_argument("--runs", type=int, default=3,
+                        help="--calibrate: runs with and without the libraries (default 3)")
     args = parser.parse_args()
     try:
-        print(prepare(args.dest, args.model))
+        path = prepare(args.dest, args.model)
+        print(path)
+        if args.calibrate:
+            from pipelines.engine.calibrate import calibrate
+
+            calibrate(str(path), max(1, args.runs))
     except (FileNotFoundError, RuntimeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from pipelines.engine.request import EngineRequest
+from labeling.engine_request import EngineRequest
 
 
 def prompt_key(request: EngineRequest) -> bytes:

@@ -6,7 +6,7 @@
 `labels` scores, per `source_dataset`, the combined labels (`first_error_step`) and each
 source's first `incorrect` verdict against `human_first_error` (rows where it is null are not
 scored). `direct` runs the calculator straight on ProcessBench json, for fast development.
-Both write `<output_dir>/metrics.json` ({labeler: {subset: figures}}) and print a table.
+Both write `<output.dir>/metrics.json` ({labeler: {subset: figures}}) and print a table.
 `run(cfg)` is a small dispatcher; tests call it directly.
 """
 
@@ -14,21 +14,20 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import hydra
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from labeling.processbench import ChainScore, first_flag, format_table, table
+from labeling.first_error import first_flag
+from labeling.processbench import ChainScore, format_table, table
 from labeling.schema import Status
-from pipelines.cli import ConfigError, compose_or_explain, run_or_explain
-from pipelines.confdir import CONF_DIR
-from pipelines.eval.config import EvalConfig, register
+from pipelines.cli import ConfigError, HydraApp
+from pipelines.config_fields import typed_config
+from pipelines.eval.config import RENAMED, EvalConfig, register
 from pipelines.ticker import Ticker
 
 log = logging.getLogger("prm-eval")
@@ -36,7 +35,7 @@ log = logging.getLogger("prm-eval")
 
 def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
     """Evaluate as configured; returns the metrics also written to metrics.json."""
-    c: EvalConfig = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(EvalConfig), cfg))  # type: ignore[assignment]
+    c: EvalConfig = typed_config(EvalConfig, cfg)
     if c.mode == "labels":
         metrics, examples = eval_labels(c), []
     elif c.mode == "direct":
@@ -44,11 +43,10 @@ def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
     elif c.mode == "checkpoint":
         from pipelines.eval.checkpoint import evaluate_checkpoint
 
-        c.checkpoint.output_dir = c.output_dir
-        return evaluate_checkpoint(c.checkpoint)  # writes metrics.json, prints its table
+        return evaluate_checkpoint(c.checkpoint, c.output.dir)  # writes metrics.json, a table
     else:
         raise ConfigError(f"mode={c.mode} is not one of labels, direct, checkpoint")
-    out = Path(c.output_dir)
+    out = Path(c.output.dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
     if examples:
@@ -58,6 +56,11 @@ def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
     print(f"\nprm-eval: metrics in {(out / 'metrics.json').resolve()}"
           + (f", examples in {(out / 'examples.json').resolve()}" if examples else ""))
     return metrics
+
+
+def _flagged(statuses: tuple[str, ...] | list[str]) -> int:
+    """A source's ProcessBench prediction: its first `incorrect` step (-1: none)."""
+    return first_flag(s == Status.INCORRECT for s in statuses)
 
 
 # --- mode=labels ---------------------------------------------------------------------------
@@ -95,7 +98,7 @@ def eval_labels(c: EvalConfig) -> dict[str, Any]:
             if 0 <= v["step"] < n:
                 per_source[v["source"]][v["step"]] = v["status"]
         for source, statuses in per_source.items():
-            scores[source][subset].append(ChainScore(human, first_flag(statuses), tuple(statuses)))
+            scores[source][subset].append(ChainScore(human, _flagged(statuses), tuple(statuses)))
     return {labeler: table(by_subset) for labeler, by_subset in scores.items()}
 
 
@@ -140,7 +143,7 @@ def eval_direct(c: EvalConfig) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                 ticker.tick()
         rows = []
         for record, (statuses, evidence) in zip(records, results, strict=True):
-            rows.append(ChainScore(record["label"], first_flag(statuses), statuses))
+            rows.append(ChainScore(record["label"], _flagged(statuses), statuses))
             examples.extend(_examples(subset, record, statuses, evidence))
         by_subset[subset] = rows
     examples.sort(key=lambda e: e["kind"] != "false_flag")
@@ -168,15 +171,11 @@ def _examples(subset: str, record: dict, statuses: tuple, evidence: tuple) -> li
     return out
 
 
-@hydra.main(config_path=CONF_DIR, config_name="eval", version_base=None)
-def _hydra_main(cfg: DictConfig) -> None:
-    run_or_explain("prm-eval", run, cfg)
+APP = HydraApp("prm-eval", "eval", EvalConfig, register, run, __doc__, renamed=RENAMED)
 
 
 def main() -> None:
-    register()
-    compose_or_explain("prm-eval", CONF_DIR, "eval", sys.argv[1:], EvalConfig, __doc__)
-    _hydra_main()
+    APP.main()
 
 
 if __name__ == "__main__":

@@ -9,13 +9,15 @@ the same in-process scorer, so the figures stand on the same footing.
 ProcessBench: the predicted first error is the first step whose score is under a threshold
 (-1 if none). The threshold is chosen on a dev side (`processbench_dev` files, or else the
 records of `processbench` whose id hashes under `dev_fraction`) and only then applied to the
-test side; both F1s and the threshold are reported. F1 per subset (file) is the harmonic mean
-of the accuracy on erroneous and on correct records; the average is the mean over subsets,
-as in the ProcessBench paper.
+test side; both F1s and the threshold are reported. The figures are `labeling.processbench`'s,
+the same the label modes report: F1 per subset (file) is the harmonic mean of the accuracy on
+erroneous and on correct records (None for a subset lacking either); the average is the mean
+over subsets that have one, as in the ProcessBench paper.
 
 Best-of-N: shards with several chains per problem and an `outcome_correct` column. Each
 chain's step scores are aggregated (min, prod, last); the chosen chain is the argmax. Reported
-next to majority vote over `final_answer`, pass@N (any chain correct) and mean chain accuracy.
+next to majority vote over `final_answer` (prm-search's vote), pass@N (any chain correct) and
+mean chain accuracy.
 Best-of-N reads its shards into memory: it is meant for evaluation-sized sets.
 """
 
@@ -24,14 +26,19 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
-from omegaconf import OmegaConf
 
-from labeling.search import aggregate
+from labeling.first_error import first_flag
+from labeling.processbench import ChainScore, table
+from labeling.processbench import format_table as processbench_table
+from labeling.schema import Status
+from labeling.search import aggregate, best_index, majority_vote
+from pipelines.cli import UserError
+from pipelines.config_fields import typed_config
 from pipelines.eval.config import CheckpointEvalConfig
 from pipelines.scoring import PRMScorer
 from pipelines.ticker import Ticker
@@ -56,40 +63,39 @@ def _hash_fraction(text: str) -> float:
     return int(hashlib.blake2b(text.encode(), digest_size=8).hexdigest(), 16) / 2**64
 
 
-def first_error(scores: list[float | None], threshold: float) -> int:
-    """Index of the first step scored under `threshold`; -1 if none (unscored steps pass)."""
-    return next((i for i, s in enumerate(scores) if s is not None and s < threshold), -1)
-
-
 def processbench_f1(records: list[dict], scores: list[list], threshold: float) -> dict[str, Any]:
-    """Per-subset accuracy on erroneous / correct records, F1, and their mean F1."""
-    by_subset: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    """The ProcessBench table of `labeling.processbench` (the one prm-eval's label modes
+    print): per subset and `average`. A PRM flags the steps scored under `threshold` (an
+    unscored step, cut by the length limit, is not flagged); its prediction is the first flag
+    (`labeling.first_error.first_flag`). F1 is None for a subset without erroneous or
+    without correct records, and the average is over the subsets that have one."""
+    by_subset: dict[str, list[ChainScore]] = defaultdict(list)
     for r, s in zip(records, scores, strict=True):
-        by_subset[r["subset"]].append((int(r["label"]), first_error(s, threshold)))
-    out: dict[str, Any] = {}
-    for subset, pairs in sorted(by_subset.items()):
-        err = [p == y for y, p in pairs if y != -1]
-        cor = [p == -1 for y, p in pairs if y == -1]
-        a_err = sum(err) / len(err) if err else 0.0
-        a_cor = sum(cor) / len(cor) if cor else 0.0
-        f1 = 2 * a_err * a_cor / (a_err + a_cor) if a_err + a_cor else 0.0
-        out[subset] = {"error_acc": a_err, "correct_acc": a_cor, "f1": f1, "n": len(pairs)}
-    out["average_f1"] = sum(v["f1"] for v in out.values()) / max(len(out), 1)
-    return out
+        flags = [x is not None and x < threshold for x in s]
+        statuses = tuple(Status.INCORRECT if f else "" for f in flags)
+        by_subset[r["subset"]].append(ChainScore(int(r["label"]), first_flag(flags), statuses))
+    return table(dict(sorted(by_subset.items())))
 
 
 def choose_threshold(records: list[dict], scores: list[list]) -> tuple[float, float]:
-    """(threshold, dev average F1): the best of a 0.01 grid; ties go to the lowest."""
-    best = (0.5, -1.0)
+    """(threshold, dev average F1): the best of a 0.01 grid; ties go to the lowest. Raises
+    ValueError when no dev subset has both erroneous and correct records (F1 undefined)."""
+    best: tuple[float, float] | None = None
     for k in range(1, 100):
-        f1 = processbench_f1(records, scores, k / 100)["average_f1"]
-        if f1 > best[1]:
+        f1 = processbench_f1(records, scores, k / 100)["average"]["f1"]
+        if f1 is not None and (best is None or f1 > best[1]):
             best = (k / 100, f1)
+    if best is None:
+        raise UserError(f"the {len(records)} ProcessBench dev records hold no subset with both "
+                        "erroneous and correct records, so F1 cannot choose a threshold; set "
+                        "threshold= or raise dev_fraction")  # fmt: skip
     return best
 
 
 def best_of_n(chains: list[dict], scores: list[list], aggregations: list[str]) -> dict[str, Any]:
-    """Accuracy of PRM selection per aggregation, majority vote, pass@N, mean chain accuracy."""
+    """Accuracy of PRM selection per aggregation, majority vote, pass@N, mean chain accuracy.
+    The vote is prm-search's (`labeling.search.majority_vote`: answers grouped by canonical
+    form, ties to the first); it is right when the chain it chose is."""
     groups: dict[str, list[tuple[dict, list]]] = defaultdict(list)
     for c, s in zip(chains, scores, strict=True):
         groups[c["problem_id"]].append((c, s))
@@ -100,19 +106,13 @@ def best_of_n(chains: list[dict], scores: list[list], aggregations: list[str]) -
     for how in aggregations:
         hits = 0
         for group in groups.values():
-            pick = max(range(len(group)), key=lambda i, g=group: aggregate(g[i][1], how))
+            pick = best_index([aggregate(s, how) for _, s in group])
             hits += bool(group[pick][0]["outcome_correct"])
         out[f"prm_{how}"] = hits / n
     vote_hits = 0
     for group in groups.values():
-        answers = [c["final_answer"].strip() for c, _ in group if c.get("final_answer")]
-        if answers:
-            top = Counter(answers).most_common(1)[0][0]
-            vote_hits += any(
-                c["outcome_correct"]
-                for c, _ in group
-                if (c.get("final_answer") or "").strip() == top
-            )
+        choice = majority_vote([c.get("final_answer") for c, _ in group])
+        vote_hits += choice.answer is not None and bool(group[choice.index][0]["outcome_correct"])
     out["majority_vote"] = vote_hits / n
     out["pass_at_n"] = sum(any(c["outcome_correct"] for c, _ in g) for g in groups.values()) / n
     out["mean_chain_acc"] = sum(bool(c["outcome_correct"]) for c in chains) / len(chains)
@@ -131,13 +131,12 @@ def _scored(scorer: PRMScorer, chains: list[tuple[str, list[str]]], what: str) -
     return scorer.score_many(chains, on_batch=ticker.tick)
 
 
-def evaluate_checkpoint(cfg: Any) -> dict[str, Any]:
-    """Run the configured evaluations; writes `<output_dir>/metrics.json` and returns it."""
-    c: CheckpointEvalConfig = OmegaConf.to_object(
-        OmegaConf.merge(OmegaConf.structured(CheckpointEvalConfig), cfg)
-    )  # type: ignore[assignment]
+def evaluate_checkpoint(cfg: Any, output_dir: str | Path) -> dict[str, Any]:
+    """Run the configured evaluations (`cfg`: a `CheckpointEvalConfig`, or a dict of its
+    fields); writes `<output_dir>/metrics.json` and returns it."""
+    c: CheckpointEvalConfig = typed_config(CheckpointEvalConfig, cfg)
     if not c.checkpoint:
-        raise ValueError("set checkpoint=<prm-train output_dir>/final (or a third-party PRM path)")
+        raise ValueError("set checkpoint=<prm-train output.dir>/final (or a third-party PRM path)")
     if not c.processbench and not c.bon_shards:
         raise ValueError("nothing to evaluate: set processbench=[...json] and/or bon_shards=[dir]")
     overrides = {
@@ -178,7 +177,7 @@ def evaluate_checkpoint(cfg: Any) -> dict[str, Any]:
         scores = _scored(scorer, [(r["prompt"], r["completions"]) for r in chains],
                          "scoring best-of-N chains")
         result["best_of_n"] = best_of_n(chains, scores, [str(a) for a in c.aggregations])
-    out = Path(c.output_dir).expanduser()
+    out = Path(output_dir).expanduser()
     out.mkdir(parents=True, exist_ok=True)
     (out / "metrics.json").write_text(json.dumps(result, indent=2))
     print(format_table(result))
@@ -187,7 +186,8 @@ def evaluate_checkpoint(cfg: Any) -> dict[str, Any]:
 
 
 def format_table(result: dict[str, Any]) -> str:
-    """The printed summary: one line per ProcessBench subset and per best-of-N strategy."""
+    """The printed summary: the ProcessBench table (as prm-eval's label modes print it) and
+    one line per best-of-N strategy."""
     lines = [f"checkpoint: {result['checkpoint']}"]
     pb = result.get("processbench")
     if pb:
@@ -197,14 +197,9 @@ def format_table(result: dict[str, Any]) -> str:
         else:
             source = f"fixed; {pb['test_records']} records scored"
         lines.append(f"ProcessBench  threshold={pb['threshold']:.2f} ({source})")
-        lines.append(f"  {'subset':<16}{'n':>6}{'err acc':>10}{'corr acc':>10}{'F1':>8}")
-        for name, v in pb.items():
-            if isinstance(v, dict):
-                lines.append(
-                    f"  {name:<16}{v['n']:>6}{v['error_acc']:>10.3f}"
-                    f"{v['correct_acc']:>10.3f}{v['f1']:>8.3f}"
-                )
-        lines.append(f"  {'average F1':<42}{pb['average_f1']:>8.3f}")
+        lines.append(processbench_table({k: v for k, v in pb.items() if isinstance(v, dict)}))
+        f1 = pb["average"]["f1"]
+        lines.append(f"  average F1 {'-' if f1 is None else f'{f1:.3f}'}")
     bon = result.get("best_of_n")
     if bon and bon.get("problems"):
         lines.append(f"Best-of-N  problems={bon['problems']}  mean N={bon['mean_n']:.1f}")

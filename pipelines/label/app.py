@@ -12,23 +12,21 @@
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
-import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from pipelines.cli import compose_or_explain, run_or_explain
-from pipelines.confdir import CONF_DIR
-from pipelines.label.config import LabelJobConfig, register, validate
+from pipelines.cli import HydraApp
+from pipelines.label.config import RENAMED, LabelJobConfig, register, resolve, validate
 
 
 def typed(cfg: DictConfig | LabelJobConfig) -> LabelJobConfig:
-    """The composed config as the dataclass object (enums as members), validated."""
+    """The composed config as the dataclass object (enums as members), validated, with what
+    `auto` values stand for written in (`resolve`)."""
     obj = cfg if isinstance(cfg, LabelJobConfig) else OmegaConf.to_object(cfg)
     assert isinstance(obj, LabelJobConfig)
     validate(obj)
-    return obj
+    return resolve(obj)
 
 
 def run(cfg: DictConfig | LabelJobConfig) -> dict:
@@ -36,11 +34,6 @@ def run(cfg: DictConfig | LabelJobConfig) -> dict:
     from pipelines.label.job import LabelJob
 
     return LabelJob(typed(cfg)).run()
-
-
-@hydra.main(config_path=CONF_DIR, config_name="config", version_base=None)
-def _hydra_main(cfg: DictConfig) -> None:
-    run_or_explain("prm-label", run, cfg)
 
 
 def named_by_file(args: list[str]) -> list[str]:
@@ -59,11 +52,12 @@ def named_by_file(args: list[str]) -> list[str]:
     return [f"dataset.adapter={group}", f"dataset.name={group}_{stem}"]
 
 
+APP = HydraApp("prm-label", "config", LabelJobConfig, register, run, __doc__,
+               extra_overrides=named_by_file, renamed=RENAMED)
+
+
 def main() -> None:
-    register()
-    sys.argv += named_by_file(sys.argv[1:])
-    compose_or_explain("prm-label", CONF_DIR, "config", sys.argv[1:], LabelJobConfig, __doc__)
-    _hydra_main()
+    APP.main()
 
 
 if __name__ == "__main__":

@@ -23,19 +23,16 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from labeling.ids import config_hash, derive_seed
+from labeling.engine_request import EngineRequest
+from labeling.ids import derive_seed
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
 from labeling.shards import DatasetDir, UnitRecord, atomic_copy
 from labeling.unit_plan import PlannedUnit, refresh_cost
-from pipelines.engine.request import EngineRequest
+from pipelines.config_fields import config_hash as rows_hash
 from pipelines.engine.runtime import init_ray
-from pipelines.label.config import (
-    ENGINE_SPEED_ONLY,
-    LABEL_AFFECTING,
-    LabelJobConfig,
-    ModelConfig,
-)
+from pipelines.generation_config import ModelConfig
+from pipelines.label.config import LabelJobConfig, resolve
 from pipelines.label.manifest import (
     build_manifest,
     given_model,
@@ -49,34 +46,25 @@ from pipelines.unit_job import (
     UnitJob,
     check_input_paths,
     read_members,
-    rows_config,
     split_members,
 )
 
 log = logging.getLogger("prm-label")
 
 
-def label_config_hash(cfg: LabelJobConfig) -> str:
-    """Hash of every config field that changes rows (see `unit_job.rows_config`); engine
-    fields that change speed only are out."""
-    subset = rows_config(cfg, LABEL_AFFECTING)
-    for k in ENGINE_SPEED_ONLY:
-        subset["engine"].pop(k)
-    return config_hash(subset)
-
-
 class LabelJob(UnitJob):
     app = "prm-label"
 
     def __init__(self, cfg: LabelJobConfig) -> None:
-        super().__init__(cfg.output.dir, label_config_hash(cfg), cfg.output.resume)
+        cfg = resolve(cfg)  # `auto` values written in before the unit keys are hashed
+        super().__init__(cfg.output.dir, rows_hash(cfg), cfg.output.resume)
         self.cfg = cfg
         self.judge_pool: Any = None  # only when the judge's model differs from the sampler's
         self.labelers: list[Any] = []
         self._calls = 0
         self.refresh: dict[str, int] | None = None  # what a refresh copied and labeled
         self.units_retried_by_problem = 0  # units whose labeling call failed (see _labeled)
-        self._labeler_places: list[tuple[str, int]] = []  # (node, pid) of each at start
+        self._places: list[Any] = []  # each labeler's (node, pid) at start: Ray refs
 
     # -- set-up ---------------------------------------------------------------------------
 
@@ -105,9 +93,10 @@ class LabelJob(UnitJob):
         return 0.5 if own and not self.cfg.engine.num_gpus else 1.0
 
     def _start_pool(self, model: ModelConfig) -> tuple[Any, str]:
+        """A pool whose engines are still loading: its first call waits for them."""
         return self.start_pool(model, self.cfg.engine, self.cfg.ray,
                                verbose=self.cfg.debug.verbose_engine, cpu_share=self._cpu_share(),
-                               every_s=self.cfg.debug.log_every_s)
+                               every_s=self.cfg.debug.log_every_s, wait=False)
 
     def _ensure_engine(self) -> None:
         if self.pool is None:
@@ -138,7 +127,9 @@ class LabelJob(UnitJob):
         self.labelers = [
             cls.remote(self.cfg, self.hash, completer, critic) for _ in range(rc.label_actors)
         ]
-        self._labeler_places = ray.get([a.where.remote() for a in self.labelers])
+        # Asked now, answered by each labeler's first life; read at the end (_retries), so
+        # the labelers start while the engines load instead of before.
+        self._places = [a.where.remote() for a in self.labelers]
 
     # -- stages ---------------------------------------------------------------------------
 
@@ -159,6 +150,9 @@ class LabelJob(UnitJob):
         if not requests:
             return requests, None
         self._ensure_engine()
+        # The labelers (their processes, checkers and sandbox pools) start while the engines
+        # load: the first submit below is what waits for the engines.
+        self._ensure_labelers()
         return requests, self.pool.submit(requests)
 
     def _collect_samples(self, requests, ticket) -> dict[str, list[dict[str, Any]]] | None:
@@ -344,15 +338,16 @@ class LabelJob(UnitJob):
         if self.pool is not None and hasattr(self.pool, "retries"):
             out.update(self.pool.retries())
         restarted, moved = 0, 0
-        if self.cfg.ray.enabled and self._labeler_places:
+        if self.cfg.ray.enabled and self._places:
             import ray
 
             try:
+                first = ray.get(self._places, timeout=30)
                 now = ray.get([a.where.remote() for a in self.labelers], timeout=30)
             except Exception as exc:  # a figure must not fail a finished run
                 log.warning("could not ask the labelers where they run: %s", exc)
-                now = self._labeler_places
-            for (node0, pid0), (node1, pid1) in zip(self._labeler_places, now, strict=True):
+                first = now = []
+            for (node0, pid0), (node1, pid1) in zip(first, now, strict=True):
                 restarted += (node0, pid0) != (node1, pid1)
                 moved += node0 != node1
         out["labelers_restarted"] = restarted

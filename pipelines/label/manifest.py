@@ -44,6 +44,21 @@ def _filter(cfg: LabelJobConfig, counts: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _split(cfg: LabelJobConfig, counts: dict[str, Any]) -> dict[str, Any]:
+    """How chains were cut, so that the cut can be repeated: the mode and, for reasoning
+    traces, the section budget, cap and cue tables; and what the traces were like."""
+    sections = str(cfg.split.mode) == "sections"
+    return {
+        "mode": str(cfg.split.mode),
+        "code_mode": str(cfg.split.code_mode),
+        "max_steps": cfg.split.max_steps,
+        "sections": cfg.split.section_options().record() if sections else None,
+        "chains_thinking": counts.get("chains_thinking", 0),
+        "chains_thinking_unfinished": counts.get("chains_thinking_unfinished", 0),
+        "after_error": str(cfg.labels.after_error),
+    }
+
+
 def given_model(root: Path, shards: list[dict[str, Any]], shown: int = 20) -> dict[str, Any]:
     """The manifest's `model` block when no engine ran: the chains were given with the input,
     so the model is `given`, and the generators are the `model` values the rows carry."""
@@ -67,6 +82,7 @@ def build_manifest(cfg: LabelJobConfig, head: dict[str, Any], model_path: str, w
         "model": {"name": cfg.model.name, "path": model_path},
         "cost": _cost(c, tokens, wall),
         "filter": _filter(cfg, c),
+        "split": _split(cfg, c),
         "throughput": {
             "chains_per_s": round(c["chains"] / wall, 3) if wall else None,
             "sample_tokens_per_s": round(tokens.get("sample", 0) / wall, 2) if wall else None,
@@ -97,6 +113,16 @@ def log_done(manifest: dict[str, Any], wall: float, root: Path) -> None:
         c["problems_in"], c["problems_labeled"], c["problems_quarantined"], c["rows"],
         c["steps"], wall, root,
     )
+    if c["problems_in"] and c["problems_quarantined"] == c["problems_in"]:
+        log.warning("every one of the %d problems was quarantined (no row written): the "
+                    "reasons are in %s (prm-report lists them)", c["problems_in"],
+                    root / "quarantine")
+    unfinished = manifest.get("split", {}).get("chains_thinking_unfinished", 0)
+    if unfinished:
+        log.warning("%d of %d traces never closed their thinking (no </think>; cut at "
+                    "max_tokens?): their final answer is unknown (answer unverifiable, "
+                    "final_answer null, thinking_finished false)", unfinished,
+                    manifest["split"]["chains_thinking"])
     reused = manifest.get("units_reused", 0)
     print(
         f"prm-label: {c['rows']} rows ({c['steps']} steps) from {c['problems_in']} problems "

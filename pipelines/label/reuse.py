@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from labeling.schema import LABELED_SCHEMA, QUARANTINE_SCHEMA
+from labeling.schema import QUARANTINE_SCHEMA, labeled_schema
 from labeling.shards import DatasetDir, UnitRecord, read_shard
 
 LOAD = "load"
@@ -103,7 +103,7 @@ def keep_members(prev: DatasetDir, unit: PreviousUnit, members: set[str]) -> tup
         pa.Table, pa.Table, pa.Table, pa.Table]:
     """The previous unit's rows and quarantine split into (kept rows, kept quarantine, removed
     rows, removed quarantine) by membership; load-stage records always count as removed."""
-    rows = _table(prev.root, unit.record.shard, LABELED_SCHEMA)
+    rows = _table(prev.root, unit.record.shard, labeled_schema())
     quar = _table(prev.root, unit.record.quarantine, QUARANTINE_SCHEMA)
     ids = pa.array(sorted(members), pa.string())
     in_rows = pc.is_in(rows["problem_id"], value_set=ids)

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from labeling import registry
-from pipelines.label.config import LabelJobConfig, TestsSourceConfig
+from pipelines.label.config import LabelJobConfig, SandboxSettings, labels_sections
 from verifiers.base import GivenOutcome, Verifier
 
 
@@ -75,9 +75,9 @@ def _answer(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
     if ctx.domain == "math":
         from verifiers.answer import AnswerVerifier
 
-        checker: Verifier = AnswerVerifier(timeout_s=section.timeout_s)
+        checker: Verifier = AnswerVerifier(timeout_s=cfg.answer_check.timeout_s)
     else:
-        checker = _code_outcome(cfg.labels.tests, node_sandbox_slots(cfg))
+        checker = _code_outcome(cfg.sandbox, node_sandbox_slots(cfg))
     return GivenOutcome(checker)
 
 
@@ -103,10 +103,16 @@ def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
         raise ValueError("labels.mc needs an engine; it cannot run on given chains alone")
     from labeling.prompts import user_message
     from verifiers.rollout.driver import MonteCarloVerifier
+    from verifiers.rollout.outcome import outcome_check
 
     labels = cfg.labels
+    # Rollouts are judged as the `answer` source judges a chain: the same answer check, the
+    # same sandbox (its `workers` also sets how many checks run at once).
+    sandbox = {**asdict(sandbox_config(cfg.sandbox, node_sandbox_slots(cfg))),
+               "workers": cfg.sandbox.workers}
     return MonteCarloVerifier(
         completer=ctx.completer,
+        check=outcome_check(ctx.domain, cfg.answer_check.timeout_s, sandbox),
         domain=ctx.domain,
         estimator=m.estimator,
         k=m.k,
@@ -120,8 +126,7 @@ def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
         estimator_options=(
             {"probe_right": m.probe_right} if m.estimator == "binary_search" else None
         ),
-        tests_cfg={**(asdict(labels.tests) if labels.tests is not None else {}),
-                   "node_slots": node_sandbox_slots(cfg)},
+        tests_cfg=sandbox,
         seed=cfg.sampler.seed,
         # Rollouts see the problem exactly as the sampler showed it.
         prompt_fn=functools.partial(user_message, math_instruction=cfg.sampler.math_instruction),
@@ -137,6 +142,8 @@ def _judge(cfg: LabelJobConfig, j: Any, ctx: BuildContext) -> Verifier:
     return JudgeVerifier(
         ctx.critic, votes=j.votes, max_tokens=j.max_tokens, temperature=j.temperature,
         seed=cfg.sampler.seed, max_evidence=j.max_evidence, vote=j.vote,
+        # Traces cut into sections: every section judged on its own (DeltaBench's protocol).
+        protocol="sections" if labels_sections(cfg) else "first_error",
     )
 
 
@@ -159,25 +166,22 @@ def labelers_per_node(cfg: LabelJobConfig) -> int:
 
 
 def node_sandbox_slots(cfg: LabelJobConfig) -> int:
-    """Sandboxes the labelers run at once on one node: tests.workers per verifier actor."""
-    workers = cfg.labels.tests.workers if cfg.labels.tests is not None else 2
-    return max(1, workers) * labelers_per_node(cfg)
+    """Sandboxes the labelers run at once on one node: sandbox.workers per verifier actor."""
+    return cfg.sandbox.workers * labelers_per_node(cfg)
 
 
-def sandbox_config(tests: TestsSourceConfig | None, node_slots: int = 2) -> Any:
-    """The sandbox settings for `labels.tests` with `node_slots` runs at once on a node
-    sharing its `node_memory_share`; unsafe mode only when asked for and needed."""
+def sandbox_config(settings: SandboxSettings, node_slots: int) -> Any:
+    """The sandbox's limits from the `sandbox` section, with `node_slots` runs at once on a
+    node sharing its `node_memory_share`; unsafe mode only when asked for and needed."""
     from verifiers.sandbox.result import SandboxConfig
 
-    t = tests or TestsSourceConfig()
-    unsafe = t.allow_unsafe and shutil.which("bwrap") is None
-    return SandboxConfig(timeout_s=t.timeout_s, isolation="none" if unsafe else "bwrap",
-                         node_memory_share=t.node_memory_share, node_slots=node_slots)
+    unsafe = settings.allow_unsafe and shutil.which("bwrap") is None
+    return SandboxConfig(timeout_s=settings.timeout_s, isolation="none" if unsafe else "bwrap",
+                         node_memory_share=settings.node_memory_share, node_slots=node_slots)
 
 
-def _code_outcome(tests: TestsSourceConfig | None, node_slots: int) -> Verifier:
+def _code_outcome(settings: SandboxSettings, node_slots: int) -> Verifier:
     from verifiers.code_tests import CodeTestVerifier
 
-    workers = tests.workers if tests is not None else 2
-    return CodeTestVerifier(sandbox_config(tests, node_slots), workers=workers, syntax=False,
-                            name="answer")
+    return CodeTestVerifier(sandbox_config(settings, node_slots), workers=settings.workers,
+                            syntax=False, name="answer")

@@ -30,9 +30,11 @@ from labeling.schema import (
     StepVerdict,
     rating_label,
 )
-from labeling.splitters import split_steps
+from labeling.splitters import split_spans
 from labeling.text import escape_row, unwritable_field
-from pipelines.label.config import LabelJobConfig, SplitConfig
+from labeling.thinking import parse_trace
+from pipelines.generation_config import SplitConfig
+from pipelines.label.config import LabelJobConfig
 from pipelines.label.sources import build_sources
 
 log = logging.getLogger(__name__)
@@ -46,12 +48,18 @@ class UnitResult:
     tokens: Counter = field(default_factory=Counter)
 
 
-def split_chain(problem: Problem, text: str, split: SplitConfig) -> list[str]:
+def split_chain(
+    problem: Problem, text: str, split: SplitConfig
+) -> tuple[list[str], tuple[tuple[int, int], ...]]:
+    """(steps, their character spans in `text`): math through the one split entry point
+    (`labeling.splitters`), code by statements (no spans: code steps are rebuilt)."""
     if problem.domain == "code":
         from labeling.code_steps import split_code_steps
 
-        return split_code_steps(text, split.code_mode, problem.entry_point, problem.question)
-    return split_steps(text, split.mode)
+        steps = split_code_steps(text, split.code_mode, problem.entry_point, problem.question)
+        return steps, ()
+    spans = split_spans(text, split.mode, split.section_options())
+    return [text[a:b] for a, b in spans], tuple(spans)
 
 
 class UnitLabeler:
@@ -96,10 +104,17 @@ class UnitLabeler:
     def _chains(
         self, problem: Problem, samples: list[dict[str, Any]] | None, res: UnitResult
     ) -> list[Chain]:
-        split = self.cfg.split
+        """The problem's chains, split: given ones (already split, or one text each), or
+        sampled ones. A chain that cannot be split becomes a quarantine row."""
         chains = []
         if problem.given_chains:
             for i, g in enumerate(problem.given_chains):
+                if g.text:
+                    cid = chain_id(problem.problem_id, g.model, i, (g.text,))
+                    chain = self._cut(problem, cid, i, g.text, g.model, res, given=g)
+                    if chain is not None:
+                        chains.append(chain)
+                    continue
                 cid = chain_id(problem.problem_id, g.model, i, g.steps)
                 chains.append(
                     Chain(problem.problem_id, cid, i, "\n\n".join(g.steps), g.steps, g.model,
@@ -112,28 +127,45 @@ class UnitLabeler:
             # The text is part of the id: runs with other sampler settings, seeds or models
             # give other texts, and a diff or lineage must not pair them as one chain.
             cid = chain_id(problem.problem_id, self.model_name, i, (s["text"],))
-            reason = ""
-            if s["finish"] == "prompt_too_long":
-                reason = "the prompt does not fit in model.max_model_len"
-            steps: list[str] = []
-            if not reason:
-                try:
-                    steps = split_chain(problem, s["text"], split)
-                except Exception as exc:  # model output is untrusted; a splitter bug too
-                    reason = f"could not split the chain into steps ({exc})"
-            if not reason and not steps:
-                reason = "the sampled chain is empty"
-            if not reason and len(steps) > split.max_steps:
-                reason = f"chain has {len(steps)} steps, more than split.max_steps"
-            if reason:
-                res.counts["chains_quarantined"] += 1
-                res.quarantine.append(self._q(problem, reason, "split", cid, s["text"]))
-                continue
-            chains.append(
-                Chain(problem.problem_id, cid, i, s["text"], tuple(steps), self.model_name,
-                      sampler_seed=s["seed"], tokens=s["tokens"], finish_reason=s["finish"])
-            )
+            chain = self._cut(problem, cid, i, s["text"], self.model_name, res, sample=s)
+            if chain is not None:
+                chains.append(chain)
         return chains
+
+    def _cut(self, problem: Problem, cid: str, index: int, text: str, model: str,
+             res: UnitResult, sample: dict[str, Any] | None = None,
+             given: GivenChain | None = None) -> Chain | None:
+        """One chain's text cut into steps, or None with a quarantine row saying why."""
+        split = self.cfg.split
+        reason = ""
+        if sample is not None and sample["finish"] == "prompt_too_long":
+            reason = "the prompt does not fit in model.max_model_len"
+        steps: list[str] = []
+        spans: tuple[tuple[int, int], ...] = ()
+        if not reason:
+            try:
+                steps, spans = split_chain(problem, text, split)
+            except Exception as exc:  # model output is untrusted; a splitter bug too
+                reason = f"could not split the chain into steps ({exc})"
+        if not reason and not steps:
+            reason = "the chain is empty" if given else "the sampled chain is empty"
+        if not reason and len(steps) > split.max_steps:
+            reason = f"chain has {len(steps)} steps, more than split.max_steps"
+        if reason:
+            res.counts["chains_quarantined"] += 1
+            res.quarantine.append(self._q(problem, reason, "split", cid, text))
+            return None
+        finished = parse_trace(text).finished if problem.domain == "math" else None
+        if finished is not None:
+            res.counts["chains_thinking"] += 1
+            res.counts["chains_thinking_unfinished"] += not finished
+        if sample is None:
+            return Chain(problem.problem_id, cid, index, text, tuple(steps), model, spans=spans,
+                         thinking_finished=finished,
+                         given_outcome=given.outcome_correct if given else None)
+        return Chain(problem.problem_id, cid, index, text, tuple(steps), model,
+                     sampler_seed=sample["seed"], tokens=sample["tokens"],
+                     finish_reason=sample["finish"], spans=spans, thinking_finished=finished)
 
     def _q(self, p: Problem, reason: str, stage: str, cid: str = "", raw: str = "") -> dict:
         q = Quarantined(p.source_dataset, -1, reason, raw[:2000] or p.question[:2000],

@@ -2,7 +2,7 @@
 
     prm-report dir=runs/builtin_math                    # -> runs/builtin_math/report.html
     prm-report dir=runs/v2 diff=runs/v1                 # plus what changed since v1
-    prm-report dir=runs/v2 out=/tmp/v2.html echo=false
+    prm-report dir=runs/v2 output.dir=/tmp/v2 echo=false  # -> /tmp/v2/report.html
 
 The statistics come from `labeling.report_stats` (lazy polars over the shards the manifest
 lists, so a large dataset is aggregated in bounded memory); `pipelines.report.html` draws
@@ -12,23 +12,25 @@ them. `write_report` is what the label job calls when it finishes; `main()` only
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
-import hydra
 import polars as pl
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from labeling.report_diff import diff_stats
 from labeling.report_stats import dataset_stats
 from labeling.shards import atomic_write_bytes
-from pipelines.cli import compose_or_explain, run_or_explain
-from pipelines.confdir import CONF_DIR
-from pipelines.report.config import ReportConfig, register
-from pipelines.report.html import SECTIONS, quality_frame, render_page, run_facts
-
-REPORT = "report.html"
+from pipelines.cli import HydraApp
+from pipelines.config_fields import typed_config
+from pipelines.report.config import RENAMED, REPORT, ReportConfig, register
+from pipelines.report.html import (
+    SECTIONS,
+    quality_frame,
+    render_page,
+    run_facts,
+    without_absent_human,
+)
 
 
 def write_report(
@@ -62,6 +64,7 @@ def write_report(
 def format_text(stats: dict[str, Any], diff: dict[str, Any] | None = None) -> str:
     """The report's tables as plain text, for terminals and logs."""
     parts = [f"== PRM label report: {stats['root']} =="]
+    stats = without_absent_human(stats)
     tables = [
         ("counts", stats["by_dataset"]),
         ("labels", stats["labels"]),
@@ -102,23 +105,19 @@ def format_text(stats: dict[str, Any], diff: dict[str, Any] | None = None) -> st
 
 def run(cfg: DictConfig | ReportConfig) -> Path:
     """Write the report as configured; returns the page's path."""
-    merged = OmegaConf.merge(OmegaConf.structured(ReportConfig), cfg)
-    c: ReportConfig = OmegaConf.to_object(merged)  # type: ignore[assignment]
+    c: ReportConfig = typed_config(ReportConfig, cfg)
+    page = Path(c.output.dir or c.dir) / c.output.name
     return write_report(
-        c.dir, c.out or None, diff=c.diff or None, echo=c.echo, top_reasons=c.top_reasons,
+        c.dir, page, diff=c.diff or None, echo=c.echo, top_reasons=c.top_reasons,
         max_position=c.max_position, mc_bins=c.mc_bins, examples=c.examples,
     )  # fmt: skip
 
 
-@hydra.main(config_path=CONF_DIR, config_name="report", version_base=None)
-def _hydra_main(cfg: DictConfig) -> None:
-    run_or_explain("prm-report", run, cfg)
+APP = HydraApp("prm-report", "report", ReportConfig, register, run, __doc__, renamed=RENAMED)
 
 
 def main() -> None:
-    register()
-    compose_or_explain("prm-report", CONF_DIR, "report", sys.argv[1:], ReportConfig, __doc__)
-    _hydra_main()
+    APP.main()
 
 
 if __name__ == "__main__":

@@ -8,20 +8,23 @@ scripts and no network fetches at all, so a hostile record can neither run nor p
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 from typing import Any
 
-import matplotlib
+import polars as pl
 
-matplotlib.use("Agg")  # no display on servers; must precede pyplot
-import matplotlib.pyplot as plt  # noqa: E402
-import polars as pl  # noqa: E402
+from labeling.report_stats import HUMAN
+from pipelines.report.plots import (  # plt, png: importable from here, as before the split
+    plot_agreement,
+    plot_first_error,
+    plot_labels,
+    plot_mc,
+    plot_quality,
+    plt,
+    png,  # noqa: F401  (pipelines/search/report.py draws its own plots with it)
+)
+from pipelines.report.story import run_story, sources_run
 
-from pipelines.report.story import run_story, sources_run  # noqa: E402
-
-GREEN, RED, GREY, BLUE, ORANGE = "#2e7d32", "#c62828", "#b0b0b0", "#1565c0", "#ef6c00"
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 SECTIONS = {  # id -> title, in page order
     "about": "What this run did",
@@ -97,117 +100,14 @@ def kv_table(items: dict[str, Any]) -> str:
     return f"<table>{rows}</table>"
 
 
-def png(fig: Any, alt: str) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    data = base64.b64encode(buf.getvalue()).decode("ascii")
-    return f'<img alt="{esc(alt)}" src="data:image/png;base64,{data}">'
-
-
-def plot_labels(labels: pl.DataFrame) -> str:
-    fig, ax = plt.subplots(figsize=(6, 0.5 + 0.45 * max(labels.height, 1)))
-    names = labels["source"].to_list()[::-1]
-    left = [0] * len(names)
-    for col, color in (("true", GREEN), ("false", RED), ("unlabeled", GREY)):
-        vals = labels[col].to_list()[::-1]
-        ax.barh(names, vals, left=left, color=color, label=col)
-        left = [a + b for a, b in zip(left, vals, strict=True)]
-    ax.set_xlabel("steps")
-    ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.legend(loc="lower right", fontsize=8, frameon=False, ncols=3, bbox_to_anchor=(1, 1))
-    ax.spines[["top", "right"]].set_visible(False)
-    return png(fig, "labels per source")
-
-
-def plot_agreement(agree: pl.DataFrame, names: list[str]) -> str:
-    import numpy as np
-
-    m = np.full((len(names), len(names)), np.nan)
-    n = np.zeros_like(m)
-    idx = {s: i for i, s in enumerate(names)}
-    for r in agree.iter_rows(named=True):
-        i, j = idx[r["a"]], idx[r["b"]]
-        m[i, j] = m[j, i] = np.nan if r["agree"] is None else r["agree"]
-        n[i, j] = n[j, i] = r["n"]
-    size = 1.2 + 0.75 * len(names)
-    fig, ax = plt.subplots(figsize=(size + 1, size))
-    cmap = plt.get_cmap("RdYlGn").with_extremes(bad="#eeeeee")  # grey: never overlapped
-    im = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, vmin=0.5, vmax=1.0)
-    for i in range(len(names)):
-        for j in range(len(names)):
-            if i != j:
-                txt = "–" if np.isnan(m[i, j]) else f"{m[i, j]:.2f}\nn={int(n[i, j])}"
-                ax.text(j, i, txt, ha="center", va="center", fontsize=8)
-    ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
-    ax.set_yticks(range(len(names)), names)
-    fig.colorbar(im, ax=ax, fraction=0.046, label="agreement on steps both labeled")
-    return png(fig, "agreement matrix")
-
-
-def plot_first_error(hist: pl.DataFrame, max_position: int) -> str:
-    # Every position up to the last one gets a bar (zeros included): an even axis.
-    full = pl.DataFrame({"position": range(-1, int(hist["position"].max()) + 1)})
-    hist = full.cast({"position": hist.schema["position"]}).join(
-        hist, on="position", how="left").fill_null(0)  # fmt: skip
-    fig, ax = plt.subplots(figsize=(7, 3))
-    pos = hist["position"].to_list()
-    ticks = ["none" if p < 0 else f"{p}+" if p >= max_position else str(p) for p in pos]
-    x = range(len(pos))
-    ax.bar([i - 0.2 for i in x], hist["combined"].to_list(), 0.4, color=BLUE, label="combined")
-    if sum(hist["human"].to_list()):
-        ax.bar([i + 0.2 for i in x], hist["human"].to_list(), 0.4, color=ORANGE, label="human")
-    ax.set_xticks(list(x), ticks)
-    ax.set_xlabel("first step labeled wrong (0-based)")
-    ax.set_ylabel("chains")
-    ax.yaxis.get_major_locator().set_params(integer=True)
-    ax.legend(frameon=False, fontsize=8)
-    ax.spines[["top", "right"]].set_visible(False)
-    return png(fig, "first-error position histogram")
-
-
-def plot_mc(mc: pl.DataFrame) -> str:
-    fig, ax = plt.subplots(figsize=(7, 3))
-    lo, width = mc["lo"].to_list(), float(mc["hi"][0] - mc["lo"][0])
-    bottom = [0] * mc.height
-    for col, color in (("true", GREEN), ("false", RED), ("unlabeled", GREY)):
-        vals = mc[col].to_list()
-        ax.bar(lo, vals, width * 0.95, bottom=bottom, align="edge", color=color, label=col)
-        bottom = [a + b for a, b in zip(bottom, vals, strict=True)]
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("MC score (fraction of rollouts reaching the right answer)")
-    ax.set_ylabel("steps")
-    ax.yaxis.get_major_locator().set_params(integer=True)
-    ax.legend(title="combined label", frameon=False, fontsize=8, title_fontsize=8)
-    ax.spines[["top", "right"]].set_visible(False)
-    return png(fig, "MC score histogram")
-
-
 def quality_frame(quality: dict[str, Any]) -> pl.DataFrame:
     """The manifest's `quality` block (written by `prm-audit audit.mode=estimate`) as a table."""
     rows = quality.get("figures") or []
-    cols = ["source", "measure", "estimate", "low", "high", "reviews", "population"]
+    cols = ["source", "claim", "measure", "estimate", "low", "high", "reviews", "population"]
     return pl.DataFrame([{c: r.get(c) for c in cols} for r in rows],
-                        schema={"source": pl.String, "measure": pl.String,
+                        schema={"source": pl.String, "claim": pl.String, "measure": pl.String,
                                 "estimate": pl.Float64, "low": pl.Float64, "high": pl.Float64,
                                 "reviews": pl.Int64, "population": pl.Int64})  # fmt: skip
-
-
-def plot_quality(q: pl.DataFrame) -> str:
-    """Each figure as a point with its 95% interval as a bar; unreviewed ones left out."""
-    q = q.filter(pl.col("estimate").is_not_null())
-    fig, ax = plt.subplots(figsize=(7, 0.6 + 0.32 * max(q.height, 1)))
-    names = [f"{r['source']} · {r['measure']} (n={r['reviews']})" for r in q.iter_rows(named=True)]
-    y = list(range(q.height))[::-1]
-    est, low, high = q["estimate"].to_list(), q["low"].to_list(), q["high"].to_list()
-    ax.hlines(y, low, high, color=BLUE, linewidth=5, alpha=0.35)
-    ax.plot(est, y, "o", color=BLUE)
-    ax.set_yticks(y, names, fontsize=8)
-    ax.set_xlim(-0.02, 1.02)  # a point at 0 or 1 stays whole
-    ax.set_xlabel("share (95% interval)")
-    ax.grid(axis="x", alpha=0.3)
-    ax.spines[["top", "right"]].set_visible(False)
-    return png(fig, "label quality with 95% intervals")
 
 
 def run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
@@ -246,12 +146,30 @@ def _grid(*parts: str) -> str:
     return '<div class="grid">' + "".join(f"<div>{p}</div>" for p in parts if p) + "</div>"
 
 
+def without_absent_human(s: dict[str, Any]) -> dict[str, Any]:
+    """The stats without the `human` row (labels), column (first errors) and pairs
+    (agreement) when the data carried no human label: human labels come with the input
+    (ProcessBench, PRM800K, an audit), they are not a source a run can have on, and an empty
+    row reads as one that ran and said nothing."""
+    human = s["labels"].filter(pl.col("source") == HUMAN)
+    if human.height and int(human["true"][0]) + int(human["false"][0]) > 0:
+        return s
+    first_error = s["first_error"]
+    if HUMAN in first_error.columns and not first_error[HUMAN].sum():
+        first_error = first_error.drop(HUMAN)
+    return {**s, "labels": s["labels"].filter(pl.col("source") != HUMAN),
+            "first_error": first_error,
+            "agreement": s["agreement"].filter((pl.col("a") != HUMAN) & (pl.col("b") != HUMAN))}
+
+
 def render_sections(s: dict[str, Any], max_position: int = 20) -> list[str]:
     """The dataset's sections, in page order."""
+    s = without_absent_human(s)
     m, c = s["manifest"], s["manifest"].get("counts") or {}
-    # Sources that labeled nothing (e.g. `human` without human data) only add empty cells.
-    names = s["labels"].filter(pl.col("true") + pl.col("false") > 0)["source"].to_list()
-    silent = s["labels"].filter(pl.col("true") + pl.col("false") == 0)["source"].to_list()
+    labels, fe = s["labels"], s["first_error"]
+    # Sources that labeled nothing only add empty cells to the agreement matrix.
+    names = labels.filter(pl.col("true") + pl.col("false") > 0)["source"].to_list()
+    silent = labels.filter(pl.col("true") + pl.col("false") == 0)["source"].to_list()
     agree = s["agreement"].filter(pl.col("a").is_in(names) & pl.col("b").is_in(names))
     check = ""
     if s["rows"] != s["manifest_rows"]:
@@ -273,7 +191,6 @@ def render_sections(s: dict[str, Any], max_position: int = 20) -> list[str]:
         if mc.height
         else '<p class="note">no MC scores in this dataset (the mc source did not run)</p>'
     )
-    fe = s["first_error"]
     fe_body = (
         _grid(plot_first_error(fe, max_position), table(fe))
         if fe.height
@@ -296,10 +213,14 @@ def render_sections(s: dict[str, Any], max_position: int = 20) -> list[str]:
         cov = ", ".join(f"{k} {fmt(v)}" for k, v in (quality.get("coverage") or {}).items())
         quality_body = _grid(plot_quality(qf) if qf["estimate"].is_not_null().any() else "",
                              table(qf)) + (
-            f'<p class="note">{esc(fmt(quality.get("reviews")))} reviewed steps, '
+            f'<p class="note">{esc(fmt(quality.get("reviews")))} steps with a reviewer\'s '
+            f'verdict in {esc(fmt(quality.get("reviewed_chains")))} chains; each row rests on '
+            f'its own reviews (the labels its stratum drew whose claim the answers decide), '
             f'{esc(quality.get("interval"))} 95% intervals, policy {esc(quality.get("policy"))}'
             f"; precision_incorrect / precision_correct: share of a source's incorrect / "
-            "correct labels a reviewer agreed with; first_error: its first error is the "
+            "correct labels that are right about what they claim (claim step: the step "
+            "itself; prefix: a False after the first error, \"the chain has gone wrong by "
+            "here\", against the chain's first error); first_error: its first error is the "
             "reviewer's; accuracy: over its labeled steps, weighted by stratum size. "
             f"Coverage (share of steps labeled): {esc(cov)}.</p>")  # fmt: skip
     q = s["quarantine"]
@@ -316,7 +237,7 @@ def render_sections(s: dict[str, Any], max_position: int = 20) -> list[str]:
         _section("counts", table(s["by_dataset"], empty="no labeled chains")),
         _section(
             "labels",
-            _grid(plot_labels(s["labels"]), table(s["labels"]))
+            _grid(plot_labels(labels), table(labels))
             + "<h3>Verdicts per status</h3>"
             + table(s["statuses"], empty="no verdicts"),
         ),  # fmt: skip

@@ -37,27 +37,73 @@ def sources_run(manifest: dict[str, Any]) -> list[str]:
     return [k for k, v in labels.items() if isinstance(v, dict)]
 
 
-def _what_ran(m: dict[str, Any], chains: int, problems: int) -> str:
-    cfg = m.get("config") or {}
-    labels = cfg.get("labels") or {}
-    sources = sources_run(m)
-    model = (m.get("model") or {}).get("name")
+def _names(names: list[str], shown: int = 3) -> str:
+    more = len(names) - shown
+    return ", ".join(_esc(n) for n in names[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
+def _made(s: dict[str, Any], chains: int, problems: int) -> str:
+    """Where the chains came from, from the rows themselves (`origins`): sampled by the run's
+    model (with the sampler's settings) and/or given with the input (with their writers),
+    and how they became steps. A run that only started a model for rollouts on given chains
+    sampled nothing, whatever its sampler config says."""
+    cfg = s["manifest"].get("config") or {}
+    origins = s["origins"]
+    sampled = origins.filter(~origins["given"])
+    given = origins.filter(origins["given"])
+    n_sampled, n_given = int(sampled["chains"].sum()), int(given["chains"].sum())
     dataset = (cfg.get("dataset") or {}).get("name") or "the input"
     sampler = cfg.get("sampler") or {}
-    if model and model != "given":
-        made = (f"sampled {chains:,} reasoning chains for {problems:,} problems of "
-                f"<b>{_esc(dataset)}</b> with <b>{_esc(model)}</b> ({_esc(sampler.get('n'))} "
-                f"per problem, temperature {_esc(sampler.get('temperature'))})")
-    else:
-        made = (f"read {chains:,} given reasoning chains for {problems:,} problems of "
-                f"<b>{_esc(dataset)}</b>")
-    checks = "".join(f"<b>{_esc(s)}</b> {_esc(SOURCE_WORDS.get(s, 'applied its own check'))}"
-                     + ("; " if i < len(sources) - 1 else ". ")
-                     for i, s in enumerate(sources))  # fmt: skip
-    policy = labels.get("policy") or "the configured"
-    return (f"<p>This run {made}, cut every chain into steps, and labeled the steps. "
-            f"{checks}The <b>{_esc(policy)}</b> policy combined their verdicts into one "
-            "label per step (the <code>labels</code> column a PRM trains on).</p>")
+    parts = []
+    if n_sampled:
+        parts.append(f"sampled {n_sampled:,} reasoning chains with "
+                     f"<b>{_names(sampled['model'].to_list())}</b> "
+                     f"({_esc(sampler.get('n'))} per problem, temperature "
+                     f"{_esc(sampler.get('temperature'))})")  # fmt: skip
+    if n_given:
+        writers = [m for m in given["model"].to_list() if m and m != "given"]
+        by = f" (written by {_names(writers)})" if writers else ""
+        parts.append(f"read {n_given:,} reasoning chains given with the input{by}")
+    if not chains or not parts:
+        return f"This run labeled no chain of the {problems:,} problems of <b>{_esc(dataset)}</b>"
+    split = cfg.get("split") or {}
+    domains = set(s["by_dataset"]["domain"].to_list()) if s["by_dataset"].height else set()
+    modes = ", ".join(f"<code>split.{k}={_esc(split.get(k))}</code>"
+                      for k, d in (("mode", "math"), ("code_mode", "code")) if d in domains)
+    cut = f"cut every sampled chain into steps ({modes})" if modes else "cut them into steps"
+    if not n_sampled:
+        cut = "kept the steps the input gave"
+    elif n_given:
+        cut += " and kept the given chains' steps"
+    return (f"This run {' and '.join(parts)} for {problems:,} problems of "
+            f"<b>{_esc(dataset)}</b>, {cut}, and labeled the steps")
+
+
+def _checks(m: dict[str, Any]) -> str:
+    """What each source that ran did; the model that ran behind mc and judge."""
+    cfg = m.get("config") or {}
+    labels = cfg.get("labels") or {}
+    model = (m.get("model") or {}).get("name")
+    judge_model = ((labels.get("judge") or {}).get("model") or {}).get("name") or model
+    behind = {"mc": model, "judge": judge_model}
+    sources = sources_run(m)
+    out = []
+    for i, src in enumerate(sources):
+        who = behind.get(src)
+        with_model = f" (with <b>{_esc(who)}</b>)" if who and who != "given" else ""
+        out.append(f"<b>{_esc(src)}</b>{with_model} "
+                   f"{_esc(SOURCE_WORDS.get(src, 'applied its own check'))}"
+                   + ("; " if i < len(sources) - 1 else ". "))  # fmt: skip
+    return "".join(out)
+
+
+def _what_ran(s: dict[str, Any], m: dict[str, Any], chains: int, problems: int) -> str:
+    """The opening paragraph: where the `chains` came from, what each source did, how the
+    verdicts became labels."""
+    policy = ((m.get("config") or {}).get("labels") or {}).get("policy") or "the configured"
+    return (f"<p>{_made(s, chains, problems)}. {_checks(m)}The <b>{_esc(policy)}</b> policy "
+            "combined their verdicts into one label per step (the <code>labels</code> column "
+            "a PRM trains on).</p>")
 
 
 def run_story(s: dict[str, Any]) -> str:
@@ -72,7 +118,7 @@ def run_story(s: dict[str, Any]) -> str:
     t, f, u = (int(combined[c][0]) if combined.height else 0
                for c in ("true", "false", "unlabeled"))  # fmt: skip
     steps = t + f + u
-    parts = [_what_ran(m, chains, problems)]
+    parts = [_what_ran(s, m, chains, problems)]
     if known:
         parts.append(f"<p><b>{_share(right, known)}</b> chains reached the right final answer.")
     else:

@@ -20,7 +20,8 @@ from labeling.code_steps import CodeSplitMode
 from labeling.reward import DEFAULT_AGGREGATION, DEFAULT_EMPTY_REWARD, END_TOKENS
 from labeling.search import Aggregation
 from labeling.splitters import SplitMode
-from pipelines.cli import ConfigError, option
+from pipelines.cli import ConfigError
+from pipelines.config_fields import ROWS, SPEED, check_fields, option
 
 
 class RewardBackend(StrEnum):
@@ -41,67 +42,96 @@ class RewardDomain(StrEnum):
 @dataclass
 class RewardConfig:
     checkpoint: str = option(
-        MISSING, "PRM checkpoint: prm-train's <output_dir>/final (or a prm-export directory); "
-        "its prm_format.json says how to format chains and how training cut them into steps."
+        MISSING, "PRM checkpoint: prm-train's <output.dir>/final (or a prm-export directory); "
+        "its prm_format.json says how to format chains and how training cut them into steps.",
+        ROWS,
     )  # fmt: skip
     backend: RewardBackend = option(
         RewardBackend.checkpoint,
         "checkpoint (in-process torch), vllm (in-process vLLM engine) or server (a running "
-        "`vllm serve <checkpoint>`, see url).",
+        "`vllm serve <checkpoint>`, see url); all give the same rewards (to 1e-3).", SPEED,
+    )  # fmt: skip
+    url: str = option("", "backend=server: base URL of `vllm serve <checkpoint>`.", SPEED)
+    served_name: str | None = option(
+        None, "backend=server: served model name if not the path.", SPEED
     )
-    url: str = option("", "backend=server: base URL of `vllm serve <checkpoint>`.")
-    served_name: str | None = option(None, "backend=server: served model name if not the path.")
     aggregation: Aggregation = option(
         DEFAULT_AGGREGATION,
         "How step scores become one reward: min (default: adding steps cannot raise it), "
-        "last, prod (shrinks with length) or mean (pays for padding with easy steps).",
-    )
+        "last, prod (shrinks with length) or mean (pays for padding with easy steps).", ROWS,
+    )  # fmt: skip
     split_mode: SplitMode | None = option(
         None, "math: how a completion is cut into steps; unset = the rules recorded with the "
-        "checkpoint (what training saw), else auto."
+        "checkpoint (what training saw), else auto.", ROWS
     )  # fmt: skip
     code_mode: CodeSplitMode | None = option(
-        None, "code: how a completion is cut into steps; unset = as recorded, else statement."
-    )
-    domain: RewardDomain = option(RewardDomain.math, "Which splitter cuts completions.")
+        None, "code: how a completion is cut into steps; unset = as recorded, else statement.",
+        ROWS,
+    )  # fmt: skip
+    section_tokens: int | None = option(
+        None, "split mode sections: token budget per section; unset = as recorded, else the "
+        "splitter's default.", ROWS, gt=0
+    )  # fmt: skip
+    max_sections: int | None = option(
+        None, "split mode sections: cap per completion; unset = as recorded, else the "
+        "splitter's default.", ROWS, gt=0
+    )  # fmt: skip
+    domain: RewardDomain = option(RewardDomain.math, "Which splitter cuts completions.", ROWS)
     empty_reward: float = option(
         DEFAULT_EMPTY_REWARD,
         "Reward of a completion with no scorable step (empty, not text, or every step past "
         "the PRM's max_length); each one is counted and logged. 0 = a fully wrong solution.",
-    )
+        ROWS,
+    )  # fmt: skip
     outcome_weight: float = option(
         0.0, "Blend with the verified final answer when a reference is passed: "
-        "(1 - w) * PRM + w * outcome (1 right, 0 wrong or no answer); 0 = PRM only."
+        "(1 - w) * PRM + w * outcome (1 right, 0 wrong or no answer); 0 = PRM only.",
+        ROWS, ge=0, le=1
     )  # fmt: skip
-    outcome_timeout_s: float = option(5.0, "Wall-clock bound of one answer equivalence check.")
+    outcome_timeout_s: float = option(
+        5.0, "Wall-clock bound of one answer equivalence check.", ROWS, gt=0
+    )
     end_tokens: list[str] = option(
         factory=lambda: list(END_TOKENS),
         help="End-of-text tokens removed from the end of a completion before it is split.",
+        affects=ROWS,
     )
     max_chars: int = option(
         100_000, "A completion is cut to this many characters before splitting (the PRM reads "
-        "at most its max_length tokens anyway); bounds the work one malformed input costs."
+        "at most its max_length tokens anyway); bounds the work one malformed input costs.",
+        ROWS, gt=0
     )  # fmt: skip
-    batch_size: int = option(16, "Chains per PRM forward pass (checkpoint) or request (vllm).")
-    device: str = option("cpu", "backend=checkpoint: torch device.")
-    bf16: bool = option(False, "backend=checkpoint: bf16 autocast.")
+    batch_size: int = option(
+        16, "Chains per PRM forward pass (checkpoint) or request (vllm).", SPEED, gt=0
+    )
+    device: str = option("cpu", "backend=checkpoint: torch device.", SPEED)
+    bf16: bool = option(False, "backend=checkpoint: bf16 autocast.", ROWS)
     dtype: str = option("float32", "backend=vllm: the engine's dtype (float32 starts fastest "
-                        "on CPUs without native bf16).")  # fmt: skip
+                        "on CPUs without native bf16).", ROWS)  # fmt: skip
 
 
 @dataclass
 class ServerConfig:
-    host: str = option("127.0.0.1", "Address to bind (0.0.0.0 to serve other machines).")
-    port: int = option(5000, "Port (OpenRLHF's default for a remote reward model).")
-    max_batch: int = option(64, "Completions scored together; concurrent requests share it.")
+    host: str = option(
+        "127.0.0.1", "Address to bind (0.0.0.0 to serve other machines).", SPEED
+    )
+    port: int = option(
+        5000, "Port (OpenRLHF's default for a remote reward model).", SPEED, gt=0, le=65535
+    )
+    max_batch: int = option(
+        64, "Completions scored together; concurrent requests share it.", SPEED, gt=0
+    )
     max_wait_ms: float = option(
-        5.0, "How long the first request of a batch waits for others to join it."
+        5.0, "How long the first request of a batch waits for others to join it.", SPEED, ge=0
     )
     max_queue: int = option(
-        2048, "Completions waiting at most; beyond, requests get 503 and Retry-After."
+        2048, "Completions waiting at most; beyond, requests get 503 and Retry-After.", SPEED,
+        gt=0,
+    )  # fmt: skip
+    max_request: int = option(
+        4096, "Completions in one request at most (413 beyond).", SPEED, gt=0
     )
-    max_request: int = option(4096, "Completions in one request at most (413 beyond).")
-    log_level: str = option("warning", "uvicorn's log level.")
+    log_level: str = option("warning", "uvicorn's log level.", SPEED)
 
 
 @dataclass
@@ -111,31 +141,16 @@ class RewardAppConfig:
 
 
 def check(cfg: RewardConfig) -> RewardConfig:
-    """Ranges and fields that go together; raises ConfigError with one sentence."""
+    """Ranges (`check_fields`) and fields that go together; raises ConfigError with one
+    sentence."""
+    check_fields(cfg, "reward.")
     if not cfg.checkpoint:
         raise ConfigError("reward.checkpoint is empty; set it to a PRM checkpoint directory "
-                          "(prm-train writes <output_dir>/final)")  # fmt: skip
+                          "(prm-train writes <output.dir>/final)")  # fmt: skip
     if cfg.backend == RewardBackend.server and not cfg.url:
         raise ConfigError("reward.backend=server needs reward.url (the vLLM pooling server)")
-    if not 0.0 <= cfg.outcome_weight <= 1.0:
-        raise ConfigError(f"reward.outcome_weight={cfg.outcome_weight} must lie in [0, 1]")
     if not math.isfinite(cfg.empty_reward):
         raise ConfigError(f"reward.empty_reward={cfg.empty_reward} must be a finite number")
-    for key, value in [("reward.batch_size", cfg.batch_size), ("reward.max_chars", cfg.max_chars),
-                       ("reward.outcome_timeout_s", cfg.outcome_timeout_s)]:  # fmt: skip
-        if value <= 0:
-            raise ConfigError(f"{key}={value} must be > 0")
-    return cfg
-
-
-def check_server(cfg: ServerConfig) -> ServerConfig:
-    limits = [("server.max_batch", cfg.max_batch), ("server.max_queue", cfg.max_queue),
-              ("server.max_request", cfg.max_request), ("server.port", cfg.port)]  # fmt: skip
-    for key, value in limits:
-        if value <= 0:
-            raise ConfigError(f"{key}={value} must be > 0")
-    if cfg.max_wait_ms < 0:
-        raise ConfigError(f"server.max_wait_ms={cfg.max_wait_ms} must be >= 0")
     return cfg
 
 
@@ -159,7 +174,7 @@ def app_config(cfg: Any) -> RewardAppConfig:
     merged = OmegaConf.merge(OmegaConf.structured(RewardAppConfig), cfg)
     out: RewardAppConfig = OmegaConf.to_object(merged)  # type: ignore[assignment]
     check(out.reward)
-    check_server(out.server)
+    check_fields(out.server, "server.")
     return out
 
 

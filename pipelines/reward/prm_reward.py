@@ -38,6 +38,7 @@ from labeling.reward import (
     strip_end_tokens,
     token_ends,
 )
+from labeling.sections import SectionOptions
 from pipelines.cli import ConfigError
 from pipelines.reward.config import RewardBackend, RewardConfig, RewardDomain, reward_config
 from pipelines.serve.client import ScoringError
@@ -50,7 +51,7 @@ def build_scorer(cfg: RewardConfig) -> Any:
     path = Path(cfg.checkpoint).expanduser()
     if not path.is_dir():
         raise ConfigError(f"reward.checkpoint {cfg.checkpoint!r} is not a directory; set it to "
-                          "a PRM checkpoint (prm-train writes <output_dir>/final)")  # fmt: skip
+                          "a PRM checkpoint (prm-train writes <output.dir>/final)")  # fmt: skip
     if cfg.backend == RewardBackend.checkpoint:
         from pipelines.scoring import PRMScorer
 
@@ -79,6 +80,11 @@ class PRMReward:
         record = recorded_split(cfg.checkpoint) or {}
         self.split_mode = str(cfg.split_mode or record.get("mode") or "auto")
         self.code_mode = str(cfg.code_mode or record.get("code_mode") or "statement")
+        default = SectionOptions()
+        self.sections = SectionOptions(
+            cfg.section_tokens or record.get("section_tokens") or default.tokens,
+            cfg.max_sections or record.get("max_sections") or default.max_sections,
+        )  # only the `sections` mode reads them
         self._check_split()
         said = "reward.split_mode" if cfg.split_mode else (
             "recorded with the checkpoint" if record.get("mode") else
@@ -104,14 +110,17 @@ class PRMReward:
             raise ConfigError(f"the checkpoint's split rules cannot be used here ({exc}); set "
                               "reward.split_mode") from exc  # fmt: skip
 
-    def _split(self, text: str, prompt: str) -> list[str]:
+    def _split(self, text: str, prompt: str) -> tuple[list[str], list[int | None]]:
+        """(steps, each step's end in `text`) through the project's one splitter per domain."""
         if self.cfg.domain == RewardDomain.code:
             from labeling.code_steps import split_code_steps
 
-            return split_code_steps(text, self.code_mode, "", prompt)
-        from labeling.splitters import split_steps
+            steps = split_code_steps(text, self.code_mode, "", prompt)
+            return steps, step_ends(text, steps)  # code steps are rebuilt: found, or None
+        from labeling.splitters import split_spans
 
-        return split_steps(text, self.split_mode)
+        spans = split_spans(text, self.split_mode, self.sections)
+        return [text[a:b] for a, b in spans], [b for _, b in spans]
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any],
                  references: Sequence[Any] | None = None) -> list[float]:  # fmt: skip
@@ -144,6 +153,7 @@ class PRMReward:
     def _score(self, prompts, completions, references, completion_ids, tokenizer):
         texts: list[str] = []
         steps: list[list[str]] = []
+        ends: list[list[int | None]] = []
         notes: list[Note] = []
         chains: list[tuple[str, list[str]]] = []
         for raw_prompt, raw in zip(prompts, completions, strict=True):
@@ -155,9 +165,10 @@ class PRMReward:
             if cut:
                 self.stats["cut_to_max_chars"] += 1
             found: list[str] = []
+            where: list[int | None] = []
             if note is Note.scored:
                 try:
-                    found = self._split(text, prompt)
+                    found, where = self._split(text, prompt)
                 except Exception as exc:  # model output is untrusted; a splitter bug too
                     log.warning("prm-reward: the splitter failed on a completion (%s)", exc)
                     note = Note.split_error
@@ -165,24 +176,24 @@ class PRMReward:
                     note = Note.no_steps
             texts.append(text)
             steps.append(found)
+            ends.append(where if found else [])
             notes.append(note)
             if found:
                 chains.append((prompt, found))
         scored = iter(self._score_chains(chains))
         results = []
-        for i, (text, found, note) in enumerate(zip(texts, steps, notes, strict=True)):
+        for i, (found, where, note) in enumerate(zip(steps, ends, notes, strict=True)):
             scores = next(scored) if found else []
-            outcome = self._outcome(text, references[i] if references is not None else None)
+            outcome = self._outcome(texts[i], references[i] if references is not None else None)
             reward, prm, clean = fold(scores, self.cfg.aggregation, self.cfg.empty_reward,
                                       outcome, self.cfg.outcome_weight)  # fmt: skip
             if found and prm is None:
                 note = Note.unscored
-            ends = step_ends(text, found)
-            toks = self._token_ends(ends, completion_ids[i] if completion_ids else None,
+            toks = self._token_ends(where, completion_ids[i] if completion_ids else None,
                                     tokenizer)  # fmt: skip
             results.append(CompletionReward(
                 reward, prm, None if outcome is None else float(outcome),
-                tuple(StepReward(s, e, t) for s, e, t in zip(clean, ends, toks, strict=True)),
+                tuple(StepReward(s, e, t) for s, e, t in zip(clean, where, toks, strict=True)),
                 note))  # fmt: skip
         self._count(results)
         return results

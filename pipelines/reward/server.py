@@ -28,14 +28,11 @@ import time
 from contextlib import asynccontextmanager
 from typing import Any
 
-import hydra
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
-from omegaconf import DictConfig
 
 from labeling.reward import Note, split_query
-from pipelines.cli import compose_or_explain, run_or_explain
-from pipelines.confdir import CONF_DIR
+from pipelines.cli import HydraApp
 from pipelines.reward.batching import Batcher, QueueFullError
 from pipelines.reward.config import RewardAppConfig, ServerConfig, app_config, register
 from pipelines.reward.prm_reward import PRMReward
@@ -197,16 +194,11 @@ def run(cfg: Any) -> None:
         reward.close()
 
 
-@hydra.main(config_path=CONF_DIR, config_name="reward", version_base=None)
-def _hydra_main(cfg: DictConfig) -> None:
-    run_or_explain("prm-reward-server", run, cfg)
+APP = HydraApp("prm-reward-server", "reward", RewardAppConfig, register, run, __doc__)
 
 
 def main() -> None:
-    register()
-    compose_or_explain("prm-reward-server", CONF_DIR, "reward", sys.argv[1:], RewardAppConfig,
-                       __doc__)  # fmt: skip
-    _hydra_main()
+    APP.main()
 
 
 if __name__ == "__main__":

@@ -11,15 +11,11 @@ sentence) and runs `run(cfg)`, which tests call directly.
 
 from __future__ import annotations
 
-import sys
-
-import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from labeling.search import PRMScoreError
-from pipelines.cli import compose_or_explain, explain, run_or_explain
-from pipelines.confdir import CONF_DIR
-from pipelines.search.config import SearchConfig, register, validate
+from pipelines.cli import HydraApp, explain
+from pipelines.search.config import RENAMED, SearchConfig, register, validate
 
 
 def typed(cfg: DictConfig | SearchConfig | dict) -> SearchConfig:
@@ -45,15 +41,12 @@ def _explain(exc: BaseException) -> str | None:
     return str(exc) if isinstance(exc, PRMScoreError) else explain(exc)
 
 
-@hydra.main(config_path=CONF_DIR, config_name="search", version_base=None)
-def _hydra_main(cfg: DictConfig) -> None:
-    run_or_explain("prm-search", run, cfg, _explain)
+APP = HydraApp("prm-search", "search", SearchConfig, register, run, __doc__, _explain,
+               renamed=RENAMED)
 
 
 def main() -> None:
-    register()
-    compose_or_explain("prm-search", CONF_DIR, "search", sys.argv[1:], SearchConfig, __doc__)
-    _hydra_main()
+    APP.main()
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
 """Structured config of `prm-search`, registered in Hydra's ConfigStore as `search_schema`.
 
-The generator reuses `prm-label`'s model, engine, ray, sampler and split sections (and their
-`conf/` groups); the PRM, the strategies and the output are this app's own. Enum fields fail
-at compose time (exit 2, one sentence); `validate` adds the checks that span fields.
+`SearchConfig` extends the generation config prm-label extends too
+(`pipelines.generation_config`: model, dataset, sampler, split, engine, ray, answer check,
+output, and their `conf/` groups); the PRM and the strategies are this app's own. Enum fields
+fail at compose time (exit 2, one sentence); every field says what it affects (the unit key
+hashes the row fields) and its range (`pipelines.config_fields`); `validate` adds the checks
+that span fields.
 """
 
 from __future__ import annotations
@@ -12,30 +15,20 @@ from enum import StrEnum
 
 from hydra.core.config_store import ConfigStore
 
-from labeling.datasets import Adapter
 from labeling.search import Aggregation
-from pipelines.cli import ConfigError, option
-from pipelines.label.config import (
-    DatasetConfig,
-    EngineConfig,
-    ModelConfig,
-    RayConfig,
+from pipelines.cli import ConfigError
+from pipelines.config_fields import ROWS, SPEED, check_fields, option
+from pipelines.generation_config import (
+    GenerationConfig,
     SamplerConfig,
-    SplitConfig,
+    UnitOutputConfig,
+    register_groups,
+    validate_generation,
 )
+from pipelines.search import registry
 
-
-class Strategy(StrEnum):
-    """Search strategies; one output row per (problem, strategy, aggregation, budget)."""
-
-    majority = "majority"  # majority vote over N sampled chains (no PRM)
-    best_of_n = "best_of_n"  # the chain with the best aggregated PRM score among N
-    weighted_vote = "weighted_vote"  # answer with the highest summed PRM score among N
-    beam = "beam"  # step-level beam search: N/M beams kept, M children each, per step
-    dvts = "dvts"  # diverse verifier tree search: N/M independent greedy subtrees of width M
-
-
-PRM_STRATEGIES = (Strategy.best_of_n, Strategy.weighted_vote, Strategy.beam, Strategy.dvts)
+# One member per strategy registered in pipelines/search/registry.py (the only list of them).
+Strategy = registry.strategy_enum()
 
 
 class PRMBackend(StrEnum):
@@ -46,113 +39,110 @@ class PRMBackend(StrEnum):
 
 @dataclass
 class PRMConfig:
-    backend: PRMBackend = option(PRMBackend.checkpoint, "checkpoint | server | none.")
-    checkpoint: str = option("", "PRM directory (prm-train's `final`, or a third-party one).")
-    url: str = option("", "backend=server: base URL of `vllm serve <checkpoint>`.")
-    served_name: str | None = option(None, "backend=server: the served model name if not the path.")
-    batch_size: int = option(16, "Chains per PRM forward pass (checkpoint) or request (server).")
-    device: str = option("cpu", "backend=checkpoint: torch device.")
+    backend: PRMBackend = option(PRMBackend.checkpoint, "checkpoint | server | none.", ROWS)
+    checkpoint: str = option(
+        "", "PRM directory (prm-train's `final`, or a third-party one).", ROWS
+    )
+    # Where the PRM runs and how many chains go per call change speed, not scores.
+    url: str = option("", "backend=server: base URL of `vllm serve <checkpoint>`.", SPEED)
+    served_name: str | None = option(
+        None, "backend=server: the served model name if not the path.", SPEED
+    )
+    batch_size: int = option(
+        16, "Chains per PRM forward pass (checkpoint) or request (server).", SPEED, gt=0
+    )
+    device: str = option("cpu", "backend=checkpoint: torch device.", SPEED)
 
 
 @dataclass
 class SearchSection:
-    strategies: list[Strategy] = option(
-        factory=lambda: list(Strategy), help="Strategies to run (all by default)."
+    strategies: list[Strategy] = option(  # type: ignore[valid-type]
+        factory=lambda: list(Strategy), help=registry.help_text(), affects=ROWS
     )
     budgets: list[int] = option(
         factory=lambda: [1, 4, 16],
         help="N per strategy: chains (majority, best-of-N) or generations per step (beam, DVTS).",
+        affects=ROWS, gt=0,
     )
     aggregations: list[Aggregation] = option(
         factory=lambda: [Aggregation.last, Aggregation.min, Aggregation.prod],
         help="best_of_n and weighted_vote: step-score aggregations, one row each.",
+        affects=ROWS,
     )
     aggregation: Aggregation = option(
-        Aggregation.last, "beam and dvts: aggregation that ranks prefixes and finished beams."
+        Aggregation.last, "beam and dvts: aggregation that ranks prefixes and finished beams.",
+        ROWS,
     )
-    width: int = option(4, "beam and dvts: M, children per kept beam (search-and-learn: 4).")
-    max_depth: int = option(12, "beam and dvts: step rounds; the last one completes the chain.")
-    step_max_tokens: int = option(160, "beam and dvts: token cap of one step's generation.")
-    step_stop: str = option("\n\n", "beam and dvts: where one step's generation stops.")
+    width: int = option(
+        4, "beam and dvts: M, children per kept beam (search-and-learn: 4).", ROWS, gt=0
+    )
+    max_depth: int = option(
+        12, "beam and dvts: step rounds; the last one completes the chain.", ROWS, gt=0
+    )
+    step_max_tokens: int = option(
+        160, "beam and dvts: token cap of one step's generation.", ROWS, gt=0
+    )
+    step_stop: str = option("\n\n", "beam and dvts: where one step's generation stops.", ROWS)
 
 
 @dataclass
-class SearchOutputConfig:
-    dir: str = option("runs/search_${dataset.name}", "Output dir (stable: a re-run resumes).")
-    problems_per_unit: int = option(32, "Problems per unit (one shard; searched together).")
-    resume: bool = option(True, "Skip units already finished with the same key.")
-    report: bool = option(True, "Write report.html (accuracy vs generated tokens).")
+class SearchOutputConfig(UnitOutputConfig):
+    dir: str = option(
+        "runs/search_${dataset.name}", "Output dir (stable: a re-run resumes).", SPEED
+    )
+    problems_per_unit: int = option(
+        32, "Problems per unit (one shard; searched together).", SPEED, gt=0
+    )
+    report: bool = option(True, "Write report.html (accuracy vs generated tokens).", SPEED)
 
 
 @dataclass
-class SearchConfig:
-    model: ModelConfig = option(factory=ModelConfig, help="The generator model.")
-    dataset: DatasetConfig = option(factory=DatasetConfig, help="Where problems come from.")
+class SearchConfig(GenerationConfig):
     sampler: SamplerConfig = option(
         factory=SamplerConfig,
         help="Temperature, top_p, max_tokens (per chain), seed, instruction; `n` is unused.",
     )
-    split: SplitConfig = option(factory=SplitConfig, help="How chains are cut into steps.")
-    engine: EngineConfig = option(factory=EngineConfig, help="Engine actors.")
-    ray: RayConfig = option(factory=RayConfig, help="Ray runtime.")
+    output: SearchOutputConfig = option(factory=SearchOutputConfig, help="Rows and resume.")
     prm: PRMConfig = option(factory=PRMConfig, help="The process reward model.")
     search: SearchSection = option(factory=SearchSection, help="Strategies and budgets.")
-    output: SearchOutputConfig = option(factory=SearchOutputConfig, help="Rows and resume.")
-    answer_timeout_s: float = option(5.0, "Wall-clock bound of one answer equivalence check.")
 
 
-# Sections that change rows (and so unit keys); `dataset.limit` only cuts the input.
-SEARCH_AFFECTING = ("model", "dataset", "sampler", "split", "prm", "search")
+# Keys that moved, kept working for one release (`pipelines.cli.renamed`).
+RENAMED = {"answer_timeout_s": "answer_check.timeout_s"}
 
 
 def validate(cfg: SearchConfig) -> None:
-    """Cross-field and range checks; raises `ConfigError` with one sentence."""
+    """Every value in its field's range, then the checks that span fields; raises
+    `ConfigError` with one sentence."""
+    check_fields(cfg)
+    validate_generation(cfg)
     s = cfg.search
-    adapter = cfg.dataset.adapter or cfg.dataset.name
-    if adapter not in Adapter.__members__:
-        raise ConfigError(f"dataset {adapter!r} has no adapter; set dataset.adapter to one of "
-                          f"{', '.join(Adapter.__members__)}")  # fmt: skip
     if not s.strategies:
         raise ConfigError("search.strategies is empty; name at least one strategy")
-    if not s.budgets or min(s.budgets) <= 0:
-        raise ConfigError(f"search.budgets={s.budgets} must be a non-empty list of positive ints")
-    needs_prm = [str(x) for x in s.strategies if x in PRM_STRATEGIES]
+    unknown = [str(x) for x in s.strategies if str(x) not in registry.names()]
+    if unknown:
+        raise ConfigError(f"search.strategies names {', '.join(unknown)}; choose from "
+                          f"{', '.join(registry.names())}")
+    if not s.budgets:
+        raise ConfigError("search.budgets is empty; name at least one budget (e.g. [1,4,16])")
+    needs_prm = registry.needs_prm(s.strategies)
     if cfg.prm.backend == PRMBackend.none and needs_prm:
         raise ConfigError(f"strategies {', '.join(needs_prm)} need a PRM; set prm.checkpoint "
                           "(and prm.backend) or search.strategies=[majority]")  # fmt: skip
     if cfg.prm.backend != PRMBackend.none and needs_prm and not cfg.prm.checkpoint:
         raise ConfigError("prm.checkpoint is empty; set it to a PRM directory (prm-train's "
-                          "output_dir/final) or use prm.backend=none search.strategies=[majority]")
+                          "output.dir/final) or use prm.backend=none search.strategies=[majority]")
     if cfg.prm.backend == PRMBackend.server and not cfg.prm.url:
         raise ConfigError("prm.backend=server needs prm.url (the vLLM pooling server)")
-    for key, value in [
-        ("search.width", s.width),
-        ("search.max_depth", s.max_depth),
-        ("search.step_max_tokens", s.step_max_tokens),
-        ("sampler.max_tokens", cfg.sampler.max_tokens),
-        ("output.problems_per_unit", cfg.output.problems_per_unit),
-        ("prm.batch_size", cfg.prm.batch_size),
-        ("engine.batch_size", cfg.engine.batch_size),
-    ]:
-        if value <= 0:
-            raise ConfigError(f"{key}={value} must be > 0")
-    if not 0 < cfg.sampler.top_p <= 1 or cfg.sampler.temperature < 0:
-        raise ConfigError("sampler.top_p must be in (0, 1] and sampler.temperature >= 0")
     if not s.step_stop:
         raise ConfigError("search.step_stop is empty; beam search needs a step boundary")
-    if any(x in s.strategies for x in (Strategy.beam, Strategy.dvts)):
-        odd = [n for n in s.budgets if n > s.width and n % s.width]
-        if odd:
-            raise ConfigError(f"beam/dvts budgets {odd} are not multiples of search.width="
-                              f"{s.width}; use multiples (or budgets below the width)")  # fmt: skip
+    registry.check(cfg)  # each selected strategy's own checks
 
 
 def register() -> None:
     """Register the schema and the group schemas the YAML extends; called by `main()`."""
-    from pipelines.label.config import register as register_label
-
-    register_label()  # model_schema, dataset_schema, sampler_schema, engine_schema, ...
+    register_groups()  # model_schema, dataset_schema, sampler_schema, engine_schema, ...
     ConfigStore.instance().store(name="search_schema", node=SearchConfig)
 
 
-__all__ = ["PRMBackend", "SearchConfig", "Strategy", "register", "validate"]
+__all__ = ["RENAMED", "PRMBackend", "SearchConfig", "Strategy", "register", "validate"]

@@ -16,15 +16,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from labeling.engine_request import EngineRequest
 from labeling.search import PRMScoreError, check_scores
-from pipelines.engine.request import EngineRequest, Messages
-from pipelines.search.strategies import Ask, Decision, Gen, Sample, Strategy
+from pipelines.search.strategies import Ask, Decision, Sample, Strategy
 
 log = logging.getLogger("prm-search")
 
 
 class Generator(Protocol):
-    def submit(self, items: list[tuple[Messages, Gen]]) -> Any: ...
+    def submit(self, requests: list[EngineRequest]) -> Any: ...
 
     def collect(self, ticket: Any) -> list[list[Sample]]: ...
 
@@ -35,28 +35,22 @@ class StepScorer(Protocol):
 
 @dataclass
 class Task:
-    """One strategy run on one problem: the coroutine and what its requests need."""
+    """One strategy run on one problem: the coroutine, and how the PRM and errors name it."""
 
     coroutine: Strategy
-    messages: Messages  # the generator's chat (one user message) for the problem
     prompt: str  # what the PRM sees as the prompt (the question, as in training rows)
     where: str  # names the task in errors: "problem p123 (beam, N=4)"
 
 
 class PoolGenerator:
-    """`Generator` over `pipelines.engine.pool.EnginePool` (chat messages + assistant prefix)."""
+    """`Generator` over `pipelines.engine.pool.EnginePool`: the strategies' requests go to
+    the pool as they are."""
 
-    def __init__(self, pool: Any, temperature: float, top_p: float) -> None:
-        self.pool, self.temperature, self.top_p = pool, temperature, top_p
+    def __init__(self, pool: Any) -> None:
+        self.pool = pool
 
-    def submit(self, items: list[tuple[Messages, Gen]]) -> Any:
-        requests = [
-            EngineRequest(messages=messages, prefix=g.prefix, n=g.n, seed=g.seed,
-                          max_tokens=g.max_tokens, temperature=self.temperature,
-                          top_p=self.top_p, stop=tuple(g.stop))
-            for messages, g in items
-        ]
-        return self.pool.submit(requests)
+    def submit(self, requests: list[EngineRequest]) -> Any:
+        return self.pool.submit(list(requests))
 
     def collect(self, ticket: Any) -> list[list[Sample]]:
         results = self.pool.collect(ticket)
@@ -85,10 +79,10 @@ def run_tasks(
         t_round = time.monotonic()
         gens = [(i, r) for i, r in waiting.items() if isinstance(r, list)]
         asks = [(i, r) for i, r in waiting.items() if isinstance(r, Ask)]
-        flat = [(tasks[i].messages, g) for i, reqs in gens for g in reqs]
+        flat = [g for _, reqs in gens for g in reqs]
         log.info("round %d: %d searches waiting, %d generation requests (%d samples), %d "
                  "scoring requests; %.0fs so far", rounds, len(waiting), len(flat),
-                 sum(g.n for _, g in flat), len(asks), time.monotonic() - t0)  # fmt: skip
+                 sum(g.n for g in flat), len(asks), time.monotonic() - t0)  # fmt: skip
         ticket = generator.submit(flat) if flat else None  # the engine works while the PRM scores
         replies: dict[int, Any] = {}
         if asks:
@@ -120,7 +114,7 @@ def run_tasks(
     return [o or [] for o in out]
 
 
-def _checked(g: Gen, samples: list[Sample], where: str) -> list[Sample]:
+def _checked(g: EngineRequest, samples: list[Sample], where: str) -> list[Sample]:
     """The samples of one request. A prompt the engine refused as too long for the context
     comes back as one empty sample: that is n empty (finished) continuations, a real
     outcome. Any other count is an engine fault."""

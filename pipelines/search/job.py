@@ -19,36 +19,27 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from labeling.ids import config_hash, derive_seed
 from labeling.prompts import user_message
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
 from labeling.search import canonical_answer
 from labeling.shards import UnitRecord
 from labeling.splitters import split_steps
-from pipelines.search.config import PRM_STRATEGIES, SEARCH_AFFECTING, SearchConfig, Strategy
+from pipelines.config_fields import config_hash as rows_hash
+from pipelines.search import registry
+from pipelines.search.config import SearchConfig
 from pipelines.search.driver import Generator, StepScorer, Task, run_tasks
 from pipelines.search.output import read_rows, summarize, write_unit
-from pipelines.search.strategies import TreeParams, sampling, tree_search
+from pipelines.search.registry import SearchContext
 from pipelines.unit_job import (
     UnitJob,
     check_input_paths,
     read_members,
-    rows_config,
     split_members,
 )
 from verifiers.answer import AnswerChecker, extract_answer
 
 log = logging.getLogger("prm-search")
-SAMPLING = (Strategy.majority, Strategy.best_of_n, Strategy.weighted_vote)
-
-
-def search_config_hash(cfg: SearchConfig) -> str:
-    """Hash of every config field that changes rows (see `unit_job.rows_config`); of the
-    PRM, only which one it is."""
-    subset = rows_config(cfg, SEARCH_AFFECTING)
-    subset["prm"] = {k: subset["prm"][k] for k in ("backend", "checkpoint")}
-    return config_hash(subset)
 
 
 def final_answer(text: str) -> str | None:
@@ -65,29 +56,34 @@ def states_answer(text: str) -> bool:
 
 
 def build_tasks(cfg: SearchConfig, p: Problem) -> list[Task]:
-    """Every strategy family x budget for one problem (see `strategies`)."""
-    s, sp = cfg.search, cfg.sampler
-    split = partial(split_steps, mode=str(cfg.split.mode))
-    messages = (("user", user_message(p, sp.math_instruction)),)
-    with_prm = any(x in s.strategies for x in (Strategy.best_of_n, Strategy.weighted_vote))
+    """The searches of every selected strategy for one problem: one `build` call per
+    strategy family (`pipelines.search.registry`), each search a task."""
+    messages = (("user", user_message(p, cfg.sampler.math_instruction)),)
+    split = partial(split_steps, mode=str(cfg.split.mode), options=cfg.split.section_options())
+    ctx = SearchContext(cfg, p, messages, split, final_answer, states_answer)
     tasks = []
-    if any(x in s.strategies for x in SAMPLING):
-        co = sampling(list(s.budgets), derive_seed(sp.seed, p.problem_id, "sample"),
-                      sp.max_tokens, split, final_answer, list(s.aggregations), with_prm,
-                      Strategy.majority in s.strategies, tuple(sp.stop))  # fmt: skip
-        tasks.append(Task(co, messages, p.question, f"problem {p.problem_id} (sampling)"))
-    for strategy in (Strategy.beam, Strategy.dvts):
-        if strategy not in s.strategies:
-            continue
-        for n in sorted(set(s.budgets)):
-            params = TreeParams(n, s.width, s.max_depth, s.step_max_tokens, sp.max_tokens,
-                                s.step_stop, s.aggregation,
-                                derive_seed(sp.seed, p.problem_id, str(strategy), n),
-                                tuple(sp.stop))  # fmt: skip
-            co = tree_search(params, strategy == Strategy.dvts, split, final_answer, states_answer)
-            tasks.append(Task(co, messages, p.question,
-                              f"problem {p.problem_id} ({strategy}, N={n})"))  # fmt: skip
+    for spec, members in registry.families(cfg.search.strategies):
+        for co, label in spec.build(ctx, members):
+            tasks.append(Task(co, p.question, f"problem {p.problem_id} ({label})"))
     return tasks
+
+
+def check_decisions(cfg: SearchConfig, problems: list[Problem],
+                    decisions: list[tuple[Problem, Any]]) -> None:  # fmt: skip
+    """Every selected strategy decided on every problem, and no other strategy did; raises
+    RuntimeError (a strategy's builder is broken: a bug, never zero rows and a clean run)."""
+    wanted = {str(x) for x in cfg.search.strategies}
+    got: dict[str, set[str]] = {p.problem_id: set() for p in problems}
+    for p, d in decisions:
+        got[p.problem_id].add(d.strategy)
+    for pid, made in got.items():
+        missing, extra = sorted(wanted - made), sorted(made - wanted)
+        if missing or extra:
+            raise RuntimeError(
+                f"problem {pid}: strategies {', '.join(missing) or '-'} made no decision and "
+                f"{', '.join(extra) or '-'} decided unasked; their builders in "
+                "pipelines.search.registry must serve exactly the strategies they are given"
+            )
 
 
 class SearchJob(UnitJob):
@@ -96,14 +92,14 @@ class SearchJob(UnitJob):
     def __init__(self, cfg: SearchConfig, generator: Generator | None = None,
                  prm: StepScorer | None = None) -> None:  # fmt: skip
         """`generator`/`prm` given (tests) are used as they are; else built from the config."""
-        super().__init__(cfg.output.dir, search_config_hash(cfg), cfg.output.resume)
+        super().__init__(cfg.output.dir, rows_hash(cfg), cfg.output.resume)
         self.cfg = cfg
         self.generator, self.prm = generator, prm
         self.prm_name = Path(cfg.prm.checkpoint).name if cfg.prm.checkpoint else ""
         self.checker: AnswerChecker | None = None
 
     def _ensure_backends(self) -> None:
-        if self.prm is None and any(x in self.cfg.search.strategies for x in PRM_STRATEGIES):
+        if self.prm is None and registry.needs_prm(self.cfg.search.strategies):
             from pipelines.search.prm import load_prm
 
             self.prm = load_prm(self.cfg.prm)
@@ -112,8 +108,7 @@ class SearchJob(UnitJob):
 
             self.pool, self.model_path = self.start_pool(self.cfg.model, self.cfg.engine,
                                                          self.cfg.ray)  # fmt: skip
-            self.generator = PoolGenerator(self.pool, self.cfg.sampler.temperature,
-                                           self.cfg.sampler.top_p)  # fmt: skip
+            self.generator = PoolGenerator(self.pool)
 
     def _correct(self, answer: str | None, reference: str, cache: dict) -> bool | None:
         key = canonical_answer(answer)
@@ -132,11 +127,14 @@ class SearchJob(UnitJob):
                            "reference answer", p.question[:2000], p.problem_id, "filter")
                for p in problems if p not in math]  # fmt: skip
         tasks = [(p, t) for p in math for t in build_tasks(self.cfg, p)]
-        if not tasks:
-            return [], bad, 0
-        self._ensure_backends()
-        generator: Any = self.generator
-        decided = run_tasks([t for _, t in tasks], generator, self.prm)
+        decided: list = []
+        if tasks:
+            self._ensure_backends()
+            generator: Any = self.generator
+            decided = run_tasks([t for _, t in tasks], generator, self.prm)
+        # also when no strategy built a search: that is a broken builder, never zero rows
+        check_decisions(self.cfg, math, [(p, d) for (p, _), ds in zip(tasks, decided,
+                                                                       strict=True) for d in ds])
         rows, caches = [], {}
         for (p, _), decisions in zip(tasks, decided, strict=True):
             cache = caches.setdefault(p.problem_id, {})
@@ -149,7 +147,7 @@ class SearchJob(UnitJob):
                     "chosen_score": d.score, "chosen_text": d.text,
                     "candidates": d.candidates, "generated_tokens": d.tokens,
                     "prm_calls": d.prm_calls, "rounds": d.rounds,
-                    "seed": _task_seed(self.cfg, p, d.strategy, d.budget),
+                    "seed": d.seed,
                     "model": self.cfg.model.name, "prm": self.prm_name,
                     "config_hash": self.hash,
                 })  # fmt: skip
@@ -168,7 +166,7 @@ class SearchJob(UnitJob):
     def _run(self) -> dict[str, Any]:
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         t0 = time.monotonic()
-        self.checker = AnswerChecker(timeout_s=self.cfg.answer_timeout_s)
+        self.checker = AnswerChecker(timeout_s=self.cfg.answer_check.timeout_s)
         items = read_members(self.cfg.dataset)
         plan, keys = self.plan(items, self.cfg.output.problems_per_unit)
         progress = self.progress(10.0, self.cfg.dataset.limit)
@@ -229,12 +227,6 @@ def done_text(manifest: dict[str, Any], root: Path, report: bool) -> str:
     lines.append(f"  rows: {root / 'shards'}, manifest: {root / 'manifest.json'}"
                  + (f", report: {root / 'report.html'}" if report else ""))
     return "\n".join(lines)
-
-
-def _task_seed(cfg: SearchConfig, p: Problem, strategy: str, budget: int) -> int:
-    if strategy in SAMPLING:
-        return derive_seed(cfg.sampler.seed, p.problem_id, "sample")
-    return derive_seed(cfg.sampler.seed, p.problem_id, strategy, budget)
 
 
 def _plain(x: Any) -> Any:

@@ -42,7 +42,7 @@ def load_prm(cfg: PRMConfig) -> BackendScorer | None:
     path = Path(cfg.checkpoint).expanduser()
     if not path.is_dir():
         raise ConfigError(f"prm.checkpoint {cfg.checkpoint!r} is not a directory; set it to a "
-                          "PRM checkpoint (prm-train writes <output_dir>/final)")  # fmt: skip
+                          "PRM checkpoint (prm-train writes <output.dir>/final)")  # fmt: skip
     if cfg.backend == PRMBackend.checkpoint:
         from pipelines.scoring import PRMScorer
 

@@ -1,17 +1,21 @@
 """The search strategies as coroutines over plain data: no engine, no model, no Ray.
 
 A strategy is a generator that yields what it needs and receives the answer:
-- `list[Gen]` (continue these prefixes) -> `list[list[Sample]]`, one list of `Gen.n` samples
-  per request;
+- `list[EngineRequest]` (continue these prefixes; the one engine request type,
+  `labeling.engine_request`) -> `list[list[Sample]]`, one list of `n` samples per request;
 - `Ask` (score these step lists) -> `list[list[float]]`, already checked (one probability
   per step: `labeling.search.check_scores`);
-and finally returns its `Decision`s. The driver runs many of them in lockstep, so every
-round's generations across problems, strategies and budgets go to the engine together.
+and finally returns its `Decision`s. A strategy gets its problem's `base` request (the chat,
+the sampler's temperature, top_p and stop strings, the chain's token cap `max_tokens` and the
+search's seed) and asks for variations of it (`dataclasses.replace`). The driver runs many of
+them in lockstep, so every round's generations across problems, strategies and budgets go to
+the engine together.
 
 How the budget N is spent (generated tokens are counted, whatever the strategy):
 - `sampling`: one request of max(N) chains per problem; majority, best-of-N and the
-  PRM-weighted vote at budget N use the first N of them (i.i.d. samples, so that is a fair
-  draw of N), and count only those N chains' tokens and PRM calls.
+  PRM-weighted vote (those of them the config asks for) at budget N use the first N of them
+  (i.i.d. samples, so that is a fair draw of N), and count only those N chains' tokens and
+  PRM calls.
 - `tree_search` (beam, DVTS): one round per step. A step is generated up to `stop`
   (a blank line: the prompt asks for one step per paragraph, the splitter's `blank_line`).
   A candidate is finished when its step states a final answer (\\boxed{}, "the answer is",
@@ -28,9 +32,10 @@ What this does not promise: that vLLM ends a step exactly where the splitter wou
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Generator
+from dataclasses import dataclass, field, replace
 
+from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
 from labeling.search import (
     Aggregation,
@@ -41,17 +46,6 @@ from labeling.search import (
     top_k,
     weighted_vote,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Gen:
-    """Continue the assistant text `prefix` with `n` samples."""
-
-    prefix: str
-    n: int
-    seed: int
-    max_tokens: int
-    stop: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +76,7 @@ class Decision:
     prm_calls: int
     candidates: int  # finished chains the choice was made among
     rounds: int  # generation rounds (1 for sampling strategies)
+    seed: int = 0  # the seed of the search that made it (the row's `seed`)
 
 
 @dataclass(slots=True)
@@ -97,7 +92,7 @@ class Candidate:
 Split = Callable[[str], list[str]]
 Extract = Callable[[str], str | None]
 Ends = Callable[[str], bool]  # does this step state the final answer explicitly?
-Strategy = Generator[list[Gen] | Ask, object, list[Decision]]
+Strategy = Generator[list[EngineRequest] | Ask, object, list[Decision]]
 
 
 def _score(cands: list[Candidate], split: Split, agg: Aggregation) -> Generator:
@@ -113,20 +108,30 @@ def _score(cands: list[Candidate], split: Split, agg: Aggregation) -> Generator:
     return len(scorable)
 
 
+SAMPLING = ("majority", "best_of_n", "weighted_vote")  # the strategies `sampling` serves
+
+
 def sampling(
+    base: EngineRequest,
     budgets: list[int],
-    seed: int,
-    max_tokens: int,
     split: Split,
     extract: Extract,
     aggregations: list[Aggregation],
-    with_prm: bool,
-    majority: bool,
-    stop: tuple[str, ...] = (),
+    emit: Collection[str],
 ) -> Strategy:
-    """Majority vote, best-of-N and PRM-weighted vote at every budget, over one sample."""
+    """The strategies of `emit` (a subset of `SAMPLING`: majority vote, best-of-N, the
+    PRM-weighted vote) at every budget, over one shared sample; only those named return
+    decisions, and the PRM is asked only when best-of-N or the weighted vote is. Raises
+    ValueError for a name it does not serve."""
+    unknown = sorted(set(emit) - set(SAMPLING))
+    if unknown:
+        raise ValueError(f"sampling serves {', '.join(SAMPLING)}, not {', '.join(unknown)}")
+    majority = "majority" in emit
+    best, vote = "best_of_n" in emit, "weighted_vote" in emit
+    with_prm = best or vote
     top = max(budgets)
-    (samples,) = yield [Gen("", top, seed, max_tokens, stop)]
+    seed = base.seed
+    (samples,) = yield [replace(base, prefix="", n=top)]
     samples = list(samples)[:top]
     texts = [s.text for s in samples]
     answers = [extract(t) for t in texts]
@@ -146,18 +151,21 @@ def sampling(
         if majority:
             c = majority_vote(answers[:k])
             out.append(Decision("majority", "", n, texts[c.index], c.answer, None, tokens,
-                                0, k, 1))  # fmt: skip
+                                0, k, 1, seed))  # fmt: skip
         if not with_prm:
             continue
         calls = sum(1 for s in scores[:k] if s)
         for agg in aggregations:
             vals = [aggregate(s, agg) if s else float("-inf") for s in scores[:k]]
-            b = best_index(vals)
-            out.append(Decision("best_of_n", str(agg), n, texts[b], answers[b],
-                                _finite(vals[b]), tokens, calls, k, 1))  # fmt: skip
-            w = weighted_vote(answers[:k], [max(v, 0.0) for v in vals])
-            out.append(Decision("weighted_vote", str(agg), n, texts[w.index], w.answer,
-                                _finite(vals[w.index]), tokens, calls, k, 1))  # fmt: skip
+            if best:
+                b = best_index(vals)
+                out.append(Decision("best_of_n", str(agg), n, texts[b], answers[b],
+                                    _finite(vals[b]), tokens, calls, k, 1, seed))  # fmt: skip
+            if vote:
+                w = weighted_vote(answers[:k], [max(v, 0.0) for v in vals])
+                out.append(Decision("weighted_vote", str(agg), n, texts[w.index], w.answer,
+                                    _finite(vals[w.index]), tokens, calls, k, 1,
+                                    seed))  # fmt: skip
     return out
 
 
@@ -171,24 +179,22 @@ class TreeParams:
     width: int
     max_depth: int
     step_max_tokens: int
-    max_tokens: int  # per chain
-    stop: str
+    stop: str  # where one step's generation stops
     aggregation: Aggregation
-    seed: int
-    extra_stop: tuple[str, ...] = ()  # `sampler.stop`, sent with every request (the engine
-    # does not say which stop string ended a generation, so one also ends a step here)
 
 
-def _finished(sample: Sample, total: int, last: bool, p: TreeParams, ends: Ends) -> bool:
-    return last or not sample.text.strip() or total >= p.max_tokens or ends(sample.text)
+def _finished(sample: Sample, total: int, last: bool, cap: int, ends: Ends) -> bool:
+    return last or not sample.text.strip() or total >= cap or ends(sample.text)
 
 
 def tree_search(
-    p: TreeParams, dvts: bool, split: Split, extract: Extract, ends: Ends
+    p: TreeParams, base: EngineRequest, dvts: bool, split: Split, extract: Extract, ends: Ends
 ) -> Strategy:
     """Step-level beam search (`dvts=False`) or DVTS (`dvts=True`); see the module doc.
-    `extract` reads a finished chain's answer; `ends` says whether a step states it (a
-    bare number in a step must not end the chain)."""
+    `base.max_tokens` caps a whole chain; `base.stop` (the sampler's stop strings) goes with
+    every request, and since the engine does not say which stop string ended a generation,
+    one also ends a step. `extract` reads a finished chain's answer; `ends` says whether a
+    step states it (a bare number in a step must not end the chain)."""
     kept, children = beam_shape(p.budget, p.width)
     groups = kept if dvts else 1
     # Root expansions: beam search draws N first steps; each DVTS subtree draws M.
@@ -201,12 +207,12 @@ def tree_search(
         last = depth == p.max_depth - 1
         gens = []
         for i, c in enumerate(active):
-            room = p.max_tokens - c.tokens
-            gens.append(Gen(
-                c.text, first if depth == 0 else children,
-                derive_seed(p.seed, depth, i),
-                room if last else min(p.step_max_tokens, room),
-                p.extra_stop if last else (p.stop, *p.extra_stop),
+            room = base.max_tokens - c.tokens
+            gens.append(replace(
+                base, prefix=c.text, n=first if depth == 0 else children,
+                seed=derive_seed(base.seed, depth, i),
+                max_tokens=room if last else min(p.step_max_tokens, room),
+                stop=base.stop if last else (p.stop, *base.stop),
             ))  # fmt: skip
         results = yield gens
         rounds += 1
@@ -215,7 +221,7 @@ def tree_search(
             for s in samples:
                 tokens += s.tokens
                 total = c.tokens + s.tokens
-                fin = _finished(s, total, last, p, ends)
+                fin = _finished(s, total, last, base.max_tokens, ends)
                 # A step cut by step_max_tokens goes on in the next round, mid-paragraph.
                 cut = fin or s.finish == "length"
                 text = c.text + s.text + ("" if cut else p.stop)
@@ -241,7 +247,8 @@ def tree_search(
             break
     if not done:  # cannot happen after a last round, unless the engine returned nothing
         return [Decision("dvts" if dvts else "beam", str(p.aggregation), p.budget, "", None,
-                         None, tokens, calls, 0, rounds)]  # fmt: skip
+                         None, tokens, calls, 0, rounds, base.seed)]  # fmt: skip
     b = done[best_index([c.score for c in done])]
     return [Decision("dvts" if dvts else "beam", str(p.aggregation), p.budget, b.text,
-                     extract(b.text), _finite(b.score), tokens, calls, len(done), rounds)]
+                     extract(b.text), _finite(b.score), tokens, calls, len(done), rounds,
+                     base.seed)]  # fmt: skip

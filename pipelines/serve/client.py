@@ -9,7 +9,8 @@ The client tokenizes each chain itself with the checkpoint's tokenizer and `prm_
 server never re-tokenizes text differently. vLLM's STEP pooler returns one (bad, good) row
 for every occurrence of the step-tag id; the client keeps the rows at the chain's step ends
 (a tag id elsewhere, e.g. a separator-like tag inside the prompt, is dropped) and returns
-P(good) per step, None for steps cut by `max_length`.
+P(good) per step, None for the steps cut by `max_length` (the first that does not fit and all
+after it, as in training).
 
 What it promises: the same numbers as `pipelines.scoring.PRMScorer` up to float rounding
 (tested to 1e-3). What it does not: retries; a server that answers with the wrong shape or

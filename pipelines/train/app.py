@@ -3,40 +3,40 @@
     prm-train data.shards=[outputs/labels] train.max_steps=200
     prm-train data.shards=[outputs/labels] data.label_source=mc_scores   # soft MC targets
     prm-train data.shards=[outputs/labels] train.workers=2               # 2 Ray Train workers
-    prm-train data.shards=[outputs/labels] train.resume=none output_dir=outputs/prm2
+    prm-train data.shards=[outputs/labels] train.resume=none output.dir=outputs/prm2
 
 `pipelines.train.loop.train_loop` is the whole per-worker program (it also runs in-process
 when `train.workers=1` and `train.use_ray=false`, which is the default and skips Ray's
 start-up); `run` decides where it runs; `main` is the Hydra entry point and only calls `run`.
 
-Checkpoints: `<output_dir>/checkpoints/step_NNNNNNN/` is a servable HF directory in
+Checkpoints: `<output.dir>/checkpoints/step_NNNNNNN/` is a servable HF directory in
 `export.format` (see `pipelines.train.export`) plus `trainer_state.pt` (optimizer, schedule,
-step, data position). Rank 0 writes them straight to `output_dir`, so with several machines
-`output_dir` must be a shared filesystem; on one machine it always is. `<output_dir>/final/`
+step, data position). Rank 0 writes them straight to `output.dir`, so with several machines
+`output.dir` must be a shared filesystem; on one machine it always is. `<output.dir>/final/`
 is what `vllm serve`, prm-eval and `pipelines.scoring` load. Metrics go to
-`<output_dir>/metrics.jsonl` (and to Ray Train).
+`<output.dir>/metrics.jsonl` (and to Ray Train).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from pipelines.cli import compose_or_explain, explain, run_or_explain
-from pipelines.confdir import CONF_DIR
-from pipelines.train import data as prm_data
-from pipelines.train.config import TrainAppConfig, register, to_config
-from pipelines.train.loop import ray_worker, train_loop
-from pipelines.train.model import StepFormat
+from pipelines.cli import HydraApp, explain
+from pipelines.train.config import RENAMED, TrainAppConfig, register, to_config
+
+# torch, Ray Train and the model code load when a run starts, not with the app's declaration
+# (`APP`, which `--help` and the tests read).
 
 
 def run(cfg: Any) -> dict[str, Any]:
-    """Train as configured; returns the summary written to `<output_dir>/summary.json`."""
+    """Train as configured; returns the summary written to `<output.dir>/summary.json`."""
+    from pipelines.train import data as prm_data
+    from pipelines.train.loop import ray_worker, train_loop
+
     conf = to_config(cfg)
     prm_data.check_labels_present(conf.data)  # before a model loads or Ray starts
     plain = OmegaConf.to_container(OmegaConf.structured(conf), resolve=True, enum_to_str=True)
@@ -52,7 +52,7 @@ def run(cfg: Any) -> dict[str, Any]:
             ray.init(address=conf.ray.address)
         else:
             ray.init(num_cpus=conf.ray.num_cpus or conf.train.workers * conf.train.cpus_per_worker)
-    out = Path(conf.output_dir).expanduser().resolve()
+    out = Path(conf.output.dir).expanduser().resolve()
     trainer = TorchTrainer(
         ray_worker,
         train_loop_config=plain,
@@ -73,6 +73,7 @@ def run(cfg: Any) -> dict[str, Any]:
 
 def _run_and_print(cfg: DictConfig) -> None:
     from pipelines.train.export import serve_command
+    from pipelines.train.model import StepFormat
 
     summary = run(cfg)
     print(json.dumps({k: v for k, v in summary.items() if k != "format"}, indent=2))
@@ -88,15 +89,12 @@ def _explain(exc: BaseException) -> str | None:
     return explain(exc) or (str(exc).splitlines()[0] if isinstance(exc, ValueError) else None)
 
 
-@hydra.main(version_base=None, config_path=CONF_DIR, config_name="train")
-def _hydra_main(cfg: DictConfig) -> None:
-    run_or_explain("prm-train", _run_and_print, cfg, _explain)
+APP = HydraApp("prm-train", "train", TrainAppConfig, register, _run_and_print, __doc__,
+               _explain, renamed=RENAMED)
 
 
 def main() -> None:
-    register()
-    compose_or_explain("prm-train", CONF_DIR, "train", sys.argv[1:], TrainAppConfig, __doc__)
-    _hydra_main()
+    APP.main()
 
 
 if __name__ == "__main__":

@@ -6,8 +6,10 @@ manifest into the checkpoint's `prm_format.json` (`StepFormat.split`).
 
 What it promises: a record only when it is known. Datasets whose chains came already split
 (`model.name == "given"`: ProcessBench, PRM800K) and paths without a prm-label manifest say
-nothing; datasets cut by different rules leave no record (a warning names them) rather than
-one picked at random.
+nothing, except given reasoning traces cut into sections by people (an adapter that declares
+`SECTIONS`, DeltaBench's), which record `mode: sections`: the machine cut a label run uses
+for traces, the nearest repeatable cut there is. Datasets cut by different rules leave no
+record (a warning names them) rather than one picked at random.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import json
 import logging
 from pathlib import Path
 from typing import Any
+
+from labeling.datasets import gives_sections
 
 log = logging.getLogger("prm-train")
 MANIFEST = "manifest.json"
@@ -29,16 +33,25 @@ def _manifest(path: str) -> dict[str, Any] | None:
         return None
 
 
+def _adapter(config: dict[str, Any]) -> str | None:
+    dataset = config.get("dataset") or {}
+    return dataset.get("adapter") or dataset.get("name")
+
+
 def dataset_split(paths: list[str]) -> dict[str, Any] | None:
     """The `split` section shared by every dataset in `paths` that prm-label cut itself;
     None when no dataset says, or when they disagree."""
     found: dict[str, dict[str, Any]] = {}
     for path in paths:
         manifest = _manifest(path) or {}
-        split = (manifest.get("config") or {}).get("split")
-        given = (manifest.get("model") or {}).get("name") == "given"
-        if isinstance(split, dict) and not given:
+        config = manifest.get("config") or {}
+        split = config.get("split")
+        if not isinstance(split, dict):
+            continue
+        if (manifest.get("model") or {}).get("name") != "given":
             found[path] = split
+        elif gives_sections(_adapter(config)):
+            found[path] = {**split, "mode": "sections"}
     rules = {json.dumps(s, sort_keys=True) for s in found.values()}
     if len(rules) > 1:
         log.warning(

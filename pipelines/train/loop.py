@@ -15,20 +15,21 @@ import logging
 import math
 import shutil
 import time
-from dataclasses import asdict, dataclass, replace
+from collections import Counter
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from pipelines.cli import ConfigError
+from pipelines.cli import ConfigError, UserError
 from pipelines.ticker import duration
 from pipelines.train import data as prm_data
 from pipelines.train.config import TrainAppConfig, to_config
 from pipelines.train.export import load_checkpoint, new_prm, save_checkpoint
 from pipelines.train.lineage import dataset_split
 from pipelines.train.metrics import _forward_loss, evaluate
-from pipelines.train.model import StepFormat, collate, tokenize_row
+from pipelines.train.model import StepFormat, collate, cut_counts, tokenize_row
 
 STATE_FILE = "trainer_state.pt"
 PROGRESS_EVERY_S = 10.0  # a step line at most this often (every step when steps are slower)
@@ -165,6 +166,7 @@ class _Worker:
     in_ray: bool
     resume: Path | None
     step: int = 0
+    cut: Counter = field(default_factory=Counter)  # what max_length dropped (`cut_counts`)
 
 
 def _setup(config: dict[str, Any], in_ray: bool) -> _Worker:
@@ -179,7 +181,7 @@ def _setup(config: dict[str, Any], in_ray: bool) -> _Worker:
     if cfg.train.torch_threads > 0:
         torch.set_num_threads(cfg.train.torch_threads)
     torch.manual_seed(cfg.train.seed)
-    out = Path(cfg.output_dir).expanduser().resolve()
+    out = Path(cfg.output.dir).expanduser().resolve()
     out.mkdir(parents=True, exist_ok=True)
     resume = _resume_path(cfg, out)
     core, tok, fmt = _initial_model(cfg, resume)
@@ -217,15 +219,57 @@ def _setup(config: dict[str, Any], in_ray: bool) -> _Worker:
     return w
 
 
+def _count_cut(w: _Worker, example: Any, row: dict[str, Any]) -> None:
+    """Count what `model.max_length` dropped from one chain; say so the first time."""
+    counts = cut_counts(row, example.targets)
+    if counts["chains_cut"] and not w.cut["chains_cut"] and w.rank == 0:
+        log.warning(
+            "chain %s is longer than model.max_length=%d tokens: trained on the question and "
+            "its first %d of %d steps (whole steps only); the other %d steps (%d labeled) are "
+            "dropped, never trained against cut text. Every such chain is counted in "
+            "summary.json's `long_chains`", example.chain_id, w.fmt.max_length,
+            counts["steps"] - counts["steps_dropped"], counts["steps"], counts["steps_dropped"],
+            counts["labels_dropped"])
+    w.cut.update(counts)
+
+
+def _check_something_fits(w: _Worker) -> None:
+    """After the first step: a run in which no label of any chain fits `max_length` would
+    train on nothing; stop it with the fix instead."""
+    if w.cut["labels"] and w.cut["labels_dropped"] == w.cut["labels"]:
+        m = w.cfg.model
+        raise UserError(
+            f"no label of the first {w.cut['chains']} chains fits model.max_length="
+            f"{m.max_length}: each chain's first labeled step ends past it (the prompt keeps up "
+            f"to model.max_prompt_length={m.max_prompt_length} tokens); raise model.max_length "
+            "or lower model.max_prompt_length")
+
+
+def long_chains(cut: Counter, fmt: StepFormat, world: int) -> dict[str, Any]:
+    """The summary's account of chains longer than `max_length` (the policy, and what it
+    dropped among the chains this worker saw: a chain seen in two epochs counts twice)."""
+    return {
+        "policy": "the question (its last model.max_prompt_length tokens) and as many whole "
+                  "steps as fit, from the first; the first step that does not fit and all "
+                  "after it are dropped",
+        "max_length": fmt.max_length,
+        "counted_on": "rank 0" + (f" of {world} workers" if world > 1 else ""),
+        **{k: cut.get(k, 0) for k in ("chains", "chains_cut", "steps", "steps_dropped",
+                                      "labels", "labels_dropped", "prompts_cut")},
+        "steps_trained": cut.get("steps", 0) - cut.get("steps_dropped", 0),
+    }
+
+
 def _one_step(w: _Worker) -> dict[str, Any]:
     """One optimizer step over `grad_accum` micro-batches; returns its raw statistics."""
     losses, correct, counted, tokens = [], 0, 0, 0
     accum = w.cfg.train.grad_accum
     for micro in range(accum):
-        rows = [
-            tokenize_row(e.prompt, e.steps, e.targets, w.tok, w.fmt, w.soft)
-            for e in (next(w.stream) for _ in range(w.cfg.train.batch_size))
-        ]
+        examples = [next(w.stream) for _ in range(w.cfg.train.batch_size)]
+        rows = [tokenize_row(e.prompt, e.steps, e.targets, w.tok, w.fmt, w.soft)
+                for e in examples]
+        for e, row in zip(examples, rows, strict=True):
+            _count_cut(w, e, row)
         batch = collate(rows, w.tok.pad_token_id, w.soft)
         tokens += batch["input_ids"].numel()
         sync = micro == accum - 1 or not hasattr(w.model, "no_sync")
@@ -287,11 +331,11 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
     w = _setup(config, in_ray)
     cfg = w.cfg
     val_rows = []
+    val_cut: Counter = Counter()
     if w.rank == 0 and cfg.data.val_fraction > 0:
-        val_rows = [
-            tokenize_row(e.prompt, e.steps, e.targets, w.tok, w.fmt, w.soft)
-            for e in prm_data.validation_examples(cfg.data, cfg.train.seed)
-        ]
+        for e in prm_data.validation_examples(cfg.data, cfg.train.seed):
+            val_rows.append(tokenize_row(e.prompt, e.steps, e.targets, w.tok, w.fmt, w.soft))
+            val_cut.update(cut_counts(val_rows[-1], e.targets))
     metrics_file = (w.out / "metrics.jsonl").open("a") if w.rank == 0 else None
     tokens_total, train_time, last, started = 0, 0.0, {}, w.step
     t_last = time.perf_counter()
@@ -301,6 +345,8 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
                  w.step, w.out)  # fmt: skip
     while w.step < cfg.train.max_steps:
         stats = _one_step(w)
+        if w.step == started + 1:
+            _check_something_fits(w)
         dt = time.perf_counter() - t_last  # reading, tokenizing, collating, compute
         tokens_total, train_time = tokens_total + stats["tokens"], train_time + dt
         row = _after_step(w, stats, dt, val_rows)
@@ -322,6 +368,16 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
         return {}
     metrics_file.close()
     save_checkpoint(w.core, w.tok, w.out / "final")
+    long = long_chains(w.cut, w.fmt, w.world)
+    long["validation"] = {k: val_cut.get(k, 0) for k in ("chains", "chains_cut", "steps_dropped",
+                                                        "labels_dropped")}
+    if long["chains_cut"] or val_cut["chains_cut"]:
+        log.warning(
+            "%d of %d chains seen were longer than model.max_length=%d: %d of %d steps "
+            "dropped (%d of %d labels), validation %d of %d chains cut; see summary.json",
+            long["chains_cut"], long["chains"], w.fmt.max_length, long["steps_dropped"],
+            long["steps"], long["labels_dropped"], long["labels"], val_cut["chains_cut"],
+            val_cut["chains"])
     summary = {
         **last,
         "final": str(w.out / "final"),
@@ -331,6 +387,7 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
         "bf16": w.use_bf16,
         "workers": w.world,
         "format": asdict(w.fmt),
+        "long_chains": long,
     }
     (w.out / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary

@@ -88,8 +88,13 @@ def tokenize_row(
     """Token ids of prompt + steps, each step followed by the step tag id, and its targets.
 
     Returns `input_ids`, `targets` (same length: the step's label at its tag; IGNORE (hard)
-    or NaN (soft) elsewhere and where the label is None) and `step_positions` (index of the
-    step's tag, -1 for steps cut by `max_length`). `labels=None` is for inference.
+    or NaN (soft) elsewhere and where the label is None), `step_positions` (index of the
+    step's tag, -1 for steps cut by `max_length`) and `prompt_cut` (prompt tokens dropped
+    from its start). `labels=None` is for inference.
+    A chain longer than `max_length` keeps the prompt and as many WHOLE steps as fit, from
+    the first: the first step that does not fit and every step after it are dropped
+    (position -1; `cut_counts` counts them), so no step is scored or trained without every
+    step before it in view, and no step is cut inside. No window slides over the rest.
     The tag is appended as an id, never tokenized from text, so the scored token is always
     the same id; the tag's text is removed from prompt and steps, so a chain that happens to
     contain it cannot add a score. The prompt keeps its last `max_prompt_length` tokens.
@@ -99,8 +104,9 @@ def tokenize_row(
     masked: float = math.nan if soft else IGNORE
     text = fmt.prompt_template.format(prompt=prompt.replace(fmt.step_tag, ""))
     prompt_ids = tokenizer(text, add_special_tokens=False)["input_ids"]
-    if fmt.max_prompt_length > 0:
-        prompt_ids = prompt_ids[-fmt.max_prompt_length :]
+    prompt_cut = max(0, len(prompt_ids) - fmt.max_prompt_length) if fmt.max_prompt_length > 0 \
+        else 0
+    prompt_ids = prompt_ids[prompt_cut:]
     bos = [fmt.bos_token_id] if fmt.bos_token_id is not None else []
     input_ids = bos + list(prompt_ids)
     targets: list[float] = [masked] * len(input_ids)
@@ -108,8 +114,10 @@ def tokenize_row(
     # One batched call for all steps: per-call overhead, not tokenizing, dominates short steps.
     pieces = [fmt.step_template.format(step=s.replace(fmt.step_tag, "")) for s in steps]
     step_ids = tokenizer(pieces, add_special_tokens=False)["input_ids"] if pieces else []
+    cut = False
     for ids, label in zip(step_ids, labels, strict=True):
-        if len(input_ids) + len(ids) + 1 > fmt.max_length:
+        cut = cut or len(input_ids) + len(ids) + 1 > fmt.max_length
+        if cut:  # a later, shorter step would be read without this one: drop it too
             positions.append(-1)
             continue
         input_ids.extend(ids)
@@ -121,7 +129,27 @@ def tokenize_row(
     # Steps are only added when they fit, so only a long prompt can still overflow here.
     input_ids, targets = input_ids[: fmt.max_length], targets[: fmt.max_length]
     positions = [p if p < fmt.max_length else -1 for p in positions]
-    return {"input_ids": input_ids, "targets": targets, "step_positions": positions}
+    return {"input_ids": input_ids, "targets": targets, "step_positions": positions,
+            "prompt_cut": prompt_cut}
+
+
+def cut_counts(row: dict[str, list], labels: list[Any] | None = None) -> dict[str, int]:
+    """What `max_length` dropped from one `tokenize_row` output: steps (and labeled steps,
+    given the chain's `labels`) kept and dropped, whether the chain was cut, and whether its
+    prompt lost its start to `max_prompt_length`."""
+    positions = row["step_positions"]
+    labels = labels if labels is not None else [None] * len(positions)
+    dropped = sum(p < 0 for p in positions)
+    labeled = [t is not None for t in labels]
+    return {
+        "chains": 1,
+        "chains_cut": int(dropped > 0),
+        "steps": len(positions),
+        "steps_dropped": dropped,
+        "labels": sum(labeled),
+        "labels_dropped": sum(x for p, x in zip(positions, labeled, strict=True) if p < 0),
+        "prompts_cut": int(row.get("prompt_cut", 0) > 0),
+    }
 
 
 def collate(rows: list[dict[str, list]], pad_id: int, soft: bool) -> dict[str, torch.Tensor]:

@@ -2,7 +2,7 @@
 
 `MonteCarloVerifier.verify(items)` labels every step of every chain in `items` from
 completion rates. Every chain's pending probes (`labeling.estimators`) are in flight at once,
-one `CompletionRequest` per probe (`n` completions each); as soon as one comes back, its
+one `EngineRequest` per probe (`n` completions each); as soon as one comes back, its
 completions are checked with the outcome check, the result goes to that chain's estimator, and
 the chain's next probe goes out at once. No chain waits for another's slowest rollout, so the
 engine stays fed while any chain has a pending probe (continuous batching does the rest). Nor
@@ -25,24 +25,19 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from labeling.engine_request import EngineRequest
 from labeling.estimators import Estimator, Probe, make_estimator
 from labeling.ids import derive_seed
 from labeling.schema import Chain, Problem, Status, StepVerdict
-from verifiers.rollout.outcome import CodeOutcome, DomainOutcome, MathOutcome, OutcomeCheck
-from verifiers.rollout.protocol import (
-    AsyncCompleter,
-    Completer,
-    Completion,
-    CompletionRequest,
-    RolloutStats,
-)
+from verifiers.rollout.outcome import OutcomeCheck, outcome_check
+from verifiers.rollout.protocol import AsyncCompleter, Completer, Completion, RolloutStats
 from verifiers.rollout.schedule import Schedule
 
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "AsyncCompleter", "Completer", "Completion", "CompletionRequest",
-    "MonteCarloVerifier", "RolloutStats", "prefix_texts",
+    "AsyncCompleter", "Completer", "Completion", "MonteCarloVerifier", "RolloutStats",
+    "prefix_texts",
 ]  # fmt: skip
 
 
@@ -67,16 +62,6 @@ def prefix_texts(chain: Chain, step_separator: str = "\n\n") -> list[str]:
         return [text[: starts[i + 1]] for i in range(len(steps) - 1)] + [text[:pos]]
     joined = [step_separator.join(steps[: i + 1]) + step_separator for i in range(len(steps))]
     return joined[:-1] + [step_separator.join(steps)] if steps else []
-
-
-def _default_check(domain: str | None, tests_cfg: Mapping[str, Any] | None) -> OutcomeCheck:
-    if domain == "math":
-        return MathOutcome()
-    if domain == "code":
-        return CodeOutcome(options=tests_cfg)
-    if domain is None:
-        return DomainOutcome(tests_options=tests_cfg)
-    raise ValueError(f"unknown domain {domain!r}; choose math, code or None (per problem)")
 
 
 class MonteCarloVerifier:
@@ -130,7 +115,7 @@ class MonteCarloVerifier:
         estimator_options: dict[str, object] | None = None,
     ) -> None:
         self.completer = completer
-        self.check: OutcomeCheck = check or _default_check(domain, tests_cfg)
+        self.check: OutcomeCheck = check or outcome_check(domain, tests_options=tests_cfg)
         if check_workers is None:  # sandbox runs are slow: as many as the sandbox allows
             check_workers = int((tests_cfg or {}).get("workers", 1)) if domain != "math" else 1
         self.options = dict(
@@ -215,7 +200,7 @@ class MonteCarloVerifier:
         est: Estimator | None,
         probe: Probe,
         index: int | None = None,
-    ) -> CompletionRequest:
+    ) -> EngineRequest:
         """The request for `probe`, whose first rollout is number `index` at its step
         (default: the next one the estimator expects)."""
         problem, chain = item
@@ -228,4 +213,5 @@ class MonteCarloVerifier:
             est.rollouts_at(step) if index is None else index,
         )  # fmt: skip
         prompt = self.prompt_fn(problem)
-        return CompletionRequest(prompt, prefixes[step], n, seed, self.max_tokens, self.temperature)
+        return EngineRequest.user(prompt, prefix=prefixes[step], n=n, seed=seed,
+                                  max_tokens=self.max_tokens, temperature=self.temperature)

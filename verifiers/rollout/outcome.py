@@ -21,7 +21,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from labeling.schema import Problem
-from verifiers.answer import AnswerChecker, extract_answer
+from labeling.thinking import rollout_answer_text
+from verifiers.answer import ANSWER_TIMEOUT_S, AnswerChecker, extract_answer
 
 OutcomeCheck = Callable[[Problem, str, str], "bool | None"]
 
@@ -31,16 +32,20 @@ class MathOutcome:
 
     The answer is taken from the completion alone: an answer the prefix already stated is not
     the rollout's answer. For the chain's own outcome (empty completion) it is taken from the
-    prefix.
+    prefix. A prefix that ends inside a reasoning model's thinking is continued there: only
+    what the completion writes after `</think>` is its answer, and a completion that never
+    closes the thinking decides nothing (None; `labeling.thinking.rollout_answer_text`).
     """
 
-    def __init__(self, timeout_s: float = 5.0) -> None:
+    def __init__(self, timeout_s: float = ANSWER_TIMEOUT_S) -> None:
         self.checker = AnswerChecker(timeout_s=timeout_s)
 
     def __call__(self, problem: Problem, prefix: str, completion: str) -> bool | None:
         if not problem.reference.strip():
             raise ValueError(f"problem {problem.problem_id} has no reference answer")
-        text = completion if completion.strip() else prefix
+        text = rollout_answer_text(prefix, completion)
+        if text is None:
+            return None
         if extract_answer(text)[0] is None:
             return False
         return self.checker.outcome(text, problem.reference).correct
@@ -55,7 +60,7 @@ class CodeOutcome:
     The program is found with `labeling.code_steps.extract_code` (the same rules as the
     `tests` source, so a rollout is judged like a chain). `run_tests(problem, code, ...)`
     defaults to `verifiers.sandbox.runner.run_tests`, imported on first use so that math-only runs
-    never load the sandbox; `options` (e.g. the `labels.tests` config) then fill the
+    never load the sandbox; `options` (e.g. the job's `sandbox` settings) then fill the
     `SandboxConfig` fields of the same name. A custom `run_tests` gets the options its
     signature accepts. As for the `tests` source, a run that timed out or ran out of memory
     decides nothing (None), nor does a sandbox that did not start.
@@ -104,7 +109,7 @@ class DomainOutcome:
     """Dispatches on `problem.domain`: `math` -> MathOutcome, `code` -> CodeOutcome."""
 
     def __init__(
-        self, timeout_s: float = 5.0, tests_options: Mapping[str, Any] | None = None
+        self, timeout_s: float = ANSWER_TIMEOUT_S, tests_options: Mapping[str, Any] | None = None
     ) -> None:
         self.timeout_s, self.tests_options = timeout_s, tests_options
         self._math: MathOutcome | None = None  # built on first use: it owns a worker process
@@ -125,3 +130,21 @@ class DomainOutcome:
     def close(self) -> None:
         if self._math is not None:
             self._math.close()
+
+
+def outcome_check(
+    domain: str | None,
+    timeout_s: float = ANSWER_TIMEOUT_S,
+    tests_options: Mapping[str, Any] | None = None,
+) -> OutcomeCheck:
+    """The check for `domain`: `math` answer equivalence bounded by `timeout_s`, `code` the
+    tests in the sandbox (`tests_options`: `SandboxConfig` fields), None: chosen per
+    `problem.domain`. The label job passes its `answer_check` and `sandbox` settings, so
+    rollouts are judged as the `answer` source judges a chain."""
+    if domain == "math":
+        return MathOutcome(timeout_s)
+    if domain == "code":
+        return CodeOutcome(options=tests_options)
+    if domain is None:
+        return DomainOutcome(timeout_s, tests_options)
+    raise ValueError(f"unknown domain {domain!r}; choose math, code or None (per problem)")

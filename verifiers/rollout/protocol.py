@@ -1,5 +1,7 @@
-"""What the Monte Carlo driver asks of an engine: requests, completions, and the two ways to
-ask (`Completer`: a batch, answered at once; `AsyncCompleter`: one future per request).
+"""What the Monte Carlo driver asks of an engine: completions of `EngineRequest`s (the one
+request type, `labeling.engine_request`: the problem as the user message, the chain's prefix
+as the start of the answer) and the two ways to ask (`Completer`: a batch, answered at once;
+`AsyncCompleter`: one future per request).
 
 Pure types, no engine: `pipelines/engine/completer.py` implements both protocols with the
 vLLM engine actors, `tests.fakes.FakeCompleter` the batch one for tests.
@@ -12,22 +14,7 @@ from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from typing import Protocol, runtime_checkable
 
-
-@dataclass(frozen=True, slots=True)
-class CompletionRequest:
-    """Generate `n` continuations of `prompt_text` + `prefix_text` with sampling seed `seed`.
-
-    `prompt_text` is the problem as the sampler saw it before templating (`prompt_fn`); the
-    Completer renders it exactly as the sampler did and appends `prefix_text` verbatim as the
-    start of the answer, so the continuation is the chain's next step onward.
-    """
-
-    prompt_text: str
-    prefix_text: str
-    n: int
-    seed: int
-    max_tokens: int
-    temperature: float = 0.8
+from labeling.engine_request import EngineRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +25,7 @@ class Completion:
 
 @runtime_checkable
 class Completer(Protocol):
-    def complete(self, requests: Sequence[CompletionRequest]) -> list[list[Completion]]:
+    def complete(self, requests: Sequence[EngineRequest]) -> list[list[Completion]]:
         """For each request, in order, exactly `request.n` completions."""
         ...
 
@@ -49,7 +36,7 @@ class AsyncCompleter(Protocol):
     see `verifiers.rollout.schedule`)."""
 
     def submit(
-        self, requests: Sequence[CompletionRequest]
+        self, requests: Sequence[EngineRequest]
     ) -> list[Future[list[Completion]]]:
         """One future per request, in order, each resolving to exactly `request.n`
         completions as soon as that request is done (not when the whole call is).

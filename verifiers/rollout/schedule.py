@@ -30,8 +30,9 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
+from labeling.engine_request import EngineRequest
 from labeling.estimators import Estimator, Probe
-from verifiers.rollout.protocol import AsyncCompleter, Completion, CompletionRequest
+from verifiers.rollout.protocol import AsyncCompleter, Completion
 
 # Rollouts of probes that may come next go out only while fewer than capacity / AHEAD_SHARE
 # requests are in flight. With all 256 of the CPU engine's room open to them, the MC stage of
@@ -166,10 +167,10 @@ class Schedule:
             self.sent[idx][probe.step] = max(self.sent[idx].get(probe.step, 0), at + probe.n)
             fut.add_done_callback(functools.partial(self._done, idx, probe.step, at, req))
 
-    def _done(self, idx: int, step: int, at: int, req: CompletionRequest, fut: Future) -> None:
+    def _done(self, idx: int, step: int, at: int, req: EngineRequest, fut: Future) -> None:
         self.done.put((idx, step, at, req, fut))
 
-    def record(self, results: list[tuple[int, int, int, CompletionRequest, list[Completion]]]):
+    def record(self, results: list[tuple[int, int, int, EngineRequest, list[Completion]]]):
         s, cache = self.stats, self.cache
         for *_, req, got in results:
             if len(got) != req.n:
@@ -243,7 +244,7 @@ def _ahead_steps(est: Estimator) -> list[tuple[int, int]]:
     return [(step, est.k) for step in est.ahead()]
 
 
-def _submit(completer: Any, requests: Sequence[CompletionRequest]) -> list[Future]:
+def _submit(completer: Any, requests: Sequence[EngineRequest]) -> list[Future]:
     """One future per request: the completer's own (`AsyncCompleter`), or done futures around
     one batch `complete()` call."""
     if isinstance(completer, AsyncCompleter):

@@ -6,6 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The defaults every user of the sandbox starts from (the apps' `sandbox.*` section reads them
+# too, so each is written once): one run's wall clock, the runs at once per verifier, and the
+# share of a node's RAM that all runs at once on it may hold together.
+SANDBOX_TIMEOUT_S = 10.0
+SANDBOX_WORKERS = 2
+NODE_MEMORY_SHARE = 0.25
+
 
 class SandboxUnavailableError(RuntimeError):
     """No isolation could be set up and unsafe mode was not requested."""
@@ -15,7 +22,8 @@ class SandboxUnavailableError(RuntimeError):
 class SandboxConfig:
     """Limits for one execution. Frozen and hashable: it keys the cached sandbox setup."""
 
-    timeout_s: float = 10.0  # wall clock for the whole job (start-up, solution, all tests)
+    timeout_s: float = SANDBOX_TIMEOUT_S  # wall clock for the whole job (start-up, solution,
+    # all tests)
     cpu_s: int = 10  # RLIMIT_CPU: CPU seconds per process (the program's, the tests')
     memory_mb: int = 1024  # RLIMIT_AS per process (lowered when the whole tree could exceed
     # tree_memory_mb without a cgroup; see verifiers/sandbox/memory.py)
@@ -26,8 +34,8 @@ class SandboxConfig:
     shm_mb: int = 16  # size of the private, writable /dev/shm (multiprocessing's semaphores)
     tree_memory_mb: int = 0  # memory of the whole process tree; 0 = what max_processes x
     # memory_mb plus the tmpfs add up to, at most this run's part of the node's share below
-    node_memory_share: float = 0.25  # share of the node's RAM that all sandboxes running at
-    # once on it may hold together (the engines' plan takes 0.8 of what Ray reports)
+    node_memory_share: float = NODE_MEMORY_SHARE  # share of the node's RAM that all sandboxes
+    # running at once on it may hold together (the engines' plan takes 0.8 of what Ray reports)
     node_slots: int = 2  # sandboxes that may run at once on the node (a node-wide semaphore
     # enforces it); each gets node_memory_share x RAM / node_slots
     output_bytes: int = 4096  # stdout/stderr kept per stream as an excerpt; the rest is read

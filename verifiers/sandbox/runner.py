@@ -39,7 +39,12 @@ from labeling.schema import Problem
 from verifiers.sandbox.memory import TEST_PROCESSES, node_slot, run_cgroup
 from verifiers.sandbox.memory import plan as memory_plan
 from verifiers.sandbox.program import Job, interpret, interpreter_layout, prepare_job
-from verifiers.sandbox.result import ExecutionResult, SandboxConfig, SandboxUnavailableError
+from verifiers.sandbox.result import (
+    SANDBOX_WORKERS,
+    ExecutionResult,
+    SandboxConfig,
+    SandboxUnavailableError,
+)
 from verifiers.sandbox.seccomp import SeccompUnavailableError, filter_bpf, filter_fd
 
 log = logging.getLogger(__name__)
@@ -170,7 +175,7 @@ class Sandbox:
         return self._execute(prepare_job(problem, code))
 
     def run_many(
-        self, pairs: Sequence[tuple[Problem, str]], workers: int = 2
+        self, pairs: Sequence[tuple[Problem, str]], workers: int = SANDBOX_WORKERS
     ) -> list[ExecutionResult]:
         """`run` over many (problem, code) pairs, `workers` at a time, results in order."""
         jobs = [prepare_job(p, c) for p, c in pairs]  # bad tests raise before anything runs
@@ -334,7 +339,9 @@ def run_tests(problem: Problem, code: str, config: SandboxConfig | None = None) 
 
 
 def run_tests_many(
-    pairs: Sequence[tuple[Problem, str]], workers: int = 2, config: SandboxConfig | None = None
+    pairs: Sequence[tuple[Problem, str]],
+    workers: int = SANDBOX_WORKERS,
+    config: SandboxConfig | None = None,
 ) -> list[ExecutionResult]:
     """`run_tests` for many (problem, code) pairs, `workers` sandboxes at a time, in order."""
     return default_sandbox(config).run_many(pairs, workers)

@@ -1,6 +1,11 @@
-"""The one request every caller sends the engine: sampling, Monte Carlo rollouts, the judge's
-critiques and search all build an `EngineRequest`, and the engines (vLLM or simulated), the
-router and the pool read only its fields.
+"""The one request every caller sends an engine: prm-label's sampling, the Monte Carlo
+rollouts (`verifiers.rollout`), the judge's critiques (`verifiers.judge`) and prm-search's
+strategies all build an `EngineRequest`, and the engines (vLLM or simulated), the router and
+the pool read only its fields.
+
+It lives here, on the lowest floor, because both sides of the engine import it: the verifiers
+that ask for text (which may not import `pipelines/`) and the engine in `pipelines/engine`
+that answers. It is plain data, like the shard schemas: no engine code.
 
 A request is a chat (`messages`, normally one user message) and `prefix`, the start of the
 assistant's answer: the engine renders both with the chat template, tokenised once, so a
@@ -42,6 +47,11 @@ class EngineRequest:
     def user(cls, content: str, **fields: object) -> EngineRequest:
         """A request whose chat is one user message (every caller's case)."""
         return cls(messages=(("user", content),), **fields)  # type: ignore[arg-type]
+
+    @property
+    def user_text(self) -> str:
+        """The last user message (the prompt of every request built with `user`)."""
+        return next((c for role, c in reversed(self.messages) if role == "user"), "")
 
     def chat(self) -> list[dict[str, str]]:
         """The messages as a chat template takes them."""

@@ -1,0 +1,81 @@
+"""The oracle reviewer (`audit.reviewer=oracle`): answers a review pack from the data's own
+human labels (ProcessBench's first error, PRM800K's step ratings) the way a person answers
+the page, in either mode, so the audit loop runs unattended and its estimates can be checked
+against known truth.
+
+- chain mode: per sampled chain, its first wrong step (-1: every step right) as the human
+  labels place it; then, as the page asks, a step question for each sampled step claim after
+  that first error.
+- step mode: per sampled step, a step question where its label makes a step claim, and the
+  chain question once per chain where one makes a prefix claim.
+Where the labels say nothing (ProcessBench after the first error, a masked neutral), the
+oracle skips, as a person who cannot tell would.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from labeling.audit_claims import answered_first_error
+from labeling.audit_verdicts import PAGE_FORMAT, SKIP, Mode
+
+
+def oracle_verdict(row: dict[str, Any], step: int) -> str:
+    """What the data's own human labels say about a step (skip where they say nothing)."""
+    ratings, bools = row.get("human_ratings"), row.get("human_labels")
+    if ratings is not None and ratings[step] is not None:
+        return {1: "correct", 0: "neutral", -1: "incorrect"}[int(ratings[step])]
+    if bools is not None and bools[step] is not None:
+        return "correct" if bools[step] else "incorrect"
+    return SKIP
+
+
+def oracle_first_error(row: dict[str, Any]) -> int | None:
+    """The chain's first wrong step by its human labels (-1: none; None: they do not say)."""
+    bools = row.get("human_labels")
+    fe = answered_first_error(bools) if bools is not None else None
+    return fe if fe is not None else row.get("human_first_error")
+
+
+def _chain(row: dict[str, Any]) -> dict[str, Any]:
+    fe = oracle_first_error(row)
+    if fe is None:
+        return {"mode": Mode.chain.value, "chain": row["chain_id"], "verdict": SKIP}
+    return {"mode": Mode.chain.value, "chain": row["chain_id"], "first_error": fe}
+
+
+def _step(line: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    return {"mode": Mode.step.value, "item": line["key"],
+            "verdict": oracle_verdict(row, line["step"])}  # fmt: skip
+
+
+def oracle_answers(lines: list[dict[str, Any]], rows: dict[str, dict[str, Any]], mode: str
+                   ) -> list[dict[str, Any]]:  # fmt: skip
+    """The verdict records a reviewer who knows the human labels gives in `mode`."""
+    out: list[dict[str, Any]] = []
+    if Mode(mode) == Mode.chain:
+        for chain in dict.fromkeys(x["chain_id"] for x in lines):
+            rec = _chain(rows[chain])
+            out.append(rec)
+            fe = rec.get("first_error", -1)
+            out += [_step(x, rows[chain]) for x in lines if x["chain_id"] == chain
+                    and Mode.step.value in x["asks"] and 0 <= fe < x["step"]]  # fmt: skip
+        return out
+    asked: set[str] = set()
+    for x in lines:
+        if Mode.step.value in x["asks"]:
+            out.append(_step(x, rows[x["chain_id"]]))
+        if Mode.chain.value in x["asks"] and x["chain_id"] not in asked:
+            asked.add(x["chain_id"])
+            out.append(_chain(rows[x["chain_id"]]))
+    return out
+
+
+def oracle_export(pack_id: str, lines: list[dict[str, Any]], rows: dict[str, dict[str, Any]],
+                  mode: str) -> dict[str, Any]:  # fmt: skip
+    """The oracle's answers as a verdict file (docs/audit.md)."""
+    return {"format": PAGE_FORMAT, "pack": pack_id, "reviewer": "oracle",
+            "verdicts": oracle_answers(lines, rows, mode)}  # fmt: skip
+
+
+__all__ = ["oracle_answers", "oracle_export", "oracle_first_error", "oracle_verdict"]

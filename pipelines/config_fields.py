@@ -1,0 +1,187 @@
+"""What a config field means besides its type: its help text, the range its value must lie in,
+and whether it changes what the app writes or only how the run goes (vLLM's config habit:
+limits on the field, and the hash factors declared where the field is, not in lists kept
+elsewhere).
+
+    n: int = option(4, "Chains sampled per problem.", ROWS, gt=0)
+    workers: int = option(2, "Parallel sandbox runs.", SPEED, ge=1)
+
+- `ROWS`: a different value can change what a row (a checkpoint, a metric) holds, so it is a
+  factor of every hash that keys a result: prm-label's and prm-search's unit keys and the
+  `config_hash` column (`config_hash`).
+- `SPEED`: the value changes only how fast or where the run goes, what it logs, where files
+  are, or which part of the input it reads (units are keyed by their problems' content):
+  never a hash factor, so changing it never relabels a finished unit.
+
+`check_fields` holds every value of a config to its field's range (one sentence naming the
+valid range, `ConfigError`: exit 2 at start). A section field (a nested dataclass, or an
+optional one such as `labels.mc`) carries no effect of its own: its fields do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import typing
+from dataclasses import MISSING, field
+from enum import Enum, StrEnum
+from typing import Any
+
+from labeling.ids import config_hash as hash_of
+from pipelines.cli import ConfigError
+
+
+class Affects(StrEnum):
+    rows = "rows"  # changes what the app writes: a hash factor
+    speed = "speed"  # changes how the run goes (speed, placement, logs, paths): never hashed
+
+
+ROWS = Affects.rows
+SPEED = Affects.speed
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Range:
+    """The values a number may take: above `gt` (or from `ge`), below `lt` (or up to `le`)."""
+
+    gt: float | None = None
+    ge: float | None = None
+    lt: float | None = None
+    le: float | None = None
+
+    def admits(self, value: float) -> bool:
+        return not (
+            (self.gt is not None and not value > self.gt)
+            or (self.ge is not None and not value >= self.ge)
+            or (self.lt is not None and not value < self.lt)
+            or (self.le is not None and not value <= self.le)
+        )
+
+    def __str__(self) -> str:
+        low = f"({self.gt:g}" if self.gt is not None else (
+            f"[{self.ge:g}" if self.ge is not None else None)
+        high = f"{self.lt:g})" if self.lt is not None else (
+            f"{self.le:g}]" if self.le is not None else None)
+        if low and high:
+            return f"in {low}, {high}"
+        if low:
+            return f"{'>' if low[0] == '(' else '>='} {low[1:]}"
+        return f"{'<' if high and high[-1] == ')' else '<='} {(high or '')[:-1]}"
+
+
+def option(
+    default: Any = MISSING,
+    help: str = "",  # noqa: A002
+    affects: Affects | None = None,
+    *,
+    factory: Any = MISSING,
+    gt: float | None = None,
+    ge: float | None = None,
+    lt: float | None = None,
+    le: float | None = None,
+) -> Any:
+    """A dataclass field with its help text (TRL's habit), what it affects (`ROWS` or
+    `SPEED`; a section leaves it out) and the range its value must lie in (None: any)."""
+    meta: dict[str, Any] = {"help": help}
+    if affects is not None:
+        meta["affects"] = Affects(affects)
+    if any(b is not None for b in (gt, ge, lt, le)):
+        meta["range"] = Range(gt, ge, lt, le)
+    if factory is not MISSING:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def section_type(hint: Any) -> type | None:
+    """The dataclass of a section field's type (`Section` or `Section | None`), else None."""
+    if dataclasses.is_dataclass(hint):
+        return hint  # type: ignore[return-value]
+    return next((a for a in typing.get_args(hint) if dataclasses.is_dataclass(a)), None)
+
+
+def leaf_fields(schema: type, prefix: str = "") -> list[tuple[str, dataclasses.Field]]:
+    """(dotted key, field) for every leaf of the config dataclass `schema`, optional sections
+    included whatever their default."""
+    out = []
+    for f in dataclasses.fields(schema):
+        nested = section_type(_hints(schema).get(f.name))
+        if nested is not None:
+            out += leaf_fields(nested, f"{prefix}{f.name}.")
+        else:
+            out.append((prefix + f.name, f))
+    return out
+
+
+def check_fields(section: Any, prefix: str = "") -> None:
+    """Hold every value of `section` (and its sections) to its field's range; the first one
+    outside raises `ConfigError` with one sentence naming the key and the valid range."""
+    for f in dataclasses.fields(section):
+        value, key = getattr(section, f.name), prefix + f.name
+        if dataclasses.is_dataclass(value):
+            check_fields(value, key + ".")
+            continue
+        bounds = f.metadata.get("range")
+        if bounds is None or value is None:
+            continue
+        if isinstance(value, list | tuple):
+            if not all(bounds.admits(v) for v in value):
+                raise ConfigError(f"{key}={list(value)}: every value must be {bounds}")
+        elif not bounds.admits(value):
+            raise ConfigError(f"{key}={value} must be {bounds}")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def row_factors(section: Any, prefix: str = "") -> dict[str, Any]:
+    """The `ROWS` fields of `section` and its sections as plain data (an optional section
+    that is off is None). A leaf that declares no effect raises TypeError: a new field
+    cannot slip past the hash unnoticed."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(section):
+        value, key = getattr(section, f.name), prefix + f.name
+        if dataclasses.is_dataclass(value):
+            out[f.name] = row_factors(value, key + ".")
+        elif section_type(_hints(type(section)).get(f.name)) is not None:
+            out[f.name] = None  # an optional section that is off
+        elif "affects" not in f.metadata:
+            raise TypeError(f"config field {key} of {type(section).__name__} declares neither "
+                            "ROWS nor SPEED (pipelines.config_fields.option)")
+        elif f.metadata["affects"] == ROWS:
+            out[f.name] = _plain(value)
+    return out
+
+
+def config_hash(cfg: Any) -> str:
+    """The hash of every field of `cfg` that changes rows: what keys a unit and fills the
+    `config_hash` column. Fields that change only speed are not in it."""
+    return hash_of(row_factors(cfg))
+
+
+def typed_config(schema: type, cfg: Any) -> Any:
+    """`cfg` (a DictConfig, a plain dict or a `schema` object) as a `schema` object, every
+    value inside its field's range (`check_fields`)."""
+    from omegaconf import OmegaConf
+
+    if isinstance(cfg, schema):
+        obj = cfg
+    else:
+        obj = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(schema), cfg))
+    check_fields(obj)
+    return obj
+
+
+__all__ = ["ROWS", "SPEED", "Affects", "Range", "check_fields", "config_hash", "leaf_fields",
+           "option", "row_factors", "section_type", "typed_config"]

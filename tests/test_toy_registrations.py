@@ -1,0 +1,187 @@
+"""Adding a strategy, a dataset adapter, a label source or an app takes one registration each
+(plus its own code and YAML), and the tests that discover them pick them up.
+
+Every toy here is registered inside its test only (nothing ships). For each, the test shows
+(1) the list a discovering test is parametrized over now holds the toy, so a shipped one gets
+that test without anyone editing it; (2) the discovering test's own check passes on the toy;
+(3) leaving a piece out fails that check (a test, not a user). What each toy took:
+- strategy: one `registry.register(StrategySpec(...))` (pipelines/search/registry.py) and its
+  coroutine;
+- adapter: one entry in `labeling.datasets.ADAPTERS` (here `ADAPTERS.registered`), its `load` (this
+  module's) and `conf/dataset/<name>.yaml`;
+- label source: a `SourceSpec` (labeling/registry.py), a builder (pipelines/label/sources.py),
+  its `labels.<name>` section and `conf/labels/<name>.yaml`: the source's pieces are still
+  four, and `check_source` fails on any one missing;
+- app: one line in `[project.scripts]`, its module declaring `APP = HydraApp(...)`, and
+  `conf/<config_name>.yaml`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hydra.core.config_store import ConfigStore
+
+from labeling import datasets, registry
+from labeling.registry import Role, SourceSpec
+from labeling.schema import Problem
+from pipelines.cli import HydraApp
+from pipelines.config_fields import ROWS, option
+from pipelines.generation_config import SamplerConfig
+from pipelines.label import sources
+from pipelines.search import registry as strategies
+from pipelines.search.strategies import Decision
+from tests import apps
+from tests.conftest import CONF_DIR, compose
+from tests.test_apps import check_composes, check_help, check_script
+from tests.test_conf_defaults import check_primary
+from tests.test_datasets import check_adapter
+from tests.test_registry import ToyLabels, ToySourceConfig, ToyVerifier, check_source
+from tests.test_search_strategies import check_strategy_alone
+
+
+@pytest.fixture
+def conf(tmp_path) -> Path:
+    """A copy of conf/ a toy may add its YAML to."""
+    return Path(shutil.copytree(CONF_DIR, tmp_path / "conf"))
+
+
+# --- a strategy ---------------------------------------------------------------------------
+
+
+def _first_chain(ctx, members):
+    """The toy: the first of max(N) sampled chains, at every budget (no PRM)."""
+
+    def search():
+        budgets = sorted(set(ctx.cfg.search.budgets))
+        base = ctx.base(seed=7)
+        (samples,) = yield [replace(base, n=max(budgets))]
+        first = samples[0]
+        return [Decision("first_chain", "", n, first.text, ctx.extract(first.text), None,
+                         first.tokens, 0, 1, 1, base.seed) for n in budgets]  # fmt: skip
+
+    return [(search(), "first_chain")]
+
+
+def test_a_toy_strategy_is_one_registration(tmp_path):
+    spec = strategies.StrategySpec("first_chain", "the first sampled chain", False, "toy",
+                                   _first_chain)  # fmt: skip
+    with strategies.registered(spec):
+        assert "first_chain" in strategies.names()  # what the discovering test reads
+        assert "first_chain" in strategies.strategy_enum().__members__  # the config's enum
+        check_strategy_alone(tmp_path / "ok", "first_chain")
+    broken = replace(spec, build=lambda ctx, members: [])  # forgot to build its searches
+    with strategies.registered(broken), pytest.raises(RuntimeError, match="made no decision"):
+        check_strategy_alone(tmp_path / "broken", "first_chain")
+
+
+# --- an adapter ---------------------------------------------------------------------------
+
+
+def load(options):
+    """The toy adapter: three sums."""
+    for a in range(1, 4):
+        yield Problem(f"toy-{a}", "math", options.get("name") or "toy_math",
+                      f"What is {a} + {a}?", reference=str(2 * a))  # fmt: skip
+
+
+def test_a_toy_adapter_is_one_registration(conf, tmp_path):
+    from pipelines.label.app import run, typed
+
+    with datasets.ADAPTERS.registered("toy_math", __name__):
+        assert "toy_math" in datasets.ADAPTERS  # what the discovering test reads
+        with pytest.raises(AssertionError, match="toy_math.yaml"):
+            check_adapter("toy_math", conf)  # its YAML is missing: the check says so
+        (conf / "dataset" / "toy_math.yaml").write_text("name: toy_math\n")
+        check_adapter("toy_math", conf)
+        picked = compose(["dataset=toy_math"], conf_dir=str(conf)).dataset
+        assert (picked.adapter or picked.name) == "toy_math"
+        cfg = typed(compose(["engine=simulated", "ray=inprocess", "labels=[answer]",
+                             "sampler.n=2", f"output.dir={tmp_path / 'run'}",
+                             "output.report=false"]))  # fmt: skip
+        cfg.dataset.name = "toy_math"  # `name` is free text: the config check asks the table
+        manifest = run(cfg)
+    assert manifest["counts"]["problems_in"] == 3 and manifest["counts"]["rows"] == 6
+
+
+# --- a label source -----------------------------------------------------------------------
+
+
+def test_a_toy_source_is_checked_like_a_built_in_one(conf):
+    spec = SourceSpec("toy", Role.locating, "flags steps with a 7", domains=("math",))
+    with registry.registered(spec):
+        assert "toy" in registry.configurable()  # what the discovering test reads
+        sources.builder("toy")(lambda cfg, section, ctx: ToyVerifier(section.mark))
+        try:
+            with pytest.raises(AssertionError, match="labels/toy.yaml"):
+                check_source("toy", ToyLabels, conf)
+            (conf / "labels" / "toy.yaml").write_text("toy: {}\n")
+            check_source("toy", ToyLabels, conf)
+            assert ToyLabels().toy is None and ToySourceConfig().mark == "7"
+        finally:
+            sources.unregister_builder("toy")
+        with pytest.raises(AssertionError, match="no builder"):
+            check_source("toy", ToyLabels, conf)
+
+
+# --- an app -------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class ToyAppConfig:
+    sampler: SamplerConfig = option(factory=SamplerConfig, help="Borrowed from prm-label.",
+                                    affects=ROWS)
+    greeting: str = option("hello", "What the toy app prints.", ROWS)
+
+
+def _register_toy() -> None:
+    from pipelines.label.config import register
+
+    register()  # the sampler group's schema
+    ConfigStore.instance().store(name="toy_schema", node=ToyAppConfig)
+
+
+def _run_toy(cfg) -> str:
+    return f"{cfg.greeting} at temperature {cfg.sampler.temperature}"
+
+
+APP = HydraApp("prm-toy", "toy", ToyAppConfig, _register_toy, _run_toy,
+               "prm-toy: says hello.\n\n    prm-toy greeting=hi sampler=greedy\n")
+
+
+def main() -> None:
+    APP.main()
+
+
+TOY_YAML = "defaults:\n  - toy_schema\n  - sampler: default\n  - _self_\n"
+
+
+def test_a_toy_app_is_one_registration(conf, tmp_path):
+    pyproject = tmp_path / "pyproject.toml"
+    text = (apps.PYPROJECT).read_text().replace(
+        "[project.scripts]\n", f'[project.scripts]\nprm-toy = "{__name__}:main"\n')
+    pyproject.write_text(text)
+    found = apps.hydra_apps(pyproject)
+    assert found["prm-toy"] is sys.modules[__name__].APP
+    # test_wheel ships, test_app_help runs --help for, every name of this list
+    assert "prm-toy" in apps.scripts(pyproject)
+    with pytest.raises(AssertionError, match="no toy.yaml"):
+        check_script("prm-toy", apps.scripts(pyproject)["prm-toy"], conf)
+    (conf / "toy.yaml").write_text(TOY_YAML)
+    check_script("prm-toy", apps.scripts(pyproject)["prm-toy"], conf)
+    cases = [o for a, o in apps.compose_cases(pyproject, conf) if a == "prm-toy"]
+    assert cases == [f"sampler={o}" for o in apps.group_options("sampler", conf)]
+    for override in cases:
+        check_composes(APP, override, conf)
+    check_help(APP, conf)
+    check_primary(conf / "toy.yaml", ToyAppConfig)
+    (conf / "toy.yaml").write_text(TOY_YAML + "greeting: hello\n")  # a default written twice
+    with pytest.raises(AssertionError, match="greeting"):
+        check_primary(conf / "toy.yaml", ToyAppConfig)
+    cfg = compose(["greeting=hi", "sampler=greedy"], config_name="toy", conf_dir=str(conf))
+    assert _run_toy(cfg) == "hi at temperature 0.0"
