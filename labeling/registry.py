@@ -81,6 +81,13 @@ class SourceSpec:
 
 _REGISTRY: dict[str, SourceSpec] = {}
 
+# The MC completer's success from the bare question on a chain's problem (labeling.schema.
+# SelfConfidence): counts, what they cost, and how they were measured.
+SELF_CONFIDENCE_STRUCT = pa.struct([
+    ("successes", pa.int32()), ("decided", pa.int32()), ("rollouts", pa.int32()),
+    ("source", pa.string()),
+])
+
 
 def register(spec: SourceSpec) -> SourceSpec:
     """Declare a source. Raises ValueError for a name or a column already taken."""
@@ -176,7 +183,12 @@ for _spec in (
     SourceSpec("judge", Role.complete, "an LLM critic's voted earliest wrong step",
                domains=("math",), scores=True, rank=1),
     SourceSpec("mc", Role.complete, "Monte Carlo rollout success rate per step", scores=True,
-               extra=(pa.field("mc_rollouts", pa.list_(pa.int32())),), rank=0),
+               extra=(pa.field("mc_rollouts", pa.list_(pa.int32())),
+                      # the counts behind each label, to re-threshold without re-running
+                      pa.field("mc_successes", pa.list_(pa.int32())),
+                      pa.field("mc_decided", pa.list_(pa.int32())),
+                      pa.field("mc_self_confidence", SELF_CONFIDENCE_STRUCT)),
+               rank=0),
     SourceSpec("human", Role.reviewer,
                "a person's labels: given with the data (PRM800K, ProcessBench) or imported "
                "by prm-audit",

@@ -121,7 +121,9 @@ class LabelJob(UnitJob):
             self._ensure_engine()
             from pipelines.engine.completer import EngineCompleter
 
-            completer = EngineCompleter(self.pool, self.cfg.model.name)
+            # Rollouts sample like the sampler (its top_p too), so its chains are samples of
+            # the completer when labels.mc keeps the sampler's cap and temperature.
+            completer = EngineCompleter(self.pool, self.cfg.model.name, self.cfg.sampler.top_p)
         critic = self._critic()
         rc = self.cfg.ray
         if not rc.enabled:

@@ -105,21 +105,17 @@ def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
     from verifiers.rollout.driver import MonteCarloVerifier
 
     labels = cfg.labels
+    max_tokens, temperature = m.sampling(cfg.sampler)
     return MonteCarloVerifier(
         completer=ctx.completer,
         domain=ctx.domain,
-        estimator=m.estimator,
-        k=m.k,
-        chunk=m.chunk,
-        confirm=m.confirm,
-        threshold=m.threshold,
-        max_tokens=m.max_tokens,
-        temperature=m.temperature,
-        max_rounds=m.max_rounds,
+        options=m.options(),
+        max_tokens=max_tokens,
+        temperature=temperature,
+        # The completer is the sampler's engine: with the same cap and temperature (top_p is
+        # the sampler's too), the chains it sampled are its own samples from the question.
+        samples_of=cfg.model.name if m.same_sampling(cfg.sampler) else None,
         after_error=labels.after_error,
-        estimator_options=(
-            {"probe_right": m.probe_right} if m.estimator == "binary_search" else None
-        ),
         tests_cfg={**(asdict(labels.tests) if labels.tests is not None else {}),
                    "node_slots": node_sandbox_slots(cfg)},
         seed=cfg.sampler.seed,
