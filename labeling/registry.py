@@ -85,7 +85,7 @@ _REGISTRY: dict[str, SourceSpec] = {}
 # SelfConfidence): counts, what they cost, and how they were measured.
 SELF_CONFIDENCE_STRUCT = pa.struct([
     ("successes", pa.int32()), ("decided", pa.int32()), ("rollouts", pa.int32()),
-    ("source", pa.string()),
+    ("tokens", pa.int64()), ("source", pa.string()),
 ])
 
 

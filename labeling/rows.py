@@ -59,7 +59,7 @@ def _self_confidence(mc: Sequence[StepVerdict] | None) -> dict[str, Any] | None:
     if sc is None:
         return None
     return {"successes": sc.successes, "decided": sc.decided, "rollouts": sc.rollouts,
-            "source": sc.source}
+            "tokens": sc.tokens, "source": sc.source}
 
 
 def labeled_row(lc: LabeledChain, policy: str, config_hash: str) -> dict[str, Any]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from labeling.mc import BinarySearch, Fall, PerStep
 
 from labeling.combine import combine, first_error_step
+from labeling.mc import BinarySearch, Fall, PerStep
 from labeling.registry import complete_sources, locating_sources
 from labeling.schema import Status, StepVerdict
 from tests.fakes import absolute
