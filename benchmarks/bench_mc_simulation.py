@@ -2,12 +2,11 @@
 
 Two modes. `--strengths` (the rules' table in docs/benchmarks.md): the completer's strength
 is the variable. Each problem has a self-confidence s (the completer's success rate from the
-bare question); its n chains are samples of the completer: a chain is right (no error) with
-probability s, else its first error is uniform over its steps. A prefix before the error keeps
-the rate, r * s with r uniform on `--good` (a correct step changes it a little); from the
-error on the rate is r * s with r uniform on `--bad` (the completer seldom recovers). Every
-rule runs the default search (binary_search) through the real driver, self-confidence and all
-(the chains count as the completer's samples). Step-level truth gives, per rule:
+bare question); its n chains are samples of the completer (`strength_chains`: the same hazard
+of an error at every step, an error all but fatal, so the rate from a right prefix rises
+towards 1 at the end; `--good` and `--bad` scale it per prefix and per chain). Every rule runs
+the default search (binary_search) through the real driver, self-confidence and all (the
+chains count as the completer's samples). Step-level truth gives, per rule:
 - precision: of the first errors a rule placed by rollouts (a False before the last step),
   the share at the true first error; recall: of the chains whose error lies before the last
   step, the share whose first error the rule placed exactly;
@@ -121,11 +120,12 @@ def run(
 # --- the completer's strength as the variable ------------------------------------------
 
 
-def strength_chains(s: float, problems: int, n: int, length: int, good: tuple[float, float],
-                    bad: tuple[float, float], seed: int):
-    """(items, truth, rates): chains sampled by a completer of self-confidence `s`, the true
-    first error of each (-1: none) and every prefix's success rate by its text."""
-    rng = random.Random(f"strength/{seed}/{s}/{length}")
+def given_chains(s: float, problems: int, n: int, length: int, good: tuple[float, float],
+                 bad: tuple[float, float], seed: int):
+    """Like `strength_chains`, for chains another model wrote (`--given`): the first error is
+    uniform over the steps (a chain is right with chance s), a right prefix's rate is r * s
+    and from the error on b * s; the chains are no samples of the completer."""
+    rng = random.Random(f"given/{seed}/{s}/{length}")
     items, truth, rates = [], [], {}
     for p in range(problems):
         question = f"Question {s}-{p}?"
@@ -140,6 +140,44 @@ def strength_chains(s: float, problems: int, n: int, length: int, good: tuple[fl
             for i in range(length - 1):
                 r = rng.uniform(*(bad if 0 <= error <= i else good))
                 rates[text[: text.index(steps[i + 1])]] = min(1.0, r * s)
+            items.append((problem, Chain(problem.problem_id, f"c{p}.{c}", c, text, tuple(steps),
+                                         "given")))
+            truth.append(error)
+    return items, truth, rates
+
+
+def strength_chains(s: float, problems: int, n: int, length: int, good: tuple[float, float],
+                    bad: tuple[float, float], seed: int):
+    """(items, truth, rates): chains sampled by a completer of self-confidence `s`, the true
+    first error of each (-1: none) and every prefix's success rate by its text.
+
+    The completer errs at each step with the same hazard h, 1 - h = s^(1/M), and an error is
+    all but fatal, so from a right prefix i it succeeds with s^((M-1-i)/M) (the rate rises as
+    a right chain nears its answer; from the bare question: s), times r ~ U(good) per prefix
+    (a right step changes it a little); from the error on, b * that with b ~ U(bad) per chain,
+    and the chain itself reaches the answer with that chance too (a lucky recovery)."""
+    rng = random.Random(f"strength/{seed}/{s}/{length}")
+    hazard = 1 - s ** (1 / length)
+
+    def reach(i: int) -> float:  # from right prefix i (i = -1: the question)
+        return s ** ((length - 1 - i) / length)
+
+    items, truth, rates = [], [], {}
+    for p in range(problems):
+        question = f"Question {s}-{p}?"
+        problem = Problem(f"q{s}-{p}", "math", "simulation", question, reference="42")
+        rates[question] = s
+        for c in range(n):
+            error = next((i for i in range(length) if rng.random() < hazard), -1)
+            b = rng.uniform(*bad)
+            right = error < 0 or rng.random() < b * reach(error)
+            steps = [f"Step {i + 1} of {p}.{c}: {ERR if i == error else 'ok'}"
+                     for i in range(length)]
+            steps[-1] += f" The answer is \\boxed{{{42 if right else 41}}}."
+            text = "\n\n".join(steps)
+            for i in range(length - 1):
+                rate = b * reach(i) if 0 <= error <= i else reach(i) * rng.uniform(*good)
+                rates[text[: text.index(steps[i + 1])]] = min(1.0, rate)
             items.append((problem, Chain(problem.problem_id, f"c{p}.{c}", c, text, tuple(steps),
                                          "sim")))
             truth.append(error)
@@ -183,13 +221,15 @@ def strength_run(items, truth, rates, options: MCOptions, seed: int) -> dict[str
 
 
 def strength_table(args: argparse.Namespace) -> None:
+    fall = {k: type(getattr(MC_DEFAULTS, k))(v) for k, v in (o.split("=") for o in args.fall)}
     rules = {
-        "fall": MCOptions(),
+        "fall": MCOptions(**fall),
         "absolute": MCOptions(rule=RuleName.absolute, self_rollouts=0),
         "any_success": MCOptions(rule=RuleName.any_success, self_rollouts=0),
     }
-    d = MC_DEFAULTS
-    print(f"{args.problems} problems x {args.n} chains of {args.length} steps per strength; "
+    d = rules["fall"]
+    kind = "given chains" if args.given else "chains sampled by the completer"
+    print(f"{kind}: {args.problems} problems x {args.n} chains of {args.length} steps each; "
           f"good r ~ U{tuple(args.good)}, bad r ~ U{tuple(args.bad)}; seed {args.seed}; "
           f"fall: level {d.level}, fell_below {d.fell_below}, kept_above {d.kept_above}, "
           f"max_rollouts {d.max_rollouts}, self_rollouts {d.self_rollouts}, chunk {d.chunk}; "
@@ -198,9 +238,10 @@ def strength_table(args: argparse.Namespace) -> None:
           "| rollouts/chain | rollouts/decided step | unverifiable |")
     print("|---|---|---|---|---|---|---|---|---|")
     for s in args.strengths:
-        items, truth, rates = strength_chains(s, args.problems, args.n, args.length,
-                                              tuple(args.good), tuple(args.bad), args.seed)
-        for name, options in rules.items():
+        make = given_chains if args.given else strength_chains
+        items, truth, rates = make(s, args.problems, args.n, args.length, tuple(args.good),
+                                   tuple(args.bad), args.seed)
+        for name, options in ((n, rules[n]) for n in args.rules):
             r = strength_run(items, truth, rates, options, args.seed)
             flag = f" ({r['unfinished']} unfinished)" if r["unfinished"] else ""
             print(f"| {s} | {name} | {r['precision']:.3f} ({r['placed']}) | {r['recall']:.3f} "
@@ -234,9 +275,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--n", type=int, default=4, help="strengths: chains per problem")
     ap.add_argument("--length", type=int, default=8, help="strengths: steps per chain")
     ap.add_argument("--good", type=float, nargs=2, default=[0.8, 1.2],
-                    help="strengths: a good prefix's rate / self-confidence, uniform range")
+                    help="strengths: a right prefix's rate over the model's, uniform range")
     ap.add_argument("--bad", type=float, nargs=2, default=[0.0, 0.1],
-                    help="strengths: a prefix's rate / self-confidence from the error on")
+                    help="strengths: the rate from the error on over a right prefix's")
+    ap.add_argument("--fall", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="strengths: the fall rule's options other than the defaults")
+    ap.add_argument("--rules", nargs="*", default=["fall", "absolute", "any_success"])
+    ap.add_argument("--given", action="store_true",
+                    help="strengths: chains another model wrote (see given_chains)")
     args = ap.parse_args(argv)
     if args.strengths:
         strength_table(args)

@@ -37,7 +37,7 @@ class MCOptions:
     fell_below: float = 0.1
     kept_above: float = 0.75
     max_rollouts: int = 20
-    self_rollouts: int = 8
+    self_rollouts: int = 16
     # absolute / any_success
     k: int = 5
     confirm: int = 2
