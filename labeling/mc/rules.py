@@ -17,9 +17,12 @@ probability ratio test (Wald), so it may be looked at after every rollout:
 - B >= 1/level and the prefix's observed rate is below the question's: off track (False);
 - B <= level: on track (True);
 - otherwise one more request, up to `max_rollouts` rollouts; then it stays undecided.
-Wald's bound: a prefix that kept its rate is called fallen with probability at most `level`
-(and a fallen one kept, likewise), whatever the stopping time. A completer that cannot show a
-fall even if every allowed rollout failed (`can_fall`) is not asked: it cannot tell.
+Wald's bound: with the self-confidence known, a prefix that kept its rate is called fallen
+with probability at most about `level` (and a fallen one kept, likewise), whatever the
+stopping time; estimated from a few rollouts it holds on average over its posterior, not for
+every problem (an overestimated self-confidence makes right steps look fallen:
+`benchmarks/bench_mc_simulation.py --given` measures it). A completer that cannot show a fall
+even if every allowed rollout failed (`can_fall`) is not asked: it cannot tell.
 
 `own`: when the chain itself was sampled by the completer with the rollouts' settings, its
 continuation after a prefix is one more sample from that prefix: the `Fall` rule counts the

@@ -125,7 +125,8 @@ class MCSourceConfig:
         _MC.level, "fall: the sequential test's level. A step is False only when the Bayes "
         "factor fell:kept of its rollouts reaches 1/level (and True only when it drops to "
         "level); by Wald's bound a step that kept its rate is called fallen with probability "
-        "at most `level`."
+        "at most about `level` when the self-confidence is known (on average over its "
+        "posterior when it is estimated)."
     )
     fell_below: float = option(
         _MC.fell_below, "fall: a step fell when its success rate is at most this share of the "
