@@ -139,7 +139,7 @@ def given_chains(s: float, problems: int, n: int, length: int, good: tuple[float
             text = "\n\n".join(steps)
             for i in range(length - 1):
                 r = rng.uniform(*(bad if 0 <= error <= i else good))
-                rates[text[: text.index(steps[i + 1])]] = min(1.0, r * s)
+                rates[text[: text.index(steps[i + 1])].rstrip()] = min(1.0, r * s)
             items.append((problem, Chain(problem.problem_id, f"c{p}.{c}", c, text, tuple(steps),
                                          "given")))
             truth.append(error)
@@ -177,7 +177,7 @@ def strength_chains(s: float, problems: int, n: int, length: int, good: tuple[fl
             text = "\n\n".join(steps)
             for i in range(length - 1):
                 rate = b * reach(i) if 0 <= error <= i else reach(i) * rng.uniform(*good)
-                rates[text[: text.index(steps[i + 1])]] = min(1.0, rate)
+                rates[text[: text.index(steps[i + 1])].rstrip()] = min(1.0, rate)
             items.append((problem, Chain(problem.problem_id, f"c{p}.{c}", c, text, tuple(steps),
                                          "sim")))
             truth.append(error)

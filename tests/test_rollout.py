@@ -52,12 +52,13 @@ def test_prefix_texts_keep_the_models_spacing():
     chain = Chain(
         "p", "c", 0, "A  one.\n\n\nB two.\nC three.", ("A  one.", "B two.", "C three."), "m"
     )
-    assert prefix_texts(chain) == ["A  one.\n\n\n", "A  one.\n\n\nB two.\n", chain.text]
+    # the spacing inside a prefix is the model's; the separator after it is not part of it
+    assert prefix_texts(chain) == ["A  one.", "A  one.\n\n\nB two.", chain.text]
 
 
 def test_prefix_texts_fall_back_to_joining_steps():
     chain = Chain("p", "c", 0, "", ("a", "b", "c"), "m")
-    assert prefix_texts(chain, "\n") == ["a\n", "a\nb\n", "a\nb\nc"]
+    assert prefix_texts(chain, "\n") == ["a", "a\nb", "a\nb\nc"]
     assert prefix_texts(Chain("p", "c", 0, "", (), "m")) == []
 
 
@@ -133,7 +134,7 @@ def test_requests_carry_prompt_prefix_and_sampling_options():
     assert seen and all(r.prompt_text == "Q!" and r.n == 3 for r in seen)
     assert all(r.max_tokens == 77 and r.temperature == 0.6 for r in seen)
     assert all(chain.text.startswith(r.prefix_text) for r in seen)
-    assert all(r.prefix_text.endswith("\n\n") for r in seen)
+    assert all(r.prefix_text.endswith(("ok", "err]")) for r in seen)  # no separator at the end
 
 
 def test_max_rounds_leaves_chains_unfinished_with_partial_labels():

@@ -19,7 +19,8 @@ class CompletionRequest:
 
     `prompt_text` is the problem as the sampler saw it before templating (`prompt_fn`); the
     Completer renders it exactly as the sampler did and appends `prefix_text` verbatim as the
-    start of the answer, so the continuation is the chain's next step onward.
+    start of the answer, so the continuation is the chain's next step onward (`prefix_text`
+    ends with the step's last character: the continuation writes the separator itself).
     """
 
     prompt_text: str
