@@ -10,7 +10,9 @@ rule and with another), it reports, over the hand-checked chains found in the ru
 - chains with an error: the combined labels' `first_error_step` equals the hand's;
 - chains without: `first_error_step` is -1 (every step labeled right);
 - where the misses come from: first error too early (and by which source: MC, calc, answer),
-  too late, or not located (null);
+  too late after steps labeled right (a wrong claim), first False too late after unlabeled
+  steps (typically the answer's False on the last step where MC could not tell: no claim
+  about the steps before), or not located (null);
 - false flags at step 0: chains right at step 0 whose combined labels call step 0 wrong, and
   how many of them are MC's.
 
@@ -70,7 +72,10 @@ def score(rows: dict[str, dict], truth: list[dict]) -> dict:
         if got is None:
             c[f"{kind}_unlocated"] += 1
         elif hand >= 0 and got > hand:
-            c[f"{kind}_late"] += 1
+            # too late: either a claim that the steps before were right, or only the first
+            # False there is (the answer's), the steps before it unlabeled: no claim at all
+            claimed = all(x is True for x in r["labels"][:got])
+            c[f"{kind}_late" + ("" if claimed else "_unlabeled")] += 1
         elif got >= 0 and (hand < 0 or got < hand):
             # too early: which source put the first False there
             by = [s for s in ("calc", "mc", "answer") if _first_false(r[f"{s}_labels"]) == got]
@@ -95,17 +100,18 @@ def main(argv: list[str] | None = None) -> None:
     with_error = sum(t["first_error"] >= 0 for t in truth)
     print(f"{len(truth)} hand-checked chains ({with_error} with an error, "
           f"{len(truth) - with_error} without) from {args.data.name}\n")
-    print("| run | with an error: right | early (MC / calc / answer) | late | unlocated "
-          "| without: right (-1) | early (MC) | unlocated | step-0 false flags (MC) "
-          "| not in run |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| run | with an error: right | early (MC / calc / answer) | late | first False "
+          "after unlabeled steps | unlocated | without: right (-1) | early (MC) | unlocated "
+          "| step-0 false flags (MC) | not in run |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for spec in args.runs:
         name, _, root = spec.partition("=")
         r = score(read_rows(Path(root)), truth)
         c = Counter(r["counts"])
         print(f"| {name} | {c['with_right']}/{c['with']} | {c['with_early']} "
               f"({c['with_early_by_mc']} / {c['with_early_by_calc']} / "
-              f"{c['with_early_by_answer']}) | {c['with_late']} | {c['with_unlocated']} "
+              f"{c['with_early_by_answer']}) | {c['with_late']} | {c['with_late_unlabeled']} "
+              f"| {c['with_unlocated']} "
               f"| {c['without_right']}/{c['without']} | {c['without_early']} "
               f"({c['without_early_by_mc']}) | {c['without_unlocated']} "
               f"| {c['step0_false_flags']} ({c['step0_false_flags_mc']}) | {c['missing']} |")
