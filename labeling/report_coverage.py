@@ -150,12 +150,14 @@ def coverage_sentences(cov: dict[str, Any]) -> tuple[list[str], str | None]:
             text += f" and left {left:,} unverifiable ({why})"
         out.append(text + ".")
     sc = cov.get("self_confidence")
-    if not sc or sc["rate"] >= LOW_SELF_CONFIDENCE:
+    # Low: overall, or on at least half of the problems (the figure a user acts on).
+    if not sc or (sc["rate"] >= LOW_SELF_CONFIDENCE and 2 * sc["low_problems"] < sc["problems"]):
         return out, None
+    low = f"{100 * LOW_SELF_CONFIDENCE:.0f}%"
     return out, (
-            f"The Monte Carlo completer's self-confidence is low: it reached the right answer "
-            f"in {sc['successes']:,} of {sc['decided']:,} tries from the bare question "
-            f"({100 * sc['rate']:.0f}%; {sc['low_problems']} of {sc['problems']} problems "
-            f"under {100 * LOW_SELF_CONFIDENCE:.0f}%), so it rarely solves the problems it "
-            "completes and its labels are few: a stronger completer, or easier problems, "
-            "would judge more steps.")
+        f"The Monte Carlo completer's self-confidence is low: it reached the right answer in "
+        f"{sc['successes']:,} of {sc['decided']:,} tries from the bare question "
+        f"({100 * sc['rate']:.0f}%), and under {low} on {sc['low_problems']} of "
+        f"{sc['problems']} problems: it rarely solves the problems it completes, so rollouts "
+        "say little about their steps (the default fall rule leaves them unverifiable); a "
+        "stronger completer, or easier problems, would judge more steps.")

@@ -32,7 +32,7 @@ def dataset(tmp_path, low: bool):
         row("p2", 0, [None, None, False],
             mc_labels=[None, None, False], mc_rollouts=[0, 0, 0],
             calc_labels=[None, None, None], answer_labels=[None, None, False],
-            mc_self_confidence=sc(0, 12)),
+            mc_self_confidence=sc(0, 12) if low else sc(3, 12)),
     ]
     return make_dataset(tmp_path / "d", [(rows, [])])
 
@@ -49,11 +49,11 @@ def test_coverage_counts_every_reason(tmp_path):
         "nothing it could check": 9, "timed out": 1}}
     # answer: the last step of 3 chains, 2 judged
     assert cov["sources"]["answer"]["steps"] == 3 and cov["sources"]["answer"]["judged"] == 2
-    # self-confidence per problem: p1 6/12, p2 0/12 -> 6/24
-    assert cov["self_confidence"] == {"problems": 2, "successes": 6, "decided": 24,
-                                      "rate": 0.25, "low_problems": 1}
+    # self-confidence per problem: p1 6/12, p2 3/12 -> 9/24, none under 25%
+    assert cov["self_confidence"] == {"problems": 2, "successes": 9, "decided": 24,
+                                      "rate": 0.375, "low_problems": 0}
     said, low = rc.coverage_sentences(cov)
-    assert low is None  # 25% is not below 25%
+    assert low is None
     assert said[:2] == [
         "answer judged 2 of 3 final answers and left 1 unverifiable (no reference to check "
         "against: 1).",
@@ -69,8 +69,17 @@ def test_low_self_confidence_is_said_with_the_figure(tmp_path):
     lf, _, _ = rs.scan_dataset(dataset(tmp_path, low=True))
     _, low = rc.coverage_sentences(rc.source_coverage(lf))
     assert low.startswith("The Monte Carlo completer's self-confidence is low: it reached "
-                               "the right answer in 1 of 24 tries from the bare question (4%; "
-                               "2 of 2 problems under 25%)")
+                          "the right answer in 1 of 24 tries from the bare question (4%), and "
+                          "under 25% on 2 of 2 problems: it rarely solves")
+
+
+def test_half_the_problems_low_is_low_too(tmp_path):
+    cov = {"sources": {}, "self_confidence": {"problems": 12, "successes": 73, "decided": 240,
+                                              "rate": 73 / 240, "low_problems": 6}}
+    _, low = rc.coverage_sentences(cov)
+    assert "73 of 240 tries from the bare question (30%), and under 25% on 6 of 12" in low
+    cov["self_confidence"]["low_problems"] = 5
+    assert rc.coverage_sentences(cov)[1] is None
 
 
 def test_a_dataset_without_mc_says_nothing_about_a_completer(tmp_path):
