@@ -9,13 +9,17 @@ The readings that excuse a mismatch (each is a trap seen in real chains):
 - a running total written as a chain (`3 * 4 = 12 + 5 = 17`);
 - unit conversions (two units of one dimension on the link: `2 hours + 30 min = 150 min`)
   and scale words (`1.5 million`);
-- a claim copied from the problem statement (a false premise is not the step's fault).
+- a claim copied from the problem statement (a false premise is not the step's fault);
+- pi computed as 3.14 or 22/7 (`2 pi * 7 = 43.96`).
+A sum or product shown in stages (`720 * 24 * 120 * 6 = 720 * 24`, terms still to come) is
+excused by the step's other links (`staged`, used by `tested` and `named`).
 A quotient followed by "remainder r" is division with remainder: none of these excuses apply.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from decimal import Context, Decimal
 from fractions import Fraction
@@ -99,6 +103,82 @@ def _has_pi(node: Node) -> bool:
     return node[0] == "pi" or any(isinstance(c, tuple) and _has_pi(c) for c in node[1:])
 
 
+# Values of pi that chains compute with ("using pi = 3.14", "taking pi as 22/7").
+_PI_READINGS = (("num", Fraction(314, 100), 2), ("num", Fraction(22, 7), 0))
+
+
+def _with_pi(node: Node, value: Node) -> Node:
+    if node[0] == "pi":
+        return value
+    return (node[0], *(_with_pi(c, value) if isinstance(c, tuple) else c for c in node[1:]))
+
+
+def _pi_taken_as(node: Node, claimed: Fraction, decimals: int) -> bool:
+    """`node` computed with pi = 3.14 or 22/7 gives the claimed value (to the decimals shown)."""
+    if not _has_pi(node):
+        return False
+    for value in _PI_READINGS:
+        try:
+            if abs(exact(_with_pi(node, value)) - claimed) <= Fraction(1, 10**decimals) / 2:
+                return True
+        except EvalError:
+            continue
+    return False
+
+
+def flat(node: Node, op: str) -> list[Node]:
+    """The operands of a run of one associative operation: `2 * 3 * 4` -> 2, 3, 4."""
+    if node[0] == op:
+        return flat(node[1], op) + flat(node[2], op)
+    return [node]
+
+
+def staged(whole: Node, part: Node, links: tuple[Link, ...]) -> bool:
+    """`part` is a stage of the sum or product `whole` that the step takes up again: the same
+    terms with some not yet taken in (compared by value: `2^3` is `8`), or a plain number equal
+    to its first terms, and a link of the step goes on from that value with a term still to
+    come ("Total = 720 * 24 * 120 * 6", then "Total = 720 * 24 = 17280", "17280 * 120 = ...").
+    A part that nothing takes up again is not excused: a total that drops a term is a slip."""
+    op = whole[0]
+    if op not in ("*", "+"):
+        return False
+    terms = flat(whole, op)
+    counts = Counter(map(_term, terms))
+    if part[0] == op:
+        taken = Counter(map(_term, flat(part, op)))
+        if taken - counts or taken.total() >= counts.total():
+            return False
+    else:
+        taken = next(
+            (Counter(map(_term, terms[:k])) for k in range(2, len(terms))
+             if _term(_join(terms[:k], op)) == _term(part)),
+            None,
+        )
+        if taken is None:
+            return False
+    value, rest = _term(part), counts - taken
+    for link in links:
+        lead = flat(link.left.node, op)
+        if len(lead) >= 2 and _term(lead[0]) == value and _term(lead[1]) in rest:
+            return True
+    return False
+
+
+def _join(terms: list[Node], op: str) -> Node:
+    node = terms[0]
+    for term in terms[1:]:
+        node = (op, node, term)
+    return node
+
+
+def _term(node: Node) -> object:
+    """A term's value when it has one (`2^3` and `8` are one term), else its tree."""
+    try:
+        return exact(node)
+    except EvalError:
+        return node
+
+
 def _max_decimals(node: Node) -> int:
     return max((leaf[2] for leaf in operands(node)), default=0)
 
@@ -178,6 +258,8 @@ def excuse(
         return "display precision"
     if _mixed_units(link):
         return "unit conversion"
+    if _pi_taken_as(computed_side.node, claimed, d):
+        return "pi taken as 3.14 or 22/7"
     if "deg" in (*link.left.units, *link.right.units) and (
         _has_pi(link.left.node) or _has_pi(link.right.node)
     ):
