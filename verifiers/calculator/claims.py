@@ -9,10 +9,10 @@ The readings that excuse a mismatch (each is a trap seen in real chains):
 - a running total written as a chain (`3 * 4 = 12 + 5 = 17`);
 - unit conversions (two units of one dimension on the link: `2 hours + 30 min = 150 min`)
   and scale words (`1.5 million`);
-- a claim copied from the problem statement (a false premise is not the step's fault);
-- pi computed as 3.14 or 22/7 (`2 pi * 7 = 43.96`).
+- a claim copied from the problem statement (a false premise is not the step's fault).
 A sum or product shown in stages (`720 * 24 * 120 * 6 = 720 * 24`, terms still to come) is
-excused by the step's other links (`staged`, used by `tested` and `named`).
+excused by the step's other links (`staged`, used by `tested` and `named`); approximations a
+step states or announces are `approximations`'.
 A quotient followed by "remainder r" is division with remainder: none of these excuses apply.
 """
 
@@ -101,29 +101,6 @@ def _additive_percent(node: Node) -> bool:
 
 def _has_pi(node: Node) -> bool:
     return node[0] == "pi" or any(isinstance(c, tuple) and _has_pi(c) for c in node[1:])
-
-
-# Values of pi that chains compute with ("using pi = 3.14", "taking pi as 22/7").
-_PI_READINGS = (("num", Fraction(314, 100), 2), ("num", Fraction(22, 7), 0))
-
-
-def _with_pi(node: Node, value: Node) -> Node:
-    if node[0] == "pi":
-        return value
-    return (node[0], *(_with_pi(c, value) if isinstance(c, tuple) else c for c in node[1:]))
-
-
-def _pi_taken_as(node: Node, claimed: Fraction, decimals: int) -> bool:
-    """`node` computed with pi = 3.14 or 22/7 gives the claimed value (to the decimals shown)."""
-    if not _has_pi(node):
-        return False
-    for value in _PI_READINGS:
-        try:
-            if abs(exact(_with_pi(node, value)) - claimed) <= Fraction(1, 10**decimals) / 2:
-                return True
-        except EvalError:
-            continue
-    return False
 
 
 def flat(node: Node, op: str) -> list[Node]:
@@ -258,8 +235,6 @@ def excuse(
         return "display precision"
     if _mixed_units(link):
         return "unit conversion"
-    if _pi_taken_as(computed_side.node, claimed, d):
-        return "pi taken as 3.14 or 22/7"
     if "deg" in (*link.left.units, *link.right.units) and (
         _has_pi(link.left.node) or _has_pi(link.right.node)
     ):

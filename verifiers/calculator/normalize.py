@@ -155,6 +155,9 @@ _OP_COMMANDS = re.compile(
     r"(?![A-Za-z])"
 )
 _LINEBREAK = re.compile(r"\\\\")
+# "\pmod{17}" stays unreadable (mathop) but says which operation it is: "= 1 \pmod{17}" ends a
+# chain whose "=" means congruent (`tested.py` reads the word).
+_MOD_COMMAND = re.compile(r"\\[pb]?mod(?![A-Za-z])")
 # Two inline formulas side by side, or a dash between them ("- \(x = -15\) - \(x = -12\)"):
 # separate formulas (a list, alternatives), never one expression. "$a$ $b$" the same.
 _MATH_GAP = re.compile(r"\\\)[ \t]*(?:[-–•][ \t]*)?\\\(|(?<!\$)\$[ \t]+\$(?!\$)")
@@ -214,6 +217,7 @@ def normalize(text: str) -> str:
             break
         s = new
     s = _SEP_COMMANDS.sub(" ; ", s)
+    s = _MOD_COMMAND.sub(" mathop modulo ", s)
     s = _OP_COMMANDS.sub(" mathop", s)  # a sqrt left here had an index ([3]) we do not read
     s = _UNKNOWN_COMMAND.sub(" mathop", s)  # \cancel, \overbrace...: nothing we can read
     s = _SUB.sub(" subscripted ", s)

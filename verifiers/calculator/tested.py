@@ -14,11 +14,11 @@ false link is *tested* (`tested` gives the reason; the calculator then abstains)
 - the step shows the true value against the claimed one elsewhere: "29 ≠ 70", "10 = 4", or a
   computation of the true value ("14 * 71 = 994") together with words that reject something.
 
-A negation that names another number ("= -68, not 0", "4 + 5 = 10, not 9") says the claimed
-value is meant and another denied: the link stays a claim. So does a "≠" chained to the link itself
-("= 12 ≠ 10"). What this does NOT do: decide what a rejection refers to when a sentence holds
-several equations (the first false one of the sentence is excused), or read rejections more
-than one sentence away.
+A negation or a comparison that names another number ("= -68, not 0", "4 + 5 = 10, not 9",
+"= 222, which exceeds 196") says the claimed value is meant: the link stays a claim. So does
+a "≠" chained to the link itself ("= 12 ≠ 10"). What this does NOT do: decide what a
+rejection refers to when a sentence holds several equations (the first false one of the
+sentence is excused), or read rejections more than one sentence away.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
+from verifiers.calculator.approximations import approximated
 from verifiers.calculator.claims import sides, staged
 from verifiers.calculator.context import step_context
 from verifiers.calculator.evaluate import EvalError, approximate, exact
@@ -56,6 +57,12 @@ _TRIAL_FAILS = frozenset(
 _WORKS = frozenset(
     "possible valid work works satisfy satisfies satisfied solution solutions root roots"
     " consistent help helps".split()
+)
+# A comparison of the claimed value with a number ("= 222, which exceeds 196"): the value is
+# meant, whatever the text rejects next.
+_COMPARES = frozenset(
+    "exceeds exceed exceeding greater less larger smaller bigger more fewer above below than"
+    " under over".split()
 )
 _CROSSES = frozenset("✗ ✘ ❌".split())
 # A clause of the same sentence that comments on the link opens with one of these.
@@ -182,11 +189,12 @@ def _negated(items: list[tuple[str, object]], vocabulary: frozenset[str]) -> boo
 
 
 def _named(items: list[tuple[str, object]]) -> list[Fraction]:
-    """Numbers a negation word names ("not 0", "is not equal to 999"). (A "≠" after the
-    link's chain keeps it a claim; a "≠" relation further on is `_shown_elsewhere`'s.)"""
+    """Numbers a negation or a comparison names ("not 0", "is not equal to 999", "which
+    exceeds 196"). (A "≠" after the link's chain keeps it a claim; a "≠" relation further on
+    is `_shown_elsewhere`'s.)"""
     out = []
     for i, (kind, text) in enumerate(items):
-        if kind == "w" and text in _NEGATIONS:
+        if kind == "w" and (text in _NEGATIONS or text in _COMPARES):
             out += [v for k, v in items[i + 1 : i + 5] if k == "n"][:1]  # type: ignore[misc]
     return out
 
@@ -315,7 +323,9 @@ def excused(
     step: str, link: Link, links: tuple[Link, ...], known: frozenset[Fraction] = frozenset()
 ) -> str:
     """Why the step's own text makes a false link of it no error ("" if nothing does): a slip
-    the chain recovers from, or an equation the text tests rather than claims (`tested`)."""
+    the chain recovers from, a stage of a computation the step takes up again, a rounding it
+    states or announces (`approximations`), a congruence written with "=", or an equation the
+    text tests rather than claims (`tested`)."""
     if _recovered(link, links):
         return "typo the chain recovers from"
     computed_side, claimed_side = sides(link)
@@ -324,9 +334,23 @@ def excused(
     computed, claimed = (_near(side) for side in sides(link))
     if computed is None or claimed is None:
         return ""
-    if _read(step).ends[link.clause] == "≡" and _congruent(step, computed, claimed):
-        return "a congruence: the chain goes on with ≡"
+    if reason := approximated(step, link, links, computed, claimed):
+        return reason
+    if _modular(_read(step), link.clause) and _congruent(step, computed, claimed):
+        return "a congruence: the chain is read modulo a number the step names"
     return tested(step, link, links, computed, claimed, known)
+
+
+def _modular(st: _Step, ci: int) -> bool:
+    """The chain of clause `ci` goes on with "≡" or ends with "(mod m)": its "=" may mean
+    congruent ("4^4 = (4^2)^2 = (-1)^2 = 1 \\pmod{17}"). Prose after the chain ("= 5^8 is
+    what we need to reduce modulo 10") does not make it modular."""
+    if st.ends[ci] == "≡":
+        return True
+    toks = st.clauses[ci]
+    last = max(i for i, t in enumerate(toks) if t.kind in ("eq", "approx"))
+    words = [t.text for t in toks[last + 1 :] if t.kind == "word"][:2]
+    return bool(words) and (words[0] in ("mod", "modulo") or words == ["mathop", "modulo"])
 
 
 def _congruent(step: str, a: Value, b: Value) -> bool:
