@@ -269,12 +269,13 @@ def tested(
     step: str,
     link: Link,
     links: tuple[Link, ...],
-    true: Value,
-    claimed: Value,
+    true: Value | None,
+    claimed: Value | None,
     known: frozenset[Fraction] = frozenset(),
 ) -> str:
     """Why a false link of `step` is an equation the text tests, not one it claims ("" if
-    nothing says so). `true`/`claimed`: the link's computed and claimed values; `known`:
+    nothing says so). `true`/`claimed`: the link's computed and claimed values (None for an
+    equation in an unknown: then only a question or words that reject it count); `known`:
     numbers written before the step (the problem, earlier steps)."""
     st = _read(step)
     ci = link.clause
@@ -286,7 +287,7 @@ def tested(
         return "a question, not a claim"
     items = _comment(st, ci)
     named = _named(items)
-    if any(_same(n, claimed) for n in named):
+    if claimed is not None and any(_same(n, claimed) for n in named):
         return "the text says it does not hold"  # "= 999, ..., which is not 999"
     if named:
         return ""  # "= -68, not 0", "= 10, not 9": the value is claimed, another denied
@@ -294,6 +295,8 @@ def tested(
     seps = {text for kind, text in items if kind == "s"}
     if set(words) & _FALSE or seps & _CROSSES or _negated(items, _HOLDS):
         return "the text says it does not hold"
+    if true is None or claimed is None:
+        return ""
     if set(words) & _TRIAL_FAILS or _negated(items, _WORKS):
         before = known | {v for j in range(ci) for _, v in _signed(st.clauses[j])}
         if any(_same(claimed, v) for v in before):

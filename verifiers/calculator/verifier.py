@@ -61,7 +61,7 @@ from verifiers.calculator.named import (
     restated_in_step,
 )
 from verifiers.calculator.parse import operands, variables
-from verifiers.calculator.tested import excused, numbers
+from verifiers.calculator.tested import excused, numbers, tested
 from verifiers.killable import (
     CheckCrashedError,
     CheckFailedError,
@@ -179,6 +179,9 @@ class CalculatorVerifier(ChainVerifier):
                 if not self.config.check_equations:
                     continue
                 result, last_eq = self._check_equation(link, links, index, words, last_eq, approx)
+                if result is not None and result.outcome == "false":
+                    if reason := tested(step, link, links, None, None):
+                        result = ClaimResult("skipped", result.text, reason=reason)
                 if result is not None:
                     results.append(result)
                 continue
