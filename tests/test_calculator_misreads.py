@@ -345,6 +345,9 @@ COMPETITION = [
     ("processbench omnimath-280 #3", "So, we need to find \\(7^5 \\mod 11\\):\n\\[ 7^2 = 49 \\equiv 5 \\pmod{11} \\]\n\\[ 7^4 = (7^2)^2 = 5^2 = 25 \\equiv 3 \\pmod{11} \\]\n\\[ 7^5 = 7^4 \\cdot 7 = 3 \\cdot 7 = 21 \\equiv 10 \\pmod{11} \\]", C),
     ("processbench olympiadbench-417 #5", r"We can simplify further by finding the pattern of powers of -36. First, \( (-36)^2 = 1296 \equiv 96 \mod 100 \). Next, \( (-36)^4 = 96^2 \equiv 96 \mod 100 \). Then, \( (-36)^8 = 96^2 \equiv 96 \mod 100 \). Following this, \( (-36)^{16} = 96^2 \equiv 96 \mod 100 \). Finally, \( (-36)^{32} = 96^2 \equiv 96 \mod 100 \). Therefore, \( (-36)^{34} = (-36)^{32} \times (-36)^2 = 96 \times (-36) = -3456 \equiv 64 \mod 100 \).", W),
     ("processbench omnimath-280 #2", r"The exponent \(5^{3^{2^1}} = 5^8\) is what we need to reduce modulo 10. Since \(5^2 = 25 \equiv 5 \pmod{10}\), we have \(5^4 \equiv 5^2 \equiv 5 \pmod{10}\), and thus \(5^8 \equiv 5^4 \equiv 5 \pmod{10}\).", W),
+    # notation: "!5" is a subfactorial (derangements), not the number 5
+    ("family: subfactorial", r"The number of derangements is \(!5 \times 6 = 264\).", U),
+    ("family: a factorial still read", r"So \(5! \times 6 = 620\).", W),
     # approximations the step states or announces; a slip as precise as the truth stays one
     ("family: pi taken as 3.14", r"Using \(\pi \approx 3.14\), the circumference is \(2\pi(7) = 43.96\).", U),
     ("family: a root the step approximates", r"Since \(\sqrt{2} \approx 1.41\), we get \(\sqrt{2} \cdot 7 = 9.87\).", C),

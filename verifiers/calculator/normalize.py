@@ -157,6 +157,9 @@ _OP_COMMANDS = re.compile(
 _LINEBREAK = re.compile(r"\\\\")
 # "\pmod{17}" stays unreadable (mathop) but says which operation it is: "= 1 \pmod{17}" ends a
 # chain whose "=" means congruent (`tested.py` reads the word).
+# "!5" (not glued to a number or a bracket before it) is a subfactorial, the derangements of 5:
+# read as "5" it would make "!5 \times 6 = 264" claim 30 = 264.
+_SUBFACTORIAL = re.compile(r"(?<![\w)\]}!\\])!(?=\s*\d)")  # after "\!" (a space) is gone
 _MOD_COMMAND = re.compile(r"\\[pb]?mod(?![A-Za-z])")
 # Two inline formulas side by side, or a dash between them ("- \(x = -15\) - \(x = -12\)"):
 # separate formulas (a list, alternatives), never one expression. "$a$ $b$" the same.
@@ -205,6 +208,7 @@ def normalize(text: str) -> str:
     for old, new in _REPLACE:
         if old in s:
             s = s.replace(old, new)
+    s = _SUBFACTORIAL.sub(" mathop ", s)
     s = _LABEL_DASH.sub(r"\1 code ", s)
     s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
     s = _MIXED_PROPER.sub(_mixed, s)
