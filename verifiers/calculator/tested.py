@@ -40,7 +40,8 @@ from verifiers.calculator.tokens import clause_ends, tokenize
 Value = Fraction | float
 
 _NEGATIONS = frozenset(
-    "not isn't doesn't don't aren't wasn't cannot can't never no nor neither".split()
+    "not isn't doesn't don't aren't wasn't won't wouldn't didn't couldn't cannot can't never no"
+    " nor neither".split()
 )
 # Words that reject an equation as written.
 _FALSE = frozenset("false untrue incorrect wrong".split())
@@ -68,12 +69,13 @@ _CROSSES = frozenset("✗ ✘ ❌".split())
 # A clause of the same sentence that comments on the link opens with one of these.
 _OPENERS = frozenset(
     "which that this it is isn't does doesn't do don't would so but however no not false hence thus"
-    " therefore giving gives a an contradiction clearly obviously wrong incorrect i e".split()
+    " therefore giving gives a an contradiction clearly obviously wrong incorrect i e that's it's"
+    " wait oops hmm actually".split()
 )
 # A new sentence that still comments on the link opens with one of these.
 _NEXT_OPENERS = frozenset(
     "this that which it no not false wrong incorrect but however so hence thus therefore"
-    " clearly obviously contradiction impossible".split()
+    " clearly obviously contradiction impossible that's it's wait oops hmm actually".split()
 )
 _ASKS = frozenset("check checking test testing verify verifying see determine confirm".split())
 _SENTENCE_ENDS = frozenset(".!?")
