@@ -1,4 +1,10 @@
-"""Claims the text itself tests or rejects: an `a = b` that is a trial, not a statement.
+"""What a step's own text says about a false link: tested, staged, modular, or recovered.
+
+`excused` is the calculator's one question to the text around a false link: does the chain
+correct the slip itself (a later side has the true value), take the link up as a stage of a
+longer computation (`claims.staged`), compute with an approximation it states or announces
+(`approximations`), mean "congruent" by "=" (the chain ends with "(mod m)" or goes on with
+"≡"), or test the equation rather than claim it (`tested`)?
 
 Competition solutions write equations they do not claim: "substituting a = 1, c = 2 we get
 2 + 8 = 4, i.e. 10 = 4, which is false"; "0 + (15 - 1) * 71 = 999, which simplifies to
