@@ -9,6 +9,10 @@ the value it was computed as (`verifiers.calculator.named`); "a / b = q remainde
 division with remainder.
 Before any of this, `verifiers.calculator.context` marks where a splitter cut an expression between
 two steps, and makes `*` unreadable when the problem defines it as an operation of its own.
+A false link is then put to the step's own text (`verifiers.calculator.tested.excused`): an
+equation the text tests rather than claims ("which is false", "Is ... ?", "29 ≠ 70"), a stage
+of a longer computation, an approximation the step states, a congruence written with "=", or a
+slip the chain corrects is skipped with that reason, never `incorrect`.
 
 Verdicts: `incorrect` when some claim is false (evidence names it, with claimed and true
 values); `correct` when at least one claim was checked and all checked claims hold; `timeout`
