@@ -310,6 +310,8 @@ COMPETITION = [
     ("processbench olympiadbench-182 #7", "Eighth, test small values:\n- Test \\( n = 2999 \\):\n\\[ n + 2019 = 2999 + 2019 = 5018 \\]\n\\[ S(2999) = 2 + 9 + 9 + 9 = 29 \\]\n\\[ S(5018) = 5 + 0 + 1 + 8 = 14 \\]\nCheck the condition:\n\\[ 29 = 5 \\times 14 \\]\n\\[ 29 \\neq 70 \\]", C),
     ("processbench olympiadbench-182 #10", "Ninth, correct solution:\n- Test \\( n = 1998 \\):\n\\[ n + 2019 = 1998 + 2019 = 4017 \\]\n\\[ S(1998) = 1 + 9 + 9 + 8 = 27 \\]\n\\[ S(4017) = 4 + 0 + 1 + 7 = 12 \\]\nCheck the condition:\n\\[ 27 = 5 \\times 12 \\]\n\\[ 27 = 60 \\]\nThus, the correct value is:\n\\[ \\boxed{1998} \\]", C),
     ("train/prealgebra/655", r"However, $-12 \cdot 9$ is less than $-100$, so $$-100 = -12 \cdot 9 + 11$$would not help.", U),
+    ("family: compared with its worked-out value", "\\[ 0 + (15 - 1) \\cdot 71 = 999 \\]\n\\[ 994 < 999 \\]", U),
+    ("family: simplified, then compared", r"For \(n = 15\): \(2(7) + 3(5) = 30\), which simplifies to \(14 + 15 = 29\), so this fails.", C),
     ("family: a question", r"Is \(2^3 + 1 = 10\)? No.", U),
     ("family: checked whether", r"We check whether \(3^2 + 4^2 = 26\). Since \(9 + 16 = 25\), this is not correct.", C),
     ("family: rejected in words", r"Then \( 5 \cdot 9 = 40 \), which is not correct.", U),
@@ -324,6 +326,8 @@ COMPETITION = [
     ("processbench math-542 #3", r"The next step is to find the correct \(k\) that results in \(x\) being within the specified range. To ensure \(x\) is within the range [1, 100], we test decreasing values of \(k\): First, for \(k = 68\): \[x = 5050 - 77 \times 68 = 5050 - 5256 = -206\] This does not satisfy our condition since \(x\) must be positive. Second, for \(k = 67\): \[x = 5050 - 77 \times 67 = 5050 - 5159 = -109\] Again, this does not meet the criteria.", W),
     ("processbench math-6 #6", "4. For the constant term, we have \\(\\frac{45}{2}c = 8\\). Substituting \\(c = \\frac{5}{6}\\) into this equation:\n\\[ \\frac{45}{2} \\cdot \\frac{5}{6} = 8 \\]\n\\[ \\frac{225}{12} = 8 \\]\nSimplifying this:\n\\[ \\frac{225}{12} = \\frac{96}{12} \\]\nThis confirms that the constant term also aligns correctly with the given polynomial.", W),
     ("family: a slip that denies the true value", r"Then \(4 + 5 = 10\), not 9.", W),
+    ("family: a slip compared with a target", r"We get \(4 + 5 = 10\). Since \(10 > 9\), it works.", W),
+    ("family: a slip restated, not rejected", r"We get \(2(7) + 3(5) = 30\), that is \(14 + 15 = 29\). So the total is 29.", W),
     ("issue 30 (quoted slip)", r"\(1404 = 2^2 \cdot 3^2 \cdot 13\)", W),
     ("issue 30 (quoted slip)", r"\[ 6084 \times 6084 = 36,997,536 \]", W),
     # alternatives, "±", and formulas side by side

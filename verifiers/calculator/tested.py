@@ -223,27 +223,32 @@ def _asks(st: _Step, ci: int) -> bool:
 
 
 def _rejects(items: list[tuple[str, object]]) -> bool:
-    """Any word of rejection at all (for a step that also shows the true value)."""
+    """Any word of rejection or comparison at all (for a step that also shows the true value:
+    "so 15 does not work", "which is less than 999", "994 < 999")."""
     words = {text for kind, text in items if kind == "w"}
     seps = {text for kind, text in items if kind == "s"}
     return bool(
-        words & (_FALSE | _TRIAL_FAILS | _NEGATIONS) or seps & (_CROSSES | {"≠", "?"})
+        words & (_FALSE | _TRIAL_FAILS | _NEGATIONS | _COMPARES)
+        or seps & (_CROSSES | {"≠", "?", "<", ">"})
     )
 
 
 def _shown_elsewhere(st: _Step, ci: int, link: Link, links: tuple[Link, ...], true: Value) -> str:
     """The step writes the link again outside its chain with the computed side worked out:
-    "29 = 5 * 14" then "29 ≠ 70"; "2 + 8 = 4, i.e. 10 = 4"; or computes the true value from
-    the same numbers ("14 * 71 = 994") and rejects something after the link. The relation
-    must keep the link's order: "4 + 5 = 10" then "10 ≠ 9" compares the claimed result with
-    a target, it does not reject the claim."""
+    "29 = 5 * 14" then "29 ≠ 70" (or "0 + 14 * 71 = 999" then "994 < 999"); "2 + 8 = 4, i.e.
+    10 = 4"; or computes the true value from the same numbers ("14 * 71 = 994"), or in the
+    clause right after, and rejects or compares something after the link. A relation must
+    keep the link's order: "4 + 5 = 10" then "10 ≠ 9" (or "10 > 9") compares the claimed
+    result with a target, it does not reject the claim."""
     left, right = _near(link.left), _near(link.right)
     for k, end in enumerate(st.ends):
-        if end != "≠" or k == ci or k + 1 >= len(st.clauses):
+        if end not in ("≠", "<", ">") or k == ci or k + 1 >= len(st.clauses):
             continue
         before = [v for _, v in _signed(st.clauses[k])][-1:]
         after = [v for _, v in _signed(st.clauses[k + 1])][:1]
-        if before and after and _same(before[0], left) and _same(after[0], right):
+        if not (before and after):
+            continue
+        if _same(before[0], left) and _same(after[0], right):
             return "the text shows the true value is not the claimed one"
     computed_leaves = {leaf[1] for leaf in operands(sides(link)[0].node)}
     later: list[tuple[str, object]] = []
@@ -259,8 +264,9 @@ def _shown_elsewhere(st: _Step, ci: int, link: Link, links: tuple[Link, ...], tr
         computed, claimed_side = sides(other)
         if not claimed_side.plain or not _same(_plain(claimed_side.node), true):
             continue
+        # the same numbers worked out, or the clause right after ("which simplifies to ...")
         shared = computed_leaves & {leaf[1] for leaf in operands(computed.node)}
-        if shared - {1} and _rejects(later):
+        if (shared - {1} or other.clause == ci + 1) and _rejects(later):
             return "the text computes the true value itself and rejects the claim"
     return ""
 
