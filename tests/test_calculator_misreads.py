@@ -326,6 +326,8 @@ COMPETITION = [
     ("processbench math-542 #3", r"The next step is to find the correct \(k\) that results in \(x\) being within the specified range. To ensure \(x\) is within the range [1, 100], we test decreasing values of \(k\): First, for \(k = 68\): \[x = 5050 - 77 \times 68 = 5050 - 5256 = -206\] This does not satisfy our condition since \(x\) must be positive. Second, for \(k = 67\): \[x = 5050 - 77 \times 67 = 5050 - 5159 = -109\] Again, this does not meet the criteria.", W),
     ("processbench math-6 #6", "4. For the constant term, we have \\(\\frac{45}{2}c = 8\\). Substituting \\(c = \\frac{5}{6}\\) into this equation:\n\\[ \\frac{45}{2} \\cdot \\frac{5}{6} = 8 \\]\n\\[ \\frac{225}{12} = 8 \\]\nSimplifying this:\n\\[ \\frac{225}{12} = \\frac{96}{12} \\]\nThis confirms that the constant term also aligns correctly with the given polynomial.", W),
     ("family: a slip that denies the true value", r"Then \(4 + 5 = 10\), not 9.", W),
+    ("family: a slip after 'whether'", r"To see whether 21 is prime, we compute \(3 \times 7 = 22\).", W),
+    ("family: a slip before a question", r"We have \(3 \times 7 = 22\), so how many are left?", W),
     ("family: a slip compared with a target", r"We get \(4 + 5 = 10\). Since \(10 > 9\), it works.", W),
     ("family: a slip restated, not rejected", r"We get \(2(7) + 3(5) = 30\), that is \(14 + 15 = 29\). So the total is 29.", W),
     ("issue 30 (quoted slip)", r"\(1404 = 2^2 \cdot 3^2 \cdot 13\)", W),

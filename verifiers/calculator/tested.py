@@ -11,7 +11,8 @@ Competition solutions write equations they do not claim: "substituting a = 1, c 
 14 * 71 = 994, which is not 999"; "Is 2^3 + 1 = 10? No."; "29 = 5 * 14" then "29 ≠ 70". A
 false link is *tested* (`tested` gives the reason; the calculator then abstains) when:
 
-- it is a question: its sentence ends with "?", or "whether" / "check if" comes before it;
+- it is a question: its clause ends with "?" (or a short tag does: ", right?"), or
+  "whether" / "check if" opens it ("we check whether 3^2 + 4^2 = 26");
 - the words right after it reject it: "which is false", "is not correct", "does not hold",
   "✗", "(false)", or a negation that names its claimed value ("= 999, which is not 999").
   Words that reject a *trial* rather than an equation ("a contradiction", "impossible", "not
@@ -84,6 +85,11 @@ _NEXT_OPENERS = frozenset(
     " clearly obviously contradiction impossible that's it's wait oops hmm actually".split()
 )
 _ASKS = frozenset("check checking test testing verify verifying see determine confirm".split())
+# Between "whether" and the equation only these words may stand ("check whether the equation
+# 3^2 + 4^2 = 26 holds"); "to see whether n is prime, we compute 3 * 7 = 22" asks no equation.
+_ASK_FILLERS = frozenset(
+    "the equation identity relation claim statement that indeed really".split()
+)
 _SENTENCE_ENDS = frozenset(".!?")
 _COMMENT_CLAUSES = 4  # at most this many clauses after the link are read as its comment
 
@@ -208,18 +214,23 @@ def _named(items: list[tuple[str, object]]) -> list[Fraction]:
 
 
 def _asks(st: _Step, ci: int) -> bool:
-    """The link is a question: its sentence ends with "?", or "whether" / "check if" leads
-    to it in its sentence."""
-    s = st.sentence[ci]
-    last = max(j for j, x in enumerate(st.sentence) if x == s)
-    if st.ends[last] == "?":
+    """The link is a question: its clause ends with "?" (or a short tag does: "= 26, right?"),
+    or "whether" / "check if" opens it ("we check whether 3^2 + 4^2 = 26")."""
+    if st.ends[ci] == "?":
         return True
-    before = [t.text for j in range(ci + 1) if st.sentence[j] == s for t in st.clauses[j]]
-    cut = before.index("=") if "=" in before else len(before)
-    words = before[:cut]
-    return "whether" in words or any(
-        a in _ASKS and b == "if" for a, b in zip(words, words[1:], strict=False)
-    )
+    nxt = ci + 1
+    if nxt < len(st.clauses) and st.ends[nxt] == "?" and len(st.clauses[nxt]) <= 3:
+        return not _arithmetic(st.clauses[nxt])
+    toks = list(st.clauses[ci])
+    if ci and st.ends[ci - 1] in (":", ","):  # "we check whether: 3^2 + 4^2 = 26"
+        toks = [*st.clauses[ci - 1][-2:], *toks]
+    first_eq = next(i for i, t in enumerate(toks) if t.kind in ("eq", "approx"))
+    words = [t.text if t.kind == "word" else "" for t in toks[:first_eq]]
+    for i, word in enumerate(words):
+        asks = word == "whether" or (word == "if" and i and words[i - 1] in _ASKS)
+        if asks and all(w in _ASK_FILLERS for w in words[i + 1 :] if w):
+            return True
+    return False
 
 
 def _rejects(items: list[tuple[str, object]]) -> bool:
