@@ -12,7 +12,8 @@ import pytest
 from labeling.engine_request import EngineRequest
 from tests.fakes import FakeCompleter, mc_verifier
 from tests.test_rollout import ERR, error_aware, labels, math_item
-from verifiers.rollout.driver import AsyncCompleter
+from verifiers.rollout.driver import AsyncCompleter, Completer
+from verifiers.rollout.outcome import MathOutcome
 
 
 class ThreadedCompleter:
