@@ -40,6 +40,7 @@ def _clear_caches() -> None:
     from verifiers.calculator import evaluate as calc_eval
     from verifiers.calculator import extract as calc_extract
     from verifiers.calculator import normalize as calc_normalize
+    from verifiers.calculator import tested as calc_tested
     from verifiers.calculator import tokens as calc_tokens
 
     for fn in (
@@ -49,6 +50,7 @@ def _clear_caches() -> None:
         calc_extract.extract_named,
         calc_eval.exact,
         calc_eval.linear,
+        calc_tested._read,  # the clauses and sentences the tested-claim checks read
     ):
         fn.cache_clear()
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import itertools
 import math
 
-from labeling.estimators import PerStep
+from labeling.mc import MC_DEFAULTS, Absolute, PerStep
 
-SETTINGS = [  # (k, chunk, confirm): the defaults first
-    (5, 1, 2),
+SETTINGS = [  # (k, chunk, confirm) of the absolute rule: its defaults first
+    (MC_DEFAULTS.k, MC_DEFAULTS.chunk, MC_DEFAULTS.confirm),
     (5, 1, 1),
     (8, 1, 1),
     (5, 5, 1),
@@ -29,7 +29,7 @@ def means(p: float, k: int, chunk: int, confirm: int) -> tuple[float, float]:
     plain = ours = 0.0
     for seq in itertools.product((True, False), repeat=k * confirm):
         weight = math.prod(p if x else 1 - p for x in seq)
-        est = PerStep(2, k=k, chunk=chunk, confirm=confirm, outcome=False)
+        est = PerStep(2, Absolute(k, chunk, confirm, 0.0), outcome=False)
         used = 0
         while est.pending():
             n = est.pending()[0].n

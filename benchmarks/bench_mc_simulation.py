@@ -1,4 +1,21 @@
-"""Simulation (no model): first-error accuracy and rollout cost of the MC estimators.
+"""Simulation (no model): first-error accuracy and rollout cost of the MC estimators and rules.
+
+Two modes. `--strengths` (the rules' table in docs/benchmarks.md): the completer's strength
+is the variable. Each problem has a self-confidence s (the completer's success rate from the
+bare question); its n chains are samples of the completer (`strength_chains`: the same hazard
+of an error at every step, an error all but fatal, so the rate from a right prefix rises
+towards 1 at the end; `--good` and `--bad` scale it per prefix and per chain). Every rule runs
+the default search (binary_search) through the real driver, self-confidence and all (the
+chains count as the completer's samples). Step-level truth gives, per rule:
+- precision: of the first errors a rule placed by rollouts (a False before the last step),
+  the share at the true first error; recall: of the chains whose error lies before the last
+  step, the share whose first error the rule placed exactly;
+- FP rate: prefixes before the error labeled False (after_error=negative, as written);
+  FN rate: prefixes from the error on (before the last step) not labeled False;
+- rollouts per chain (the question's rollouts included) and per decided step, unverifiable
+  steps (before the last).
+
+The presets mode (default):
 
 Synthetic chains of M steps with a known first error e (uniform over 0..M-1; with
 `--p-clean`, some chains have no error and a right final answer). A stochastic fake engine
@@ -13,6 +30,7 @@ batches), completions per batch, and rollouts relative to per_step at the same M
     .venv/bin/python benchmarks/bench_mc_simulation.py                # easy + hard presets
     .venv/bin/python benchmarks/bench_mc_simulation.py --preset hard --chunks 8 1 --chains 2000
     .venv/bin/python benchmarks/bench_mc_simulation.py --p-correct-prefix 0.5 --p-wrong-prefix 0.1
+    .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.05 0.1 0.2 0.3 0.5 0.9
 """
 
 from __future__ import annotations
@@ -26,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from labeling.engine_request import EngineRequest  # noqa: E402
 from labeling.first_error import located_first_error  # noqa: E402
+from labeling.mc import MC_DEFAULTS, MCOptions, RuleName  # noqa: E402
 from labeling.schema import Chain, Problem  # noqa: E402
 from tests.fakes import FakeCompleter  # noqa: E402
 from verifiers.rollout.driver import MonteCarloVerifier  # noqa: E402
@@ -69,12 +88,11 @@ def run(
     completer = FakeCompleter(p_success, right="42", wrong="41", tokens=100)
     verifier = MonteCarloVerifier(
         completer,
-        estimator=estimator,
-        k=k,
-        chunk=chunk,
-        confirm=confirm,
+        options=MCOptions(rule=RuleName.absolute, estimator=estimator, k=k, chunk=chunk,
+                          confirm=confirm, max_rounds=max_rounds, self_rollouts=0),
+        max_tokens=100,
+        temperature=0.8,
         seed=seed,
-        max_rounds=max_rounds,
     )
     verdicts = verifier.verify([(p, c) for p, c, _ in chains])
     hits = sum(
@@ -90,6 +108,138 @@ def run(
         "per_batch": s.completions / max(s.rounds, 1),
         "unfinished": s.unfinished_chains,
     }
+
+
+# --- the completer's strength as the variable ------------------------------------------
+
+
+def given_chains(s: float, problems: int, n: int, length: int, good: tuple[float, float],
+                 bad: tuple[float, float], seed: int):
+    """Like `strength_chains`, for chains another model wrote (`--given`): the first error is
+    uniform over the steps (a chain is right with chance s), a right prefix's rate is r * s
+    and from the error on b * s; the chains are no samples of the completer."""
+    rng = random.Random(f"given/{seed}/{s}/{length}")
+    items, truth, rates = [], [], {}
+    for p in range(problems):
+        question = f"Question {s}-{p}?"
+        problem = Problem(f"q{s}-{p}", "math", "simulation", question, reference="42")
+        rates[question] = s
+        for c in range(n):
+            error = -1 if rng.random() < s else rng.randrange(length)
+            steps = [f"Step {i + 1} of {p}.{c}: {ERR if i == error else 'ok'}"
+                     for i in range(length)]
+            steps[-1] += f" The answer is \\boxed{{{42 if error < 0 else 41}}}."
+            text = "\n\n".join(steps)
+            for i in range(length - 1):
+                r = rng.uniform(*(bad if 0 <= error <= i else good))
+                rates[text[: text.index(steps[i + 1])].rstrip()] = min(1.0, r * s)
+            items.append((problem, Chain(problem.problem_id, f"c{p}.{c}", c, text, tuple(steps),
+                                         "given")))
+            truth.append(error)
+    return items, truth, rates
+
+
+def strength_chains(s: float, problems: int, n: int, length: int, good: tuple[float, float],
+                    bad: tuple[float, float], seed: int):
+    """(items, truth, rates): chains sampled by a completer of self-confidence `s`, the true
+    first error of each (-1: none) and every prefix's success rate by its text.
+
+    The completer errs at each step with the same hazard h, 1 - h = s^(1/M), and an error is
+    all but fatal, so from a right prefix i it succeeds with s^((M-1-i)/M) (the rate rises as
+    a right chain nears its answer; from the bare question: s), times r ~ U(good) per prefix
+    (a right step changes it a little); from the error on, b * that with b ~ U(bad) per chain,
+    and the chain itself reaches the answer with that chance too (a lucky recovery)."""
+    rng = random.Random(f"strength/{seed}/{s}/{length}")
+    hazard = 1 - s ** (1 / length)
+
+    def reach(i: int) -> float:  # from right prefix i (i = -1: the question)
+        return s ** ((length - 1 - i) / length)
+
+    items, truth, rates = [], [], {}
+    for p in range(problems):
+        question = f"Question {s}-{p}?"
+        problem = Problem(f"q{s}-{p}", "math", "simulation", question, reference="42")
+        rates[question] = s
+        for c in range(n):
+            error = next((i for i in range(length) if rng.random() < hazard), -1)
+            b = rng.uniform(*bad)
+            right = error < 0 or rng.random() < b * reach(error)
+            steps = [f"Step {i + 1} of {p}.{c}: {ERR if i == error else 'ok'}"
+                     for i in range(length)]
+            steps[-1] += f" The answer is \\boxed{{{42 if right else 41}}}."
+            text = "\n\n".join(steps)
+            for i in range(length - 1):
+                rate = b * reach(i) if 0 <= error <= i else reach(i) * rng.uniform(*good)
+                rates[text[: text.index(steps[i + 1])].rstrip()] = min(1.0, rate)
+            items.append((problem, Chain(problem.problem_id, f"c{p}.{c}", c, text, tuple(steps),
+                                         "sim")))
+            truth.append(error)
+    return items, truth, rates
+
+
+def strength_run(items, truth, rates, options: MCOptions, seed: int) -> dict[str, float]:
+    def p_success(req: EngineRequest) -> float:
+        return rates[req.prefix] if req.prefix else rates[req.user_text]
+
+    completer = FakeCompleter(p_success, right="42", wrong="41", tokens=100)
+    mc = MonteCarloVerifier(completer, options=options, max_tokens=100, temperature=0.8,
+                            seed=seed, samples_of="sim")
+    out = mc.verify(items)
+    t = {"placed": 0, "hit": 0, "errors": 0, "fp": 0, "good": 0, "fn": 0, "bad": 0,
+         "decided": 0, "steps": 0}
+    for verdicts, error in zip(out, truth, strict=True):
+        labels = [v.label for v in verdicts][:-1]  # the last step is the chain's own answer
+        first = next((i for i, x in enumerate(labels) if x is False), None)
+        t["errors"] += 0 <= error < len(labels)
+        if first is not None:
+            t["placed"] += 1
+            t["hit"] += first == error
+        for i, x in enumerate(labels):
+            wrong = 0 <= error <= i
+            t["bad" if wrong else "good"] += 1
+            t["fn" if wrong else "fp"] += (x is not False) if wrong else (x is False)
+        t["decided"] += sum(x is not None for x in labels)
+        t["steps"] += len(labels)
+    st = mc.last_stats
+    return {
+        "precision": t["hit"] / t["placed"] if t["placed"] else float("nan"),
+        "recall": t["hit"] / t["errors"] if t["errors"] else float("nan"),
+        "placed": t["placed"], "hits": t["hit"],
+        "fp_rate": t["fp"] / max(t["good"], 1), "fn_rate": t["fn"] / max(t["bad"], 1),
+        "rollouts": st.completions / len(items),
+        "per_decided": st.completions / max(t["decided"], 1),
+        "unverifiable": 1 - t["decided"] / max(t["steps"], 1),
+        "unfinished": st.unfinished_chains,
+    }
+
+
+def strength_table(args: argparse.Namespace) -> None:
+    fall = {k: type(getattr(MC_DEFAULTS, k))(v) for k, v in (o.split("=") for o in args.fall)}
+    rules = {
+        "fall": MCOptions(**fall),
+        "absolute": MCOptions(rule=RuleName.absolute, self_rollouts=0),
+        "any_success": MCOptions(rule=RuleName.any_success, self_rollouts=0),
+    }
+    d = rules["fall"]
+    kind = "given chains" if args.given else "chains sampled by the completer"
+    print(f"{kind}: {args.problems} problems x {args.n} chains of {args.length} steps each; "
+          f"good r ~ U{tuple(args.good)}, bad r ~ U{tuple(args.bad)}; seed {args.seed}; "
+          f"fall: level {d.level}, fell_below {d.fell_below}, kept_above {d.kept_above}, "
+          f"max_rollouts {d.max_rollouts}, self_rollouts {d.self_rollouts}, chunk {d.chunk}; "
+          f"absolute: k {d.k}, confirm {d.confirm}; any_success: k {d.k}\n")
+    print("| self-confidence | rule | precision (placed) | recall | FP rate | FN rate "
+          "| rollouts/chain | rollouts/decided step | unverifiable |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for s in args.strengths:
+        make = given_chains if args.given else strength_chains
+        items, truth, rates = make(s, args.problems, args.n, args.length, tuple(args.good),
+                                   tuple(args.bad), args.seed)
+        for name, options in ((n, rules[n]) for n in args.rules):
+            r = strength_run(items, truth, rates, options, args.seed)
+            flag = f" ({r['unfinished']} unfinished)" if r["unfinished"] else ""
+            print(f"| {s} | {name} | {r['precision']:.3f} ({r['placed']}) | {r['recall']:.3f} "
+                  f"| {r['fp_rate']:.3f} | {r['fn_rate']:.3f} | {r['rollouts']:.1f} "
+                  f"| {r['per_decided']:.1f} | {r['unverifiable']:.2f}{flag} |", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -112,7 +262,24 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--p-clean", type=float, default=0.0, help="share of error-free chains")
     ap.add_argument("--max-rounds", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--strengths", type=float, nargs="*",
+                    help="the rules' table over these self-confidences (see the docstring)")
+    ap.add_argument("--problems", type=int, default=250, help="strengths: problems each")
+    ap.add_argument("--n", type=int, default=4, help="strengths: chains per problem")
+    ap.add_argument("--length", type=int, default=8, help="strengths: steps per chain")
+    ap.add_argument("--good", type=float, nargs=2, default=[0.8, 1.2],
+                    help="strengths: a right prefix's rate over the model's, uniform range")
+    ap.add_argument("--bad", type=float, nargs=2, default=[0.0, 0.1],
+                    help="strengths: the rate from the error on over a right prefix's")
+    ap.add_argument("--fall", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="strengths: the fall rule's options other than the defaults")
+    ap.add_argument("--rules", nargs="*", default=["fall", "absolute", "any_success"])
+    ap.add_argument("--given", action="store_true",
+                    help="strengths: chains another model wrote (see given_chains)")
     args = ap.parse_args(argv)
+    if args.strengths:
+        strength_table(args)
+        return
 
     if args.p_correct_prefix is not None or args.p_wrong_prefix is not None:
         base = PRESETS["hard"]

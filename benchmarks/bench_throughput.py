@@ -137,9 +137,10 @@ def job_side(args: argparse.Namespace) -> dict:
             return super().submit(reqs)
 
     m = MCSourceConfig(max_tokens=args.mc_tokens)
+    max_tokens, temperature = m.sampling(s)
     mc = MonteCarloVerifier(
-        Recording(pool), domain="math", estimator=str(m.estimator), k=m.k,
-        chunk=m.chunk, confirm=m.confirm, max_tokens=m.max_tokens, temperature=m.temperature,
+        Recording(pool), domain="math", options=m.options(),
+        max_tokens=max_tokens, temperature=temperature, top_p=s.top_p,
         prompt_fn=functools.partial(user_message, math_instruction=s.math_instruction),
     )  # fmt: skip
     t = time.perf_counter()

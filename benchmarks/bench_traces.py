@@ -123,7 +123,7 @@ class TraceCompleter:
         out = []
         for r in requests:
             trace = self.by_prompt[r.user_text]
-            p = 0.8 if len(r.prefix_text) <= trace.error_offset else 0.05
+            p = 0.8 if len(r.prefix) <= trace.error_offset else 0.05
             got = []
             for j in range(r.n):
                 ok = random.Random(f"{r.seed}/{j}").random() < p
@@ -136,6 +136,7 @@ class TraceCompleter:
 
 def mc_cost(n_traces: int, paragraphs: int, seed: int, k: int, confirm: int,
             opts: SectionOptions) -> None:
+    from labeling.mc import MCOptions
     from tests.synthetic_traces import long_trace
     from verifiers.rollout.driver import MonteCarloVerifier
 
@@ -154,9 +155,12 @@ def mc_cost(n_traces: int, paragraphs: int, seed: int, k: int, confirm: int,
             problem = Problem(f"p{i}", "math", "sim", t.question, t.reference)
             items.append((problem, Chain(f"p{i}", f"c{i}", 0, t.text, steps, "sim")))
             spans_of.append(spans)
-        options = {"probe_right": True} if estimator == "binary_search" else None
-        mc = MonteCarloVerifier(TraceCompleter(traces), estimator=estimator, k=k, chunk=1,
-                                confirm=confirm, after_error="keep", estimator_options=options)
+        # The absolute rule: what the rollout counts compare (the fall rule's adaptive
+        # rollouts would make the cost depend on the fake completer's rates, not the cut).
+        options = MCOptions(rule="absolute", estimator=estimator, k=k, chunk=1, confirm=confirm,
+                            probe_right=True, self_rollouts=0)
+        mc = MonteCarloVerifier(TraceCompleter(traces), options=options, max_tokens=100,
+                                temperature=0.8, after_error="keep")
         t0 = time.perf_counter()
         verdicts = mc.verify(items)
         wall = time.perf_counter() - t0

@@ -18,7 +18,7 @@ exact source that flagged nothing has found no error, which is not a claim that 
 
 `located_first_error(labels)` answers "has the first error been found exactly?": the same
 index only when every step before it is labeled True, else None. A search for the first error
-(MC's binary search, `labeling.estimators`) and the benchmarks that grade it ask this:
+(MC's binary search, `labeling.mc`) and the benchmarks that grade it ask this:
 `[None, None, False]` has a first step labeled wrong (2) but its first error may be any of
 the three steps.
 """

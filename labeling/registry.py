@@ -91,6 +91,13 @@ def _own_columns(name: str, spec: SourceSpec) -> None:
 
 _REGISTRY: Registry[SourceSpec] = Registry("label source", check=_own_columns)
 
+# The MC completer's success from the bare question on a chain's problem (labeling.schema.
+# SelfConfidence): counts, what they cost, and how they were measured.
+SELF_CONFIDENCE_STRUCT = pa.struct([
+    ("successes", pa.int32()), ("decided", pa.int32()), ("rollouts", pa.int32()),
+    ("tokens", pa.int64()), ("source", pa.string()),
+])
+
 
 def register(spec: SourceSpec) -> SourceSpec:
     """Declare a source. Raises ValueError for a name or a column already taken."""
@@ -170,7 +177,12 @@ for _spec in (
     SourceSpec("judge", Role.complete, "an LLM critic's voted earliest wrong step",
                domains=("math",), scores=True, rank=1),
     SourceSpec("mc", Role.complete, "Monte Carlo rollout success rate per step", scores=True,
-               extra=(pa.field("mc_rollouts", pa.list_(pa.int32())),), rank=0),
+               extra=(pa.field("mc_rollouts", pa.list_(pa.int32())),
+                      # the counts behind each label, to re-threshold without re-running
+                      pa.field("mc_successes", pa.list_(pa.int32())),
+                      pa.field("mc_decided", pa.list_(pa.int32())),
+                      pa.field("mc_self_confidence", SELF_CONFIDENCE_STRUCT)),
+               rank=0),
     SourceSpec("human", Role.reviewer,
                "a person's labels: given with the data (PRM800K, ProcessBench) or imported "
                "by prm-audit",

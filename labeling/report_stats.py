@@ -306,6 +306,8 @@ def quarantine_by_dataset(qlf: pl.LazyFrame) -> pl.DataFrame:
 def dataset_stats(root: str | Path, top_reasons: int = 20, max_position: int = 20,
                   mc_bins: int = 10) -> dict[str, Any]:  # fmt: skip
     """Every statistic of the report for the finished dataset at `root`."""
+    from labeling.report_coverage import source_coverage  # it builds on this module
+
     lf, qlf, manifest = scan_dataset(root)
     sources = verdict_sources(lf)
     steps = step_frame(lf, sources)
@@ -327,4 +329,5 @@ def dataset_stats(root: str | Path, top_reasons: int = 20, max_position: int = 2
         "cost": cost_per_labeled_step(lf),
         "quarantine": quarantine_reasons(qlf, top_reasons),
         "quarantine_by_dataset": quarantine_by_dataset(qlf),
+        "coverage": source_coverage(lf),
     }

@@ -54,6 +54,14 @@ def verdicts_from_structs(
     return out
 
 
+def _self_confidence(mc: Sequence[StepVerdict] | None) -> dict[str, Any] | None:
+    sc = next((v.self_confidence for v in mc or () if v.self_confidence is not None), None)
+    if sc is None:
+        return None
+    return {"successes": sc.successes, "decided": sc.decided, "rollouts": sc.rollouts,
+            "tokens": sc.tokens, "source": sc.source}
+
+
 def labeled_row(lc: LabeledChain, policy: str, config_hash: str) -> dict[str, Any]:
     chain, problem, vs = lc.chain, lc.problem, lc.verdicts
     mc = vs.get("mc")
@@ -85,6 +93,9 @@ def labeled_row(lc: LabeledChain, policy: str, config_hash: str) -> dict[str, An
         "first_error_step": lc.first_error_step,
         **columns,
         "mc_rollouts": None if mc is None else [v.rollouts for v in mc],
+        "mc_successes": None if mc is None else [v.successes for v in mc],
+        "mc_decided": None if mc is None else [v.decided for v in mc],
+        "mc_self_confidence": _self_confidence(mc),
         "human_labels": human,
         "human_ratings": list(chain.human_ratings) if chain.human_ratings else None,
         "human_first_error": chain.human_first_error,

@@ -6,7 +6,30 @@ import random
 from collections.abc import Callable, Sequence
 
 from labeling.engine_request import EngineRequest
-from verifiers.rollout.driver import Completion
+from labeling.mc import Absolute, MCOptions
+from verifiers.rollout.driver import Completion, MonteCarloVerifier
+
+
+def absolute(k: int = 8, chunk: int | None = None, confirm: int = 1,
+             threshold: float = 0.0) -> Absolute:
+    """The `absolute` rule in the setting most tests were written for (Math-Shepherd's k=8,
+    no early stop, one success settles): a test's choice, not MC's defaults."""
+    return Absolute(k, chunk, confirm, threshold)
+
+
+def mc_verifier(completer, check=None, *, rule: str = "absolute", max_tokens: int = 64,
+                temperature: float = 0.8, domain: str | None = None, seed: int = 0,
+                after_error: str = "negative", prompt_fn=None, samples_of: str | None = None,
+                check_workers: int | None = None, tests_cfg=None, **options) -> MonteCarloVerifier:
+    """A `MonteCarloVerifier` with test settings: the `absolute` rule with k=8, no early stop,
+    confirm=1 and no self-confidence rollouts unless `options` say otherwise."""
+    base = {"k": 8, "chunk": None, "confirm": 1, "self_rollouts": 0}
+    return MonteCarloVerifier(
+        completer, check, options=MCOptions(rule=rule, **{**base, **options}),
+        max_tokens=max_tokens, temperature=temperature, domain=domain, seed=seed,
+        after_error=after_error, prompt_fn=prompt_fn, samples_of=samples_of,
+        check_workers=check_workers, tests_cfg=tests_cfg,
+    )
 
 
 class FakeCompleter:

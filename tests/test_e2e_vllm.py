@@ -83,7 +83,8 @@ def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     from pipelines.engine.completer import EngineCompleter
     from pipelines.engine.pool import EnginePool
     from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig
-    from verifiers.rollout.driver import AsyncCompleter, MonteCarloVerifier
+    from tests.fakes import mc_verifier
+    from verifiers.rollout.driver import AsyncCompleter
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     model = ModelConfig(name="tiny", path=str(tiny_model_dir), max_model_len=512)
@@ -105,8 +106,8 @@ def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
         items.append((problem, Chain(f"p{i}", f"c{i}", 0, "\n\n".join(steps), steps, "m")))
 
     def run():
-        mc = MonteCarloVerifier(completer, domain="math", estimator="per_step", k=2, chunk=1,
-                                max_tokens=12)
+        mc = mc_verifier(completer, domain="math", estimator="per_step", k=2, chunk=1,
+                         max_tokens=12)
         return mc.verify(items), mc.last_stats
 
     first, stats = run()

@@ -13,8 +13,9 @@ import random
 
 import pytest
 
-from labeling.estimators import BinarySearch, PerStep, Probe, make_estimator
+from labeling.mc import BinarySearch, PerStep, Probe, make_estimator
 from labeling.schema import Status
+from tests.fakes import absolute
 
 
 def drive(est, oracle):
@@ -47,20 +48,21 @@ def truth_oracle(first_error):
     ],
 )
 def test_bad_options_raise(kwargs):
+    after = kwargs.pop("after_error", "negative")
     with pytest.raises(ValueError):
-        make_estimator("binary_search", 5, **kwargs)
+        make_estimator("binary_search", 5, absolute(**kwargs), after_error=after)
 
 
 def test_unknown_estimator_names_the_choices():
     with pytest.raises(ValueError, match="per_step"):
-        make_estimator("bisect", 5)
+        make_estimator("bisect", 5, absolute())
 
 
 @pytest.mark.parametrize("name", ["per_step", "binary_search"])
 @pytest.mark.parametrize("outcome", [True, False, None])
 def test_empty_and_single_step_chains_need_no_rollouts(name, outcome):
-    assert make_estimator(name, 0, outcome=outcome).verdicts() == []
-    est = make_estimator(name, 1, outcome=outcome)
+    assert make_estimator(name, 0, absolute(), outcome=outcome).verdicts() == []
+    est = make_estimator(name, 1, absolute(), outcome=outcome)
     assert est.done and est.pending() == []
     (v,) = est.verdicts()
     assert v.label is outcome and v.rollouts == 0
@@ -68,14 +70,14 @@ def test_empty_and_single_step_chains_need_no_rollouts(name, outcome):
 
 
 def test_last_step_is_never_rolled_out():
-    est = make_estimator("binary_search", 4, outcome=False)
+    est = make_estimator("binary_search", 4, absolute(), outcome=False)
     with pytest.raises(IndexError):
         est.record(3, [True])
-    assert all(p.step < 3 for p in PerStep(4, outcome=False).pending())
+    assert all(p.step < 3 for p in PerStep(4, absolute(), outcome=False).pending())
 
 
 def test_binary_search_right_answer_chain_is_free_only_when_asked():
-    est = make_estimator("binary_search", 10, k=8, outcome=True, probe_right=False)
+    est = make_estimator("binary_search", 10, absolute(k=8), outcome=True, probe_right=False)
     assert est.done and est.rollouts == 0
     assert [v.label for v in est.verdicts()] == [True] * 10
     assert est.first_error() == -1
@@ -83,21 +85,21 @@ def test_binary_search_right_answer_chain_is_free_only_when_asked():
 
 def test_binary_search_probes_a_right_answer_chain_and_finds_its_wrong_step():
     # The chain reached the right answer, but fresh rollouts from step 4 on never do.
-    est = drive(BinarySearch(10, k=4, outcome=True), truth_oracle(4))
+    est = drive(BinarySearch(10, absolute(k=4), outcome=True), truth_oracle(4))
     assert est.rollouts > 0 and est.first_error() == 4
     labels = [v.label for v in est.verdicts()]
     assert labels[:4] == [True] * 4 and labels[4] is False
 
 
 def test_binary_search_right_answer_chain_on_track_everywhere_costs_log_probes():
-    est = drive(BinarySearch(10, k=4, outcome=True), truth_oracle(99))
+    est = drive(BinarySearch(10, absolute(k=4), outcome=True), truth_oracle(99))
     assert est.first_error() == -1 and 0 < est.rollouts <= 4 * math.ceil(math.log2(10))
 
 
 @pytest.mark.parametrize("length", [2, 3, 5, 8, 13, 32])
 def test_binary_search_finds_every_first_error_with_log_probes(length):
     for error in range(length):
-        est = drive(BinarySearch(length, k=4, outcome=False), truth_oracle(error))
+        est = drive(BinarySearch(length, absolute(k=4), outcome=False), truth_oracle(error))
         assert est.first_error() == error
         probes = sum(1 for i in range(length) if est.rollouts_at(i))
         assert probes <= math.ceil(math.log2(length))
@@ -106,13 +108,13 @@ def test_binary_search_finds_every_first_error_with_log_probes(length):
 
 
 def test_binary_search_with_unknown_outcome_leaves_the_last_step_open():
-    est = drive(BinarySearch(6, k=2, outcome=None), truth_oracle(99))
+    est = drive(BinarySearch(6, absolute(k=2), outcome=None), truth_oracle(99))
     verdicts = est.verdicts()
     assert [v.label for v in verdicts] == [True] * 5 + [None]
     assert verdicts[-1].status == Status.UNVERIFIABLE
     assert est.first_error() is None
     # ... but an error before the last step is still found.
-    assert drive(BinarySearch(6, k=2, outcome=None), truth_oracle(2)).first_error() == 2
+    assert drive(BinarySearch(6, absolute(k=2), outcome=None), truth_oracle(2)).first_error() == 2
 
 
 def _transitions(settled):
@@ -132,8 +134,8 @@ def test_binary_search_agrees_with_brute_force_on_random_chains(seed):
         for i in range(length)
         for j in range(k)
     }
-    est = drive(BinarySearch(length, k=k, outcome=False), lambda i, j: draws[i, j])
-    brute = PerStep(length, k=k, outcome=False)
+    est = drive(BinarySearch(length, absolute(k=k), outcome=False), lambda i, j: draws[i, j])
+    brute = PerStep(length, absolute(k=k), outcome=False)
     for i in range(length - 1):
         brute.record(i, [draws[i, j] for j in range(k)])
     settled = [brute.settled(i) for i in range(length)]
@@ -146,7 +148,7 @@ def test_binary_search_agrees_with_brute_force_on_random_chains(seed):
 
 
 def test_early_stop_settles_a_probe_at_its_first_success():
-    est = BinarySearch(9, k=8, chunk=1, outcome=False)
+    est = BinarySearch(9, absolute(k=8, chunk=1), outcome=False)
     assert est.pending() == [Probe(3, 1)]
     est.record(3, [False])
     assert est.pending() == [Probe(3, 1)]  # still open: one failure decides nothing
@@ -160,12 +162,12 @@ def test_early_stop_settles_a_probe_at_its_first_success():
 
 
 def test_pending_is_idempotent():
-    est = PerStep(5, k=4, chunk=2, outcome=False)
+    est = PerStep(5, absolute(k=4, chunk=2), outcome=False)
     assert est.pending() == est.pending() == [Probe(i, 2) for i in range(4)]
 
 
 def test_later_success_settles_earlier_prefixes_without_rollouts():
-    est = BinarySearch(8, k=4, outcome=False)
+    est = BinarySearch(8, absolute(k=4), outcome=False)
     est.record(3, [False, True, False, False])
     verdicts = est.verdicts()
     for v in verdicts[:3]:
@@ -175,25 +177,25 @@ def test_later_success_settles_earlier_prefixes_without_rollouts():
 
 
 def test_threshold_decides_labels_and_early_stop():
-    est = PerStep(3, k=4, threshold=0.5, chunk=1, outcome=False)
+    est = PerStep(3, absolute(k=4, threshold=0.5, chunk=1), outcome=False)
     est.record(0, [True, True, True])  # 3 > 0.5*4: on track whatever comes next
     assert est.settled(0) is True
     est.record(1, [False, False, False])  # at most 1 of 4 left: off track
     assert est.settled(1) is False
     assert [p.step for p in est.pending()] == []
-    est2 = PerStep(2, k=4, threshold=0.5, outcome=False)
+    est2 = PerStep(2, absolute(k=4, threshold=0.5), outcome=False)
     est2.record(0, [True, True, False, False])  # exactly 0.5 is not above the threshold
     assert est2.settled(0) is False
 
 
 def test_confirm_needs_repeated_success_and_extends_the_budget():
-    est = BinarySearch(4, k=2, confirm=2, chunk=1, outcome=False)
+    est = BinarySearch(4, absolute(k=2, confirm=2, chunk=1), outcome=False)
     assert est.pending() == [Probe(1, 1)]
     est.record(1, [True])
     assert est.settled(1) is None and est.pending() == [Probe(1, 1)]
     est.record(1, [False, False, False])  # 4 = 2*(1+1) rollouts with one success: off track
     assert est.settled(1) is False
-    est2 = BinarySearch(4, k=2, confirm=2, outcome=False)
+    est2 = BinarySearch(4, absolute(k=2, confirm=2), outcome=False)
     est2.record(1, [False, True])
     est2.record(1, [False, True])
     assert est2.settled(1) is True
@@ -208,7 +210,7 @@ def test_confirm_needs_repeated_success_and_extends_the_budget():
     ],
 )
 def test_after_error_policies(after_error, expected):
-    est = BinarySearch(5, k=2, after_error=after_error, outcome=False)
+    est = BinarySearch(5, absolute(k=2), after_error=after_error, outcome=False)
     est.record(2, [False, False])
     est.record(0, [True, False])
     est.record(1, [False, False])
@@ -219,7 +221,7 @@ def test_after_error_policies(after_error, expected):
 
 
 def test_per_step_is_math_shepherd():
-    est = PerStep(5, k=4, outcome=False)
+    est = PerStep(5, absolute(k=4), outcome=False)
     assert est.pending() == [Probe(i, 4) for i in range(4)]
     results = [[True] * 4, [False] * 4, [True, False, False, False], [False] * 4]
     for i, r in enumerate(results):
@@ -231,20 +233,20 @@ def test_per_step_is_math_shepherd():
     assert est.first_error() == 1
     assert [v.rollouts for v in verdicts] == [4, 4, 4, 4, 0]
     assert [v.tokens for v in verdicts] == [7, 7, 7, 7, 0]
-    mono = PerStep(5, k=4, outcome=False, monotone=True)
+    mono = PerStep(5, absolute(k=4), outcome=False, monotone=True)
     for i, r in enumerate(results):
         mono.record(i, r)
     assert mono.first_error() == 3  # the success at step 2 vouches for step 1
 
 
 def test_statuses_follow_labels():
-    est = drive(BinarySearch(6, k=2, outcome=False), truth_oracle(3))
+    est = drive(BinarySearch(6, absolute(k=2), outcome=False), truth_oracle(3))
     statuses = [v.status for v in est.verdicts()]
     assert statuses == [Status.CORRECT] * 3 + [Status.INCORRECT] * 3
 
 
 def test_unfinished_search_labels_only_what_it_knows():
-    est = BinarySearch(9, k=2, outcome=False, after_error="mask")
+    est = BinarySearch(9, absolute(k=2), outcome=False, after_error="mask")
     est.record(4, [False, False])  # first probe failed; the search stops here (max rounds)
     labels = [v.label for v in est.verdicts()]
     assert labels == [None] * 4 + [False] + [None] * 4
@@ -258,7 +260,8 @@ def _expected_score(p, k, chunk, confirm, threshold=0.0):
     total = 0.0
     for seq in itertools.product([True, False], repeat=k * confirm):
         weight = math.prod(p if x else 1 - p for x in seq)
-        est = PerStep(2, k=k, chunk=chunk, confirm=confirm, threshold=threshold, outcome=False)
+        rule = absolute(k=k, chunk=chunk, confirm=confirm, threshold=threshold)
+        est = PerStep(2, rule, outcome=False)
         used = 0
         while est.pending():
             n = est.pending()[0].n
@@ -279,13 +282,13 @@ def test_mc_score_is_unbiased_under_early_stopping(k, chunk, confirm, threshold,
 
 
 def test_mc_score_without_early_stopping_is_the_plain_fraction():
-    est = PerStep(3, k=5, outcome=False)
+    est = PerStep(3, absolute(k=5), outcome=False)
     est.record(0, [True, False, True, False, False])
     assert est.score(0) == pytest.approx(0.4)
 
 
 def test_undecided_rollouts_cost_budget_but_decide_nothing():
-    est = PerStep(3, k=3, chunk=1, outcome=False)
+    est = PerStep(3, absolute(k=3, chunk=1), outcome=False)
     for _ in range(3):
         est.record(0, [None])
     assert est.exhausted(0) and est.settled(0) is None and est.score(0) is None
@@ -293,13 +296,13 @@ def test_undecided_rollouts_cost_budget_but_decide_nothing():
     v = est.verdicts()[0]
     assert v.status == Status.UNVERIFIABLE and v.label is None and v.rollouts == 3
     # one decided failure among undecided ones is a measured failure (threshold 0)
-    est = PerStep(3, k=3, chunk=1, outcome=False)
+    est = PerStep(3, absolute(k=3, chunk=1), outcome=False)
     est.record(0, [None, False, None])
     assert est.settled(0) is False and est.score(0) == 0.0
 
 
 def test_binary_search_stops_at_a_midpoint_nobody_could_check():
-    est = BinarySearch(9, k=2, chunk=1, outcome=False)
+    est = BinarySearch(9, absolute(k=2, chunk=1), outcome=False)
     mid = est.pending()[0].step
     est.record(mid, [None])
     est.record(mid, [None])

@@ -118,7 +118,10 @@ def test_a_restarted_labeler_finds_the_engines_for_its_rollouts(tmp_path):
     import ray
 
     out = tmp_path / "out"
-    cfg = compose(["engine=simulated", "labels=[answer,mc]", "labels.mc.k=2", "sampler.n=2",
+    # The absolute rule probes whatever the completer's self-confidence (the simulated
+    # engine never reaches the answer, so `fall` would rightly make no rollouts at all).
+    cfg = compose(["engine=simulated", "labels=[answer,mc]", "labels.mc.rule=absolute",
+                   "labels.mc.k=2", "sampler.n=2",
                    "ray=local", "ray.num_cpus=2", "ray.label_actors=1", "dataset.limit=300",
                    "output.problems_per_unit=25", "engine.simulated_delay_s=0.05",
                    f"output.dir={out}"])  # fmt: skip

@@ -6,9 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labeling.combine import combine
-from labeling.estimators import BinarySearch
 from labeling.first_error import first_error, first_flag, located_first_error
+from labeling.mc import BinarySearch
 from labeling.schema import Status, StepVerdict
+from tests.fakes import absolute
 
 LABELS = st.lists(st.sampled_from([True, False, None]), max_size=8)
 
@@ -48,7 +49,7 @@ def test_the_policy_column_is_the_rule(labels):
 
 
 def test_the_mc_search_reports_only_a_located_error():
-    est = BinarySearch(9, k=2, outcome=False, after_error="mask")
+    est = BinarySearch(9, absolute(k=2), outcome=False, after_error="mask")
     est.record(4, [False, False])  # the first probe failed; nothing before it is known
     assert first_error([v.label for v in est.verdicts()]) == 4
     assert est.first_error() is None

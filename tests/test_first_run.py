@@ -29,3 +29,10 @@ def test_make_run_labels_the_graded_set_with_mc():
     assert cfg.dataset.name == "starter_math" and cfg.dataset.limit
     assert cfg.labels.enabled() == ["answer", "calc", "mc"]
     assert cfg.output.dir == "runs/starter_math"
+
+
+def test_make_runs_rollouts_sample_like_its_sampler():
+    # The completer is the sampler's engine: with the sampler's cap and temperature its
+    # chains are the completer's own samples, which measure its self-confidence for free.
+    cfg = typed(compose(first_run_overrides()))
+    assert cfg.labels.mc.same_sampling(cfg.sampler)

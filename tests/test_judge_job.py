@@ -66,8 +66,11 @@ def test_shards_carry_judge_columns_and_the_consensus_share(tmp_path):
     out = tmp_path / "run"
     # The simulated critic boxes a random number in 0..60, so few votes are a valid index;
     # 30 problems give chains that agree with MC and chains that do not (seeded: stable).
+    # The simulated engine's text never reaches an answer from the bare question, so the
+    # default `fall` MC rule (rightly) labels nothing there; the absolute rule labels steps
+    # for the consensus to compare.
     m = run(compose([*JUDGE, "labels.judge.votes=1", "dataset.limit=30", "sampler.n=3", *BASE,
-                     f"output.dir={out}"]))
+                     "labels.mc.rule=absolute", f"output.dir={out}"]))
     f = m["filter"]
     assert f["policy"] == "consensus" and f["consensus"] == ["mc", "judge"]
     assert f["chains_kept"] + f["chains_dropped"] == m["counts"]["chains_sampled"] == 90

@@ -1,5 +1,6 @@
-"""docs/labels.md's table of examples is executable: every row is checked against
-labeling.combine, so the documented semantics and the code cannot drift apart."""
+"""docs/labels.md's tables of examples are executable: every row of the policies' table is
+checked against labeling.combine, every row of the Monte Carlo rules' table against
+labeling.mc, so the documented semantics and the code cannot drift apart."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from labeling.combine import combine
+from labeling.mc import MCOptions, PerStep, RuleName, make_rule
 from labeling.schema import Status, StepVerdict
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "labels.md"
@@ -54,3 +56,51 @@ def test_documented_example(row):
     assert result.labels == [LABELS[x] for x in labels.strip("`")]
     assert result.first_error_step == (None if first == "null" else int(first))
     assert result.keep == (kept == "yes")
+
+
+# --- Monte Carlo: the rules' table ---------------------------------------------------------
+
+OUTCOMES = {"+": True, "-": False, "?": None}
+
+
+def _mc_rows() -> list[list[str]]:
+    text = DOC.read_text()
+    table = text.split("<!-- mc-examples:start -->")[1].split("<!-- mc-examples:end -->")[0]
+    lines = [ln for ln in table.strip().splitlines() if ln.startswith("|")][2:]
+    return [[c.strip() for c in ln.strip("|").split("|")] for ln in lines]
+
+
+def _value(text: str) -> object:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def test_the_mc_table_has_examples_of_every_rule():
+    rows = _mc_rows()
+    assert len(rows) >= 12
+    assert {r[0] for r in rows} == set(RuleName.__members__)
+
+
+@pytest.mark.parametrize("row", _mc_rows(), ids=lambda r: f"{r[0]}:{r[3]}")
+def test_documented_mc_example(row):
+    rule_name, options, confidence, rollouts, answer, expected = row
+    opts = dict(part.split("=") for part in filter(None, (p.strip() for p in options.split(","))))
+    after = opts.pop("after_error", "negative")
+    mc = MCOptions(rule=RuleName(rule_name), **{k: _value(v) for k, v in opts.items()})
+    successes, asked = (int(x) for x in confidence.split("/"))
+    steps = [s.strip().replace("∅", "") for s in rollouts.strip("`").split("·")]
+    est = PerStep(len(steps) + 1, make_rule(mc, (successes, asked)),
+                  outcome=answer == "right", after_error=after)
+    used = [0] * len(steps)
+    while est.pending():
+        for probe in est.pending():
+            got = steps[probe.step][used[probe.step]:used[probe.step] + probe.n]
+            assert len(got) == probe.n, f"step {probe.step} asks for more than the table gives"
+            used[probe.step] += probe.n
+            est.record(probe.step, [OUTCOMES[c] for c in got])
+    assert used == [len(s) for s in steps], "the rule stopped before the table's last rollout"
+    assert [v.label for v in est.verdicts()] == [LABELS[x] for x in expected.strip("`")]

@@ -7,10 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labeling.combine import combine
-from labeling.estimators import BinarySearch, PerStep
 from labeling.first_error import first_error as first_error_step
+from labeling.mc import BinarySearch, Fall, PerStep
 from labeling.registry import complete_sources, locating_sources
 from labeling.schema import Status, StepVerdict
+from tests.fakes import absolute
 
 COMPLETE_SOURCES, LOCATING_SOURCES = complete_sources(), locating_sources()
 SETTINGS = settings(max_examples=300, deadline=None)
@@ -150,10 +151,10 @@ def test_binary_search_agrees_with_per_step_on_monotone_success(n, data, opts):
     def oracle(step, j):
         return step < error
 
-    kw = dict(k=opts["k"], confirm=opts["confirm"], outcome=outcome,
-              chunk=opts["k"] if opts["chunk_all"] else 1)  # fmt: skip
-    per_step = _run(PerStep(n, **kw), oracle)
-    search = _run(BinarySearch(n, **kw), oracle)
+    rule = absolute(k=opts["k"], confirm=opts["confirm"],
+                    chunk=opts["k"] if opts["chunk_all"] else 1)
+    per_step = _run(PerStep(n, rule, outcome=outcome), oracle)
+    search = _run(BinarySearch(n, rule, outcome=outcome), oracle)
     expected = error if error < n else -1
     assert per_step.first_error() == expected
     assert search.first_error() == expected
@@ -170,7 +171,7 @@ def test_undecided_rollouts_never_change_a_label(k, data):
     b = data.draw(st.permutations(decided + [None] * data.draw(st.integers(0, spare))))
     labels = []
     for results in (a, b):
-        est = PerStep(2, k=k, outcome=False)
+        est = PerStep(2, absolute(k=k), outcome=False)
         est.record(0, list(results))
         labels.append((est.settled(0) if est.rollouts_at(0) >= k else None, est.score(0)))
     if len(b) == k:
@@ -181,3 +182,84 @@ def test_undecided_rollouts_never_change_a_label(k, data):
     else:
         assert label == any(decided)
         assert score == sum(decided) / len(decided)
+
+
+# --- the `fall` rule -------------------------------------------------------------------
+
+FALL_SETTINGS = settings(max_examples=120, deadline=None)
+BASES = st.sampled_from([(0, 8), (1, 12), (3, 12), (6, 12), (11, 12), (5, 5)])
+
+
+def _fall(base, own=0, cap=12, chunk=1):
+    return Fall(0.05, 0.1, 0.75, cap, chunk, base, own)
+
+
+def _drive(est, draws):
+    """Run `est`, the j-th rollout from step i being draws[i][j] (None once they run out)."""
+    def oracle(step, j):
+        return draws[step][j] if j < len(draws[step]) else None
+
+    return _run(est, oracle)
+
+
+def _rate(counts):
+    s, n = counts
+    return s / n if n else None
+
+
+@FALL_SETTINGS
+@given(st.integers(2, 7), BASES, st.data(), st.sampled_from([PerStep, BinarySearch]),
+       st.sampled_from([True, False, None]), st.booleans())
+def test_fall_never_calls_a_step_wrong_where_its_rate_did_not_fall(n, base, data, cls, outcome,
+                                                                   own):
+    # Any rollout outcomes at all (not drawn from a rate): every False the rule itself places
+    # (before after_error, the last step aside: it is the chain's own answer) sits where the
+    # observed success rate is lower than just before the step (the question for step 0).
+    draws = [data.draw(st.lists(st.sampled_from([True, False, None]), max_size=12))
+             for _ in range(n)]
+    rule = _fall(base, own=int(own and outcome is not None))
+    est = _drive(cls(n, rule, outcome=outcome), draws)
+    for i, label in enumerate(est.labels()[:-1]):
+        if label is False:
+            before = est.counts(i - 1) if i else base
+            assert _rate(est.counts(i)) < _rate(before)
+
+
+@FALL_SETTINGS
+@given(st.integers(1, 7), st.integers(0, 20), st.sampled_from([PerStep, BinarySearch]),
+       st.sampled_from([True, False, None]), AFTER)
+def test_a_completer_that_never_succeeds_labels_nothing(n, asked, cls, outcome, after):
+    # It never reached the answer from the question, nor from any step: no step but the last
+    # (the chain's own answer) gets a label, and nothing is rolled out.
+    est = _drive(cls(n, _fall((0, asked)), outcome=outcome, after_error=after),
+                 [[False] * 20 for _ in range(n)])
+    verdicts = est.verdicts()
+    assert [v.label for v in verdicts[:-1]] == [None] * (n - 1)
+    assert est.rollouts == 0
+    assert verdicts[-1].label is outcome
+
+
+@FALL_SETTINGS
+@given(st.integers(2, 6), BASES, st.data(), st.sampled_from([PerStep, BinarySearch]),
+       st.sampled_from([True, False]))
+def test_fall_undecided_rollouts_change_nothing(n, base, data, cls, outcome):
+    # The same decided outcomes with undecided ones mixed in anywhere (within the budget):
+    # the same labels, scores and counts; only the cost differs.
+    decided = [data.draw(st.lists(st.booleans(), max_size=8)) for _ in range(n)]
+    mixed = []
+    for seq in decided:
+        nones = data.draw(st.integers(0, 6))
+        spots = sorted(data.draw(st.lists(st.integers(0, len(seq)), min_size=nones,
+                                          max_size=nones)))
+        out, at = [], 0
+        for j, x in enumerate(seq):
+            while at < len(spots) and spots[at] == j:
+                out.append(None)
+                at += 1
+            out.append(x)
+        mixed.append(out + [None] * (len(spots) - at))
+    rule = _fall(base, cap=20)
+    a = _drive(cls(n, rule, outcome=outcome), decided)
+    b = _drive(cls(n, rule, outcome=outcome), mixed)
+    strip = [(v.label, v.score, v.successes, v.decided) for v in a.verdicts()]
+    assert strip == [(v.label, v.score, v.successes, v.decided) for v in b.verdicts()]

@@ -140,8 +140,7 @@ def _mc_chain(trace, mode: str = "sections"):
 
 @pytest.mark.parametrize("closes", [True, False])
 def test_mc_over_sections_continues_inside_the_thinking(closes):
-    from tests.fakes import FakeCompleter
-    from verifiers.rollout.driver import MonteCarloVerifier
+    from tests.fakes import FakeCompleter, mc_verifier
 
     trace = long_trace(120, seed=8, error_at=60)
     problem, chain, spans = _mc_chain(trace)
@@ -153,13 +152,13 @@ def test_mc_over_sections_continues_inside_the_thinking(closes):
     seen = []
     inner = completer.complete
     completer.complete = lambda reqs: (seen.extend(reqs), inner(reqs))[1]
-    mc = MonteCarloVerifier(completer, k=4, chunk=1, confirm=1, estimator="binary_search",
-                            after_error="keep")
+    mc = mc_verifier(completer, k=4, chunk=1, confirm=1, estimator="binary_search",
+                     after_error="keep")
     [verdicts] = mc.verify([(problem, chain)])
-    starts = [a for a, _ in spans]
-    for req in seen:  # each prefix ends where the next section starts, inside the thinking
+    ends = [b for _, b in spans]
+    for req in seen:  # each prefix ends with a section's last character, inside the thinking
         assert "</think>" not in req.prefix
-        assert len(req.prefix) in starts
+        assert len(req.prefix) in ends
     labels = [v.label for v in verdicts]
     if closes:
         first = labels.index(False)

@@ -183,3 +183,19 @@ class EngineFeed:
             t.cached_tokens += int(getattr(out, "num_cached_tokens", 0) or 0)
         if call.left == 0:
             call.future.set_result(call.results)
+
+
+def sum_stats(parts: list[dict[str, Any]], units: float) -> dict[str, Any]:
+    """Several engines' `EngineFeed.stats()` as one: per tag counts, busy_s, steps and
+    live_tokens added up; `actors` (how many answered) and `units` (what they hold:
+    GPUs, or on CPU their share of the nodes' cores) beside them."""
+    total: dict[str, Any] = {"tags": {}, "busy_s": 0.0, "steps": 0, "live_tokens": 0,
+                             "actors": len(parts), "units": units}
+    for p in parts:
+        for k in ("busy_s", "steps", "live_tokens"):
+            total[k] += p[k]
+        for tag, counts in p["tags"].items():
+            into = total["tags"].setdefault(tag, dict.fromkeys(counts, 0))
+            for k, v in counts.items():
+                into[k] += v
+    return total

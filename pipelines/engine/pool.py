@@ -14,9 +14,9 @@ call it is serving into one running batch. So callers never wait for each other'
 group (`engine.num_gpus`, or `model.tensor_parallel_size` GPUs for tensor parallelism, each
 group reserved with a STRICT_PACK placement group so its GPUs sit on one node); on CPU nodes
 one single-thread engine per core, as many as the node's memory holds, each placed on its
-node (node affinity) and reserving the CPUs it runs threads on, and started with tcmalloc
-and Intel OpenMP preloaded (`preload.py`, `engine.preload`); `placement.py` turns the plan
-into actor options.
+node (node affinity) and reserving the CPUs it runs threads on, with tcmalloc and Intel
+OpenMP preloaded where measured faster (`preload.py`, `engine.preload`); `placement.py`
+turns the plan into actor options. `wait=False` returns while the engines load (`ready()`).
 A dead actor is restarted by Ray (`max_restarts`) and its call retried (`max_task_retries`).
 An engine that cannot come back (its node died: CPU engines are bound to their node) fails
 its calls; the pool retires it from the router and sends each failed call to a live engine,
@@ -37,6 +37,7 @@ from typing import Any
 from labeling.engine_request import EngineRequest
 from pipelines.cli import AppLogger
 from pipelines.engine.actor import SimulatedEngine, VLLMEngine
+from pipelines.engine.feed import sum_stats
 from pipelines.engine.layout import resolve_actors
 from pipelines.engine.placement import (
     cpu_slots,
@@ -48,8 +49,7 @@ from pipelines.engine.routing import Router
 
 log = AppLogger()  # [prm-label] or [prm-search]: the app that runs the pool
 
-# Calls one async engine actor serves at once (each may hold many requests); more wait in Ray.
-MAX_CONCURRENT_CALLS = 4096
+MAX_CONCURRENT_CALLS = 4096  # calls one async engine actor serves at once; more wait in Ray
 # Sequences an engine may have waiting beyond the least busy one before a request leaves its
 # prompt's owner engine (routing.py): small next to an engine's room (256 on CPU).
 ROUTE_SLACK = 8
@@ -329,9 +329,9 @@ class EnginePool:
         """Counters summed over the actors: per tag (requests, done, budget, done_budget,
         tokens), busy_s, steps, live_tokens (see `EngineFeed.stats`); `actors` and `units`
         (GPUs held, or on CPU the share of their nodes' cores: engine-hours = units x hours)."""
+        units = round(sum(self.units), 6)
         if not self._ready:  # still starting: nothing to count, and no wait here
-            return {"tags": {}, "busy_s": 0.0, "steps": 0, "live_tokens": 0,
-                    "actors": 0, "units": round(sum(self.units), 6)}
+            return sum_stats([], units)
         if self.use_ray:
             import ray
 
@@ -348,16 +348,7 @@ class EnginePool:
                 raise TimeoutError("no engine answered within the timeout")
         else:
             parts = [self.actors[0].stats()]
-        total: dict[str, Any] = {"tags": {}, "busy_s": 0.0, "steps": 0, "live_tokens": 0,
-                                 "actors": len(parts), "units": round(sum(self.units), 6)}
-        for p in parts:
-            for k in ("busy_s", "steps", "live_tokens"):
-                total[k] += p[k]
-            for tag, counts in p["tags"].items():
-                into = total["tags"].setdefault(tag, dict.fromkeys(counts, 0))
-                for k, v in counts.items():
-                    into[k] += v
-        return total
+        return sum_stats(parts, units)
 
     def shutdown(self) -> None:
         if self.use_ray:

@@ -19,8 +19,8 @@ from hydra.core.config_store import ConfigStore
 from labeling import registry
 from labeling.combine import DEFAULT_CONSENSUS, OutcomeFill, Policy, after_error_for
 from labeling.datasets import gives_sections
-from labeling.estimators import EstimatorName
 from labeling.judge_protocol import JudgeVote
+from labeling.mc import MC_DEFAULTS, EstimatorName, MCOptions, RuleName
 from labeling.schema import AfterError, Neutral
 from labeling.splitters import SplitMode
 from pipelines.cli import ConfigError
@@ -28,6 +28,7 @@ from pipelines.config_fields import ROWS, SPEED, check_fields, option
 from pipelines.generation_config import (
     GenerationConfig,
     ModelConfig,
+    SamplerConfig,
     UnitOutputConfig,
     register_groups,
     validate_generation,
@@ -74,31 +75,88 @@ class SandboxSettings:
     )
 
 
+_MC = MC_DEFAULTS  # MC's defaults are written once, in labeling/mc/options.py
+
+
 @dataclass
 class MCSourceConfig:
-    estimator: EstimatorName = option(
-        EstimatorName.binary_search, "binary_search | per_step.", ROWS
+    rule: RuleName = option(
+        _MC.rule, "How a probed step's rollouts become its label: fall (the completer's success "
+        "rate falls across the step, judged against its own self-confidence on the problem; "
+        "unverifiable where it cannot tell) | absolute (confirm successes within the budget, "
+        "or a success rate > threshold) | any_success (Math-Shepherd: one success in k). "
+        "See docs/labels.md.", ROWS,
     )
-    k: int = option(
-        5, "Rollouts per probed prefix (per_step: N per step; Math-Shepherd used 8).", ROWS, gt=0
+    estimator: EstimatorName = option(_MC.estimator, "binary_search | per_step.", ROWS)
+    level: float = option(
+        _MC.level, "fall: the sequential test's level. A step is False only when the Bayes "
+        "factor fell:kept of its rollouts reaches 1/level (and True only when it drops to "
+        "level); by Wald's bound a step that kept its rate is called fallen with probability "
+        "at most about `level` when the self-confidence is known (on average over its "
+        "posterior when it is estimated).", ROWS, gt=0, lt=0.5,
     )
+    fell_below: float = option(
+        _MC.fell_below, "fall: a step fell when its success rate is at most this share of the "
+        "completer's self-confidence.", ROWS, gt=0, lt=1,
+    )
+    kept_above: float = option(
+        _MC.kept_above, "fall: a step kept its rate when it is at least this share of the "
+        "self-confidence (between the two: the test waits for more rollouts).", ROWS, gt=0,
+        le=1,
+    )
+    max_rollouts: int = option(
+        _MC.max_rollouts, "fall: most rollouts from one step while its test is undecided; "
+        "still undecided then: unverifiable, with the counts.", ROWS, gt=0,
+    )
+    self_rollouts: int = option(
+        _MC.self_rollouts, "Completions of the bare question per problem that measure the "
+        "completer's self-confidence, on top of the problem's sampled chains when the "
+        "completer wrote them with the same settings (every rule reports it; fall needs it).",
+        ROWS, ge=0,
+    )
+    k: int = option(_MC.k, "absolute, any_success: rollouts per probed prefix (per_step: N per "
+                    "step; Math-Shepherd used 8).", ROWS, gt=0)
     chunk: int | None = option(
-        1, "Rollouts per request: a probe stops early once settled.", ROWS, gt=0
+        _MC.chunk, "Rollouts per request: a probe stops as soon as its rule decides (null: "
+        "all of k, or of max_rollouts, at once).", ROWS, gt=0,
     )
-    confirm: int = option(
-        2, "Successes a prefix needs to count as on track (1 = Math-Shepherd).", ROWS, gt=0
+    confirm: int = option(_MC.confirm, "absolute: successes a prefix needs to count as on "
+                          "track, each success earning k more rollouts.", ROWS, gt=0)
+    threshold: float = option(_MC.threshold, "absolute: a step is on track when its success "
+                              "rate is > threshold (with confirm=1).", ROWS, ge=0, lt=1)
+    max_tokens: int | None = option(
+        None, "Completion cap of one rollout; null = sampler.max_tokens (then, with the same "
+        "temperature, the sampled chains are samples of the completer: free self-confidence).",
+        ROWS, gt=0,
     )
-    threshold: float = option(
-        0.0, "A step is positive when its success rate is > threshold.", ROWS, ge=0, lt=1
-    )
-    max_tokens: int = option(256, "Completion cap of one rollout.", ROWS, gt=0)
-    temperature: float = option(0.8, "Rollout sampling temperature.", ROWS, ge=0)
-    max_rounds: int = option(64, "Safety cap on search rounds.", ROWS, gt=0)
+    temperature: float | None = option(None, "Rollout sampling temperature; null = "
+                                       "sampler.temperature.", ROWS, ge=0)
+    max_rounds: int = option(_MC.max_rounds, "Safety cap on requests per chain.", ROWS, gt=0)
     probe_right: bool = option(
-        True, "binary_search: search the steps of chains whose answer is right too (about "
-        "k*log2(steps) rollouts each); false = OmegaPRM's skip, which labels every step of "
-        "such a chain right without a rollout.", ROWS
+        _MC.probe_right, "binary_search: search the steps of chains whose answer is right too; "
+        "false = OmegaPRM's skip, which labels every step of such a chain right without a "
+        "rollout.", ROWS,
     )
+
+    def options(self) -> MCOptions:
+        """The labeling knobs as the pure core takes them."""
+        return MCOptions(
+            rule=RuleName(self.rule), estimator=EstimatorName(self.estimator), level=self.level,
+            fell_below=self.fell_below, kept_above=self.kept_above,
+            max_rollouts=self.max_rollouts, self_rollouts=self.self_rollouts, k=self.k,
+            chunk=self.chunk, confirm=self.confirm, threshold=self.threshold,
+            probe_right=self.probe_right, max_rounds=self.max_rounds,
+        )  # fmt: skip
+
+    def sampling(self, sampler: SamplerConfig) -> tuple[int, float]:
+        """(max_tokens, temperature) of a rollout: ours, or the sampler's where unset."""
+        return (sampler.max_tokens if self.max_tokens is None else self.max_tokens,
+                sampler.temperature if self.temperature is None else self.temperature)
+
+    def same_sampling(self, sampler: SamplerConfig) -> bool:
+        """Whether a sampled chain is a sample of the completer: same cap and temperature
+        (the model and top_p are the sampler's by construction)."""
+        return self.sampling(sampler) == (sampler.max_tokens, sampler.temperature)
 
 
 @dataclass
@@ -240,6 +298,11 @@ def validate(cfg: LabelJobConfig) -> None:
             raise ConfigError("labels.consensus needs two or more different sources")
     if policy == Policy.outcome and "answer" not in enabled:
         raise ConfigError("labels.policy=outcome needs the answer source: add answer to labels")
+    if cfg.labels.mc is not None:
+        try:
+            cfg.labels.mc.options().check()
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     judge = cfg.labels.judge
     if judge is not None and judge.votes > 1 and judge.temperature == 0:
         raise ConfigError("labels.judge.votes > 1 needs labels.judge.temperature > 0 "

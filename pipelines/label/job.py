@@ -37,6 +37,7 @@ from pipelines.label.manifest import (
     build_manifest,
     given_model,
     log_done,
+    say_coverage,
     write_report_quietly,
 )
 from pipelines.label.reuse import PreviousUnit, counts_of, keep_members, previous_units
@@ -110,6 +111,8 @@ class LabelJob(UnitJob):
             self._ensure_engine()
             from pipelines.engine.completer import EngineCompleter
 
+            # Rollout requests carry the sampler's top_p (pipelines.label.sources), so its
+            # chains are samples of the completer when labels.mc keeps its cap and temperature.
             completer = EngineCompleter(self.pool, self.cfg.model.name)
         critic = self._critic()
         rc = self.cfg.ray
@@ -368,6 +371,7 @@ class LabelJob(UnitJob):
             log.warning("redone after failures: %s", ", ".join(
                 f"{k}={len(v) if isinstance(v, list) else v}" for k, v in retries.items() if v))
         self.out.write_manifest(manifest)
+        say_coverage(self.out.root)
         if self.cfg.output.report:
             write_report_quietly(self.out.root)
         log_done(manifest, wall, self.out.root)

@@ -130,3 +130,21 @@ def log_done(manifest: dict[str, Any], wall: float, root: Path) -> None:
         + (f"\n  {reused} of {manifest.get('units', reused)} units reused from an earlier run "
            "with this config, not labeled again" if reused else "")
     )
+
+
+def say_coverage(root: Path) -> None:
+    """The job's last lines: what each source could judge and what it left unverifiable, and
+    why; a warning with the figure when the Monte Carlo completer rarely solves the problems
+    it completes. A figure must not fail a finished run: a failure to count is logged."""
+    from labeling.report_coverage import coverage_sentences, source_coverage
+    from labeling.report_stats import scan_dataset
+
+    try:
+        said, low = coverage_sentences(source_coverage(scan_dataset(root)[0]))
+    except Exception as exc:
+        log.warning("could not count what each source judged: %s", exc)
+        return
+    for line in said:
+        log.info(line)
+    if low:
+        log.warning(low)

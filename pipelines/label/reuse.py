@@ -77,6 +77,15 @@ def counts_of(rows: pa.Table, quarantine: pa.Table, samples_per_problem: int) ->
         c["rollouts"] = int(pc.sum(rows["rollouts"]).as_py() or 0)
         t["sample"] = int(pc.sum(rows["sample_tokens"]).as_py() or 0)
         t["rollout"] = int(pc.sum(rows["rollout_tokens"]).as_py() or 0)
+        if "mc_self_confidence" in rows.column_names:
+            # the question's rollouts: once per problem (the labeler counted them so)
+            seen: dict[str, dict] = {}
+            for pid, sc in zip(rows["problem_id"].to_pylist(),
+                               rows["mc_self_confidence"].to_pylist(), strict=True):
+                if sc is not None:
+                    seen.setdefault(pid, sc)
+            c["rollouts"] += sum(sc["rollouts"] or 0 for sc in seen.values())
+            t["rollout"] += sum(sc["tokens"] or 0 for sc in seen.values())
     labeled = set(rows["problem_id"].to_pylist())
     sampled_rows = rows.num_rows - rows["sampler_seed"].null_count
     chain_q = problem_q = 0

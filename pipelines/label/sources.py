@@ -110,22 +110,19 @@ def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
     # same sandbox (its `workers` also sets how many checks run at once).
     sandbox = {**asdict(sandbox_config(cfg.sandbox, node_sandbox_slots(cfg))),
                "workers": cfg.sandbox.workers}
+    max_tokens, temperature = m.sampling(cfg.sampler)
     return MonteCarloVerifier(
         completer=ctx.completer,
         check=outcome_check(ctx.domain, cfg.answer_check.timeout_s, sandbox),
         domain=ctx.domain,
-        estimator=m.estimator,
-        k=m.k,
-        chunk=m.chunk,
-        confirm=m.confirm,
-        threshold=m.threshold,
-        max_tokens=m.max_tokens,
-        temperature=m.temperature,
-        max_rounds=m.max_rounds,
+        options=m.options(),
+        max_tokens=max_tokens,
+        temperature=temperature,
+        top_p=cfg.sampler.top_p,
+        # The completer is the sampler's engine: with the same cap, temperature and top_p,
+        # the chains it sampled are its own samples from the question.
+        samples_of=cfg.model.name if m.same_sampling(cfg.sampler) else None,
         after_error=labels.after_error,
-        estimator_options=(
-            {"probe_right": m.probe_right} if m.estimator == "binary_search" else None
-        ),
         tests_cfg=sandbox,
         seed=cfg.sampler.seed,
         # Rollouts see the problem exactly as the sampler showed it.

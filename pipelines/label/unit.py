@@ -266,6 +266,14 @@ class UnitLabeler:
                 res.tokens["sample"] += c.tokens
                 res.tokens["rollout"] += sum(v.tokens for src in vs.values() for v in src)
                 res.counts["rollouts"] += sum(v.rollouts for src in vs.values() for v in src)
+            # The completer's rollouts from the bare question (its self-confidence) are the
+            # problem's, shared by its chains: counted once, whatever the policy kept.
+            sc = next((v.self_confidence for c in chains
+                       for v in verdicts.get(c.chain_id, {}).get("mc", ())[:1]
+                       if v.self_confidence is not None), None)
+            if sc is not None:
+                res.tokens["rollout"] += sc.tokens
+                res.counts["rollouts"] += sc.rollouts
             if kept:
                 res.counts["problems_labeled"] += 1
             else:

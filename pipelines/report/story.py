@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from labeling.report_coverage import coverage_sentences
+
 SOURCE_WORDS = {  # what each built-in source did, for a reader who has not read the docs
     "answer": "compared each final answer with the reference (code: ran the unit tests)",
     "calc": "redid every arithmetic claim of a step with sympy",
@@ -106,6 +108,20 @@ def _what_ran(s: dict[str, Any], m: dict[str, Any], chains: int, problems: int) 
             "a PRM trains on).</p>")
 
 
+def coverage_story(s: dict[str, Any]) -> str:
+    """What each source could judge and what it left unverifiable, and why; a warning with
+    the figure when the Monte Carlo completer's self-confidence is low (the same sentences as
+    the job's log: `labeling.report_coverage`)."""
+    cov = s.get("coverage")
+    if not cov or not cov["sources"]:
+        return ""
+    said, low = coverage_sentences(cov)
+    out = "<p>What each source could judge: " + " ".join(_esc(x) for x in said) + "</p>"
+    if low:
+        out += f'<p class="note warn">{_esc(low)}</p>'
+    return out
+
+
 def run_story(s: dict[str, Any]) -> str:
     """The section's HTML (see the module)."""
     m = s["manifest"]
@@ -118,7 +134,7 @@ def run_story(s: dict[str, Any]) -> str:
     t, f, u = (int(combined[c][0]) if combined.height else 0
                for c in ("true", "false", "unlabeled"))  # fmt: skip
     steps = t + f + u
-    parts = [_what_ran(s, m, chains, problems)]
+    parts = [_what_ran(s, m, chains, problems), coverage_story(s)]
     if known:
         parts.append(f"<p><b>{_share(right, known)}</b> chains reached the right final answer.")
     else:

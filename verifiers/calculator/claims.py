@@ -10,12 +10,16 @@ The readings that excuse a mismatch (each is a trap seen in real chains):
 - unit conversions (two units of one dimension on the link: `2 hours + 30 min = 150 min`)
   and scale words (`1.5 million`);
 - a claim copied from the problem statement (a false premise is not the step's fault).
+A sum or product shown in stages (`720 * 24 * 120 * 6 = 720 * 24`, terms still to come) is
+excused by the step's other links (`staged`, used by `tested` and `named`); approximations a
+step states or announces are `approximations`'.
 A quotient followed by "remainder r" is division with remainder: none of these excuses apply.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from decimal import Context, Decimal
 from fractions import Fraction
@@ -97,6 +101,59 @@ def _additive_percent(node: Node) -> bool:
 
 def _has_pi(node: Node) -> bool:
     return node[0] == "pi" or any(isinstance(c, tuple) and _has_pi(c) for c in node[1:])
+
+
+def flat(node: Node, op: str) -> list[Node]:
+    """The operands of a run of one associative operation: `2 * 3 * 4` -> 2, 3, 4."""
+    if node[0] == op:
+        return flat(node[1], op) + flat(node[2], op)
+    return [node]
+
+
+def staged(whole: Node, part: Node, links: tuple[Link, ...]) -> bool:
+    """`part` is a stage of the sum or product `whole` that the step takes up again: the same
+    terms with some not yet taken in (compared by value: `2^3` is `8`), or a plain number equal
+    to its first terms, and a link of the step goes on from that value with a term still to
+    come ("Total = 720 * 24 * 120 * 6", then "Total = 720 * 24 = 17280", "17280 * 120 = ...").
+    A part that nothing takes up again is not excused: a total that drops a term is a slip."""
+    op = whole[0]
+    if op not in ("*", "+"):
+        return False
+    terms = flat(whole, op)
+    counts = Counter(map(_term, terms))
+    if part[0] == op:
+        taken = Counter(map(_term, flat(part, op)))
+        if taken - counts or taken.total() >= counts.total():
+            return False
+    else:
+        taken = next(
+            (Counter(map(_term, terms[:k])) for k in range(2, len(terms))
+             if _term(_join(terms[:k], op)) == _term(part)),
+            None,
+        )
+        if taken is None:
+            return False
+    value, rest = _term(part), counts - taken
+    for link in links:
+        lead = flat(link.left.node, op)
+        if len(lead) >= 2 and _term(lead[0]) == value and _term(lead[1]) in rest:
+            return True
+    return False
+
+
+def _join(terms: list[Node], op: str) -> Node:
+    node = terms[0]
+    for term in terms[1:]:
+        node = (op, node, term)
+    return node
+
+
+def _term(node: Node) -> object:
+    """A term's value when it has one (`2^3` and `8` are one term), else its tree."""
+    try:
+        return exact(node)
+    except EvalError:
+        return node
 
 
 def _max_decimals(node: Node) -> int:

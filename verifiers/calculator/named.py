@@ -6,7 +6,9 @@ then "Total = 3 * 4 * 2", is not a restatement), or the same across a step bound
 `\\[ Total Score = 50 + 80 + ... + 60 \\]` ends one step and the next opens with "Adding
 these together: `Total Score = 570`". Only a computed value (the chain does arithmetic) is
 compared, across steps only when restated as a plain number under the same name; words
-that make the second chain a new case, a revision or a trial stop the check.
+that make the second chain a new case, a revision or a trial stop the check, and so does a
+stage of the computation ("Total = 720 * 24 * 120 * 6", then "Total = 720 * 24 = 17280" or
+"Total = 17280": the first factors taken in, not the total restated).
 
 What this does NOT do: follow a quantity under another name, or across more than one step
 boundary; a chain that is followed by more numbers in its step is not carried over (the step
@@ -23,9 +25,17 @@ from verifiers.calculator.claims import (
     ClaimResult,
     check_arithmetic,
     leading_value,
+    staged,
 )
 from verifiers.calculator.evaluate import EvalError, exact
-from verifiers.calculator.extract import Link, Named, extract_named, normalize, tokenize
+from verifiers.calculator.extract import (
+    Link,
+    Named,
+    extract_links,
+    extract_named,
+    normalize,
+    tokenize,
+)
 from verifiers.calculator.parse import NUM, has_ops, operands, variables
 
 # Words around an equation that make it a case, a trial or a second root, not a step of
@@ -51,12 +61,14 @@ def clause_words(step: str) -> list[set[str]]:
 
 
 def _compare(
-    before: Named, named: Named, window: set[str], problem_claims: frozenset[str]
+    before: Named, named: Named, window: set[str], problem_claims: frozenset[str], step: str
 ) -> ClaimResult | None:
     if window & NOT_DERIVED or variables(before.last.node) or variables(named.first.node):
         return None
     if not has_ops(before.last.node):
         return None  # "x = -2, x = -9/2" lists values; only a computed value is restated
+    if staged(before.last.node, named.first.node, extract_links(step)):
+        return None  # "Total = 720 * 24 * 120 * 6", then "Total = 17280", "17280 * 120 = ..."
     link = Link(replace(before.last, plain=False), named.first, False, named.clause)
     result = check_arithmetic(link, bool(window & APPROX_WORDS), problem_claims)
     return result if result.outcome in ("holds", "false") else None
@@ -93,7 +105,7 @@ def restated_in_step(
         if before is None or named.clause - before.clause != 1 or _goes_on(before, named):
             continue
         window = set().union(*words[max(0, before.clause - 1) : named.clause + 1])
-        result = _compare(before, named, window, problem_claims)
+        result = _compare(before, named, window, problem_claims, step)
         if result is not None:
             out.append(result)
     return out
@@ -138,5 +150,5 @@ def restated_across(
     window = set().union(*clause_words(step)[: first.clause + 1])
     if window & _REVISE:
         return []
-    result = _compare(previous, first, window, problem_claims)
+    result = _compare(previous, first, window, problem_claims, step)
     return [] if result is None else [result]

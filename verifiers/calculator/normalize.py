@@ -83,6 +83,8 @@ _REPLACE = (
     ("\\left", ""),
     ("\\boxed", " "),
     ("\\&", " mathop "),  # "\&(12\&)", "\#(14)": defined operations
+    ("±", " mathop "),  # "x = -4 ± 12 / 2": two values, as \pm
+    ("∓", " mathop "),
     ("\\#", " mathop "),
     ("&", " "),
     ("\\right", ""),
@@ -141,8 +143,8 @@ _REPLACE = (
     ("\\}", " ; "),
 )
 _SEP_COMMANDS = re.compile(
-    r"\\(?:Rightarrow|Leftarrow|implies|iff|Longrightarrow|Leftrightarrow|rightarrow|to|neq|ne"
-    r"|leq|geq|le|ge|lt|gt|equiv|in|subset|subseteq|begin|end|hline|cr)(?![A-Za-z])"
+    r"\\(?:Rightarrow|Leftarrow|implies|iff|Longrightarrow|Leftrightarrow|rightarrow|to"
+    r"|leq|geq|le|ge|lt|gt|in|subset|subseteq|begin|end|hline|cr)(?![A-Za-z])"
 )
 # Operators we do not evaluate: they become the word "mathop", which stops an expression
 # and makes the number after it a fragment ("\cos 60^\circ = 1/2" is no claim about 60).
@@ -153,6 +155,24 @@ _OP_COMMANDS = re.compile(
     r"(?![A-Za-z])"
 )
 _LINEBREAK = re.compile(r"\\\\")
+# "\pmod{17}" stays unreadable (mathop) but says which operation it is: "= 1 \pmod{17}" ends a
+# chain whose "=" means congruent (`tested.py` reads the word).
+# "!5" (not glued to a number or a bracket before it) is a subfactorial, the derangements of 5:
+# read as "5" it would make "!5 \times 6 = 264" claim 30 = 264.
+_SUBFACTORIAL = re.compile(r"(?<![\w)\]}!\\])!(?=\s*\d)")  # after "\!" (a space) is gone
+_MOD_COMMAND = re.compile(r"\\[pb]?mod(?![A-Za-z])")
+# Two inline formulas side by side, or a dash between them ("- \(x = -15\) - \(x = -12\)"):
+# separate formulas (a list, alternatives), never one expression. "$a$ $b$" the same.
+_MATH_GAP = re.compile(r"\\\)[ \t]*(?:[-–•][ \t]*)?\\\(|(?<!\$)\$[ \t]+\$(?!\$)")
+# "\neq", "≠": a relation the tested-claim checks read (`tested.py`); it joins no chain.
+_NEQ = re.compile(r"\\(?:neq|ne)(?![A-Za-z])|\\not\s*=|≠")
+# "\equiv", "≡": a congruence; a chain that goes on with it may use "=" for congruent too.
+_EQUIV = re.compile(r"\\equiv(?![A-Za-z])|≡")
+# A bullet list run into one line: "x = -15 - x = -12 - x = -9" is three values of x, not a
+# chain (the "- x" opens the next item). Only a bare number between two "x =" of one letter.
+_FLAT_LIST = re.compile(
+    r"(?<![A-Za-z_])([A-Za-z])[ \t]*=[ \t]*(-?[ \t]*\d+(?:\.\d+)?)[ \t]+-[ \t]+(?=\1[ \t]*=)"
+)
 
 
 def _mixed(m: re.Match[str]) -> str:
@@ -181,10 +201,14 @@ def normalize(text: str) -> str:
     s = _latex_products(text[:MAX_STEP_CHARS])
     s = _ROW_GOES_ON.sub(" … ", s)  # the rows' edges are fragments: we do not join them
     s = _LINEBREAK.sub("\n", s)
+    s = _MATH_GAP.sub("\n", s)
+    s = _NEQ.sub(" ≠ ", s)
+    s = _EQUIV.sub(" ≡ ", s)
     s = _BULLET.sub(" ", s)
     for old, new in _REPLACE:
         if old in s:
             s = s.replace(old, new)
+    s = _SUBFACTORIAL.sub(" mathop ", s)
     s = _LABEL_DASH.sub(r"\1 code ", s)
     s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
     s = _MIXED_PROPER.sub(_mixed, s)
@@ -197,6 +221,7 @@ def normalize(text: str) -> str:
             break
         s = new
     s = _SEP_COMMANDS.sub(" ; ", s)
+    s = _MOD_COMMAND.sub(" mathop modulo ", s)
     s = _OP_COMMANDS.sub(" mathop", s)  # a sqrt left here had an index ([3]) we do not read
     s = _UNKNOWN_COMMAND.sub(" mathop", s)  # \cancel, \overbrace...: nothing we can read
     s = _SUB.sub(" subscripted ", s)
@@ -210,4 +235,9 @@ def normalize(text: str) -> str:
     for pattern, repl in _WORD_OPS:
         s = pattern.sub(repl, s)
     s = _TAG.sub(" mathop ", s)
+    for _ in range(20):  # one item per pass; bounded like every loop here
+        new = _FLAT_LIST.sub(r"\1 = \2\n", s)
+        if new == s:
+            break
+        s = new
     return s.replace("{", " ").replace("}", " ")

@@ -33,7 +33,7 @@ CAPITAL_UNITS = frozenset(
 
 _TOKEN = re.compile(
     r"(?P<num>\d+(?:\.\d+)?|\.\d+)"
-    r"|(?P<word>[A-Za-z][A-Za-z']*)"
+    r"|(?P<word>[A-Za-z][A-Za-z'’]*)"
     r"|(?P<op>[-+*/^])"
     r"|(?P<lp>[(\[])|(?P<rp>[)\]])"
     r"|(?P<pct>%)"
@@ -56,7 +56,7 @@ def _num(text: str) -> Tok:
 
 def _word(text: str, glued: bool, call: bool) -> Tok:
     """A run of letters; `glued` to a number or ")" before it, a `call` when "(" follows."""
-    low = text.lower()
+    low = text.lower().replace("’", "'")  # "doesn’t" is "doesn't"
     if len(text) == 1 and text.isupper() and call:
         return Tok("letter", low)  # "P(3) = 2/9": a function value, not the product P * 3
     if len(low) == 1 and low in VAR_LETTERS:

@@ -9,6 +9,10 @@ the value it was computed as (`verifiers.calculator.named`); "a / b = q remainde
 division with remainder.
 Before any of this, `verifiers.calculator.context` marks where a splitter cut an expression between
 two steps, and makes `*` unreadable when the problem defines it as an operation of its own.
+A false link is then put to the step's own text (`verifiers.calculator.tested.excused`): an
+equation the text tests rather than claims ("which is false", "Is ... ?", "29 ≠ 70"), a stage
+of a longer computation, an approximation the step states, a congruence written with "=", or a
+slip the chain corrects is skipped with that reason, never `incorrect`.
 
 Verdicts: `incorrect` when some claim is false (evidence names it, with claimed and true
 values); `correct` when at least one claim was checked and all checked claims hold; `timeout`
@@ -32,7 +36,6 @@ from verifiers.calculator.claims import (
     fmt,
     judge,
     link_text,
-    sides,
 )
 from verifiers.calculator.context import (
     StepContext,
@@ -44,8 +47,6 @@ from verifiers.calculator.context import (
 from verifiers.calculator.evaluate import (
     EvalError,
     NotLinearError,
-    approximate,
-    exact,
     linear,
     sympy_compare,
     to_fraction,
@@ -53,7 +54,6 @@ from verifiers.calculator.evaluate import (
 )
 from verifiers.calculator.extract import (
     Link,
-    Side,
     extract_links,
     extract_named,
 )
@@ -65,6 +65,7 @@ from verifiers.calculator.named import (
     restated_in_step,
 )
 from verifiers.calculator.parse import operands, variables
+from verifiers.calculator.tested import excused, numbers, tested
 from verifiers.killable import (
     CheckCrashedError,
     CheckFailedError,
@@ -142,9 +143,11 @@ class CalculatorVerifier(ChainVerifier):
         steps = mark_cuts(steps)
         last_eq: _Equation | None = None
         carry = None  # the named result the previous step ended on
+        known = numbers(question)  # numbers written before a step: targets a trial may test
         out = []
         for index, step in enumerate(steps):
-            results, last_eq = self._check_step(step, index, problem_claims, last_eq)
+            results, last_eq = self._check_step(step, index, problem_claims, last_eq, known)
+            known |= numbers(step)
             results.extend(restated_across(carry, step, problem_claims))
             carry = carried(step)
             out.append(_verdict(results))
@@ -163,6 +166,7 @@ class CalculatorVerifier(ChainVerifier):
         index: int,
         problem_claims: frozenset[str],
         last_eq: _Equation | None,
+        known: frozenset[Fraction] = frozenset(),
     ) -> tuple[list[ClaimResult], _Equation | None]:
         links = extract_links(step)
         if not links and not extract_named(step):
@@ -179,14 +183,17 @@ class CalculatorVerifier(ChainVerifier):
                 if not self.config.check_equations:
                     continue
                 result, last_eq = self._check_equation(link, links, index, words, last_eq, approx)
+                if result is not None and result.outcome == "false":
+                    if reason := tested(step, link, links, None, None):
+                        result = ClaimResult("skipped", result.text, reason=reason)
                 if result is not None:
                     results.append(result)
                 continue
             result = check_arithmetic(link, approx, problem_claims, ctx)
             if result.outcome == "sympy":
                 result = self._check_sympy(link, approx, problem_claims, ctx)
-            if result.outcome == "false" and _recovered(link, links):
-                result = ClaimResult("skipped", result.text, reason="typo the chain recovers from")
+            if result.outcome == "false" and (reason := excused(step, link, links, known)):
+                result = ClaimResult("skipped", result.text, result.claimed, result.true, reason)
             results.append(result)
         results.extend(restated_in_step(step, words, problem_claims))
         return results, last_eq
@@ -319,49 +326,6 @@ def _continues(link: Link, links: tuple[Link, ...]) -> bool:
         and links[at + 1].clause == link.clause
         and links[at + 1].left == link.right
     )
-
-
-def _value(side: Side) -> Fraction | None:
-    try:
-        return exact(side.node)
-    except EvalError:
-        return None
-
-
-def _recovered(link: Link, links: tuple[Link, ...]) -> bool:
-    """A later side of the same chain has the value this link got wrong: a slip of the pen
-    ("= 28*27*13*25/4 = 7*27*13*25 = 20475"), not a wrong step. Sides with pi or roots
-    ("\\frac{500\\pi}{2\\pi/3} = \\frac{500\\pi(3/2)}{2\\pi} = 750") compare as floats: this
-    only excuses a mismatch."""
-    computed = _near(sides(link)[0])
-    if computed is None:
-        return False
-    at = links.index(link)
-    later = [x for x in links[at + 1 :] if x.clause == link.clause]
-    if any(_same(_near(x.right), computed) for x in later):
-        return True
-    # "5!/2! = (5*4*3)/(2*1) = 60": the side before the slip already had the claimed value.
-    claimed = _near(sides(link)[1])
-    earlier = [x for x in links[:at] if x.clause == link.clause]
-    return claimed is not None and any(_same(_near(x.left), claimed) for x in earlier)
-
-
-def _near(side: Side) -> Fraction | float | None:
-    """The side's exact value, else a float one (pi, roots), else None."""
-    value = _value(side)
-    return value if value is not None else approximate(side.node)
-
-
-def _same(a: Fraction | float | None, b: Fraction | float) -> bool:
-    if a is None:
-        return False
-    if isinstance(a, Fraction) and isinstance(b, Fraction):
-        return a == b
-    try:
-        x, y = float(a), float(b)
-    except OverflowError:
-        return False
-    return abs(x - y) <= 1e-9 * max(1.0, abs(x), abs(y))
 
 
 def _verdict(results: list[ClaimResult]) -> StepVerdict:

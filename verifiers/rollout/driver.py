@@ -1,7 +1,7 @@
 """Monte Carlo rollout labels: the driver between the estimators and the engine.
 
 `MonteCarloVerifier.verify(items)` labels every step of every chain in `items` from
-completion rates. Every chain's pending probes (`labeling.estimators`) are in flight at once,
+completion rates. Every chain's pending probes (`labeling.mc`) are in flight at once,
 one `EngineRequest` per probe (`n` completions each); as soon as one comes back, its
 completions are checked with the outcome check, the result goes to that chain's estimator, and
 the chain's next probe goes out at once. No chain waits for another's slowest rollout, so the
@@ -14,24 +14,31 @@ A plain `Completer` (a batch answered at once: the fakes) gets one call per wave
 pending probes, which is the old round-by-round schedule. Either way a chain's probes, seeds
 and labels depend only on its own results, so the labels are the same in any timing.
 
-Give `verify` many chains at once (hundreds): requests of the same chain share the prompt and
-most of the prefix, which vLLM's prefix caching reuses.
+Before any chain's probe, the completer's self-confidence on each problem is measured: the
+outcomes of the problem's chains that the completer itself sampled with the rollouts'
+settings (`samples_of`: their model's name), plus `self_rollouts` completions of the bare
+question (one request per problem, seeded by the problem alone, so a problem's figure is the
+same in any batch). The `fall` rule judges every step against it; every rule reports it.
+
+Give `verify` many chains at once (hundreds, all chains of a problem together): requests of
+the same chain share the prompt and most of the prefix, which vLLM's prefix caching reuses.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from labeling.engine_request import EngineRequest
-from labeling.estimators import Estimator, Probe, make_estimator
 from labeling.ids import derive_seed
-from labeling.schema import Chain, Problem, Status, StepVerdict
+from labeling.mc import Estimator, MCOptions, Probe, make_estimator, make_rule
+from labeling.schema import AfterError, Chain, Problem, SelfConfidence, Status, StepVerdict
 from verifiers.rollout.outcome import OutcomeCheck, outcome_check
 from verifiers.rollout.protocol import AsyncCompleter, Completer, Completion, RolloutStats
-from verifiers.rollout.schedule import Schedule
+from verifiers.rollout.schedule import Schedule, _submit
 
 log = logging.getLogger(__name__)
 
@@ -42,12 +49,16 @@ __all__ = [
 
 
 def prefix_texts(chain: Chain, step_separator: str = "\n\n") -> list[str]:
-    """Text of each prefix as the model wrote it, ending where the next step starts.
+    """Text of each prefix as the model wrote it, ending with its last step's last character.
 
     Cut from `chain.text` when every step can be found there in order (keeps the model's own
-    spacing, which keeps its tokens and the prefix cache); otherwise the steps joined with
-    `step_separator`. Each prefix but the last ends with the separator the model used, so the
-    continuation starts a new step rather than extending the last one.
+    spacing inside the prefix, which keeps its tokens and the prefix cache); otherwise the
+    steps joined with `step_separator`. No prefix ends with the whitespace that separates it
+    from the next step: the model writes that itself. A separator at the very end of a prompt
+    tokenizes unlike the same text mid-chain (SmolLM2's BPE reads a final "\n\n" as one token
+    that it writes as two before a new paragraph), and the model, fed a token it never wrote
+    there, continued "6 * 5 = 30" with "30 = 6 * 5" instead of "The final answer is 30."
+    (0 of 8 against 6 of 8 from the bare question): every such prefix looked wrong.
     """
     steps, text = chain.steps, chain.text
     starts, pos = [], 0
@@ -59,9 +70,8 @@ def prefix_texts(chain: Chain, step_separator: str = "\n\n") -> list[str]:
         starts.append(at)
         pos = at + len(step)
     if starts:
-        return [text[: starts[i + 1]] for i in range(len(steps) - 1)] + [text[:pos]]
-    joined = [step_separator.join(steps[: i + 1]) + step_separator for i in range(len(steps))]
-    return joined[:-1] + [step_separator.join(steps)] if steps else []
+        return [text[: starts[i + 1]].rstrip() for i in range(len(steps) - 1)] + [text[:pos]]
+    return [step_separator.join(steps[: i + 1]) for i in range(len(steps))]
 
 
 class MonteCarloVerifier:
@@ -72,16 +82,15 @@ class MonteCarloVerifier:
       check: outcome check per completion; default by `domain`: `math` answer equivalence,
         `code` tests in the sandbox (`tests_cfg`: options for `run_tests`, its `workers` sets
         `check_workers`), None: chosen per `problem.domain`.
-      estimator: `binary_search` (first error in ~k*log2(M) rollouts) or `per_step`
-        (Math-Shepherd, k*(M-1)); k: rollouts per probe; chunk: rollouts per request (early
-        stop below k); confirm: successes a prefix needs to count as on track, each success
-        earning k more rollouts (1: Math-Shepherd's hard label); threshold: on track iff
-        success fraction > threshold; after_error: `negative` | `mask` | `keep` for steps
-        after the first error. See `labeling/estimators.py` for the semantics.
-      max_rounds: cap on batches per `verify` call; chains not done by then keep the labels
-        their rollouts decide, the rest unlabeled.
-      max_tokens, temperature: per completion. seed: base of the per-(problem, chain, step,
-        rollout) seeds.
+      options: the rule, the search and their budgets (`labeling.mc.MCOptions`; what each
+        means: `labeling/mc/rules.py`, `docs/labels.md`).
+      max_tokens, temperature: per completion (required: the job passes the sampler's when
+        `labels.mc` leaves them unset); top_p: the sampler's in the job (1.0 by default).
+        seed: base of the per-(problem, chain, step, rollout) seeds.
+      samples_of: the model whose chains the completer sampled with these same settings (the
+        job's own sampled chains): their outcomes count towards the self-confidence, and under
+        `fall` each one's outcome is one trial of its prefixes. None: no chain counts.
+      after_error: `negative` | `mask` | `keep` for steps after the first error.
       prompt_fn: the prompt text of a problem (default: the question).
       check_workers: threads running outcome checks (sandbox runs are slow and independent).
 
@@ -97,72 +106,176 @@ class MonteCarloVerifier:
         completer: Completer,
         check: OutcomeCheck | None = None,
         *,
+        options: MCOptions,
+        max_tokens: int,
+        temperature: float,
+        top_p: float = 1.0,
         domain: str | None = None,
-        estimator: str = "binary_search",
-        k: int = 8,
-        chunk: int | None = None,
-        confirm: int = 1,
-        threshold: float = 0.0,
-        after_error: str = "negative",
-        max_rounds: int = 64,
-        max_tokens: int = 1024,
-        temperature: float = 0.8,
+        samples_of: str | None = None,
+        after_error: str = AfterError.negative,
         seed: int = 0,
         step_separator: str = "\n\n",
         prompt_fn: Callable[[Problem], str] | None = None,
         check_workers: int | None = None,
         tests_cfg: Mapping[str, Any] | None = None,
-        estimator_options: dict[str, object] | None = None,
     ) -> None:
         self.completer = completer
         self.check: OutcomeCheck = check or outcome_check(domain, tests_options=tests_cfg)
         if check_workers is None:  # sandbox runs are slow: as many as the sandbox allows
             check_workers = int((tests_cfg or {}).get("workers", 1)) if domain != "math" else 1
-        self.options = dict(
-            k=k, chunk=chunk, confirm=confirm, threshold=threshold, after_error=after_error,
-            **(estimator_options or {}),
-        )  # fmt: skip
-        make_estimator(estimator, 2, **self.options)  # a config error raises here, not mid-run
-        self.estimator, self.max_rounds, self.max_tokens = estimator, max_rounds, max_tokens
-        self.temperature = temperature
+        options.check()  # a config error raises here, not mid-run
+        make_estimator(options.estimator, 2, make_rule(options), after_error=after_error)
+        self.options, self.after_error, self.samples_of = options, after_error, samples_of
+        self.max_rounds, self.max_tokens = options.max_rounds, max_tokens
+        self.temperature, self.top_p = temperature, top_p
         self.seed, self.sep, self.check_workers = seed, step_separator, check_workers
         self.prompt_fn = prompt_fn or (lambda p: p.question)
         self.stats, self.last_stats = RolloutStats(), RolloutStats()
 
     def verify(self, items: Sequence[tuple[Problem, Chain]]) -> list[list[StepVerdict]]:
         stats = RolloutStats(chains=len(items))
-        failed: dict[int, str] = {}
         prefixes = [prefix_texts(chain, self.sep) for _, chain in items]
-
-        def arrivals() -> Iterator[tuple[int, Estimator | None]]:
-            # The chains' own outcomes (no generation): the last step's label, and for
-            # binary_search the end of the search interval; in chain order as they are known.
-            for idx, outcome in enumerate(pool.map(self._outcome, items, prefixes)):
-                if isinstance(outcome, str):
-                    failed[idx] = outcome
-                    yield idx, None
-                else:
-                    n_steps = len(items[idx][1].steps)
-                    yield idx, make_estimator(
-                        self.estimator, n_steps, outcome=outcome, **self.options
-                    )
+        outcomes: list[bool | None | str] = [None] * len(items)
+        confidence: dict[str, SelfConfidence] = {}
+        # Only `fall` judges with the self-confidence; the other rules report it.
+        needs_base = self.options.rule == "fall"
 
         with ThreadPoolExecutor(max(1, self.check_workers)) as pool:
+            # The bare question's rollouts go out first; the chains' own outcomes are checked
+            # while the engine generates them.
+            asked = self._ask_questions(items, stats)
+
+            def confidence_of(pid: str) -> SelfConfidence:
+                if pid not in confidence:
+                    confidence[pid] = self._self_confidence(pid, items, outcomes, asked, stats,
+                                                            pool)
+                return confidence[pid]
+
+            def arrivals() -> Iterator[tuple[int, Estimator | None]]:
+                # Chains in order as their own outcomes are known (the last step's label, and
+                # for binary_search the end of the search interval). Under `fall` a problem's
+                # chains wait for its self-confidence: its last chain's outcome and its
+                # question rollouts.
+                left = Counter(p.problem_id for p, _ in items)
+                waiting: dict[str, list[int]] = {}
+                for idx, outcome in enumerate(pool.map(self._outcome, items, prefixes)):
+                    outcomes[idx] = outcome
+                    pid = items[idx][0].problem_id
+                    left[pid] -= 1
+                    if not needs_base:
+                        yield idx, self._estimator(items[idx][1], outcome, None)
+                        continue
+                    waiting.setdefault(pid, []).append(idx)
+                    if not left[pid]:
+                        sc = confidence_of(pid)
+                        for j in waiting.pop(pid):
+                            yield j, self._estimator(items[j][1], outcomes[j], sc)
+
             capacity = int(getattr(self.completer, "capacity", 0) or 0)
             schedule = Schedule(self, items, prefixes, stats, pool, capacity)
             schedule.run(arrivals(), eager=isinstance(self.completer, AsyncCompleter))
+            for p, _ in items:
+                confidence_of(p.problem_id)
 
         out = []
         for idx, est in enumerate(schedule.estimators):
             n = len(items[idx][1].steps)
             if est is None:
-                out.append([StepVerdict(Status.ERROR, evidence=failed[idx])] * n)
+                out.append([StepVerdict(Status.ERROR, evidence=str(outcomes[idx]))] * n)
                 continue
             stats.unfinished_chains += not est.done
+            est.self_confidence = confidence[items[idx][0].problem_id]
             out.append(est.verdicts())
         self.last_stats = stats
         self.stats.merge(stats)
         return out
+
+    def _estimator(self, chain: Chain, outcome: bool | None | str,
+                   sc: SelfConfidence | None) -> Estimator | None:
+        """The chain's estimator, or None when its outcome could not be checked (bad
+        reference data: the reason is the outcome)."""
+        if isinstance(outcome, str):
+            return None
+        opts = self.options
+        # Under `fall` a chain the completer sampled with these settings is one more sample
+        # of each of its prefixes: its own outcome counts.
+        own = int(opts.rule == "fall" and self._is_sample(chain) and outcome is not None)
+        rule = make_rule(opts, (sc.successes, sc.decided) if sc else (0, 0), own)
+        extra: dict[str, Any] = ({"probe_right": opts.probe_right}
+                                 if opts.estimator == "binary_search" else {})
+        return make_estimator(opts.estimator, len(chain.steps), rule, outcome=outcome,
+                              after_error=self.after_error, self_confidence=sc, **extra)
+
+    # -- self-confidence ------------------------------------------------------------------
+
+    def _is_sample(self, chain: Chain) -> bool:
+        return self.samples_of is not None and chain.model == self.samples_of
+
+    def _ask_questions(
+        self, items: Sequence[tuple[Problem, Chain]], stats: RolloutStats
+    ) -> dict[str, tuple[Problem, Future[list[Completion]]]]:
+        """One request of `self_rollouts` completions of the bare question per problem."""
+        n = self.options.self_rollouts
+        problems = {p.problem_id: p for p, _ in items}
+        if not n or not problems:
+            return {}
+        requests = [
+            EngineRequest.user(self.prompt_fn(p), n=n, seed=derive_seed(self.seed, pid, "question"),
+                               max_tokens=self.max_tokens, temperature=self.temperature,
+                               top_p=self.top_p)
+            for pid, p in problems.items()
+        ]
+        futures = _submit(self.completer, requests)
+        if len(futures) != len(requests):
+            raise RuntimeError(f"Completer answered {len(futures)} of {len(requests)} requests")
+        stats.rounds += 1
+        stats.requests += len(requests)
+        return {pid: (p, f) for (pid, p), f in zip(problems.items(), futures, strict=True)}
+
+    def _self_confidence(
+        self,
+        pid: str,
+        items: Sequence[tuple[Problem, Chain]],
+        outcomes: list[bool | None | str],
+        asked: dict[str, tuple[Problem, Future[list[Completion]]]],
+        stats: RolloutStats,
+        pool: ThreadPoolExecutor,
+    ) -> SelfConfidence:
+        """The completer's successes from the bare question on problem `pid`, as counts: its
+        sampled chains' outcomes (those known) and its question rollouts."""
+        chains = [o for (p, c), o in zip(items, outcomes, strict=True)
+                  if p.problem_id == pid and self._is_sample(c) and isinstance(o, bool)]
+        runs: list[bool | None] = []
+        tokens = 0
+        if pid in asked:
+            problem, future = asked[pid]
+            got = future.result()
+            if len(got) != self.options.self_rollouts:
+                raise RuntimeError(f"Completer returned {len(got)} completions, asked for "
+                                   f"{self.options.self_rollouts}")
+            tokens = sum(c.tokens for c in got)
+            stats.completions += len(got)
+            stats.self_completions += len(got)
+            stats.tokens += tokens
+            runs = list(pool.map(lambda c: self._check_one(problem, c.text, stats), got))
+        decided = [r for r in runs if r is not None]
+        source = "+".join(name for name, xs in (("chains", chains), ("rollouts", runs)) if xs)
+        return SelfConfidence(sum(chains) + sum(decided), len(chains) + len(decided),
+                              len(runs), source or "none", tokens)
+
+    def _check_one(self, problem: Problem, text: str, stats: RolloutStats) -> bool | None:
+        try:
+            ok = self.check(problem, "", text)
+        except ValueError:
+            return None  # bad reference data: the chains' own outcome checks report it
+        except Exception as exc:
+            stats.check_errors += 1
+            log.warning("outcome check raised on a question rollout of %s: %r",
+                        problem.problem_id, exc)
+            return None
+        stats.checks += 1
+        stats.undecided_checks += ok is None
+        return ok
 
     def _outcome(self, item: tuple[Problem, Chain], prefixes: list[str]) -> bool | None | str:
         """The chain's own outcome, or the reason it cannot be judged (bad reference data:
@@ -214,4 +327,5 @@ class MonteCarloVerifier:
         )  # fmt: skip
         prompt = self.prompt_fn(problem)
         return EngineRequest.user(prompt, prefix=prefixes[step], n=n, seed=seed,
-                                  max_tokens=self.max_tokens, temperature=self.temperature)
+                                  max_tokens=self.max_tokens, temperature=self.temperature,
+                                  top_p=self.top_p)

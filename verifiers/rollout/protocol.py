@@ -52,6 +52,7 @@ class RolloutStats:
     rounds: int = 0  # submissions to the Completer (one per batch of newly pending probes)
     requests: int = 0  # probes sent (each asks for n completions)
     completions: int = 0
+    self_completions: int = 0  # of them: rollouts from the bare question (self-confidence)
     tokens: int = 0  # generated tokens reported by the Completer
     max_batch_requests: int = 0
     max_batch_completions: int = 0

@@ -31,7 +31,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from labeling.engine_request import EngineRequest
-from labeling.estimators import Estimator, Probe
+from labeling.mc import Estimator, Probe
 from verifiers.rollout.protocol import AsyncCompleter, Completion
 
 # Rollouts of probes that may come next go out only while fewer than capacity / AHEAD_SHARE
@@ -45,7 +45,7 @@ class Schedule:
         self.mc, self.items, self.prefixes = mc, items, prefixes
         self.estimators: list[Estimator | None] = [None] * len(items)  # set as chains arrive
         self.stats, self.pool, self.capacity = stats, pool, capacity
-        self.speculate = capacity > 0 and mc.options.get("chunk") == 1
+        self.speculate = capacity > 0 and mc.options.chunk == 1
         self.waves = [0] * len(items)
         self.sent: list[dict[int, int]] = [{} for _ in items]  # step -> next index to send
         self.ready: list[dict[int, dict[int, list[Completion]]]] = [{} for _ in items]
@@ -240,8 +240,8 @@ def _pending_steps(est: Estimator) -> list[tuple[int, int]]:
 
 
 def _ahead_steps(est: Estimator) -> list[tuple[int, int]]:
-    # A step not probed yet has no successes: its budget is the first k rollouts.
-    return [(step, est.k) for step in est.ahead()]
+    # A step not probed yet has no successes: its budget is the rule's first one.
+    return [(step, est.rule.budget(0)) for step in est.ahead()]
 
 
 def _submit(completer: Any, requests: Sequence[EngineRequest]) -> list[Future]:

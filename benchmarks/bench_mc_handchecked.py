@@ -1,0 +1,123 @@
+"""First-error accuracy of labeled runs against a hand-checked set of first-run-style chains.
+
+`benchmarks/data/handchecked_starter.json` holds chains of `make run`'s kind (SmolLM2-135M on
+`starter_math`, dataset.seed=7, make run's overrides) whose first wrong step a person read and
+wrote down: problem_id, chain_id, a hash of the steps' text (so a chain that changed is not
+scored against another's verdict), the first wrong step (-1: none) and one line of why.
+
+For each labeled run given (`name=dir`, e.g. the same chains labeled with today's default MC
+rule and with another), it reports, over the hand-checked chains found in the run:
+- chains with an error: the combined labels' `first_error_step` equals the hand's;
+- chains without: `first_error_step` is -1 (every step labeled right);
+- where the misses come from: first error too early (and by which source: MC, calc, answer),
+  too late after steps labeled right (a wrong claim), first False too late after unlabeled
+  steps (typically the answer's False on the last step where MC could not tell: no claim
+  about the steps before), or not located (null);
+- false flags at step 0: chains right at step 0 whose combined labels call step 0 wrong, and
+  how many of them are MC's.
+
+    .venv/bin/python benchmarks/bench_mc_handchecked.py before=/tmp/mc/before after=/tmp/mc/after
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import pyarrow as pa  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data" / "handchecked_starter.json"
+COLUMNS = ["problem_id", "chain_id", "completions", "labels", "first_error_step", "mc_labels",
+           "calc_labels", "answer_labels", "outcome_correct"]
+
+
+def steps_hash(steps: list[str]) -> str:
+    """The hand check's key for a chain's text: SHA-256 of the steps joined by a NUL."""
+    return hashlib.sha256("\x00".join(steps).encode()).hexdigest()[:16]
+
+
+def read_rows(root: Path) -> dict[str, dict]:
+    manifest = json.loads((root / "manifest.json").read_text())
+    tables = [pq.read_table(root / s["path"], columns=COLUMNS)
+              for s in manifest["shards"] if s.get("path")]
+    rows = pa.concat_tables(tables).to_pylist() if tables else []
+    return {r["chain_id"]: r for r in rows}
+
+
+def _first_false(labels: list | None) -> int | None:
+    return next((i for i, x in enumerate(labels or []) if x is False), None)
+
+
+def score(rows: dict[str, dict], truth: list[dict]) -> dict:
+    c: Counter = Counter()
+    flags: list[str] = []
+    for t in truth:
+        r = rows.get(t["chain_id"])
+        if r is None or steps_hash(r["completions"]) != t["steps_sha"]:
+            c["missing"] += 1
+            continue
+        hand, got = t["first_error"], r["first_error_step"]
+        kind = "with" if hand >= 0 else "without"
+        c[f"{kind}"] += 1
+        if got == hand:
+            c[f"{kind}_right"] += 1
+            continue
+        if got is None:
+            c[f"{kind}_unlocated"] += 1
+        elif hand >= 0 and got > hand:
+            # too late: either a claim that the steps before were right, or only the first
+            # False there is (the answer's), the steps before it unlabeled: no claim at all
+            claimed = all(x is True for x in r["labels"][:got])
+            c[f"{kind}_late" + ("" if claimed else "_unlabeled")] += 1
+        elif got >= 0 and (hand < 0 or got < hand):
+            # too early: which source put the first False there
+            by = [s for s in ("calc", "mc", "answer") if _first_false(r[f"{s}_labels"]) == got]
+            c[f"{kind}_early"] += 1
+            c.update(f"{kind}_early_by_{s}" for s in by)
+        else:
+            c[f"{kind}_other"] += 1
+        if got == 0 and hand != 0:
+            c["step0_false_flags"] += 1
+            if (r["mc_labels"] or [None])[0] is False:
+                c["step0_false_flags_mc"] += 1
+                flags.append(f"{t['chain_id']}: {r['completions'][0][:70]!r}")
+    return {"counts": dict(c), "mc_step0_flags": flags}
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("runs", nargs="+", help="name=labeled output dir")
+    ap.add_argument("--data", type=Path, default=DATA)
+    args = ap.parse_args(argv)
+    truth = json.loads(args.data.read_text())["chains"]
+    with_error = sum(t["first_error"] >= 0 for t in truth)
+    print(f"{len(truth)} hand-checked chains ({with_error} with an error, "
+          f"{len(truth) - with_error} without) from {args.data.name}\n")
+    print("| run | with an error: right | early (MC / calc / answer) | late | first False "
+          "after unlabeled steps | unlocated | without: right (-1) | early (MC) | unlocated "
+          "| step-0 false flags (MC) | not in run |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for spec in args.runs:
+        name, _, root = spec.partition("=")
+        r = score(read_rows(Path(root)), truth)
+        c = Counter(r["counts"])
+        print(f"| {name} | {c['with_right']}/{c['with']} | {c['with_early']} "
+              f"({c['with_early_by_mc']} / {c['with_early_by_calc']} / "
+              f"{c['with_early_by_answer']}) | {c['with_late']} | {c['with_late_unlabeled']} "
+              f"| {c['with_unlocated']} "
+              f"| {c['without_right']}/{c['without']} | {c['without_early']} "
+              f"({c['without_early_by_mc']}) | {c['without_unlocated']} "
+              f"| {c['step0_false_flags']} ({c['step0_false_flags_mc']}) | {c['missing']} |")
+        for line in r["mc_step0_flags"]:
+            print(f"    MC called a right step 0 wrong: {line}")
+
+
+if __name__ == "__main__":
+    main()

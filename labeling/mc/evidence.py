@@ -1,0 +1,59 @@
+"""What an MC verdict says about its step, in words: the counts behind the label and the rule
+that read them (the numbers are also in the row's `mc_*` columns)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from labeling.mc.rules import Fall
+
+if TYPE_CHECKING:
+    from labeling.mc.estimators import Estimator
+
+
+def evidence(est: Estimator, step: int, label: bool | None) -> str:
+    """The evidence of step `step` (not the last), whose label before `after_error` is
+    `label`."""
+    if isinstance(est.rule, Fall):
+        return _fall_evidence(est, step, label)
+    successes, decided = est.counts(step)
+    rollouts = est.rollouts_at(step)
+    if rollouts:
+        measured = f"{successes}/{decided} rollouts reached the answer"
+        if rollouts > decided:
+            measured += f" ({rollouts - decided} of {rollouts} undecided)"
+        return measured
+    return "a later prefix reached the answer" if label is True else ""
+
+
+def _fall_evidence(est: Estimator, step: int, label: bool | None) -> str:
+    rule = est.rule
+    assert isinstance(rule, Fall)
+    successes, decided = est.counts(step)
+    rollouts = est.rollouts_at(step)
+    base = f"self-confidence {rule.base[0]}/{rule.base[1]} from the question"
+    if est.futile:
+        return (f"unverifiable: the completer cannot show a fall here ({base}): even "
+                f"{rule.max_rollouts} failed rollouts from a step would not reach "
+                f"level {rule.level}")
+    own = " (the chain's own continuation counted)" if rule.own else ""
+    counts = f"{successes}/{decided} trials reached the answer{own}"
+    if rollouts > decided - rule.own:
+        counts += f" ({rollouts - decided + rule.own} of {rollouts} rollouts undecided)"
+    if not rollouts:
+        return "a later prefix kept the completer's rate" if label is True else ""
+    b = rule.factor(decided, successes)
+    settled = est.settled(step)
+    if label is False and est.fall_at(step):
+        before = f"step {step - 1}: {'/'.join(map(str, est.counts(step - 1)))}" if step \
+            else f"the question: {rule.base[0]}/{rule.base[1]}"
+        return (f"the success rate falls across this step: {counts} against {before}; "
+                f"Bayes factor fell:kept {b:.3g} >= 1/{rule.level}")
+    if settled is True:
+        return f"kept: {counts} ({base}); Bayes factor fell:kept {b:.3g} <= {rule.level}"
+    if settled is False:
+        placed = "" if label is False else "; the step before it is undecided, so the fall " \
+            "is not placed"
+        return f"off track: {counts} ({base}); Bayes factor fell:kept {b:.3g}{placed}"
+    return (f"unverifiable: {counts} ({base}) decide nothing within {rule.max_rollouts} "
+            f"rollouts (Bayes factor fell:kept {b:.3g})")

@@ -1,0 +1,62 @@
+"""Monte Carlo labels through the whole job on the real engine: the embedded SmolLM2 samples
+the chains and completes them, the default `fall` rule labels them, and the rows keep the
+counts behind every label."""
+
+import pytest
+
+from labeling import report_coverage, report_stats
+from pipelines.label.app import run
+from tests.conftest import compose
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def ray_runtime():
+    import ray
+
+    yield
+    ray.shutdown()
+
+
+def test_fall_rule_end_to_end_on_smollm2(tmp_path, ray_runtime):
+    out = tmp_path / "run"
+    m = run(compose([
+        "dataset=starter_math", "dataset.limit=3", "sampler.n=2", "sampler.temperature=0.3",
+        "sampler.max_tokens=96", "labels=[answer,mc]", "ray.num_cpus=2", f"output.dir={out}",
+    ]))  # fmt: skip
+    lf, _, _ = report_stats.scan_dataset(out)
+    rows = lf.collect().to_dicts()
+    assert len(rows) == m["counts"]["rows"] > 0
+    asked = set()
+    for row in rows:
+        n = len(row["completions"])
+        sc = row["mc_self_confidence"]
+        # the chains were sampled with the rollouts' settings: they count, and so do the
+        # question's 16 rollouts (once per problem)
+        assert sc["source"] == "chains+rollouts" and sc["rollouts"] == 16
+        assert sc["decided"] <= 16 + 2 and sc["tokens"] > 0
+        asked.add((row["problem_id"], sc["rollouts"]))
+        for key in ("mc_labels", "mc_successes", "mc_decided", "mc_rollouts"):
+            assert len(row[key]) == n
+        own = row["outcome_correct"] is not None
+        for i in range(n - 1):
+            # the chain's own outcome is one decided trial of every step but the last
+            assert row["mc_decided"][i] >= own
+            assert row["mc_decided"][i] <= row["mc_rollouts"][i] + own
+            assert 0 <= row["mc_successes"][i] <= row["mc_decided"][i]
+        first = next((i for i, x in enumerate(row["mc_labels"]) if x is False), None)
+        if first is not None and first < n - 1:
+            # a False the rule placed is a fall of the observed success rate across the step
+            before = ((row["mc_successes"][first - 1], row["mc_decided"][first - 1])
+                      if first else (sc["successes"], sc["decided"]))
+            assert (row["mc_successes"][first] * before[1]
+                    < before[0] * row["mc_decided"][first])
+        assert row["mc_labels"][-1] == (row["outcome_correct"] if first in (None, n - 1)
+                                        else False)
+    # the question's rollouts are counted once per problem in the job's cost
+    assert m["counts"]["rollouts"] == (sum(r["rollouts"] for r in rows)
+                                       + sum(k for _, k in asked))
+    cov = report_coverage.source_coverage(lf)
+    assert cov["sources"]["mc"]["steps"] == sum(len(r["completions"]) for r in rows)
+    assert cov["self_confidence"]["problems"] == len(asked)
