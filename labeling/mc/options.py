@@ -14,6 +14,7 @@ from enum import StrEnum
 class RuleName(StrEnum):
     """How a probed step's rollouts become its label (`labels.mc.rule`)."""
 
+    posterior = "posterior"  # the first error located by its posterior over every probe
     fall = "fall"  # the success rate falls across the step, against the self-confidence
     absolute = "absolute"  # `confirm` successes within the budget (or a rate > threshold)
     any_success = "any_success"  # Math-Shepherd's hard label: one success in k rollouts
@@ -32,8 +33,12 @@ class MCOptions:
 
     rule: RuleName = RuleName.fall
     estimator: EstimatorName = EstimatorName.binary_search
-    # fall
+    # fall, posterior
     level: float = 0.05
+    # posterior
+    factor: float = 3.0
+    chain_budget: int = 32
+    # fall
     fell_below: float = 0.1
     kept_above: float = 0.75
     max_rollouts: int = 20
@@ -57,10 +62,16 @@ class MCOptions:
                              f"{', '.join(EstimatorName.__members__)}")
         if not 0 < self.level < 0.5:
             raise ValueError(f"labels.mc.level={self.level} must be in (0, 0.5)")
+        if self.factor < 1:
+            raise ValueError(f"labels.mc.factor={self.factor} must be >= 1")
+        if self.rule == RuleName.posterior and self.estimator != EstimatorName.binary_search:
+            raise ValueError("labels.mc.rule=posterior searches by its own posterior (a "
+                             "probabilistic bisection): set labels.mc.estimator=binary_search, "
+                             "or choose another rule for per_step")
         if not 0 < self.fell_below < self.kept_above <= 1:
             raise ValueError("labels.mc needs 0 < fell_below < kept_above <= 1, got "
                              f"{self.fell_below} and {self.kept_above}")
-        for name in ("max_rollouts", "k", "confirm", "max_rounds"):
+        for name in ("max_rollouts", "chain_budget", "k", "confirm", "max_rounds"):
             if getattr(self, name) < 1:
                 raise ValueError(f"labels.mc.{name} must be >= 1, got {getattr(self, name)}")
         if self.self_rollouts < 0:
