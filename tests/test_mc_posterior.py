@@ -166,7 +166,7 @@ def test_a_rate_that_does_not_rise_leaves_steps_open_never_wrong():
     est = drive(PosteriorSearch(6, rule((5, 20)), outcome=False),
                 lambda i, j: i < 3 and every(4)(j))
     assert False not in est.labels()[:3]
-    assert est.rollouts == 32
+    assert est.rollouts <= 32 and est.pending() == []
 
 
 def test_a_right_chain_is_right_after_one_success_near_its_end():
@@ -200,7 +200,7 @@ def test_an_error_somewhere_in_a_span_places_no_false():
                 lambda i, j: i == 0 and j % 2 == 0)
     labels = est.labels()
     assert False not in labels[:-1]
-    assert est.rollouts == 6
+    assert est.rollouts <= 6 and est.pending() == []
 
 
 def test_a_probe_is_topped_up_to_its_decided_rollouts():
@@ -215,8 +215,21 @@ def test_a_probe_is_topped_up_to_its_decided_rollouts():
 
 
 def test_the_budget_stops_the_search():
-    est = drive(PosteriorSearch(8, rule((5, 20), budget=5), outcome=False), lambda i, j: False)
-    assert est.rollouts == 5 and est.pending() == [] and est.exhausted(0)
+    # Half the rollouts succeed before step 2, none after: locating the error needs more
+    # than the budget of 10, which the search spends and then stops.
+    est = drive(PosteriorSearch(4, rule((10, 20), budget=10), outcome=False),
+                lambda i, j: i < 2 and every(2)(j))
+    assert est.rollouts == 10 and est.pending() == [] and est.exhausted(0)
+    assert False not in est.labels()[:-1]
+
+
+def test_a_search_that_cannot_place_a_label_stops_before_its_budget():
+    # A weak completer (5/20 from the question) fails from every prefix of an 8-step chain:
+    # once no first error could be located even if every remaining rollout went its way,
+    # the search stops; no step is called wrong on the way.
+    est = drive(PosteriorSearch(8, rule((5, 20)), outcome=False), lambda i, j: False)
+    assert est.rollouts < 32 and est.pending() == []
+    assert False not in est.labels()[:-1]
 
 
 def test_scores_are_the_posterior_that_the_chain_is_still_right():
@@ -263,7 +276,7 @@ def test_chains_too_short_to_probe(n_steps):
 def test_the_rule_by_name_and_its_options():
     opts = MCOptions(rule="posterior")
     assert make_rule(opts, (2, 9), 1) == Posterior(
-        MC_DEFAULTS.level, MC_DEFAULTS.factor, MC_DEFAULTS.chain_budget, MC_DEFAULTS.chunk,
+        0.1, MC_DEFAULTS.factor, MC_DEFAULTS.chain_budget, MC_DEFAULTS.chunk,
         (2, 9), True)
     assert isinstance(make_estimator("binary_search", 4, make_rule(opts, (2, 9))),
                       PosteriorSearch)

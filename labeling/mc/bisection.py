@@ -7,8 +7,11 @@ expected reduction of its entropy, in bits; ties go to the later prefix, whose r
 higher). A probe counts *decided* rollouts: it is topped up until `chunk` of them came back
 (an undecided rollout costs budget, never changes a choice), then the next prefix is chosen.
 Between probes the search stops when the first error is located or every step is right,
-when `chain_budget` rollouts were made, or when no probe is expected to tell anything
-(< 1e-4 bits).
+when `chain_budget` rollouts were made, when no probe is expected to tell anything
+(< 1e-4 bits), or when no first error that the posterior still gives at least `level` could
+be located within the budget left even if every remaining rollout went its way (a weak
+completer on a long chain: 48 failures in a row from step 0 of an 8-step chain leave
+P(e = 0) at 0.92 when the question gave 4 successes in 20).
 
 Labels, with `level` l and `factor` F (steps 0..M-2; the last step is the chain's own
 outcome, as under every rule):
@@ -150,8 +153,34 @@ class PosteriorSearch(Estimator):
             assert self.model is not None
             gains = self.model.gains(counts, self.rule.request)
             best = max(range(len(gains)), key=lambda i: (gains[i], i))
-            self._choice[counts] = best if gains[best] >= MIN_GAIN else None
+            useful = gains[best] >= MIN_GAIN and self._reachable(counts)
+            self._choice[counts] = best if useful else None
         return self._choice[counts]
+
+    def _reachable(self, counts: Counts) -> bool:
+        """Whether some first error the posterior still gives at least `level` (or "no error
+        before the last step") could be located within the budget left, even if the whole
+        budget went its way twice over: every rollout failing from it, and every rollout
+        succeeding from the step before it (from the last probed step, for "none"). If not,
+        no rollout can place a label that matters: the search stops."""
+        assert self.model is not None
+        m, left, level = self.n_steps, self._left(), self.rule.level
+        p_le = self._state()[0].p_le
+        p_e = [p_le[0], *(p_le[i] - p_le[i - 1] for i in range(1, m)), 1 - p_le[m - 1]]
+        for e in range(m + 1):
+            if p_e[e] < level:
+                continue
+            trial = list(counts)
+            if e <= m - 2:
+                trial[e] = (trial[e][0], trial[e][1] + left)
+            before = min(e, m - 1) - 1
+            if before >= 0:
+                trial[before] = (trial[before][0] + left, trial[before][1] + left)
+            labels = self._label(self.model.posterior(trial), tuple(trial))
+            want = [True] * min(e, m - 1) + ([False] if e <= m - 2 else [])
+            if labels[: len(want)] == want:
+                return True
+        return False
 
     def record(self, step: int, successes: list[bool | None], tokens: int = 0) -> None:
         if self._probe is None or self._probe[0] != step:
