@@ -7,13 +7,16 @@ of an error at every step, an error all but fatal, so the rate from a right pref
 towards 1 at the end; `--good` and `--bad` scale it per prefix and per chain). Every rule runs
 the default search (binary_search) through the real driver, self-confidence and all (the
 chains count as the completer's samples). Step-level truth gives, per rule:
-- precision: of the first errors a rule placed by rollouts (a False before the last step),
-  the share at the true first error; recall: of the chains whose error lies before the last
-  step, the share whose first error the rule placed exactly;
-- FP rate: prefixes before the error labeled False (after_error=negative, as written);
-  FN rate: prefixes from the error on (before the last step) not labeled False;
-- rollouts per chain (the question's rollouts included) and per decided step, unverifiable
-  steps (before the last).
+- first-error precision: of the first errors a rule placed by rollouts (a False before the
+  last step), the share at the true first error; recall: of the chains whose error lies
+  before the last step, the share whose first error the rule placed exactly;
+- step level (after_error=negative, as written; the last step aside): False precision, the
+  share of False labels whose claim holds (a step claim at the first error, prefix claims
+  after it: right when the true first error is at or before the step); error recall, the
+  share of truly wrong prefixes labeled False; FP rate, the share of right prefixes labeled
+  False;
+- rollouts and requests per chain (the question's included: one request per problem) and
+  rollouts per decided step, unverifiable steps (before the last).
 
 The presets mode (default):
 
@@ -31,6 +34,7 @@ batches), completions per batch, and rollouts relative to per_step at the same M
     .venv/bin/python benchmarks/bench_mc_simulation.py --preset hard --chunks 8 1 --chains 2000
     .venv/bin/python benchmarks/bench_mc_simulation.py --p-correct-prefix 0.5 --p-wrong-prefix 0.1
     .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.05 0.1 0.2 0.3 0.5 0.9
+    .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.3 --posterior chunk=2
 """
 
 from __future__ import annotations
@@ -140,7 +144,7 @@ def given_chains(s: float, problems: int, n: int, length: int, good: tuple[float
 
 
 def strength_chains(s: float, problems: int, n: int, length: int, good: tuple[float, float],
-                    bad: tuple[float, float], seed: int):
+                    bad: tuple[float, float], seed: int, profile: str = "rising"):
     """(items, truth, rates): chains sampled by a completer of self-confidence `s`, the true
     first error of each (-1: none) and every prefix's success rate by its text.
 
@@ -148,12 +152,17 @@ def strength_chains(s: float, problems: int, n: int, length: int, good: tuple[fl
     all but fatal, so from a right prefix i it succeeds with s^((M-1-i)/M) (the rate rises as
     a right chain nears its answer; from the bare question: s), times r ~ U(good) per prefix
     (a right step changes it a little); from the error on, b * that with b ~ U(bad) per chain,
-    and the chain itself reaches the answer with that chance too (a lucky recovery)."""
+    and the chain itself reaches the answer with that chance too (a lucky recovery).
+
+    `profile="flat"` (a robustness variant, `--profile flat`): the chains are sampled the same
+    way, but the rate from a right prefix stays at the question's, s x r, at every step (a
+    completer that does not get closer to the answer along a right chain, e.g. one that stops
+    early and reads a number from the prefix)."""
     rng = random.Random(f"strength/{seed}/{s}/{length}")
     hazard = 1 - s ** (1 / length)
 
     def reach(i: int) -> float:  # from right prefix i (i = -1: the question)
-        return s ** ((length - 1 - i) / length)
+        return s if profile == "flat" else s ** ((length - 1 - i) / length)
 
     items, truth, rates = [], [], {}
     for p in range(problems):
@@ -186,7 +195,7 @@ def strength_run(items, truth, rates, options: MCOptions, seed: int) -> dict[str
                             seed=seed, samples_of="sim")
     out = mc.verify(items)
     t = {"placed": 0, "hit": 0, "errors": 0, "fp": 0, "good": 0, "fn": 0, "bad": 0,
-         "decided": 0, "steps": 0}
+         "decided": 0, "steps": 0, "false": 0}
     for verdicts, error in zip(out, truth, strict=True):
         labels = [v.label for v in verdicts][:-1]  # the last step is the chain's own answer
         first = next((i for i, x in enumerate(labels) if x is False), None)
@@ -198,6 +207,7 @@ def strength_run(items, truth, rates, options: MCOptions, seed: int) -> dict[str
             wrong = 0 <= error <= i
             t["bad" if wrong else "good"] += 1
             t["fn" if wrong else "fp"] += (x is not False) if wrong else (x is False)
+            t["false"] += x is False
         t["decided"] += sum(x is not None for x in labels)
         t["steps"] += len(labels)
     st = mc.last_stats
@@ -206,39 +216,64 @@ def strength_run(items, truth, rates, options: MCOptions, seed: int) -> dict[str
         "recall": t["hit"] / t["errors"] if t["errors"] else float("nan"),
         "placed": t["placed"], "hits": t["hit"],
         "fp_rate": t["fp"] / max(t["good"], 1), "fn_rate": t["fn"] / max(t["bad"], 1),
+        # step level: every False a claim (a step claim at the first, prefix claims after it),
+        # right when the true first error is at or before the step
+        "false_precision": 1 - t["fp"] / t["false"] if t["false"] else float("nan"),
+        "error_recall": 1 - t["fn"] / max(t["bad"], 1),
         "rollouts": st.completions / len(items),
+        "requests": st.requests / len(items),
         "per_decided": st.completions / max(t["decided"], 1),
         "unverifiable": 1 - t["decided"] / max(t["steps"], 1),
         "unfinished": st.unfinished_chains,
     }
 
 
+def _options(overrides: list[str], **fixed: object) -> MCOptions:
+    """MCOptions with `fixed` and KEY=VALUE overrides (typed like the defaults)."""
+    kw: dict[str, object] = dict(fixed)
+    for o in overrides:
+        key, value = o.split("=")
+        default = getattr(MC_DEFAULTS, key)
+        kw[key] = None if value == "null" else type(default if default is not None else 1)(value)
+    return MCOptions(**kw)  # type: ignore[arg-type]
+
+
 def strength_table(args: argparse.Namespace) -> None:
-    fall = {k: type(getattr(MC_DEFAULTS, k))(v) for k, v in (o.split("=") for o in args.fall)}
     rules = {
-        "fall": MCOptions(**fall),
+        "posterior": _options(args.posterior, rule=RuleName.posterior),
+        "fall": _options(args.fall, rule=RuleName.fall),
         "absolute": MCOptions(rule=RuleName.absolute, self_rollouts=0),
         "any_success": MCOptions(rule=RuleName.any_success, self_rollouts=0),
     }
-    d = rules["fall"]
+    p, f = rules["posterior"], rules["fall"]
     kind = "given chains" if args.given else "chains sampled by the completer"
+    if not args.given and args.profile != "rising":
+        kind += f" ({args.profile} rate along right chains)"
     print(f"{kind}: {args.problems} problems x {args.n} chains of {args.length} steps each; "
           f"good r ~ U{tuple(args.good)}, bad r ~ U{tuple(args.bad)}; seed {args.seed}; "
-          f"fall: level {d.level}, fell_below {d.fell_below}, kept_above {d.kept_above}, "
-          f"max_rollouts {d.max_rollouts}, self_rollouts {d.self_rollouts}, chunk {d.chunk}; "
-          f"absolute: k {d.k}, confirm {d.confirm}; any_success: k {d.k}\n")
-    print("| self-confidence | rule | precision (placed) | recall | FP rate | FN rate "
-          "| rollouts/chain | rollouts/decided step | unverifiable |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          f"posterior: level {p.rule_level}, factor {p.factor}, chain_budget {p.chain_budget}, "
+          f"chunk {p.chunk}, self_rollouts {p.self_rollouts}; fall: level {f.rule_level}, "
+          f"fell_below {f.fell_below}, kept_above {f.kept_above}, max_rollouts "
+          f"{f.max_rollouts}, self_rollouts {f.self_rollouts}, chunk {f.chunk}; absolute: k "
+          f"{f.k}, confirm {f.confirm}; any_success: k {f.k}\n")
+    print("| self-confidence | rule | first-error precision (placed) | recall | False "
+          "precision | error recall | FP rate | rollouts/chain | requests/chain "
+          "| rollouts/decided step | unverifiable |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for s in args.strengths:
-        make = given_chains if args.given else strength_chains
-        items, truth, rates = make(s, args.problems, args.n, args.length, tuple(args.good),
-                                   tuple(args.bad), args.seed)
+        if args.given:
+            items, truth, rates = given_chains(s, args.problems, args.n, args.length,
+                                               tuple(args.good), tuple(args.bad), args.seed)
+        else:
+            items, truth, rates = strength_chains(s, args.problems, args.n, args.length,
+                                                  tuple(args.good), tuple(args.bad), args.seed,
+                                                  args.profile)
         for name, options in ((n, rules[n]) for n in args.rules):
             r = strength_run(items, truth, rates, options, args.seed)
             flag = f" ({r['unfinished']} unfinished)" if r["unfinished"] else ""
             print(f"| {s} | {name} | {r['precision']:.3f} ({r['placed']}) | {r['recall']:.3f} "
-                  f"| {r['fp_rate']:.3f} | {r['fn_rate']:.3f} | {r['rollouts']:.1f} "
+                  f"| {r['false_precision']:.3f} | {r['error_recall']:.3f} "
+                  f"| {r['fp_rate']:.3f} | {r['rollouts']:.1f} | {r['requests']:.1f} "
                   f"| {r['per_decided']:.1f} | {r['unverifiable']:.2f}{flag} |", flush=True)
 
 
@@ -273,7 +308,12 @@ def main(argv: list[str] | None = None) -> None:
                     help="strengths: the rate from the error on over a right prefix's")
     ap.add_argument("--fall", nargs="*", default=[], metavar="KEY=VALUE",
                     help="strengths: the fall rule's options other than the defaults")
-    ap.add_argument("--rules", nargs="*", default=["fall", "absolute", "any_success"])
+    ap.add_argument("--posterior", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="strengths: the posterior rule's options other than the defaults")
+    ap.add_argument("--rules", nargs="*", default=["posterior", "fall", "absolute",
+                                                   "any_success"])
+    ap.add_argument("--profile", choices=["rising", "flat"], default="rising",
+                    help="strengths: the rate along a right sampled chain (see strength_chains)")
     ap.add_argument("--given", action="store_true",
                     help="strengths: chains another model wrote (see given_chains)")
     args = ap.parse_args(argv)

@@ -25,10 +25,10 @@ from labeling.report_stats import STREAM
 LOW_SELF_CONFIDENCE = 0.25
 
 MC_REASONS = {  # reason key -> how a sentence says it
-    "cannot_tell": "in chains whose problem the completer rarely solves (it could not show a "
-                   "fall even if every allowed rollout failed)",
+    "cannot_tell": "in chains whose problem the completer rarely solves (nothing rolled out: "
+                   "its rollouts could not show a fall)",
     "undecided": "rolled out without a decision",
-    "unprobed": "not probed (outside the search's bounds)",
+    "unprobed": "not probed (outside the search's bounds, or the search stopped first)",
     "masked": "masked after the first error",
     "last": "last steps whose answer could not be checked",
 }
@@ -159,5 +159,5 @@ def coverage_sentences(cov: dict[str, Any]) -> tuple[list[str], str | None]:
         f"{sc['successes']:,} of {sc['decided']:,} tries from the bare question "
         f"({100 * sc['rate']:.0f}%), and under {low} on {sc['low_problems']} of "
         f"{sc['problems']} problems: it rarely solves the problems it completes, so rollouts "
-        "say little about their steps (the default fall rule leaves them unverifiable); a "
-        "stronger completer, or easier problems, would judge more steps.")
+        "say little about their steps (MC's default rule leaves what it cannot tell "
+        "unverifiable); a stronger completer, or easier problems, would judge more steps.")

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from labeling.combine import combine
 from labeling.first_error import first_error as first_error_step
-from labeling.mc import BinarySearch, Fall, PerStep
+from labeling.mc import BinarySearch, Fall, PerStep, Posterior, PosteriorSearch
 from labeling.registry import complete_sources, locating_sources
 from labeling.schema import Status, StepVerdict
 from tests.fakes import absolute
@@ -261,5 +261,82 @@ def test_fall_undecided_rollouts_change_nothing(n, base, data, cls, outcome):
     rule = _fall(base, cap=20)
     a = _drive(cls(n, rule, outcome=outcome), decided)
     b = _drive(cls(n, rule, outcome=outcome), mixed)
+    strip = [(v.label, v.score, v.successes, v.decided) for v in a.verdicts()]
+    assert strip == [(v.label, v.score, v.successes, v.decided) for v in b.verdicts()]
+
+
+# --- the `posterior` rule --------------------------------------------------------------------
+# Adapted wording (docs/labels.md): it decides no step on its own counts, so "the rate falls
+# across the step" becomes "across some step up to it": a False needs a probed prefix at or
+# before it that succeeded less often than the question or an earlier probed prefix.
+
+POSTERIOR_SETTINGS = settings(max_examples=60, deadline=None)
+
+
+def _posterior(base, sampled, budget=20, chunk=1):
+    return Posterior(0.05, 3.0, budget, chunk, base, sampled)
+
+
+def _fell_by(counts, base, i):
+    best = base if base[1] else None
+    for x, n in counts[: i + 1]:
+        if not n:
+            continue
+        if best is not None and x * best[1] < best[0] * n:
+            return True
+        if best is None or x * best[1] > best[0] * n:
+            best = (x, n)
+    return False
+
+
+@POSTERIOR_SETTINGS
+@given(st.integers(2, 6), BASES, st.data(), st.sampled_from([True, False, None]),
+       st.booleans())
+def test_posterior_never_calls_a_step_wrong_where_no_rate_fell(n, base, data, outcome, sampled):
+    draws = [data.draw(st.lists(st.sampled_from([True, False, None]), max_size=12))
+             for _ in range(n)]
+    if sampled and outcome is not None:  # the driver's base holds a sampled chain's outcome
+        base = (base[0] + int(outcome), base[1] + 1)
+    est = _drive(PosteriorSearch(n, _posterior(base, sampled), outcome=outcome), draws)
+    counts = [est.counts(i) for i in range(n - 1)]
+    for i, label in enumerate(est.labels()[:-1]):
+        if label is False:
+            assert _fell_by(counts, base, i)
+
+
+@POSTERIOR_SETTINGS
+@given(st.integers(1, 7), st.integers(0, 20), st.sampled_from([True, False, None]), AFTER,
+       st.booleans())
+def test_posterior_a_completer_that_never_succeeds_labels_nothing(n, asked, outcome, after,
+                                                                  sampled):
+    # It never reached the answer from the question, nor from any step (so a chain it
+    # sampled itself has no right answer): no step but the last gets a label, and nothing
+    # is rolled out.
+    sampled = sampled and outcome is not True
+    base = (0, asked + int(sampled and outcome is not None))
+    est = _drive(PosteriorSearch(n, _posterior(base, sampled), outcome=outcome,
+                                 after_error=after), [[False] * 20 for _ in range(n)])
+    verdicts = est.verdicts()
+    assert [v.label for v in verdicts[:-1]] == [None] * (n - 1)
+    assert est.rollouts == 0
+    assert verdicts[-1].label is outcome
+
+
+@POSTERIOR_SETTINGS
+@given(st.integers(2, 6), BASES, st.data(), st.sampled_from([True, False]),
+       st.sampled_from([1, 2]))
+def test_posterior_undecided_rollouts_change_nothing(n, base, data, outcome, chunk):
+    # The same decided outcomes with undecided ones mixed in anywhere: the same labels,
+    # scores and counts (a probe waits for its decided rollouts; the budget is ample).
+    decided = [data.draw(st.lists(st.booleans(), max_size=8)) for _ in range(n)]
+    mixed = []
+    for seq in decided:
+        out = []
+        for x in seq:
+            out += [None] * data.draw(st.integers(0, 2)) + [x]
+        mixed.append(out)
+    rule = _posterior((base[0] + int(outcome), base[1] + 1), True, budget=120, chunk=chunk)
+    a = _drive(PosteriorSearch(n, rule, outcome=outcome), decided)
+    b = _drive(PosteriorSearch(n, rule, outcome=outcome), mixed)
     strip = [(v.label, v.score, v.successes, v.decided) for v in a.verdicts()]
     assert strip == [(v.label, v.score, v.successes, v.decided) for v in b.verdicts()]

@@ -1,6 +1,6 @@
 """Monte Carlo labels through the whole job on the real engine: the embedded SmolLM2 samples
-the chains and completes them, the default `fall` rule labels them, and the rows keep the
-counts behind every label."""
+the chains and completes them, the default `posterior` rule (and `fall`) labels them, and the
+rows keep the counts behind every label."""
 
 import pytest
 
@@ -19,12 +19,15 @@ def ray_runtime():
     ray.shutdown()
 
 
-def test_fall_rule_end_to_end_on_smollm2(tmp_path, ray_runtime):
+@pytest.mark.parametrize("rule", [None, "fall"])
+def test_mc_rule_end_to_end_on_smollm2(tmp_path, ray_runtime, rule):
     out = tmp_path / "run"
     m = run(compose([
         "dataset=starter_math", "dataset.limit=3", "sampler.n=2", "sampler.temperature=0.3",
         "sampler.max_tokens=96", "labels=[answer,mc]", "ray.num_cpus=2", f"output.dir={out}",
+        *([f"labels.mc.rule={rule}"] if rule else []),
     ]))  # fmt: skip
+    own_counts = rule == "fall"  # posterior keeps the chain's own outcome apart
     lf, _, _ = report_stats.scan_dataset(out)
     rows = lf.collect().to_dicts()
     assert len(rows) == m["counts"]["rows"] > 0
@@ -42,16 +45,21 @@ def test_fall_rule_end_to_end_on_smollm2(tmp_path, ray_runtime):
         own = row["outcome_correct"] is not None
         for i in range(n - 1):
             # the chain's own outcome is one decided trial of every step but the last
-            assert row["mc_decided"][i] >= own
-            assert row["mc_decided"][i] <= row["mc_rollouts"][i] + own
+            assert row["mc_decided"][i] >= (own and own_counts)
+            assert row["mc_decided"][i] <= row["mc_rollouts"][i] + (own and own_counts)
             assert 0 <= row["mc_successes"][i] <= row["mc_decided"][i]
         first = next((i for i, x in enumerate(row["mc_labels"]) if x is False), None)
         if first is not None and first < n - 1:
-            # a False the rule placed is a fall of the observed success rate across the step
-            before = ((row["mc_successes"][first - 1], row["mc_decided"][first - 1])
-                      if first else (sc["successes"], sc["decided"]))
-            assert (row["mc_successes"][first] * before[1]
-                    < before[0] * row["mc_decided"][first])
+            # a False the rule placed is a fall of the observed success rate: across the
+            # step (fall), across some probed step up to it (posterior)
+            rates = [(sc["successes"], sc["decided"])] + [
+                (row["mc_successes"][j], row["mc_decided"][j]) for j in range(first + 1)]
+            if rule == "fall":
+                (b, bd), (x, d) = rates[-2], rates[-1]
+                assert x * bd < b * d
+            else:
+                assert any(x * b[1] < b[0] * d for j, (x, d) in enumerate(rates)
+                           for b in rates[:j] if b[1] and d)
         assert row["mc_labels"][-1] == (row["outcome_correct"] if first in (None, n - 1)
                                         else False)
     # the question's rollouts are counted once per problem in the job's cost

@@ -270,3 +270,47 @@ def test_accepts_the_pipeline_config_arguments():
     assert isinstance(mc.check, CodeOutcome) and mc.check_workers == 3
     with pytest.raises(ValueError, match="binary_search"):
         mc_verifier(FakeCompleter(lambda r: 1.0), estimator="nope")
+
+
+def sampled_items(problems: int, length: int = 6) -> list[tuple[Problem, Chain]]:
+    """Four chains per problem, written by the completer ("m"): errors at 0, 3, none, 5."""
+    out = []
+    for p in range(problems):
+        for c, error in enumerate((0, 3, -1, length - 1)):
+            problem, chain = math_item(p, length, error)
+            out.append(
+                (problem, Chain(chain.problem_id, f"c{p}.{c}", c, chain.text, chain.steps, "m"))
+            )
+    return out
+
+
+def posterior_rule(r):
+    if ERR in r.prefix:
+        return 0.02
+    return 0.4 if not r.prefix else 0.7  # the question, then a right prefix
+
+
+def test_posterior_through_the_driver_locates_errors_and_counts_requests():
+    items = sampled_items(3)
+    mc = mc_verifier(
+        FakeCompleter(posterior_rule), rule="posterior", chunk=2, self_rollouts=8, samples_of="m"
+    )
+    out = mc.verify(items)
+    located = 0
+    for (_, chain), verdicts in zip(items, out, strict=True):
+        error = next((i for i, s in enumerate(chain.steps) if ERR in s), -1)
+        got = labels(verdicts)
+        first = next((i for i, x in enumerate(got) if x is False), None)
+        if first is not None and first < len(got) - 1:  # placed by rollouts: a step claim
+            assert first == error and all(got[:first])
+            located += 1
+        if error < 0:
+            assert got == [True] * len(got)
+        assert all(v.self_confidence == verdicts[0].self_confidence for v in verdicts)
+        assert verdicts[0].self_confidence.rollouts == 8
+        # the score: the posterior that the chain is still right through the step
+        assert all(v.score is None or 0 <= v.score <= 1 for v in verdicts)
+    assert located >= 4  # of the 6 errors before the last step, most are located exactly
+    s = mc.last_stats
+    rollouts = sum(v.rollouts for vs in out for v in vs)
+    assert s.completions == rollouts + 3 * 8 and s.requests < s.completions

@@ -11,7 +11,7 @@ import pytest
 
 from labeling.engine_request import EngineRequest
 from tests.fakes import FakeCompleter, mc_verifier
-from tests.test_rollout import ERR, error_aware, labels, math_item
+from tests.test_rollout import ERR, error_aware, labels, math_item, posterior_rule, sampled_items
 from verifiers.rollout.driver import AsyncCompleter, Completer
 from verifiers.rollout.outcome import MathOutcome
 
@@ -152,3 +152,18 @@ def until(condition, timeout_s: float) -> bool:
             return False
         time.sleep(0.005)
     return True
+
+
+def test_posterior_labels_do_not_depend_on_timing_or_speculation():
+    items = sampled_items(2)
+
+    def run(completer):
+        mc = mc_verifier(completer, rule="posterior", chunk=1, self_rollouts=8, samples_of="m")
+        return mc.verify(items), mc.last_stats
+
+    rounds, s1 = run(FakeCompleter(posterior_rule))
+    fast = ThreadedCompleter(FakeCompleter(posterior_rule), lambda r: 0.001 * (r.seed % 7))
+    fast.capacity = 256
+    continuous, s2 = run(fast)
+    assert continuous == rounds
+    assert s2.completions - s2.wasted_requests == s1.completions

@@ -354,10 +354,3 @@ ESTIMATORS: dict[str, type[Estimator]] = {
     EstimatorName.per_step: PerStep,
     EstimatorName.binary_search: BinarySearch,
 }
-
-
-def make_estimator(name: str, n_steps: int, rule: Rule, **options: object) -> Estimator:
-    """An estimator by name (`per_step` | `binary_search`); ValueError names the choices."""
-    if name not in ESTIMATORS:
-        raise ValueError(f"unknown MC estimator {name!r}; choose one of {', '.join(ESTIMATORS)}")
-    return ESTIMATORS[name](n_steps, rule, **options)  # type: ignore[arg-type]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from labeling.mc.rules import Fall
+from labeling.mc.rules import Fall, Posterior
 
 if TYPE_CHECKING:
     from labeling.mc.estimators import Estimator
@@ -16,6 +16,8 @@ def evidence(est: Estimator, step: int, label: bool | None) -> str:
     `label`."""
     if isinstance(est.rule, Fall):
         return _fall_evidence(est, step, label)
+    if isinstance(est.rule, Posterior):
+        return _posterior_evidence(est, step, label)
     successes, decided = est.counts(step)
     rollouts = est.rollouts_at(step)
     if rollouts:
@@ -57,3 +59,30 @@ def _fall_evidence(est: Estimator, step: int, label: bool | None) -> str:
         return f"off track: {counts} ({base}); Bayes factor fell:kept {b:.3g}{placed}"
     return (f"unverifiable: {counts} ({base}) decide nothing within {rule.max_rollouts} "
             f"rollouts (Bayes factor fell:kept {b:.3g})")
+
+
+def _posterior_evidence(est: Estimator, step: int, label: bool | None) -> str:
+    rule = est.rule
+    assert isinstance(rule, Posterior)
+    base = f"self-confidence {rule.base[0]}/{rule.base[1]}"
+    if getattr(est, "skip", False) or not est.rollouts:
+        if est.futile:
+            return (f"unverifiable: the completer never reached the answer from the question "
+                    f"({base}): a rate cannot be seen to fall from zero; nothing rolled out")
+        return "unverifiable: nothing rolled out for this chain"
+    post = est.belief()  # type: ignore[attr-defined]
+    successes, decided = est.counts(step)
+    rollouts = est.rollouts_at(step)
+    counts = f"{successes}/{decided} rollouts from here reached the answer" if rollouts \
+        else "not rolled out here"
+    if rollouts > decided:
+        counts += f" ({rollouts - decided} of {rollouts} undecided)"
+    p_le, f = post.p_le[step], post.factor[step]
+    figures = (f"P(first error at or before this step) = {p_le:.3g}; the rollouts' Bayes "
+               f"factor for it {f:.3g}; {counts}; {base}; level {rule.level}, factor "
+               f"{rule.factor}")
+    if label is True:
+        return f"on track: {figures}"
+    if label is False:
+        return f"first error located here: {figures}"
+    return f"unverifiable: {figures}"

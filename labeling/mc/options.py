@@ -14,6 +14,7 @@ from enum import StrEnum
 class RuleName(StrEnum):
     """How a probed step's rollouts become its label (`labels.mc.rule`)."""
 
+    posterior = "posterior"  # the first error located by its posterior over every probe
     fall = "fall"  # the success rate falls across the step, against the self-confidence
     absolute = "absolute"  # `confirm` successes within the budget (or a rate > threshold)
     any_success = "any_success"  # Math-Shepherd's hard label: one success in k rollouts
@@ -26,14 +27,25 @@ class EstimatorName(StrEnum):
     binary_search = "binary_search"
 
 
+# Each rule's default level. They differ because the level means different things: fall's is
+# a sequential test's error rate per step, posterior's the posterior mass a label may leave
+# against it. 0.1 for posterior: in the simulation of docs/benchmarks.md its first errors
+# stay >= 0.97 precise at self-confidence 0.2-0.5 and it places 1.5x the ones 0.05 places.
+RULE_LEVELS = {RuleName.posterior: 0.1, RuleName.fall: 0.05}
+
+
 @dataclass(frozen=True, slots=True)
 class MCOptions:
     """Every MC knob with its default. Field help: `pipelines/label/config.py`."""
 
-    rule: RuleName = RuleName.fall
+    rule: RuleName = RuleName.posterior
     estimator: EstimatorName = EstimatorName.binary_search
+    # fall, posterior: None = the rule's own (`RULE_LEVELS`)
+    level: float | None = None
+    # posterior
+    factor: float = 3.0
+    chain_budget: int = 32
     # fall
-    level: float = 0.05
     fell_below: float = 0.1
     kept_above: float = 0.75
     max_rollouts: int = 20
@@ -47,6 +59,11 @@ class MCOptions:
     probe_right: bool = True
     max_rounds: int = 200
 
+    @property
+    def rule_level(self) -> float:
+        """The level the rule runs at: the one set, else the rule's own default."""
+        return self.level if self.level is not None else RULE_LEVELS.get(self.rule, 0.05)
+
     def check(self) -> None:
         """ValueError (one sentence) for a value out of range or a rule name unknown."""
         if self.rule not in RuleName.__members__:
@@ -55,12 +72,18 @@ class MCOptions:
         if self.estimator not in EstimatorName.__members__:
             raise ValueError(f"unknown MC estimator {self.estimator!r}; choose one of "
                              f"{', '.join(EstimatorName.__members__)}")
-        if not 0 < self.level < 0.5:
+        if self.level is not None and not 0 < self.level < 0.5:
             raise ValueError(f"labels.mc.level={self.level} must be in (0, 0.5)")
+        if self.factor < 1:
+            raise ValueError(f"labels.mc.factor={self.factor} must be >= 1")
+        if self.rule == RuleName.posterior and self.estimator != EstimatorName.binary_search:
+            raise ValueError("labels.mc.rule=posterior searches by its own posterior (a "
+                             "probabilistic bisection): set labels.mc.estimator=binary_search, "
+                             "or choose another rule for per_step")
         if not 0 < self.fell_below < self.kept_above <= 1:
             raise ValueError("labels.mc needs 0 < fell_below < kept_above <= 1, got "
                              f"{self.fell_below} and {self.kept_above}")
-        for name in ("max_rollouts", "k", "confirm", "max_rounds"):
+        for name in ("max_rollouts", "chain_budget", "k", "confirm", "max_rounds"):
             if getattr(self, name) < 1:
                 raise ValueError(f"labels.mc.{name} must be >= 1, got {getattr(self, name)}")
         if self.self_rollouts < 0:

@@ -149,7 +149,54 @@ class Fall:
         return self.factor(decided + left, successes) >= 1 / self.level
 
 
-Rule = Absolute | Fall
+@dataclass(frozen=True, slots=True)
+class Posterior:
+    """The `posterior` rule: no per-step test; the chain's first error is located jointly
+    from every probe (`labeling.mc.posterior`, searched by `labeling.mc.bisection`).
+    `level`: a label needs posterior probability >= 1 - level; `factor`: the rollouts' own
+    Bayes factor it needs; `chain_budget`: rollouts per chain; `chunk`: decided rollouts per
+    probe (None: the whole budget at once); `base`: the problem's self-confidence counts
+    (this chain's own outcome included when `sampled`, as the driver counts them);
+    `sampled`: the completer wrote the chain with the rollouts' settings."""
+
+    level: float
+    factor: float
+    chain_budget: int
+    chunk: int | None
+    base: tuple[int, int]
+    sampled: bool = False
+
+    def __post_init__(self) -> None:
+        if not 0 < self.level < 0.5:
+            raise ValueError(f"level must be in (0, 0.5), got {self.level}")
+        if self.factor < 1:
+            raise ValueError(f"factor must be >= 1, got {self.factor}")
+        if self.chain_budget < 1 or not 1 <= self.request <= self.chain_budget:
+            raise ValueError(f"chain_budget must be >= 1 and chunk in 1..chain_budget, got "
+                             f"{self.chain_budget}, {self.chunk}")
+        if not 0 <= self.base[0] <= self.base[1]:
+            raise ValueError(f"base counts need 0 <= successes <= decided, got {self.base}")
+
+    @property
+    def request(self) -> int:
+        return self.chain_budget if self.chunk is None else self.chunk
+
+    @property
+    def k(self) -> int:
+        return self.request
+
+    def budget(self, successes: int) -> int:
+        return self.chain_budget
+
+    def decide(self, decided: int, successes: int, left: int) -> bool | None:
+        return None  # no step is decided on its own counts
+
+    def can_fall(self, decided: int, successes: int, left: int) -> bool:
+        """A completer that never reached the answer from the question is not asked."""
+        return self.base[0] > 0
+
+
+Rule = Absolute | Fall | Posterior
 
 
 def unbiased_rate(rule: Rule, decided: int, successes: int) -> float:
@@ -203,13 +250,17 @@ def _path_share(rule: Rule, decided: int, successes: int) -> float:
 
 def make_rule(options: MCOptions, base: tuple[int, int] = (0, 0), own: int = 0) -> Rule:
     """The rule `options.rule` names, for a chain whose problem has self-confidence counts
-    `base` (used by `fall` only) and whose own outcome is (`own=1`) a trial of its prefixes."""
+    `base` (used by `fall` and `posterior`) and whose own outcome is (`own=1`) a trial of its
+    prefixes (`fall`), or which the completer sampled itself (`posterior`)."""
     if options.rule == RuleName.any_success:
         return Absolute(options.k, options.chunk, 1, 0.0)
     if options.rule == RuleName.absolute:
         return Absolute(options.k, options.chunk, options.confirm, options.threshold)
     if options.rule == RuleName.fall:
-        return Fall(options.level, options.fell_below, options.kept_above,
+        return Fall(options.rule_level, options.fell_below, options.kept_above,
                     options.max_rollouts, options.chunk, base, own)
+    if options.rule == RuleName.posterior:
+        return Posterior(options.rule_level, options.factor, options.chain_budget, options.chunk,
+                         base, bool(own))
     raise ValueError(f"unknown MC rule {options.rule!r}; choose one of "
                      f"{', '.join(RuleName.__members__)}")

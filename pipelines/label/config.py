@@ -81,19 +81,38 @@ _MC = MC_DEFAULTS  # MC's defaults are written once, in labeling/mc/options.py
 @dataclass
 class MCSourceConfig:
     rule: RuleName = option(
-        _MC.rule, "How a probed step's rollouts become its label: fall (the completer's success "
-        "rate falls across the step, judged against its own self-confidence on the problem; "
-        "unverifiable where it cannot tell) | absolute (confirm successes within the budget, "
-        "or a success rate > threshold) | any_success (Math-Shepherd: one success in k). "
-        "See docs/labels.md.", ROWS,
+        _MC.rule, "How a probed step's rollouts become its label: posterior (the chain's first "
+        "error located by its posterior over every probe, the chain's own outcome and the "
+        "completer's self-confidence; a label needs probability >= 1 - level and the "
+        "rollouts' own support by `factor`) | fall (the completer's success rate falls across "
+        "the step, judged against its own self-confidence on the problem; unverifiable where "
+        "it cannot tell) | absolute (confirm successes within the budget, or a success rate > "
+        "threshold) | any_success (Math-Shepherd: one success in k). See docs/labels.md.",
+        ROWS,
     )
-    estimator: EstimatorName = option(_MC.estimator, "binary_search | per_step.", ROWS)
-    level: float = option(
-        _MC.level, "fall: the sequential test's level. A step is False only when the Bayes "
+    estimator: EstimatorName = option(
+        _MC.estimator, "binary_search | per_step (posterior: binary_search only, its "
+        "probabilistic bisection).", ROWS,
+    )
+    level: float | None = option(
+        _MC.level, "null = the rule's own (posterior 0.1, fall 0.05). fall: the sequential "
+        "test's level. A step is False only when the Bayes "
         "factor fell:kept of its rollouts reaches 1/level (and True only when it drops to "
         "level); by Wald's bound a step that kept its rate is called fallen with probability "
         "at most about `level` when the self-confidence is known (on average over its "
-        "posterior when it is estimated).", ROWS, gt=0, lt=0.5,
+        "posterior when it is estimated). posterior: every label has posterior probability "
+        ">= 1 - level of being right (a located first error: >= 1 - 2 level).", ROWS, gt=0,
+        lt=0.5,
+    )
+    factor: float = option(
+        _MC.factor, "posterior: the Bayes factor by which the rollouts themselves (prior and "
+        "own outcome aside) must favour a label: no label rests on the prior alone.", ROWS,
+        ge=1,
+    )
+    chain_budget: int = option(
+        _MC.chain_budget, "posterior: most rollouts per chain (the question's not counted); "
+        "the search stops earlier once the first error is located or every step is right.",
+        ROWS, gt=0,
     )
     fell_below: float = option(
         _MC.fell_below, "fall: a step fell when its success rate is at most this share of the "
@@ -111,7 +130,8 @@ class MCSourceConfig:
     self_rollouts: int = option(
         _MC.self_rollouts, "Completions of the bare question per problem that measure the "
         "completer's self-confidence, on top of the problem's sampled chains when the "
-        "completer wrote them with the same settings (every rule reports it; fall needs it).",
+        "completer wrote them with the same settings (every rule reports it; fall and "
+        "posterior need it).",
         ROWS, ge=0,
     )
     k: int = option(_MC.k, "absolute, any_success: rollouts per probed prefix (per_step: N per "
@@ -142,7 +162,8 @@ class MCSourceConfig:
         """The labeling knobs as the pure core takes them."""
         return MCOptions(
             rule=RuleName(self.rule), estimator=EstimatorName(self.estimator), level=self.level,
-            fell_below=self.fell_below, kept_above=self.kept_above,
+            factor=self.factor, chain_budget=self.chain_budget, fell_below=self.fell_below,
+            kept_above=self.kept_above,
             max_rollouts=self.max_rollouts, self_rollouts=self.self_rollouts, k=self.k,
             chunk=self.chunk, confirm=self.confirm, threshold=self.threshold,
             probe_right=self.probe_right, max_rounds=self.max_rounds,

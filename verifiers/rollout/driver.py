@@ -137,8 +137,8 @@ class MonteCarloVerifier:
         prefixes = [prefix_texts(chain, self.sep) for _, chain in items]
         outcomes: list[bool | None | str] = [None] * len(items)
         confidence: dict[str, SelfConfidence] = {}
-        # Only `fall` judges with the self-confidence; the other rules report it.
-        needs_base = self.options.rule == "fall"
+        # Only `fall` and `posterior` judge with the self-confidence; the others report it.
+        needs_base = self.options.rule in ("fall", "posterior")
 
         with ThreadPoolExecutor(max(1, self.check_workers)) as pool:
             # The bare question's rollouts go out first; the chains' own outcomes are checked
@@ -198,8 +198,10 @@ class MonteCarloVerifier:
             return None
         opts = self.options
         # Under `fall` a chain the completer sampled with these settings is one more sample
-        # of each of its prefixes: its own outcome counts.
-        own = int(opts.rule == "fall" and self._is_sample(chain) and outcome is not None)
+        # of each of its prefixes: its own outcome counts. Under `posterior` such a chain's
+        # first error follows the completer's own hazard (its prior).
+        own = int(self._is_sample(chain) and (opts.rule == "posterior" or (
+            opts.rule == "fall" and outcome is not None)))
         rule = make_rule(opts, (sc.successes, sc.decided) if sc else (0, 0), own)
         extra: dict[str, Any] = ({"probe_right": opts.probe_right}
                                  if opts.estimator == "binary_search" else {})

@@ -1,0 +1,200 @@
+"""The `posterior` rule's search: probabilistic bisection for a chain's first error.
+
+The posterior over the first error e (`labeling.mc.posterior`) is recomputed from every
+probed prefix's counts, the chain's own outcome and the completer's self-confidence. The next
+probe is the prefix whose next `chunk` rollouts are expected to tell most about e (the
+expected reduction of its entropy, in bits; ties go to the later prefix, whose rate is
+higher). A probe counts *decided* rollouts: it is topped up until `chunk` of them came back
+(an undecided rollout costs budget, never changes a choice), then the next prefix is chosen.
+Between probes the search stops when the first error is located or every step is right,
+when `chain_budget` rollouts were made, when no probe is expected to tell anything
+(< 1e-4 bits), or when no first error that the posterior still gives at least `level` could
+be located within the budget left even if every remaining rollout went its way (a weak
+completer on a long chain: 48 failures in a row from step 0 of an 8-step chain leave
+P(e = 0) at 0.92 when the question gave 4 successes in 20).
+
+Labels, with `level` l and `factor` F (steps 0..M-2; the last step is the chain's own
+outcome, as under every rule):
+- True at i when P(e > i) >= 1 - l, the rollouts alone favour "e > i" by F (their Bayes
+  factor, `Posterior.factor`, <= 1/F), and some rollout from a prefix at or after i reached
+  the answer. Every step before a True one is True (it was on the way).
+- False at i when the error is *located* there: P(e <= i) >= 1 - l, the rollouts alone
+  favour "e <= i" by F, the step before it is True (or i = 0), and the success rate fell: a
+  prefix at or before i succeeded less often than the question (the self-confidence counts)
+  or an earlier probed prefix. It is a step claim with P(e = i) >= 1 - 2l; the steps after it
+  are left to `after_error`, as under every rule (under `negative`: prefix claims, True of
+  them with probability >= 1 - l).
+- Otherwise unverifiable, with the posterior and the counts in the evidence. An error known
+  to lie somewhere in a span of steps places no False there (no step claim could be made).
+
+`mc_scores`: P(e > i), the posterior probability that the chain is still right through step
+i (soft labels; `1 - score` is P(e <= i)); None where nothing was rolled out.
+
+A completer that never reached the answer from the question (self-confidence 0/n, or no
+count at all) rolls nothing out and labels nothing but the last step: a rate cannot be seen
+to fall from zero.
+"""
+
+from __future__ import annotations
+
+from labeling.mc.estimators import Estimator, Probe
+from labeling.mc.posterior import ErrorPosterior, FirstErrorModel
+from labeling.mc.rules import Posterior as PosteriorRule
+from labeling.schema import SelfConfidence
+
+MIN_GAIN = 1e-4  # bits: below it no probe is worth its rollouts
+Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2
+
+
+class PosteriorSearch(Estimator):
+    """The search and labels of the module docstring for one chain. `probe_right=False`
+    rolls nothing out for a chain whose own answer is right (its steps stay unlabeled)."""
+
+    name = "posterior"
+    rule: PosteriorRule
+
+    def __init__(self, n_steps: int, rule: PosteriorRule, *, probe_right: bool = True,
+                 outcome: bool | None = None, after_error: str = "negative",
+                 self_confidence: SelfConfidence | None = None) -> None:
+        if not isinstance(rule, PosteriorRule):
+            raise TypeError(f"PosteriorSearch needs the posterior rule, got {type(rule)}")
+        super().__init__(n_steps, rule, after_error=after_error, outcome=outcome,
+                         self_confidence=self_confidence)
+        base = rule.base
+        if rule.sampled and outcome is not None:  # the driver counted the chain's own outcome
+            base = (base[0] - int(outcome), base[1] - 1)
+            if base[0] < 0 or base[1] < base[0]:
+                raise ValueError(f"self-confidence {rule.base} cannot include this sampled "
+                                 f"chain's own {'right' if outcome else 'wrong'} outcome")
+        self.model = FirstErrorModel(n_steps, base, outcome, rule.sampled) if n_steps > 1 \
+            else None
+        self.skip = self.futile or n_steps < 2 or (not probe_right and outcome is True)
+        self._probe: tuple[int, int] | None = None  # (step, decided count that completes it)
+        self._seen: dict[Counts, tuple[ErrorPosterior, list[bool | None]]] = {}
+        self._choice: dict[Counts, int | None] = {}
+
+    # --- the posterior and the labels -------------------------------------------------------
+
+    def _counts(self) -> Counts:
+        return tuple(self.counts(i) for i in range(self.n_steps - 1))
+
+    def belief(self) -> ErrorPosterior | None:
+        """The posterior from what was recorded; None when nothing can be learnt."""
+        return None if self.model is None else self._state()[0]
+
+    def _state(self) -> tuple[ErrorPosterior, list[bool | None]]:
+        key = self._counts()
+        if key not in self._seen:
+            assert self.model is not None
+            post = self.model.posterior(key)
+            self._seen[key] = (post, self._label(post, key))
+        return self._seen[key]
+
+    def _label(self, post: ErrorPosterior, counts: Counts) -> list[bool | None]:
+        m, level, f = self.n_steps, self.rule.level, self.rule.factor
+        out: list[bool | None] = [None] * (m - 1)
+        if self.skip:
+            return out + [self.outcome]
+        reached = [any(x for x, _ in counts[i:]) for i in range(m - 1)]
+        right = max((i for i in range(m - 1) if post.p_gt(i) >= 1 - level
+                     and post.factor[i] <= 1 / f and reached[i]), default=-1)
+        out[: right + 1] = [True] * (right + 1)
+        i = right + 1  # the error can only be located right after the last True step
+        if (i < m - 1 and post.p_le[i] >= 1 - level and post.factor[i] >= f
+                and self._fell(counts)[i]):
+            out[i] = False  # the steps after it: `after_error` decides, as under every rule
+        return out + [self.outcome]
+
+    def _fell(self, counts: Counts) -> list[bool]:
+        """fell[i]: some probed prefix j <= i succeeded less often than the question or an
+        earlier probed prefix (compared as fractions, exactly)."""
+        best = self.rule.base if self.rule.base[1] else None  # the highest rate so far
+        out, seen = [], False
+        for x, n in counts:
+            if n:
+                if best is not None and x * best[1] < best[0] * n:
+                    seen = True
+                if best is None or x * best[1] > best[0] * n:
+                    best = (x, n)
+            out.append(seen)
+        return out
+
+    def labels(self) -> list[bool | None]:
+        if self.n_steps < 2:
+            return [self.outcome] * self.n_steps
+        return list(self._state()[1])
+
+    def score(self, step: int) -> float | None:
+        """P(e > step): the chain is still right through `step`; None without a rollout."""
+        if self.skip or not self.rollouts:
+            return None
+        post = self.belief()
+        return None if post is None else post.p_gt(step)
+
+    # --- the search -------------------------------------------------------------------------
+
+    def _left(self) -> int:
+        return max(self.rule.chain_budget - self.rollouts, 0)
+
+    def pending(self) -> list[Probe]:
+        if self.skip or not self._left():
+            return []  # nothing to learn, or no budget left
+        if self._probe is not None:  # finished first: choices see whole probes only
+            step, target = self._probe
+            return [Probe(step, min(target - self.counts(step)[1], self._left()))]
+        labels = self.labels()[:-1]
+        if False in labels or None not in labels:
+            return []  # the first error found, or every step right
+        best = self._choose(self._counts())
+        return [] if best is None else [Probe(best, min(self.rule.request, self._left()))]
+
+    def _choose(self, counts: Counts) -> int | None:
+        if counts not in self._choice:
+            assert self.model is not None
+            gains = self.model.gains(counts, self.rule.request)
+            best = max(range(len(gains)), key=lambda i: (gains[i], i))
+            useful = gains[best] >= MIN_GAIN and self._reachable(counts)
+            self._choice[counts] = best if useful else None
+        return self._choice[counts]
+
+    def _reachable(self, counts: Counts) -> bool:
+        """Whether some first error the posterior still gives at least `level` (or "no error
+        before the last step") could be located within the budget left, even if the whole
+        budget went its way twice over: every rollout failing from it, and every rollout
+        succeeding from the step before it (from the last probed step, for "none"). If not,
+        no rollout can place a label that matters: the search stops."""
+        assert self.model is not None
+        m, left, level = self.n_steps, self._left(), self.rule.level
+        p_le = self._state()[0].p_le
+        p_e = [p_le[0], *(p_le[i] - p_le[i - 1] for i in range(1, m)), 1 - p_le[m - 1]]
+        for e in range(m + 1):
+            if p_e[e] < level:
+                continue
+            trial = list(counts)
+            if e <= m - 2:
+                trial[e] = (trial[e][0], trial[e][1] + left)
+            before = min(e, m - 1) - 1
+            if before >= 0:
+                trial[before] = (trial[before][0] + left, trial[before][1] + left)
+            labels = self._label(self.model.posterior(trial), tuple(trial))
+            want = [True] * min(e, m - 1) + ([False] if e <= m - 2 else [])
+            if labels[: len(want)] == want:
+                return True
+        return False
+
+    def record(self, step: int, successes: list[bool | None], tokens: int = 0) -> None:
+        if self._probe is None or self._probe[0] != step:
+            self._probe = (step, self.counts(step)[1] + self.rule.request)
+        super().record(step, successes, tokens)
+        if self.counts(step)[1] >= self._probe[1]:
+            self._probe = None
+
+    def budget(self, step: int) -> int:
+        """Rollouts from `step` allowed now: those made plus the pending probe's."""
+        return self.rollouts_at(step) + sum(p.n for p in self.pending() if p.step == step)
+
+    def exhausted(self, step: int) -> bool:
+        return not self._left()
+
+
+__all__ = ["PosteriorSearch"]

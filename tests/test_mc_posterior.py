@@ -1,0 +1,291 @@
+"""The `posterior` rule: the chain's first error located by its posterior over every probe,
+the chain's own outcome and the completer's self-confidence (labeling/mc/posterior.py, the
+model; labeling/mc/bisection.py, the search and the labels)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from labeling.mc import (
+    MC_DEFAULTS,
+    FirstErrorModel,
+    MCOptions,
+    Posterior,
+    PosteriorSearch,
+    make_estimator,
+    make_rule,
+)
+from labeling.mc import posterior as model
+from labeling.schema import SelfConfidence, Status
+
+
+def rule(base, sampled=True, level=0.05, factor=3.0, budget=32, chunk=1):
+    return Posterior(level, factor, budget, chunk, base, sampled)
+
+
+def drive(est, success):
+    """Run `est`, rollout j from step i succeeding iff success(i, j)."""
+    for _ in range(2000):
+        probes = est.pending()
+        if not probes:
+            return est
+        for p in probes:
+            start = est.rollouts_at(p.step)
+            est.record(p.step, [success(p.step, start + j) for j in range(p.n)], tokens=p.n)
+    raise AssertionError("the search never finished")
+
+
+def every(k):
+    return lambda j: j % k == k - 1  # a success rate of 1/k, deterministically
+
+
+# --- the model, against closed forms and an independent integral ------------------------------
+
+
+def _beta_moment(a, b, t):
+    """E[s^t] for s ~ Beta(a, b)."""
+    return math.exp(math.lgamma(a + t) - math.lgamma(a) + math.lgamma(a + b)
+                    - math.lgamma(a + b + t))
+
+
+@pytest.mark.parametrize("base", [(3, 16), (10, 20), (1, 4)])
+def test_the_hazard_prior_matches_its_closed_form(base):
+    # A sampled chain of M steps, outcome unknown, nothing rolled out: e is the first of M
+    # steps that errs, each with hazard h = 1 - s^(1/M), so P(e <= i) = 1 - E[s^((i+1)/M)]
+    # with s ~ Beta(successes + 1/2, failures + 1/2).
+    m = 6
+    post = FirstErrorModel(m, base, None, sampled=True).posterior([(0, 0)] * (m - 1))
+    a, b = base[0] + 0.5, base[1] - base[0] + 0.5
+    for i in range(m):
+        assert post.p_le[i] == pytest.approx(1 - _beta_moment(a, b, (i + 1) / m), abs=2e-3)
+    assert post.factor == (1.0,) * (m - 1)  # no rollout: the rollouts favour nothing
+
+
+def _integral(f, base, points=20000):
+    """The integral of f(s) over the Jeffreys posterior of the base counts (midpoints)."""
+    a, b = base[0] + 0.5, base[1] - base[0] + 0.5
+    norm = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    total = 0.0
+    for j in range(points):
+        s = (j + 0.5) / points
+        total += math.exp(norm + (a - 1) * math.log(s) + (b - 1) * math.log1p(-s)) * f(s)
+    return total / points
+
+
+def _bb(x, n, a, b):
+    return math.exp(math.lgamma(a + x) + math.lgamma(b + n - x) - math.lgamma(a + b + n)
+                    - math.lgamma(a) - math.lgamma(b) + math.lgamma(a + b))
+
+
+@pytest.mark.parametrize("counts", [(0, 0), (0, 6), (2, 6), (1, 1), (5, 12)])
+def test_a_two_step_given_chain_against_the_integral_written_out(counts):
+    # Another model's chain of two steps with a wrong answer: e is 0 or 1 (uniform prior,
+    # "none" ruled out by the answer). Prefix 0's counts (x of n): on track (e = 1) beta-
+    # binomial around the flat profile s; off track (e = 0) binomial at r s with r ~ Beta(1, 9);
+    # the wrong answer has probability 1 - RECOVERY s after an error at 0 and 1 - RECOVERY
+    # after one at the last step. Written out here on its own and integrated over s and r.
+    x, n = counts
+    base = (4, 16)
+    k_on, rec = model.KAPPA_ON, model.RECOVERY
+    b = 1 / rec - 1
+    rs = [(j + 0.5) / 400 for j in range(400)]
+    dens = [b * (1 - r) ** (b - 1) / 400 for r in rs]
+
+    def off_lik(s):
+        return sum(d * (r * s) ** x * (1 - r * s) ** (n - x) for r, d in zip(rs, dens,
+                                                                             strict=True))
+
+    off = _integral(lambda s: (1 - rec * s) * off_lik(s), base, points=2000)
+    on = _integral(lambda s: (1 - rec) * _bb(x, n, k_on * s, k_on * (1 - s)), base, points=2000)
+    prior_off = _integral(lambda s: 1 - rec * s, base, points=2000)
+    post = FirstErrorModel(2, base, False, sampled=False).posterior([counts])
+    assert post.p_le[0] == pytest.approx(off / (off + on), rel=2e-3)
+    assert post.p_le[1] == 1.0
+    assert post.factor[0] == pytest.approx((off / on) / (prior_off / (1 - rec)), rel=5e-3)
+
+
+def test_more_failures_move_the_error_earlier_and_a_success_later():
+    m = model_ = FirstErrorModel(5, (5, 20), False, sampled=True)
+    fails = [m.posterior([(0, 0), (0, n), (0, 0), (0, 0)]).p_le[1] for n in range(0, 12, 2)]
+    assert fails == sorted(fails) and fails[-1] > 0.9
+    one = model_.posterior([(0, 0), (1, 6), (0, 0), (0, 0)]).p_le[1]
+    assert one < model_.posterior([(0, 0), (0, 6), (0, 0), (0, 0)]).p_le[1]
+    assert one < fails[0]  # a success from step 1 is evidence that it is on track
+
+
+def test_the_outcome_bounds_the_error():
+    wrong = FirstErrorModel(4, (5, 20), False, sampled=True).posterior([(0, 0)] * 3)
+    assert wrong.p_le[-1] == 1.0  # a wrong answer: some step is wrong
+    right = FirstErrorModel(4, (5, 20), True, sampled=True).posterior([(0, 0)] * 3)
+    # a right answer: most likely no error; an error then needs a recovery (rate about
+    # RECOVERY x q: 0.1 x 0.5 here) against P(no error) = s (about 0.27)
+    assert 0.05 < right.p_le[-1] < 0.2
+
+
+@pytest.mark.parametrize("outcome", [True, False, None])
+@pytest.mark.parametrize("sampled", [True, False])
+def test_probabilities_and_factors_stay_finite_at_any_counts(outcome, sampled):
+    m = FirstErrorModel(5, (0, 0), outcome, sampled)
+    for counts in ([(0, 500)] * 4, [(500, 500)] * 4, [(0, 0), (500, 500), (0, 500), (1, 1)]):
+        post = m.posterior(counts)
+        assert all(0.0 <= p <= 1.0 for p in post.p_le)
+        assert all(math.isfinite(f) and f > 0 for f in post.factor)
+        assert all(math.isfinite(g) and g >= 0 for g in m.gains(counts, 3))
+
+
+def test_bad_model_input_raises():
+    with pytest.raises(ValueError):
+        FirstErrorModel(0, (1, 2), None, True)
+    with pytest.raises(ValueError):
+        FirstErrorModel(3, (3, 2), None, True)
+
+
+# --- the labels -----------------------------------------------------------------------------
+
+
+def test_a_harmless_opening_line_is_not_called_wrong():
+    # The completer reaches the answer from the question about 1 time in 4 (5/20), from
+    # steps 0..2 half the time (the opening line costs nothing; the rate rises along a right
+    # chain as the hazard model has it), never from step 3 on: the error is located at 3.
+    est = drive(PosteriorSearch(6, rule((5, 20)), outcome=False),
+                lambda i, j: i < 3 and every(2)(j))
+    labels = [v.label for v in est.verdicts()]
+    assert labels == [True, True, True, False, False, False]
+    v = est.verdicts()[3]
+    assert v.status == Status.INCORRECT and "first error located here" in v.evidence
+    assert est.belief().p_le[3] >= 0.95 and est.belief().p_le[2] <= 0.05
+    assert est.rollouts <= 32
+
+
+def test_a_rate_that_does_not_rise_leaves_steps_open_never_wrong():
+    # The same at exactly the question's rate, 1/4: a sampled chain's right steps usually
+    # raise the rate (the hazard model), so the rule cannot be sure they are right within
+    # its budget; it leaves them open and calls none of them wrong.
+    est = drive(PosteriorSearch(6, rule((5, 20)), outcome=False),
+                lambda i, j: i < 3 and every(4)(j))
+    assert False not in est.labels()[:3]
+    assert est.rollouts <= 32 and est.pending() == []
+
+
+def test_a_right_chain_is_right_after_one_success_near_its_end():
+    est = drive(PosteriorSearch(6, rule((8, 20)), outcome=True), lambda i, j: True)
+    assert [v.label for v in est.verdicts()] == [True] * 6
+    assert est.rollouts <= 2
+
+
+def test_no_label_rests_on_the_prior_alone():
+    # A right answer from a completer that solves most of its problems: "no error" is likely
+    # before any rollout, but nothing is labeled until a rollout says so.
+    est = PosteriorSearch(5, rule((18, 20)), outcome=True)
+    assert est.belief().p_gt(3) > 0.95
+    assert est.labels() == [None] * 4 + [True]
+    assert est.pending()  # it asks instead
+
+
+def test_a_completer_that_never_solved_the_problem_is_not_asked():
+    est = PosteriorSearch(5, rule((0, 16)), outcome=False)
+    assert est.pending() == [] and est.rollouts == 0
+    verdicts = est.verdicts()
+    assert [v.label for v in verdicts] == [None] * 4 + [False]
+    assert "never reached the answer" in verdicts[0].evidence and "0/16" in verdicts[0].evidence
+    assert verdicts[0].score is None
+
+
+def test_an_error_somewhere_in_a_span_places_no_false():
+    # Step 0 keeps the rate, steps 1..3 all fail, but step 1 is never decided on its own
+    # (a cheap budget): the chain went wrong somewhere from 1 on; no step claim is made.
+    est = drive(PosteriorSearch(5, rule((5, 20), budget=6), outcome=False),
+                lambda i, j: i == 0 and j % 2 == 0)
+    labels = est.labels()
+    assert False not in labels[:-1]
+    assert est.rollouts <= 6 and est.pending() == []
+
+
+def test_a_probe_is_topped_up_to_its_decided_rollouts():
+    est = PosteriorSearch(5, rule((5, 20), chunk=2), outcome=False)
+    (p,) = est.pending()
+    assert p.n == 2 and est.pending() == [p]  # pure: asking twice gives the same
+    est.record(p.step, [None, False])
+    assert est.pending() == [type(p)(p.step, 1)]  # one decided rollout still owed
+    est.record(p.step, [None])
+    assert est.pending() == [type(p)(p.step, 1)]
+    assert est.counts(p.step) == (0, 1) and est.rollouts_at(p.step) == 3
+
+
+def test_the_budget_stops_the_search():
+    # Half the rollouts succeed before step 2, none after: locating the error needs more
+    # than the budget of 10, which the search spends and then stops.
+    est = drive(PosteriorSearch(4, rule((10, 20), budget=10), outcome=False),
+                lambda i, j: i < 2 and every(2)(j))
+    assert est.rollouts == 10 and est.pending() == [] and est.exhausted(0)
+    assert False not in est.labels()[:-1]
+
+
+def test_a_search_that_cannot_place_a_label_stops_before_its_budget():
+    # A weak completer (5/20 from the question) fails from every prefix of an 8-step chain:
+    # once no first error could be located even if every remaining rollout went its way,
+    # the search stops; no step is called wrong on the way.
+    est = drive(PosteriorSearch(8, rule((5, 20)), outcome=False), lambda i, j: False)
+    assert est.rollouts < 32 and est.pending() == []
+    assert False not in est.labels()[:-1]
+
+
+def test_scores_are_the_posterior_that_the_chain_is_still_right():
+    est = drive(PosteriorSearch(6, rule((5, 20)), outcome=False),
+                lambda i, j: i < 3 and every(2)(j))
+    scores = [v.score for v in est.verdicts()]
+    assert scores[:-1] == pytest.approx([est.belief().p_gt(i) for i in range(5)])
+    assert scores[:-1] == sorted(scores[:-1], reverse=True)
+    assert scores[-1] == 0.0  # the last step: the chain's own answer, as under every rule
+
+
+def test_verdicts_carry_the_counts_the_self_confidence_and_the_figures():
+    sc = SelfConfidence(5, 20, 16, "chains+rollouts")
+    est = drive(PosteriorSearch(6, rule((5, 20)), outcome=False, self_confidence=sc),
+                lambda i, j: i < 3 and every(2)(j))
+    for i, v in enumerate(est.verdicts()[:-1]):
+        assert v.self_confidence == sc and (v.successes, v.decided) == est.counts(i)
+        if v.rollouts or v.label is not None:
+            assert "P(first error at or before this step)" in v.evidence
+    assert "after the first error at step 3" in est.verdicts()[4].evidence
+
+
+def test_own_outcome_comes_out_of_the_base_of_a_sampled_chain():
+    # The driver counts a sampled chain's own answer in the self-confidence; the model takes
+    # it as the outcome instead (once, not twice).
+    est = PosteriorSearch(4, rule((1, 5)), outcome=True)
+    assert est.model is not None
+    with pytest.raises(ValueError):
+        PosteriorSearch(4, rule((0, 5)), outcome=True)  # the base cannot hold this success
+    assert PosteriorSearch(4, rule((0, 5), sampled=False), outcome=True).model is not None
+
+
+def test_probe_right_false_skips_right_chains():
+    est = PosteriorSearch(4, rule((5, 20)), outcome=True, probe_right=False)
+    assert est.pending() == [] and est.labels() == [None, None, None, True]
+
+
+@pytest.mark.parametrize("n_steps", [0, 1])
+def test_chains_too_short_to_probe(n_steps):
+    est = PosteriorSearch(n_steps, rule((5, 20)), outcome=False)
+    assert est.pending() == [] and [v.label for v in est.verdicts()] == [False] * n_steps
+
+
+def test_the_rule_by_name_and_its_options():
+    opts = MCOptions(rule="posterior")
+    assert make_rule(opts, (2, 9), 1) == Posterior(
+        0.1, MC_DEFAULTS.factor, MC_DEFAULTS.chain_budget, MC_DEFAULTS.chunk,
+        (2, 9), True)
+    assert isinstance(make_estimator("binary_search", 4, make_rule(opts, (2, 9))),
+                      PosteriorSearch)
+    with pytest.raises(ValueError, match="binary_search"):
+        MCOptions(rule="posterior", estimator="per_step").check()
+    with pytest.raises(ValueError, match="binary_search"):
+        make_estimator("per_step", 4, make_rule(opts, (2, 9)))
+    for bad in (dict(factor=0.5), dict(chain_budget=0), dict(level=0.6)):
+        with pytest.raises(ValueError):
+            MCOptions(rule="posterior", **bad).check()
+    with pytest.raises(ValueError):
+        rule((5, 4))
