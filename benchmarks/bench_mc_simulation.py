@@ -251,8 +251,8 @@ def strength_table(args: argparse.Namespace) -> None:
         kind += f" ({args.profile} rate along right chains)"
     print(f"{kind}: {args.problems} problems x {args.n} chains of {args.length} steps each; "
           f"good r ~ U{tuple(args.good)}, bad r ~ U{tuple(args.bad)}; seed {args.seed}; "
-          f"posterior: level {p.rule_level}, factor {p.factor}, chain_budget {p.chain_budget}, "
-          f"chunk {p.chunk}, self_rollouts {p.self_rollouts}; fall: level {f.rule_level}, "
+          f"posterior: level {p.level}, factor {p.factor}, chain_budget {p.chain_budget}, "
+          f"chunk {p.chunk}, self_rollouts {p.self_rollouts}; fall: level {f.level}, "
           f"fell_below {f.fell_below}, kept_above {f.kept_above}, max_rollouts "
           f"{f.max_rollouts}, self_rollouts {f.self_rollouts}, chunk {f.chunk}; absolute: k "
           f"{f.k}, confirm {f.confirm}; any_success: k {f.k}\n")

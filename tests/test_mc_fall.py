@@ -159,7 +159,7 @@ def test_rules_by_name_and_their_options():
     assert make_rule(MCOptions(rule="any_success", k=3)).confirm == 1
     assert make_rule(MCOptions(rule="absolute")).confirm == MC_DEFAULTS.confirm
     assert make_rule(MCOptions(rule="fall"), (2, 9), 1) == Fall(
-        0.05, MC_DEFAULTS.fell_below, MC_DEFAULTS.kept_above,
+        MC_DEFAULTS.level, MC_DEFAULTS.fell_below, MC_DEFAULTS.kept_above,
         MC_DEFAULTS.max_rollouts, MC_DEFAULTS.chunk, (2, 9), 1)
     for bad in (dict(level=0.5), dict(fell_below=0.8), dict(max_rollouts=0),
                 dict(rule="median"), dict(self_rollouts=-1)):

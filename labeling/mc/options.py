@@ -27,21 +27,14 @@ class EstimatorName(StrEnum):
     binary_search = "binary_search"
 
 
-# Each rule's default level. They differ because the level means different things: fall's is
-# a sequential test's error rate per step, posterior's the posterior mass a label may leave
-# against it. 0.1 for posterior: in the simulation of docs/benchmarks.md its first errors
-# stay >= 0.97 precise at self-confidence 0.2-0.5 and it places 1.5x the ones 0.05 places.
-RULE_LEVELS = {RuleName.posterior: 0.1, RuleName.fall: 0.05}
-
-
 @dataclass(frozen=True, slots=True)
 class MCOptions:
     """Every MC knob with its default. Field help: `pipelines/label/config.py`."""
 
     rule: RuleName = RuleName.posterior
     estimator: EstimatorName = EstimatorName.binary_search
-    # fall, posterior: None = the rule's own (`RULE_LEVELS`)
-    level: float | None = None
+    # fall, posterior
+    level: float = 0.05
     # posterior
     factor: float = 3.0
     chain_budget: int = 32
@@ -59,11 +52,6 @@ class MCOptions:
     probe_right: bool = True
     max_rounds: int = 200
 
-    @property
-    def rule_level(self) -> float:
-        """The level the rule runs at: the one set, else the rule's own default."""
-        return self.level if self.level is not None else RULE_LEVELS.get(self.rule, 0.05)
-
     def check(self) -> None:
         """ValueError (one sentence) for a value out of range or a rule name unknown."""
         if self.rule not in RuleName.__members__:
@@ -72,7 +60,7 @@ class MCOptions:
         if self.estimator not in EstimatorName.__members__:
             raise ValueError(f"unknown MC estimator {self.estimator!r}; choose one of "
                              f"{', '.join(EstimatorName.__members__)}")
-        if self.level is not None and not 0 < self.level < 0.5:
+        if not 0 < self.level < 0.5:
             raise ValueError(f"labels.mc.level={self.level} must be in (0, 0.5)")
         if self.factor < 1:
             raise ValueError(f"labels.mc.factor={self.factor} must be >= 1")

@@ -94,9 +94,8 @@ class MCSourceConfig:
         _MC.estimator, "binary_search | per_step (posterior: binary_search only, its "
         "probabilistic bisection).", ROWS,
     )
-    level: float | None = option(
-        _MC.level, "null = the rule's own (posterior 0.1, fall 0.05). fall: the sequential "
-        "test's level. A step is False only when the Bayes "
+    level: float = option(
+        _MC.level, "fall: the sequential test's level. A step is False only when the Bayes "
         "factor fell:kept of its rollouts reaches 1/level (and True only when it drops to "
         "level); by Wald's bound a step that kept its rate is called fallen with probability "
         "at most about `level` when the self-confidence is known (on average over its "
