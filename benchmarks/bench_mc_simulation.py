@@ -34,7 +34,7 @@ batches), completions per batch, and rollouts relative to per_step at the same M
     .venv/bin/python benchmarks/bench_mc_simulation.py --preset hard --chunks 8 1 --chains 2000
     .venv/bin/python benchmarks/bench_mc_simulation.py --p-correct-prefix 0.5 --p-wrong-prefix 0.1
     .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.05 0.1 0.2 0.3 0.5 0.9
-    .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.3 --posterior chunk=2
+    .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.3 --posterior probe=1
 """
 
 from __future__ import annotations
@@ -252,7 +252,7 @@ def strength_table(args: argparse.Namespace) -> None:
     print(f"{kind}: {args.problems} problems x {args.n} chains of {args.length} steps each; "
           f"good r ~ U{tuple(args.good)}, bad r ~ U{tuple(args.bad)}; seed {args.seed}; "
           f"posterior: level {p.level}, factor {p.factor}, chain_budget {p.chain_budget}, "
-          f"chunk {p.chunk}, self_rollouts {p.self_rollouts}; fall: level {f.level}, "
+          f"probe {p.probe}, self_rollouts {p.self_rollouts}; fall: level {f.level}, "
           f"fell_below {f.fell_below}, kept_above {f.kept_above}, max_rollouts "
           f"{f.max_rollouts}, self_rollouts {f.self_rollouts}, chunk {f.chunk}; absolute: k "
           f"{f.k}, confirm {f.confirm}; any_success: k {f.k}\n")

@@ -276,7 +276,7 @@ def test_chains_too_short_to_probe(n_steps):
 def test_the_rule_by_name_and_its_options():
     opts = MCOptions(rule="posterior")
     assert make_rule(opts, (2, 9), 1) == Posterior(
-        MC_DEFAULTS.level, MC_DEFAULTS.factor, MC_DEFAULTS.chain_budget, MC_DEFAULTS.chunk,
+        MC_DEFAULTS.level, MC_DEFAULTS.factor, MC_DEFAULTS.chain_budget, MC_DEFAULTS.probe,
         (2, 9), True)
     assert isinstance(make_estimator("binary_search", 4, make_rule(opts, (2, 9))),
                       PosteriorSearch)

@@ -293,7 +293,7 @@ def posterior_rule(r):
 def test_posterior_through_the_driver_locates_errors_and_counts_requests():
     items = sampled_items(3)
     mc = mc_verifier(
-        FakeCompleter(posterior_rule), rule="posterior", chunk=2, self_rollouts=8, samples_of="m"
+        FakeCompleter(posterior_rule), rule="posterior", probe=2, self_rollouts=8, samples_of="m"
     )
     out = mc.verify(items)
     located = 0

@@ -158,7 +158,7 @@ def test_posterior_labels_do_not_depend_on_timing_or_speculation():
     items = sampled_items(2)
 
     def run(completer):
-        mc = mc_verifier(completer, rule="posterior", chunk=1, self_rollouts=8, samples_of="m")
+        mc = mc_verifier(completer, rule="posterior", probe=1, self_rollouts=8, samples_of="m")
         return mc.verify(items), mc.last_stats
 
     rounds, s1 = run(FakeCompleter(posterior_rule))

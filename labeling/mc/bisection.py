@@ -2,9 +2,9 @@
 
 The posterior over the first error e (`labeling.mc.posterior`) is recomputed from every
 probed prefix's counts, the chain's own outcome and the completer's self-confidence. The next
-probe is the prefix whose next `chunk` rollouts are expected to tell most about e (the
+probe is the prefix whose next `probe` rollouts are expected to tell most about e (the
 expected reduction of its entropy, in bits; ties go to the later prefix, whose rate is
-higher). A probe counts *decided* rollouts: it is topped up until `chunk` of them came back
+higher). A probe counts *decided* rollouts: it is topped up until `probe` of them came back
 (an undecided rollout costs budget, never changes a choice), then the next prefix is chosen.
 Between probes the search stops when the first error is located or every step is right,
 when `chain_budget` rollouts were made, when no probe is expected to tell anything

@@ -260,7 +260,7 @@ def make_rule(options: MCOptions, base: tuple[int, int] = (0, 0), own: int = 0) 
         return Fall(options.level, options.fell_below, options.kept_above,
                     options.max_rollouts, options.chunk, base, own)
     if options.rule == RuleName.posterior:
-        return Posterior(options.level, options.factor, options.chain_budget, options.chunk,
+        return Posterior(options.level, options.factor, options.chain_budget, options.probe,
                          base, bool(own))
     raise ValueError(f"unknown MC rule {options.rule!r}; choose one of "
                      f"{', '.join(RuleName.__members__)}")

@@ -136,8 +136,12 @@ class MCSourceConfig:
     k: int = option(_MC.k, "absolute, any_success: rollouts per probed prefix (per_step: N per "
                     "step; Math-Shepherd used 8).", ROWS, gt=0)
     chunk: int | None = option(
-        _MC.chunk, "Rollouts per request: a probe stops as soon as its rule decides (null: "
-        "all of k, or of max_rollouts, at once).", ROWS, gt=0,
+        _MC.chunk, "fall, absolute, any_success: rollouts per request: a probe stops as soon "
+        "as its rule decides (null: all of k, or of max_rollouts, at once).", ROWS, gt=0,
+    )
+    probe: int = option(
+        _MC.probe, "posterior: decided rollouts per probe before the search chooses the next "
+        "step (fewer: fewer rollouts, more rounds of the engine).", ROWS, gt=0,
     )
     confirm: int = option(_MC.confirm, "absolute: successes a prefix needs to count as on "
                           "track, each success earning k more rollouts.", ROWS, gt=0)
@@ -164,7 +168,7 @@ class MCSourceConfig:
             factor=self.factor, chain_budget=self.chain_budget, fell_below=self.fell_below,
             kept_above=self.kept_above,
             max_rollouts=self.max_rollouts, self_rollouts=self.self_rollouts, k=self.k,
-            chunk=self.chunk, confirm=self.confirm, threshold=self.threshold,
+            chunk=self.chunk, probe=self.probe, confirm=self.confirm, threshold=self.threshold,
             probe_right=self.probe_right, max_rounds=self.max_rounds,
         )  # fmt: skip
 
