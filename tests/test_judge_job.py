@@ -67,8 +67,8 @@ def test_shards_carry_judge_columns_and_the_consensus_share(tmp_path):
     # The simulated critic boxes a random number in 0..60, so few votes are a valid index;
     # 30 problems give chains that agree with MC and chains that do not (seeded: stable).
     # The simulated engine's text never reaches an answer from the bare question, so the
-    # default `fall` MC rule (rightly) labels nothing there; the absolute rule labels steps
-    # for the consensus to compare.
+    # default MC rule (posterior, like fall) rightly labels nothing there; the absolute rule
+    # labels steps for the consensus to compare.
     m = run(compose([*JUDGE, "labels.judge.votes=1", "dataset.limit=30", "sampler.n=3", *BASE,
                      "labels.mc.rule=absolute", f"output.dir={out}"]))
     f = m["filter"]
