@@ -70,8 +70,7 @@ def sample_repeats(pool, requests: list[dict], repeats: int) -> tuple[list[dict]
         again = [EngineRequest.from_plain(r | {"seed": r["seed"] + rep}) for r in requests]
         t = time.perf_counter()
         got = pool.collect(pool.submit(again, tag="sample"))
-        passes.append({"tokens": sum(sum(r["tokens"]) for r in got),
-                       "s": time.perf_counter() - t})
+        passes.append({"tokens": sum(sum(r["tokens"]) for r in got), "s": time.perf_counter() - t})
         results = results or got
     return passes, results
 
@@ -136,7 +135,9 @@ def job_side(args: argparse.Namespace) -> dict:
             sent.extend(reqs)
             return super().submit(reqs)
 
-    m = MCSourceConfig(max_tokens=args.mc_tokens)
+    m = MCSourceConfig(
+        max_tokens=args.mc_tokens, **({"rule": args.mc_rule} if args.mc_rule else {})
+    )
     max_tokens, temperature = m.sampling(s)
     mc = MonteCarloVerifier(
         Recording(pool), domain="math", options=m.options(),
@@ -181,8 +182,11 @@ def simulated_accuracy(length: int) -> dict:
     p_ok, p_bad = PRESETS["hard"]
     peer = run(chains, p_ok, p_bad, "per_step", 8, 8, 1, 0, 200)
     ours = run(chains, p_ok, p_bad, "binary_search", 5, 1, 2, 0, 200)
-    return {"length": length, "per_step_n8": round(peer["accuracy"], 3),
-            "binary_k5_chunk1_confirm2": round(ours["accuracy"], 3)}
+    return {
+        "length": length,
+        "per_step_n8": round(peer["accuracy"], 3),
+        "binary_k5_chunk1_confirm2": round(ours["accuracy"], 3),
+    }
 
 
 def bare_layouts(gpu: bool) -> list[tuple[int, int]]:
@@ -203,9 +207,20 @@ def main() -> None:
     ap.add_argument("--mc-chains", type=int, default=24)
     ap.add_argument("--mc-tokens", type=int, default=64)
     ap.add_argument("--peer-chains", type=int, default=8)
+    ap.add_argument(
+        "--mc-rule",
+        default="",
+        help="labels.mc.rule of the MC stage (default: the "
+        "job's; `absolute` sends one rollout per request, `posterior` the question's "
+        "self_rollouts as one request each)",
+    )
     ap.add_argument("--repeats", type=int, default=2, help="sampling passes per side (new seeds)")
-    ap.add_argument("--runs", type=int, default=1,
-                    help="whole measurements (both sides, fresh processes each), for the spread")
+    ap.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="whole measurements (both sides, fresh processes each), for the spread",
+    )
     ap.add_argument("--model", default="", help="model dir (default: the embedded SmolLM2)")
     ap.add_argument("--gpu", action="store_true", help="one GPU engine, bf16 only")
     ap.add_argument("--job-json", help="keep the job side's results here (reused if present)")
@@ -215,12 +230,22 @@ def main() -> None:
 
     kind = cpu_kind()
     flags = sorted(f for f in cpu_flags() if f.startswith(("avx", "amx")))
-    print(json.dumps({"cpu": f"{kind.vendor} {kind.model}", "cpu_flags": flags,
-                      "runs": runs, "spread": spread(runs)}, indent=2))
+    print(
+        json.dumps(
+            {
+                "cpu": f"{kind.vendor} {kind.model}",
+                "cpu_flags": flags,
+                "runs": runs,
+                "spread": spread(runs),
+            },
+            indent=2,
+        )
+    )
 
 
 def spread(runs: list[dict]) -> dict:
     """Median, min and max of every number the runs share (nested keys joined by '.')."""
+
     def leaves(d: dict, prefix: str = "") -> dict[str, float]:
         out: dict[str, float] = {}
         for k, v in d.items():
@@ -285,7 +310,8 @@ def measure(args: argparse.Namespace) -> dict:
         parts, threads = layouts[-1]
         other = {} if preloaded else resolve_preload("", True)[0]
         bare[f"{auto} {parts}x{threads} {'not ' if preloaded else ''}preloaded"] = run_layout(
-            spec | {"rollouts": False}, auto, parts, threads, other)
+            spec | {"rollouts": False}, auto, parts, threads, other
+        )
     job_layout = f"{auto} {layouts[-1][0]}x{layouts[-1][1]}"
     return report(job, bare, env.get("LD_PRELOAD", ""), job_layout)
 
@@ -326,12 +352,14 @@ def report(job: dict, bare: dict[str, dict], preloaded: str, job_layout: str) ->
             "job_engines_ready_s": job["engine_start_s"],
             "bare_spawn_to_ready_s": round(same["spawn_to_ready_s"], 2),
             "bare_engine_constructor_s": round(same["start_s"], 2),
-            "job_minus_bare_spawn_to_ready_s": round(job["engine_start_s"]
-                                                     - same["spawn_to_ready_s"], 2),
+            "job_minus_bare_spawn_to_ready_s": round(
+                job["engine_start_s"] - same["spawn_to_ready_s"], 2
+            ),
             "job_engine_timeline": job.get("engine_timeline"),
         },
         "sampling_end_to_end": {
-            "job_s": round(job_e2e, 2), "bare_s": round(bare_e2e, 2),
+            "job_s": round(job_e2e, 2),
+            "bare_s": round(bare_e2e, 2),
             "job_tok_per_s": round(first["tokens"] / job_e2e, 1),
             "bare_tok_per_s": round(bare_first["tokens"] / bare_e2e, 1),
             "ratio": round(first["tokens"] / job_e2e / (bare_first["tokens"] / bare_e2e), 3),
@@ -355,7 +383,8 @@ def report(job: dict, bare: dict[str, dict], preloaded: str, job_layout: str) ->
         "job_engine_flat_over_bare_flat_same_layout": round(in_job_tps / flat_tps[job_layout], 3),
         # Only the rollouts the labels used (speculative ones a settled step dropped are out).
         "mc_useful_ratio_vs_one_flat_batch": round(
-            (m["tokens"] - m["wasted_tokens"]) / m["seconds"] / flat_tps[best_flat], 3),
+            (m["tokens"] - m["wasted_tokens"]) / m["seconds"] / flat_tps[best_flat], 3
+        ),
         "peer": peer | {"engine_s": round(peer["engine_s"], 1), "layout": best_flat},
         "ours_labeled_steps_per_engine_s": round(ours_rate, 3),
         "peer_labeled_steps_per_engine_s": round(peer_rate, 3),
