@@ -82,9 +82,9 @@ def test_pool_env_follows_the_decision(monkeypatch):
 
 
 def test_decide_prefers_a_measurement_then_the_family_rule(tmp_path):
-    assert preload.decide(False, "GenuineIntel", "avx512_bf16", "k", tmp_path).preload is False
-    rule = preload.decide(None, "GenuineIntel", "avx512_bf16", "k", tmp_path)
-    assert rule.preload is True and rule.reason.startswith("rule for GenuineIntel avx512_bf16")
+    assert preload.decide(False, "AuthenticAMD", "avx512_bf16", "k", tmp_path).preload is False
+    rule = preload.decide(None, "AuthenticAMD", "avx512_bf16", "k", tmp_path)
+    assert rule.preload is True and rule.reason.startswith("rule for AuthenticAMD avx512_bf16")
     unknown = preload.decide(None, "SomeVendor", "avx2", "k", tmp_path)
     assert unknown.preload is True and "not measured" in unknown.reason
     path = preload.calibration_path("k", tmp_path)
@@ -92,12 +92,12 @@ def test_decide_prefers_a_measurement_then_the_family_rule(tmp_path):
     path.write_text(json.dumps({"preload": {"preload": False, "with_tok_s": 300.4,
                                             "without_tok_s": 320.0, "runs": 3,
                                             "measured_at": "2026-11-25"}}))  # fmt: skip
-    got = preload.decide(None, "GenuineIntel", "avx512_bf16", "k", tmp_path)
+    got = preload.decide(None, "AuthenticAMD", "avx512_bf16", "k", tmp_path)
     assert got.preload is False
     assert got.reason == ("measured on this machine 2026-11-25: 300 tok/s preloaded, 320 "
                           "without (3 runs each)")
     path.write_text("{not json")  # a broken file is no measurement: the rule decides
-    assert preload.decide(None, "GenuineIntel", "avx512_bf16", "k", tmp_path) == rule
+    assert preload.decide(None, "AuthenticAMD", "avx512_bf16", "k", tmp_path) == rule
 
 
 def _report_loaded() -> list[str]:
