@@ -117,30 +117,41 @@ def run(
 # --- the completer's strength as the variable ------------------------------------------
 
 
-def given_chains(s: float, problems: int, n: int, length: int, good: tuple[float, float],
-                 bad: tuple[float, float], seed: int):
-    """Like `strength_chains`, for chains another model wrote (`--given`): the first error is
-    uniform over the steps (a chain is right with chance s), a right prefix's rate is r * s
-    and from the error on b * s; the chains are no samples of the completer."""
-    rng = random.Random(f"given/{seed}/{s}/{length}")
+def _chains(s: float, problems: int, n: int, length: int, source: str, draw):
+    """(items, truth, rates) of `problems` x `n` chains of `length` steps; `draw()` gives a
+    chain's (first error, its answer is right, the rate from each right-or-wrong prefix i)."""
     items, truth, rates = [], [], {}
     for p in range(problems):
         question = f"Question {s}-{p}?"
         problem = Problem(f"q{s}-{p}", "math", "simulation", question, reference="42")
         rates[question] = s
         for c in range(n):
-            error = -1 if rng.random() < s else rng.randrange(length)
+            error, right, rate = draw()
             steps = [f"Step {i + 1} of {p}.{c}: {ERR if i == error else 'ok'}"
                      for i in range(length)]
-            steps[-1] += f" The answer is \\boxed{{{42 if error < 0 else 41}}}."
+            steps[-1] += f" The answer is \\boxed{{{42 if right else 41}}}."
             text = "\n\n".join(steps)
             for i in range(length - 1):
-                r = rng.uniform(*(bad if 0 <= error <= i else good))
-                rates[text[: text.index(steps[i + 1])].rstrip()] = min(1.0, r * s)
+                rates[text[: text.index(steps[i + 1])].rstrip()] = min(1.0, rate(i))
             items.append((problem, Chain(problem.problem_id, f"c{p}.{c}", c, text, tuple(steps),
-                                         "given")))
+                                         source)))
             truth.append(error)
     return items, truth, rates
+
+
+def given_chains(s: float, problems: int, n: int, length: int, good: tuple[float, float],
+                 bad: tuple[float, float], seed: int):
+    """Like `strength_chains`, for chains another model wrote (`--given`): the first error is
+    uniform over the steps (a chain is right with chance s), a right prefix's rate is r * s
+    and from the error on b * s; the chains are no samples of the completer."""
+    rng = random.Random(f"given/{seed}/{s}/{length}")
+
+    def draw():
+        error = -1 if rng.random() < s else rng.randrange(length)
+        r = [rng.uniform(*(bad if 0 <= error <= i else good)) for i in range(length - 1)]
+        return error, error < 0, lambda i: r[i] * s
+
+    return _chains(s, problems, n, length, "given", draw)
 
 
 def strength_chains(s: float, problems: int, n: int, length: int, good: tuple[float, float],
@@ -164,26 +175,15 @@ def strength_chains(s: float, problems: int, n: int, length: int, good: tuple[fl
     def reach(i: int) -> float:  # from right prefix i (i = -1: the question)
         return s if profile == "flat" else s ** ((length - 1 - i) / length)
 
-    items, truth, rates = [], [], {}
-    for p in range(problems):
-        question = f"Question {s}-{p}?"
-        problem = Problem(f"q{s}-{p}", "math", "simulation", question, reference="42")
-        rates[question] = s
-        for c in range(n):
-            error = next((i for i in range(length) if rng.random() < hazard), -1)
-            b = rng.uniform(*bad)
-            right = error < 0 or rng.random() < b * reach(error)
-            steps = [f"Step {i + 1} of {p}.{c}: {ERR if i == error else 'ok'}"
-                     for i in range(length)]
-            steps[-1] += f" The answer is \\boxed{{{42 if right else 41}}}."
-            text = "\n\n".join(steps)
-            for i in range(length - 1):
-                rate = b * reach(i) if 0 <= error <= i else reach(i) * rng.uniform(*good)
-                rates[text[: text.index(steps[i + 1])].rstrip()] = min(1.0, rate)
-            items.append((problem, Chain(problem.problem_id, f"c{p}.{c}", c, text, tuple(steps),
-                                         "sim")))
-            truth.append(error)
-    return items, truth, rates
+    def draw():
+        error = next((i for i in range(length) if rng.random() < hazard), -1)
+        b = rng.uniform(*bad)
+        right = error < 0 or rng.random() < b * reach(error)
+        r = [b * reach(i) if 0 <= error <= i else reach(i) * rng.uniform(*good)
+             for i in range(length - 1)]
+        return error, right, lambda i: r[i]
+
+    return _chains(s, problems, n, length, "sim", draw)
 
 
 def strength_run(items, truth, rates, options: MCOptions, seed: int) -> dict[str, float]:

@@ -66,3 +66,20 @@ class FakeCompleter:
                 got.append(Completion(self.template.format(answer=answer), self.tokens))
             out.append(got)
         return out
+
+
+def drive(est, success):
+    """Run an MC estimator to the end, rollout j from step i succeeding iff success(i, j)."""
+    for _ in range(2000):
+        probes = est.pending()
+        if not probes:
+            return est
+        for p in probes:
+            start = est.rollouts_at(p.step)
+            est.record(p.step, [success(p.step, start + j) for j in range(p.n)], tokens=p.n)
+    raise AssertionError("the estimator never finished")
+
+
+def every(k):
+    """Succeeds on every k-th rollout: a success rate of 1/k, deterministically."""
+    return lambda j: j % k == k - 1

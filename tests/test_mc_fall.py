@@ -11,27 +11,11 @@ import pytest
 from labeling.mc import MC_DEFAULTS, BinarySearch, Fall, MCOptions, PerStep, make_rule
 from labeling.mc.stats import bayes_factor, betainc
 from labeling.schema import SelfConfidence, Status
+from tests.fakes import drive, every
 
 
 def fall(base, own=0, cap=20, chunk=1, level=0.05):
     return Fall(level, 0.1, 0.75, cap, chunk, base, own)
-
-
-def drive(est, rate_at):
-    """Run `est` with rollout j from step i succeeding iff rate_at(i, j)."""
-    for _ in range(2000):
-        probes = est.pending()
-        if not probes:
-            return est
-        for p in probes:
-            start = est.rollouts_at(p.step)
-            est.record(p.step, [rate_at(p.step, start + j) for j in range(p.n)], tokens=p.n)
-    raise AssertionError("estimator never finished")
-
-
-def every(k):
-    """Succeeds on every k-th rollout: a success rate of 1/k, deterministically."""
-    return lambda j: j % k == k - 1
 
 
 def test_betainc_matches_closed_forms():

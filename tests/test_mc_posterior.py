@@ -19,26 +19,11 @@ from labeling.mc import (
 )
 from labeling.mc import posterior as model
 from labeling.schema import SelfConfidence, Status
+from tests.fakes import drive, every
 
 
 def rule(base, sampled=True, level=0.05, factor=3.0, budget=32, chunk=1):
     return Posterior(level, factor, budget, chunk, base, sampled)
-
-
-def drive(est, success):
-    """Run `est`, rollout j from step i succeeding iff success(i, j)."""
-    for _ in range(2000):
-        probes = est.pending()
-        if not probes:
-            return est
-        for p in probes:
-            start = est.rollouts_at(p.step)
-            est.record(p.step, [success(p.step, start + j) for j in range(p.n)], tokens=p.n)
-    raise AssertionError("the search never finished")
-
-
-def every(k):
-    return lambda j: j % k == k - 1  # a success rate of 1/k, deterministically
 
 
 # --- the model, against closed forms and an independent integral ------------------------------
