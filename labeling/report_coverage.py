@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from labeling import registry
-from labeling.report_stats import STREAM
+from labeling.shards import STREAM
 
 # Below this share of successes from the bare question the completer "rarely solves" the
 # problems: fewer than one try in four.

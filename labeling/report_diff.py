@@ -10,7 +10,8 @@ from typing import Any
 
 import polars as pl
 
-from labeling.report_stats import KEYS, STREAM, scan_dataset
+from labeling.report_stats import KEYS, scan_dataset
+from labeling.shards import STREAM
 
 
 def label_transitions(both: pl.LazyFrame) -> pl.DataFrame:

@@ -20,12 +20,12 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from labeling.report_coverage import source_coverage
 from labeling.schema import LEGACY_COLUMNS, QUARANTINE_SCHEMA, labeled_schema
-from labeling.shards import MANIFEST, read_shard
+from labeling.shards import MANIFEST, STREAM, read_shard
 
 KEYS = ["problem_id", "chain_id"]
 COMBINED, HUMAN = "combined", "human"  # the `labels` and `human_labels` columns
-STREAM = "streaming"  # polars engine: batches through the plan, bounded memory
 
 
 def scan_files(paths: list[Path], schema: pa.Schema) -> pl.LazyFrame:
@@ -306,8 +306,6 @@ def quarantine_by_dataset(qlf: pl.LazyFrame) -> pl.DataFrame:
 def dataset_stats(root: str | Path, top_reasons: int = 20, max_position: int = 20,
                   mc_bins: int = 10) -> dict[str, Any]:  # fmt: skip
     """Every statistic of the report for the finished dataset at `root`."""
-    from labeling.report_coverage import source_coverage  # it builds on this module
-
     lf, qlf, manifest = scan_dataset(root)
     sources = verdict_sources(lf)
     steps = step_frame(lf, sources)

@@ -35,6 +35,9 @@ from labeling.schema import LEGACY_COLUMNS, LEGACY_SOURCES, QUARANTINE_SCHEMA, l
 from labeling.text import escape, escape_row, unwritable_field
 
 MANIFEST = "manifest.json"
+# The polars engine every reader of a dataset collects with: batches through the plan, bounded
+# memory (a dataset may not fit in RAM).
+STREAM = "streaming"
 FORMAT_VERSION = 2  # 2: one name per source (answer_labels, tests_labels, judge_*)
 
 
