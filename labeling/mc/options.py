@@ -50,8 +50,9 @@ class MCOptions:
     k: int = 5
     confirm: int = 2
     threshold: float = 0.0
-    # both
+    # fall, absolute, any_success: rollouts per request (posterior's is `probe`)
     chunk: int | None = 1
+    # every rule
     probe_right: bool = True
     max_rounds: int = 200
 
