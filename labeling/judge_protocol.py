@@ -46,7 +46,8 @@ import enum
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 from labeling.latex import last_boxed
 from labeling.schema import Status, StepVerdict
@@ -162,9 +163,37 @@ def quorum(rule: JudgeVote | str, m: int) -> int:
     return m if JudgeVote(rule) == JudgeVote.unanimous else m // 2 + 1
 
 
-def _rationale(answer: CriticAnswer, limit: int) -> str:
-    text = " ".join(answer.text.split())
+# shorten, unparsed_verdicts and tokens_on_first serve judge_sections' protocol as well: one
+# evidence format and one token count for both ways of asking the critic.
+def shorten(text: str, limit: int) -> str:
+    """`text` on one line (white space folded), at most `limit` characters; a cut ends in
+    "...". Evidence stays bounded whatever the critic wrote."""
+    text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _Vote(Protocol):
+    """What `unparsed_verdicts` reads of a vote (a `CriticAnswer`, a section vote)."""
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def problem(self) -> str: ...
+
+
+def unparsed_verdicts(votes: Sequence[_Vote], n: int, max_evidence: int) -> list[StepVerdict]:
+    """n `error` verdicts, for when not one vote could be parsed: the first vote's reason and
+    text are the evidence (an unreadable critic is never a verdict)."""
+    problem, text = (votes[0].problem, votes[0].text) if votes else ("no answer", "")
+    evidence = f"unparsable critic answer ({problem}): {shorten(text, max_evidence)}"
+    return [StepVerdict(Status.ERROR, None, None, evidence)] * n
+
+
+def tokens_on_first(out: list[StepVerdict], tokens: int) -> list[StepVerdict]:
+    """`out` with the chain's generated tokens on its first verdict, so that per-step sums
+    count them once."""
+    return [replace(out[0], tokens=tokens), *out[1:]] if out else out
 
 
 def judge_verdicts(
@@ -179,10 +208,7 @@ def judge_verdicts(
     tokens = sum(a.tokens for a in answers)
     parsed = [a.first_error for a in answers if a.first_error is not None]
     if not parsed:
-        first = answers[0] if answers else CriticAnswer("", None, "no answer")
-        evidence = f"unparsable critic answer ({first.problem}): {_rationale(first, max_evidence)}"
-        out = [StepVerdict(Status.ERROR, None, None, evidence)] * n_steps
-        return [_with_tokens(out[0], tokens), *out[1:]]
+        return tokens_on_first(unparsed_verdicts(answers, n_steps, max_evidence), tokens)
     m, q = len(answers), quorum(rule, len(answers))
     note = ""
     if len(parsed) < m:
@@ -194,7 +220,7 @@ def judge_verdicts(
         out = _plurality(answers, parsed, scores, m, q, note, max_evidence)
     else:
         out = _quorum(answers, parsed, after, scores, m, q, note, max_evidence)
-    return [_with_tokens(out[0], tokens), *out[1:]]
+    return tokens_on_first(out, tokens)
 
 
 def _quorum(answers, parsed, after, scores, m, q, note, max_evidence) -> list[StepVerdict]:
@@ -211,7 +237,7 @@ def _quorum(answers, parsed, after, scores, m, q, note, max_evidence) -> list[St
             said = (f"{at_or_before[i]} of {m} votes put the first error at or before step "
                     f"{i} ({parsed.count(i)} name it{note}): ")
             out.append(StepVerdict(Status.INCORRECT, False, scores[i],
-                                   said + _rationale(named, max_evidence)))
+                                   said + shorten(named.text, max_evidence)))
         elif after[i] >= q:
             out.append(StepVerdict(Status.CORRECT, True, scores[i]))
         else:
@@ -241,17 +267,13 @@ def _plurality(answers, parsed, scores, m, q, note, max_evidence) -> list[StepVe
             named = next(a for a in answers if a.first_error == voted)
             said = f"{parsed.count(voted)} of {m} votes name step {voted} (plurality{note}): "
             out.append(StepVerdict(Status.INCORRECT, False, scores[i],
-                                   said + _rationale(named, max_evidence)))
+                                   said + shorten(named.text, max_evidence)))
         else:
             out.append(StepVerdict(Status.UNVERIFIABLE, None, scores[i]))
     if voted == -1:
         out[-1] = StepVerdict(Status.CORRECT, True, scores[-1],
                               f"{parsed.count(-1)} of {m} votes: no wrong step{note}")
     return out
-
-
-def _with_tokens(v: StepVerdict, tokens: int) -> StepVerdict:
-    return StepVerdict(v.status, v.label, v.score, v.evidence, v.rollouts, tokens)
 
 
 __all__ = [

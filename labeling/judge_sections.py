@@ -37,7 +37,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from labeling.judge_protocol import MAX_EVIDENCE, JudgeVote, quorum
+from labeling.judge_protocol import (
+    MAX_EVIDENCE,
+    JudgeVote,
+    quorum,
+    shorten,
+    tokens_on_first,
+    unparsed_verdicts,
+)
 from labeling.schema import Status, StepVerdict
 
 _INTRO = (
@@ -125,11 +132,6 @@ def parse_sections_answer(text: str, n_sections: int, tokens: int = 0) -> Sectio
     return SectionVote(text, frozenset(errors), "", tokens, explanations)
 
 
-def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def section_verdicts(
     votes: Sequence[SectionVote],
     n_sections: int,
@@ -142,10 +144,7 @@ def section_verdicts(
     tokens = sum(v.tokens for v in votes)
     parsed = [v for v in votes if v.errors is not None]
     if not parsed:
-        first = votes[0] if votes else SectionVote("", None, "no answer")
-        evidence = f"unparsable critic answer ({first.problem}): {_short(first.text, max_evidence)}"
-        out = [StepVerdict(Status.ERROR, None, None, evidence)] * n_sections
-        return [_with_tokens(out[0], tokens), *out[1:]]
+        return tokens_on_first(unparsed_verdicts(votes, n_sections, max_evidence), tokens)
     m = len(votes)
     q = quorum(rule, m)
     note = f"; {len(parsed)} of {m} votes parsed" if len(parsed) < m else ""
@@ -161,21 +160,17 @@ def section_verdicts(
         else:
             wrong, right = len(named) >= q, cleared >= q
         if wrong:
-            why = named[0].explanations.get(i) or _short(named[0].text, max_evidence)
+            why = named[0].explanations.get(i) or shorten(named[0].text, max_evidence)
             said = f"{len(named)} of {m} votes call section {i + 1} wrong{note}: "
             out.append(StepVerdict(Status.INCORRECT, False, score,
-                                   _short(said + why, max_evidence)))
+                                   shorten(said + why, max_evidence)))
         elif right:
             out.append(StepVerdict(Status.CORRECT, True, score))
         else:
             why = f"no quorum: {len(named)} of {m} votes call section {i + 1} wrong, " \
                   f"{cleared} right, {q} needed{note}"
             out.append(StepVerdict(Status.UNVERIFIABLE, None, score, why))
-    return [_with_tokens(out[0], tokens), *out[1:]]
-
-
-def _with_tokens(v: StepVerdict, tokens: int) -> StepVerdict:
-    return StepVerdict(v.status, v.label, v.score, v.evidence, v.rollouts, tokens)
+    return tokens_on_first(out, tokens)
 
 
 __all__ = ["SectionVote", "build_sections_prompt", "parse_sections_answer",
