@@ -7,13 +7,17 @@ that the calculator flagged `incorrect` before: it must not. Where the fix reads
 real error in that construct is still caught. `benchmarks/calc_false_flags.py` counts these
 over all of MATH and GSM8K train.
 
-`COMPETITION` (issue 30): how competition solutions write equations they do not claim (tested
-equations, alternatives, stages, lists, congruences, approximations), with the real slips of
-the same shapes that must stay `incorrect`; `benchmarks/calc_first_flag.py` measures the
-calculator's first flags against ProcessBench's human labels.
+`COMPETITION` (issue 30), read from `tests/data/calculator_competition.yaml`: how competition
+solutions write equations they do not claim (tested equations, alternatives, stages, lists,
+congruences, approximations), with the real slips of the same shapes that must stay
+`incorrect`; `benchmarks/calc_first_flag.py` measures the calculator's first flags against
+ProcessBench's human labels.
 """
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from tests.conftest import calc_statuses as verdicts
 from verifiers.calculator.context import defines_star, mark_cuts, read_as_defined
@@ -299,71 +303,17 @@ def test_claims_kept(calc, steps, expected):
     assert verdicts(calc, steps) == expected
 
 
-# Competition-math writing (issue 30): equations a solution tests, alternatives, stages, lists,
-# congruences and approximations. Rows are ProcessBench dev steps ("processbench <id> #<step>"),
-# MATH train sentences, the held-out chains quoted in issue 30, and "family:" rows written in
-# the style of model chains. Real slips of the same shapes stay `incorrect`.
+# Competition-math writing (issue 30): the rows, their groups and sources are in the YAML file.
+_COMPETITION_PATH = Path(__file__).parent / "data" / "calculator_competition.yaml"
 COMPETITION = [
-    # tested equations: the text itself rejects them, asks them, or shows the true value against them
-    ("issue 30 (quoted)", r"Substituting $a = 1$, $c = 2$ we get $2 + 8 = 4$, i.e. $10 = 4$, which is false.", U),
-    ("issue 30 (quoted; the chain says it fails)", r"For $n = 15$: $0 + (15 - 1) \cdot 71 = 999$, which simplifies to $14 \cdot 71 = 994$, which is not $999$.", C),
-    ("processbench olympiadbench-182 #7", "Eighth, test small values:\n- Test \\( n = 2999 \\):\n\\[ n + 2019 = 2999 + 2019 = 5018 \\]\n\\[ S(2999) = 2 + 9 + 9 + 9 = 29 \\]\n\\[ S(5018) = 5 + 0 + 1 + 8 = 14 \\]\nCheck the condition:\n\\[ 29 = 5 \\times 14 \\]\n\\[ 29 \\neq 70 \\]", C),
-    ("processbench olympiadbench-182 #10", "Ninth, correct solution:\n- Test \\( n = 1998 \\):\n\\[ n + 2019 = 1998 + 2019 = 4017 \\]\n\\[ S(1998) = 1 + 9 + 9 + 8 = 27 \\]\n\\[ S(4017) = 4 + 0 + 1 + 7 = 12 \\]\nCheck the condition:\n\\[ 27 = 5 \\times 12 \\]\n\\[ 27 = 60 \\]\nThus, the correct value is:\n\\[ \\boxed{1998} \\]", C),
-    ("train/prealgebra/655", r"However, $-12 \cdot 9$ is less than $-100$, so $$-100 = -12 \cdot 9 + 11$$would not help.", U),
-    ("family: compared with its worked-out value", "\\[ 0 + (15 - 1) \\cdot 71 = 999 \\]\n\\[ 994 < 999 \\]", U),
-    ("family: simplified, then compared", r"For \(n = 15\): \(2(7) + 3(5) = 30\), which simplifies to \(14 + 15 = 29\), so this fails.", C),
-    ("family: a question", r"Is \(2^3 + 1 = 10\)? No.", U),
-    ("family: checked whether", r"We check whether \(3^2 + 4^2 = 26\). Since \(9 + 16 = 25\), this is not correct.", C),
-    ("family: rejected in words", r"Then \( 5 \cdot 9 = 40 \), which is not correct.", U),
-    ("family: an identity rejected", r"Then \(x - 1 = x + 1\), which is false.", U),
-    ("family: an identity asked", r"This gives \(a + 4 = a + 6\)? That can't be.", U),
-    ("family: an identity simplified wrong", r"So \(x + 69 - 25 = x + 45\).", W),
-    # real slips in trials: the claimed value is meant ("-68, not 0", "this is correct", "exceeds 196")
-    ("processbench olympiadbench-998 #2", "- For \\(x = 1\\), we get \\(1 - 8 - 8 - 9 = -24\\), not 0.\n- For \\(x = -1\\), we get \\(-1 - 8 + 8 - 9 = -10\\), not 0.\n- For \\(x = 3\\), we get \\(27 - 72 - 24 - 9 = -68\\), not 0.\n- For \\(x = -3\\), we get \\(-27 - 72 + 24 - 9 = -84\\), not 0.\n- For \\(x = 9\\), we get \\(729 - 720 - 72 - 9 = 729 - 729 = 0\\), this checks out.", W),
-    ("processbench omnimath-7 #0", r"To solve for \( f(1998) \), we need to follow the given conditions and properties of the function \( f \). Let's break it down step by step. First, we check if 1998 is a perfect number. A number \( p \) is perfect if the sum of its divisors (excluding \( p \)) equals \( p \). The divisors of 1998 are: \[ 1, 2, 3, 6, 9, 18, 27, 37, 54, 74, 111, 222, 333, 666, 1998 \] Sum of the divisors (excluding 1998): \[ 1 + 2 + 3 + 6 + 9 + 18 + 27 + 37 + 54 + 74 + 111 + 222 + 333 + 666 = 1998 \] Since the sum of the divisors (excluding 1998) is not equal to 1998, 1998 is not a perfect number.", W),
-    ("processbench omnimath-767 #5", r"We test some integer values of \(c\): For \(c = 12\): \[ 12^3 + 3 \cdot 12^2 + 1 = 1728 + 432 + 1 = 2017 \] This is correct, so \(c = 12\).", W),
-    ("processbench omnimath-341 #11", r"Finally, we check \(14^2 = 196\). We find that \(101*2 + 20*2 = 222\), which exceeds 196. No solution here.", W),
-    ("processbench math-542 #3", r"The next step is to find the correct \(k\) that results in \(x\) being within the specified range. To ensure \(x\) is within the range [1, 100], we test decreasing values of \(k\): First, for \(k = 68\): \[x = 5050 - 77 \times 68 = 5050 - 5256 = -206\] This does not satisfy our condition since \(x\) must be positive. Second, for \(k = 67\): \[x = 5050 - 77 \times 67 = 5050 - 5159 = -109\] Again, this does not meet the criteria.", W),
-    ("processbench math-6 #6", "4. For the constant term, we have \\(\\frac{45}{2}c = 8\\). Substituting \\(c = \\frac{5}{6}\\) into this equation:\n\\[ \\frac{45}{2} \\cdot \\frac{5}{6} = 8 \\]\n\\[ \\frac{225}{12} = 8 \\]\nSimplifying this:\n\\[ \\frac{225}{12} = \\frac{96}{12} \\]\nThis confirms that the constant term also aligns correctly with the given polynomial.", W),
-    ("family: a slip that denies the true value", r"Then \(4 + 5 = 10\), not 9.", W),
-    ("family: a slip after 'whether'", r"To see whether 21 is prime, we compute \(3 \times 7 = 22\).", W),
-    ("family: a slip before a question", r"We have \(3 \times 7 = 22\), so how many are left?", W),
-    ("family: a slip compared with a target", r"We get \(4 + 5 = 10\). Since \(10 > 9\), it works.", W),
-    ("family: a slip restated, not rejected", r"We get \(2(7) + 3(5) = 30\), that is \(14 + 15 = 29\). So the total is 29.", W),
-    ("issue 30 (quoted slip)", r"\(1404 = 2^2 \cdot 3^2 \cdot 13\)", W),
-    ("issue 30 (quoted slip)", r"\[ 6084 \times 6084 = 36,997,536 \]", W),
-    # alternatives, "±", and formulas side by side
-    ("issue 30 (quoted)", r"So $x = 2 - 8 = -6$ or $x = -2 - 8 = -10$.", C),
-    ("issue 30, as two inline formulas", r"\(x = 2 - 8 = -6\) \(x = -2 - 8 = -10\)", C),
-    ("processbench olympiadbench-232 #3", r"Now, let's solve this quadratic equation for AC. Using the quadratic formula: AC = (-b ± √(b^2 - 4ac)) / 2a. In this case, a = 1, b = -34, and c = -222. Therefore, AC = (34 ± √((-34)^2 - 4(1)(-222))) / (2*1). This simplifies to AC = (34 ± √(1156 + 888)) / 2, which further simplifies to AC = (34 ± √2044) / 2. Thus, AC = (34 ± 45.26) / 2. Considering the positive solution: AC = (34 + 45.26) / 2 ≈ 39.63.", C),
-    ("family: ± as a character", r"\[ x = -4 ± 12 / 2 = 4 \text{ or } -8 \]", U),
-    # a computation in stages across display lines; a stage nothing takes up again is a slip
-    ("issue 30 (quoted)", "\\[ \\text{Total} = 720 \\times 24 \\times 120 \\times 6 \\]\n\\[ \\text{Total} = 720 \\times 24 = 17280 \\]\n\\[ 17280 \\times 120 = 2073600 \\]\n\\[ 2073600 \\times 6 = 12441600 \\]", C),
-    ("family: a stage nothing takes up", "\\[ \\text{Total} = 720 \\times 24 \\times 120 \\times 6 \\]\n\\[ \\text{Total} = 720 \\times 24 \\times 120 = 2073600 \\]", W),
-    ("family: staged factors", "\\[ N = 2^3 \\cdot 3^2 \\cdot 5 \\]\n\\[ N = 8 \\cdot 9 = 72 \\]\n\\[ 72 \\cdot 5 = 360 \\]", C),
-    # lists run into one line
-    ("issue 30 (quoted)", "The values are:\n- x = -15 - x = -12 - x = -9", U),
-    ("family: bullets between inline formulas", r"- \(x = -15\) - \(x = -12\) - \(x = -9\)", U),
-    ("processbench math-463 #4", r"Let's consider \(n = 5k + 1\) and find a specific example that meets our criteria. If \(k = 5\), then \(n = 5(5) + 1 = 26\). Thus: - \(n = 26\) - \(k = 5\) Now, compute \(\gcd(n, k)\) and \(\text{lcm}(n, k)\): - \(\gcd(26, 5) = 1\) because 26 and 5 are coprime (they share no common divisors other than 1). - \(\text{lcm}(26, 5) = 26 \times 5 / \gcd(26, 5) = 130 / 1 = 130\) Thus, the ratio becomes: \[ \frac{\text{lcm}(n,k)}{\gcd(n,k)} = \frac{130}{1} = 130 \]", C),
-    ("family: a listed substitution", r"\(a = 1, b = 2\): \(1 + 2 = 3\) \(a = 2, b = 3\): \(2 + 3 = 5\)", C),
-    # congruences written with "=": read when the chain ends with (mod m) or goes on with ≡
-    ("processbench math-484 #4", r"Calculate \(4^4 \mod 17\): \[4^2 = 16 \equiv -1 \pmod{17},\] \[4^4 = (4^2)^2 = (-1)^2 = 1 \pmod{17}.\] So, \[225^{66} \equiv 1 \pmod{17}.\]", C),
-    ("processbench omnimath-280 #3", "So, we need to find \\(7^5 \\mod 11\\):\n\\[ 7^2 = 49 \\equiv 5 \\pmod{11} \\]\n\\[ 7^4 = (7^2)^2 = 5^2 = 25 \\equiv 3 \\pmod{11} \\]\n\\[ 7^5 = 7^4 \\cdot 7 = 3 \\cdot 7 = 21 \\equiv 10 \\pmod{11} \\]", C),
-    ("processbench olympiadbench-417 #5", r"We can simplify further by finding the pattern of powers of -36. First, \( (-36)^2 = 1296 \equiv 96 \mod 100 \). Next, \( (-36)^4 = 96^2 \equiv 96 \mod 100 \). Then, \( (-36)^8 = 96^2 \equiv 96 \mod 100 \). Following this, \( (-36)^{16} = 96^2 \equiv 96 \mod 100 \). Finally, \( (-36)^{32} = 96^2 \equiv 96 \mod 100 \). Therefore, \( (-36)^{34} = (-36)^{32} \times (-36)^2 = 96 \times (-36) = -3456 \equiv 64 \mod 100 \).", W),
-    ("processbench omnimath-280 #2", r"The exponent \(5^{3^{2^1}} = 5^8\) is what we need to reduce modulo 10. Since \(5^2 = 25 \equiv 5 \pmod{10}\), we have \(5^4 \equiv 5^2 \equiv 5 \pmod{10}\), and thus \(5^8 \equiv 5^4 \equiv 5 \pmod{10}\).", W),
-    # notation: "!5" is a subfactorial (derangements), not the number 5
-    ("family: subfactorial", r"The number of derangements is \(!5 \times 6 = 264\).", U),
-    ("family: a factorial still read", r"So \(5! \times 6 = 620\).", W),
-    # approximations the step states or announces; a slip as precise as the truth stays one
-    ("family: pi taken as 3.14", r"Using \(\pi \approx 3.14\), the circumference is \(2\pi(7) = 43.96\).", U),
-    ("family: a root the step approximates", r"Since \(\sqrt{2} \approx 1.41\), we get \(\sqrt{2} \cdot 7 = 9.87\).", C),
-    ("family: rounding the step announces", r"Each share is about \(1000 / 3 \approx 333\). Then \(3 \times 333 = 1000\) in total.", C),
-    ("processbench omnimath-87 #3", "Now, let's consider the combined volume. We're given that the combined volume of the water in both containers is \\(80 \\, \\text{cm}^3\\). This means:\n\\[V_1 + V_2 = 80 \\, \\text{cm}^3\\]\nSubstituting the values we found:\n\\[80 + 10\\pi \\, \\text{cm}^3 = 80 \\, \\text{cm}^3\\]\nSince we know \\(10\\pi\\) is slightly more than \\(31 \\, \\text{cm}^3\\) (since \\(\\pi \\approx 3.14\\)), this confirms our setup is correct as it aligns with the given combined volume.", W),
-    ("family: a precise slip in a step that rounds", r"So \(\sqrt{2} \approx 1.41\). Also \(4194304 - 2048 - 11 = 4192255\).", W),
+    (r["source"], r["text"], r["expected"])
+    for r in yaml.safe_load(_COMPETITION_PATH.read_text(encoding="utf-8"))
 ]
 
 
-@pytest.mark.parametrize(("source", "text", "expected"), COMPETITION, ids=[r[0] for r in COMPETITION])
+@pytest.mark.parametrize(
+    ("source", "text", "expected"), COMPETITION, ids=[r[0] for r in COMPETITION]
+)
 def test_competition_writing(calc, source, text, expected):
     verdict = calc.check_steps([text])[0]
     assert str(verdict.status) == expected, f"{source}: {verdict.evidence}"
