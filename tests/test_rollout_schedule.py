@@ -55,6 +55,13 @@ class ThreadedCompleter:
         return futures
 
 
+def _verify(completer, items, estimator: str, k: int):
+    """The labels and stats of one MC run over `items` (chunk=1, confirm=2): the schedule tests
+    run it once per engine and compare."""
+    mc = mc_verifier(completer, estimator=estimator, k=k, chunk=1, confirm=2)
+    return mc.verify(items), mc.last_stats
+
+
 @pytest.mark.parametrize("estimator", ["binary_search", "per_step"])
 def test_continuous_schedule_gives_the_labels_of_the_round_schedule(estimator):
     items = [math_item(i, 9, i % 9) for i in range(12)]
@@ -62,13 +69,9 @@ def test_continuous_schedule_gives_the_labels_of_the_round_schedule(estimator):
     def rule(r):
         return 0.1 if ERR in r.prefix else 0.7
 
-    def run(completer):
-        mc = mc_verifier(completer, estimator=estimator, k=3, chunk=1, confirm=2)
-        return mc.verify(items), mc.last_stats
-
-    rounds, s1 = run(FakeCompleter(rule))
+    rounds, s1 = _verify(FakeCompleter(rule), items, estimator, k=3)
     slow = ThreadedCompleter(FakeCompleter(rule), lambda r: 0.002 * (hash(r.seed) % 5))
-    continuous, s2 = run(slow)
+    continuous, s2 = _verify(slow, items, estimator, k=3)
     assert isinstance(slow, AsyncCompleter) and not isinstance(slow, Completer)
     assert continuous == rounds  # same probes, seeds and labels in any timing
     assert (s2.requests, s2.completions, s2.tokens) == (s1.requests, s1.completions, s1.tokens)
@@ -110,14 +113,10 @@ def test_speculation_fills_the_engine_without_changing_a_label(estimator):
     def rule(r):
         return 0.05 if ERR in r.prefix else 0.5
 
-    def run(completer):
-        mc = mc_verifier(completer, estimator=estimator, k=4, chunk=1, confirm=2)
-        return mc.verify(items), mc.last_stats
-
-    sequential, s1 = run(FakeCompleter(rule))
+    sequential, s1 = _verify(FakeCompleter(rule), items, estimator, k=4)
     fast = ThreadedCompleter(FakeCompleter(rule), lambda r: 0.001 * (r.seed % 7))
     fast.capacity = 256
-    speculative, s2 = run(fast)
+    speculative, s2 = _verify(fast, items, estimator, k=4)
     assert speculative == sequential
     assert s2.requests - s2.wasted_requests == s1.requests  # every useful rollout, once
     assert s2.max_in_flight > s1.max_batch_requests  # it did send ahead
