@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 from collections.abc import Callable, Sequence
 
 from labeling.engine_request import EngineRequest
-from labeling.mc import Absolute, MCOptions
+from labeling.mc import Absolute, MCOptions, PerStep
 from verifiers.rollout.driver import Completion, MonteCarloVerifier
 
 
@@ -69,7 +71,8 @@ class FakeCompleter:
 
 
 def drive(est, success):
-    """Run an MC estimator to the end, rollout j from step i succeeding iff success(i, j)."""
+    """Run an MC estimator to the end, rollout j from step i having the outcome success(i, j):
+    True, False, or None (undecided). Each rollout reports one token."""
     for _ in range(2000):
         probes = est.pending()
         if not probes:
@@ -83,3 +86,20 @@ def drive(est, success):
 def every(k):
     """Succeeds on every k-th rollout: a success rate of 1/k, deterministically."""
     return lambda j: j % k == k - 1
+
+
+def mean_score(rule, p: float, rollouts: int) -> float:
+    """The exact mean of step 0's score under `rule` when each rollout succeeds with
+    probability p: every sequence of `rollouts` outcomes (at least what the rule can use),
+    weighed by its probability, recorded probe by probe until the rule stops."""
+    total = 0.0
+    for seq in itertools.product([True, False], repeat=rollouts):
+        weight = math.prod(p if x else 1 - p for x in seq)
+        est = PerStep(2, rule, outcome=False)
+        used = 0
+        while est.pending():
+            n = est.pending()[0].n
+            est.record(0, list(seq[used : used + n]))
+            used += n
+        total += weight * est.score(0)
+    return total

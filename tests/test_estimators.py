@@ -15,19 +15,7 @@ import pytest
 
 from labeling.mc import BinarySearch, PerStep, Probe, make_estimator
 from labeling.schema import Status
-from tests.fakes import absolute
-
-
-def drive(est, oracle):
-    """Run an estimator to the end; `oracle(step, j)` is the j-th rollout from `step`."""
-    for _ in range(1000):
-        probes = est.pending()
-        if not probes:
-            return est
-        for p in probes:
-            start = est.rollouts_at(p.step)
-            est.record(p.step, [oracle(p.step, start + j) for j in range(p.n)], tokens=10 * p.n)
-    raise AssertionError("estimator never finished")
+from tests.fakes import absolute, drive, mean_score
 
 
 def truth_oracle(first_error):
@@ -253,24 +241,6 @@ def test_unfinished_search_labels_only_what_it_knows():
     assert est.first_error() is None and not est.done
 
 
-def _expected_score(p, k, chunk, confirm, threshold=0.0):
-    """Exact mean of the step-0 score over every sequence of rollout outcomes."""
-    import itertools
-
-    total = 0.0
-    for seq in itertools.product([True, False], repeat=k * confirm):
-        weight = math.prod(p if x else 1 - p for x in seq)
-        rule = absolute(k=k, chunk=chunk, confirm=confirm, threshold=threshold)
-        est = PerStep(2, rule, outcome=False)
-        used = 0
-        while est.pending():
-            n = est.pending()[0].n
-            est.record(0, list(seq[used : used + n]))
-            used += n
-        total += weight * est.score(0)
-    return total
-
-
 @pytest.mark.parametrize(
     "k, chunk, confirm, threshold",
     [(5, 1, 2, 0.0), (5, 1, 1, 0.0), (4, 2, 2, 0.0), (5, 1, 1, 0.4), (6, 5, 1, 0.0)],
@@ -278,7 +248,8 @@ def _expected_score(p, k, chunk, confirm, threshold=0.0):
 @pytest.mark.parametrize("p", [0.2, 0.5, 0.9])
 def test_mc_score_is_unbiased_under_early_stopping(k, chunk, confirm, threshold, p):
     # The plain fraction gives 0.606 for p=0.5 with the defaults (k=5, chunk=1, confirm=2).
-    assert _expected_score(p, k, chunk, confirm, threshold) == pytest.approx(p, abs=1e-9)
+    rule = absolute(k=k, chunk=chunk, confirm=confirm, threshold=threshold)
+    assert mean_score(rule, p, k * confirm) == pytest.approx(p, abs=1e-9)
 
 
 def test_mc_score_without_early_stopping_is_the_plain_fraction():

@@ -11,7 +11,7 @@ from labeling.first_error import first_error as first_error_step
 from labeling.mc import BinarySearch, Fall, PerStep, Posterior, PosteriorSearch
 from labeling.registry import complete_sources, locating_sources
 from labeling.schema import Status, StepVerdict
-from tests.fakes import absolute
+from tests.fakes import absolute, drive
 
 COMPLETE_SOURCES, LOCATING_SOURCES = complete_sources(), locating_sources()
 SETTINGS = settings(max_examples=300, deadline=None)
@@ -126,17 +126,6 @@ def test_consensus_keeps_exactly_the_chains_whose_sources_agree(chain):
     assert result.keep == agree
 
 
-def _run(est, outcomes_at):
-    for _ in range(500):
-        probes = est.pending()
-        if not probes:
-            return est
-        for p in probes:
-            start = est.rollouts_at(p.step)
-            est.record(p.step, [outcomes_at(p.step, start + j) for j in range(p.n)])
-    raise AssertionError("estimator did not finish")
-
-
 MC_OPTIONS = st.fixed_dictionaries({
     "k": st.integers(1, 6), "confirm": st.integers(1, 3), "chunk_all": st.booleans(),
 })  # fmt: skip
@@ -153,8 +142,8 @@ def test_binary_search_agrees_with_per_step_on_monotone_success(n, data, opts):
 
     rule = absolute(k=opts["k"], confirm=opts["confirm"],
                     chunk=opts["k"] if opts["chunk_all"] else 1)
-    per_step = _run(PerStep(n, rule, outcome=outcome), oracle)
-    search = _run(BinarySearch(n, rule, outcome=outcome), oracle)
+    per_step = drive(PerStep(n, rule, outcome=outcome), oracle)
+    search = drive(BinarySearch(n, rule, outcome=outcome), oracle)
     expected = error if error < n else -1
     assert per_step.first_error() == expected
     assert search.first_error() == expected
@@ -199,7 +188,24 @@ def _drive(est, draws):
     def oracle(step, j):
         return draws[step][j] if j < len(draws[step]) else None
 
-    return _run(est, oracle)
+    return drive(est, oracle)
+
+
+def _labels_nothing_when_nothing_succeeds(est, n, outcome):
+    """Drive `est` (n steps) with every rollout failing: no step but the last (the chain's own
+    answer, `outcome`) gets a label, and nothing is rolled out."""
+    verdicts = _drive(est, [[False] * 20 for _ in range(n)]).verdicts()
+    assert [v.label for v in verdicts[:-1]] == [None] * (n - 1)
+    assert est.rollouts == 0
+    assert verdicts[-1].label is outcome
+
+
+def _same_verdicts(new_est, decided, mixed):
+    """Two fresh estimators from `new_est()`, driven by the `decided` draws and by the same
+    draws with undecided ones mixed in, give every step the same label, score and counts."""
+    a, b = _drive(new_est(), decided), _drive(new_est(), mixed)
+    strip = [(v.label, v.score, v.successes, v.decided) for v in a.verdicts()]
+    assert strip == [(v.label, v.score, v.successes, v.decided) for v in b.verdicts()]
 
 
 def _rate(counts):
@@ -231,12 +237,8 @@ def test_fall_never_calls_a_step_wrong_where_its_rate_did_not_fall(n, base, data
 def test_a_completer_that_never_succeeds_labels_nothing(n, asked, cls, outcome, after):
     # It never reached the answer from the question, nor from any step: no step but the last
     # (the chain's own answer) gets a label, and nothing is rolled out.
-    est = _drive(cls(n, _fall((0, asked)), outcome=outcome, after_error=after),
-                 [[False] * 20 for _ in range(n)])
-    verdicts = est.verdicts()
-    assert [v.label for v in verdicts[:-1]] == [None] * (n - 1)
-    assert est.rollouts == 0
-    assert verdicts[-1].label is outcome
+    est = cls(n, _fall((0, asked)), outcome=outcome, after_error=after)
+    _labels_nothing_when_nothing_succeeds(est, n, outcome)
 
 
 @FALL_SETTINGS
@@ -259,10 +261,7 @@ def test_fall_undecided_rollouts_change_nothing(n, base, data, cls, outcome):
             out.append(x)
         mixed.append(out + [None] * (len(spots) - at))
     rule = _fall(base, cap=20)
-    a = _drive(cls(n, rule, outcome=outcome), decided)
-    b = _drive(cls(n, rule, outcome=outcome), mixed)
-    strip = [(v.label, v.score, v.successes, v.decided) for v in a.verdicts()]
-    assert strip == [(v.label, v.score, v.successes, v.decided) for v in b.verdicts()]
+    _same_verdicts(lambda: cls(n, rule, outcome=outcome), decided, mixed)
 
 
 # --- the `posterior` rule --------------------------------------------------------------------
@@ -314,12 +313,8 @@ def test_posterior_a_completer_that_never_succeeds_labels_nothing(n, asked, outc
     # is rolled out.
     sampled = sampled and outcome is not True
     base = (0, asked + int(sampled and outcome is not None))
-    est = _drive(PosteriorSearch(n, _posterior(base, sampled), outcome=outcome,
-                                 after_error=after), [[False] * 20 for _ in range(n)])
-    verdicts = est.verdicts()
-    assert [v.label for v in verdicts[:-1]] == [None] * (n - 1)
-    assert est.rollouts == 0
-    assert verdicts[-1].label is outcome
+    est = PosteriorSearch(n, _posterior(base, sampled), outcome=outcome, after_error=after)
+    _labels_nothing_when_nothing_succeeds(est, n, outcome)
 
 
 @POSTERIOR_SETTINGS
@@ -336,7 +331,4 @@ def test_posterior_undecided_rollouts_change_nothing(n, base, data, outcome, chu
             out += [None] * data.draw(st.integers(0, 2)) + [x]
         mixed.append(out)
     rule = _posterior((base[0] + int(outcome), base[1] + 1), True, budget=120, chunk=chunk)
-    a = _drive(PosteriorSearch(n, rule, outcome=outcome), decided)
-    b = _drive(PosteriorSearch(n, rule, outcome=outcome), mixed)
-    strip = [(v.label, v.score, v.successes, v.decided) for v in a.verdicts()]
-    assert strip == [(v.label, v.score, v.successes, v.decided) for v in b.verdicts()]
+    _same_verdicts(lambda: PosteriorSearch(n, rule, outcome=outcome), decided, mixed)

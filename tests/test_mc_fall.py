@@ -3,7 +3,6 @@ judged against its self-confidence on the problem; unverifiable where it cannot 
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from labeling.mc import MC_DEFAULTS, BinarySearch, Fall, MCOptions, PerStep, make_rule
 from labeling.mc.stats import bayes_factor, betainc
 from labeling.schema import SelfConfidence, Status
-from tests.fakes import drive, every
+from tests.fakes import drive, every, mean_score
 
 
 def fall(base, own=0, cap=20, chunk=1, level=0.05):
@@ -116,18 +115,7 @@ def test_the_last_step_is_the_chains_outcome_even_after_an_error():
 
 @pytest.mark.parametrize("p", [0.2, 0.5, 0.8])
 def test_the_score_is_unbiased_under_the_falls_stopping_rule(p):
-    rule = fall((6, 12), cap=8)
-    total = 0.0
-    for seq in itertools.product([True, False], repeat=8):
-        weight = math.prod(p if x else 1 - p for x in seq)
-        est = PerStep(2, rule, outcome=False)
-        used = 0
-        while est.pending():
-            n = est.pending()[0].n
-            est.record(0, list(seq[used:used + n]))
-            used += n
-        total += weight * est.score(0)
-    assert total == pytest.approx(p, abs=1e-9)
+    assert mean_score(fall((6, 12), cap=8), p, 8) == pytest.approx(p, abs=1e-9)
 
 
 def test_verdicts_carry_the_counts_and_the_self_confidence():
