@@ -1,5 +1,5 @@
-"""Shared fixtures: the shared data folder, Hydra composition, a tiny random model, and the
-one rule for tests that need something outside Python (`require`)."""
+"""Shared fixtures: the shared data folder, Hydra composition, a tiny random model, a tiny PRM
+checkpoint, and the one rule for tests that need something outside Python (`require`)."""
 
 from __future__ import annotations
 
@@ -102,6 +102,24 @@ def tiny_model_dir(tmp_path_factory) -> Path:
     model.save_pretrained(out)
     tok.save_pretrained(out)
     return out
+
+
+@pytest.fixture(scope="session")
+def prm_ckpt(tmp_path_factory) -> Path:
+    """A tiny PRM checkpoint (tests/reward_ckpt.py) that scores 96 tokens at most, built once:
+    the reward tests read it and never write to it."""
+    from tests.reward_ckpt import tiny_prm
+
+    return tiny_prm(tmp_path_factory.mktemp("prm"), max_length=96)
+
+
+@pytest.fixture(scope="module")
+def prm_reward(prm_ckpt):
+    """`PRMReward` on `prm_ckpt`, one per test module (its counters start at zero there)."""
+    from pipelines.reward import PRMReward
+
+    with PRMReward.load(prm_ckpt) as reward:
+        yield reward
 
 
 @pytest.fixture(scope="module")

@@ -109,31 +109,21 @@ def test_step_ends_and_token_ends():
 # -- PRMReward on a real checkpoint ------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def ckpt(tmp_path_factory):
-    return tiny_prm(tmp_path_factory.mktemp("reward"), max_length=96)
-
-
-@pytest.fixture(scope="module")
-def reward(ckpt):
-    return PRMReward.load(ckpt)
-
-
-def test_rewards_are_the_scorers_step_scores_aggregated(ckpt, reward):
+def test_rewards_are_the_scorers_step_scores_aggregated(prm_ckpt, prm_reward):
     prompts = ["Start at 3 and add 4 , 2 .", "What is 12 * 3 ?"]
     completions = ["3 + 4 = 7\n\n7 + 2 = 9\n\nThe answer is \\boxed{9} .", "12 * 3 = 36"]
     chains = [(p, split_steps(c, "auto")) for p, c in zip(prompts, completions, strict=True)]
-    want = PRMScorer.load(ckpt).score_many(chains)
+    want = PRMScorer.load(prm_ckpt).score_many(chains)
     assert len({round(s, 4) for s in want[0]}) > 1  # the randomised head spreads the scores
-    got = reward.score(prompts, completions)
+    got = prm_reward.score(prompts, completions)
     for r, w in zip(got, want, strict=True):
         assert [s.score for s in r.steps] == pytest.approx(w, abs=1e-6)
         assert r.reward == pytest.approx(min(w)) and r.note is Note.scored
-    assert reward(prompts, completions) == [r.reward for r in got]
+    assert prm_reward(prompts, completions) == [r.reward for r in got]
 
 
-def test_a_completion_past_max_length_gets_the_stated_value_and_is_counted(ckpt):
-    r = PRMReward.load(ckpt, empty_reward=0.125)
+def test_a_completion_past_max_length_gets_the_stated_value_and_is_counted(prm_ckpt):
+    r = PRMReward.load(prm_ckpt, empty_reward=0.125)
     long_step = "3 + 4 = 7 " * 30  # one step longer than the PRM's 96 tokens
     before = dict(r.stats)
     got = r.score(["Start at 3", "Start at 3", "x"], [long_step, "", "12 * 3 = 36"])
@@ -172,19 +162,19 @@ def test_rules_this_install_cannot_use_fail_at_start(tmp_path):
         PRMReward.load(ck)
 
 
-def test_config_mistakes_are_one_sentence(ckpt):
+def test_config_mistakes_are_one_sentence(prm_ckpt):
     with pytest.raises(ConfigError, match="aggregation.*min"):
-        reward_config(checkpoint=str(ckpt), aggregation="median")
+        reward_config(checkpoint=str(prm_ckpt), aggregation="median")
     with pytest.raises(ConfigError, match="outcome_weight"):
-        reward_config(checkpoint=str(ckpt), outcome_weight=2)
+        reward_config(checkpoint=str(prm_ckpt), outcome_weight=2)
     with pytest.raises(ConfigError, match="reward.url"):
-        reward_config(checkpoint=str(ckpt), backend="server")
+        reward_config(checkpoint=str(prm_ckpt), backend="server")
     with pytest.raises(ConfigError, match="not a directory"):
-        PRMReward.load(ckpt / "nope")
+        PRMReward.load(prm_ckpt / "nope")
 
 
-def test_the_outcome_blend_uses_the_answer_check(ckpt):
-    with PRMReward.load(ckpt, outcome_weight=1.0) as r:
+def test_the_outcome_blend_uses_the_answer_check(prm_ckpt):
+    with PRMReward.load(prm_ckpt, outcome_weight=1.0) as r:
         got = r.score(["q"] * 4, ["The answer is \\boxed{9} .", "The answer is \\boxed{8} .",
                                   "no answer here", "The answer is \\boxed{9} ."],
                       ["9", "9", "9", None])  # fmt: skip
@@ -205,19 +195,19 @@ class Broken:
 
 @pytest.mark.parametrize("answer", [RuntimeError("connection refused"), [], None,
                                     [[0.5, 0.5, 0.5]]])
-def test_a_failing_backend_raises_instead_of_inventing_rewards(ckpt, answer):
-    r = PRMReward(reward_config(checkpoint=str(ckpt)), scorer=Broken(answer))
+def test_a_failing_backend_raises_instead_of_inventing_rewards(prm_ckpt, answer):
+    r = PRMReward(reward_config(checkpoint=str(prm_ckpt)), scorer=Broken(answer))
     with pytest.raises(ScoringError):
         r.score(["q"], ["2 + 2 = 4"])
 
 
-def test_policy_token_ends_come_from_the_policy_tokenizer(reward, tiny_model_dir):
+def test_policy_token_ends_come_from_the_policy_tokenizer(prm_reward, tiny_model_dir):
     from pipelines.train.model import load_tokenizer
 
     tok = load_tokenizer(tiny_model_dir)  # a policy's byte-level BPE, not the PRM's tokenizer
     text = "3 + 4 = 7\n\n7 + 2 = 9"
     ids = tok(text, add_special_tokens=False)["input_ids"]
-    got = reward.score(["q"], [text], completion_ids=[ids], tokenizer=tok)[0]
+    got = prm_reward.score(["q"], [text], completion_ids=[ids], tokenizer=tok)[0]
     for step in got.steps:
         assert len(tok.decode(ids[: step.token_end + 1])) >= step.char_end
         assert len(tok.decode(ids[: step.token_end])) < step.char_end

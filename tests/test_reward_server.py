@@ -17,7 +17,6 @@ from pipelines.reward.batching import Batcher, QueueFullError
 from pipelines.reward.config import ServerConfig
 from pipelines.reward.server import RewardServer
 from pipelines.serve.server import free_port
-from tests.reward_ckpt import tiny_prm
 
 CHATML = "<|im_start|>user\n{q}<|im_end|>\n<|im_start|>assistant\n"
 QUESTIONS = ["Start at 3 and add 4 , 2 .", "What is 12 * 3 ?", "Start at 3 and add 4 , 2 ."]
@@ -25,14 +24,9 @@ RESPONSES = ["3 + 4 = 7\n\n7 + 2 = 9\n\nThe answer is \\boxed{9} .", "12 * 3 = 3
 
 
 @pytest.fixture(scope="module")
-def reward(tmp_path_factory):
-    return PRMReward.load(tiny_prm(tmp_path_factory.mktemp("server"), max_length=96))
-
-
-@pytest.fixture(scope="module")
-def server(reward):
+def server(prm_reward):
     cfg = ServerConfig(port=free_port(), max_request=64, max_queue=256)
-    with RewardServer(reward, cfg) as s:
+    with RewardServer(prm_reward, cfg) as s:
         yield s
 
 
@@ -44,7 +38,7 @@ def openrlhf_request(url: str, data: dict) -> requests.Response:
                          headers={"Content-Type": "application/json"}, timeout=180)  # fmt: skip
 
 
-def test_the_openrlhf_request_gets_the_fields_openrlhf_reads(server, reward):
+def test_the_openrlhf_request_gets_the_fields_openrlhf_reads(server, prm_reward):
     prompts = [CHATML.format(q=q) for q in QUESTIONS]
     # OpenRLHF decodes prompt + response with skip_special_tokens=False: the EOS stays in
     queries = [p + r + "<|im_end|>" for p, r in zip(prompts, RESPONSES, strict=True)]
@@ -58,14 +52,14 @@ def test_the_openrlhf_request_gets_the_fields_openrlhf_reads(server, reward):
         assert len(values) == 3 and all(isinstance(v, float) for v in values), key
     assert all(isinstance(x, float) and math.isfinite(x) for x in body["rewards"])
     # the same numbers as the reward in-process on the question and the bare response
-    assert body["rewards"] == pytest.approx(reward(QUESTIONS, RESPONSES), abs=1e-6)
+    assert body["rewards"] == pytest.approx(prm_reward(QUESTIONS, RESPONSES), abs=1e-6)
     assert body["extra_logs"]["prm_no_scorable_step"] == [0.0, 0.0, 1.0]
 
 
-def test_old_openrlhf_sends_query_only(server, reward):
+def test_old_openrlhf_sends_query_only(server, prm_reward):
     queries = [CHATML.format(q=q) + r for q, r in zip(QUESTIONS, RESPONSES, strict=True)]
     body = openrlhf_request(server.url, {"query": queries}).json()
-    assert body["rewards"] == pytest.approx(reward(QUESTIONS, RESPONSES), abs=1e-6)
+    assert body["rewards"] == pytest.approx(prm_reward(QUESTIONS, RESPONSES), abs=1e-6)
 
 
 def test_return_steps_gives_dense_rewards(server):
@@ -75,7 +69,7 @@ def test_return_steps_gives_dense_rewards(server):
     assert all(0.0 <= s["score"] <= 1.0 for s in steps) and body["notes"] == ["scored"]
 
 
-def test_concurrent_requests_are_all_answered(server, reward):
+def test_concurrent_requests_are_all_answered(server, prm_reward):
     results, barrier = {}, threading.Barrier(8)
 
     def client(i: int) -> None:
@@ -89,7 +83,7 @@ def test_concurrent_requests_are_all_answered(server, reward):
     for t in threads:
         t.join(timeout=120)
     assert len(results) == 8
-    plain = reward([""] * 3, RESPONSES)
+    plain = prm_reward([""] * 3, RESPONSES)
     for status, body in results.values():
         assert status == 200 and body["rewards"] == pytest.approx(plain, abs=1e-6)
 
@@ -119,9 +113,9 @@ def test_empty_batch_and_health(server):
     assert health.json()["stats"]["completions"] > 0
 
 
-def test_a_full_queue_answers_503_and_a_broken_backend_502(reward):
+def test_a_full_queue_answers_503_and_a_broken_backend_502(prm_reward):
     cfg = ServerConfig(port=free_port(), max_queue=2)
-    with RewardServer(reward, cfg) as s:
+    with RewardServer(prm_reward, cfg) as s:
         resp = openrlhf_request(s.url, {"query": ["a", "b", "c"]})
         assert resp.status_code == 503 and resp.headers["Retry-After"] == "1"
 
@@ -129,7 +123,7 @@ def test_a_full_queue_answers_503_and_a_broken_backend_502(reward):
         def score_many(self, chains):
             raise RuntimeError("connection refused")
 
-    broken = PRMReward(reward_config(checkpoint=reward.cfg.checkpoint), scorer=Down())
+    broken = PRMReward(reward_config(checkpoint=prm_reward.cfg.checkpoint), scorer=Down())
     with RewardServer(broken, ServerConfig(port=free_port())) as s:
         resp = openrlhf_request(s.url, {"query": ["2 + 2 = 4"]})
         assert resp.status_code == 502 and "connection refused" in resp.json()["detail"]

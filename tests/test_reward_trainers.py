@@ -14,36 +14,25 @@ from labeling.reward import Note
 from pipelines.reward import PRMReward, TRLReward, verl_reward
 from pipelines.train.lineage import dataset_split
 from pipelines.train.model import StepFormat
-from tests.reward_ckpt import tiny_prm
 
 PROMPTS = ["Start at 3 and add 4 , 2 .", "What is 12 * 3 ?"]
 COMPLETIONS = ["3 + 4 = 7\n\n7 + 2 = 9\n\nThe answer is \\boxed{9} .", "12 * 3 = 36"]
 
 
-@pytest.fixture(scope="module")
-def ckpt(tmp_path_factory):
-    return tiny_prm(tmp_path_factory.mktemp("trainers"), max_length=96)
-
-
-@pytest.fixture(scope="module")
-def reward(ckpt):
-    return PRMReward.load(ckpt)
-
-
-def test_trl_callable_takes_strings_and_chat_messages_alike(reward):
-    fn = reward.trl()
+def test_trl_callable_takes_strings_and_chat_messages_alike(prm_reward):
+    fn = prm_reward.trl()
     assert isinstance(fn, TRLReward) and fn.__name__ == "prm_reward"
     plain = fn(prompts=PROMPTS, completions=COMPLETIONS, completion_ids=[[1], [2]],
                answer=["9", "36"], trainer_state=None)  # fmt: skip
     chat_prompts = [[{"role": "user", "content": p}] for p in PROMPTS]
     chat = [[{"role": "assistant", "content": c}] for c in COMPLETIONS]
     assert fn(prompts=chat_prompts, completions=chat) == plain
-    assert plain == reward(PROMPTS, COMPLETIONS) and all(math.isfinite(x) for x in plain)
+    assert plain == prm_reward(PROMPTS, COMPLETIONS) and all(math.isfinite(x) for x in plain)
 
 
-def test_trl_callable_logs_through_the_trainers_hooks(reward):
+def test_trl_callable_logs_through_the_trainers_hooks(prm_reward):
     metrics, extra = {}, {}
-    fn = reward.trl(name="prm")
+    fn = prm_reward.trl(name="prm")
     fn(prompts=["q", "q"], completions=["2 + 2 = 4", "   "],
        log_metric=lambda k, v: metrics.__setitem__(k, v),
        log_extra=lambda k, v: extra.__setitem__(k, v))  # fmt: skip
@@ -51,31 +40,31 @@ def test_trl_callable_logs_through_the_trainers_hooks(reward):
     assert extra == {"prm_steps": [1, 0], "prm_note": ["scored", "no_steps"]}
 
 
-def test_trl_callable_passes_the_reference_column_to_the_outcome_blend(ckpt):
-    with PRMReward.load(ckpt, outcome_weight=1.0) as r:
+def test_trl_callable_passes_the_reference_column_to_the_outcome_blend(prm_ckpt):
+    with PRMReward.load(prm_ckpt, outcome_weight=1.0) as r:
         fn = r.trl(reference="solution")
         assert fn(prompts=["q", "q"], completions=["so \\boxed{4}", "so \\boxed{5}"],
                   solution=["4", "4"]) == [1.0, 0.0]  # fmt: skip
 
 
-def test_verl_compute_score_reads_the_prompt_from_extra_info(ckpt, reward):
-    kwargs = {"checkpoint": str(ckpt)}
+def test_verl_compute_score_reads_the_prompt_from_extra_info(prm_ckpt, prm_reward):
+    kwargs = {"checkpoint": str(prm_ckpt)}
     one = verl_reward.compute_score("gsm8k", COMPLETIONS[0], "9",
                                     {"question": PROMPTS[0], "index": 0}, **kwargs)  # fmt: skip
-    assert one == pytest.approx(reward([PROMPTS[0]], [COMPLETIONS[0]])[0])
+    assert one == pytest.approx(prm_reward([PROMPTS[0]], [COMPLETIONS[0]])[0])
     infos = [{"prompt": [{"role": "user", "content": PROMPTS[0]}]}, {"question": PROMPTS[1]}]
     batch = verl_reward.compute_score_batch(["gsm8k"] * 2, COMPLETIONS, ["9", "36"], infos,
                                             **kwargs)  # fmt: skip
-    assert batch == pytest.approx(reward(PROMPTS, COMPLETIONS))
+    assert batch == pytest.approx(prm_reward(PROMPTS, COMPLETIONS))
     # one reward object per process and settings: the second call built nothing new
-    assert len([k for k in verl_reward._REWARDS if str(ckpt) in k]) == 1
-    cached = next(v for k, v in verl_reward._REWARDS.items() if str(ckpt) in k)
+    assert len([k for k in verl_reward._REWARDS if str(prm_ckpt) in k]) == 1
+    cached = next(v for k, v in verl_reward._REWARDS.items() if str(prm_ckpt) in k)
     before = cached.stats["no_prompt"]
     got = verl_reward.compute_score("gsm8k", COMPLETIONS[1], "36", None, **kwargs)
     assert math.isfinite(got) and cached.stats["no_prompt"] == before + 1
 
 
-def test_verl_prompt_key_names_the_field(ckpt):
+def test_verl_prompt_key_names_the_field(prm_ckpt):
     info = {"my_q": PROMPTS[1], "question": "something else"}
     assert verl_reward.prompt_of(info, "my_q") == PROMPTS[1]
     assert verl_reward.prompt_of(info) == "something else"
