@@ -120,13 +120,15 @@ def generate(llm, tok, reqs: list[dict]) -> list:
         for r in reqs
     ]  # fmt: skip
     params = [SamplingParams(n=r["n"], temperature=r["temperature"], top_p=r["top_p"],
-                             max_tokens=r["max_tokens"], seed=r["seed"]) for r in reqs]
+                             max_tokens=r["max_tokens"], seed=r["seed"], stop=r.get("stop") or [])
+              for r in reqs]  # fmt: skip
     return llm.generate(prompts, params, use_tqdm=False)
 
 
 def _peer(llm, tok, spec: dict, chains: list) -> dict:
     """Math-Shepherd as public implementations run it: every prefix but the whole chain,
-    N=8 completions each, one chain per call, every completion checked."""
+    N=8 completions each, one chain per call, every completion checked; sampled as the job
+    samples (its temperature and top_p), so the two differ only in how they label."""
     from labeling.schema import Chain, Problem
     from verifiers.rollout.driver import prefix_texts
     from verifiers.rollout.outcome import MathOutcome
@@ -138,7 +140,7 @@ def _peer(llm, tok, spec: dict, chains: list) -> dict:
         prefixes = prefix_texts(Chain(pid, "c", 0, text, tuple(steps), "m"))[:-1]
         batch = [{"messages": [{"role": "user", "content": spec["prompt"][pid]}], "prefix": pre,
                   "n": 8, "seed": 1000 + i, "max_tokens": spec["mc_tokens"], "temperature": 0.8,
-                  "top_p": 1.0} for i, pre in enumerate(prefixes)]  # fmt: skip
+                  "top_p": spec["top_p"]} for i, pre in enumerate(prefixes)]  # fmt: skip
         t = time.perf_counter()
         outs = generate(llm, tok, batch)
         engine_s += time.perf_counter() - t

@@ -168,8 +168,9 @@ def job_side(args: argparse.Namespace) -> dict:
                                               / max(rollout["prompt_tokens"], 1), 3),
                "steps": sum(len(c.steps) for _, c in items),
                "flat_in_job_engine": {"tokens": flat_tokens, "seconds": flat_s}},
-        "mc_requests": [[r.user_text, r.prefix, r.n, r.seed, r.max_tokens, r.temperature]
-                        for r in sent],
+        # Whole requests: the bare replay samples with the same top_p (a nucleus costs a
+        # sort of the vocabulary per step on CPU: 2.5x slower rollouts, 2026-11-26).
+        "mc_requests": [r.to_plain() for r in sent],
         "chains": [[p.question, p.reference, p.problem_id, c.text, list(c.steps)]
                    for p, c in items],
     }  # fmt: skip
@@ -279,16 +280,18 @@ def measure(args: argparse.Namespace) -> dict:
         job = job_side(args)
         if cache is not None:
             cache.write_text(json.dumps(job))
-    instruction = SamplerConfig().math_instruction
-    prompts = {pid: user_message(Problem(pid, "math", "bench", q, reference=ref), instruction)
+    sampler = SamplerConfig()
+    prompts = {pid: user_message(Problem(pid, "math", "bench", q, reference=ref),
+                                 sampler.math_instruction)
                for q, ref, pid, _, _ in job["chains"]}  # fmt: skip
-    mc = [{"messages": [{"role": "user", "content": p}], "prefix": pre, "n": n, "seed": seed,
-           "max_tokens": mt, "temperature": t, "top_p": 1.0}
-          for p, pre, n, seed, mt, t in job["mc_requests"]]  # fmt: skip
+    if not all(isinstance(r, dict) for r in job["mc_requests"]):
+        sys.exit(f"{cache}: recorded by an older version (requests without top_p); remove it")
+    # The peer samples as the job does (same temperature and nucleus): the comparison is of
+    # the labeling, not of the sampler's settings.
     spec = {"model": args.model or str(prepare()), "gpu": args.gpu,
             "sample": job["sample"]["requests"], "repeats": job["sample"].get("repeats", 1),
-            "mc": mc, "chains": job["chains"][: args.peer_chains], "prompt": prompts,
-            "mc_tokens": args.mc_tokens}  # fmt: skip
+            "mc": job["mc_requests"], "chains": job["chains"][: args.peer_chains],
+            "prompt": prompts, "mc_tokens": args.mc_tokens, "top_p": sampler.top_p}  # fmt: skip
     auto = "bfloat16" if args.gpu else choose_dtype("auto", False, cpu_flags(), None)[0]
     layouts = bare_layouts(args.gpu)
     # The bare processes start as the job's CPU engines do: preloaded or not by the same

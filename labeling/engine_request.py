@@ -65,5 +65,12 @@ class EngineRequest:
         return cls(messages=tuple((m["role"], m["content"]) for m in d["messages"]),
                    stop=tuple(d.get("stop") or ()), **fields)
 
+    def to_plain(self) -> dict[str, Any]:
+        """The JSON form `from_plain` reads: every sampling field, so a replay (a bare engine
+        in a benchmark) samples exactly as this request did."""
+        return {"messages": self.chat(), "prefix": self.prefix, "n": self.n, "seed": self.seed,
+                "max_tokens": self.max_tokens, "temperature": self.temperature,
+                "top_p": self.top_p, "stop": list(self.stop)}  # fmt: skip
+
 
 __all__ = ["EngineRequest", "Messages"]
