@@ -217,6 +217,50 @@ def test_a_search_that_cannot_place_a_label_stops_before_its_budget():
     assert False not in est.labels()[:-1]
 
 
+@pytest.mark.parametrize(("first_error", "chunk"), [(1, 2), (4, 2), (6, 1), (None, 2)])
+def test_the_requests_looked_ahead_hold_the_next_two_probes(first_error, chunk):
+    # Whatever the pending probe brings (all its rollouts decided), the request the search
+    # sends next (its step, first rollout index and n) is among those `lookahead` named
+    # before it, and so is the one after (two probes deep), while the budget holds them. A
+    # driver may therefore send them early.
+    est = PosteriorSearch(8, rule((8, 16), chunk=chunk), outcome=first_error is None)
+
+    def success(i, j):
+        return first_error is None or (i < first_error and every(2)(j))
+
+    history, checked = [], 0  # (requests looked ahead, budget left after two whole probes)
+    while est.pending():
+        (p,) = est.pending()
+        for ahead, left in history[-2:]:
+            if left >= 0:
+                assert (p.step, est.rollouts_at(p.step), p.n) in ahead
+                checked += 1
+        left = est.rule.chain_budget - est.rollouts - p.n - 2 * chunk
+        history.append((est.lookahead(), left))
+        start = est.rollouts_at(p.step)
+        est.record(p.step, [success(p.step, start + j) for j in range(p.n)])
+    assert checked >= (0 if first_error is None else 5)  # it went several probes deep
+    assert est.lookahead() == []  # a finished search looks nowhere
+
+
+def test_looking_ahead_changes_no_choice():
+    # `ahead` asks the search about counts it has not seen; the choices it then makes on
+    # the real counts are those of a search that never looked ahead.
+    def run(look):
+        est = PosteriorSearch(8, rule((8, 16), chunk=2), outcome=False)
+        steps = []
+        while est.pending():
+            if look:
+                est.lookahead()
+            (p,) = est.pending()
+            steps.append(p.step)
+            start = est.rollouts_at(p.step)
+            est.record(p.step, [p.step < 3 and every(2)(start + j) for j in range(p.n)])
+        return steps, est.labels()
+
+    assert run(True) == run(False)
+
+
 def test_scores_are_the_posterior_that_the_chain_is_still_right():
     est = drive(PosteriorSearch(6, rule((5, 20)), outcome=False),
                 lambda i, j: i < 3 and every(2)(j))

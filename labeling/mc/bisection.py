@@ -43,6 +43,8 @@ from labeling.mc.rules import Posterior as PosteriorRule
 from labeling.schema import SelfConfidence
 
 MIN_GAIN = 1e-4  # bits: below it no probe is worth its rollouts
+# Probes looked ahead (`lookahead`): two deep is up to 3 + 9 requests for probes of 2.
+AHEAD_DEPTH = 2
 Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2
 
 
@@ -71,7 +73,10 @@ class PosteriorSearch(Estimator):
         self.skip = self.futile or n_steps < 2 or (not probe_right and outcome is True)
         self._probe: tuple[int, int] | None = None  # (step, decided count that completes it)
         self._seen: dict[Counts, tuple[ErrorPosterior, list[bool | None]]] = {}
-        self._choice: dict[Counts, int | None] = {}
+        # Keyed by the counts and the budget left: a choice is a function of both (undecided
+        # rollouts spend budget without changing the counts).
+        self._choice: dict[tuple[Counts, int], int | None] = {}
+        self._ahead: dict[tuple[Counts, int], list[tuple[int, int, int]]] = {}
 
     # --- the posterior and the labels -------------------------------------------------------
 
@@ -83,12 +88,15 @@ class PosteriorSearch(Estimator):
         return None if self.model is None else self._state()[0]
 
     def _state(self) -> tuple[ErrorPosterior, list[bool | None]]:
-        key = self._counts()
-        if key not in self._seen:
+        return self._at(self._counts())
+
+    def _at(self, counts: Counts) -> tuple[ErrorPosterior, list[bool | None]]:
+        """The posterior and labels of these counts (the recorded ones, or a hypothesis)."""
+        if counts not in self._seen:
             assert self.model is not None
-            post = self.model.posterior(key)
-            self._seen[key] = (post, self._label(post, key))
-        return self._seen[key]
+            post = self.model.posterior(counts)
+            self._seen[counts] = (post, self._label(post, counts))
+        return self._seen[counts]
 
     def _label(self, post: ErrorPosterior, counts: Counts) -> list[bool | None]:
         m, level, f = self.n_steps, self.rule.level, self.rule.factor
@@ -142,30 +150,72 @@ class PosteriorSearch(Estimator):
         if self._probe is not None:  # finished first: choices see whole probes only
             step, target = self._probe
             return [Probe(step, min(target - self.counts(step)[1], self._left()))]
-        labels = self.labels()[:-1]
-        if False in labels or None not in labels:
-            return []  # the first error found, or every step right
-        best = self._choose(self._counts())
+        best = self._next(self._counts(), self._left())
         return [] if best is None else [Probe(best, min(self.rule.request, self._left()))]
 
-    def _choose(self, counts: Counts) -> int | None:
-        if counts not in self._choice:
+    def _next(self, counts: Counts, left: int) -> int | None:
+        """The step probed next from these counts with `left` rollouts of budget; None when
+        the search stops (the first error found, every step right, nothing to learn)."""
+        labels = self._at(counts)[1][:-1]
+        if left <= 0 or False in labels or None not in labels:
+            return None
+        key = (counts, left)
+        if key not in self._choice:
             assert self.model is not None
             gains = self.model.gains(counts, self.rule.request)
             best = max(range(len(gains)), key=lambda i: (gains[i], i))
-            useful = gains[best] >= MIN_GAIN and self._reachable(counts)
-            self._choice[counts] = best if useful else None
-        return self._choice[counts]
+            useful = gains[best] >= MIN_GAIN and self._reachable(counts, left)
+            self._choice[key] = best if useful else None
+        return self._choice[key]
 
-    def _reachable(self, counts: Counts) -> bool:
+    def lookahead(self) -> list[tuple[int, int, int]]:
+        """The requests the search would send next after each outcome of the pending probe
+        (0 to n successes, all decided) and after each outcome of those (`AHEAD_DEPTH` probes
+        deep), as (step, first rollout index, n), while the budget holds whole probes: a
+        driver with room sends them early (verifiers/rollout/schedule.py)."""
+        pending = self.pending()
+        if not pending:
+            return []
+        key = (self._counts(), self.rollouts)
+        if key not in self._ahead:
+            out: list[tuple[int, int, int]] = []
+            n = self.rule.request
+            # A path: its counts, budget left, the probe it makes and the rollouts it added.
+            frontier = [(self._counts(), self._left(), pending[0], {})]
+            for _ in range(AHEAD_DEPTH):
+                later = []
+                for counts, left, probe, added in frontier:
+                    left -= probe.n
+                    added = added | {probe.step: added.get(probe.step, 0) + probe.n}
+                    if left < n:
+                        continue
+                    x, d = counts[probe.step]
+                    for ok in range(probe.n + 1):
+                        then = (*counts[: probe.step], (x + ok, d + probe.n),
+                                *counts[probe.step + 1:])
+                        step = self._next(then, left)
+                        if step is None:
+                            continue
+                        request = (step, self.rollouts_at(step) + added.get(step, 0), n)
+                        out += [request] if request not in out else []
+                        later.append((then, left, Probe(step, n), added))
+                frontier = later
+            self._ahead[key] = out
+        return self._ahead[key]
+
+    def may_probe(self, step: int) -> bool:
+        # Any step may come next while the search goes on (results sent early wait for it).
+        return step < self.n_steps - 1 and bool(self.pending())
+
+    def _reachable(self, counts: Counts, left: int) -> bool:
         """Whether some first error the posterior still gives at least `level` (or "no error
         before the last step") could be located within the budget left, even if the whole
         budget went its way twice over: every rollout failing from it, and every rollout
         succeeding from the step before it (from the last probed step, for "none"). If not,
         no rollout can place a label that matters: the search stops."""
         assert self.model is not None
-        m, left, level = self.n_steps, self._left(), self.rule.level
-        p_le = self._state()[0].p_le
+        m, level = self.n_steps, self.rule.level
+        p_le = self._at(counts)[0].p_le
         p_e = [p_le[0], *(p_le[i] - p_le[i - 1] for i in range(1, m)), 1 - p_le[m - 1]]
         for e in range(m + 1):
             if p_e[e] < level:

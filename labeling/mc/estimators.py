@@ -138,9 +138,19 @@ class Estimator:
         return not self.pending()
 
     def ahead(self) -> list[int]:
-        """Steps that may be probed once the pending probes settle (a driver with room may
-        roll them out early); none unless the estimator's next probes depend on this one."""
+        """Steps that may be probed once the pending probes settle; none unless the
+        estimator's next probes depend on this one."""
         return []
+
+    def lookahead(self) -> list[tuple[int, int, int]]:
+        """Requests a driver with room may send early, as (step, first rollout index, n):
+        each the very request this estimator would ask for if its pending probes went some
+        way. Here: the first budget of each `ahead` step, one rollout a request (rules that
+        ask more at a time look nowhere unless they say how)."""
+        if self.rule.request != 1:
+            return []
+        return [(step, at, 1) for step in self.ahead()
+                for at in range(self.rollouts_at(step), self.rule.budget(0))]  # fmt: skip
 
     def may_probe(self, step: int) -> bool:
         """Whether rollouts from `step` are needed now or may be later (speculative results

@@ -5,16 +5,18 @@ checked, recorded, and that chain's next probe goes out at once (no rounds: a ch
 waits for another chain's slowest rollout). With an async completer a chain's first probe
 goes out as soon as its own outcome is checked, while the others' are still being checked.
 
-Speculation (only with `chunk=1`, and only while fewer than `capacity` requests are in
-flight, `capacity` coming from the completer: the engines' batch room). With chunk 1 a probe
-asks for one rollout at a time and stops as soon as its step is settled, so a chain near the
-end of the stage keeps the engine waiting on one sequence. Then the later rollouts of the
-same probe (up to the step's current budget) go out early, each with the seed of its own
-rollout index; while the engine runs well below its room, so do the first rollouts of the
-probes that may come next (`Estimator.ahead`: binary search's midpoints on either side), to
-shorten the chain of waits at the end of a stage (measured neutral on a 2-core CPU, where
-every extra sequence slows the step; meant for GPUs, where it costs little). Results are
-recorded strictly in index order and only once the step is probed, so the labels, seeds and
+Speculation (only while fewer than `capacity` requests are in flight, `capacity` coming from
+the completer: the engines' batch room). With chunk 1 a probe asks for one rollout at a time
+and stops as soon as its step is settled, so a chain near the end of the stage keeps the
+engine waiting on one sequence. Then the later rollouts of the same probe (up to the step's
+current budget) go out early, each with the seed of its own rollout index. While the engine
+runs well below its room, the requests of the probes that may come next go out too
+(`Estimator.ahead`: binary search's midpoints on either side; `posterior`'s choices after
+each outcome of its pending probe, two probes deep), each the very request the search would
+send then (same step, rollout index and n), to shorten the chain of waits at the end of a
+stage: a `posterior` chain searches one probe at a time. Results are recorded strictly in
+index order, only once the step is probed and only if the request is the one the probe asks
+for (else it is dropped and the probe's own request goes out), so the labels, seeds and
 recorded rollouts are exactly those of the sequential schedule; what no probe needed is
 counted as `wasted_*` and dropped.
 
@@ -45,9 +47,10 @@ class Schedule:
         self.mc, self.items, self.prefixes = mc, items, prefixes
         self.estimators: list[Estimator | None] = [None] * len(items)  # set as chains arrive
         self.stats, self.pool, self.capacity = stats, pool, capacity
-        self.speculate = capacity > 0 and mc.options.chunk == 1
+        self.speculate = capacity > 0
         self.waves = [0] * len(items)
-        self.sent: list[dict[int, int]] = [{} for _ in items]  # step -> next index to send
+        self.flying: list[set[tuple[int, int]]] = [set() for _ in items]  # (step, index) out
+        self.issued: list[set[tuple[int, int]]] = [set() for _ in items]  # ever sent
         self.ready: list[dict[int, dict[int, list[Completion]]]] = [{} for _ in items]
         self.open: set[int] = set()  # chains with probes left (filled as they arrive)
         self.arriving = False  # no speculation until every chain's first probe is out
@@ -93,6 +96,8 @@ class Schedule:
         if not finished:
             return
         self.in_flight -= len(finished)
+        for idx, step, at, *_ in finished:
+            self.flying[idx].discard((step, at))
         self.record([(i, step, at, req, fut.result()) for i, step, at, req, fut in finished])
         self.launch(sorted({idx for idx, *_ in finished}))
 
@@ -107,9 +112,9 @@ class Schedule:
         for idx in chains:
             if self.estimators[idx] is None or self.waves[idx] >= self.mc.max_rounds:
                 continue
-            est, sent = self._est(idx), self.sent[idx]
-            probes = [p for p in est.pending()
-                      if sent.get(p.step, 0) <= est.rollouts_at(p.step)]  # nothing outstanding
+            est = self._est(idx)
+            probes = [p for p in est.pending()  # nothing out for it yet
+                      if (p.step, est.rollouts_at(p.step)) not in self.flying[idx]]
             if probes:
                 self.waves[idx] += 1
                 work += [(idx, p, est.rollouts_at(p.step)) for p in probes]
@@ -118,34 +123,30 @@ class Schedule:
             self._send(self._spare(self.capacity - self.in_flight))
 
     def _spare(self, room: int) -> list[tuple[int, Probe, int]]:
-        """Up to `room` rollouts sent early, one per chain per pass (fair): first the later
-        rollouts of pending probes, then those of the probes that may come next."""
-        work: list[tuple[int, Probe, int]] = []
-        sent: dict[int, dict[int, int]] = {}  # what this pass adds, before it is sent
+        """Up to `room` requests sent early, one per chain per turn (fair): first the later
+        rollouts of pending probes, then the requests of the probes that may come next."""
+        active = [i for i in sorted(self.open) if self.waves[i] < self.mc.max_rounds]
+        work = _fair({i: self._later(i) for i in active}, room)
         # Probes that may come next only fill an engine running well below its room (the
         # end of a stage): on a CPU every extra sequence slows the step of all the others.
-        ahead_room = min(room, self.capacity // AHEAD_SHARE - self.in_flight)
-        for steps_of, limit in ((_pending_steps, room), (_ahead_steps, ahead_room)):
-            before = len(work)
-            active = [i for i in sorted(self.open) if self.waves[i] < self.mc.max_rounds]
-            while len(work) < limit and active:
-                still = []
-                for idx in active:
-                    est, mine = self._est(idx), sent.setdefault(idx, {})
-                    for step, budget in steps_of(est):
-                        at = mine.get(step) or max(self.sent[idx].get(step, 0),
-                                                   est.rollouts_at(step))  # fmt: skip
-                        if at < budget:
-                            work.append((idx, Probe(step, 1), at))
-                            mine[step] = at + 1
-                            still.append(idx)
-                            break
-                    if len(work) >= limit:
-                        break
-                active = still
-            if steps_of is _ahead_steps:
-                self.stats.ahead_requests += len(work) - before
-        return work
+        room = min(room, self.capacity // AHEAD_SHARE - self.in_flight) - len(work)
+        ahead = _fair({i: self._early(i) for i in active}, room)
+        self.stats.ahead_requests += len(ahead)
+        return work + ahead
+
+    def _later(self, idx: int) -> list[tuple[int, Probe, int]]:
+        """The later rollouts of the chain's pending probes, up to each step's budget: only
+        where a probe asks one rollout at a time (chunk 1), each its own request."""
+        est = self._est(idx)
+        if est.rule.request != 1:
+            return []
+        return [(idx, Probe(p.step, 1), at) for p in est.pending()
+                for at in range(est.rollouts_at(p.step), est.budget(p.step))
+                if (p.step, at) not in self.issued[idx]]  # fmt: skip
+
+    def _early(self, idx: int) -> list[tuple[int, Probe, int]]:
+        return [(idx, Probe(step, n), at) for step, at, n in self._est(idx).lookahead()
+                if (step, at) not in self.issued[idx]]  # fmt: skip
 
     def _send(self, work: list[tuple[int, Probe, int]]) -> None:
         if not work:
@@ -164,7 +165,8 @@ class Schedule:
         self.in_flight += len(requests)
         s.max_in_flight = max(s.max_in_flight, self.in_flight)
         for (idx, probe, at), req, fut in zip(work, requests, futures, strict=True):
-            self.sent[idx][probe.step] = max(self.sent[idx].get(probe.step, 0), at + probe.n)
+            self.flying[idx].add((probe.step, at))
+            self.issued[idx].add((probe.step, at))
             fut.add_done_callback(functools.partial(self._done, idx, probe.step, at, req))
 
     def _done(self, idx: int, step: int, at: int, req: EngineRequest, fut: Future) -> None:
@@ -211,7 +213,11 @@ class Schedule:
                     self._waste(buf)
                     continue
                 at = est.rollouts_at(step)
-                if at in buf and any(p.step == step for p in est.pending()):
+                asked = next((p.n for p in est.pending() if p.step == step), 0)
+                if at in buf and asked and len(buf[at]) != asked:
+                    self._waste({at: buf.pop(at)})  # not the probe's request: it goes out anew
+                    continue
+                if at in buf and asked:
                     got = buf.pop(at)
                     # None (the check decided nothing) stays None: neither success nor failure
                     results = [self.cache[(idx, step, c.text)] for c in got]
@@ -235,13 +241,18 @@ class Schedule:
                 self._waste(buf)
 
 
-def _pending_steps(est: Estimator) -> list[tuple[int, int]]:
-    return [(p.step, est.budget(p.step)) for p in est.pending()]
-
-
-def _ahead_steps(est: Estimator) -> list[tuple[int, int]]:
-    # A step not probed yet has no successes: its budget is the rule's first one.
-    return [(step, est.rule.budget(0)) for step in est.ahead()]
+def _fair(queues: dict[int, list[tuple[int, Probe, int]]], limit: int
+          ) -> list[tuple[int, Probe, int]]:  # fmt: skip
+    """Up to `limit` of the queued requests, one per chain per turn, each queue in order."""
+    out: list[tuple[int, Probe, int]] = []
+    turn = 0
+    while len(out) < limit:
+        row = [q[turn] for q in queues.values() if turn < len(q)]
+        if not row:
+            break
+        out += row[: limit - len(out)]
+        turn += 1
+    return out
 
 
 def _submit(completer: Any, requests: Sequence[EngineRequest]) -> list[Future]:
