@@ -208,13 +208,8 @@ def main() -> None:
     ap.add_argument("--mc-chains", type=int, default=24)
     ap.add_argument("--mc-tokens", type=int, default=64)
     ap.add_argument("--peer-chains", type=int, default=8)
-    ap.add_argument(
-        "--mc-rule",
-        default="",
-        help="labels.mc.rule of the MC stage (default: the "
-        "job's; `absolute` sends one rollout per request, `posterior` the question's "
-        "self_rollouts as one request each)",
-    )
+    ap.add_argument("--mc-rule", default="", help="labels.mc.rule of the MC stage (default: "
+                    "the job's; `absolute` sends one rollout per request)")  # fmt: skip
     ap.add_argument("--repeats", type=int, default=2, help="sampling passes per side (new seeds)")
     ap.add_argument(
         "--runs",
@@ -284,10 +279,7 @@ def measure(args: argparse.Namespace) -> dict:
     prompts = {pid: user_message(Problem(pid, "math", "bench", q, reference=ref),
                                  sampler.math_instruction)
                for q, ref, pid, _, _ in job["chains"]}  # fmt: skip
-    if not all(isinstance(r, dict) for r in job["mc_requests"]):
-        sys.exit(f"{cache}: recorded by an older version (requests without top_p); remove it")
-    # The peer samples as the job does (same temperature and nucleus): the comparison is of
-    # the labeling, not of the sampler's settings.
+    # The peer samples as the job does (temperature, top_p): only the labeling differs.
     spec = {"model": args.model or str(prepare()), "gpu": args.gpu,
             "sample": job["sample"]["requests"], "repeats": job["sample"].get("repeats", 1),
             "mc": job["mc_requests"], "chains": job["chains"][: args.peer_chains],
