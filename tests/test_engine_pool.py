@@ -167,3 +167,13 @@ def test_engine_start_shows_progress_and_raises_the_engines_own_error(caplog):
             pool._wait_started(every_s=1.0)
     finally:
         ray.shutdown()
+
+
+def test_a_request_goes_to_json_and_back_whole():
+    # Benchmarks keep requests in JSON and replay them on bare engines: every sampling field
+    # must survive (a replay without top_p did different work, 2026-11-26).
+    import json
+
+    r = EngineRequest(messages=(("system", "s"), ("user", "q")), n=3, seed=7, max_tokens=48,
+                      temperature=0.8, top_p=0.95, prefix="Step 1", stop=("\n\n",))
+    assert EngineRequest.from_plain(json.loads(json.dumps(r.to_plain()))) == r
