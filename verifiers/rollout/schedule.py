@@ -130,6 +130,8 @@ class Schedule:
         # Probes that may come next only fill an engine running well below its room (the
         # end of a stage): on a CPU every extra sequence slows the step of all the others.
         room = min(room, self.capacity // AHEAD_SHARE - self.in_flight) - len(work)
+        if room <= 0:  # looking ahead costs the driver a posterior per outcome: not in vain
+            return work
         ahead = _fair({i: self._early(i) for i in active}, room)
         self.stats.ahead_requests += len(ahead)
         return work + ahead
