@@ -5,14 +5,15 @@ its name (config key `labels=[name]`, `Verifier.name`, the `source` of its `verd
 entries), its role in the label policies, the domains it runs on and the per-step columns it
 writes. The shard schema (`labeling.schema.labeled_schema`), the policies
 (`labeling.combine`), the labels config (`pipelines.label.config`), the trainer's label
-choices (`pipelines.train.config`) and the source table of `docs/schema.md` read it. How a
-source is *built* (its verifier) is registered by name in `pipelines.label.sources`, so this
-module stays pure.
+choices (`pipelines.train.config`) and the source table of `docs/schema.md` read it. How
+prm-label *runs* a source (its `labels.<name>` section and the builder of its verifier) is
+registered by name in `pipelines.label.sources`, so this module stays pure.
 
-Adding a source: one verifier module, a `register(SourceSpec(...))` here (built-in) or in the
-plugin's module, a builder in `pipelines.label.sources`, a `labels.<name>` section in
-`LabelsConfig` and its `conf/labels/<name>.yaml`. `tests/test_registry.py` checks that no
-source half-exists (registered without a builder, a config section or a YAML file).
+Adding a source: its verifier module and one `pipelines.label.sources.register(SourceSpec(...),
+section, build)`, which declares it here, adds `labels.<name>` to the config and makes
+`labels=[<name>]` a config group option (the built-ins are declared below, in schema column
+order, and decorated with `sources.runs` where they are built). `tests/test_registry.py`
+checks that no source half-exists and runs a toy one through a label job.
 """
 
 from __future__ import annotations

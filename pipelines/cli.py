@@ -254,13 +254,17 @@ class HydraApp:
 
     prog: str
     config_name: str
-    schema: type
+    schema: type | Callable[[], type]  # a function: the schema depends on registrations
     register: Callable[[], None]
     run: Callable[[Any], Any]
     doc: str | None = None
     explain: Callable[[BaseException], str | None] = explain
     extra_overrides: Callable[[list[str]], list[str]] | None = None
     renamed: Mapping[str, Any] = field(default_factory=dict)  # deprecated key -> new key
+
+    def current_schema(self) -> type:
+        """The app's config dataclass, as the registrations stand now."""
+        return self.schema if isinstance(self.schema, type) else self.schema()
 
     def main(self) -> None:
         """Register the config, compose it once (`--help` and bad overrides end here) and
@@ -273,8 +277,8 @@ class HydraApp:
         sys.argv[1:] = renamed(self.prog, sys.argv[1:], self.renamed)
         if self.extra_overrides is not None:  # before Hydra's own flags (--cfg job, -m)
             sys.argv[1:1] = self.extra_overrides(sys.argv[1:])
-        compose_or_explain(self.prog, CONF_DIR, self.config_name, sys.argv[1:], self.schema,
-                           self.doc)  # fmt: skip
+        compose_or_explain(self.prog, CONF_DIR, self.config_name, sys.argv[1:],
+                           self.current_schema(), self.doc)  # fmt: skip
 
         def task(cfg: Any) -> None:
             run_or_explain(self.prog, self.run, cfg, self.explain)

@@ -4,8 +4,9 @@
 - The Hydra apps among them: a script whose module declares `APP = HydraApp(...)`
   (`pipelines.cli`), which names its primary config `conf/<config_name>.yaml` and its schema.
   The other scripts are plain argparse tools.
-- The group options: `conf/<group>/*.yaml`, and which groups an app picks (its primary
-  YAML's `defaults`).
+- The group options: `conf/<group>/*.yaml` and the options the apps store in Hydra's
+  ConfigStore (a label source's `labels/<name>` comes from its registration), and which
+  groups an app picks (its primary YAML's `defaults`).
 
 Each function takes the pyproject / conf folder, so a test can point them at a copy that
 holds a toy app (tests/test_toy_registrations.py).
@@ -65,7 +66,17 @@ def app_groups(app: HydraApp, conf_dir: str | Path = CONF_DIR) -> dict[str, bool
 
 
 def group_options(group: str, conf_dir: str | Path = CONF_DIR) -> list[str]:
-    return sorted(p.stem for p in (Path(conf_dir) / group).glob("*.yaml"))
+    """The options of `group`: its YAML files and its ConfigStore entries (every app's
+    registration run first; the `*_schema` entries are schemas, not options)."""
+    from hydra.core.config_store import ConfigStore
+
+    for app in hydra_apps().values():
+        app.register()
+    store = ConfigStore.instance()
+    stored = ({n.removesuffix(".yaml") for n in store.list(group)}
+              if isinstance(store.repo.get(group), dict) else set())
+    files = {p.stem for p in (Path(conf_dir) / group).glob("*.yaml")}
+    return sorted({n for n in stored if not n.endswith("_schema")} | files)
 
 
 def compose_cases(pyproject: Path = PYPROJECT,

@@ -20,7 +20,7 @@ def test_help_shows_values_after_overrides():
 
     app = APPS["prm-label"]
     app.register()
-    page = help_page(app.prog, "doc", app.schema, CONF_DIR, app.config_name,
+    page = help_page(app.prog, "doc", app.current_schema(), CONF_DIR, app.config_name,
                      ["dataset=gsm8k", "sampler.n=7", "--help"])
     assert "now: gsm8k" in page
     assert any(line.split("=")[0].strip() == "sampler.n" and " 7 " in line

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
+import typing
 
 import polars as pl
 import pytest
@@ -13,42 +13,43 @@ from labeling import registry
 from labeling.combine import combine
 from labeling.registry import Role, SourceSpec
 from labeling.schema import LABELED_SCHEMA, Status, StepVerdict, labeled_schema
-from pipelines.confdir import CONF_DIR
-from pipelines.config_fields import ROWS, option
+from pipelines.config_fields import ROWS, option, section_type
 from pipelines.label import sources
 from pipelines.label.app import run, typed
-from pipelines.label.config import LabelsConfig
+from pipelines.label.config import labels_config
 from pipelines.train.config import LABEL_SOURCES
 from tests.conftest import compose
 
 
-def _section_fields(labels: type = LabelsConfig) -> set[str]:
+def _section_fields(labels: type) -> set[str]:
     """`labels`' fields that are a source's section (an optional dataclass)."""
     out = set()
     for f in dataclasses.fields(labels):
         default = f.default if f.default is not dataclasses.MISSING else ...
-        if default is None and "SourceConfig" in str(f.type):
+        if default is None and section_type(typing.get_type_hints(labels)[f.name]):
             out.add(f.name)
     return out
 
 
-def check_source(name: str, labels: type = LabelsConfig, conf_dir: str | Path = CONF_DIR) -> None:
-    """A registered source is whole: a `labels.<name>` section in `labels`, its
-    `conf/labels/<name>.yaml`, a builder, and its columns in the shard schema."""
+def check_source(name: str) -> None:
+    """A registered source is whole: a builder and its section (one registration), the
+    section in the labels schema, `labels=[<name>]` composing it from the command line, and
+    its columns in the shard schema."""
     spec = registry.get(name)
-    assert name in _section_fields(labels), f"no labels.{name} section"
-    assert (Path(conf_dir) / "labels" / f"{name}.yaml").is_file(), f"no labels/{name}.yaml"
-    assert sources.has_builder(name), f"no builder for {name}"
+    how = sources.how_to_run(name)  # KeyError naming the known ones if it has no builder
+    assert name in _section_fields(labels_config()), f"no labels.{name} section"
+    cfg = typed(compose([f"labels=[{name}]", "engine=simulated"]))
+    assert cfg.labels.enabled() == [name] and isinstance(getattr(cfg.labels, name), how.section)
     assert {f.name for f in spec.fields()} <= set(labeled_schema().names)
 
 
 @pytest.mark.parametrize("name", registry.configurable())
-def test_every_configurable_source_has_a_section_a_yaml_and_a_builder(name):
+def test_every_configurable_source_has_a_section_and_a_builder(name):
     check_source(name)
 
 
 def test_every_section_is_a_registered_source():
-    assert set(registry.configurable()) == _section_fields()
+    assert set(registry.configurable()) == _section_fields(labels_config())
 
 
 def test_schema_and_trainer_choices_come_from_the_registry():
@@ -67,7 +68,10 @@ def test_a_source_cannot_take_a_name_or_column_already_taken():
         registry.register(SourceSpec("x", Role.locating, "clash",
                                      extra=(LABELED_SCHEMA.field("mc_rollouts"),)))
     with pytest.raises(KeyError, match="no label source 'nobody'"):
-        sources.builder("nobody")
+        sources.runs("nobody", ToySourceConfig)(lambda cfg, section, ctx: ToyVerifier("7"))
+    with pytest.raises(ValueError, match="must be a dataclass"):
+        sources.register(SourceSpec("toy", Role.locating, "x"), dict, build_toy)
+    assert "toy" not in registry.names()  # a refused registration leaves no half behind
 
 
 # --- a toy source, registered here and nowhere else -------------------------------------
@@ -94,22 +98,19 @@ class ToyVerifier:
         ]
 
 
-ToyLabels = dataclasses.make_dataclass(
-    "ToyLabels", [("toy", ToySourceConfig | None, dataclasses.field(default=None))],
-    bases=(LabelsConfig,),
-)
+def build_toy(cfg, section, ctx):
+    return ToyVerifier(section.mark)
+
+
+TOY = SourceSpec("toy", Role.locating, "flags steps with a digit", domains=("math",),
+                 scores=True)  # fmt: skip
 
 
 @pytest.fixture
 def toy():
-    spec = SourceSpec("toy", Role.locating, "flags steps with a digit", domains=("math",),
-                      scores=True)
-    with registry.registered(spec):
-        sources.builder("toy")(lambda cfg, section, ctx: ToyVerifier(section.mark))
-        try:
-            yield spec
-        finally:
-            sources.unregister_builder("toy")
+    """The toy source, registered in one call (declaration, section and builder)."""
+    with sources.registered(TOY, ToySourceConfig, build_toy):
+        yield TOY
 
 
 def test_the_default_policy_honours_a_registered_sources_incorrect(toy):
@@ -123,11 +124,9 @@ def test_the_default_policy_honours_a_registered_sources_incorrect(toy):
 
 
 def test_a_toy_source_runs_through_a_label_job(tmp_path, toy):
-    cfg = typed(compose(["engine=simulated", "ray=inprocess", "labels=[answer]",
+    cfg = typed(compose(["engine=simulated", "ray=inprocess", "labels=[answer,toy]",
                          "dataset.limit=6", "sampler.n=3", f"output.dir={tmp_path}"]))
-    plain = {f.name: getattr(cfg.labels, f.name) for f in dataclasses.fields(LabelsConfig)}
-    cfg.labels = ToyLabels(**plain, toy=ToySourceConfig())
-    assert cfg.labels.enabled() == ["answer", "toy"]
+    assert cfg.labels.enabled() == ["answer", "toy"] and cfg.labels.toy.mark == MARK
     manifest = run(cfg)
     assert manifest["counts"]["rows"] == 18
     df = pl.read_parquet(tmp_path / "shards" / "*.parquet")
@@ -155,13 +154,10 @@ def test_a_registration_lasts_exactly_its_block():
     assert "toy_labels" not in labeled_schema().names and "toy" not in registry.names()
 
 
-def _toy_job(out, toy_cfg, *overrides):
-    cfg = typed(compose(["engine=simulated", "ray=inprocess", "labels=[answer]",
-                         "sampler.n=3", "output.problems_per_unit=2", f"output.dir={out}",
-                         "output.report=false", *overrides]))  # fmt: skip
-    plain = {f.name: getattr(cfg.labels, f.name) for f in dataclasses.fields(LabelsConfig)}
-    cfg.labels = ToyLabels(**plain, toy=toy_cfg)
-    return run(cfg)
+def _toy_job(out, *overrides):
+    return run(typed(compose(["engine=simulated", "ray=inprocess", "labels=[answer,toy]",
+                              "sampler.n=3", "output.problems_per_unit=2", f"output.dir={out}",
+                              "output.report=false", *overrides])))  # fmt: skip
 
 
 def test_a_source_registered_after_import_keeps_its_columns_everywhere(tmp_path, toy):
@@ -170,9 +166,9 @@ def test_a_source_registered_after_import_keeps_its_columns_everywhere(tmp_path,
     from labeling.audit_sample import chain_views
     from labeling.report_stats import scan_dataset, scan_files
 
-    _toy_job(tmp_path / "v1", ToySourceConfig(), "dataset.limit=6")
+    _toy_job(tmp_path / "v1", "dataset.limit=6")
     # a refresh without one problem keeps the other rows of its unit, copied, not relabeled
-    v2 = _toy_job(tmp_path / "v2", ToySourceConfig(), "dataset.limit=5",
+    v2 = _toy_job(tmp_path / "v2", "dataset.limit=5",
                   f"output.previous={tmp_path / 'v1'}")  # fmt: skip
     assert v2["lineage"]["refresh"]["shrunk"] == 1 and v2["units_reused"] == 3
     old = pl.read_parquet(tmp_path / "v1" / "shards" / "*.parquet")

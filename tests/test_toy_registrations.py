@@ -9,9 +9,9 @@ that test without anyone editing it; (2) the discovering test's own check passes
   coroutine;
 - adapter: one entry in `labeling.datasets.ADAPTERS` (here `ADAPTERS.registered`), its `load` (this
   module's) and `conf/dataset/<name>.yaml`;
-- label source: a `SourceSpec` (labeling/registry.py), a builder (pipelines/label/sources.py),
-  its `labels.<name>` section and `conf/labels/<name>.yaml`: the source's pieces are still
-  four, and `check_source` fails on any one missing;
+- label source: one `sources.register(SourceSpec(...), section, build)`
+  (pipelines/label/sources.py), its section dataclass and its builder; `labels=[<name>]`
+  composes from the registration (no YAML needed), and its columns join the shard schema;
 - app: one line in `[project.scripts]`, its module declaring `APP = HydraApp(...)`, and
   `conf/<config_name>.yaml`.
 """
@@ -28,7 +28,6 @@ import pytest
 from hydra.core.config_store import ConfigStore
 
 from labeling import datasets, registry
-from labeling.registry import Role, SourceSpec
 from labeling.schema import Problem
 from pipelines.cli import HydraApp
 from pipelines.config_fields import ROWS, option
@@ -37,11 +36,12 @@ from pipelines.label import sources
 from pipelines.search import registry as strategies
 from pipelines.search.strategies import Decision
 from tests import apps
+from tests.apps import group_options
 from tests.conftest import CONF_DIR, compose
 from tests.test_apps import check_composes, check_help, check_script
 from tests.test_conf_defaults import check_primary
 from tests.test_datasets import check_adapter
-from tests.test_registry import ToyLabels, ToySourceConfig, ToyVerifier, check_source
+from tests.test_registry import TOY, ToySourceConfig, build_toy, check_source
 from tests.test_search_strategies import check_strategy_alone
 
 
@@ -112,21 +112,16 @@ def test_a_toy_adapter_is_one_registration(conf, tmp_path):
 # --- a label source -----------------------------------------------------------------------
 
 
-def test_a_toy_source_is_checked_like_a_built_in_one(conf):
-    spec = SourceSpec("toy", Role.locating, "flags steps with a 7", domains=("math",))
-    with registry.registered(spec):
+def test_a_toy_source_is_one_registration():
+    assert "toy" not in registry.configurable()
+    with sources.registered(TOY, ToySourceConfig, build_toy):
         assert "toy" in registry.configurable()  # what the discovering test reads
-        sources.builder("toy")(lambda cfg, section, ctx: ToyVerifier(section.mark))
-        try:
-            with pytest.raises(AssertionError, match="labels/toy.yaml"):
-                check_source("toy", ToyLabels, conf)
-            (conf / "labels" / "toy.yaml").write_text("toy: {}\n")
-            check_source("toy", ToyLabels, conf)
-            assert ToyLabels().toy is None and ToySourceConfig().mark == "7"
-        finally:
-            sources.unregister_builder("toy")
-        with pytest.raises(AssertionError, match="no builder"):
-            check_source("toy", ToyLabels, conf)
+        assert "toy" in group_options("labels")  # what the compose-every-option test reads
+        check_source("toy")
+    assert "toy" not in group_options("labels")  # gone with its registration
+    # a declaration without its builder and section: the discovering check fails on it
+    with registry.registered(TOY), pytest.raises(KeyError, match="no label source builder"):
+        check_source("toy")
 
 
 # --- an app -------------------------------------------------------------------------------

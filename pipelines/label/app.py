@@ -17,7 +17,14 @@ from pathlib import Path
 from omegaconf import DictConfig, OmegaConf
 
 from pipelines.cli import HydraApp
-from pipelines.label.config import RENAMED, LabelJobConfig, register, resolve, validate
+from pipelines.label.config import (
+    RENAMED,
+    LabelJobConfig,
+    label_job_schema,
+    register,
+    resolve,
+    validate,
+)
 
 
 def typed(cfg: DictConfig | LabelJobConfig) -> LabelJobConfig:
@@ -52,7 +59,7 @@ def named_by_file(args: list[str]) -> list[str]:
     return [f"dataset.adapter={group}", f"dataset.name={group}_{stem}"]
 
 
-APP = HydraApp("prm-label", "config", LabelJobConfig, register, run, __doc__,
+APP = HydraApp("prm-label", "config", label_job_schema, register, run, __doc__,
                extra_overrides=named_by_file, renamed=RENAMED)
 
 

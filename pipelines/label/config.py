@@ -12,7 +12,8 @@ or speed: the unit key is the hash of the row fields) and its range
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, make_dataclass
 
 from hydra.core.config_store import ConfigStore
 
@@ -38,7 +39,8 @@ from verifiers.sandbox.result import NODE_MEMORY_SHARE, SANDBOX_TIMEOUT_S, SANDB
 
 @dataclass
 class AnswerSourceConfig:
-    """On: the final answer (math: `answer_check`) or all unit tests (code: `sandbox`)."""
+    """On: the final answer (math: `answer_check`) or all unit tests (code: `sandbox`); no
+    settings of its own."""
 
 
 @dataclass
@@ -185,6 +187,10 @@ class MCSourceConfig:
 
 @dataclass
 class JudgeSourceConfig:
+    """An LLM critic names each chain's earliest wrong step (ProcessBench's protocol), m votes
+    per chain. Its model is the sampler's unless `model.name` is set (e.g.
+    `labels.judge.model.name=Qwen2.5-Coder-0.5B-Instruct` for the prepared Qwen model)."""
+
     votes: int = option(
         3, "Critic samples per chain (m); `vote` turns them into labels.", ROWS, gt=0
     )
@@ -240,19 +246,39 @@ class LabelsConfig:
         help="consensus policy: sources whose located first errors must agree.",
         affects=ROWS,
     )
-    # One section per configurable source of labeling/registry.py, named as the source
-    # (`labels=[calc]` fills `labels.calc` from conf/labels/calc.yaml); None = not run.
-    answer: AnswerSourceConfig | None = option(
-        None, "Outcome source (final answer / all tests)."
-    )
-    calc: CalcSourceConfig | None = option(None, "Calculator checks per step (math).")
-    tests: TestsSourceConfig | None = option(None, "Syntax per step of code chains (code).")
-    mc: MCSourceConfig | None = option(None, "Monte Carlo rollouts.")
-    judge: JudgeSourceConfig | None = option(None, "LLM critic naming the first wrong step.")
+    # One section per configurable source (`labels.<name>`, None = not run) is not declared
+    # here: `labels_config()` adds them from the sources' one registration
+    # (`pipelines.label.sources`), so a plug-in source needs no edit of this class.
 
     def enabled(self) -> list[str]:
         """The sources to run, in registry order: those whose section is set."""
         return [s for s in registry.configurable() if getattr(self, s, None) is not None]
+
+
+def labels_config() -> type[LabelsConfig]:
+    """`LabelsConfig` with one optional section per configurable source that has a builder
+    (`labels.calc: CalcSourceConfig | None`, ...), in registry order. The same class for the
+    same registrations, so configs composed before and after compare alike."""
+    from pipelines.label import sources
+
+    return _with_sections(tuple(sources.sections()))
+
+
+@functools.cache
+def _with_sections(sections: tuple[tuple[str, type, str], ...]) -> type[LabelsConfig]:
+    return make_dataclass(
+        "SourceLabelsConfig",
+        [(name, section | None, option(None, doc)) for name, section, doc in sections],
+        bases=(LabelsConfig,),
+    )
+
+
+def new_labels() -> LabelsConfig:
+    """A `labels` section with every registered source's section slot, none set."""
+    return labels_config()()
+
+
+LABELS_HELP = "Label sources and the policy."
 
 
 @dataclass
@@ -276,7 +302,7 @@ class LabelJobConfig(GenerationConfig):
     output: LabelOutputConfig = option(
         factory=LabelOutputConfig, help="Shards, resume and refresh."
     )
-    labels: LabelsConfig = option(factory=LabelsConfig, help="Label sources and the policy.")
+    labels: LabelsConfig = option(factory=new_labels, help=LABELS_HELP)
     sandbox: SandboxSettings = option(
         factory=SandboxSettings, help="The sandbox code answers and code rollouts run in."
     )
@@ -350,15 +376,31 @@ def resolve(cfg: LabelJobConfig) -> LabelJobConfig:
     return cfg
 
 
+def label_job_schema() -> type[LabelJobConfig]:
+    """`LabelJobConfig` whose `labels` declares every registered source's section
+    (`labels_config`): the schema Hydra composes, `--help` lists and the field tests walk."""
+    return _job_with(labels_config())
+
+
+@functools.cache
+def _job_with(labels: type[LabelsConfig]) -> type[LabelJobConfig]:
+    return make_dataclass("SourceLabelJobConfig",
+                          [("labels", labels, option(factory=labels, help=LABELS_HELP))],
+                          bases=(LabelJobConfig,))  # fmt: skip
+
+
 def register() -> None:
-    """Register the schemas; YAML in conf/ extends `label_schema` and the group schemas.
-    Called by the app's `main()`, never at import time."""
+    """Register the schemas (with the sources registered now); YAML in conf/ extends
+    `label_schema` and the group schemas. Called by the app's `main()`, never at import."""
+    from pipelines.label.sources import register_options
+
     register_groups()
+    register_options()
     cs = ConfigStore.instance()
-    cs.store(name="label_schema", node=LabelJobConfig)
+    cs.store(name="label_schema", node=label_job_schema())
     cs.store(group="output", name="output_schema", node=LabelOutputConfig)
     cs.store(group="debug", name="debug_schema", node=DebugConfig)
 
 
-__all__ = ["RENAMED", "LabelJobConfig", "labels_sections", "register", "resolve",
-           "validate"]
+__all__ = ["RENAMED", "LabelJobConfig", "label_job_schema", "labels_config", "labels_sections",
+           "register", "resolve", "validate"]

@@ -1,7 +1,11 @@
-"""Build the label sources a config asks for, per domain: one builder per source registered
-by name. What a source *is* (role, columns, domains) is declared in `labeling/registry.py`;
-this module only says how to make its verifier. The source table (config key, verifier,
-columns) is in docs/schema.md.
+"""How prm-label runs each label source: its `labels.<name>` section (a dataclass of its
+options) and the builder of its verifier, registered together by name (`HowToRun`). What a
+source *is* (role, columns, domains) is declared in `labeling/registry.py`; `register` adds a
+source in one call (declaration, section, builder), `runs` decorates a built-in's builder.
+The labels config (`pipelines.label.config.labels_config`) and the `labels` config group read
+this table, so a registered source is chosen with `labels=[<name>]` and set with
+`labels.<name>.<field>=...` like a built-in. The source table (config key, verifier, columns)
+is in docs/schema.md.
 
 Imports are lazy so that a job that does not use a source does not pay for it.
 """
@@ -11,12 +15,23 @@ from __future__ import annotations
 import functools
 import math
 import shutil
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any
 
 from labeling import registry
-from pipelines.label.config import LabelJobConfig, SandboxSettings, labels_sections
+from labeling.registration import Registry
+from pipelines.label.config import (
+    AnswerSourceConfig,
+    CalcSourceConfig,
+    JudgeSourceConfig,
+    LabelJobConfig,
+    MCSourceConfig,
+    SandboxSettings,
+    TestsSourceConfig,
+    labels_sections,
+)
 from verifiers.base import GivenOutcome, Verifier
 
 
@@ -30,27 +45,91 @@ class BuildContext:
 
 
 Builder = Callable[[LabelJobConfig, Any, BuildContext], Verifier]
-_BUILDERS: dict[str, Builder] = {}
 
 
-def builder(name: str) -> Callable[[Builder], Builder]:
-    """Register the function that builds source `name`'s verifier from the job config and
-    the source's own `labels.<name>` section. The source must be in the registry."""
-    registry.get(name)  # KeyError (one sentence) for a source nobody declared
+@dataclass(frozen=True, slots=True)
+class HowToRun:
+    """What prm-label needs to run a declared source: its `labels.<name>` section (a
+    dataclass of its options, `option()` fields) and the function that builds its verifier
+    from the job config and that section."""
+
+    section: type
+    build: Builder
+
+
+def _declared(name: str, entry: HowToRun) -> None:
+    spec = registry.get(name)  # KeyError (one sentence) for a source nobody declared
+    if not spec.configurable:
+        raise ValueError(f"label source {name!r} is not run by prm-label (configurable=False)")
+    if not is_dataclass(entry.section):
+        raise ValueError(f"label source {name!r}: its section must be a dataclass")
+
+
+_RUNS: Registry[HowToRun] = Registry("label source builder", check=_declared)
+
+
+def runs(name: str, section: type) -> Callable[[Builder], Builder]:
+    """Decorate the builder of built-in source `name` (declared in labeling/registry.py),
+    whose `labels.<name>` section is `section`."""
 
     def wrap(fn: Builder) -> Builder:
-        _BUILDERS[name] = fn
+        _RUNS.register(name, HowToRun(section, fn))
         return fn
 
     return wrap
 
 
-def unregister_builder(name: str) -> None:
-    _BUILDERS.pop(name, None)
+def register(spec: registry.SourceSpec, section: type, build: Builder) -> None:
+    """Add a label source in one call: its declaration (role, columns), its `labels.<name>`
+    section and its builder. `labels=[<name>]` then works from the command line (the section
+    is a config group option, `register_options`) and its columns are in the shard schema."""
+    registry.register(spec)
+    try:
+        _RUNS.register(spec.name, HowToRun(section, build))
+    except BaseException:
+        registry.unregister(spec.name)
+        raise
 
 
-def has_builder(name: str) -> bool:
-    return name in _BUILDERS
+def unregister(name: str) -> None:
+    _RUNS.unregister(name)
+    registry.unregister(name)
+
+
+@contextmanager
+def registered(spec: registry.SourceSpec, section: type, build: Builder) -> Iterator[None]:
+    """`register` for the duration of a `with` block (tests, toys)."""
+    register(spec, section, build)
+    try:
+        yield
+    finally:
+        unregister(spec.name)
+
+
+def how_to_run(name: str) -> HowToRun:
+    return _RUNS.lookup(name)
+
+
+def sections() -> list[tuple[str, type, str]]:
+    """(name, section, doc) of every configurable source with a builder, in registry order."""
+    return [(s.name, _RUNS[s.name].section, s.doc) for s in registry.specs() if s.name in _RUNS]
+
+
+def register_options() -> None:
+    """Every source's section as the config group option `labels/<name>` (Hydra's
+    ConfigStore; `conf/` holds no YAML for them): `labels=[calc]` sets `labels.calc` to
+    the section's defaults."""
+    from hydra.core.config_store import ConfigStore
+
+    cs = ConfigStore.instance()
+    now = sections()
+    for name, section, _ in now:
+        cs.store(group="labels", name=name, node={name: section})
+    # A source unregistered since (a test's toy) stops being an option: the store has no
+    # remove call, so its entry leaves the group's table.
+    stored = cs.repo.get("labels", {})
+    for gone in set(stored) - {f"{name}.yaml" for name, _, _ in now}:
+        del stored[gone]
 
 
 def build_sources(
@@ -63,14 +142,11 @@ def build_sources(
     for name in cfg.labels.enabled():
         if domain not in registry.get(name).domains:
             continue
-        if name not in _BUILDERS:
-            raise ValueError(f"label source {name!r} is registered but has no builder "
-                             "(pipelines.label.sources.builder)")
-        out[name] = _BUILDERS[name](cfg, getattr(cfg.labels, name), ctx)
+        out[name] = how_to_run(name).build(cfg, getattr(cfg.labels, name), ctx)
     return out
 
 
-@builder("answer")
+@runs("answer", AnswerSourceConfig)
 def _answer(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
     if ctx.domain == "math":
         from verifiers.answer import AnswerVerifier
@@ -81,14 +157,14 @@ def _answer(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
     return GivenOutcome(checker)
 
 
-@builder("calc")
+@runs("calc", CalcSourceConfig)
 def _calc(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
     from verifiers.calculator.verifier import CalculatorVerifier
 
     return CalculatorVerifier(timeout_s=section.timeout_s)
 
 
-@builder("tests")
+@runs("tests", TestsSourceConfig)
 def _tests(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
     from verifiers.code_tests import SyntaxVerifier
 
@@ -97,7 +173,7 @@ def _tests(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
     return SyntaxVerifier()
 
 
-@builder("mc")
+@runs("mc", MCSourceConfig)
 def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
     if ctx.completer is None:
         raise ValueError("labels.mc needs an engine; it cannot run on given chains alone")
@@ -130,7 +206,7 @@ def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
     )
 
 
-@builder("judge")
+@runs("judge", JudgeSourceConfig)
 def _judge(cfg: LabelJobConfig, j: Any, ctx: BuildContext) -> Verifier:
     if ctx.critic is None:
         raise ValueError("labels.judge needs an engine for its critic model")
