@@ -119,7 +119,15 @@ def leaf_fields(schema: type, prefix: str = "") -> list[tuple[str, dataclasses.F
 
 def check_fields(section: Any, prefix: str = "") -> None:
     """Hold every value of `section` (and its sections) to its field's range; the first one
-    outside raises `ConfigError` with one sentence naming the key and the valid range."""
+    outside raises `ConfigError` with one sentence naming the key and the valid range. A key
+    the schema does not declare (Hydra's `+key=value` adds one past the schema; OmegaConf
+    then sets it as a bare attribute) fails the same way, naming the valid keys."""
+    declared = [f.name for f in dataclasses.fields(section)]
+    added = sorted(k for k in getattr(section, "__dict__", {})
+                   if k not in declared and not k.startswith("_"))  # fmt: skip
+    if added:
+        raise ConfigError(f"{prefix}{added[0]} is not a config key; the keys of "
+                          f"{prefix.rstrip('.') or 'the config'} are {', '.join(declared)}")
     for f in dataclasses.fields(section):
         value, key = getattr(section, f.name), prefix + f.name
         if dataclasses.is_dataclass(value):

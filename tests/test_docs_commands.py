@@ -33,10 +33,13 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pipelines.cli import HydraApp
+from tests.apps import hydra_apps
 from tests.conftest import ROOT, SHARED_DATA
 
 SCRIPTS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
 MODULES = {target.split(":")[0]: name for name, target in SCRIPTS.items()}
+HYDRA_APPS = hydra_apps()  # the scripts whose module declares `APP = HydraApp(...)`
 OTHER_TOOLS = {"pip", "ray", "curl"}
 SHELL = {"cd", "mkdir", "mktemp", "printf", "echo"}
 RECORDED = set(SCRIPTS) | OTHER_TOOLS | {"python", "make"}
@@ -109,13 +112,14 @@ def _sweeps(args: list[str]) -> list[list[str]]:
     return [flags + list(job) for job in itertools.product(*choices)]
 
 
-def _typed(module, config_name: str, printed: dict) -> None:
+def _typed(module, app: HydraApp, printed: dict) -> None:
     """The printed config through the app's schema and its own checks."""
     from hydra.core.config_store import ConfigStore
     from omegaconf import OmegaConf
 
-    module.register()
-    defaults = yaml.safe_load((ROOT / "conf" / f"{config_name}.yaml").read_text())["defaults"]
+    app.register()
+    primary = ROOT / "conf" / f"{app.config_name}.yaml"
+    defaults = yaml.safe_load(primary.read_text())["defaults"]
     schema = next(d for d in defaults if isinstance(d, str) and d.endswith("_schema"))
     node = ConfigStore.instance().load(f"{schema}.yaml").node
     merged = OmegaConf.merge(node, printed)
@@ -157,18 +161,17 @@ def run_main(name: str, argv: list[str], cwd: Path) -> tuple[int, str, str]:
 
 def check_app(name: str, args: list[str], cwd: Path) -> None:
     module = importlib.import_module(SCRIPTS[name].split(":")[0])
-    source = Path(module.__file__).read_text()
-    if "@hydra.main" not in source:
+    app = HYDRA_APPS.get(name)
+    if app is None:  # an argparse tool
         code, _, err = run_main(name, [*args, "--help"], cwd)
         assert code == 0, f"{name} --help: {err[-1500:]}"
         return
-    config_name = re.search(r'config_name="(\w+)"', source).group(1)
     jobs = _sweeps(args) if {"-m", "--multirun"} & set(args) else [args]
     for job in jobs:
         code, out, err = run_main(name, [*job, "--cfg", "job", "--resolve"], cwd)
         assert code == 0, f"{name} {' '.join(job)} --cfg job: {err[-1500:]}"
         printed = yaml.safe_load(out)
-        _typed(module, config_name, printed)
+        _typed(module, app, printed)
         for value in _strings(printed):
             if value.startswith("../shared/data/") and SHARED_DATA.is_dir():
                 assert (cwd / value).exists(), f"{name}: {value} does not exist"
