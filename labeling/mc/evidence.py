@@ -3,15 +3,31 @@ that read them (the numbers are also in the row's `mc_*` columns)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from labeling.mc.rules import Fall, Posterior
-
-if TYPE_CHECKING:
-    from labeling.mc.estimators import Estimator
+from labeling.mc.rules import Fall, Posterior, Rule
 
 
-def evidence(est: Estimator, step: int, label: bool | None) -> str:
+class Measured(Protocol):
+    """What the evidence reads of a chain's estimator (`labeling.mc.estimators.Estimator`,
+    which calls `evidence`): named here so the two modules do not import each other."""
+
+    rule: Rule
+    futile: bool
+
+    @property
+    def rollouts(self) -> int: ...
+
+    def rollouts_at(self, step: int) -> int: ...
+
+    def counts(self, step: int) -> tuple[int, int]: ...
+
+    def settled(self, step: int) -> bool | None: ...
+
+    def fall_at(self, step: int) -> bool: ...
+
+
+def evidence(est: Measured, step: int, label: bool | None) -> str:
     """The evidence of step `step` (not the last), whose label before `after_error` is
     `label`."""
     if isinstance(est.rule, Fall):
@@ -28,7 +44,7 @@ def evidence(est: Estimator, step: int, label: bool | None) -> str:
     return "a later prefix reached the answer" if label is True else ""
 
 
-def _fall_evidence(est: Estimator, step: int, label: bool | None) -> str:
+def _fall_evidence(est: Measured, step: int, label: bool | None) -> str:
     rule = est.rule
     assert isinstance(rule, Fall)
     successes, decided = est.counts(step)
@@ -61,7 +77,7 @@ def _fall_evidence(est: Estimator, step: int, label: bool | None) -> str:
             f"rollouts (Bayes factor fell:kept {b:.3g})")
 
 
-def _posterior_evidence(est: Estimator, step: int, label: bool | None) -> str:
+def _posterior_evidence(est: Measured, step: int, label: bool | None) -> str:
     rule = est.rule
     assert isinstance(rule, Posterior)
     base = f"self-confidence {rule.base[0]}/{rule.base[1]}"
