@@ -318,3 +318,14 @@ def test_the_rule_by_name_and_its_options():
             MCOptions(rule="posterior", **bad).check()
     with pytest.raises(ValueError):
         rule((5, 4))
+
+
+@pytest.mark.parametrize("level", [0.05, 0.15, 0.25, 0.35])
+def test_a_looser_level_never_stops_the_search_before_it_starts(level):
+    # A clear error at step 3 (never reached from there on; half the time before it): every
+    # level locates it. The search once skipped first errors the posterior gave less than
+    # `level`, so from about 0.25 up (mass spread over nine places) it stopped at once.
+    est = drive(PosteriorSearch(6, rule((5, 20), level=level), outcome=False),
+                lambda i, j: i < 3 and every(2)(j))
+    assert est.rollouts > 0
+    assert [v.label for v in est.verdicts()][:4] == [True, True, True, False]

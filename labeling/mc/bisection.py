@@ -8,10 +8,10 @@ higher). A probe counts *decided* rollouts: it is topped up until `probe` of the
 (an undecided rollout costs budget, never changes a choice), then the next prefix is chosen.
 Between probes the search stops when the first error is located or every step is right,
 when `chain_budget` rollouts were made, when no probe is expected to tell anything
-(< 1e-4 bits), or when no first error that the posterior still gives at least `level` could
-be located within the budget left even if every remaining rollout went its way (a weak
-completer on a long chain: 48 failures in a row from step 0 of an 8-step chain leave
-P(e = 0) at 0.92 when the question gave 4 successes in 20).
+(< 1e-4 bits), or when no first error that the posterior still gives at least `level` (at
+most `CANDIDATE`) could be located within the budget left even if every remaining rollout
+went its way (a weak completer on a long chain: 48 failures in a row from step 0 of an
+8-step chain leave P(e = 0) at 0.92 when the question gave 4 successes in 20).
 
 Labels, with `level` l and `factor` F (steps 0..M-2; the last step is the chain's own
 outcome, as under every rule):
@@ -41,6 +41,11 @@ from labeling.mc.estimators import Estimator, Probe
 from labeling.mc.posterior import ErrorPosterior, FirstErrorModel
 from labeling.mc.rules import Posterior as PosteriorRule
 from labeling.schema import SelfConfidence
+
+# The search goes on while a first error the posterior gives at least this much (or `level`,
+# if lower) could still be located. Tied to `level` alone, a looser level (0.25 and up, the
+# mass spread over the chain's places) left no candidate and stopped every search at once.
+CANDIDATE = 0.05
 
 MIN_GAIN = 1e-4  # bits: below it no probe is worth its rollouts
 # Probes looked ahead (`lookahead`): two deep is up to 3 + 9 requests for probes of 2.
@@ -218,7 +223,7 @@ class PosteriorSearch(Estimator):
         p_le = self._at(counts)[0].p_le
         p_e = [p_le[0], *(p_le[i] - p_le[i - 1] for i in range(1, m)), 1 - p_le[m - 1]]
         for e in range(m + 1):
-            if p_e[e] < level:
+            if p_e[e] < min(level, CANDIDATE):
                 continue
             trial = list(counts)
             if e <= m - 2:
