@@ -101,7 +101,7 @@ def job_side(args: argparse.Namespace) -> dict:
     from pipelines.engine.prepare_model import prepare
     from pipelines.engine.runtime import init_ray
     from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
-    from pipelines.label.config import MCSourceConfig
+    from pipelines.label.source_configs import MCSourceConfig
     from verifiers.rollout.driver import MonteCarloVerifier
 
     s = SamplerConfig(n=args.n, max_tokens=args.max_tokens)

@@ -16,7 +16,7 @@ from enum import StrEnum
 from hydra.core.config_store import ConfigStore
 
 from labeling.code_steps import CodeSplitMode
-from labeling.datasets import Adapter, check_adapter
+from labeling.datasets import Adapter, check_adapter, gives_sections
 from labeling.datasets.generic import FieldsConfig
 from labeling.schema import Domain
 from labeling.sections import SectionOptions
@@ -219,6 +219,13 @@ class GenerationConfig:
         factory=AnswerCheckConfig, help="How final answers are checked."
     )
     output: UnitOutputConfig = option(factory=UnitOutputConfig, help="Shards and resume.")
+
+
+def chains_in_sections(cfg: GenerationConfig) -> bool:
+    """Whether the run's chains are reasoning traces cut into sections: `split.mode=sections`,
+    or a dataset whose chains come as sections (DeltaBench's)."""
+    return cfg.split.mode == SplitMode.sections or gives_sections(
+        str(cfg.dataset.adapter or cfg.dataset.name))
 
 
 def validate_generation(cfg: GenerationConfig) -> None:

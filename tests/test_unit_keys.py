@@ -22,12 +22,13 @@ from tests.test_search_strategies import job_cfg
 
 def _label_config_with_every_source() -> Any:
     from pipelines.label import config as lc
+    from pipelines.label import source_configs as sc
 
     cfg = lc.LabelJobConfig()
     labels = cfg.labels
-    labels.answer, labels.calc, labels.tests = (lc.AnswerSourceConfig(), lc.CalcSourceConfig(),
-                                                lc.TestsSourceConfig())  # fmt: skip
-    labels.mc, labels.judge = lc.MCSourceConfig(), lc.JudgeSourceConfig()
+    labels.answer, labels.calc, labels.tests = (sc.AnswerSourceConfig(), sc.CalcSourceConfig(),
+                                                sc.TestsSourceConfig())  # fmt: skip
+    labels.mc, labels.judge = sc.MCSourceConfig(), sc.JudgeSourceConfig()
     return cfg
 
 
@@ -96,10 +97,11 @@ def test_each_field_changes_the_key_exactly_when_it_changes_rows(make):
 
 def test_switching_a_source_on_changes_the_key():
     from pipelines.label import config as lc
+    from pipelines.label import source_configs as sc
 
     cfg = lc.LabelJobConfig()
     key = config_hash(cfg)
-    cfg.labels.tests = lc.TestsSourceConfig()  # a section with no fields of its own
+    cfg.labels.tests = sc.TestsSourceConfig()  # a section with no fields of its own
     assert config_hash(cfg) != key
 
 

@@ -1,6 +1,6 @@
 """MC's settings and their defaults: the one place they are written.
 
-`MCOptions()` is the default of every MC knob; `pipelines/label/config.py`'s `labels.mc`
+`MCOptions()` is the default of every MC knob; `pipelines/label/source_configs.py`'s `labels.mc`
 section takes its defaults from it, and the estimators and the driver take what they need as
 arguments (no defaults of their own). `docs/labels.md` says what each rule claims.
 """
@@ -29,7 +29,7 @@ class EstimatorName(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class MCOptions:
-    """Every MC knob with its default. Field help: `pipelines/label/config.py`."""
+    """Every MC knob with its default. Field help: `pipelines/label/source_configs.py`."""
 
     rule: RuleName = RuleName.posterior
     estimator: EstimatorName = EstimatorName.binary_search

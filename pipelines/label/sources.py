@@ -18,21 +18,22 @@ import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, is_dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from labeling import registry
 from labeling.registration import Registry
-from pipelines.label.config import (
+from pipelines.generation_config import chains_in_sections
+from pipelines.label.source_configs import (
     AnswerSourceConfig,
     CalcSourceConfig,
     JudgeSourceConfig,
-    LabelJobConfig,
     MCSourceConfig,
-    SandboxSettings,
     TestsSourceConfig,
-    labels_sections,
 )
 from verifiers.base import GivenOutcome, Verifier
+
+if TYPE_CHECKING:  # the config reads this module's table: no import back at run time
+    from pipelines.label.config import LabelJobConfig, SandboxSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,7 @@ class BuildContext:
     critic: Any = None  # the judge's model (verifiers.judge.Critic)
 
 
-Builder = Callable[[LabelJobConfig, Any, BuildContext], Verifier]
+Builder = Callable[["LabelJobConfig", Any, BuildContext], Verifier]
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +217,7 @@ def _judge(cfg: LabelJobConfig, j: Any, ctx: BuildContext) -> Verifier:
         ctx.critic, votes=j.votes, max_tokens=j.max_tokens, temperature=j.temperature,
         seed=cfg.sampler.seed, max_evidence=j.max_evidence, vote=j.vote,
         # Traces cut into sections: every section judged on its own (DeltaBench's protocol).
-        protocol="sections" if labels_sections(cfg) else "first_error",
+        protocol="sections" if chains_in_sections(cfg) else "first_error",
     )
 
 
