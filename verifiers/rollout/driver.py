@@ -18,7 +18,9 @@ Before any chain's probe, the completer's self-confidence on each problem is mea
 outcomes of the problem's chains that the completer itself sampled with the rollouts'
 settings (`samples_of`: their model's name), plus `self_rollouts` completions of the bare
 question (one request per problem, seeded by the problem alone, so a problem's figure is the
-same in any batch). The `fall` rule judges every step against it; every rule reports it.
+same in any batch; they go out in portions, `verifiers/rollout/questions.py`, so the first
+problems' searches run while later questions do). The `fall` and `posterior` rules judge
+every step against it; every rule reports it.
 
 Give `verify` many chains at once (hundreds, all chains of a problem together): requests of
 the same chain share the prompt and most of the prefix, which vLLM's prefix caching reuses.
@@ -29,7 +31,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from labeling.engine_request import EngineRequest
@@ -38,6 +40,7 @@ from labeling.mc import Estimator, MCOptions, Probe, make_estimator, make_rule
 from labeling.schema import AfterError, Chain, Problem, SelfConfidence, Status, StepVerdict
 from verifiers.rollout.outcome import OutcomeCheck, outcome_check
 from verifiers.rollout.protocol import AsyncCompleter, Completer, Completion, RolloutStats
+from verifiers.rollout.questions import QuestionFeed
 from verifiers.rollout.schedule import Schedule, _submit
 
 log = logging.getLogger(__name__)
@@ -143,7 +146,8 @@ class MonteCarloVerifier:
         with ThreadPoolExecutor(max(1, self.check_workers)) as pool:
             # The bare question's rollouts go out first; the chains' own outcomes are checked
             # while the engine generates them.
-            asked = self._ask_questions(items, stats)
+            capacity = int(getattr(self.completer, "capacity", 0) or 0)
+            asked = self._ask_questions(items, stats, capacity)
 
             def confidence_of(pid: str) -> SelfConfidence:
                 if pid not in confidence:
@@ -151,11 +155,13 @@ class MonteCarloVerifier:
                                                             pool)
                 return confidence[pid]
 
-            def arrivals() -> Iterator[tuple[int, Estimator | None]]:
+            def arrivals() -> Iterator[tuple[int, Estimator | None, bool]]:
                 # Chains in order as their own outcomes are known (the last step's label, and
-                # for binary_search the end of the search interval). Under `fall` a problem's
-                # chains wait for its self-confidence: its last chain's outcome and its
-                # question rollouts.
+                # for binary_search the end of the search interval). Under `fall` and
+                # `posterior` a chain's estimator needs its problem's self-confidence: its
+                # chains' outcomes and its question rollouts. While those rollouts are out,
+                # the chains arrive with an estimator under a guessed self-confidence, and
+                # again with the real one as each problem's rollouts come back.
                 left = Counter(p.problem_id for p, _ in items)
                 waiting: dict[str, list[int]] = {}
                 for idx, outcome in enumerate(pool.map(self._outcome, items, prefixes)):
@@ -163,16 +169,27 @@ class MonteCarloVerifier:
                     pid = items[idx][0].problem_id
                     left[pid] -= 1
                     if not needs_base:
-                        yield idx, self._estimator(items[idx][1], outcome, None)
+                        yield idx, self._estimator(items[idx][1], outcome, None), False
                         continue
                     waiting.setdefault(pid, []).append(idx)
-                    if not left[pid]:
+                    if left[pid]:
+                        continue
+                    if pid in asked.futures and not asked.done(pid):
+                        guess = self._guess(pid, items, outcomes)
+                        for j in waiting[pid] if guess else ():
+                            yield j, self._estimator(items[j][1], outcomes[j], guess), True
+                        continue
+                    sc = confidence_of(pid)
+                    for j in waiting.pop(pid):
+                        yield j, self._estimator(items[j][1], outcomes[j], sc), False
+                while waiting:
+                    schedule.wait(asked.futures[pid] for pid in waiting)
+                    for pid in [pid for pid in waiting if asked.done(pid)]:
                         sc = confidence_of(pid)
                         for j in waiting.pop(pid):
-                            yield j, self._estimator(items[j][1], outcomes[j], sc)
+                            yield j, self._estimator(items[j][1], outcomes[j], sc), False
 
-            capacity = int(getattr(self.completer, "capacity", 0) or 0)
-            schedule = Schedule(self, items, prefixes, stats, pool, capacity)
+            schedule = Schedule(self, items, prefixes, stats, pool, capacity, asked)
             schedule.run(arrivals(), eager=isinstance(self.completer, AsyncCompleter))
             for p, _ in items:
                 confidence_of(p.problem_id)
@@ -210,48 +227,64 @@ class MonteCarloVerifier:
 
     # -- self-confidence ------------------------------------------------------------------
 
+    def _guess(self, pid: str, items: Sequence[tuple[Problem, Chain]],
+               outcomes: list[bool | None | str]) -> SelfConfidence | None:
+        """A stand-in while problem `pid`'s question rollouts are out: its chains' known
+        outcomes and half the rollouts right. Only where one of its chains the completer
+        sampled reached the answer, so the self-confidence cannot come out zero (a weak
+        completer's problems are mostly at zero, where no probe is made and every guessed
+        one would be wasted), and the first probe's step is the same for any rate but the
+        extremes. Only the requests sent early depend on it, never a label."""
+        chains = self._chain_outcomes(pid, items, outcomes)
+        if not any(chains):
+            return None
+        n = self.options.self_rollouts
+        return SelfConfidence(sum(chains) + n // 2, len(chains) + n, n, "guess")
+
+    def _chain_outcomes(self, pid: str, items: Sequence[tuple[Problem, Chain]],
+                        outcomes: list[bool | None | str]) -> list[bool]:
+        return [o for (p, c), o in zip(items, outcomes, strict=True)
+                if p.problem_id == pid and self._is_sample(c) and isinstance(o, bool)]
+
     def _is_sample(self, chain: Chain) -> bool:
         return self.samples_of is not None and chain.model == self.samples_of
 
-    def _ask_questions(
-        self, items: Sequence[tuple[Problem, Chain]], stats: RolloutStats
-    ) -> dict[str, tuple[Problem, Future[list[Completion]]]]:
-        """One request of `self_rollouts` completions of the bare question per problem."""
+    def _ask_questions(self, items: Sequence[tuple[Problem, Chain]], stats: RolloutStats,
+                       capacity: int) -> QuestionFeed:
+        """One request of `self_rollouts` completions of the bare question per problem, in
+        the engines' room as the searches leave it (`verifiers/rollout/questions.py`)."""
         n = self.options.self_rollouts
-        problems = {p.problem_id: p for p, _ in items}
-        if not n or not problems:
-            return {}
-        requests = [
-            EngineRequest.user(self.prompt_fn(p), n=n, seed=derive_seed(self.seed, pid, "question"),
-                               max_tokens=self.max_tokens, temperature=self.temperature,
-                               top_p=self.top_p)
+        problems = {p.problem_id: p for p, _ in items} if n else {}
+        requests = {
+            pid: EngineRequest.user(self.prompt_fn(p), n=n,
+                                    seed=derive_seed(self.seed, pid, "question"),
+                                    max_tokens=self.max_tokens, temperature=self.temperature,
+                                    top_p=self.top_p)
             for pid, p in problems.items()
-        ]
-        futures = _submit(self.completer, requests)
-        if len(futures) != len(requests):
-            raise RuntimeError(f"Completer answered {len(futures)} of {len(requests)} requests")
-        stats.rounds += 1
+        }  # fmt: skip
+        feed = QuestionFeed(self.completer, requests, capacity, _submit)
+        feed.send()
+        stats.rounds += bool(requests)
         stats.requests += len(requests)
-        return {pid: (p, f) for (pid, p), f in zip(problems.items(), futures, strict=True)}
+        return feed
 
     def _self_confidence(
         self,
         pid: str,
         items: Sequence[tuple[Problem, Chain]],
         outcomes: list[bool | None | str],
-        asked: dict[str, tuple[Problem, Future[list[Completion]]]],
+        asked: QuestionFeed,
         stats: RolloutStats,
         pool: ThreadPoolExecutor,
     ) -> SelfConfidence:
         """The completer's successes from the bare question on problem `pid`, as counts: its
         sampled chains' outcomes (those known) and its question rollouts."""
-        chains = [o for (p, c), o in zip(items, outcomes, strict=True)
-                  if p.problem_id == pid and self._is_sample(c) and isinstance(o, bool)]
+        chains = self._chain_outcomes(pid, items, outcomes)
         runs: list[bool | None] = []
         tokens = 0
-        if pid in asked:
-            problem, future = asked[pid]
-            got = future.result()
+        if pid in asked.futures:
+            problem = next(p for p, _ in items if p.problem_id == pid)
+            got = asked.result(pid)
             if len(got) != self.options.self_rollouts:
                 raise RuntimeError(f"Completer returned {len(got)} completions, asked for "
                                    f"{self.options.self_rollouts}")
