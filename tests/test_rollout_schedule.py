@@ -126,51 +126,39 @@ def test_speculation_fills_the_engine_without_changing_a_label(estimator):
     assert recorded == s1.completions == s2.completions - s2.wasted_requests
 
 
-def _held_questions(items, question_rate: float, samples_of: str | None):
-    """Labels and stats of `posterior` over `items`, round by round and then with the
-    question requests held back until some probe was sent beside them (or 0.5 s)."""
-    def rule(r):
-        return question_rate if not r.prefix else posterior_rule(r)
+def test_question_rollouts_go_out_in_portions_and_searches_start_between_them():
+    """With room for 16 sequences, half of it holds questions (8 rollouts each): one problem
+    at a time. A problem's chains search as soon as its own question rollouts are back,
+    before later problems' questions are sent, and the labels and recorded rollouts are
+    those of the round-by-round schedule."""
+    items = sampled_items(3)
 
     def run(completer):
         mc = mc_verifier(completer, rule="posterior", probe=2, self_rollouts=8,
-                         samples_of=samples_of)
+                         samples_of="m")
         return mc.verify(items), mc.last_stats
 
-    def hold(r):
-        if not r.prefix:
-            until(lambda: any(x.prefix for _, x in completer.sent), timeout_s=0.5)
-
-    completer = ThreadedCompleter(FakeCompleter(rule), lambda r: 0.001 * (r.seed % 5), hold)
-    completer.capacity = 256
-    return run(FakeCompleter(rule)), run(completer), completer
-
-
-@pytest.mark.parametrize("question_rate", [0.0, 0.4, 1.0])
-def test_chains_search_under_a_guess_while_the_question_rollouts_are_out(question_rate):
-    """Under `posterior` a chain's search needs its problem's self-confidence. While the
-    question's rollouts are out, the chains of a problem one of whose sampled chains reached
-    the answer probe under a guessed one; the labels and recorded rollouts are still the
-    sequential ones, whatever the question's rate turns out to be."""
-    items = sampled_items(3)  # each problem has a right chain
-    (sequential, s1), (guessed, s2), completer = _held_questions(items, question_rate, "m")
-    assert guessed == sequential
-    assert s2.guessed_requests > 0
-    first_answer = min(t for t, r in completer.finished if not r.prefix)
-    assert any(t < first_answer for t, r in completer.sent if r.prefix)
-    recorded = sum(v.rollouts for vs in guessed for v in vs)
-    assert recorded == s1.completions - s1.self_completions
+    sequential, s1 = run(FakeCompleter(posterior_rule))
+    portions = ThreadedCompleter(FakeCompleter(posterior_rule), lambda r: 0.002 * (r.seed % 5))
+    portions.capacity = 16
+    got, s2 = run(portions)
+    assert got == sequential
     assert s2.completions - s2.wasted_requests * 2 == s1.completions
+    sent = [r for _, r in portions.sent]
+    questions = [i for i, r in enumerate(sent) if not r.prefix]
+    assert len(questions) == 3
+    first_probe = next(i for i, r in enumerate(sent) if r.prefix)
+    assert questions[0] < first_probe < questions[-1]  # p0 searched while p2 was unsent
+    assert sent[first_probe].user_text == sent[questions[0]].user_text
 
 
-def test_no_guess_where_no_sampled_chain_reached_the_answer():
-    """Chains not written by the completer tell nothing of its self-confidence: with a
-    completer that never succeeds from the question, a guess would only waste rollouts."""
-    items = sampled_items(2)
-    (sequential, s1), (held, s2), completer = _held_questions(items, 0.0, None)
-    assert held == sequential
-    assert s2.guessed_requests == s2.wasted_requests == 0
-    assert all(not r.prefix for _, r in completer.sent)  # nothing rolled out from a step
+def test_questions_all_go_out_at_once_to_an_engine_without_room_figures():
+    items = sampled_items(3)
+    completer = ThreadedCompleter(FakeCompleter(posterior_rule), lambda r: 0.001)
+    mc_verifier(completer, rule="posterior", probe=2, self_rollouts=8,
+                samples_of="m").verify(items)
+    sent = [r for _, r in completer.sent]
+    assert all(not r.prefix for r in sent[:3]) and sum(not r.prefix for r in sent) == 3
 
 
 def test_first_probes_go_out_while_later_outcomes_are_still_being_checked():

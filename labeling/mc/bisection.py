@@ -37,9 +37,6 @@ to fall from zero.
 
 from __future__ import annotations
 
-import heapq
-import itertools
-
 from labeling.mc.estimators import Estimator, Probe
 from labeling.mc.posterior import ErrorPosterior, FirstErrorModel
 from labeling.mc.rules import Posterior as PosteriorRule
@@ -51,11 +48,8 @@ from labeling.schema import SelfConfidence
 CANDIDATE = 0.05
 
 MIN_GAIN = 1e-4  # bits: below it no probe is worth its rollouts
-# Requests looked ahead per chain (`lookahead`), the most likely first: as many as a full
-# tree two probes deep holds for probes of 2 (3 + 9), and paths less likely than MIN_ODDS
-# are not followed.
-AHEAD_REQUESTS = 12
-MIN_ODDS = 0.02
+# Probes looked ahead (`lookahead`): two deep is up to 3 + 9 requests for probes of 2.
+AHEAD_DEPTH = 2
 Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2
 
 
@@ -180,48 +174,37 @@ class PosteriorSearch(Estimator):
         return self._choice[key]
 
     def lookahead(self) -> list[tuple[int, int, int]]:
-        """The requests the search may send next, as (step, first rollout index, n), most
-        likely first: the choices after each outcome of the pending probe, and after each
-        outcome of those, expanded best first by the posterior's odds of the path (its
-        predictive for each probe's successes) while the budget holds whole probes, up to
-        `AHEAD_REQUESTS`. A driver with room sends them early (verifiers/rollout/
-        schedule.py). A weak completer fails along most paths: best first follows them many
-        probes deep where a full tree of the same size stops after two."""
+        """The requests the search would send next after each outcome of the pending probe
+        (0 to n successes, all decided) and after each outcome of those (`AHEAD_DEPTH` probes
+        deep), as (step, first rollout index, n), while the budget holds whole probes: a
+        driver with room sends them early (verifiers/rollout/schedule.py)."""
         pending = self.pending()
         if not pending:
             return []
         key = (self._counts(), self.rollouts)
         if key not in self._ahead:
-            assert self.model is not None
             out: list[tuple[int, int, int]] = []
             n = self.rule.request
-            # A path: minus its odds, a tie-break, its counts, the budget left, the probe it
-            # makes (None: not chosen yet, done when the path is taken up) and the rollouts
-            # added before it. Choosing costs a posterior: only paths taken up pay it.
-            tie = itertools.count()
-            paths: list[tuple[float, int, Counts, int, Probe | None, dict[int, int]]] = [
-                (-1.0, next(tie), self._counts(), self._left(), pending[0], {})]
-            while paths and len(out) < AHEAD_REQUESTS:
-                odds, _, counts, left, probe, added = heapq.heappop(paths)
-                if probe is None:
-                    step = self._next(counts, left)
-                    if step is None:
+            # A path: its counts, budget left, the probe it makes and the rollouts it added.
+            frontier = [(self._counts(), self._left(), pending[0], {})]
+            for _ in range(AHEAD_DEPTH):
+                later = []
+                for counts, left, probe, added in frontier:
+                    left -= probe.n
+                    added = added | {probe.step: added.get(probe.step, 0) + probe.n}
+                    if left < n:
                         continue
-                    probe = Probe(step, n)
-                    request = (step, self.rollouts_at(step) + added.get(step, 0), n)
-                    out += [request] if request not in out else []
-                left -= probe.n
-                if left < n:
-                    continue
-                added = added | {probe.step: added.get(probe.step, 0) + probe.n}
-                x, d = counts[probe.step]
-                chances = self.model.predictive(counts, probe.step, probe.n)
-                for ok, chance in enumerate(chances):
-                    if chance * -odds >= MIN_ODDS:
+                    x, d = counts[probe.step]
+                    for ok in range(probe.n + 1):
                         then = (*counts[: probe.step], (x + ok, d + probe.n),
                                 *counts[probe.step + 1:])
-                        heapq.heappush(paths, (odds * chance, next(tie), then, left, None,
-                                               added))
+                        step = self._next(then, left)
+                        if step is None:
+                            continue
+                        request = (step, self.rollouts_at(step) + added.get(step, 0), n)
+                        out += [request] if request not in out else []
+                        later.append((then, left, Probe(step, n), added))
+                frontier = later
             self._ahead[key] = out
         return self._ahead[key]
 

@@ -155,13 +155,12 @@ class MonteCarloVerifier:
                                                             pool)
                 return confidence[pid]
 
-            def arrivals() -> Iterator[tuple[int, Estimator | None, bool]]:
+            def arrivals() -> Iterator[tuple[int, Estimator | None]]:
                 # Chains in order as their own outcomes are known (the last step's label, and
                 # for binary_search the end of the search interval). Under `fall` and
                 # `posterior` a chain's estimator needs its problem's self-confidence: its
-                # chains' outcomes and its question rollouts. While those rollouts are out,
-                # the chains arrive with an estimator under a guessed self-confidence, and
-                # again with the real one as each problem's rollouts come back.
+                # chains' outcomes and its question rollouts; its chains arrive as those
+                # come back, in whatever order the problems' do.
                 left = Counter(p.problem_id for p, _ in items)
                 waiting: dict[str, list[int]] = {}
                 for idx, outcome in enumerate(pool.map(self._outcome, items, prefixes)):
@@ -169,25 +168,22 @@ class MonteCarloVerifier:
                     pid = items[idx][0].problem_id
                     left[pid] -= 1
                     if not needs_base:
-                        yield idx, self._estimator(items[idx][1], outcome, None), False
+                        yield idx, self._estimator(items[idx][1], outcome, None)
                         continue
                     waiting.setdefault(pid, []).append(idx)
                     if left[pid]:
                         continue
                     if pid in asked.futures and not asked.done(pid):
-                        guess = self._guess(pid, items, outcomes)
-                        for j in waiting[pid] if guess else ():
-                            yield j, self._estimator(items[j][1], outcomes[j], guess), True
-                        continue
+                        continue  # its question rollouts are still out
                     sc = confidence_of(pid)
                     for j in waiting.pop(pid):
-                        yield j, self._estimator(items[j][1], outcomes[j], sc), False
-                while waiting:
+                        yield j, self._estimator(items[j][1], outcomes[j], sc)
+                while waiting:  # recording and sending meanwhile
                     schedule.wait(asked.futures[pid] for pid in waiting)
                     for pid in [pid for pid in waiting if asked.done(pid)]:
                         sc = confidence_of(pid)
                         for j in waiting.pop(pid):
-                            yield j, self._estimator(items[j][1], outcomes[j], sc), False
+                            yield j, self._estimator(items[j][1], outcomes[j], sc)
 
             schedule = Schedule(self, items, prefixes, stats, pool, capacity, asked)
             schedule.run(arrivals(), eager=isinstance(self.completer, AsyncCompleter))
@@ -226,20 +222,6 @@ class MonteCarloVerifier:
                               after_error=self.after_error, self_confidence=sc, **extra)
 
     # -- self-confidence ------------------------------------------------------------------
-
-    def _guess(self, pid: str, items: Sequence[tuple[Problem, Chain]],
-               outcomes: list[bool | None | str]) -> SelfConfidence | None:
-        """A stand-in while problem `pid`'s question rollouts are out: its chains' known
-        outcomes and half the rollouts right. Only where one of its chains the completer
-        sampled reached the answer, so the self-confidence cannot come out zero (a weak
-        completer's problems are mostly at zero, where no probe is made and every guessed
-        one would be wasted), and the first probe's step is the same for any rate but the
-        extremes. Only the requests sent early depend on it, never a label."""
-        chains = self._chain_outcomes(pid, items, outcomes)
-        if not any(chains):
-            return None
-        n = self.options.self_rollouts
-        return SelfConfidence(sum(chains) + n // 2, len(chains) + n, n, "guess")
 
     def _chain_outcomes(self, pid: str, items: Sequence[tuple[Problem, Chain]],
                         outcomes: list[bool | None | str]) -> list[bool]:

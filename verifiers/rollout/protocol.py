@@ -60,7 +60,6 @@ class RolloutStats:
     wasted_requests: int = 0  # speculative rollouts a settled step did not need (dropped)
     wasted_tokens: int = 0  # their tokens (included in `tokens`)
     ahead_requests: int = 0  # rollouts sent for probes that were not pending yet
-    guessed_requests: int = 0  # requests sent under a guessed self-confidence
     unfinished_chains: int = 0  # chains still undecided when max_rounds ran out
     checks: int = 0  # outcome checks actually run (cache hits excluded)
     undecided_checks: int = 0  # checks that returned None (counted as failures)

@@ -12,7 +12,7 @@ engine waiting on one sequence. Then the later rollouts of the same probe (up to
 current budget) go out early, each with the seed of its own rollout index. While the engine
 runs well below its room, the requests of the probes that may come next go out too
 (`Estimator.lookahead`: binary search's midpoints on either side; `posterior`'s choices
-after the likely outcomes of its pending probe and of those, most likely first), each the
+after each outcome of its pending probe, two probes deep), each the
 very request the search would send then (same step, rollout index and n), to shorten the
 chain of waits at the end of a stage: a `posterior` chain searches one probe at a time.
 Results are recorded strictly in index order, only once the step is probed and only if the
@@ -20,14 +20,9 @@ request is the one the probe asks for (else it is dropped and the probe's own re
 out), so the labels, seeds and recorded rollouts are exactly those of the sequential
 schedule; what no probe needed is counted as `wasted_*` and dropped.
 
-Guesses. A rule judged against the completer's self-confidence waits for the problem's
-question rollouts (`verifiers/rollout/questions.py` sends them in portions; `wait` records
-and sends while they are out). Meanwhile, for a problem one of whose sampled chains reached
-the answer, the driver hands in an estimator built under a guessed self-confidence
-(`arrive(..., guess=True)`): its probes go out as if it were the chain's, and what comes back
-waits, unrecorded, for the real estimator, which takes each result only if it is the request
-it would send itself (the first probe barely depends on the self-confidence). A wrong guess
-costs the dropped requests (`wasted_*`), never a label.
+Questions. A rule judged against the completer's self-confidence waits for the problem's
+question rollouts (`verifiers/rollout/questions.py` sends them in portions); while the driver
+waits for them (`wait`), results are recorded and the chains already in go on searching.
 
 Pure Python: no engine, no threads of its own (the completer's futures call back).
 """
@@ -64,7 +59,6 @@ class Schedule:
         self.issued: list[set[tuple[int, int]]] = [set() for _ in items]  # ever sent
         self.ready: list[dict[int, dict[int, list[Completion]]]] = [{} for _ in items]
         self.open: set[int] = set()  # chains with probes left (filled as they arrive)
-        self.guessed: set[int] = set()  # chains whose estimator is still a guess
         self.arriving = False  # no speculation until every chain's first probe is out
         self.in_flight = 0
         self.flying_seqs = 0  # sequences of those requests (the questions fill the rest)
@@ -74,17 +68,18 @@ class Schedule:
         if feed is not None:
             feed.wake = lambda: self.done.put(None)
 
-    def run(self, arrivals: Iterable[tuple[int, Estimator | None, bool]], eager: bool) -> None:
-        """`arrivals`: (chain, its estimator or None, whether the estimator is a guess) as
-        each chain's own outcome is known; a guessed chain arrives again with its real one.
+    def run(self, arrivals: Iterable[tuple[int, Estimator | None]], eager: bool) -> None:
+        """`arrivals`: (chain, its estimator or None) as each chain's own outcome is known.
         `eager` (an async completer): each chain's first probe goes out the moment it arrives
         and results that come back meanwhile are recorded, so the engine starts while the
         outcomes are still being checked (a second or more; minutes for code in a sandbox).
         Otherwise the first probes of all chains go out as one batch."""
         self.arriving = True
         arrived = []
-        for idx, est, guess in arrivals:
-            self.arrive(idx, est, guess)
+        for idx, est in arrivals:
+            self.estimators[idx] = est
+            if est is not None and not est.done:
+                self.open.add(idx)
             arrived.append(idx)
             if eager:
                 self.launch(arrived)
@@ -95,20 +90,6 @@ class Schedule:
         while self.in_flight:
             self._collect(block=True)
         self.flush()
-
-    def arrive(self, idx: int, est: Estimator | None, guess: bool = False) -> None:
-        was_guess = idx in self.guessed
-        self.estimators[idx] = est
-        if guess:
-            self.guessed.add(idx)
-        else:
-            self.guessed.discard(idx)
-        if est is not None and not est.done:
-            self.open.add(idx)
-        else:
-            self.open.discard(idx)
-        if was_guess and not guess:
-            self._deliver(idx)  # what the guess's requests brought, if this one asks for it
 
     def wait(self, futures: Iterable[Future]) -> None:
         """Record and send as results come back until one of `futures` is done (the driver
@@ -159,9 +140,8 @@ class Schedule:
             if self.estimators[idx] is None or self.waves[idx] >= self.mc.max_rounds:
                 continue
             est = self._est(idx)
-            # Nothing out for it yet; a guess records nothing, so what it sent once is sent.
-            out = self.issued[idx] if idx in self.guessed else self.flying[idx]
-            probes = [p for p in est.pending() if (p.step, est.rollouts_at(p.step)) not in out]
+            probes = [p for p in est.pending()  # nothing out for it yet
+                      if (p.step, est.rollouts_at(p.step)) not in self.flying[idx]]
             if probes:
                 self.waves[idx] += 1
                 work += [(idx, p, est.rollouts_at(p.step)) for p in probes]
@@ -220,7 +200,6 @@ class Schedule:
         self.in_flight += len(requests)
         self.flying_seqs += sum(r.n for r in requests)
         s.max_in_flight = max(s.max_in_flight, self.in_flight)
-        s.guessed_requests += sum(idx in self.guessed for idx, *_ in work)
         for (idx, probe, at), req, fut in zip(work, requests, futures, strict=True):
             self.flying[idx].add((probe.step, at))
             self.issued[idx].add((probe.step, at))
@@ -258,15 +237,8 @@ class Schedule:
 
     def _deliver(self, idx: int) -> None:
         """Record the chain's results in rollout order, each once its step is probed, until
-        nothing more can be recorded; drop what no probe of the chain can need any more.
-        A guessed chain's results wait for its real estimator."""
-        if idx in self.guessed:
-            return
-        est, ready = self.estimators[idx], self.ready[idx]
-        if est is None:  # the chain's outcome could not be checked: nothing is recorded
-            for buf in ready.values():
-                self._waste(buf)
-            return
+        nothing more can be recorded; drop what no probe of the chain can need any more."""
+        est, ready = self._est(idx), self.ready[idx]
         progress = True
         while progress:
             progress = False
