@@ -126,41 +126,6 @@ def test_speculation_fills_the_engine_without_changing_a_label(estimator):
     assert recorded == s1.completions == s2.completions - s2.wasted_requests
 
 
-def test_question_rollouts_go_out_in_portions_and_searches_start_between_them():
-    """With room for 16 sequences, half of it holds questions (8 rollouts each): one problem
-    at a time. A problem's chains search as soon as its own question rollouts are back,
-    before later problems' questions are sent, and the labels and recorded rollouts are
-    those of the round-by-round schedule."""
-    items = sampled_items(3)
-
-    def run(completer):
-        mc = mc_verifier(completer, rule="posterior", probe=2, self_rollouts=8,
-                         samples_of="m")
-        return mc.verify(items), mc.last_stats
-
-    sequential, s1 = run(FakeCompleter(posterior_rule))
-    portions = ThreadedCompleter(FakeCompleter(posterior_rule), lambda r: 0.002 * (r.seed % 5))
-    portions.capacity = 16
-    got, s2 = run(portions)
-    assert got == sequential
-    assert s2.completions - s2.wasted_requests * 2 == s1.completions
-    sent = [r for _, r in portions.sent]
-    questions = [i for i, r in enumerate(sent) if not r.prefix]
-    assert len(questions) == 3
-    first_probe = next(i for i, r in enumerate(sent) if r.prefix)
-    assert questions[0] < first_probe < questions[-1]  # p0 searched while p2 was unsent
-    assert sent[first_probe].user_text == sent[questions[0]].user_text
-
-
-def test_questions_all_go_out_at_once_to_an_engine_without_room_figures():
-    items = sampled_items(3)
-    completer = ThreadedCompleter(FakeCompleter(posterior_rule), lambda r: 0.001)
-    mc_verifier(completer, rule="posterior", probe=2, self_rollouts=8,
-                samples_of="m").verify(items)
-    sent = [r for _, r in completer.sent]
-    assert all(not r.prefix for r in sent[:3]) and sum(not r.prefix for r in sent) == 3
-
-
 def test_first_probes_go_out_while_later_outcomes_are_still_being_checked():
     """An async engine must not wait for the whole batch's outcome checks (seconds for math,
     minutes for code in a sandbox): each chain's first probe leaves as its outcome is known."""

@@ -18,9 +18,7 @@ Before any chain's probe, the completer's self-confidence on each problem is mea
 outcomes of the problem's chains that the completer itself sampled with the rollouts'
 settings (`samples_of`: their model's name), plus `self_rollouts` completions of the bare
 question (one request per problem, seeded by the problem alone, so a problem's figure is the
-same in any batch; they go out in portions, `verifiers/rollout/questions.py`, so the first
-problems' searches run while later questions do). The `fall` and `posterior` rules judge
-every step against it; every rule reports it.
+same in any batch). The `fall` rule judges every step against it; every rule reports it.
 
 Give `verify` many chains at once (hundreds, all chains of a problem together): requests of
 the same chain share the prompt and most of the prefix, which vLLM's prefix caching reuses.
@@ -31,7 +29,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from labeling.engine_request import EngineRequest
@@ -40,7 +38,6 @@ from labeling.mc import Estimator, MCOptions, Probe, make_estimator, make_rule
 from labeling.schema import AfterError, Chain, Problem, SelfConfidence, Status, StepVerdict
 from verifiers.rollout.outcome import OutcomeCheck, outcome_check
 from verifiers.rollout.protocol import AsyncCompleter, Completer, Completion, RolloutStats
-from verifiers.rollout.questions import QuestionFeed
 from verifiers.rollout.schedule import Schedule, _submit
 
 log = logging.getLogger(__name__)
@@ -146,8 +143,7 @@ class MonteCarloVerifier:
         with ThreadPoolExecutor(max(1, self.check_workers)) as pool:
             # The bare question's rollouts go out first; the chains' own outcomes are checked
             # while the engine generates them.
-            capacity = int(getattr(self.completer, "capacity", 0) or 0)
-            asked = self._ask_questions(items, stats, capacity)
+            asked = self._ask_questions(items, stats)
 
             def confidence_of(pid: str) -> SelfConfidence:
                 if pid not in confidence:
@@ -157,10 +153,9 @@ class MonteCarloVerifier:
 
             def arrivals() -> Iterator[tuple[int, Estimator | None]]:
                 # Chains in order as their own outcomes are known (the last step's label, and
-                # for binary_search the end of the search interval). Under `fall` and
-                # `posterior` a chain's estimator needs its problem's self-confidence: its
-                # chains' outcomes and its question rollouts; its chains arrive as those
-                # come back, in whatever order the problems' do.
+                # for binary_search the end of the search interval). Under `fall` a problem's
+                # chains wait for its self-confidence: its last chain's outcome and its
+                # question rollouts.
                 left = Counter(p.problem_id for p, _ in items)
                 waiting: dict[str, list[int]] = {}
                 for idx, outcome in enumerate(pool.map(self._outcome, items, prefixes)):
@@ -171,21 +166,13 @@ class MonteCarloVerifier:
                         yield idx, self._estimator(items[idx][1], outcome, None)
                         continue
                     waiting.setdefault(pid, []).append(idx)
-                    if left[pid]:
-                        continue
-                    if pid in asked.futures and not asked.done(pid):
-                        continue  # its question rollouts are still out
-                    sc = confidence_of(pid)
-                    for j in waiting.pop(pid):
-                        yield j, self._estimator(items[j][1], outcomes[j], sc)
-                while waiting:  # recording and sending meanwhile
-                    schedule.wait(asked.futures[pid] for pid in waiting)
-                    for pid in [pid for pid in waiting if asked.done(pid)]:
+                    if not left[pid]:
                         sc = confidence_of(pid)
                         for j in waiting.pop(pid):
                             yield j, self._estimator(items[j][1], outcomes[j], sc)
 
-            schedule = Schedule(self, items, prefixes, stats, pool, capacity, asked)
+            capacity = int(getattr(self.completer, "capacity", 0) or 0)
+            schedule = Schedule(self, items, prefixes, stats, pool, capacity)
             schedule.run(arrivals(), eager=isinstance(self.completer, AsyncCompleter))
             for p, _ in items:
                 confidence_of(p.problem_id)
@@ -223,50 +210,48 @@ class MonteCarloVerifier:
 
     # -- self-confidence ------------------------------------------------------------------
 
-    def _chain_outcomes(self, pid: str, items: Sequence[tuple[Problem, Chain]],
-                        outcomes: list[bool | None | str]) -> list[bool]:
-        return [o for (p, c), o in zip(items, outcomes, strict=True)
-                if p.problem_id == pid and self._is_sample(c) and isinstance(o, bool)]
-
     def _is_sample(self, chain: Chain) -> bool:
         return self.samples_of is not None and chain.model == self.samples_of
 
-    def _ask_questions(self, items: Sequence[tuple[Problem, Chain]], stats: RolloutStats,
-                       capacity: int) -> QuestionFeed:
-        """One request of `self_rollouts` completions of the bare question per problem, in
-        the engines' room as the searches leave it (`verifiers/rollout/questions.py`)."""
+    def _ask_questions(
+        self, items: Sequence[tuple[Problem, Chain]], stats: RolloutStats
+    ) -> dict[str, tuple[Problem, Future[list[Completion]]]]:
+        """One request of `self_rollouts` completions of the bare question per problem."""
         n = self.options.self_rollouts
-        problems = {p.problem_id: p for p, _ in items} if n else {}
-        requests = {
-            pid: EngineRequest.user(self.prompt_fn(p), n=n,
-                                    seed=derive_seed(self.seed, pid, "question"),
-                                    max_tokens=self.max_tokens, temperature=self.temperature,
-                                    top_p=self.top_p)
+        problems = {p.problem_id: p for p, _ in items}
+        if not n or not problems:
+            return {}
+        requests = [
+            EngineRequest.user(self.prompt_fn(p), n=n, seed=derive_seed(self.seed, pid, "question"),
+                               max_tokens=self.max_tokens, temperature=self.temperature,
+                               top_p=self.top_p)
             for pid, p in problems.items()
-        }  # fmt: skip
-        feed = QuestionFeed(self.completer, requests, capacity, _submit)
-        feed.send()
-        stats.rounds += bool(requests)
+        ]
+        futures = _submit(self.completer, requests)
+        if len(futures) != len(requests):
+            raise RuntimeError(f"Completer answered {len(futures)} of {len(requests)} requests")
+        stats.rounds += 1
         stats.requests += len(requests)
-        return feed
+        return {pid: (p, f) for (pid, p), f in zip(problems.items(), futures, strict=True)}
 
     def _self_confidence(
         self,
         pid: str,
         items: Sequence[tuple[Problem, Chain]],
         outcomes: list[bool | None | str],
-        asked: QuestionFeed,
+        asked: dict[str, tuple[Problem, Future[list[Completion]]]],
         stats: RolloutStats,
         pool: ThreadPoolExecutor,
     ) -> SelfConfidence:
         """The completer's successes from the bare question on problem `pid`, as counts: its
         sampled chains' outcomes (those known) and its question rollouts."""
-        chains = self._chain_outcomes(pid, items, outcomes)
+        chains = [o for (p, c), o in zip(items, outcomes, strict=True)
+                  if p.problem_id == pid and self._is_sample(c) and isinstance(o, bool)]
         runs: list[bool | None] = []
         tokens = 0
-        if pid in asked.futures:
-            problem = next(p for p, _ in items if p.problem_id == pid)
-            got = asked.result(pid)
+        if pid in asked:
+            problem, future = asked[pid]
+            got = future.result()
             if len(got) != self.options.self_rollouts:
                 raise RuntimeError(f"Completer returned {len(got)} completions, asked for "
                                    f"{self.options.self_rollouts}")

@@ -12,17 +12,13 @@ engine waiting on one sequence. Then the later rollouts of the same probe (up to
 current budget) go out early, each with the seed of its own rollout index. While the engine
 runs well below its room, the requests of the probes that may come next go out too
 (`Estimator.lookahead`: binary search's midpoints on either side; `posterior`'s choices
-after each outcome of its pending probe, two probes deep), each the
-very request the search would send then (same step, rollout index and n), to shorten the
-chain of waits at the end of a stage: a `posterior` chain searches one probe at a time.
-Results are recorded strictly in index order, only once the step is probed and only if the
-request is the one the probe asks for (else it is dropped and the probe's own request goes
-out), so the labels, seeds and recorded rollouts are exactly those of the sequential
-schedule; what no probe needed is counted as `wasted_*` and dropped.
-
-Questions. A rule judged against the completer's self-confidence waits for the problem's
-question rollouts (`verifiers/rollout/questions.py` sends them in portions); while the driver
-waits for them (`wait`), results are recorded and the chains already in go on searching.
+after each outcome of its pending probe, two probes deep), each the very request the search
+would send then (same step, rollout index and n), to shorten the chain of waits at the end of
+a stage: a `posterior` chain searches one probe at a time. Results are recorded strictly in
+index order, only once the step is probed and only if the request is the one the probe asks
+for (else it is dropped and the probe's own request goes out), so the labels, seeds and
+recorded rollouts are exactly those of the sequential schedule; what no probe needed is
+counted as `wasted_*` and dropped.
 
 Pure Python: no engine, no threads of its own (the completer's futures call back).
 """
@@ -39,7 +35,6 @@ from typing import Any
 from labeling.engine_request import EngineRequest
 from labeling.mc import Estimator, Probe
 from verifiers.rollout.protocol import AsyncCompleter, Completion
-from verifiers.rollout.questions import QuestionFeed
 
 # Rollouts of probes that may come next go out only while fewer than capacity / AHEAD_SHARE
 # requests are in flight. With all 256 of the CPU engine's room open to them, the MC stage of
@@ -48,8 +43,7 @@ AHEAD_SHARE = 4
 
 
 class Schedule:
-    def __init__(self, mc, items, prefixes, stats, pool, capacity: int = 0,
-                 feed: QuestionFeed | None = None) -> None:
+    def __init__(self, mc, items, prefixes, stats, pool, capacity: int = 0) -> None:
         self.mc, self.items, self.prefixes = mc, items, prefixes
         self.estimators: list[Estimator | None] = [None] * len(items)  # set as chains arrive
         self.stats, self.pool, self.capacity = stats, pool, capacity
@@ -61,12 +55,8 @@ class Schedule:
         self.open: set[int] = set()  # chains with probes left (filled as they arrive)
         self.arriving = False  # no speculation until every chain's first probe is out
         self.in_flight = 0
-        self.flying_seqs = 0  # sequences of those requests (the questions fill the rest)
-        self.feed = feed
         self.done: queue.SimpleQueue = queue.SimpleQueue()  # (idx, step, index, req, future)
         self.cache: dict[tuple[int, int, str], bool | None] = {}
-        if feed is not None:
-            feed.wake = lambda: self.done.put(None)
 
     def run(self, arrivals: Iterable[tuple[int, Estimator | None]], eager: bool) -> None:
         """`arrivals`: (chain, its estimator or None) as each chain's own outcome is known.
@@ -91,20 +81,6 @@ class Schedule:
             self._collect(block=True)
         self.flush()
 
-    def wait(self, futures: Iterable[Future]) -> None:
-        """Record and send as results come back until one of `futures` is done (the driver
-        waiting for a problem's question rollouts: every chain's first probe is out)."""
-        futures = list(futures)
-        self.arriving = False
-        for fut in futures:
-            fut.add_done_callback(self._wake)
-        while not any(fut.done() for fut in futures):
-            self._feed()
-            self._collect(block=True)
-
-    def _wake(self, _: Future) -> None:
-        self.done.put(None)
-
     def _collect(self, block: bool) -> None:
         """Record every finished request (waiting for one when `block`), then send what
         their chains need next: one check batch, one wave."""
@@ -117,14 +93,11 @@ class Schedule:
         except queue.Empty:
             pass
         self.stats.generate_seconds += time.perf_counter() - started
-        finished = [f for f in finished if f is not None]  # wake-ups: a question is back
         if not finished:
-            self._feed()
             return
         self.in_flight -= len(finished)
-        for idx, step, at, req, _ in finished:
+        for idx, step, at, *_ in finished:
             self.flying[idx].discard((step, at))
-            self.flying_seqs -= req.n
         self.record([(i, step, at, req, fut.result()) for i, step, at, req, fut in finished])
         self.launch(sorted({idx for idx, *_ in finished}))
 
@@ -148,12 +121,6 @@ class Schedule:
         self._send(work)
         if self.speculate and not self.arriving and self.in_flight < self.capacity:
             self._send(self._spare(self.capacity - self.in_flight))
-        self._feed()
-
-    def _feed(self) -> None:
-        """The question rollouts take the room the searches leave (`QuestionFeed`)."""
-        if self.feed is not None:
-            self.feed.send(self.flying_seqs)
 
     def _spare(self, room: int) -> list[tuple[int, Probe, int]]:
         """Up to `room` requests sent early, one per chain per turn (fair): first the later
@@ -198,7 +165,6 @@ class Schedule:
         s.max_batch_requests = max(s.max_batch_requests, len(requests))
         s.max_batch_completions = max(s.max_batch_completions, sum(r.n for r in requests))
         self.in_flight += len(requests)
-        self.flying_seqs += sum(r.n for r in requests)
         s.max_in_flight = max(s.max_in_flight, self.in_flight)
         for (idx, probe, at), req, fut in zip(work, requests, futures, strict=True):
             self.flying[idx].add((probe.step, at))
