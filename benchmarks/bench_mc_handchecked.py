@@ -14,7 +14,9 @@ rule and with another), it reports, over the hand-checked chains found in the ru
   steps (typically the answer's False on the last step where MC could not tell: no claim
   about the steps before), or not located (null);
 - false flags at step 0: chains right at step 0 whose combined labels call step 0 wrong, and
-  how many of them are MC's.
+  how many of them are MC's;
+- MC's prefix claims (its first False after an unlabeled step, before the last step: "the
+  chain has gone wrong by here"), right when the hand's first error is at or before them.
 
     .venv/bin/python benchmarks/bench_mc_handchecked.py before=/tmp/mc/before after=/tmp/mc/after
 """
@@ -66,6 +68,13 @@ def score(rows: dict[str, dict], truth: list[dict]) -> dict:
         hand, got = t["first_error"], r["first_error_step"]
         kind = "with" if hand >= 0 else "without"
         c[f"{kind}"] += 1
+        mc = r["mc_labels"] or []
+        claim = _first_false(mc)
+        if claim is not None and claim < len(mc) - 1 and not all(x is True for x in mc[:claim]):
+            # MC's prefix claim (wrong by here, not located): right when the hand's first
+            # error is at or before it
+            c["prefix_claims"] += 1
+            c["prefix_claims_right"] += 0 <= hand <= claim
         if got == hand:
             c[f"{kind}_right"] += 1
             continue
@@ -102,8 +111,8 @@ def main(argv: list[str] | None = None) -> None:
           f"{len(truth) - with_error} without) from {args.data.name}\n")
     print("| run | with an error: right | early (MC / calc / answer) | late | first False "
           "after unlabeled steps | unlocated | without: right (-1) | early (MC) | unlocated "
-          "| step-0 false flags (MC) | not in run |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| step-0 false flags (MC) | MC prefix claims right | not in run |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for spec in args.runs:
         name, _, root = spec.partition("=")
         r = score(read_rows(Path(root)), truth)
@@ -114,7 +123,8 @@ def main(argv: list[str] | None = None) -> None:
               f"| {c['with_unlocated']} "
               f"| {c['without_right']}/{c['without']} | {c['without_early']} "
               f"({c['without_early_by_mc']}) | {c['without_unlocated']} "
-              f"| {c['step0_false_flags']} ({c['step0_false_flags_mc']}) | {c['missing']} |")
+              f"| {c['step0_false_flags']} ({c['step0_false_flags_mc']}) "
+              f"| {c['prefix_claims_right']}/{c['prefix_claims']} | {c['missing']} |")
         for line in r["mc_step0_flags"]:
             print(f"    MC called a right step 0 wrong: {line}")
 

@@ -7,12 +7,14 @@ of an error at every step, an error all but fatal, so the rate from a right pref
 towards 1 at the end; `--good` and `--bad` scale it per prefix and per chain). Every rule runs
 the default search (binary_search) through the real driver, self-confidence and all (the
 chains count as the completer's samples). Step-level truth gives, per rule:
-- first-error precision: of the first errors a rule placed by rollouts (a False before the
-  last step), the share at the true first error; recall: of the chains whose error lies
-  before the last step, the share whose first error the rule placed exactly;
+- first-error precision: of the first errors a rule located by rollouts (a False before the
+  last step with every step before it labeled right: a step claim), the share at the true
+  first error; recall: of the chains whose error lies before the last step, the share whose
+  first error the rule located exactly;
 - step level (after_error=negative, as written; the last step aside): False precision, the
-  share of False labels whose claim holds (a step claim at the first error, prefix claims
-  after it: right when the true first error is at or before the step); error recall, the
+  share of False labels whose claim holds (a step claim at a located first error, prefix
+  claims after it and `posterior`'s prefix claims where it located nothing: right when the
+  true first error is at or before the step); error recall, the
   share of truly wrong prefixes labeled False; FP rate, the share of right prefixes labeled
   False;
 - rollouts and requests per chain (the question's included: one request per problem) and
@@ -198,9 +200,11 @@ def strength_run(items, truth, rates, options: MCOptions, seed: int) -> dict[str
          "decided": 0, "steps": 0, "false": 0}
     for verdicts, error in zip(out, truth, strict=True):
         labels = [v.label for v in verdicts][:-1]  # the last step is the chain's own answer
-        first = next((i for i, x in enumerate(labels) if x is False), None)
+        # a located first error (a step claim): every step before it labeled right; a first
+        # False after an unlabeled step is a prefix claim, scored at step level only
+        first = located_first_error(labels)
         t["errors"] += 0 <= error < len(labels)
-        if first is not None:
+        if first is not None and first >= 0:
             t["placed"] += 1
             t["hit"] += first == error
         for i, x in enumerate(labels):

@@ -3,14 +3,18 @@
 A step label makes one of two claims:
 
 - `step`: the source judged this step itself ("step i is right / wrong"). Every True label,
-  the first False of a column, every False of an exact source (`calc`, `tests`, `answer`:
-  they check each step on its own), and a policy's False on a step an exact source proved
-  wrong. Scored against the reviewer's verdict on that step.
+  the first False of a column when every step before it is labeled True (it is located) or
+  it is the last step, every False of an exact source (`calc`, `tests`, `answer`: they check
+  each step on its own), and a policy's False on a step an exact source proved wrong. Scored
+  against the reviewer's verdict on that step.
 - `prefix`: a False that is there only because it comes after the column's first error under
   `labels.after_error=negative` (TRL's convention): "the chain has gone wrong by here", a
   claim about steps 0..i together, not about step i. MC's own labels after its first error
   are prefix claims too: the estimator writes them by the same rule, whatever the rollouts
-  from those later steps said. Scored against the chain's first error: right when a reviewer
+  from those later steps said. So is a column's first False after an unlabeled step (not the
+  last step, not proven by an exact source): MC's `posterior` rule writes it where the chain
+  has gone wrong by step i but the rollouts do not say where (`labeling/mc/bisection.py`).
+  Scored against the chain's first error: right when a reviewer
   found a wrong step at or before i, wrong when every step up to i was reviewed right,
   undecided otherwise.
 
@@ -41,11 +45,14 @@ def column_claims(
     `self_judged[i]`: the column's source judged step i itself wrong, so a False there is a
     step claim even after the first error."""
     first = next((i for i, x in enumerate(labels) if x is False), -1)
+    # A first False after an unlabeled step locates nothing: "wrong by here" (MC's prefix
+    # claim), unless it is the last step (the chain's own answer) or judged on its own.
+    located = first == len(labels) - 1 or all(x is True for x in labels[:first])
     out: list[Claim | None] = []
     for i, x in enumerate(labels):
         if x is None:
             out.append(None)
-        elif x or i == first or after_error != "negative" or self_judged[i]:
+        elif x or (i == first and located) or after_error != "negative" or self_judged[i]:
             out.append(Claim.step)
         else:
             out.append(Claim.prefix)

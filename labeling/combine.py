@@ -56,7 +56,10 @@ chains cut into steps take `negative`. `combine` reads an unresolved `auto` as `
 `first_error_step`: `labeling.first_error.first_error` of the final labels: the first step
 labeled False; -1 only when every step is labeled True (ProcessBench reads -1 as "all steps
 correct"); None when no step is labeled False but some step is unlabeled (nothing located,
-nothing proven right).
+nothing proven right). A first False after an unlabeled step that no exact source proved is a
+prefix claim (MC's `posterior` writes one where the chain has gone wrong by a step but the
+rollouts do not say where): `first_error_step` is then the step by which the chain went
+wrong, not a located error (`labeling.audit_claims`).
 """
 
 from __future__ import annotations

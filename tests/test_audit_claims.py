@@ -60,6 +60,19 @@ def test_mc_after_its_first_error_claims_the_prefix():
     assert claims["policy"] == [S, S, P, P]
 
 
+def test_a_first_false_after_an_unlabeled_step_claims_the_prefix():
+    # MC's `posterior` prefix claim: wrong by step 2, where is not located
+    claims = chain_claims(columns(mc="--ii", answer="---i"), "policy", "negative")
+    assert claims["mc"] == [None, None, P, P]
+    # the policy takes MC's labels; the last step is the answer check's own verdict
+    assert claims["policy"] == [None, None, P, S]
+    # the chain's own wrong answer alone (the last step) is a claim about that step
+    assert chain_claims(columns(mc="---i"), "policy", "negative")["mc"] == [None] * 3 + [S]
+    # a calc flag after unlabeled steps is still calc's own step claim
+    cols = columns(calc="--i-", mc="----")
+    assert chain_claims(cols, "policy", "negative")["policy"] == [None, None, S, P]
+
+
 @pytest.mark.parametrize("after_error", ["mask", "keep"])
 def test_without_after_error_negative_every_label_is_a_step_claim(after_error):
     cols = columns(after_error, calc="-i--", mc="ciii", answer="---c")

@@ -211,10 +211,19 @@ def test_the_budget_stops_the_search():
 def test_a_search_that_cannot_place_a_label_stops_before_its_budget():
     # A weak completer (5/20 from the question) fails from every prefix of an 8-step chain:
     # once no first error could be located even if every remaining rollout went its way,
-    # the search stops; no step is called wrong on the way.
+    # the search stops; no step is called wrong on the way (no first error is located), but
+    # the chain has gone wrong by some step: a prefix claim, False from there on.
     est = drive(PosteriorSearch(8, rule((5, 20)), outcome=False), lambda i, j: False)
     assert est.rollouts < 32 and est.pending() == []
-    assert False not in est.labels()[:-1]
+    labels, at = est.labels(), est.prefix_claim()
+    assert est.first_error() is None and at is not None and at > 0
+    assert labels[:at] == [None] * at and labels[at:] == [False] * (8 - at)
+    assert "prefix claim" in est.verdicts()[at].evidence
+    # under after_error=mask or keep no prefix claim is written
+    masked = drive(PosteriorSearch(8, rule((5, 20)), outcome=False, after_error="mask"),
+                   lambda i, j: False)
+    assert masked.rollouts == est.rollouts and masked.prefix_claim() is None
+    assert masked.labels()[:-1] == [None] * 7
 
 
 @pytest.mark.parametrize(("first_error", "chunk"), [(1, 2), (4, 2), (6, 1), (None, 2)])

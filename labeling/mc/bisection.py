@@ -24,8 +24,15 @@ outcome, as under every rule):
   or an earlier probed prefix. It is a step claim with P(e = i) >= 1 - 2l; the steps after it
   are left to `after_error`, as under every rule (under `negative`: prefix claims, True of
   them with probability >= 1 - l).
-- Otherwise unverifiable, with the posterior and the counts in the evidence. An error known
-  to lie somewhere in a span of steps places no False there (no step claim could be made).
+- A prefix claim, when no error is located and `after_error=negative`: False from the first
+  step i (after the last True one) where P(e <= i) >= 1 - l, the rollouts alone favour
+  "e <= i" by F, and the success rate fell at or before i, and on every later step. It
+  says "the chain has gone wrong by step i" (the first error lies in the span after the last
+  True step, up to i), not that step i itself is wrong: `labeling.audit_claims` reads a
+  complete source's first False after an unlabeled step as such a claim, and scores it
+  against the chain's first error. The search does not read it: it still looks for the
+  error itself, so the rollouts are the same with or without the claim.
+- Otherwise unverifiable, with the posterior and the counts in the evidence.
 
 `mc_scores`: P(e > i), the posterior probability that the chain is still right through step
 i (soft labels; `1 - score` is P(e <= i)); None where nothing was rolled out.
@@ -40,7 +47,7 @@ from __future__ import annotations
 from labeling.mc.estimators import Estimator, Probe
 from labeling.mc.posterior import ErrorPosterior, FirstErrorModel
 from labeling.mc.rules import Posterior as PosteriorRule
-from labeling.schema import SelfConfidence
+from labeling.schema import AfterError, SelfConfidence
 
 # The search goes on while a first error the posterior gives at least this much (or `level`,
 # if lower) could still be located. Tied to `level` alone, a looser level (0.25 and up, the
@@ -135,7 +142,31 @@ class PosteriorSearch(Estimator):
     def labels(self) -> list[bool | None]:
         if self.n_steps < 2:
             return [self.outcome] * self.n_steps
-        return list(self._state()[1])
+        post, located = self._state()
+        return self._with_prefix_claim(post, list(located))
+
+    def _with_prefix_claim(self, post: ErrorPosterior, labels: list[bool | None]
+                           ) -> list[bool | None]:  # fmt: skip
+        """`labels` (the located ones) with the prefix claim of the module docstring, under
+        `after_error=negative` only: the search never reads it (it still looks for the
+        first error itself), so the rollouts are the same with or without it."""
+        m, level, f = self.n_steps, self.rule.level, self.rule.factor
+        if self.skip or self.after_error != AfterError.negative or False in labels[:-1]:
+            return labels
+        fell = self._fell(self._counts())
+        for i in range(m - 1):
+            if labels[i] is None and post.p_le[i] >= 1 - level and post.factor[i] >= f \
+                    and fell[i]:
+                labels[i:m - 1] = [False] * (m - 1 - i)
+                break
+        return labels
+
+    def prefix_claim(self) -> int | None:
+        """The step of the prefix claim in `labels()` (the first False, not located), or
+        None when there is none."""
+        labels = self.labels()
+        first = next((i for i, x in enumerate(labels[:-1]) if x is False), None)
+        return None if first is None or all(x is True for x in labels[:first]) else first
 
     def score(self, step: int) -> float | None:
         """P(e > step): the chain is still right through `step`; None without a rollout."""

@@ -229,7 +229,9 @@ class Estimator:
             t, why = self._tally[i], ""
             if error >= 0 and i > error and self.after_error != AfterError.keep:
                 label = False if self.after_error == AfterError.negative else None
-                why = f"after the first error at step {error} (after_error={self.after_error})"
+                why = f"after the first error at step {error} (after_error={self.after_error})" \
+                    if all(x is True for x in labels[:error]) else \
+                    f"after the prefix claim at step {error} (after_error={self.after_error})"
             score = self.score(i) if i < self.n_steps - 1 else None
             if i == self.n_steps - 1 and self.outcome is not None:
                 score = 1.0 if self.outcome else 0.0

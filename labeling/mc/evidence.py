@@ -99,6 +99,9 @@ def _posterior_evidence(est: Measured, step: int, label: bool | None) -> str:
                f"{rule.factor}")
     if label is True:
         return f"on track: {figures}"
+    if label is False and est.prefix_claim() == step:  # type: ignore[attr-defined]
+        return (f"the chain has gone wrong by this step (a prefix claim: the first error "
+                f"lies at or before it, where is not located): {figures}")
     if label is False:
         return f"first error located here: {figures}"
     return f"unverifiable: {figures}"
