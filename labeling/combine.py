@@ -36,7 +36,9 @@ Policies (`policy=`):
   `tests` claim a first error only where they found one (finding nothing proves nothing:
   they check arithmetic or syntax, not reasoning). Two claims that differ are a
   disagreement: errors at different steps, or one source's "no error" against another's
-  error. A listed `mc`/`judge` that gave no label at all (an unparsable judge, no decided
+  error. A prefix claim (MC's first False after an unlabeled step: wrong by step i, where
+  not located) agrees with an error located after its last True step and at or before i.
+  A listed `mc`/`judge` that gave no label at all (an unparsable judge, no decided
   rollouts) confirms nothing: the chain is dropped. Dropped chains go to the quarantine
   with the reason.
 
@@ -154,9 +156,13 @@ def _outcome(verdicts: Mapping[str, Sequence[StepVerdict]], n: int) -> bool | No
     return None
 
 
-def _claim(verdicts: Mapping[str, Sequence[StepVerdict]], source: str) -> int | None | str:
-    """A source's first-error claim for `consensus`: a step index, -1 (no error: a claim
-    only for complete sources), None (abstains), or a string saying why a complete source
+def _claim(verdicts: Mapping[str, Sequence[StepVerdict]], source: str
+           ) -> tuple[int, int] | None | str:  # fmt: skip
+    """A source's first-error claim for `consensus`, as the steps (lo, hi) where it puts the
+    first error: (j, j) for an error located at j; (n, n) for "no error" (a claim only for
+    complete sources; n = the chain's steps); (lo, i) for a prefix claim at i (a complete
+    source's first False after an unlabeled step, before the last: wrong by step i, after
+    its last True step lo - 1); None (abstains), or a string saying why a complete source
     gave no label at all."""
     vs = verdicts.get(source)
     if vs is None:
@@ -170,9 +176,17 @@ def _claim(verdicts: Mapping[str, Sequence[StepVerdict]], source: str) -> int | 
             # right so far, then silent (no quorum, no decided rollout): not a "no error"
             gap = next(i for i, v in enumerate(vs) if v.label is None)
             return f"{source} left step {gap} unlabeled and found no error"
-        return found
+        if found < 0:
+            return len(vs), len(vs)
+        lo = next(i for i, v in enumerate(vs) if v.label is not True)
+        return (lo, found) if found < len(vs) - 1 else (found, found)
     found = _flag(vs)
-    return found if found >= 0 else None
+    return (found, found) if found >= 0 else None
+
+
+def _shown(claim: tuple[int, int], n: int) -> str:
+    lo, hi = claim
+    return "none" if lo >= n else str(hi) if lo == hi else f"by {hi}"
 
 
 def consensus_reason(
@@ -185,17 +199,20 @@ def consensus_reason(
     if bad:
         raise ValueError(f"consensus cannot use {', '.join(map(str, bad))}: it does not locate "
                          f"errors; choose from {', '.join(able)}")
-    claims: dict[str, int] = {}
+    claims: dict[str, tuple[int, int]] = {}
     for s in sources:
         c = _claim(verdicts, s)
         if isinstance(c, str):
             return c
         if c is not None:
             claims[str(s)] = c
-    # Exact sources that found nothing made no claim, so any two claims that differ are a
-    # disagreement: two located errors apart, or a "no error" against an error.
-    if len(set(claims.values())) > 1:
-        shown = ", ".join(f"{n} {'none' if e < 0 else e}" for n, e in claims.items())
+    # Exact sources that found nothing made no claim. The claims agree when one first error
+    # fits them all: two located errors apart, or a "no error" against an error, do not; a
+    # prefix claim ("wrong by step i") fits an error located at or before i, after its last
+    # True step.
+    if claims and max(lo for lo, _ in claims.values()) > min(hi for _, hi in claims.values()):
+        n = len(next(iter(verdicts.values())))
+        shown = ", ".join(f"{name} {_shown(c, n)}" for name, c in claims.items())
         return f"first errors disagree: {shown}"
     return ""
 

@@ -88,6 +88,20 @@ def test_consensus_drops_disagreeing_chains_with_a_reason():
     assert not c.keep and c.reason == "first errors disagree: mc 2, calc 1"
 
 
+def test_consensus_reads_a_prefix_claim_as_wrong_by_that_step():
+    # MC: wrong by step 2, where not located (steps 0-1 unlabeled); calc flags step 1: one
+    # first error (step 1) fits both, so the chain is kept and calc's flag places it
+    vs = {"mc": mc(None, None, False, False), "calc": [U, BAD, U, U]}
+    c = combine(vs, 4, policy="consensus")
+    assert c.keep and c.labels == [None, False, False, False] and c.first_error_step == 1
+    # a flag after the step by which MC says the chain went wrong does not fit
+    vs = {"mc": mc(None, None, False, False), "calc": [U, U, U, BAD]}
+    assert consensus_reason(vs) == "first errors disagree: mc by 2, calc 3"
+    # nor one before MC's last True step
+    vs = {"mc": mc(True, None, False, False), "calc": [BAD, U, U, U]}
+    assert consensus_reason(vs) == "first errors disagree: mc by 2, calc 0"
+
+
 def test_consensus_keeps_agreeing_chains():
     vs = {"mc": mc(True, False, False), "calc": [U, BAD, U], "answer": outcome(3, False)}
     c = combine(vs, 3, policy="consensus")
