@@ -35,6 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
+from labeling.first_error import prefix_claim  # noqa: E402
+
 DATA = Path(__file__).resolve().parent / "data" / "handchecked_starter.json"
 COLUMNS = ["problem_id", "chain_id", "completions", "labels", "first_error_step", "mc_labels",
            "calc_labels", "answer_labels", "outcome_correct"]
@@ -68,9 +70,8 @@ def score(rows: dict[str, dict], truth: list[dict]) -> dict:
         hand, got = t["first_error"], r["first_error_step"]
         kind = "with" if hand >= 0 else "without"
         c[f"{kind}"] += 1
-        mc = r["mc_labels"] or []
-        claim = _first_false(mc)
-        if claim is not None and claim < len(mc) - 1 and not all(x is True for x in mc[:claim]):
+        claim = prefix_claim(r["mc_labels"] or [])
+        if claim is not None:
             # MC's prefix claim (wrong by here, not located): right when the hand's first
             # error is at or before it
             c["prefix_claims"] += 1

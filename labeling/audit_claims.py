@@ -29,6 +29,7 @@ from enum import StrEnum
 
 import labeling.registry as registry
 from labeling.datasets.processbench import human_step_labels
+from labeling.first_error import prefix_claim
 
 
 class Claim(StrEnum):
@@ -47,7 +48,7 @@ def column_claims(
     first = next((i for i, x in enumerate(labels) if x is False), -1)
     # A first False after an unlabeled step locates nothing: "wrong by here" (MC's prefix
     # claim), unless it is the last step (the chain's own answer) or judged on its own.
-    located = first == len(labels) - 1 or all(x is True for x in labels[:first])
+    located = prefix_claim(labels) is None
     out: list[Claim | None] = []
     for i, x in enumerate(labels):
         if x is None:

@@ -21,6 +21,11 @@ index only when every step before it is labeled True, else None. A search for th
 (MC's binary search, `labeling.mc`) and the benchmarks that grade it ask this:
 `[None, None, False]` has a first step labeled wrong (2) but its first error may be any of
 the three steps.
+
+`prefix_claim(labels)` is its complement for a labeler that judges every step (MC, the
+judge): the first step labeled False when it is *not* located (an unlabeled step comes
+before it) and is not the last step (the chain's own answer). Such a False says "the chain
+has gone wrong by here" (`labeling.audit_claims`: a prefix claim), not "this step is wrong".
 """
 
 from __future__ import annotations
@@ -53,4 +58,13 @@ def located_first_error(labels: Sequence[bool | None]) -> int | None:
     return None
 
 
-__all__ = ["first_error", "first_flag", "located_first_error"]
+def prefix_claim(labels: Sequence[bool | None]) -> int | None:
+    """The first False when an unlabeled step comes before it and it is not the last step;
+    else None (no False, a located one, or only the last step's)."""
+    found = first_error(labels)
+    if found is None or found < 0 or found == len(labels) - 1:
+        return None
+    return None if located_first_error(labels) == found else found
+
+
+__all__ = ["first_error", "first_flag", "located_first_error", "prefix_claim"]

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labeling.combine import combine
-from labeling.first_error import first_error, first_flag, located_first_error
+from labeling.first_error import first_error, first_flag, located_first_error, prefix_claim
 from labeling.mc import BinarySearch
 from labeling.schema import Status, StepVerdict
 from tests.fakes import absolute
@@ -25,6 +25,11 @@ def test_the_two_wrappers_say_what_differs():
     assert first_flag([False, True, True]) == 1 and first_flag([False, False]) == -1
     assert located_first_error([True, False]) == 1
     assert located_first_error([None, None, False]) is None  # may be any of the three
+    # a prefix claim: the first False after an unlabeled step, not the last step
+    assert prefix_claim([True, None, False, False]) == 2
+    assert prefix_claim([True, False, None]) is None  # located
+    assert prefix_claim([None, None, False]) is None  # the last step: the chain's own answer
+    assert prefix_claim([None, True]) is None and prefix_claim([]) is None
 
 
 @settings(max_examples=300, deadline=None)
@@ -37,6 +42,11 @@ def test_wrappers_agree_with_the_rule_where_they_should(labels):
     assert first_flag([x is False for x in labels]) == (-1 if found is None else found)
     located = located_first_error(labels)
     assert located is None or located == found
+    # every first False before the last step is either located or a prefix claim
+    claim = prefix_claim(labels)
+    assert claim is None or (claim == found and located is None)
+    if found is not None and 0 <= found < len(labels) - 1:
+        assert (located is None) == (claim is not None)
 
 
 @settings(max_examples=200, deadline=None)

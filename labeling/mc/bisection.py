@@ -44,6 +44,7 @@ to fall from zero.
 
 from __future__ import annotations
 
+from labeling.first_error import prefix_claim
 from labeling.mc.estimators import Estimator, Probe
 from labeling.mc.posterior import ErrorPosterior, FirstErrorModel
 from labeling.mc.rules import Posterior as PosteriorRule
@@ -162,11 +163,8 @@ class PosteriorSearch(Estimator):
         return labels
 
     def prefix_claim(self) -> int | None:
-        """The step of the prefix claim in `labels()` (the first False, not located), or
-        None when there is none."""
-        labels = self.labels()
-        first = next((i for i, x in enumerate(labels[:-1]) if x is False), None)
-        return None if first is None or all(x is True for x in labels[:first]) else first
+        """The step of the prefix claim in `labels()`, or None when there is none."""
+        return prefix_claim(self.labels())
 
     def score(self, step: int) -> float | None:
         """P(e > step): the chain is still right through `step`; None without a rollout."""

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from labeling.first_error import located_first_error
+from labeling.first_error import located_first_error, prefix_claim
 from labeling.mc.evidence import evidence
 from labeling.mc.options import EstimatorName
 from labeling.mc.rules import Fall, Rule, unbiased_rate
@@ -224,14 +224,14 @@ class Estimator:
         score = success rate where rolled out, the counts behind it, the cost at that step."""
         labels = self.labels()
         error = next((i for i, x in enumerate(labels) if x is False), -1)
+        unlocated = prefix_claim(labels)
         out = []
         for i, label in enumerate(labels):
             t, why = self._tally[i], ""
             if error >= 0 and i > error and self.after_error != AfterError.keep:
                 label = False if self.after_error == AfterError.negative else None
-                why = f"after the first error at step {error} (after_error={self.after_error})" \
-                    if all(x is True for x in labels[:error]) else \
-                    f"after the prefix claim at step {error} (after_error={self.after_error})"
+                what = "prefix claim" if unlocated == error else "first error"
+                why = f"after the {what} at step {error} (after_error={self.after_error})"
             score = self.score(i) if i < self.n_steps - 1 else None
             if i == self.n_steps - 1 and self.outcome is not None:
                 score = 1.0 if self.outcome else 0.0
