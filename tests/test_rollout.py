@@ -21,7 +21,7 @@ from verifiers.rollout.driver import (
     Completion,
     prefix_texts,
 )
-from verifiers.rollout.outcome import CodeOutcome, MathOutcome
+from verifiers.rollout.outcome import CodeOutcome, MathOutcome, no_attempt
 
 ERR = "[err]"
 
@@ -185,6 +185,57 @@ def test_math_outcome_judges_the_completion_not_the_prefix():
     assert check(problem, prefix, "no answer here") is False
     with pytest.raises(ValueError, match="reference"):
         check(Problem("p", "math", "t", "q"), prefix, "no answer")
+
+
+def test_a_math_rollout_that_writes_nothing_or_copies_the_placeholder_is_no_attempt():
+    math_p = Problem("p", "math", "t", "What is 7 * 6?", reference="42")
+    ending = "7 * 6 equals 42, which is the result of the multiplication of 7 and 6."
+    assert no_attempt(math_p, ending, "")  # would read as "6", the last number
+    assert no_attempt(math_p, ending, " \n")
+    assert no_attempt(math_p, "", "")  # a question rollout that wrote nothing
+    assert no_attempt(math_p, "<think>\nLet me see, 7 * 6", "")  # still thinking: no answer
+    assert not no_attempt(math_p, ending, "The final answer is 42.")
+    assert not no_attempt(math_p, "So the answer is 41.", "")  # the completer accepted 41
+    assert not no_attempt(math_p, "So \\boxed{42}", "")
+    code_p = Problem("c", "code", "t", "Write f.", tests=("assert f() == 1",))
+    assert not no_attempt(code_p, "def f():\n    return 1", "")  # the program as it stands
+    # the instruction's placeholder copied instead of an answer; the question's own boxed
+    # text, or any other answer, is an attempt
+    prompt = "What is \\boxed{7} * 6?\n\nEnd with: The final answer is \\boxed{your answer}."
+    asked = Problem("p", "math", "t", "What is \\boxed{7} * 6?", reference="42")
+    assert no_attempt(asked, ending, "\n\nThe final answer is \\boxed{your answer}.", prompt)
+    assert no_attempt(asked, "", "The answer is: Your  Answer.", prompt)
+    assert not no_attempt(asked, ending, "\n\nThe final answer is \\boxed{your answer}.")
+    assert not no_attempt(asked, ending, "So \\boxed{7}.", prompt)
+    assert not no_attempt(asked, ending, "So \\boxed{41}.", prompt)
+
+
+def test_rollouts_that_make_no_attempt_decide_nothing_through_the_driver():
+    problem = Problem("p0", "math", "t", "What is 7 * 6?", reference="42")
+    steps = ("7 * 6 equals 42, which is the result of the multiplication of 7 and 6.",
+             "The final answer is \\boxed{your answer}.")
+    chain = Chain("p0", "c0", 0, "\n\n".join(steps), steps, "m")
+    silent = FakeCompleter(lambda r: 0.0, template="")
+    mc = mc_verifier(silent)
+    (verdicts,) = mc.verify([(problem, chain)])
+    # The completer ends its answer at the step every time: the step is not called wrong
+    # (read as a finished solution it would answer 6); the wrong last step stays False.
+    assert labels(verdicts) == [None, False]
+    assert verdicts[0].status == Status.UNVERIFIABLE
+    assert verdicts[0].rollouts == 8 and verdicts[0].decided == 0
+    assert mc.last_stats.no_attempts == mc.last_stats.undecided_checks == 1  # checked once
+    # The same with a completer that copies the instruction's placeholder as its answer
+    def prompt_fn(p):
+        return f"{p.question}\n\nEnd with: The final answer is \\boxed{{your answer}}."
+
+    echo = FakeCompleter(lambda r: 0.0, wrong="your answer")
+    mc = mc_verifier(echo, prompt_fn=prompt_fn)
+    (verdicts,) = mc.verify([(problem, chain)])
+    assert labels(verdicts) == [None, False] and mc.last_stats.no_attempts == 1
+    # Writing an answer is an attempt: the same step with a completer that answers 41
+    (verdicts,) = mc_verifier(FakeCompleter(lambda r: 0.0),
+                              prompt_fn=prompt_fn).verify([(problem, chain)])
+    assert labels(verdicts) == [False, False]
 
 
 class FakeResult:

@@ -36,7 +36,7 @@ from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
 from labeling.mc import Estimator, MCOptions, Probe, make_estimator, make_rule
 from labeling.schema import AfterError, Chain, Problem, SelfConfidence, Status, StepVerdict
-from verifiers.rollout.outcome import OutcomeCheck, outcome_check
+from verifiers.rollout.outcome import OutcomeCheck, no_attempt, outcome_check
 from verifiers.rollout.protocol import AsyncCompleter, Completer, Completion, RolloutStats
 from verifiers.rollout.schedule import Schedule, _submit
 
@@ -188,6 +188,10 @@ class MonteCarloVerifier:
             out.append(est.verdicts())
         self.last_stats = stats
         self.stats.merge(stats)
+        if stats.no_attempts:
+            log.info("mc: %d distinct rollouts made no attempt at an answer (wrote nothing "
+                     "after a step stating none, or copied the instruction's placeholder): "
+                     "undecided", stats.no_attempts)
         return out
 
     def _estimator(self, chain: Chain, outcome: bool | None | str,
@@ -266,15 +270,19 @@ class MonteCarloVerifier:
                               len(runs), source or "none", tokens)
 
     def _check_one(self, problem: Problem, text: str, stats: RolloutStats) -> bool | None:
-        try:
-            ok = self.check(problem, "", text)
-        except ValueError:
-            return None  # bad reference data: the chains' own outcome checks report it
-        except Exception as exc:
-            stats.check_errors += 1
-            log.warning("outcome check raised on a question rollout of %s: %r",
-                        problem.problem_id, exc)
-            return None
+        if no_attempt(problem, "", text, self.prompt_fn(problem)):
+            stats.no_attempts += 1
+            ok = None
+        else:
+            try:
+                ok = self.check(problem, "", text)
+            except ValueError:
+                return None  # bad reference data: the chains' own outcome checks report it
+            except Exception as exc:
+                stats.check_errors += 1
+                log.warning("outcome check raised on a question rollout of %s: %r",
+                            problem.problem_id, exc)
+                return None
         stats.checks += 1
         stats.undecided_checks += ok is None
         return ok
@@ -299,6 +307,9 @@ class MonteCarloVerifier:
     ) -> bool | None:
         idx, step, text = key
         problem, prefix = items[idx][0], prefixes[idx][step]
+        if no_attempt(problem, prefix, text, self.prompt_fn(problem)):
+            stats.no_attempts += 1
+            return None
         # One pathological completion must not sink the labels of every chain in the batch:
         # a check that raises on model output counts as undecided, and is logged.
         try:

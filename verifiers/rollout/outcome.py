@@ -9,13 +9,15 @@ empty `completion_text` asks about the prefix itself as a finished solution: tha
 driver learns a chain's own outcome.
 
 Bad reference data raises ValueError (a problem without a reference answer or tests); bad model
-output is simply False.
+output is simply False. `no_attempt` says which math rollouts decide nothing because they
+wrote nothing.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import re
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -25,6 +27,40 @@ from labeling.thinking import rollout_answer_text
 from verifiers.answer import ANSWER_TIMEOUT_S, AnswerChecker, extract_answer
 
 OutcomeCheck = Callable[[Problem, str, str], "bool | None"]
+_BOXED_TEXT = re.compile(r"\\boxed\{([^{}]*)\}")  # a placeholder: plain text, no nesting
+
+
+def no_attempt(problem: Problem, prefix: str, completion: str, prompt: str = "") -> bool:
+    """Whether a math rollout made no attempt at an answer, so that it decides nothing (the
+    driver counts it as undecided). Two ways, both seen with SmolLM2 on the starter problems:
+    - it wrote nothing (the completer ended its answer right at the prefix) and the prefix
+      states no final answer of its own (boxed, "####", "the answer is"). Read as a finished
+      solution such a prefix is judged by its last number ("7 * 6 equals 42, which is the
+      result of 7 and 6." reads as 6): a failure that says only that the step reads like an
+      ending;
+    - its answer is a placeholder of `prompt` (the rollout's user message): a boxed text of
+      the instruction, not of the question ("\\boxed{your answer}" copied, not filled in).
+    A prefix that states an answer is judged by it (the completer accepted it); code runs
+    the prefix's program as it stands (never "no attempt")."""
+    if problem.domain != "math":
+        return False
+    text = rollout_answer_text(prefix, completion)
+    if text is None:
+        return not completion.strip()  # the prefix itself ends inside an unclosed thinking
+    answer, how = extract_answer(text)
+    if not completion.strip() and how in ("none", "last_number"):
+        return True
+    return answer is not None and _squash(answer) in placeholders(prompt, problem.question)
+
+
+def placeholders(prompt: str, question: str) -> set[str]:
+    """Boxed texts of `prompt` outside `question`: the instruction's answer format."""
+    rest = prompt.replace(question.strip(), "") if question.strip() else prompt
+    return {_squash(m) for m in _BOXED_TEXT.findall(rest)}
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split()).strip(" .$").lower()
 
 
 class MathOutcome:

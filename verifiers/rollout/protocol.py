@@ -62,7 +62,9 @@ class RolloutStats:
     ahead_requests: int = 0  # rollouts sent for probes that were not pending yet
     unfinished_chains: int = 0  # chains still undecided when max_rounds ran out
     checks: int = 0  # outcome checks actually run (cache hits excluded)
-    undecided_checks: int = 0  # checks that returned None (counted as failures)
+    undecided_checks: int = 0  # checks that returned None (undecided: they cost budget only)
+    no_attempts: int = 0  # of them: math rollouts that wrote nothing after a prefix stating no
+    # answer (`outcome.no_attempt`); like every check, one per distinct text of a prefix
     check_errors: int = 0  # checks that raised on a completion (undecided; logged)
     generate_seconds: float = 0.0  # wall time of the stage while requests were in flight
     check_seconds: float = 0.0
