@@ -7,11 +7,14 @@ its human first errors as the oracle reviewer.
    only when its dir has no manifest; --fresh relabels everything):
    - `answer_calc/<subset>`: each subset with `labels=[answer,calc]` (no model). Its labels
      are almost all step claims.
-   - `mc/<subset>` (--mc-subsets): the first --mc-limit chains whose final answer is right,
-     given with that answer as the reference, with `labels=[answer,calc,mc]` and the embedded
-     SmolLM2 as the completer (`labels.mc.k=4 max_tokens=128`, `make run`'s settings). A weak
-     completer calls most first steps wrong, so `after_error=negative` writes many Falses
-     after them: prefix claims, most of them wrong, which is what the audit must measure.
+   - `mc/<rule>/<subset>` (--mc-subsets): the first --mc-limit chains whose final answer is
+     right, given with that answer as the reference, with `labels=[answer,calc,mc]`, the
+     embedded SmolLM2 as the completer (`labels.mc.k=4 max_tokens=128`) and MC's rule
+     --mc-rule, `absolute` unless told: with this weak completer it calls most first steps
+     wrong, so `after_error=negative` writes many Falses after them, prefix claims of mixed
+     precision, which is what the audit must measure. The default rule (`posterior`)
+     abstains there and writes almost no False on these chains (`--mc-rule posterior`
+     shows it): too few prefix claims for a coverage figure.
 2. Truth, through the real audit loop: a census pack of every decided label (`prm-audit`
    sample, `audit.reviewer=oracle`, chain mode), imported. The oracle answers each chain with
    its ProcessBench first error, so every prefix claim is decided; a step claim is decided
@@ -65,7 +68,8 @@ def label_answer_calc(cache: Path, fresh: bool) -> list[Path]:
         "labels=[answer,calc]"], fresh) for s in SUBSETS]  # fmt: skip
 
 
-def label_mc(cache: Path, subsets: list[str], limit: int, fresh: bool) -> list[Path]:
+def label_mc(cache: Path, subsets: list[str], limit: int, fresh: bool,
+             rule: str = "absolute") -> list[Path]:
     """Right-answer chains with their own boxed answer as the reference (ProcessBench has no
     reference answer, and MC needs one to judge a rollout)."""
     dirs = []
@@ -79,12 +83,19 @@ def label_mc(cache: Path, subsets: list[str], limit: int, fresh: bool) -> list[P
                 lines.append(json.dumps({"question": r["problem"], "answer": boxed[-1],
                                          "steps": r["steps"], "first_error": r["label"]}))
         given.write_text("\n".join(lines[:limit or None]) + "\n")
-        dirs.append(prm_label(cache / "mc" / s, [
+        dirs.append(prm_label(cache / "mc" / rule / s, [
             "dataset=generic", f"dataset.path={given}", f"dataset.name=pb_right_{s}",
             "dataset.adapter=generic", "+dataset.fields.steps=steps",
             "+dataset.fields.first_error=first_error", "labels=[answer,calc,mc]",
-            "labels.mc.k=4", "labels.mc.max_tokens=128"], fresh))  # fmt: skip
+            f"labels.mc.rule={rule}", "labels.mc.k=4", "labels.mc.max_tokens=128"],
+            fresh))  # fmt: skip
     return dirs
+
+
+def set_name(d: Path) -> str:
+    """`answer_calc gsm8k`, `mc absolute gsm8k`: a labeled set's name in the tables."""
+    mc = d.parent.parent.name == "mc"
+    return " ".join(([d.parent.parent.name] if mc else []) + [d.parent.name, d.name])
 
 
 def audit(args: list[str]) -> dict[str, Any]:
@@ -124,7 +135,7 @@ def coverage(dirs: list[Path], args: argparse.Namespace) -> dict[str, list[float
         views = [v for r in rows for v in chain_views(r, policy_of(manifest),
                                                      after_error_of(manifest))]  # fmt: skip
         for name, vs in strata(views).items():
-            members.setdefault(f"{d.parent.name} {d.name}/{name}", []).extend(vs)
+            members.setdefault(f"{set_name(d)}/{name}", []).extend(vs)
 
     def truth(v, source: str) -> bool | None:
         steps = [human.get(step_key(v.chain_id, j)) for j in range(v.step + 1)]
@@ -205,6 +216,9 @@ def main() -> None:
     ap.add_argument("--fresh", action="store_true")
     ap.add_argument("--mc-subsets", nargs="*", default=["gsm8k", "math"], choices=SUBSETS)
     ap.add_argument("--mc-limit", type=int, default=80, help="right-answer chains per subset")
+    ap.add_argument("--mc-rule", default="absolute",
+                    choices=["posterior", "fall", "absolute", "any_success"],
+                    help="MC's rule for the mc sets (see the docstring)")
     ap.add_argument("--reps", type=int, default=400)
     ap.add_argument("--reviews", type=int, default=200)
     ap.add_argument("--min-stratum", type=int, default=200)
@@ -212,7 +226,7 @@ def main() -> None:
     if not DATA.exists():
         sys.exit(f"no ProcessBench dev data at {DATA}")
     calc = label_answer_calc(args.cache, args.fresh)
-    mc = label_mc(args.cache, args.mc_subsets, args.mc_limit, args.fresh)
+    mc = label_mc(args.cache, args.mc_subsets, args.mc_limit, args.fresh, args.mc_rule)
     print()
     coverage(calc + mc, args)
     if mc:
