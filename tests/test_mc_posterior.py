@@ -252,26 +252,6 @@ def test_the_requests_looked_ahead_hold_the_next_two_probes(first_error, chunk):
     assert est.lookahead() == []  # a finished search looks nowhere
 
 
-def test_a_step_whose_rollouts_come_back_undecided_has_its_top_ups_looked_ahead():
-    # A probe whose rollouts made no attempt is topped up at the same step; should those
-    # come back undecided too, the next top-ups are the very requests the search then sends.
-    est = PosteriorSearch(8, rule((8, 16), chunk=2), outcome=False)
-    (p,) = est.pending()
-    assert all(step != p.step or at == 2 for step, at, _ in est.lookahead())  # none yet
-    history = []
-    for _ in range(4):  # every rollout of the step undecided, four requests in a row
-        (q,) = est.pending()
-        assert q.step == p.step
-        history.append((q.step, est.rollouts_at(q.step), q.n))
-        ahead = est.lookahead()
-        est.record(q.step, [None] * q.n)
-    (q,) = est.pending()
-    assert ahead[:3] == [(p.step, 8, 2), (p.step, 10, 2), (p.step, 12, 2)]
-    assert history == [(p.step, 0, 2), (p.step, 2, 2), (p.step, 4, 2), (p.step, 6, 2)]
-    # what the fourth request's look-ahead named first is the request sent next
-    assert (q.step, est.rollouts_at(q.step), q.n) == (p.step, 8, 2)
-
-
 def test_looking_ahead_changes_no_choice():
     # `ahead` asks the search about counts it has not seen; the choices it then makes on
     # the real counts are those of a search that never looked ahead.

@@ -58,10 +58,6 @@ CANDIDATE = 0.05
 MIN_GAIN = 1e-4  # bits: below it no probe is worth its rollouts
 # Probes looked ahead (`lookahead`): two deep is up to 3 + 9 requests for probes of 2.
 AHEAD_DEPTH = 2
-# Top-ups looked ahead at a step whose rollouts came back undecided (`lookahead`): a weak
-# completer that ends its turn after a step makes no attempt 7 times in 8 there, and each
-# top-up was one more wait at the end of the stage.
-TOPUPS_AHEAD = 3
 Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2
 
 
@@ -210,18 +206,13 @@ class PosteriorSearch(Estimator):
         """The requests the search would send next after each outcome of the pending probe
         (0 to n successes, all decided) and after each outcome of those (`AHEAD_DEPTH` probes
         deep), as (step, first rollout index, n), while the budget holds whole probes: a
-        driver with room sends them early (verifiers/rollout/schedule.py). Where the pending
-        probe's step has had undecided rollouts, its top-ups should the pending ones come
-        back undecided too (`TOPUPS_AHEAD`) come first when that happened to half its
-        rollouts or more, last otherwise."""
+        driver with room sends them early (verifiers/rollout/schedule.py)."""
         pending = self.pending()
         if not pending:
             return []
         key = (self._counts(), self.rollouts)
         if key not in self._ahead:
-            topups = self._topups(pending[0])
-            made, decided = self.rollouts_at(pending[0].step), self.counts(pending[0].step)[1]
-            out: list[tuple[int, int, int]] = topups if 2 * (made - decided) >= made else []
+            out: list[tuple[int, int, int]] = []
             n = self.rule.request
             # A path: its counts, budget left, the probe it makes and the rollouts it added.
             frontier = [(self._counts(), self._left(), pending[0], {})]
@@ -243,25 +234,8 @@ class PosteriorSearch(Estimator):
                         out += [request] if request not in out else []
                         later.append((then, left, Probe(step, n), added))
                 frontier = later
-            self._ahead[key] = out + [t for t in topups if t not in out]
+            self._ahead[key] = out
         return self._ahead[key]
-
-    def _topups(self, probe: Probe) -> list[tuple[int, int, int]]:
-        """The probe's next requests if every rollout of it came back undecided: the same
-        step and n from the next index, within the budget; none where its step has had no
-        undecided rollout."""
-        step, n = probe.step, probe.n
-        at = self.rollouts_at(step)
-        if at == self.counts(step)[1]:
-            return []
-        out, left = [], self._left()
-        for _ in range(TOPUPS_AHEAD):
-            at, left = at + n, left - n
-            n = min(n, left)
-            if n <= 0:
-                break
-            out.append((step, at, n))
-        return out
 
     def may_probe(self, step: int) -> bool:
         # Any step may come next while the search goes on (results sent early wait for it).
