@@ -4,6 +4,7 @@ round-by-round schedule."""
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 
@@ -12,7 +13,7 @@ import pytest
 from labeling.engine_request import EngineRequest
 from tests.fakes import FakeCompleter, mc_verifier
 from tests.test_rollout import ERR, error_aware, labels, math_item, posterior_rule, sampled_items
-from verifiers.rollout.driver import AsyncCompleter, Completer
+from verifiers.rollout.driver import AsyncCompleter, Completer, Completion
 from verifiers.rollout.outcome import MathOutcome
 
 
@@ -171,3 +172,43 @@ def test_posterior_labels_do_not_depend_on_timing_or_speculation(probe):
     assert continuous == rounds
     assert s2.ahead_requests > 0  # it did send ahead
     assert s2.completions - s2.wasted_requests * probe == s1.completions
+
+
+class SilentAfter(FakeCompleter):
+    """FakeCompleter whose rollouts from a prefix ending in `marker` mostly write nothing
+    (no attempt: undecided), each by its own seed."""
+
+    def __init__(self, marker: str, p_success) -> None:
+        super().__init__(p_success)
+        self.marker = marker
+
+    def complete(self, requests):
+        out = super().complete(requests)
+        for req, got in zip(requests, out, strict=True):
+            if req.prefix.endswith(self.marker):
+                for j in range(len(got)):
+                    if random.Random(f"{req.seed}/{j}/silent").random() < 0.7:
+                        got[j] = Completion("", 1)
+        return out
+
+
+def test_no_attempt_rollouts_under_speculation_change_no_label():
+    items = sampled_items(2)
+
+    def run(completer):
+        mc = mc_verifier(completer, rule="posterior", probe=2, self_rollouts=8,
+                         samples_of="m")
+        return mc.verify(items), mc.last_stats
+
+    rounds, s1 = run(SilentAfter("Step 2: ok", posterior_rule))
+    fast = ThreadedCompleter(SilentAfter("Step 2: ok", posterior_rule),
+                             lambda r: 0.001 * (r.seed % 7))
+    fast.capacity = 256
+    continuous, s2 = run(fast)
+    assert s1.no_attempts > 0  # the silent step was probed, and topped up
+    assert continuous == rounds
+    assert s2.ahead_requests > 0
+    # the rollouts recorded are the sequential search's (what went out early and was not
+    # needed is wasted, never recorded)
+    assert [v.rollouts for vs in continuous for v in vs] == \
+        [v.rollouts for vs in rounds for v in vs]
