@@ -10,7 +10,7 @@ driver learns a chain's own outcome.
 
 Bad reference data raises ValueError (a problem without a reference answer or tests); bad model
 output is simply False. `no_attempt` says which math rollouts decide nothing because they
-wrote nothing.
+made no attempt at an answer (wrote nothing, or copied the instruction's placeholder).
 """
 
 from __future__ import annotations

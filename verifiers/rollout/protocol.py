@@ -63,8 +63,8 @@ class RolloutStats:
     unfinished_chains: int = 0  # chains still undecided when max_rounds ran out
     checks: int = 0  # outcome checks actually run (cache hits excluded)
     undecided_checks: int = 0  # checks that returned None (undecided: they cost budget only)
-    no_attempts: int = 0  # of them: math rollouts that wrote nothing after a prefix stating no
-    # answer (`outcome.no_attempt`); like every check, one per distinct text of a prefix
+    no_attempts: int = 0  # of them: math rollouts that made no attempt at an answer (wrote
+    # nothing, or copied the placeholder: `outcome.no_attempt`); one per distinct text of a prefix
     check_errors: int = 0  # checks that raised on a completion (undecided; logged)
     generate_seconds: float = 0.0  # wall time of the stage while requests were in flight
     check_seconds: float = 0.0
