@@ -18,6 +18,7 @@ from labeling.mc import (
     make_rule,
 )
 from labeling.mc import posterior as model
+from labeling.mc.bisection import AHEAD_ROLLOUTS
 from labeling.schema import SelfConfidence, Status
 from tests.fakes import drive, every
 
@@ -315,14 +316,15 @@ def test_the_rule_by_name_and_its_options():
     opts = MCOptions(rule="posterior")
     assert make_rule(opts, (2, 9), 1) == Posterior(
         MC_DEFAULTS.level, MC_DEFAULTS.factor, MC_DEFAULTS.chain_budget, MC_DEFAULTS.probe,
-        (2, 9), True)
+        (2, 9), True, MC_DEFAULTS.probe_max)
     assert isinstance(make_estimator("binary_search", 4, make_rule(opts, (2, 9))),
                       PosteriorSearch)
     with pytest.raises(ValueError, match="binary_search"):
         MCOptions(rule="posterior", estimator="per_step").check()
     with pytest.raises(ValueError, match="binary_search"):
         make_estimator("per_step", 4, make_rule(opts, (2, 9)))
-    for bad in (dict(factor=0.5), dict(chain_budget=0), dict(level=0.6)):
+    for bad in (dict(factor=0.5), dict(chain_budget=0), dict(level=0.6),
+                dict(probe=4, probe_max=3)):
         with pytest.raises(ValueError):
             MCOptions(rule="posterior", **bad).check()
     with pytest.raises(ValueError):
@@ -338,3 +340,35 @@ def test_a_looser_level_never_stops_the_search_before_it_starts(level):
                 lambda i, j: i < 3 and every(2)(j))
     assert est.rollouts > 0
     assert [v.label for v in est.verdicts()][:4] == [True, True, True, False]
+
+
+@pytest.mark.parametrize(("base", "chunk", "chunk_max", "budget", "size"), [
+    ((10, 20), 2, 6, 32, 2),  # s ~ 0.5: half a success in 1 rollout, the floor holds
+    ((4, 20), 2, 6, 32, 3),  # ceil(21 / 9)
+    ((2, 20), 2, 6, 32, 5),  # ceil(21 / 5)
+    ((1, 20), 2, 6, 32, 6),  # ceil(21 / 3) = 7, capped
+    ((1, 20), 2, None, 32, 2),  # no growth asked for
+    ((1, 20), 2, 6, 4, 4),  # never past the chain's budget
+    ((0, 20), 2, 6, 32, 6),  # nothing is probed then (the search skips), but it is defined
+    ((1, 20), None, 6, 32, 32),  # chunk None: the whole budget, as before
+])
+def test_probe_grows_on_a_problem_the_completer_rarely_solves(base, chunk, chunk_max, budget,
+                                                              size):
+    assert Posterior(0.05, 3.0, budget, chunk, base, True, chunk_max).request == size
+
+
+def test_a_grown_probe_is_what_the_search_asks_and_waits_for():
+    r = Posterior(0.05, 3.0, 32, 2, (2, 20), False, 6)  # 5 rollouts a probe
+    est = PosteriorSearch(4, r, outcome=False)
+    (probe,) = est.pending()
+    assert probe.n == 5
+    est.record(probe.step, [False, False, None])  # 2 decided of 5: the probe is not complete
+    assert est.pending() == [type(probe)(probe.step, 3)]
+
+
+def test_looking_ahead_of_grown_probes_stays_within_its_rollouts():
+    for base, n in (((2, 20), 5), ((10, 20), 2)):
+        est = PosteriorSearch(8, Posterior(0.05, 3.0, 32, 2, base, False, 6), outcome=False)
+        ahead = est.lookahead()
+        assert ahead and {r[2] for r in ahead} == {n}
+        assert sum(r[2] for r in ahead) <= AHEAD_ROLLOUTS

@@ -58,6 +58,10 @@ CANDIDATE = 0.05
 MIN_GAIN = 1e-4  # bits: below it no probe is worth its rollouts
 # Probes looked ahead (`lookahead`): two deep is up to 3 + 9 requests for probes of 2.
 AHEAD_DEPTH = 2
+# ... and at most this many rollouts in all, nearest first: a probe grown on a weak problem
+# (`Posterior.request`) has more outcomes, each a bigger request, and on a compute-bound CPU
+# rollouts no probe needs slow the ones it does. 24 = the two-deep tree for probes of 2.
+AHEAD_ROLLOUTS = 24
 Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2
 
 
@@ -205,8 +209,9 @@ class PosteriorSearch(Estimator):
     def lookahead(self) -> list[tuple[int, int, int]]:
         """The requests the search would send next after each outcome of the pending probe
         (0 to n successes, all decided) and after each outcome of those (`AHEAD_DEPTH` probes
-        deep), as (step, first rollout index, n), while the budget holds whole probes: a
-        driver with room sends them early (verifiers/rollout/schedule.py)."""
+        deep), as (step, first rollout index, n), while the budget holds whole probes and
+        their rollouts stay within `AHEAD_ROLLOUTS`: a driver with room sends them early
+        (verifiers/rollout/schedule.py)."""
         pending = self.pending()
         if not pending:
             return []
@@ -216,12 +221,13 @@ class PosteriorSearch(Estimator):
             n = self.rule.request
             # A path: its counts, budget left, the probe it makes and the rollouts it added.
             frontier = [(self._counts(), self._left(), pending[0], {})]
+            room = AHEAD_ROLLOUTS // n  # requests
             for _ in range(AHEAD_DEPTH):
                 later = []
                 for counts, left, probe, added in frontier:
                     left -= probe.n
                     added = added | {probe.step: added.get(probe.step, 0) + probe.n}
-                    if left < n:
+                    if left < n or len(out) >= room:
                         continue
                     x, d = counts[probe.step]
                     for ok in range(probe.n + 1):
@@ -231,7 +237,10 @@ class PosteriorSearch(Estimator):
                         if step is None:
                             continue
                         request = (step, self.rollouts_at(step) + added.get(step, 0), n)
-                        out += [request] if request not in out else []
+                        if request not in out:
+                            if len(out) >= room:
+                                continue
+                            out.append(request)
                         later.append((then, left, Probe(step, n), added))
                 frontier = later
             self._ahead[key] = out

@@ -157,7 +157,8 @@ class Posterior:
     Bayes factor it needs; `chain_budget`: rollouts per chain; `chunk`: decided rollouts per
     probe (None: the whole budget at once); `base`: the problem's self-confidence counts
     (this chain's own outcome included when `sampled`, as the driver counts them);
-    `sampled`: the completer wrote the chain with the rollouts' settings."""
+    `sampled`: the completer wrote the chain with the rollouts' settings; `chunk_max`: a
+    probe grows past `chunk` on a problem the completer rarely solves (`request`)."""
 
     level: float
     factor: float
@@ -165,6 +166,7 @@ class Posterior:
     chunk: int | None
     base: tuple[int, int]
     sampled: bool = False
+    chunk_max: int | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.level < 0.5:
@@ -176,10 +178,25 @@ class Posterior:
                              f"{self.chain_budget}, {self.chunk}")
         if not 0 <= self.base[0] <= self.base[1]:
             raise ValueError(f"base counts need 0 <= successes <= decided, got {self.base}")
+        if self.chunk_max is not None and self.chunk is not None and self.chunk_max < self.chunk:
+            raise ValueError(f"chunk_max must be >= chunk, got {self.chunk_max} < {self.chunk}")
 
     @property
     def request(self) -> int:
-        return self.chain_budget if self.chunk is None else self.chunk
+        """Decided rollouts per probe: `chunk`, grown on a weak problem to the number from
+        which an on-track prefix is expected to give half a success, ceil(0.5 / s) with s
+        the self-confidence's Jeffreys mean (x + 0.5) / (n + 1), up to `chunk_max`. A weak
+        completer's probe of 2 mostly reads 0 of 2 whatever the step, so the search took a
+        round per probe for little; bigger probes there take ~25-55% fewer rounds for ~5%
+        more rollouts and the same precision and recall (bench_mc_simulation.py). A function
+        of the problem's counts alone, so the labels do not depend on the schedule."""
+        if self.chunk is None:
+            return self.chain_budget
+        if self.chunk_max is None:
+            return self.chunk
+        x, n = self.base
+        grown = -(-(n + 1) // (2 * x + 1))  # ceil(0.5 (n + 1) / (x + 0.5)), exactly
+        return min(max(self.chunk, grown), self.chunk_max, self.chain_budget)
 
     @property
     def k(self) -> int:
@@ -261,6 +278,6 @@ def make_rule(options: MCOptions, base: tuple[int, int] = (0, 0), own: int = 0) 
                     options.max_rollouts, options.chunk, base, own)
     if options.rule == RuleName.posterior:
         return Posterior(options.level, options.factor, options.chain_budget, options.probe,
-                         base, bool(own))
+                         base, bool(own), options.probe_max)
     raise ValueError(f"unknown MC rule {options.rule!r}; choose one of "
                      f"{', '.join(RuleName.__members__)}")

@@ -98,6 +98,11 @@ class MCSourceConfig:
         _MC.probe, "posterior: decided rollouts per probe before the search chooses the next "
         "step (fewer: fewer rollouts, more rounds of the engine).", ROWS, gt=0,
     )
+    probe_max: int = option(
+        _MC.probe_max, "posterior: on a problem the completer rarely solves a probe grows "
+        "past probe, to ceil(0.5 / self-confidence) rollouts, up to this (= probe: fixed "
+        "probes).", ROWS, gt=0,
+    )
     confirm: int = option(_MC.confirm, "absolute: successes a prefix needs to count as on "
                           "track, each success earning k more rollouts.", ROWS, gt=0)
     threshold: float = option(_MC.threshold, "absolute: a step is on track when its success "
@@ -123,8 +128,8 @@ class MCSourceConfig:
             factor=self.factor, chain_budget=self.chain_budget, fell_below=self.fell_below,
             kept_above=self.kept_above,
             max_rollouts=self.max_rollouts, self_rollouts=self.self_rollouts, k=self.k,
-            chunk=self.chunk, probe=self.probe, confirm=self.confirm, threshold=self.threshold,
-            probe_right=self.probe_right, max_rounds=self.max_rounds,
+            chunk=self.chunk, probe=self.probe, probe_max=self.probe_max, confirm=self.confirm,
+            threshold=self.threshold, probe_right=self.probe_right, max_rounds=self.max_rounds,
         )  # fmt: skip
 
     def sampling(self, sampler: SamplerConfig) -> tuple[int, float]:
