@@ -135,8 +135,10 @@ def job_side(args: argparse.Namespace) -> dict:
             sent.extend(reqs)
             return super().submit(reqs)
 
+    overrides = dict(o.split("=", 1) for o in args.mc)
+    typed = {k: type(getattr(MCSourceConfig(), k))(v) for k, v in overrides.items()}
     m = MCSourceConfig(
-        max_tokens=args.mc_tokens, **({"rule": args.mc_rule} if args.mc_rule else {})
+        max_tokens=args.mc_tokens, **({"rule": args.mc_rule} if args.mc_rule else {}), **typed
     )
     max_tokens, temperature = m.sampling(s)
     mc = MonteCarloVerifier(
@@ -210,6 +212,9 @@ def main() -> None:
     ap.add_argument("--peer-chains", type=int, default=8)
     ap.add_argument("--mc-rule", default="", help="labels.mc.rule of the MC stage (default: "
                     "the job's; `absolute` sends one rollout per request)")  # fmt: skip
+    ap.add_argument("--mc", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="other labels.mc fields of the MC stage (int or float ones), e.g. "
+                    "probe_max=2")  # fmt: skip
     ap.add_argument("--repeats", type=int, default=2, help="sampling passes per side (new seeds)")
     ap.add_argument(
         "--runs",
