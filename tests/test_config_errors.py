@@ -35,6 +35,8 @@ CROSS_FIELD = [
     (["sampler.top_p=1.5"], "sampler.top_p=1.5 must be in (0, 1]"),
     (["engine.kind=vllm", "engine.block_size=48"], "engine.block_size=48 must be a multiple"),
     (["engine.threads=-1"], "engine.threads=-1 must be >= 0"),
+    (["labels=[answer,mc]", "labels.mc.probe=8"], "labels.mc.probe_max=6 must be >= "
+     "labels.mc.probe=8"),
     # `+` adds a key past the schema: it fails at start with the valid keys, not silently
     (["dataset=generic", "dataset.path=x.jsonl", "+dataset.fields.bogus=q"],
      "dataset.fields.bogus is not a config key; the keys of dataset.fields are question,"),

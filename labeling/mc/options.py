@@ -85,7 +85,8 @@ class MCOptions:
                 raise ValueError(f"labels.mc.{name} must be >= 1, got {getattr(self, name)}")
         if self.probe_max < self.probe:
             raise ValueError(f"labels.mc.probe_max={self.probe_max} must be >= "
-                             f"labels.mc.probe={self.probe}")
+                             f"labels.mc.probe={self.probe} (probe_max = probe keeps every "
+                             f"probe at that size)")
         if self.self_rollouts < 0:
             raise ValueError(f"labels.mc.self_rollouts must be >= 0, got {self.self_rollouts}")
         if not 0.0 <= self.threshold < 1.0:
