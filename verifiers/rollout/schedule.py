@@ -12,9 +12,10 @@ engine waiting on one sequence. Then the later rollouts of the same probe (up to
 current budget) go out early, each with the seed of its own rollout index. While the engine
 runs well below its room, the requests of the probes that may come next go out too
 (`Estimator.lookahead`: binary search's midpoints on either side; `posterior`'s choices
-after each outcome of its pending probe, two probes deep), each the very request the search
-would send then (same step, rollout index and n), to shorten the chain of waits at the end of
-a stage: a `posterior` chain searches one probe at a time. Results are recorded strictly in
+after each outcome of its pending probe, two probes deep and at most 24 rollouts a chain),
+each the very request the search would send then (same step, rollout index and n), to
+shorten the chain of waits at the end of a stage: a `posterior` chain searches one probe at
+a time. Results are recorded strictly in
 index order, only once the step is probed and only if the request is the one the probe asks
 for (else it is dropped and the probe's own request goes out), so the labels, seeds and
 recorded rollouts are exactly those of the sequential schedule; what no probe needed is
