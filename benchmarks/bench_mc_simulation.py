@@ -232,7 +232,7 @@ def strength_run(items, truth, rates, options: MCOptions, seed: int) -> dict[str
     }
 
 
-def _options(overrides: list[str], **fixed: object) -> MCOptions:
+def mc_options(overrides: list[str], **fixed: object) -> MCOptions:
     """MCOptions with `fixed` and KEY=VALUE overrides (typed like the defaults)."""
     kw: dict[str, object] = dict(fixed)
     for o in overrides:
@@ -244,8 +244,8 @@ def _options(overrides: list[str], **fixed: object) -> MCOptions:
 
 def strength_table(args: argparse.Namespace) -> None:
     rules = {
-        "posterior": _options(args.posterior, rule=RuleName.posterior),
-        "fall": _options(args.fall, rule=RuleName.fall),
+        "posterior": mc_options(args.posterior, rule=RuleName.posterior),
+        "fall": mc_options(args.fall, rule=RuleName.fall),
         "absolute": MCOptions(rule=RuleName.absolute, self_rollouts=0),
         "any_success": MCOptions(rule=RuleName.any_success, self_rollouts=0),
     }

@@ -32,6 +32,7 @@ Prints one JSON object; nothing is asserted. Figures are for the machine it runs
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import statistics
@@ -92,8 +93,10 @@ def job_side(args: argparse.Namespace) -> dict:
     """Sampling and MC stages through the job's own pool and driver."""
     import ray
 
+    from benchmarks.bench_mc_simulation import mc_options
     from labeling.datasets import load_problems
     from labeling.ids import derive_seed
+    from labeling.mc import MCOptions
     from labeling.prompts import user_message
     from pipelines.engine.actor import describe_startup
     from pipelines.engine.completer import EngineCompleter
@@ -135,14 +138,14 @@ def job_side(args: argparse.Namespace) -> dict:
             sent.extend(reqs)
             return super().submit(reqs)
 
-    overrides = dict(o.split("=", 1) for o in args.mc)
-    typed = {k: type(getattr(MCSourceConfig(), k))(v) for k, v in overrides.items()}
     m = MCSourceConfig(
-        max_tokens=args.mc_tokens, **({"rule": args.mc_rule} if args.mc_rule else {}), **typed
+        max_tokens=args.mc_tokens, **({"rule": args.mc_rule} if args.mc_rule else {})
     )
     max_tokens, temperature = m.sampling(s)
+    options = mc_options(args.mc, **{f.name: getattr(m.options(), f.name)
+                                     for f in dataclasses.fields(MCOptions)})
     mc = MonteCarloVerifier(
-        Recording(pool), domain="math", options=m.options(),
+        Recording(pool), domain="math", options=options,
         max_tokens=max_tokens, temperature=temperature, top_p=s.top_p,
         prompt_fn=functools.partial(user_message, math_instruction=s.math_instruction),
     )  # fmt: skip
@@ -213,7 +216,7 @@ def main() -> None:
     ap.add_argument("--mc-rule", default="", help="labels.mc.rule of the MC stage (default: "
                     "the job's; `absolute` sends one rollout per request)")  # fmt: skip
     ap.add_argument("--mc", nargs="*", default=[], metavar="KEY=VALUE",
-                    help="other labels.mc fields of the MC stage (int or float ones), e.g. "
+                    help="other labels.mc fields of the MC stage, typed like their defaults, e.g. "
                     "probe_max=2")  # fmt: skip
     ap.add_argument("--repeats", type=int, default=2, help="sampling passes per side (new seeds)")
     ap.add_argument(
