@@ -283,15 +283,21 @@ def _posterior(base, sampled, budget=20, chunk=1):
     return Posterior(0.05, 3.0, budget, chunk, base, sampled)
 
 
-def _fell_by(counts, base, i):
-    best = base if base[1] else None
-    for x, n in counts[: i + 1]:
+def _fell_by(counts, base, i, may_err=None):
+    """A probed prefix j <= i below the best rate before it, with a step that may err
+    between j and the probed prefix before it (a fall across spared steps only, which name
+    nothing, moves the baseline instead)."""
+    may_err = may_err or [True] * (len(counts) + 1)
+    best, previous = (base if base[1] else None), -1
+    for j, (x, n) in enumerate(counts[: i + 1]):
         if not n:
             continue
-        if best is not None and x * best[1] < best[0] * n:
+        below = best is not None and x * best[1] < best[0] * n
+        if below and any(may_err[previous + 1: j + 1]):
             return True
-        if best is None or x * best[1] > best[0] * n:
+        if below or best is None or x * best[1] > best[0] * n:
             best = (x, n)
+        previous = j
     return False
 
 
@@ -308,6 +314,28 @@ def test_posterior_never_calls_a_step_wrong_where_no_rate_fell(n, base, data, ou
     for i, label in enumerate(est.labels()[:-1]):
         if label is False:
             assert _fell_by(counts, base, i)
+
+
+@POSTERIOR_SETTINGS
+@given(st.integers(2, 6), BASES, st.data(), st.sampled_from([True, False, None]),
+       st.booleans())
+def test_posterior_never_blames_steps_that_name_nothing(n, base, data, outcome, sampled):
+    # Steps spared by their text (`labeling.mc.blame`): a False needs a fall across a step
+    # that may err, and its span (the steps after the last True one, up to it) holds one.
+    draws = [data.draw(st.lists(st.sampled_from([True, False, None]), max_size=12))
+             for _ in range(n)]
+    flags = [*data.draw(st.lists(st.booleans(), min_size=n - 1, max_size=n - 1)), True]
+    if sampled and outcome is not None:
+        base = (base[0] + int(outcome), base[1] + 1)
+    est = _drive(PosteriorSearch(n, _posterior(base, sampled), outcome=outcome,
+                                 may_err=flags), draws)
+    counts = [est.counts(i) for i in range(n - 1)]
+    labels = est.labels()
+    for i, label in enumerate(labels[:-1]):
+        if label is False:
+            assert _fell_by(counts, base, i, flags)
+            last_true = max((j for j in range(i) if labels[j] is True), default=-1)
+            assert any(flags[last_true + 1: i + 1])
 
 
 @POSTERIOR_SETTINGS

@@ -21,9 +21,10 @@ outcome, as under every rule):
 - False at i when the error is *located* there: P(e <= i) >= 1 - l, the rollouts alone
   favour "e <= i" by F, the step before it is True (or i = 0), and the success rate fell: a
   prefix at or before i succeeded less often than the question (the self-confidence counts)
-  or an earlier probed prefix. It is a step claim with P(e = i) >= 1 - 2l; the steps after it
-  are left to `after_error`, as under every rule (under `negative`: prefix claims, True of
-  them with probability >= 1 - l).
+  or an earlier probed prefix, across a step that may err (a lower rate after steps that name
+  nothing only is the new baseline: `labeling.mc.blame`). It is a step claim with
+  P(e = i) >= 1 - 2l; the steps after it are left to `after_error`, as under every rule
+  (under `negative`: prefix claims, True of them with probability >= 1 - l).
 - A prefix claim, when no error is located and `after_error=negative`: False from the first
   step i (after the last True one) where P(e <= i) >= 1 - l, the rollouts alone favour
   "e <= i" by F, and the success rate fell at or before i, and on every later step. It
@@ -43,6 +44,8 @@ to fall from zero.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from labeling.first_error import prefix_claim
 from labeling.mc.estimators import Estimator, Probe
@@ -67,14 +70,16 @@ Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2
 
 class PosteriorSearch(Estimator):
     """The search and labels of the module docstring for one chain. `probe_right=False`
-    rolls nothing out for a chain whose own answer is right (its steps stay unlabeled)."""
+    rolls nothing out for a chain whose own answer is right (its steps stay unlabeled);
+    `may_err[i]` False: step i cannot be the first error (`labeling.mc.blame`)."""
 
     name = "posterior"
     rule: PosteriorRule
 
     def __init__(self, n_steps: int, rule: PosteriorRule, *, probe_right: bool = True,
                  outcome: bool | None = None, after_error: str = "negative",
-                 self_confidence: SelfConfidence | None = None) -> None:
+                 self_confidence: SelfConfidence | None = None,
+                 may_err: Sequence[bool] | None = None) -> None:
         if not isinstance(rule, PosteriorRule):
             raise TypeError(f"PosteriorSearch needs the posterior rule, got {type(rule)}")
         super().__init__(n_steps, rule, after_error=after_error, outcome=outcome,
@@ -85,8 +90,9 @@ class PosteriorSearch(Estimator):
             if base[0] < 0 or base[1] < base[0]:
                 raise ValueError(f"self-confidence {rule.base} cannot include this sampled "
                                  f"chain's own {'right' if outcome else 'wrong'} outcome")
-        self.model = FirstErrorModel(n_steps, base, outcome, rule.sampled) if n_steps > 1 \
-            else None
+        self.model = FirstErrorModel(n_steps, base, outcome, rule.sampled, may_err) \
+            if n_steps > 1 else None
+        self.may_err = tuple(may_err) if may_err is not None else (True,) * n_steps
         self.skip = self.futile or n_steps < 2 or (not probe_right and outcome is True)
         self._probe: tuple[int, int] | None = None  # (step, decided count that completes it)
         self._seen: dict[Counts, tuple[ErrorPosterior, list[bool | None]]] = {}
@@ -132,15 +138,20 @@ class PosteriorSearch(Estimator):
 
     def _fell(self, counts: Counts) -> list[bool]:
         """fell[i]: some probed prefix j <= i succeeded less often than the question or an
-        earlier probed prefix (compared as fractions, exactly)."""
+        earlier probed prefix (compared as fractions, exactly), across a step that may err:
+        a lower rate after steps that name nothing only (`may_err`) is the new baseline."""
         best = self.rule.base if self.rule.base[1] else None  # the highest rate so far
-        out, seen = [], False
-        for x, n in counts:
+        out, seen, last = [], False, -1  # last: the previous probed prefix (-1: the question)
+        for i, (x, n) in enumerate(counts):
             if n:
-                if best is not None and x * best[1] < best[0] * n:
-                    seen = True
-                if best is None or x * best[1] > best[0] * n:
+                lower = best is not None and x * best[1] < best[0] * n
+                if lower and not any(self.may_err[last + 1:i + 1]):
                     best = (x, n)
+                else:
+                    seen = seen or lower
+                    if best is None or x * best[1] > best[0] * n:
+                        best = (x, n)
+                last = i
             out.append(seen)
         return out
 

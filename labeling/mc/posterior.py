@@ -9,7 +9,9 @@ probability on every e from all of this at once:
   other sampled chains; never this chain's own outcome, which enters below);
 - the prior over e. For a chain the completer sampled itself (`sampled`) it errs at every
   step with the same hazard h, (1 - h)^M = s: P(e = i) = (1 - h)^i h, P(none) = s. For a chain
-  another model wrote, nothing is known of that model: e is uniform over the M + 1 values;
+  another model wrote, nothing is known of that model: e is uniform over the M + 1 values.
+  Steps that cannot err (`may_err` False: they name nothing, `labeling.mc.blame`) get no
+  mass, and the hazard acts at the A steps that can, (1 - h)^A = s;
 - the chain's own outcome y: a wrong answer means an error (P(y wrong | none) = 0); a right
   one after an error at i is a recovery, as likely as an off-track rollout from i succeeds;
 - every probed prefix's counts (successes x_i of decided n_i), jointly. An on-track prefix
@@ -21,7 +23,10 @@ probability on every e from all of this at once:
   (it stops early and reads a number off the prefix) would otherwise make right late steps
   look wrong, and the counts alone cannot tell a flat profile from an early error. For given
   chains g = 0: how the completer fares on another model's right chain is unknown, and a
-  flat rate is the assumption under which failures say least. An off-track prefix succeeds
+  flat rate is the assumption under which failures say least. From the first step that
+  cannot err on, the profile is scaled by an unknown d (`DERAIL`): such a line can derail
+  the completer without being wrong, so the rate after it is its own baseline, and the
+  question's rate no reference for the steps after it. An off-track prefix succeeds
   at a recovery rate r q_i, never above the on-track rate: r ~ Beta(1, 9), mean RECOVERY
   (a wrong step that the completer often recovers from is read as right, never the
   reverse; a Beta on the rate itself, with its long tail, let 7 successes in 28 at the
@@ -56,6 +61,18 @@ GRID = 48  # points of the self-confidence grid
 # (g, prior weight): how the rate rises along a right chain, see the module docstring
 PROFILES = {True: ((1.0, 0.5), (0.5, 0.25), (0.0, 0.25)), False: ((0.0, 1.0),)}
 _TINY = 1e-12
+# (d, prior weight): a step that names nothing (`may_err` False) cannot err, but it can
+# derail a weak completer (it goes on restating the goal), so the rate from it on is d times
+# the profile's, d unknown: half the weight on "no change", most of the rest on a mild fall
+# (spared opening lines of the hand-checked first-run chains: 0.6 of the question's rate on
+# average), a thin tail for a completer the line stops cold (15 of 19 from the question, 0
+# of 4 after it). The rate after such a step is then its own baseline, and only a fall
+# across a step that may err reads as an error. The tail costs recall on derailed chains
+# (`bench_mc_simulation.py --opener`): a tail of 0.5 on d <= 1/2 left 0.29 of the wrong
+# prefixes found at self-confidence 0.3, this 0.40, none 0.58 (but the cold stop blamed on
+# the next step), at False precision 0.96-0.98 each.
+DERAIL = ((1.0, 0.5), (0.7, 0.2), (0.5, 0.2), (0.25, 0.05), (0.1, 0.05))
+_NEVER = -1e4  # log prior of a step that cannot be the first error (exp underflows to 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +106,16 @@ class FirstErrorModel:
     `outcome`: the chain's own answer (None: unknown); `sampled`: the completer wrote it."""
 
     def __init__(self, n_steps: int, base: tuple[int, int], outcome: bool | None,
-                 sampled: bool) -> None:
+                 sampled: bool, may_err: Sequence[bool] | None = None) -> None:
         if n_steps < 1:
             raise ValueError(f"a chain needs a step, got n_steps={n_steps}")
         if not 0 <= base[0] <= base[1]:
             raise ValueError(f"base counts must be 0 <= successes <= decided, got {base}")
+        if may_err is not None and len(may_err) != n_steps:
+            raise ValueError(f"may_err needs one flag per step ({n_steps}), got {len(may_err)}")
         m = self.n_steps = n_steps
+        # The last step may always err: a wrong outcome needs somewhere to lie.
+        allowed = [True] * m if may_err is None else [*map(bool, may_err[:-1]), True]
         u = (np.arange(GRID) + 0.5) * (math.pi / 2) / GRID
         sn, cs = np.sin(u), np.cos(u)
         a, b = base[0] + 0.5, base[1] - base[0] + 0.5
@@ -106,7 +127,16 @@ class FirstErrorModel:
         log_w = np.tile(log_w, len(profiles)) + np.repeat([math.log(w) for _, w in profiles],
                                                           GRID)
         steps = np.arange(max(m - 1, 0))[:, None]
-        q = np.clip(s ** (1 - g * (steps + 1) / m), _TINY, 1 - 1e-6)  # (M-1, C)
+        spared = [i for i in range(m - 1) if not allowed[i]]
+        if spared:  # from the first spared step on, the rate is d s: d unknown (DERAIL)
+            k = len(DERAIL)
+            s, g = np.tile(s, k), np.tile(g, k)
+            log_w = np.tile(log_w, k) + np.repeat([math.log(w) for _, w in DERAIL], len(g) // k)
+            d = np.repeat([x for x, _ in DERAIL], len(g) // k)
+            level = np.where(steps >= spared[0], d * s, s)  # (M-1, C)
+        else:
+            level = np.broadcast_to(s, (max(m - 1, 0), len(s)))
+        q = np.clip(level ** (1 - g * (steps + 1) / m), _TINY, 1 - 1e-6)  # (M-1, C)
         self._on = (KAPPA_ON * q, KAPPA_ON * (1 - q))
         # r ~ Beta(1, B), density B (1 - r)^(B - 1): Gauss-Legendre on [0, 1], exact for the
         # polynomial integrands of up to RHO x 2 - B degrees (counts of up to 55 rollouts)
@@ -117,12 +147,17 @@ class FirstErrorModel:
         self._off_logs = (np.log(p_off), np.log1p(-p_off))
         off = RECOVERY * q
         # prior over e (rows 0..M) per grid column, with the own outcome's likelihood
-        if sampled:
-            keep = s ** (1 / m)  # 1 - h
-            rows = [np.log(np.clip(keep ** i * (1 - keep), _TINY, None)) for i in range(m)]
+        never = np.full_like(s, _NEVER)
+        if sampled:  # the hazard acts at the steps that may err: P(none) = keep^A = s
+            keep = s ** (1 / sum(allowed))  # 1 - h
+            before = np.cumsum([0, *allowed])  # steps that may err before step i
+            rows = [np.log(np.clip(keep ** before[i] * (1 - keep), _TINY, None)) if allowed[i]
+                    else never for i in range(m)]
             rows.append(np.log(s))
         else:
-            rows = [np.full_like(s, -math.log(m + 1))] * (m + 1)
+            rows = [np.full_like(s, -math.log(sum(allowed) + 1)) if a else never
+                    for a in allowed]
+            rows.append(np.full_like(s, -math.log(sum(allowed) + 1)))
         prior = np.stack(rows)
         if outcome is not None:
             recover = np.vstack([off, RECOVERY * np.ones_like(s)[None]])  # error at 0..M-1

@@ -103,6 +103,12 @@ class MCSourceConfig:
         "past probe, to ceil(0.5 / self-confidence) rollouts, up to this (= probe: fixed "
         "probes).", ROWS, gt=0,
     )
+    spare_steps: bool = option(
+        _MC.spare_steps, "posterior: a step that names nothing (no number, variable or "
+        "formula: an opening line, a plan in words) or repeats an earlier step is never "
+        "blamed as the first error (a weak completer's rate can fall across such text).",
+        ROWS,
+    )
     confirm: int = option(_MC.confirm, "absolute: successes a prefix needs to count as on "
                           "track, each success earning k more rollouts.", ROWS, gt=0)
     threshold: float = option(_MC.threshold, "absolute: a step is on track when its success "
@@ -128,7 +134,8 @@ class MCSourceConfig:
             factor=self.factor, chain_budget=self.chain_budget, fell_below=self.fell_below,
             kept_above=self.kept_above,
             max_rollouts=self.max_rollouts, self_rollouts=self.self_rollouts, k=self.k,
-            chunk=self.chunk, probe=self.probe, probe_max=self.probe_max, confirm=self.confirm,
+            chunk=self.chunk, probe=self.probe, probe_max=self.probe_max,
+            spare_steps=self.spare_steps, confirm=self.confirm,
             threshold=self.threshold, probe_right=self.probe_right, max_rounds=self.max_rounds,
         )  # fmt: skip
 

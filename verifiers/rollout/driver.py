@@ -35,6 +35,7 @@ from typing import Any
 from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
 from labeling.mc import Estimator, MCOptions, Probe, make_estimator, make_rule
+from labeling.mc.blame import may_err
 from labeling.schema import AfterError, Chain, Problem, SelfConfidence, Status, StepVerdict
 from verifiers.rollout.outcome import OutcomeCheck, no_attempt, outcome_check
 from verifiers.rollout.protocol import AsyncCompleter, Completer, Completion, RolloutStats
@@ -209,6 +210,8 @@ class MonteCarloVerifier:
         rule = make_rule(opts, (sc.successes, sc.decided) if sc else (0, 0), own)
         extra: dict[str, Any] = ({"probe_right": opts.probe_right}
                                  if opts.estimator == "binary_search" else {})
+        if opts.rule == "posterior" and opts.spare_steps:
+            extra["may_err"] = may_err(chain.steps)
         return make_estimator(opts.estimator, len(chain.steps), rule, outcome=outcome,
                               after_error=self.after_error, self_confidence=sc, **extra)
 
