@@ -37,6 +37,8 @@ batches), completions per batch, and rollouts relative to per_step at the same M
     .venv/bin/python benchmarks/bench_mc_simulation.py --p-correct-prefix 0.5 --p-wrong-prefix 0.1
     .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.05 0.1 0.2 0.3 0.5 0.9
     .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.3 --posterior probe=1
+    .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.2 --rules posterior \
+        --opener 0.2 1 --posterior spare_steps=false
 """
 
 from __future__ import annotations
@@ -119,21 +121,36 @@ def run(
 # --- the completer's strength as the variable ------------------------------------------
 
 
-def _chains(s: float, problems: int, n: int, length: int, source: str, draw):
+OPENER = "To solve this problem, we need to find the answer."  # names nothing
+
+
+def _chains(s: float, problems: int, n: int, length: int, source: str, draw,
+            opener: tuple[float, float] | None = None, seed: int = 0):
     """(items, truth, rates) of `problems` x `n` chains of `length` steps; `draw()` gives a
-    chain's (first error, its answer is right, the rate from each right-or-wrong prefix i)."""
+    chain's (first error, its answer is right, the rate from each right-or-wrong prefix i).
+    `opener` (d's range): each chain starts with the same opening line, which names nothing
+    (it cannot err) but derails the completer: every prefix's rate, the line's own included
+    (s x d there), is d times the drawn one, d ~ U(opener) per problem."""
     items, truth, rates = [], [], {}
+    rng = random.Random(f"opener/{seed}/{s}/{length}")
     for p in range(problems):
         question = f"Question {s}-{p}?"
         problem = Problem(f"q{s}-{p}", "math", "simulation", question, reference="42")
         rates[question] = s
+        d = rng.uniform(*opener) if opener is not None else 1.0  # the same line, the same d
         for c in range(n):
             error, right, rate = draw()
             steps = [f"Step {i + 1} of {p}.{c}: {ERR if i == error else 'ok'}"
                      for i in range(length)]
             steps[-1] += f" The answer is \\boxed{{{42 if right else 41}}}."
+            if opener is not None:  # a line in front; the drawn chain one step later
+                # the problem's own line (rates are keyed by text): tagged in letters, as a
+                # digit would make it name something
+                steps = [f"{OPENER} ({''.join(chr(97 + int(x)) for x in f'{p:04d}')})", *steps]
+                error = error + 1 if error >= 0 else error
+                rate = lambda i, d=d, drawn=rate: d * (s if i == 0 else drawn(i - 1))  # noqa: E731
             text = "\n\n".join(steps)
-            for i in range(length - 1):
+            for i in range(len(steps) - 1):
                 rates[text[: text.index(steps[i + 1])].rstrip()] = min(1.0, rate(i))
             items.append((problem, Chain(problem.problem_id, f"c{p}.{c}", c, text, tuple(steps),
                                          source)))
@@ -157,7 +174,8 @@ def given_chains(s: float, problems: int, n: int, length: int, good: tuple[float
 
 
 def strength_chains(s: float, problems: int, n: int, length: int, good: tuple[float, float],
-                    bad: tuple[float, float], seed: int, profile: str = "rising"):
+                    bad: tuple[float, float], seed: int, profile: str = "rising",
+                    opener: tuple[float, float] | None = None):
     """(items, truth, rates): chains sampled by a completer of self-confidence `s`, the true
     first error of each (-1: none) and every prefix's success rate by its text.
 
@@ -185,7 +203,7 @@ def strength_chains(s: float, problems: int, n: int, length: int, good: tuple[fl
              for i in range(length - 1)]
         return error, right, lambda i: r[i]
 
-    return _chains(s, problems, n, length, "sim", draw)
+    return _chains(s, problems, n, length, "sim", draw, opener, seed)
 
 
 def strength_run(items, truth, rates, options: MCOptions, seed: int) -> dict[str, float]:
@@ -238,7 +256,12 @@ def mc_options(overrides: list[str], **fixed: object) -> MCOptions:
     for o in overrides:
         key, value = o.split("=")
         default = getattr(MC_DEFAULTS, key)
-        kw[key] = None if value == "null" else type(default if default is not None else 1)(value)
+        if isinstance(default, bool):
+            kw[key] = value.lower() in ("true", "1")
+        elif value == "null":
+            kw[key] = None
+        else:
+            kw[key] = type(default if default is not None else 1)(value)
     return MCOptions(**kw)  # type: ignore[arg-type]
 
 
@@ -253,6 +276,8 @@ def strength_table(args: argparse.Namespace) -> None:
     kind = "given chains" if args.given else "chains sampled by the completer"
     if not args.given and args.profile != "rising":
         kind += f" ({args.profile} rate along right chains)"
+    if not args.given and args.opener:
+        kind += f", each after an opening line that scales the rates by d ~ U{tuple(args.opener)}"
     print(f"{kind}: {args.problems} problems x {args.n} chains of {args.length} steps each; "
           f"good r ~ U{tuple(args.good)}, bad r ~ U{tuple(args.bad)}; seed {args.seed}; "
           f"posterior: level {p.level}, factor {p.factor}, chain_budget {p.chain_budget}, "
@@ -271,7 +296,7 @@ def strength_table(args: argparse.Namespace) -> None:
         else:
             items, truth, rates = strength_chains(s, args.problems, args.n, args.length,
                                                   tuple(args.good), tuple(args.bad), args.seed,
-                                                  args.profile)
+                                                  args.profile, args.opener)
         for name, options in ((n, rules[n]) for n in args.rules):
             r = strength_run(items, truth, rates, options, args.seed)
             flag = f" ({r['unfinished']} unfinished)" if r["unfinished"] else ""
@@ -318,6 +343,9 @@ def main(argv: list[str] | None = None) -> None:
                                                    "any_success"])
     ap.add_argument("--profile", choices=["rising", "flat"], default="rising",
                     help="strengths: the rate along a right sampled chain (see strength_chains)")
+    ap.add_argument("--opener", type=float, nargs=2, default=None, metavar=("LO", "HI"),
+                    help="strengths: chains open with a line that names nothing and scales "
+                         "every later rate by d ~ U(LO, HI) (a derailing opening line)")
     ap.add_argument("--given", action="store_true",
                     help="strengths: chains another model wrote (see given_chains)")
     args = ap.parse_args(argv)
