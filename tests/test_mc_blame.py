@@ -21,6 +21,7 @@ from tests.fakes import drive
     "of wolves and cougars.",
     "We will start by considering the properties of factorials and the constraints provided.",
     "- First, find the total number of marbles in each bag:",
+    "Step 2: Now we need to find the total.",  # a step header is a position too
     "",
 ])
 def test_a_step_that_names_nothing_is_spared(step):

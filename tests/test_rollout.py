@@ -27,7 +27,8 @@ ERR = "[err]"
 
 
 def math_item(i: int, length: int, error: int, reference: str = "42") -> tuple[Problem, Chain]:
-    steps = [f"Step {s + 1}: {ERR if s == error else 'ok'}" for s in range(length)]
+    # each step names a value (x1, x2, ...): a step that names nothing is never blamed
+    steps = [f"Step {s + 1}: x{s + 1} {ERR if s == error else 'ok'}" for s in range(length)]
     steps[-1] += f" \\boxed{{{41 if error >= 0 else 42}}}"
     problem = Problem(f"p{i}", "math", "test", f"Question {i}?", reference=reference)
     return problem, Chain(f"p{i}", f"c{i}", 0, "\n\n".join(steps), tuple(steps), "m")

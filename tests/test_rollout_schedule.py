@@ -212,8 +212,8 @@ def test_no_attempt_rollouts_under_speculation_change_no_label():
                          samples_of="m")
         return mc.verify(items), mc.last_stats
 
-    rounds, s1 = run(SilentAfter("Step 2: ok", posterior_rule))
-    fast = ThreadedCompleter(SilentAfter("Step 2: ok", posterior_rule),
+    rounds, s1 = run(SilentAfter("Step 2: x2 ok", posterior_rule))
+    fast = ThreadedCompleter(SilentAfter("Step 2: x2 ok", posterior_rule),
                              lambda r: 0.001 * (r.seed % 7))
     fast.capacity = 256
     continuous, s2 = run(fast)
