@@ -22,6 +22,7 @@ from tests.fakes import drive
     "We will start by considering the properties of factorials and the constraints provided.",
     "- First, find the total number of marbles in each bag:",
     "Step 2: Now we need to find the total.",  # a step header is a position too
+    "首先，我们需要求出铅笔的总数。",  # "first, we need the total number of pencils"
     "",
 ])
 def test_a_step_that_names_nothing_is_spared(step):
@@ -41,6 +42,9 @@ def test_a_step_that_names_nothing_is_spared(step):
     "We can do this by adding the number of bags and the number of marbles in each bag.",
     "We take the square root of both sides.",
     "The final answer is 10.",
+    "每盒有五支铅笔，一共三盒。",  # numbers in Chinese numerals
+    "总数是３０。",  # a full-width digit
+    "我们把盒子数乘以每盒的铅笔数。",  # an operation applied (multiply)
 ])
 def test_a_step_that_names_a_value_a_variable_or_an_operation_may_err(step):
     assert not names_nothing(step)
