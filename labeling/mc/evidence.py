@@ -97,7 +97,7 @@ def _posterior_evidence(est: Measured, step: int, label: bool | None) -> str:
     figures = (f"P(first error at or before this step) = {p_le:.3g}; the rollouts' Bayes "
                f"factor for it {f:.3g}; {counts}; {base}; level {rule.level}, factor "
                f"{rule.factor}")
-    if not getattr(est, "may_err", (True,) * (step + 1))[step]:
+    if not est.may_err[step]:  # type: ignore[attr-defined]
         figures += "; the step names nothing (no number, variable or formula): never blamed"
     if label is True:
         return f"on track: {figures}"

@@ -129,10 +129,10 @@ class FirstErrorModel:
         steps = np.arange(max(m - 1, 0))[:, None]
         spared = [i for i in range(m - 1) if not allowed[i]]
         if spared:  # from the first spared step on, the rate is d s: d unknown (DERAIL)
-            k = len(DERAIL)
+            k, cols = len(DERAIL), len(s)
             s, g = np.tile(s, k), np.tile(g, k)
-            log_w = np.tile(log_w, k) + np.repeat([math.log(w) for _, w in DERAIL], len(g) // k)
-            d = np.repeat([x for x, _ in DERAIL], len(g) // k)
+            log_w = np.tile(log_w, k) + np.repeat([math.log(w) for _, w in DERAIL], cols)
+            d = np.repeat([x for x, _ in DERAIL], cols)
             level = np.where(steps >= spared[0], d * s, s)  # (M-1, C)
         else:
             level = np.broadcast_to(s, (max(m - 1, 0), len(s)))
