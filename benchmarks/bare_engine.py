@@ -3,7 +3,9 @@
 One *layout* is `parts` processes of `threads` torch threads each, all started together and
 held at a barrier before every phase, each generating its share of the phase's requests (a
 static split by prompt, balanced over the whole phase's work, which the job's online router
-cannot know ahead). A phase's time is from the barrier to the last process's end. Phases:
+cannot know ahead). With `spec["window"]` the processes find top-p's nucleus as the job's CPU
+engines do (`pipelines.engine.nucleus`); otherwise by vLLM's own sort. A phase's time is from
+the barrier to the last process's end. Phases:
 the sampling passes, the Monte Carlo requests as one flat call, and the Math-Shepherd peer
 (one chain's prefixes per call, its chains dealt out over the processes; its time is the
 largest per-process sum of `generate` time, its checks left out).
@@ -83,6 +85,11 @@ def _phases(spec, dtype, part, parts, threads, barrier) -> dict:
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
     device.apply(choice)
     from vllm import LLM
+
+    if spec.get("window"):  # the job's CPU engines' top-p (engine.nucleus=window)
+        from pipelines.engine import nucleus
+
+        nucleus.install()
 
     t = time.perf_counter()
     llm = LLM(**llm_kwargs(spec["model"], choice, 2048, not spec["gpu"], True))
