@@ -11,8 +11,9 @@ largest probabilities only (`torch.topk`), and reproduces vLLM's decision exactl
 - vLLM keeps a token when the ascending cumulative sum of the probabilities up to and
   including it exceeds 1 - p (the largest token always). Here the same sum is the mass
   outside the window plus the window's mass from the token down, accumulated in float64
-  and rounded to float32, which is what vLLM's float32 cumsum gives (checked over 4,176
-  rows of real logits: identical masks).
+  and rounded to float32, as torch's float32 cumsum on CPU does (it accumulates in
+  double). Over 1,392 rows of SmolLM2's own logits, float32 and rounded to bf16, at three
+  temperatures and three top_p values: identical masks in all 18 cases.
 - A row is decided here only when its nucleus ends inside the window with a margin: the
   window's smallest token is dropped, no sum lies within `MARGIN` of 1 - p (rounding could
   go either way there), and the last kept token is not tied with the first dropped one
