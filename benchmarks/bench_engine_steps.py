@@ -41,19 +41,7 @@ def _curve(model: str, eager: bool, window: bool, threads: int, rows: list[int],
     device.apply(choice)
     from vllm import LLM, SamplingParams
 
-    counts = {"all": 0, "sorted": 0}
-    if window:  # as the job's engine does (engine.nucleus), counting the rows it leaves
-        decide = nucleus.window_top_p
-
-        def counted(logits, k, p, fallback):
-            def sort(part, k2, p2):
-                counts["sorted"] += part.shape[0]
-                return fallback(part, k2, p2)
-
-            counts["all"] += logits.shape[0]
-            return decide(logits, k, p, sort)
-
-        nucleus.window_top_p = counted
+    if window:  # as the job's engine does (engine.nucleus)
         nucleus.install()
     started = time.perf_counter()
     llm = LLM(**llm_kwargs(model, choice, 2048, eager, True))
@@ -70,7 +58,8 @@ def _curve(model: str, eager: bool, window: bool, threads: int, rows: list[int],
             seconds = time.perf_counter() - t
         out[str(n)] = {"ms_per_step": round(seconds / TOKENS * 1000, 1),
                        "tok_s": round(n * TOKENS / seconds, 1)}  # fmt: skip
-    out["rows_sorted"] = round(counts["sorted"] / counts["all"], 3) if counts["all"] else None
+    seen = nucleus.counts()
+    out["rows_sorted"] = round(seen["sorted"] / seen["rows"], 3) if seen["rows"] else None
     queue.put(out)
 
 

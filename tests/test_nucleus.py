@@ -77,12 +77,17 @@ def test_top_k_and_no_top_p_are_vllm_s_own():
     assert calls == [3]
 
 
-def test_install_replaces_vllm_s_function_once(monkeypatch):
-    native = ops.apply_top_k_top_p
+def test_install_replaces_vllm_s_function_once_and_puts_it_back(monkeypatch):
+    native = getattr(ops.apply_top_k_top_p, "_native", ops.apply_top_k_top_p)
     monkeypatch.setattr(ops, "apply_top_k_top_p", native)  # restored after the test
     assert nucleus.install() and nucleus.install()
     installed = ops.apply_top_k_top_p
     assert installed is not native and installed._native is native  # not wrapped twice
     logits = lm_like(8, seed=3, temperature=0.7, bf16=False)
     p = torch.full((8,), 0.95)
+    before = nucleus.counts()
     assert torch.equal(installed(logits.clone(), None, p), native(logits.clone(), None, p))
+    assert nucleus.counts()["rows"] == before["rows"] + 8
+    # engine.nucleus=sort after a window engine in the same process: vLLM's own again
+    assert nucleus.install(False) is False and ops.apply_top_k_top_p is native
+    assert nucleus.install(False) is False and ops.apply_top_k_top_p is native

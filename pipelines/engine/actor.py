@@ -143,8 +143,8 @@ class VLLMEngine:
 
         self.clock.mark("vllm")
         # In the engine's process (its core runs in-process on CPU), before it samples.
-        self.window_top_p = self.device.device == "cpu" and str(
-            getattr(engine, "nucleus", "auto")) != "sort" and nucleus.install()  # fmt: skip
+        self.window_top_p = self.device.device == "cpu" and nucleus.install(
+            str(getattr(engine, "nucleus", "auto")) != "sort")  # fmt: skip
 
         kwargs = llm_kwargs(model_path, self.device, model.max_model_len, model.enforce_eager,
                             engine.enable_prefix_caching, verbose)

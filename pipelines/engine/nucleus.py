@@ -32,6 +32,12 @@ from typing import Any
 
 WINDOW = 1024  # candidates per row: covered 99.9% of SmolLM2's rows at temperature 0.7
 MARGIN = 1e-5  # a row whose sums come this close to 1 - p is left to vLLM's sort
+_ROWS = {"rows": 0, "sorted": 0}  # this process's rows with a top-p, and those left to the sort
+
+
+def counts() -> dict[str, int]:
+    """Rows `window_top_p` saw in this process and how many of them went to vLLM's sort."""
+    return dict(_ROWS)
 
 
 def window_top_p(logits: Any, k: Any, p: Any, fallback: Any) -> Any:
@@ -43,6 +49,7 @@ def window_top_p(logits: Any, k: Any, p: Any, fallback: Any) -> Any:
     if p is None or k is not None:
         return fallback(logits, k, p)
     rows, vocab = logits.shape
+    _ROWS["rows"] += rows
     n = min(WINDOW, vocab)
     probs = logits.softmax(dim=-1, dtype=torch.float32)
     vals, idx = probs.topk(n, dim=-1)  # descending
@@ -65,31 +72,37 @@ def window_top_p(logits: Any, k: Any, p: Any, fallback: Any) -> Any:
     out = logits.masked_fill_(~keep & decided.unsqueeze(1), float("-inf"))
     if not bool(decided.all()):
         rest = (~decided).nonzero().squeeze(1)
+        _ROWS["sorted"] += len(rest)
         out[rest] = fallback(logits[rest].clone(), None, p[rest])
     return out
 
 
-def install() -> bool:
+def install(window: bool = True) -> bool:
     """Put `window_top_p` in place of vLLM's top-k/top-p function in this process (its CPU
-    sampler calls it by its module's name). False when this vLLM has no such function."""
+    sampler calls it by its module's name), or with `window` False put vLLM's own back (an
+    engine with `engine.nucleus=sort` in a process where another had the window). True
+    when the window is in place after the call; False too when this vLLM has no such
+    function."""
     try:
         from vllm.v1.sample.ops import topk_topp_sampler as ops
     except ImportError:
         return False
-    native = getattr(ops, "apply_top_k_top_p", None)
-    if native is None:
+    current = getattr(ops, "apply_top_k_top_p", None)
+    if current is None:
         return False
-    if getattr(native, "_window", False):
+    native = getattr(current, "_native", current)
+    if not window:
+        ops.apply_top_k_top_p = native
+        return False
+    if current is not native:
         return True
-    native = getattr(native, "_native", native)
 
     def apply_top_k_top_p(logits: Any, k: Any, p: Any) -> Any:
         return window_top_p(logits, k, p, native)
 
-    apply_top_k_top_p._window = True  # type: ignore[attr-defined]
     apply_top_k_top_p._native = native  # type: ignore[attr-defined]
     ops.apply_top_k_top_p = apply_top_k_top_p
     return True
 
 
-__all__ = ["MARGIN", "WINDOW", "install", "window_top_p"]
+__all__ = ["MARGIN", "WINDOW", "counts", "install", "window_top_p"]
