@@ -11,6 +11,13 @@ from pipelines.engine import nucleus  # noqa: E402
 VOCAB = 49152  # SmolLM2's: vLLM's CPU sort is slow at this size, which is the point
 
 
+def native(logits, k, p):
+    """vLLM's own function, even where an engine built earlier in this process put the
+    window in its place (`install` keeps the original as `_native`)."""
+    own = getattr(ops.apply_top_k_top_p, "_native", ops.apply_top_k_top_p)
+    return own(logits, k, p)
+
+
 def lm_like(rows: int, seed: int, temperature: float, bf16: bool) -> "torch.Tensor":
     """Logits shaped like a language model's: a few likely tokens and a long Zipf tail, in a
     random order per row, the tail's slope varying by row (nuclei of a few to hundreds of
@@ -30,7 +37,7 @@ def lm_like(rows: int, seed: int, temperature: float, bf16: bool) -> "torch.Tens
 def counting(calls: list[int]):
     def fallback(logits, k, p):
         calls.append(logits.shape[0])
-        return ops.apply_top_k_top_p(logits, k, p)
+        return native(logits, k, p)
 
     return fallback
 
@@ -41,7 +48,7 @@ def test_the_same_masks_as_vllm_s_sort(bf16, temperature, top_p):
     logits = lm_like(96, seed=int(temperature * 10), temperature=temperature, bf16=bf16)
     p = torch.full((logits.shape[0],), top_p)
     p[::5] = 1.0  # requests without top-p share the batch
-    want = ops.apply_top_k_top_p(logits.clone(), None, p)
+    want = native(logits.clone(), None, p)
     calls: list[int] = []
     got = nucleus.window_top_p(logits.clone(), None, p, counting(calls))
     assert torch.equal(got, want)
@@ -55,7 +62,7 @@ def test_rows_it_cannot_decide_go_to_the_sort():
     logits[2, :] = -30.0
     logits[2, :3] = 5.0  # a three-way tie at the top: which two are kept is the sort's call
     p = torch.tensor([0.95, 0.95, 0.5, 0.95])
-    want = ops.apply_top_k_top_p(logits.clone(), None, p)
+    want = native(logits.clone(), None, p)
     calls: list[int] = []
     got = nucleus.window_top_p(logits.clone(), None, p, counting(calls))
     assert torch.equal(got, want)
@@ -71,23 +78,23 @@ def test_top_k_and_no_top_p_are_vllm_s_own():
     calls: list[int] = []
     got = nucleus.window_top_p(logits.clone(), k, torch.full((3,), 0.9), counting(calls))
     assert calls == [3]
-    assert torch.equal(got, ops.apply_top_k_top_p(logits.clone(), k, torch.full((3,), 0.9)))
+    assert torch.equal(got, native(logits.clone(), k, torch.full((3,), 0.9)))
     calls.clear()
     assert torch.equal(nucleus.window_top_p(logits.clone(), None, None, counting(calls)), logits)
     assert calls == [3]
 
 
 def test_install_replaces_vllm_s_function_once_and_puts_it_back(monkeypatch):
-    native = getattr(ops.apply_top_k_top_p, "_native", ops.apply_top_k_top_p)
-    monkeypatch.setattr(ops, "apply_top_k_top_p", native)  # restored after the test
+    own = getattr(ops.apply_top_k_top_p, "_native", ops.apply_top_k_top_p)
+    monkeypatch.setattr(ops, "apply_top_k_top_p", own)  # restored after the test
     assert nucleus.install() and nucleus.install()
     installed = ops.apply_top_k_top_p
-    assert installed is not native and installed._native is native  # not wrapped twice
+    assert installed is not own and installed._native is own  # not wrapped twice
     logits = lm_like(8, seed=3, temperature=0.7, bf16=False)
     p = torch.full((8,), 0.95)
     before = nucleus.counts()
-    assert torch.equal(installed(logits.clone(), None, p), native(logits.clone(), None, p))
+    assert torch.equal(installed(logits.clone(), None, p), own(logits.clone(), None, p))
     assert nucleus.counts()["rows"] == before["rows"] + 8
     # engine.nucleus=sort after a window engine in the same process: vLLM's own again
-    assert nucleus.install(False) is False and ops.apply_top_k_top_p is native
-    assert nucleus.install(False) is False and ops.apply_top_k_top_p is native
+    assert nucleus.install(False) is False and ops.apply_top_k_top_p is own
+    assert nucleus.install(False) is False and ops.apply_top_k_top_p is own
