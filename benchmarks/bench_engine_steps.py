@@ -86,7 +86,7 @@ def main() -> None:
                     help="top-p by vLLM's sort and/or the window (engine.nucleus)")
     ap.add_argument("--model", default="", help="model directory (default: the embedded one)")
     args = ap.parse_args()
-    from pipelines.engine.device import cpu_flags
+    from pipelines.engine.device import cpu_flags, cpu_kind
     from pipelines.engine.placement import resolve_preload
     from pipelines.engine.prepare_model import prepare
     from pipelines.generation_config import SamplerConfig
@@ -96,10 +96,10 @@ def main() -> None:
     os.environ.update(env)  # inherited by the spawned processes: a preload acts at start
     os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"  # the job's engine core, in-process
     flags = sorted(f for f in cpu_flags() if f.startswith(("avx512_bf16", "amx", "avx2")))
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text()
-                .splitlines() if line.startswith("model name")), "?")  # fmt: skip
-    print(f"CPU: {cpu}; flags {' '.join(flags)}; preload {env.get('LD_PRELOAD') or 'off'}; "
-          f"{args.threads} thread(s); {TOKENS} tokens per sequence")
+    kind = cpu_kind()
+    print(f"CPU: {kind.vendor} {kind.model}; flags {' '.join(flags)}; "
+          f"preload {env.get('LD_PRELOAD') or 'off'}; {args.threads} thread(s); "
+          f"{TOKENS} tokens per sequence")
     ctx = mp.get_context("spawn")
     results = []
     modes = [(eager, way == "window") for eager in ([True, False] if args.compiled else [True])

@@ -53,10 +53,12 @@ def window_top_p(logits: Any, k: Any, p: Any, fallback: Any) -> Any:
     n = min(WINDOW, vocab)
     probs = logits.softmax(dim=-1, dtype=torch.float32)
     vals, idx = probs.topk(n, dim=-1)  # descending
-    vals64 = vals.double()
-    outside = probs.double().sum(-1, keepdim=True) - vals64.sum(-1, keepdim=True)
+    # the window's mass from its smallest token up, and the mass outside it, in float64 (the
+    # whole row summed in float64 without a float64 copy of it: this runs at every step)
+    up = vals.double().flip(-1).cumsum(-1)
+    outside = probs.sum(-1, keepdim=True, dtype=torch.float64) - up[:, -1:]
     # vLLM's ascending inclusive cumulative sum at each window token
-    asc = (outside + vals64.flip(-1).cumsum(-1).flip(-1)).float()
+    asc = (outside + up).flip(-1).float()
     limit = (1 - p.float()).unsqueeze(1)
     drop = asc <= limit
     drop[:, 0] = False  # vLLM keeps the largest token whatever p is
