@@ -58,7 +58,9 @@ def run_layout(spec: dict, dtype: str, parts: int, threads: int,
     for phase in got[0]["phases"]:
         runs = [g["phases"][phase] for g in got]
         out[phase] = {"tokens": sum(r["tokens"] for r in runs),
-                      "s": max(r["t1"] for r in runs) - min(r["t0"] for r in runs)}
+                      "s": max(r["t1"] for r in runs) - min(r["t0"] for r in runs),
+                      "busy_s": sum(r.get("busy_s", 0.0) for r in runs),
+                      "steps": sum(r.get("steps", 0) for r in runs)}
         if phase == "peer":
             out[phase] = {"chains": sum(r["chains"] for r in runs),
                           "labeled_steps": sum(r["labeled"] for r in runs),
@@ -108,11 +110,28 @@ def _phases(spec, dtype, part, parts, threads, barrier) -> dict:
 
 
 def _timed(llm, tok, requests: list[dict], barrier) -> dict:
+    """The phase's tokens and times, and the engine's own time inside `step()` and its
+    steps (as the job's feed counts them: `busy_s`, `steps`)."""
+    engine, clock = llm.llm_engine, {"busy_s": 0.0, "steps": 0}
+    step = engine.step
+
+    def timed_step():
+        t = time.perf_counter()
+        try:
+            return step()
+        finally:
+            clock["busy_s"] += time.perf_counter() - t
+            clock["steps"] += 1
+
     barrier.wait()
     t0 = time.time()
-    outs = generate(llm, tok, requests) if requests else []
+    engine.step = timed_step
+    try:
+        outs = generate(llm, tok, requests) if requests else []
+    finally:
+        engine.step = step
     return {"tokens": sum(len(c.token_ids) for o in outs for c in o.outputs), "t0": t0,
-            "t1": time.time()}  # fmt: skip
+            "t1": time.time()} | clock  # fmt: skip
 
 
 def generate(llm, tok, reqs: list[dict]) -> list:

@@ -79,17 +79,21 @@ def sample_repeats(pool, requests: list[dict], repeats: int) -> tuple[list[dict]
     return passes, results
 
 
-def flat_in_job_engine(pool, samples: list[dict], sent: list) -> tuple[int, float]:
+def flat_in_job_engine(pool, samples: list[dict], sent: list) -> tuple[int, float, dict]:
     """Tokens and seconds of the recorded rollout requests as one flat call through a fresh
     engine actor of the job's, after one sampling pass (the prefix cache as the stage found
-    it): splits the gap to the bare flat batch into the schedule's part and Ray's."""
+    it): splits the gap to the bare flat batch into the schedule's part and Ray's. With the
+    engines' own time inside `step()` and their steps, summed: a gap at the same busy time
+    per step is idle engines (feeding, routing), one at a longer step is the process."""
     pool.generate([EngineRequest.from_plain(r) for r in samples], tag="sample")
     flat = list(sent)  # the rollout requests are engine requests already
+    before = pool.stats()
     t = time.perf_counter()
     tokens = sum(sum(r["tokens"]) for r in pool.generate(flat, tag="rollout"))
     seconds = time.perf_counter() - t
+    after = pool.stats()
     pool.shutdown()
-    return tokens, seconds
+    return tokens, seconds, {k: after[k] - before[k] for k in ("busy_s", "steps")}
 
 
 def job_side(args: argparse.Namespace) -> dict:
@@ -159,8 +163,8 @@ def job_side(args: argparse.Namespace) -> dict:
     st = mc.last_stats
     rollout = pool.stats()["tags"]["rollout"]
     pool.shutdown()
-    flat_tokens, flat_s = flat_in_job_engine(EnginePool(path, model, engine, RayConfig()),
-                                             requests, sent)  # fmt: skip
+    flat_tokens, flat_s, flat_steps = flat_in_job_engine(
+        EnginePool(path, model, engine, RayConfig()), requests, sent)  # fmt: skip
     ray.shutdown()
     return {
         "engine": choice, "engine_start_s": round(start_s, 2), "ray_init_s": round(ray_s, 2),
@@ -175,7 +179,7 @@ def job_side(args: argparse.Namespace) -> dict:
                "prefix_cache_hit_rate": round(rollout["cached_tokens"]
                                               / max(rollout["prompt_tokens"], 1), 3),
                "steps": sum(len(c.steps) for _, c in items),
-               "flat_in_job_engine": {"tokens": flat_tokens, "seconds": flat_s}},
+               "flat_in_job_engine": {"tokens": flat_tokens, "seconds": flat_s} | flat_steps},
         # Whole requests: the bare replay samples with the same top_p (a nucleus costs a
         # sort of the vocabulary per step on CPU: 2.5x slower rollouts, 2026-11-26).
         "mc_requests": [r.to_plain() for r in sent],
@@ -352,6 +356,11 @@ def report(job: dict, bare: dict[str, dict], preloaded: str, job_layout: str) ->
     peer_rate = peer["labeled_steps"] / peer["engine_s"]
     lengths = [len(c[4]) for c in job["chains"]]
     same = bare[job_layout]
+    engines = int(job_layout.split()[1].split("x")[0])
+    same_layout_flat = {"job": {"busy_s": in_job.get("busy_s", 0.0),
+                                "steps": in_job.get("steps", 0), "s": in_job["seconds"]}} | {
+        k: v["flat"] for k, v in bare.items() if "flat" in v and k.startswith(job_layout)
+    }  # fmt: skip
     # End to end, as a user waits for a sampling job: the job from Ray's start (the label
     # job's first step) to the end of its first pass; the bare engines from their processes'
     # spawn (interpreter, imports, engine) to the end of the same pass.
@@ -393,6 +402,13 @@ def report(job: dict, bare: dict[str, dict], preloaded: str, job_layout: str) ->
         # and the runtime (that flat call vs the bare flat batch: the best layout's, and the
         # bare processes in the job's own layout).
         "mc_ratio_vs_flat_batch_in_job_engine": round(mc_tps / in_job_tps, 3),
+        # The flat batch inside the engines (all together; the job's and the bare processes'
+        # in the job's layout): ms per step, and the share of the call's engine-time spent
+        # stepping (the rest: engines idle, waiting to be fed).
+        "flat_ms_per_step": {k: round(1000 * v["busy_s"] / max(v["steps"], 1), 1)
+                             for k, v in same_layout_flat.items()},
+        "flat_busy_share": {k: round(v["busy_s"] / (v["s"] * engines), 3)
+                            for k, v in same_layout_flat.items()},
         "job_engine_flat_over_bare_flat": round(in_job_tps / flat_tps[best_flat], 3),
         "job_engine_flat_over_bare_flat_same_layout": round(in_job_tps / flat_tps[job_layout], 3),
         # Only the rollouts the labels used (speculative ones a settled step dropped are out).
