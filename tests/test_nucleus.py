@@ -72,6 +72,30 @@ def test_rows_it_cannot_decide_go_to_the_sort():
     assert kept[1] > 0.9 * VOCAB and kept[0] < nucleus.WINDOW
 
 
+def test_masked_tokens_and_broken_rows():
+    """Logits processors leave -inf in a row (allowed_token_ids, min_tokens on the stop
+    token, bad words): the same masks as vLLM's. A row of NaN (a broken model) is never
+    decided here: it goes to vLLM's sort, whatever that makes of it."""
+    logits = lm_like(5, seed=4, temperature=0.7, bf16=True)
+    logits[0, 5:] = float("-inf")  # five allowed tokens: fewer finite ones than the window
+    logits[1, logits[1].argmax()] = float("-inf")  # the likeliest token banned
+    logits[2, 1:] = float("-inf")  # one token left
+    logits[3, :] = float("nan")
+    p = torch.full((5,), 0.9)
+    want = native(logits.clone(), None, p)
+    sent: list = []
+
+    def fallback(rows, k, p):
+        sent.append(rows.isnan().all(-1))
+        return native(rows, k, p)
+
+    got = nucleus.window_top_p(logits.clone(), None, p, fallback)
+    ok = [0, 1, 2, 4]
+    assert torch.equal(got[ok], want[ok])
+    assert torch.cat(sent).sum() == 1  # the NaN row, and it alone of its kind
+    assert (~torch.isinf(got[0])).sum() <= 5 and (~torch.isinf(got[2])).sum() == 1
+
+
 def test_top_k_and_no_top_p_are_vllm_s_own():
     logits = lm_like(3, seed=2, temperature=0.7, bf16=True)
     k = torch.tensor([5, 50, VOCAB])
