@@ -83,8 +83,9 @@ def flat_in_job_engine(pool, samples: list[dict], sent: list) -> tuple[int, floa
     """Tokens and seconds of the recorded rollout requests as one flat call through a fresh
     engine actor of the job's, after one sampling pass (the prefix cache as the stage found
     it): splits the gap to the bare flat batch into the schedule's part and Ray's. With the
-    engines' own time inside `step()` and their steps, summed: a gap at the same busy time
-    per step is idle engines (feeding, routing), one at a longer step is the process."""
+    engines' own time inside `step()` and their steps, summed: a gap at the same time per
+    step is idle engines (an uneven split, feeding, routing), one at a longer step is the
+    engine's process."""
     pool.generate([EngineRequest.from_plain(r) for r in samples], tag="sample")
     flat = list(sent)  # the rollout requests are engine requests already
     before = pool.stats()
@@ -404,7 +405,7 @@ def report(job: dict, bare: dict[str, dict], preloaded: str, job_layout: str) ->
         "mc_ratio_vs_flat_batch_in_job_engine": round(mc_tps / in_job_tps, 3),
         # The flat batch inside the engines (all together; the job's and the bare processes'
         # in the job's layout): ms per step, and the share of the call's engine-time spent
-        # stepping (the rest: engines idle, waiting to be fed).
+        # stepping (the rest: an engine idle, done with its share or waiting to be fed).
         "flat_ms_per_step": {k: round(1000 * v["busy_s"] / max(v["steps"], 1), 1)
                              for k, v in same_layout_flat.items()},
         "flat_busy_share": {k: round(v["busy_s"] / (v["s"] * engines), 3)
