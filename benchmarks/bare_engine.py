@@ -60,7 +60,7 @@ def run_layout(spec: dict, dtype: str, parts: int, threads: int,
         out[phase] = {"tokens": sum(r["tokens"] for r in runs),
                       "s": max(r["t1"] for r in runs) - min(r["t0"] for r in runs),
                       "busy_s": sum(r.get("busy_s", 0.0) for r in runs),
-                      "steps": sum(r.get("steps", 0) for r in runs)}
+                      "steps": sum(r.get("steps", 0) for r in runs), "engines": parts}
         if phase == "peer":
             out[phase] = {"chains": sum(r["chains"] for r in runs),
                           "labeled_steps": sum(r["labeled"] for r in runs),

@@ -93,8 +93,10 @@ def flat_in_job_engine(pool, samples: list[dict], sent: list) -> tuple[int, floa
     tokens = sum(sum(r["tokens"]) for r in pool.generate(flat, tag="rollout"))
     seconds = time.perf_counter() - t
     after = pool.stats()
+    engines = len(pool.actors)
     pool.shutdown()
-    return tokens, seconds, {k: after[k] - before[k] for k in ("busy_s", "steps")}
+    return tokens, seconds, {"busy_s": after["busy_s"] - before["busy_s"],
+                             "steps": after["steps"] - before["steps"], "engines": engines}
 
 
 def job_side(args: argparse.Namespace) -> dict:
@@ -357,11 +359,10 @@ def report(job: dict, bare: dict[str, dict], preloaded: str, job_layout: str) ->
     peer_rate = peer["labeled_steps"] / peer["engine_s"]
     lengths = [len(c[4]) for c in job["chains"]]
     same = bare[job_layout]
-    engines = int(job_layout.split()[1].split("x")[0])
-    same_layout_flat = {"job": {"busy_s": in_job.get("busy_s", 0.0),
-                                "steps": in_job.get("steps", 0), "s": in_job["seconds"]}} | {
-        k: v["flat"] for k, v in bare.items() if "flat" in v and k.startswith(job_layout)
-    }  # fmt: skip
+    # (a job side saved by an older bench (--job-json) has no step times: bare ones only)
+    same_layout_flat = ({"job": in_job | {"s": in_job["seconds"]}} if "busy_s" in in_job
+                        else {}) | {k: v["flat"] for k, v in bare.items()
+                                    if "flat" in v and k.startswith(job_layout)}  # fmt: skip
     # End to end, as a user waits for a sampling job: the job from Ray's start (the label
     # job's first step) to the end of its first pass; the bare engines from their processes'
     # spawn (interpreter, imports, engine) to the end of the same pass.
@@ -408,7 +409,7 @@ def report(job: dict, bare: dict[str, dict], preloaded: str, job_layout: str) ->
         # stepping (the rest: an engine idle, done with its share or waiting to be fed).
         "flat_ms_per_step": {k: round(1000 * v["busy_s"] / max(v["steps"], 1), 1)
                              for k, v in same_layout_flat.items()},
-        "flat_busy_share": {k: round(v["busy_s"] / (v["s"] * engines), 3)
+        "flat_busy_share": {k: round(v["busy_s"] / (v["s"] * v["engines"]), 3)
                             for k, v in same_layout_flat.items()},
         "job_engine_flat_over_bare_flat": round(in_job_tps / flat_tps[best_flat], 3),
         "job_engine_flat_over_bare_flat_same_layout": round(in_job_tps / flat_tps[job_layout], 3),

@@ -11,11 +11,14 @@ from pipelines.engine import nucleus  # noqa: E402
 VOCAB = 49152  # SmolLM2's: vLLM's CPU sort is slow at this size, which is the point
 
 
-def native(logits, k, p):
+def vllm_own():
     """vLLM's own function, even where an engine built earlier in this process put the
     window in its place (`install` keeps the original as `_native`)."""
-    own = getattr(ops.apply_top_k_top_p, "_native", ops.apply_top_k_top_p)
-    return own(logits, k, p)
+    return getattr(ops.apply_top_k_top_p, "_native", ops.apply_top_k_top_p)
+
+
+def native(logits, k, p):
+    return vllm_own()(logits, k, p)
 
 
 def lm_like(rows: int, seed: int, temperature: float, bf16: bool) -> "torch.Tensor":
@@ -109,7 +112,7 @@ def test_top_k_and_no_top_p_are_vllm_s_own():
 
 
 def test_install_replaces_vllm_s_function_once_and_puts_it_back(monkeypatch):
-    own = getattr(ops.apply_top_k_top_p, "_native", ops.apply_top_k_top_p)
+    own = vllm_own()
     monkeypatch.setattr(ops, "apply_top_k_top_p", own)  # restored after the test
     assert nucleus.install() and nucleus.install()
     installed = ops.apply_top_k_top_p
