@@ -37,6 +37,7 @@ batches), completions per batch, and rollouts relative to per_step at the same M
     .venv/bin/python benchmarks/bench_mc_simulation.py --p-correct-prefix 0.5 --p-wrong-prefix 0.1
     .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.05 0.1 0.2 0.3 0.5 0.9
     .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.3 --posterior probe=1
+    .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.2 0.3 0.5 --decompose absolute
     .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.2 --rules posterior \
         --opener 0.2 1 --posterior spare_steps=false
 """
@@ -52,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from labeling.engine_request import EngineRequest  # noqa: E402
 from labeling.first_error import located_first_error  # noqa: E402
-from labeling.mc import MC_DEFAULTS, MCOptions, RuleName  # noqa: E402
+from labeling.mc import MC_DEFAULTS, FirstErrorModel, MCOptions, RuleName  # noqa: E402
 from labeling.schema import Chain, Problem  # noqa: E402
 from tests.fakes import FakeCompleter  # noqa: E402
 from verifiers.rollout.driver import MonteCarloVerifier  # noqa: E402
@@ -206,14 +207,23 @@ def strength_chains(s: float, problems: int, n: int, length: int, good: tuple[fl
     return _chains(s, problems, n, length, "sim", draw, opener, seed)
 
 
-def strength_run(items, truth, rates, options: MCOptions, seed: int) -> dict[str, float]:
+def strength_verdicts(items, rates, options: MCOptions, seed: int):
+    """(verdicts per chain, the run's rollout stats) of one rule on the simulated chains."""
     def p_success(req: EngineRequest) -> float:
         return rates[req.prefix] if req.prefix else rates[req.user_text]
 
     completer = FakeCompleter(p_success, right="42", wrong="41", tokens=100)
     mc = MonteCarloVerifier(completer, options=options, max_tokens=100, temperature=0.8,
                             seed=seed, samples_of="sim")
-    out = mc.verify(items)
+    return mc.verify(items), mc.last_stats
+
+
+def strength_run(items, truth, rates, options: MCOptions, seed: int) -> dict[str, float]:
+    return strength_metrics(items, truth, *strength_verdicts(items, rates, options, seed))
+
+
+def strength_metrics(items, truth, out, st) -> dict[str, float]:
+    """The figures of the rules' table from one run's verdicts and stats."""
     t = {"placed": 0, "hit": 0, "errors": 0, "fp": 0, "good": 0, "fn": 0, "bad": 0,
          "decided": 0, "steps": 0, "false": 0}
     for verdicts, error in zip(out, truth, strict=True):
@@ -232,7 +242,6 @@ def strength_run(items, truth, rates, options: MCOptions, seed: int) -> dict[str
             t["false"] += x is False
         t["decided"] += sum(x is not None for x in labels)
         t["steps"] += len(labels)
-    st = mc.last_stats
     return {
         "precision": t["hit"] / t["placed"] if t["placed"] else float("nan"),
         "recall": t["hit"] / t["errors"] if t["errors"] else float("nan"),
@@ -248,6 +257,69 @@ def strength_run(items, truth, rates, options: MCOptions, seed: int) -> dict[str
         "unverifiable": 1 - t["decided"] / max(t["steps"], 1),
         "unfinished": st.unfinished_chains,
     }
+
+
+def decompose(args: argparse.Namespace) -> None:
+    """`--decompose`: a rule's False labels read through the `posterior` rule's model. For
+    every chain, the model's P(e <= i) from the counts the rule itself made (the problem's
+    other chains as the self-confidence, as with self_rollouts=0); then how well calibrated
+    that is on these chains (share of truly wrong prefixes per bin of P), and what the rule's
+    error recall would be if it kept only the False labels that its own counts make more
+    likely right than wrong to be claims that hold (P >= 0.5)."""
+    options = mc_options(args.posterior, rule=RuleName(args.decompose)) \
+        if args.decompose == "posterior" else MCOptions(rule=RuleName(args.decompose),
+                                                        self_rollouts=0)
+    print(f"rule {args.decompose}; {args.problems} problems x {args.n} chains of {args.length} "
+          f"steps sampled by the completer; seed {args.seed}\n")
+    print("| self-confidence | False precision | error recall | rollouts/chain | False "
+          "labels with P >= 0.5: error recall, precision | False labels with P < 0.5 (on "
+          "right prefixes) |")
+    print("|---|---|---|---|---|---|")
+    tables = []
+    for s in args.strengths:
+        items, truth, rates = strength_chains(s, args.problems, args.n, args.length,
+                                              tuple(args.good), tuple(args.bad), args.seed)
+        out, stats = strength_verdicts(items, rates, options, args.seed)
+        r = strength_metrics(items, truth, out, stats)
+        # the chain's own answer: the last step's score (its label may be an after_error one)
+        outcome = [None if vs[-1].score is None else vs[-1].score == 1.0 for vs in out]
+        right_of: dict[str, list[bool]] = {}
+        for (p, _), y in zip(items, outcome, strict=True):
+            right_of.setdefault(p.problem_id, []).append(y is True)
+        bins = [[0, 0] for _ in range(10)]  # per bin of P: prefixes, truly wrong ones
+        bad = kept = kept_right = low = low_right = 0
+        for (p, _), vs, error, y in zip(items, out, truth, outcome, strict=True):
+            others = right_of[p.problem_id]
+            base = (sum(others) - (y is True), len(others) - 1)
+            m = len(vs)
+            counts = [(v.successes, v.decided) for v in vs[:-1]]
+            post = FirstErrorModel(m, base, y, True).posterior(counts)
+            for i, v in enumerate(vs[:-1]):
+                wrong = 0 <= error <= i
+                bad += wrong
+                b = bins[min(int(post.p_le[i] * 10), 9)]
+                b[0] += 1
+                b[1] += wrong
+                if v.label is not False:
+                    continue
+                if post.p_le[i] >= 0.5:
+                    kept += wrong
+                    kept_right += not wrong
+                else:
+                    low += 1
+                    low_right += not wrong
+        tables.append((s, bins))
+        print(f"| {s} | {r['false_precision']:.3f} | {r['error_recall']:.3f} "
+              f"| {r['rollouts']:.1f} | {kept / max(bad, 1):.3f}, "
+              f"{kept / max(kept + kept_right, 1):.3f} | {low} ({low_right}) |", flush=True)
+    print("\nCalibration of P(e <= i) on the rule's own counts: prefixes per bin, share truly "
+          "wrong\n")
+    print("| self-confidence | " + " | ".join(f"{b / 10:.1f}-{(b + 1) / 10:.1f}"
+                                             for b in range(10)) + " |")
+    print("|---|" + "---|" * 10)
+    for s, bins in tables:
+        print(f"| {s} | " + " | ".join(f"{n}: {w / n:.2f}" if n else "0" for n, w in bins)
+              + " |")
 
 
 def mc_options(overrides: list[str], **fixed: object) -> MCOptions:
@@ -348,7 +420,13 @@ def main(argv: list[str] | None = None) -> None:
                          "every later rate by d ~ U(LO, HI) (a derailing opening line)")
     ap.add_argument("--given", action="store_true",
                     help="strengths: chains another model wrote (see given_chains)")
+    ap.add_argument("--decompose", choices=[r.value for r in RuleName],
+                    help="strengths: this rule's False labels read through the posterior "
+                         "model on its own counts (see `decompose`)")
     args = ap.parse_args(argv)
+    if args.strengths and args.decompose:
+        decompose(args)
+        return
     if args.strengths:
         strength_table(args)
         return
