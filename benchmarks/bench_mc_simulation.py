@@ -264,9 +264,10 @@ def decompose(args: argparse.Namespace) -> None:
     every chain, the model's P(e <= i) from the counts the rule itself made (the problem's
     other chains as the self-confidence, as with self_rollouts=0); then how well calibrated
     that is on these chains (share of truly wrong prefixes per bin of P), and what the rule's
-    error recall would be if it kept only the False labels that its own counts make more
-    likely right than wrong to be claims that hold (P >= 0.5)."""
-    options = mc_options(args.posterior, rule=RuleName(args.decompose)) \
+    error recall would be if it kept only the False labels whose claim its own counts make at
+    least as likely to hold as not (P >= 0.5). Every rule runs without question rollouts
+    (`posterior`'s other settings from `--posterior`), so the model sees the rule's base."""
+    options = mc_options(args.posterior, rule=RuleName(args.decompose), self_rollouts=0) \
         if args.decompose == "posterior" else MCOptions(rule=RuleName(args.decompose),
                                                         self_rollouts=0)
     print(f"rule {args.decompose}; {args.problems} problems x {args.n} chains of {args.length} "
