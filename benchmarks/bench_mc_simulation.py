@@ -267,9 +267,8 @@ def decompose(args: argparse.Namespace) -> None:
     error recall would be if it kept only the False labels whose claim its own counts make at
     least as likely to hold as not (P >= 0.5). Every rule runs without question rollouts
     (`posterior`'s other settings from `--posterior`), so the model sees the rule's base."""
-    options = mc_options(args.posterior, rule=RuleName(args.decompose), self_rollouts=0) \
-        if args.decompose == "posterior" else MCOptions(rule=RuleName(args.decompose),
-                                                        self_rollouts=0)
+    overrides = args.posterior if args.decompose == "posterior" else []
+    options = mc_options(overrides, rule=RuleName(args.decompose), self_rollouts=0)
     print(f"rule {args.decompose}; {args.problems} problems x {args.n} chains of {args.length} "
           f"steps sampled by the completer; seed {args.seed}\n")
     print("| self-confidence | False precision | error recall | rollouts/chain | False "
@@ -292,9 +291,8 @@ def decompose(args: argparse.Namespace) -> None:
         for (p, _), vs, error, y in zip(items, out, truth, outcome, strict=True):
             others = right_of[p.problem_id]
             base = (sum(others) - (y is True), len(others) - 1)
-            m = len(vs)
             counts = [(v.successes, v.decided) for v in vs[:-1]]
-            post = FirstErrorModel(m, base, y, True).posterior(counts)
+            post = FirstErrorModel(len(vs), base, y, True).posterior(counts)
             for i, v in enumerate(vs[:-1]):
                 wrong = 0 <= error <= i
                 bad += wrong
