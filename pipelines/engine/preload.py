@@ -131,8 +131,9 @@ REASON_ENV = "PRM_PRELOAD_REASON"
 # sampling runs with and without the libraries (docs/benchmarks.md, "Preload per CPU").
 # A family not listed preloads (vLLM's CPU guide asks for both) and says it was not measured.
 RULES: dict[tuple[str, str], tuple[bool, str]] = {
-    # All measured on 2-core EPYCs; the Xeons of this project were not measured
-    # (the rule named a Xeon for the first one by mistake until 2026-11-25).
+    # All measured on 2-core EPYCs (the rule named a Xeon for the first one by mistake until
+    # 2026-11-25). The AMX Xeon's pairs had no consistent winner (docs/benchmarks.md, "The
+    # job's engines against the bare engine, three runs"), so it has no rule.
     ("AuthenticAMD", "avx512_bf16"): (
         True, "+6.7% tok/s on an EPYC with avx512_bf16 (4 alternating pairs, 2026-11-24), "
               "+4.7% on another (median of 4 bare pairs, 2026-11-25)"),
