@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from labeling.mc import FirstErrorModel, Posterior, PosteriorSearch
-from labeling.mc.blame import may_err, names_nothing
+from labeling.mc.blame import may_err, names_nothing, restates
 from tests.fakes import drive
 
 
@@ -54,6 +54,103 @@ def test_the_last_step_may_always_err():
     steps = ["To solve this, we need to find the total.", "Let's find it.", "That is all."]
     assert may_err(steps) == (False, False, True)
     assert may_err(["We need the total."]) == (True,)
+
+
+# A loop SmolLM2 wrote on the first-run problem "Grace has 5 boxes with 2 pencils in each
+# box. How many pencils does Grace have?" (AVX2 EPYC, dataset.seed=7): right at step 0, then
+# the same sentence until it is cut off.
+GRACE = "Grace has 5 boxes with 2 pencils in each box. How many pencils does Grace have?"
+LOOP = ["Grace has 5 boxes with 2 pencils in each box, which means she has 5 * 2 = 10 pencils.",
+        *["She has 5 boxes with 2 pencils in each box, which means she has 5 * 2 = 10 "
+          "pencils."] * 5,
+        "She has 5 boxes with 2 pencils in each box, which means she has"]
+
+
+def test_a_loop_restates_and_is_spared():
+    # step 1 puts "she" for "Grace"; the cut-off last step may always err
+    assert restates(LOOP, GRACE) == (False, True, True, True, True, True, False)
+    assert may_err(LOOP, GRACE) == (True, False, False, False, False, False, True)
+
+
+def test_steps_said_again_from_another_first_run_chain():
+    # cce4be8e4a9986b9e: steps 3-5 say steps 0-2 again ("Now" for "To solve this problem");
+    # step 6 adds a wrong total, its own claim
+    steps = ["To solve this problem, we need to find the total number of cards Grace has by "
+             "multiplying the number of packs by the number of cards in each pack.",
+             "We have 6 packs with 5 cards in each pack, so we multiply 6 by 5 to find the "
+             "total number of cards Grace has.",
+             "So, 6 x 5 = 30 cards Grace has.",
+             "Now, we need to find the total number of cards Grace has by multiplying the "
+             "number of packs by the number of cards in each pack.",
+             "We have 6 packs with 5 cards in each pack, so we multiply 6 by 5 to find the "
+             "total number of cards Grace has.",
+             "So, 6 x 5 = 30 cards Grace has.",
+             "The final answer is 30 + 30 = 60 cards Grace has."]
+    assert restates(steps) == (False, False, False, True, True, True, False)
+
+
+def test_a_step_that_copies_the_question_is_given():
+    steps = ["Grace has 5 boxes with 2 pencils in each box.", "So she has 5 * 2 = 10 pencils."]
+    assert restates(steps, GRACE) == (True, False)
+    assert restates(steps) == (False, False)  # without the question: a claim of its own
+
+
+def test_a_list_of_the_givens_restates():
+    # c27746a519da32c47 (first run, AVX2 EPYC): step 0 lists the givens, ends of the
+    # question's sentence among them; 0 of 18 rollouts reached the answer after it against
+    # 5 of 20 from the question, and MC located the first error there
+    steps = ["1. 5 boxes with 2 pencils in each box.\n2. 2 pencils in each box.\n3. 5 boxes "
+             "with 2 pencils in each box.", "Step 1: 1. 1.", "Step 2: 2.",
+             "Step 3: 3.\n\nThe answer is 3."]
+    assert restates(steps, GRACE) == (True, False, False, False)
+
+
+TOM = "Tom has 5 more apples than Ann. Ann has 3 apples."
+
+
+@pytest.mark.parametrize("question,step", [
+    # a misreading that drops a relation word is no restatement
+    (TOM, "Tom has 5 apples than Ann has 3 apples."),
+    (TOM, "So Tom has 5 apples, and Ann has 3 apples."),
+    # the start of a given is no end of it; the end of a condition drops its "if"
+    (TOM, "Tom has 5 more apples. Ann has 3 apples."),
+    ("If she sells 3 more cookies, she will have 10 cookies. How many does she have?",
+     "She will have 10 cookies. How many does she have?"),
+])
+def test_a_misread_given_does_not_restate(question, step):
+    assert restates([step], question) == (False,)
+
+
+def test_a_given_said_again_with_a_connective_restates():
+    q = "Tom has 5 more apples than Ann. Ann has 3 apples. How many apples does Tom have?"
+    assert restates(["So Tom has 5 more apples than Ann.", "Ann has 3 apples, we know that."],
+                    q) == (True, False)
+
+
+@pytest.mark.parametrize("earlier,later", [
+    # a value changed: a number, a number word, a symbol, a function in a math span
+    ("Grace has 5 boxes with 2 pencils in each box.",
+     "Grace has 6 boxes with 2 pencils in each box."),
+    ("Grace has five boxes with two pencils in each box.",
+     "Grace has six boxes with two pencils in each box."),
+    ("So the total is 5 * 2 = 10 pencils in all.", "So the total is 5 + 2 = 10 pencils in all."),
+    # ProcessBench olympiadbench-178, steps 2 and 3 (step 3 is the human's first error)
+    ("Second, consider \\(\\operatorname{Arccos}(\\cos(t))\\): For \\( t \\in (0, \\pi) "
+     "\\), \\(\\operatorname{Arccos}(\\cos(t)) = t\\).",
+     "Third, consider \\(\\operatorname{Arctan}(\\tan(t))\\): For \\( t \\in (0, \\pi) "
+     "\\), \\(\\operatorname{Arctan}(\\tan(t)) = t\\)."),
+    # a negation added, roles swapped, a new sentence beside a repeated one
+    ("This combination of the three numbers works for the sum.",
+     "This combination of the three numbers does not work for the sum."),
+    ("Tom gives Ann the five red apples from his basket.",
+     "Ann gives Tom the five red apples from his basket."),
+    ("Grace has 5 boxes with 2 pencils in each box.",
+     "Grace has 5 boxes with 2 pencils in each box. She gives away 3 pencils."),
+    # too short to be read as a restatement (a case analysis says "so y = 2" again)
+    ("So y = 2.", "So y = 2."),
+])
+def test_a_step_with_a_claim_of_its_own_does_not_restate(earlier, later):
+    assert restates([earlier, later]) == (False, False)
 
 
 @pytest.mark.parametrize("sampled", [True, False])
@@ -137,6 +234,22 @@ def test_an_error_after_a_spared_line_is_still_located():
     assert est.labels()[:3] == [True, True, False]
 
 
+@pytest.mark.parametrize("success", [
+    lambda i, j: i == 0 and j % 2 == 0,  # half from step 0, never in the loop
+    lambda i, j: j % 2 == 0 if i == 0 else (j % 4 == 0 if i < 3 else False),  # fading
+], ids=["cold", "fading"])
+def test_a_loop_the_completer_fails_after_is_not_blamed(success):
+    # LOOP through the search, the completer solving the question 8 times in 17. Unspared, a
+    # step of the loop is the located first error or the chain is claimed wrong by it;
+    # spared, only the cut-off last step can be wrong.
+    blamed = drive(PosteriorSearch(7, _rule((8, 17)), outcome=False), success)
+    assert False in blamed.labels()[1:6]
+    spared = drive(PosteriorSearch(7, _rule((8, 17)), outcome=False,
+                                   may_err=may_err(LOOP, GRACE)), success)
+    assert False not in spared.labels()[:-1] and spared.labels()[-1] is False
+    assert "restates" in spared.verdicts()[3].evidence
+
+
 @pytest.mark.parametrize("spare", [True, False])
 def test_the_driver_reads_the_steps_under_spare_steps(spare):
     # Through the real driver: a plan in words, then a wrong final answer; the completer
@@ -152,3 +265,21 @@ def test_the_driver_reads_the_steps_under_spare_steps(spare):
     mc = mc_verifier(completer, rule="posterior", self_rollouts=16, spare_steps=spare)
     (verdicts,) = mc.verify([(problem, chain)])
     assert [v.label for v in verdicts] == ([None, False] if spare else [False, False])
+
+
+@pytest.mark.parametrize("question,labels", [
+    (GRACE, [None, False]), ("How many pencils does Grace have?", [False, False])])
+def test_the_driver_gives_the_question_to_the_restatement_check(question, labels):
+    # Through the real driver: step 0 says a sentence of the question again (a given, spared
+    # when the question the driver passes holds it), then a wrong final answer; the completer
+    # solves the question 6 times in 16 and never after step 0.
+    from labeling.schema import Chain, Problem
+    from tests.fakes import FakeCompleter, mc_verifier
+
+    problem = Problem("p", "math", "test", question, reference="10")
+    steps = ("Grace has 5 boxes with 2 pencils in each box.", "The answer is \\boxed{12}.")
+    chain = Chain("p", "c", 0, "\n\n".join(steps), steps, "other")
+    completer = FakeCompleter(lambda req: 0.4 if not req.prefix else 0.0, right="10")
+    mc = mc_verifier(completer, rule="posterior", self_rollouts=16)
+    (verdicts,) = mc.verify([(problem, chain)])
+    assert [v.label for v in verdicts] == labels

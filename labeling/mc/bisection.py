@@ -139,7 +139,7 @@ class PosteriorSearch(Estimator):
     def _fell(self, counts: Counts) -> list[bool]:
         """fell[i]: some probed prefix j <= i succeeded less often than the question or an
         earlier probed prefix (compared as fractions, exactly), across a step that may err:
-        a lower rate after steps that name nothing only (`may_err`) is the new baseline."""
+        a lower rate after steps that cannot err only (`may_err`) is the new baseline."""
         best = self.rule.base if self.rule.base[1] else None  # the highest rate so far
         out, seen, last = [], False, -1  # last: the previous probed prefix (-1: the question)
         for i, (x, n) in enumerate(counts):

@@ -15,18 +15,37 @@ ProcessBench's dev split (`benchmarks/bench_blame.py`) such steps are 90 of the 
 a human called right and 5 of the 858 human first errors (prose claims and a list of cases
 in olympiad problems: those are given up).
 
+A step that only **restates** cannot be a first error either: every sentence of it says again
+what a sentence of the question or of an earlier step said, or is how a sentence of the
+question ends (`restates`). If it were wrong, the sentence it repeats would be wrong too,
+and that one comes first (or is given). A weak completer loops so ("She has 5 boxes with 2
+pencils in each box, which means she has 5 * 2 = 10 pencils." six times over), or lists the
+givens ("1. 5 boxes with 2 pencils in each box. 2. 2 pencils in each box."), and its rate
+falls after such text: blaming it measured the completer again (the hand-checked chain
+c2b63f8c4a9d52043, whose 13 restatements drew 5-8 wrong MC Falses a run). "Says again" is
+strict: the same numbers, symbols, math spans and negations in the same order, the words
+nearly the same (`SIMILAR`: a pronoun for a name, "Now," for "To solve this problem,"), no
+word of a relation among those that differ ("Tom has 5 apples" does not say "Tom has 5 more
+apples" again) and no mere reordering ("Ann gives Tom" is not "Tom gives Ann"). The end of a
+question's sentence counts from `FRAGMENT` words, with the values at its end, and not from a
+sentence with a condition. A step of under `MIN_WORDS` words is not read as a restatement:
+in a case analysis a short "so y = 2" repeated under another case is a new claim. On
+ProcessBench's dev split no human first error restates, and 5 of the 5,221 right steps do
+(`benchmarks/bench_blame.py`).
+
 The last step can always err (a wrong outcome must lie somewhere). A spared step after the
 first error still gets `after_error`'s label (the chain has gone wrong by then), and one
 between right steps is right with them (it adds nothing that could be wrong). Since such a
 line can derail the completer for the rest of the chain, the model takes the rate after it
 as its own baseline (`labeling.mc.posterior.DERAIL`).
-Pure: `re` only.
+Pure: `re` and `difflib` only.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 
 # list markers at the start of a line: "1.", "2)", "-", "*", "•", "(a)", "Step 3:"
 _MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•]|\([a-z0-9]\)|step\s*\d+\s*[:.])\s+", re.I | re.M)
@@ -46,6 +65,28 @@ _CONTENT = re.compile(
     r"quotient of|square root)\b", re.I)
 
 
+MIN_WORDS = 6  # a shorter step is never read as a restatement (the module docstring)
+SIMILAR = 0.85  # word-sequence similarity (difflib's ratio) of a sentence said again
+FRAGMENT = 3  # words of the shortest end of a question's sentence read as said again
+# words of a relation: a sentence that changes one of them says something else
+_RELATION = frozenset(
+    "more less fewer than each per every all only times twice half total left remaining "
+    "except other another extra additional before after same different but both either "
+    "neither and or of by from".split())
+_CONDITION = frozenset("if when whenever suppose assume unless".split())
+# sentence ends, line breaks (a list item each), LaTeX display breaks
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+|\\\\")
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,]\d+)*|[^\w\s]", re.U)
+# what a sentence says in values, in order (read lower-cased): a math span whole ($...$,
+# \(...\), \[...\]: "arccos" and "arctan" are different claims), numbers, number words,
+# function names, symbols, variables (a lone letter other than "a" and "i")
+_VALUE = re.compile(r"\$\$.+?\$\$|\$.+?\$|\\\(.+?\\\)|\\\[.+?\\\]|\d+(?:[.,]\d+)*"
+                    r"|[=+\-*/^<>%$\\×÷·√π∞∑∫≤≥≠≈±]|(?<![\w'’])(?![ai]\b)[a-z](?![\w'’])"
+                    r"|\b(?:sin|cos|tan|cot|sec|csc|arc\w+|log|ln|exp|gcd|lcm|mod|max|min)\b|"
+                    + _NUMBER_WORD, re.S)
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nor|cannot|\w+n['’]t)\b|≠", re.I)
+
+
 def _plain(step: str) -> str:
     return _ORDINAL.sub(" ", _MARKER.sub("", step))
 
@@ -55,9 +96,79 @@ def names_nothing(step: str) -> bool:
     return not _CONTENT.search(_plain(step))
 
 
-def may_err(steps: Sequence[str]) -> tuple[bool, ...]:
-    """Per step: whether it can be the chain's first error (the module docstring)."""
-    return tuple(i == len(steps) - 1 or not names_nothing(s) for i, s in enumerate(steps))
+def _sentences(text: str) -> list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]:
+    """(words, values, negations) of each sentence of `text`, lower-cased, without list
+    markers or end punctuation."""
+    out = []
+    for raw in _SENTENCE.split(_MARKER.sub("", text)):  # "1. " is no sentence of its own
+        line = raw.strip().rstrip(".!?:;,").lower()
+        words = tuple(_WORD.findall(line))
+        if words:
+            out.append((words, tuple(re.sub(r"\s+", "", v) for v in _VALUE.findall(line)),
+                        tuple(m.lower() for m in _NEGATION.findall(line))))
+    return out
 
 
-__all__ = ["may_err", "names_nothing"]
+def _says_again(words: tuple[str, ...], earlier: list[tuple[str, ...]]) -> bool:
+    """Some earlier sentence (of the same values and negations) has the same words or nearly:
+    difflib's ratio >= SIMILAR, not a mere reordering ("Tom gives Ann" is not "Ann gives
+    Tom"), and no word of a relation among the words that differ ("Tom has 5 apples" does
+    not say "Tom has 5 more apples" again). Cheap bounds first: a long trace has thousands
+    of sentences."""
+    for w in earlier:
+        if w == words:
+            return True
+        if 2 * min(len(w), len(words)) < SIMILAR * (len(w) + len(words)):
+            continue  # the ratio cannot reach SIMILAR
+        matcher = SequenceMatcher(None, words, w, autojunk=False)
+        if matcher.quick_ratio() < SIMILAR or sorted(words) == sorted(w) \
+                or matcher.ratio() < SIMILAR:
+            continue
+        changed = {x for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"
+                   for x in (*words[i1:i2], *w[j1:j2])}
+        if not changed & _RELATION:
+            return True
+    return False
+
+
+def _ends_a_given(words: tuple[str, ...], values: tuple[str, ...],
+                  given: list[tuple[tuple[str, ...], tuple[str, ...]]]) -> bool:
+    """The sentence is how a sentence of the question ends, `FRAGMENT` words or more ("2
+    pencils in each box" of "Grace has 5 boxes with 2 pencils in each box"), with the values
+    at its end; not from a sentence with a condition (its end alone would drop the "if")."""
+    n, k = len(words), len(values)
+    return n >= FRAGMENT and any(
+        w[len(w) - n:] == words and v[len(v) - k:] == values and not _CONDITION & set(w)
+        for w, v in given)
+
+
+def restates(steps: Sequence[str], question: str = "") -> tuple[bool, ...]:
+    """Per step: every sentence of it says again a sentence of the question or of an earlier
+    step, or is how a sentence of the question ends, and it has at least `MIN_WORDS` words
+    (the module docstring)."""
+    seen: dict[tuple, list[tuple[str, ...]]] = {}  # (values, negations) -> their sentences
+    given: dict[tuple, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}  # negations ->
+    for words, values, negations in _sentences(question):
+        seen.setdefault((values, negations), []).append(words)
+        given.setdefault(negations, []).append((words, values))
+    out = []
+    for step in steps:
+        mine = _sentences(step)
+        size = sum(x[0].isalnum() for w, _, _ in mine for x in w)  # words, not punctuation
+        out.append(bool(mine) and size >= MIN_WORDS and all(
+            _says_again(w, seen.get((v, n), [])) or _ends_a_given(w, v, given.get(n, []))
+            for w, v, n in mine))
+        for words, values, negations in mine:
+            seen.setdefault((values, negations), []).append(words)
+    return tuple(out)
+
+
+def may_err(steps: Sequence[str], question: str = "") -> tuple[bool, ...]:
+    """Per step: whether it can be the chain's first error (the module docstring): not when
+    it names nothing or restates the question or an earlier step; the last step always."""
+    again = restates(steps, question)
+    return tuple(i == len(steps) - 1 or not (names_nothing(s) or again[i])
+                 for i, s in enumerate(steps))
+
+
+__all__ = ["may_err", "names_nothing", "restates"]

@@ -98,7 +98,9 @@ def _posterior_evidence(est: Measured, step: int, label: bool | None) -> str:
                f"factor for it {f:.3g}; {counts}; {base}; level {rule.level}, factor "
                f"{rule.factor}")
     if not est.may_err[step]:  # type: ignore[attr-defined]
-        figures += "; the step names nothing (no number, variable or formula): never blamed"
+        figures += ("; the step cannot be the first error (it names nothing: no number, "
+                    "variable or formula; or it restates the question or an earlier step): "
+                    "never blamed")
     if label is True:
         return f"on track: {figures}"
     if label is False and est.prefix_claim() == step:  # type: ignore[attr-defined]

@@ -45,7 +45,8 @@ class MCOptions:
     # 25-55% fewer rounds at self-confidence 0.05-0.2 for ~5% more rollouts, same labels'
     # precision and recall (bench_mc_simulation.py); probe_max = probe keeps probes fixed
     probe_max: int = 6
-    # ... never blaming a step that names nothing, the rate after it its own baseline
+    # ... never blaming a step that names nothing or restates, the rate after it its own
+    # baseline
     # (`labeling.mc.blame`, `labeling.mc.posterior.DERAIL`)
     spare_steps: bool = True
     # fall

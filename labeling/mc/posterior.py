@@ -10,7 +10,7 @@ probability on every e from all of this at once:
 - the prior over e. For a chain the completer sampled itself (`sampled`) it errs at every
   step with the same hazard h, (1 - h)^M = s: P(e = i) = (1 - h)^i h, P(none) = s. For a chain
   another model wrote, nothing is known of that model: e is uniform over the M + 1 values.
-  Steps that cannot err (`may_err` False: they name nothing, `labeling.mc.blame`) get no
+  Steps that cannot err (`may_err` False: they name nothing or restate, `labeling.mc.blame`) get no
   mass, and the hazard acts at the A steps that can, (1 - h)^A = s;
 - the chain's own outcome y: a wrong answer means an error (P(y wrong | none) = 0); a right
   one after an error at i is a recovery, as likely as an off-track rollout from i succeeds;
@@ -61,7 +61,7 @@ GRID = 48  # points of the self-confidence grid
 # (g, prior weight): how the rate rises along a right chain, see the module docstring
 PROFILES = {True: ((1.0, 0.5), (0.5, 0.25), (0.0, 0.25)), False: ((0.0, 1.0),)}
 _TINY = 1e-12
-# (d, prior weight): a step that names nothing (`may_err` False) cannot err, but it can
+# (d, prior weight): a step that names nothing or restates (`may_err` False) cannot err, but it can
 # derail a weak completer (it goes on restating the goal), so the rate from it on is d times
 # the profile's, d unknown: half the weight on "no change", most of the rest on a mild fall
 # (spared opening lines of the hand-checked first-run chains: 0.6 of the question's rate on

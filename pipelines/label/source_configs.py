@@ -105,9 +105,10 @@ class MCSourceConfig:
     )
     spare_steps: bool = option(
         _MC.spare_steps, "posterior: a step that names nothing (no number, variable, "
-        "formula or operation: an opening line, a goal restated) is never blamed as the first "
-        "error, and the rate after it is its own baseline (such text can derail a weak "
-        "completer without being wrong).", ROWS,
+        "formula or operation: an opening line, a goal restated) or only restates the "
+        "question or an earlier step (a loop) is never blamed as the first error, and the "
+        "rate after it is its own baseline (such text can derail a weak completer without "
+        "being wrong).", ROWS,
     )
     confirm: int = option(_MC.confirm, "absolute: successes a prefix needs to count as on "
                           "track, each success earning k more rollouts.", ROWS, gt=0)

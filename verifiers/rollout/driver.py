@@ -164,13 +164,13 @@ class MonteCarloVerifier:
                     pid = items[idx][0].problem_id
                     left[pid] -= 1
                     if not needs_base:
-                        yield idx, self._estimator(items[idx][1], outcome, None)
+                        yield idx, self._estimator(*items[idx], outcome, None)
                         continue
                     waiting.setdefault(pid, []).append(idx)
                     if not left[pid]:
                         sc = confidence_of(pid)
                         for j in waiting.pop(pid):
-                            yield j, self._estimator(items[j][1], outcomes[j], sc)
+                            yield j, self._estimator(*items[j], outcomes[j], sc)
 
             capacity = int(getattr(self.completer, "capacity", 0) or 0)
             schedule = Schedule(self, items, prefixes, stats, pool, capacity)
@@ -195,7 +195,7 @@ class MonteCarloVerifier:
                      "undecided", stats.no_attempts)
         return out
 
-    def _estimator(self, chain: Chain, outcome: bool | None | str,
+    def _estimator(self, problem: Problem, chain: Chain, outcome: bool | None | str,
                    sc: SelfConfidence | None) -> Estimator | None:
         """The chain's estimator, or None when its outcome could not be checked (bad
         reference data: the reason is the outcome)."""
@@ -211,7 +211,7 @@ class MonteCarloVerifier:
         extra: dict[str, Any] = ({"probe_right": opts.probe_right}
                                  if opts.estimator == "binary_search" else {})
         if opts.rule == "posterior" and opts.spare_steps:
-            extra["may_err"] = may_err(chain.steps)
+            extra["may_err"] = may_err(chain.steps, problem.question)
         return make_estimator(opts.estimator, len(chain.steps), rule, outcome=outcome,
                               after_error=self.after_error, self_confidence=sc, **extra)
 
