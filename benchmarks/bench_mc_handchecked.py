@@ -16,7 +16,10 @@ rule and with another), it reports, over the hand-checked chains found in the ru
 - false flags at step 0: chains right at step 0 whose combined labels call step 0 wrong, and
   how many of them are MC's;
 - MC's prefix claims (its first False after an unlabeled step, before the last step: "the
-  chain has gone wrong by here"), right when the hand's first error is at or before them.
+  chain has gone wrong by here"), right when the hand's first error is at or before them;
+- every MC label before the last step read with prefix semantics (False: the chain has gone
+  wrong by this step, right when the hand's first error is at or before it; True: not yet,
+  right when it lies after it or nowhere), and the chains holding a wrong MC False.
 
     .venv/bin/python benchmarks/bench_mc_handchecked.py before=/tmp/mc/before after=/tmp/mc/after
 """
@@ -62,6 +65,7 @@ def _first_false(labels: list | None) -> int | None:
 def score(rows: dict[str, dict], truth: list[dict]) -> dict:
     c: Counter = Counter()
     flags: list[str] = []
+    wrong_chains: list[str] = []
     for t in truth:
         r = rows.get(t["chain_id"])
         if r is None or steps_hash(r["completions"]) != t["steps_sha"]:
@@ -76,6 +80,17 @@ def score(rows: dict[str, dict], truth: list[dict]) -> dict:
             # error is at or before it
             c["prefix_claims"] += 1
             c["prefix_claims_right"] += 0 <= hand <= claim
+        wrong_false = False
+        for i, x in enumerate((r["mc_labels"] or [])[:-1]):
+            if x is None:
+                continue
+            gone = 0 <= hand <= i  # the chain has gone wrong by step i
+            c[f"mc_{x}"] += 1
+            c[f"mc_{x}_right"] += gone is (x is False)
+            wrong_false = wrong_false or (x is False and not gone)
+        if wrong_false:
+            c["mc_wrong_false_chains"] += 1
+            wrong_chains.append(t["chain_id"])
         if got == hand:
             c[f"{kind}_right"] += 1
             continue
@@ -98,7 +113,7 @@ def score(rows: dict[str, dict], truth: list[dict]) -> dict:
             if (r["mc_labels"] or [None])[0] is False:
                 c["step0_false_flags_mc"] += 1
                 flags.append(f"{t['chain_id']}: {r['completions'][0][:70]!r}")
-    return {"counts": dict(c), "mc_step0_flags": flags}
+    return {"counts": dict(c), "mc_step0_flags": flags, "mc_wrong_false": wrong_chains}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -114,6 +129,7 @@ def main(argv: list[str] | None = None) -> None:
           "after unlabeled steps | unlocated | without: right (-1) | early (MC) | unlocated "
           "| step-0 false flags (MC) | MC prefix claims right | not in run |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    per_label = []
     for spec in args.runs:
         name, _, root = spec.partition("=")
         r = score(read_rows(Path(root)), truth)
@@ -128,6 +144,14 @@ def main(argv: list[str] | None = None) -> None:
               f"| {c['prefix_claims_right']}/{c['prefix_claims']} | {c['missing']} |")
         for line in r["mc_step0_flags"]:
             print(f"    MC called a right step 0 wrong: {line}")
+        per_label.append((name, c, r["mc_wrong_false"]))
+    print("\nMC labels before the last step, prefix semantics (False: gone wrong by here):\n")
+    print("| run | False right | True right | chains with a wrong False |")
+    print("|---|---|---|---|")
+    for name, c, chains in per_label:
+        print(f"| {name} | {c['mc_False_right']}/{c['mc_False']} "
+              f"| {c['mc_True_right']}/{c['mc_True']} | {c['mc_wrong_false_chains']} "
+              f"({', '.join(chains) or 'none'}) |")
 
 
 if __name__ == "__main__":
