@@ -147,7 +147,8 @@ def restates(steps: Sequence[str], question: str = "") -> tuple[bool, ...]:
     step, or is how a sentence of the question ends, and it has at least `MIN_WORDS` words
     (the module docstring)."""
     seen: dict[tuple, list[tuple[str, ...]]] = {}  # (values, negations) -> their sentences
-    given: dict[tuple, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}  # negations ->
+    # negations -> (words, values) of the question's sentences, whose ends are given too
+    given: dict[tuple, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
     for words, values, negations in _sentences(question):
         seen.setdefault((values, negations), []).append(words)
         given.setdefault(negations, []).append((words, values))
