@@ -53,13 +53,16 @@ _ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th)\b", re.I)
 _NUMBER_WORD = (r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                 r"thirteen|fifteen|twenty|thirty|forty|fifty|hundred|thousand|million|billion|"
                 r"half|halves|twice|double|triple|dozen|percent)\b")
-# a digit of any script, an operator, relation or money sign, LaTeX, Greek or math symbols,
-# a Chinese numeral or operation (三, 两, 半, 乘, 除), a lone letter other than "a", "A" and
-# "I" (a variable), a number word, an operation applied
+# an operator, relation or money sign, a backslash (LaTeX) or a math symbol (a class's body)
+_SYMBOLS = r"=+\-*/^<>%$\\×÷·√π∞∑∫≤≥≠≈±"
+# a lone letter other than "a" and "I", in either case: a variable
+_VARIABLE = r"(?<![\w'’])(?![aAiI]\b)[A-Za-z](?![\w'’])"
+# a digit of any script, a symbol, Greek or math symbols, a Chinese numeral or operation
+# (三, 两, 半, 乘, 除), a variable, a number word, an operation applied
 _CONTENT = re.compile(
-    r"[\d=+\-*/^<>%$\\×÷·√π∞∑∫≤≥≠≈±\u0370-\u03ff\u2200-\u22ff"
+    r"[\d" + _SYMBOLS + r"\u0370-\u03ff\u2200-\u22ff"
     r"零〇一二三四五六七八九十百千万亿两半倍加减乘除]"
-    r"|(?<![\w'’])(?![aAI]\b)[A-Za-z](?![\w'’])|" + _NUMBER_WORD
+    r"|" + _VARIABLE + r"|" + _NUMBER_WORD
     + r"|\b(?:add|adds|adding|added|subtract\w*|multiply|multiplies|multiplying|multiplied|"
     r"divide|divides|dividing|divided|sum of|product of|difference (?:between|of)|"
     r"quotient of|square root)\b", re.I)
@@ -79,10 +82,10 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+|\\\\")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,]\d+)*|[^\w\s]", re.U)
 # what a sentence says in values, in order (read lower-cased): a math span whole ($...$,
 # \(...\), \[...\]: "arccos" and "arctan" are different claims), numbers, number words,
-# function names, symbols, variables (a lone letter other than "a" and "i")
+# function names, symbols, variables
 _VALUE = re.compile(r"\$\$.+?\$\$|\$.+?\$|\\\(.+?\\\)|\\\[.+?\\\]|\d+(?:[.,]\d+)*"
-                    r"|[=+\-*/^<>%$\\×÷·√π∞∑∫≤≥≠≈±]|(?<![\w'’])(?![ai]\b)[a-z](?![\w'’])"
-                    r"|\b(?:sin|cos|tan|cot|sec|csc|arc\w+|log|ln|exp|gcd|lcm|mod|max|min)\b|"
+                    r"|[" + _SYMBOLS + r"]|" + _VARIABLE
+                    + r"|\b(?:sin|cos|tan|cot|sec|csc|arc\w+|log|ln|exp|gcd|lcm|mod|max|min)\b|"
                     + _NUMBER_WORD, re.S)
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nor|cannot|\w+n['’]t)\b|≠", re.I)
 
