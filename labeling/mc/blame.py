@@ -28,10 +28,19 @@ nearly the same (`SIMILAR`: a pronoun for a name, "Now," for "To solve this prob
 word of a relation among those that differ ("Tom has 5 apples" does not say "Tom has 5 more
 apples" again) and no mere reordering ("Ann gives Tom" is not "Tom gives Ann"). The end of a
 question's sentence counts from `FRAGMENT` words, with the values at its end, and not from a
-sentence with a condition. A step of under `MIN_WORDS` words is not read as a restatement:
+sentence with a condition. A word that differs but stands elsewhere in the other sentence has
+moved, and roles swapped with it ("Lisa spends a quarter as much as Carly" is not "Carly
+spends a quarter as much as Lisa" said again, even where a name occurs twice). A sentence of
+the question may also be said again **in other words** (`_paraphrases_a_given`: "2 bags of 8
+marbles each" for "Dev has 2 bags with 8 marbles in each bag"): all of its values and no
+other in the same order, the same relation words as often ("of" aside), and its other words
+a subsequence of the given's: words may be dropped, never added, changed or moved. A step of
+under `MIN_WORDS` words is not read as a restatement:
 in a case analysis a short "so y = 2" repeated under another case is a new claim. On
-ProcessBench's dev split no human first error restates, and 5 of the 5,221 right steps do
-(`benchmarks/bench_blame.py`).
+ProcessBench's dev split no human first error restates, and 5 of the 5,221 right steps do;
+of GSM8K's givens changed as a misreading changes them (a relation word changed or dropped,
+a negation added, names or words swapped), `benchmarks/bench_blame.py` counts how many are
+still read as said again.
 
 The last step can always err (a wrong outcome must lie somewhere). A spared step after the
 first error still gets `after_error`'s label (the chain has gone wrong by then), and one
@@ -44,6 +53,7 @@ Pure: `re` and `difflib` only.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
@@ -77,6 +87,15 @@ _RELATION = frozenset(
     "except other another extra additional before after same different but both either "
     "neither and or of by from".split())
 _CONDITION = frozenset("if when whenever suppose assume unless".split())
+# words that carry no claim of their own: a pronoun for a name, an article, a copula, a
+# connective, "to"; "with" and "in" name a containment as "of" does ("2 bags with 8 marbles in each
+# bag" is "2 bags of 8 marbles each"). Prepositions that fix a price or a rate ("for", "at")
+# are not among them: "3 shirts for $12" is not "3 shirts at $12".
+_FUNCTION = frozenset(
+    "a an the he she it they we you i his her its their our my your him them us is are was "
+    "were be been has have had there this that these those so now then thus hence therefore "
+    "which who also with in to".split())
+_CONTAINS = "of"  # a relation word a paraphrase may add or drop (above)
 # sentence ends, line breaks (a list item each), LaTeX display breaks
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+|\\\\")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,]\d+)*|[^\w\s]", re.U)
@@ -127,9 +146,57 @@ def _says_again(words: tuple[str, ...], earlier: list[tuple[str, ...]]) -> bool:
         if matcher.quick_ratio() < SIMILAR or sorted(words) == sorted(w) \
                 or matcher.ratio() < SIMILAR:
             continue
-        changed = {x for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"
-                   for x in (*words[i1:i2], *w[j1:j2])}
-        if not changed & _RELATION:
+        ops = [o for o in matcher.get_opcodes() if o[0] != "equal"]
+        mine = {x for _, i1, i2, _, _ in ops for x in words[i1:i2]}
+        theirs = {x for _, _, _, j1, j2 in ops for x in w[j1:j2]}
+        # a word that differs here but stands elsewhere in the other sentence moved: roles
+        # swapped ("Lisa spends a quarter as much as Carly" is not "Carly spends a quarter as
+        # much as Lisa", though the multisets differ when a name occurs twice)
+        moved = {x for x in (mine & set(w)) | (theirs & set(words))
+                 if x.isalpha() and x not in _FUNCTION}
+        if not (mine | theirs) & _RELATION and not moved:
+            return True
+    return False
+
+
+def _stem(word: str) -> str:
+    """A plural's singular, roughly ("boxes" -> "box", "berries" -> "berry"): only to match
+    "bag" with "bags" in a paraphrase."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("es") and word[:-2].endswith(("x", "ch", "sh", "ss", "z")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _gist(words: tuple[str, ...]) -> tuple[tuple[str, ...], Counter]:
+    """(the numbers and the words that carry a claim, in order, plurals as singulars; the
+    relation words counted, "of" aside) of a sentence's words."""
+    seq = tuple(_stem(x) for x in words if x[0].isdigit() or (
+        x.isalpha() and x not in _FUNCTION and x not in _RELATION))
+    return seq, Counter(x for x in words if x in _RELATION and x != _CONTAINS)
+
+
+def _paraphrases_a_given(words: tuple[str, ...], values: tuple[str, ...],
+                         given: list[tuple[tuple[str, ...], tuple[str, ...]]]) -> bool:
+    """The sentence says a sentence of the question again in other words ("2 bags of 8 marbles
+    each" for "Dev has 2 bags with 8 marbles in each bag"): all of its values and no other, in
+    the same order; the same relation words as often ("of" aside: it names a containment as
+    "with ... in" does); and its numbers and other words, in order, a subsequence of the
+    given's (a plural for a singular), so that it may drop a word but never add, change or
+    move one ("Lisa spends ... than Carly" is no paraphrase of "Carly spends ... than Lisa").
+    Not from a sentence with a condition."""
+    if not values:
+        return False
+    seq, rel = _gist(words)
+    for w, v in given:
+        if v != values or _CONDITION & set(w):
+            continue
+        theirs, their_rel = _gist(w)
+        rest = iter(theirs)
+        if rel == their_rel and all(x in rest for x in seq):
             return True
     return False
 
@@ -147,10 +214,11 @@ def _ends_a_given(words: tuple[str, ...], values: tuple[str, ...],
 
 def restates(steps: Sequence[str], question: str = "") -> tuple[bool, ...]:
     """Per step: every sentence of it says again a sentence of the question or of an earlier
-    step, or is how a sentence of the question ends, and it has at least `MIN_WORDS` words
-    (the module docstring)."""
+    step, is how a sentence of the question ends, or says one of the question's sentences in
+    other words, and it has at least `MIN_WORDS` words (the module docstring)."""
     seen: dict[tuple, list[tuple[str, ...]]] = {}  # (values, negations) -> their sentences
-    # negations -> (words, values) of the question's sentences, whose ends are given too
+    # negations -> (words, values) of the question's sentences, whose ends and
+    # paraphrases are given too
     given: dict[tuple, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
     for words, values, negations in _sentences(question):
         seen.setdefault((values, negations), []).append(words)
@@ -161,7 +229,7 @@ def restates(steps: Sequence[str], question: str = "") -> tuple[bool, ...]:
         size = sum(x[0].isalnum() for w, _, _ in mine for x in w)  # words, not punctuation
         out.append(bool(mine) and size >= MIN_WORDS and all(
             _says_again(w, seen.get((v, n), [])) or _ends_a_given(w, v, given.get(n, []))
-            for w, v, n in mine))
+            or _paraphrases_a_given(w, v, given.get(n, [])) for w, v, n in mine))
         for words, values, negations in mine:
             seen.setdefault((values, negations), []).append(words)
     return tuple(out)
