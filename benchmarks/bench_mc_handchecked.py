@@ -1,9 +1,10 @@
 """First-error accuracy of labeled runs against a hand-checked set of first-run-style chains.
 
 `benchmarks/data/handchecked_starter.json` holds chains of `make run`'s kind (SmolLM2-135M on
-`starter_math`, dataset.seed=7, make run's overrides) whose first wrong step a person read and
-wrote down: problem_id, chain_id, a hash of the steps' text (so a chain that changed is not
-scored against another's verdict), the first wrong step (-1: none) and one line of why.
+`starter_math` with make run's overrides: dataset.seed=7 as three CPUs sample it, and make run
+itself, seed 0, on an AVX2 EPYC) whose first wrong step a person read and wrote down:
+problem_id, chain_id, a hash of the steps' text (so a chain that changed is not scored
+against another's verdict), the first wrong step (-1: none) and one line of why.
 
 For each labeled run given (`name=dir`, e.g. the same chains labeled with today's default MC
 rule and with another), it reports, over the hand-checked chains found in the run:
