@@ -88,9 +88,9 @@ _RELATION = frozenset(
     "neither and or of by from".split())
 _CONDITION = frozenset("if when whenever suppose assume unless".split())
 # words that carry no claim of their own: a pronoun for a name, an article, a copula, a
-# connective, "to"; "with" and "in" name a containment as "of" does ("2 bags with 8 marbles in each
-# bag" is "2 bags of 8 marbles each"). Prepositions that fix a price or a rate ("for", "at")
-# are not among them: "3 shirts for $12" is not "3 shirts at $12".
+# connective, "to"; "with" and "in" name a containment as "of" does ("2 bags with 8 marbles
+# in each bag" is "2 bags of 8 marbles each"). Prepositions that fix a price or a rate
+# ("for", "at") are not among them: "3 shirts for $12" is not "3 shirts at $12".
 _FUNCTION = frozenset(
     "a an the he she it they we you i his her its their our my your him them us is are was "
     "were be been has have had there this that these those so now then thus hence therefore "
