@@ -3,9 +3,11 @@
 Precision first: a link is `false` only when it is wrong under every reading we know of.
 The readings that excuse a mismatch (each is a trap seen in real chains):
 - rounding the step announces (`≈`, "about", "approximately") or shows (claimed value has d
-  decimals and is within 10^-d; a whole number within 1 of a fraction: items can't be split);
+  decimals and is within 10^-d; a whole number, or a whole percent, within 1 of a fraction:
+  items can't be split. A fraction claimed, "1/2 + 1/3 = 2/5", rounds nothing);
 - rounding carried in from an earlier step (a 2-decimal operand, result within 1%);
-- percent vs fraction (`3/4 = 75`), percent-increase shorthand (`24 + 20% = 28.8`);
+- percent vs fraction (`3/4 = 75`; a fraction claimed without decimals within one point of
+  the percent), percent-increase shorthand (`24 + 20% = 28.8`);
 - a running total written as a chain (`3 * 4 = 12 + 5 = 17`);
 - unit conversions (two units of one dimension on the link: `2 hours + 30 min = 150 min`)
   and scale words (`1.5 million`);
@@ -218,13 +220,21 @@ def excuse(
         return "approximation"  # the step says it is approximate; we do not second-guess it
     if d >= 1 and diff <= Fraction(1, 10**d):
         return "rounded to the decimals shown"
-    if d == 0 and computed.denominator != 1 and diff < 1:
-        return "whole-number rounding"  # items are not split; not announced, so not "holds"
+    # items are not split; not announced, so not "holds". Only a value written whole (a
+    # whole percent: "1/3 = 33%") reads as rounded: "1/2 + 1/3 = 2/5" rounds nothing.
+    unit = 100 if claimed_side.node[0] == "pct" else 1
+    if d == 0 and (computed * unit).denominator != 1 and (claimed * unit).denominator == 1 \
+            and diff * unit < 1:
+        return "whole-number rounding"
     tol = Fraction(1, 10**d)
+    # a claimed fraction read as a percent: within the decimals it shows, times 100. A fraction
+    # written without decimals ("2/5") is exact: within one point of the percent ("40"), not
+    # within 100 ("1/2 + 1/3 = 2/5" is no percent)
+    pct_tol = Fraction(1) if d == 0 and claimed.denominator != 1 else tol * 100
     if (
         computed
         and claimed
-        and (abs(computed - claimed * 100) <= tol * 100 or abs(claimed - computed * 100) <= tol)
+        and (abs(computed - claimed * 100) <= pct_tol or abs(claimed - computed * 100) <= tol)
     ):
         return "percent vs fraction"
     if _other_division(computed_side.node, claimed):

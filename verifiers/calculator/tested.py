@@ -14,7 +14,8 @@ false link is *tested* (`tested` gives the reason; the calculator then abstains)
 - it is a question: its clause ends with "?" (or a short tag does: ", right?"), or
   "whether" / "check if" opens it ("we check whether 3^2 + 4^2 = 26");
 - the words right after it reject it: "which is false", "is not correct", "does not hold",
-  "✗", "(false)", or a negation that names its claimed value ("= 999, which is not 999").
+  "✗", "(false)", or a negation that names its claimed value ("= 999, which is not 999");
+  or "neither" before it and "holds" after ("neither 3 + 4 = 8 nor 3 * 4 = 13 holds").
   Words that reject a *trial* rather than an equation ("a contradiction", "impossible", "not
   a root", "does not work") count only when the claimed value was written before the link
   (in the problem, an earlier step or earlier in the step): then it is a target being tried;
@@ -233,6 +234,12 @@ def _asks(st: _Step, ci: int) -> bool:
     return False
 
 
+def _neither(clause: tuple[Tok, ...]) -> bool:
+    """The clause opens its equations with "neither" (its "holds" then denies them all)."""
+    first_eq = next(i for i, t in enumerate(clause) if t.kind in ("eq", "approx"))
+    return any(t.kind == "word" and t.text == "neither" for t in clause[:first_eq])
+
+
 def _rejects(items: list[tuple[str, object]]) -> bool:
     """Any word of rejection or comparison at all (for a step that also shows the true value:
     "so 15 does not work", "which is less than 999", "994 < 999")."""
@@ -320,6 +327,8 @@ def tested(
     seps = {text for kind, text in items if kind == "s"}
     if set(words) & _FALSE or seps & _CROSSES or _negated(items, _HOLDS):
         return "the text says it does not hold"
+    if _neither(st.clauses[ci]) and set(words) & (_HOLDS | _WORKS):
+        return "the text says it does not hold"  # "neither 3 + 4 = 8 nor 3 * 4 = 13 holds"
     if true is None or claimed is None:
         return ""
     if set(words) & _TRIAL_FAILS or _negated(items, _WORKS):
