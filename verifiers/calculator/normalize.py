@@ -23,6 +23,11 @@ _MIXED = re.compile(r"(\d)\s*\\[dt]?frac")
 _MIXED_PROPER = re.compile(r"(?<![\d.^_{])(\d+)\s*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
 _SQRT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
 _POW = re.compile(r"\^\s*\{([^{}]*)\}")
+# "\binom{5}{2}" with whole numbers: read as the product it stands for, (5 * 4)/(2 * 1), so
+# "\binom{5}{2} = 20" is checked like any product. Bounded: the shorter side of n choose k
+# up to _BINOM_TERMS factors; bigger ones, and letters ("\binom{n}{2}"), stay unread.
+_BINOM = re.compile(r"\\[dt]?binom\s*\{\s*(\d{1,4})\s*\}\s*\{\s*(\d{1,4})\s*\}")
+_BINOM_TERMS = 12
 _TEXT = re.compile(r"\\(?:text|mathrm|textbf|mbox|textit|mathbf)\s*\{([^{}]*)\}")
 _OPERATORNAME = re.compile(r"\\operatorname\s*\*?\s*\{[^{}]*\}")  # cis, lcm: a function
 # In LaTeX math, letters touching \sqrt, \pi or a fraction are factors ("AC\sqrt{3}",
@@ -195,6 +200,18 @@ def _latex_products(s: str) -> str:
     return _BARE_POWER.sub(r"\1 mathop ", s)
 
 
+def _binom(m: re.Match[str]) -> str:
+    n, k = int(m.group(1)), int(m.group(2))
+    k = min(k, n - k)
+    if k < 0 or k > _BINOM_TERMS:
+        return m.group()  # k > n, or too long a product: left unread (mathop)
+    if k == 0:
+        return "((1)/(1))"
+    top = " * ".join(str(n - i) for i in range(k))
+    bottom = " * ".join(str(k - i) for i in range(k))
+    return f"(({top})/({bottom}))"
+
+
 @lru_cache(maxsize=16384)
 def normalize(text: str) -> str:
     """Plain-text arithmetic from LaTeX/markdown. Unknown commands survive as words."""
@@ -215,6 +232,7 @@ def normalize(text: str) -> str:
     s = _MIXED.sub(r"\1 mixednumber \\frac", s)  # "2\frac{5}{3}": mixed number or product?
     s = _OPERATORNAME.sub(" mathop ", s)
     s = _TEXT.sub(r" \1 ", s)
+    s = _BINOM.sub(_binom, s)
     for _ in range(12):  # innermost first, all three together: \frac{\sqrt{2}}{2^{3}}
         new = _POW.sub(r"^(\1)", _SQRT.sub(r" sqrt(\1)", _FRAC.sub(r"((\1)/(\2))", s)))
         if new == s:
