@@ -31,7 +31,7 @@ sentence is excused), or read rejections more than one sentence away.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -214,6 +214,11 @@ def _named(items: list[tuple[str, object]]) -> list[Fraction]:
     return out
 
 
+def _first_relation(toks: Sequence[Tok]) -> int:
+    """Index of the first "=" or "≈" (the caller's clause holds one)."""
+    return next(i for i, t in enumerate(toks) if t.kind in ("eq", "approx"))
+
+
 def _asks(st: _Step, ci: int) -> bool:
     """The link is a question: its clause ends with "?" (or a short tag does: "= 26, right?"),
     or "whether" / "check if" opens it ("we check whether 3^2 + 4^2 = 26")."""
@@ -225,7 +230,7 @@ def _asks(st: _Step, ci: int) -> bool:
     toks = list(st.clauses[ci])
     if ci and st.ends[ci - 1] in (":", ","):  # "we check whether: 3^2 + 4^2 = 26"
         toks = [*st.clauses[ci - 1][-2:], *toks]
-    first_eq = next(i for i, t in enumerate(toks) if t.kind in ("eq", "approx"))
+    first_eq = _first_relation(toks)
     words = [t.text if t.kind == "word" else "" for t in toks[:first_eq]]
     for i, word in enumerate(words):
         asks = word == "whether" or (word == "if" and i and words[i - 1] in _ASKS)
@@ -236,8 +241,7 @@ def _asks(st: _Step, ci: int) -> bool:
 
 def _neither(clause: tuple[Tok, ...]) -> bool:
     """The clause opens its equations with "neither" (its "holds" then denies them all)."""
-    first_eq = next(i for i, t in enumerate(clause) if t.kind in ("eq", "approx"))
-    return any(t.kind == "word" and t.text == "neither" for t in clause[:first_eq])
+    return any(t.kind == "word" and t.text == "neither" for t in clause[:_first_relation(clause)])
 
 
 def _rejects(items: list[tuple[str, object]]) -> bool:
