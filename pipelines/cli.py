@@ -125,6 +125,8 @@ def composition_sentence(exc: BaseException) -> str:
     with the valid group options or keys where the mistake was a name."""
     from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
+    from labeling.mc.method import not_a_key
+
     missing = _MISSING_OPTION.search(str(exc))
     if missing:
         group, name = missing.groups()
@@ -136,6 +138,14 @@ def composition_sentence(exc: BaseException) -> str:
         if isinstance(cause, OmegaConfBaseException):
             key = getattr(cause, "full_key", None)
             head = first_line(cause)
+            kind = getattr(getattr(cause, "object_type", None), "method_name", "")
+            if isinstance(cause, ConfigAttributeError | ConfigKeyError) and key and kind:
+                # A section chosen by name (an MC method): the key belongs to another one.
+                import dataclasses
+
+                keys = [f.name for f in dataclasses.fields(cause.object_type)]
+                return not_a_key(kind, str(key).rsplit(".", 1)[-1], keys,
+                                 where=str(key).rsplit(".", 1)[0])
             if isinstance(cause, ConfigAttributeError | ConfigKeyError) and key:
                 head = f"no such key in {getattr(cause.object_type, '__name__', 'the config')}"
             sentence = f"{key}: {head}" if key and key not in head else head

@@ -76,7 +76,7 @@ def test_enum_fields_take_their_documented_values():
 
     cfg = typed(compose(["split.mode=blank_line", "labels=[answer,mc,calc]",
                          "labels.policy=consensus", "labels.consensus=[mc,calc]",
-                         "labels.mc.rule=fall", "labels.mc.estimator=per_step",
+                         "labels/mc=fall", "labels.mc.estimator=per_step",
                          "model.dtype=float32"]))
     assert cfg.split.mode == "blank_line" and cfg.labels.mc.estimator == "per_step"
     assert [str(s) for s in cfg.labels.consensus] == ["mc", "calc"]

@@ -13,7 +13,8 @@ import random
 
 import pytest
 
-from labeling.mc import BinarySearch, PerStep, Probe, make_estimator
+from labeling.mc import BinarySearch, PerStep, Probe, method
+from labeling.mc.estimators import per_step_or_bisection
 from labeling.schema import Status
 from tests.fakes import absolute, drive, mean_score
 
@@ -41,9 +42,13 @@ def test_bad_options_raise(kwargs):
         make_estimator("binary_search", 5, absolute(**kwargs), after_error=after)
 
 
+def make_estimator(name, n_steps, rule, probe_right=True, **kw):
+    return per_step_or_bisection(name, probe_right, n_steps, rule, **kw)
+
+
 def test_unknown_estimator_names_the_choices():
     with pytest.raises(ValueError, match="per_step"):
-        make_estimator("bisect", 5, absolute())
+        method("absolute", estimator="bisect")
 
 
 @pytest.mark.parametrize("name", ["per_step", "binary_search"])

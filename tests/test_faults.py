@@ -120,7 +120,7 @@ def test_a_restarted_labeler_finds_the_engines_for_its_rollouts(tmp_path):
     out = tmp_path / "out"
     # The absolute rule probes whatever the completer's self-confidence (the simulated
     # engine never reaches the answer, so `fall` would rightly make no rollouts at all).
-    cfg = compose(["engine=simulated", "labels=[answer,mc]", "labels.mc.rule=absolute",
+    cfg = compose(["engine=simulated", "labels=[answer,mc]", "labels/mc=absolute",
                    "labels.mc.k=2", "sampler.n=2",
                    "ray=local", "ray.num_cpus=2", "ray.label_actors=1", "dataset.limit=300",
                    "output.problems_per_unit=25", "engine.simulated_delay_s=0.05",

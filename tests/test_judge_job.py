@@ -70,7 +70,7 @@ def test_shards_carry_judge_columns_and_the_consensus_share(tmp_path):
     # default MC rule (posterior, like fall) rightly labels nothing there; the absolute rule
     # labels steps for the consensus to compare.
     m = run(compose([*JUDGE, "labels.judge.votes=1", "dataset.limit=30", "sampler.n=3", *BASE,
-                     "labels.mc.rule=absolute", f"output.dir={out}"]))
+                     "labels/mc=absolute", f"output.dir={out}"]))
     f = m["filter"]
     assert f["policy"] == "consensus" and f["consensus"] == ["mc", "judge"]
     assert f["chains_kept"] + f["chains_dropped"] == m["counts"]["chains_sampled"] == 90

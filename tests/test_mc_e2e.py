@@ -25,7 +25,7 @@ def test_mc_rule_end_to_end_on_smollm2(tmp_path, ray_runtime, rule):
     m = run(compose([
         "dataset=starter_math", "dataset.limit=3", "sampler.n=2", "sampler.temperature=0.3",
         "sampler.max_tokens=96", "labels=[answer,mc]", "ray.num_cpus=2", f"output.dir={out}",
-        *([f"labels.mc.rule={rule}"] if rule else []),
+        *([f"labels/mc={rule}"] if rule else []),
     ]))  # fmt: skip
     own_counts = rule == "fall"  # posterior keeps the chain's own outcome apart
     lf, _, _ = report_stats.scan_dataset(out)

@@ -24,7 +24,8 @@ def test_a_run_with_rollouts_on_ray_prints_no_error_line(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.run(
         [sys.executable, "-m", "pipelines.label.app", "engine=simulated", "ray=local",
-         "ray.num_cpus=2", "ray.label_actors=2", "labels=[answer,calc,mc]", "labels.mc.k=2",
+         "ray.num_cpus=2", "ray.label_actors=2", "labels=[answer,calc,mc]", "labels/mc=absolute",
+         "labels.mc.k=2",
          "dataset=starter_math", "dataset.limit=4", "sampler.n=2", "output.report=false",
          f"output.dir={out}"],
         cwd=ROOT, capture_output=True, text=True, timeout=300,

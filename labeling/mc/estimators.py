@@ -39,12 +39,40 @@ Pure: no engine, no I/O. The driver (`verifiers/rollout/driver.py`) loops
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
 
 from labeling.first_error import located_first_error, prefix_claim
-from labeling.mc.evidence import evidence
-from labeling.mc.options import EstimatorName
-from labeling.mc.rules import Fall, Rule, unbiased_rate
+from labeling.mc.unbiased import unbiased_rate
 from labeling.schema import AfterError, SelfConfidence, Status, StepVerdict
+
+
+class Search(StrEnum):
+    """Which prefixes a method with a per-step rule rolls out (`labels.mc.estimator`)."""
+
+    per_step = "per_step"  # Math-Shepherd: every prefix until its rule decides
+    binary_search = "binary_search"  # OmegaPRM: bisection for the first error
+
+
+class Rule(Protocol):
+    """What an estimator asks of a chain's rule (each method's module has its own)."""
+
+    @property
+    def request(self) -> int: ...  # rollouts per request
+
+    @property
+    def own(self) -> int: ...  # 1: the chain's own outcome is a trial of every prefix
+
+    @property
+    def reach(self) -> bool: ...  # labels read by reach (`Estimator._reach`)
+
+    def budget(self, successes: int) -> int: ...
+
+    def decide(self, decided: int, successes: int, left: int) -> bool | None: ...
+
+    def can_fall(self, decided: int, successes: int, left: int) -> bool: ...
+
+    def evidence(self, est: Any, step: int, label: bool | None) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +117,7 @@ class Estimator:
         self.after_error, self.outcome = after_error, outcome
         self.self_confidence = self_confidence
         self._tally = [_Tally() for _ in range(n_steps)]
-        if isinstance(rule, Fall) and rule.own:
+        if rule.own:
             if outcome is None:
                 raise ValueError("own=1 needs the chain's outcome")
             for t in self._tally[:-1]:
@@ -238,7 +266,7 @@ class Estimator:
                 own = f"the chain's own answer is {'right' if self.outcome else 'wrong'}"
                 why = f"{why}; {own}" if why else own
             else:
-                measured = evidence(self, i, labels[i])
+                measured = self.rule.evidence(self, i, labels[i])
                 why = f"{why}; {measured}" if why and measured else why or measured
             status = {True: Status.CORRECT, False: Status.INCORRECT, None: Status.UNVERIFIABLE}
             out.append(StepVerdict(status[label], label, score, why, t.rollouts, t.tokens,
@@ -248,12 +276,12 @@ class Estimator:
 class PerStep(Estimator):
     """Math-Shepherd: every prefix but the last is rolled out until its rule decides.
 
-    With `monotone=True` (always under `fall`) a step is also on track when any later
-    prefix is (reach semantics), which removes isolated false negatives but lets a lucky late
-    success hide an error.
+    With `monotone=True` (and always under a rule that reads by reach, `fall`) a step is also
+    on track when any later prefix is (reach semantics), which removes isolated false
+    negatives but lets a lucky late success hide an error.
     """
 
-    name = EstimatorName.per_step
+    name = Search.per_step
 
     def __init__(self, n_steps: int, rule: Rule, *, monotone: bool = False,
                  **kw: object) -> None:
@@ -265,7 +293,7 @@ class PerStep(Estimator):
 
     def labels(self) -> list[bool | None]:
         labels = [self.settled(i) for i in range(self.n_steps)]
-        if isinstance(self.rule, Fall):
+        if self.rule.reach:
             return self._reach(labels)
         if self.monotone:
             later_ok = False
@@ -297,7 +325,7 @@ class BinarySearch(Estimator):
     measures every step instead.
     """
 
-    name = EstimatorName.binary_search
+    name = Search.binary_search
 
     def __init__(self, n_steps: int, rule: Rule, *, probe_right: bool = True,
                  **kw: object) -> None:
@@ -346,7 +374,7 @@ class BinarySearch(Estimator):
         return (lo < step < min(hi, self.n_steps - 1) and self._open(step))
 
     def labels(self) -> list[bool | None]:
-        if isinstance(self.rule, Fall) and (self.outcome is not True or self.probe_right):
+        if self.rule.reach and (self.outcome is not True or self.probe_right):
             return self._reach([self.settled(i) for i in range(self.n_steps)])
         lo, hi = self.bounds()
         # After hi only failures can have been measured (a success there would have moved lo
@@ -362,7 +390,15 @@ class BinarySearch(Estimator):
         ]
 
 
+def per_step_or_bisection(estimator: Search, probe_right: bool, n_steps: int, rule: Any,
+                          **kw: Any) -> Estimator:
+    """The search a per-step rule runs: `per_step` or `binary_search`."""
+    if estimator == Search.per_step:
+        return PerStep(n_steps, rule, **kw)
+    return BinarySearch(n_steps, rule, probe_right=probe_right, **kw)
+
+
 ESTIMATORS: dict[str, type[Estimator]] = {
-    EstimatorName.per_step: PerStep,
-    EstimatorName.binary_search: BinarySearch,
+    Search.per_step: PerStep,
+    Search.binary_search: BinarySearch,
 }

@@ -60,7 +60,9 @@ class LabelJob(UnitJob):
         cfg = resolve(cfg)  # `auto` values written in before the unit keys are hashed
         super().__init__(cfg.output.dir, rows_hash(cfg), cfg.output.resume)
         self.cfg = cfg
-        self.judge_pool: Any = None  # only when the judge's model differs from the sampler's
+        # Engine pools of the models that are not the sampler's (a judge's, a completer's),
+        # one per distinct model: (model, pool).
+        self.own_pools: list[tuple[ModelConfig, Any]] = []
         self.labelers: list[Any] = []
         self._calls = 0
         self.refresh: dict[str, int] | None = None  # what a refresh copied and labeled
@@ -82,16 +84,47 @@ class LabelJob(UnitJob):
         if own is None:
             self._ensure_engine()
             return EngineCritic(self.pool, self.cfg.model.name)
-        if self.judge_pool is None:
-            self.judge_pool, _ = self._start_pool(own)
-        return EngineCritic(self.judge_pool, own.name)
+        return EngineCritic(self._own_pool(own), own.name)
+
+    def _completer(self) -> Any:
+        """MC's completer: the sampler's pool when `labels.mc.model` is the sampler's (the
+        default), else a pool of its own (a stronger completer than the chains' writer)."""
+        mc = self.cfg.labels.mc
+        if mc is None:
+            return None
+        from pipelines.engine.completer import EngineCompleter
+
+        own = mc.own_model(self.cfg.model)
+        if own is None:
+            self._ensure_engine()
+            # Rollout requests carry the sampler's top_p (pipelines.label.sources), so its
+            # chains are samples of the completer when labels.mc keeps its cap and
+            # temperature.
+            return EngineCompleter(self.pool, self.cfg.model.name)
+        return EngineCompleter(self._own_pool(own), own.name)
+
+    def _own_models(self) -> list[ModelConfig]:
+        """The distinct models besides the sampler's that sources run (judge, completer)."""
+        out: list[ModelConfig] = []
+        for section in (self.cfg.labels.judge, self.cfg.labels.mc):
+            own = section.own_model(self.cfg.model) if section is not None else None
+            if own is not None and own not in out:
+                out.append(own)
+        return out
+
+    def _own_pool(self, model: ModelConfig) -> Any:
+        for known, pool in self.own_pools:
+            if known == model:
+                return pool
+        pool, _ = self._start_pool(model)
+        self.own_pools.append((model, pool))
+        return pool
 
     def _cpu_share(self) -> float:
-        """Each pool's share of a node's cores: half each when the judge runs a model of its
-        own on CPU engines beside the sampler's (else the first pool takes every core)."""
-        judge = self.cfg.labels.judge
-        own = judge is not None and judge.own_model(self.cfg.model) is not None
-        return 0.5 if own and not self.cfg.engine.num_gpus else 1.0
+        """Each pool's share of a node's cores on CPU engines: an equal share for the
+        sampler's and each model of its own (a judge's, a completer's); on GPUs, all."""
+        pools = 1 + len(self._own_models())
+        return 1.0 if self.cfg.engine.num_gpus else 1.0 / pools
 
     def _start_pool(self, model: ModelConfig) -> tuple[Any, str]:
         """A pool whose engines are still loading: its first call waits for them."""
@@ -106,14 +139,7 @@ class LabelJob(UnitJob):
     def _ensure_labelers(self) -> None:
         if self.labelers:
             return
-        completer = None
-        if self.cfg.labels.mc is not None:
-            self._ensure_engine()
-            from pipelines.engine.completer import EngineCompleter
-
-            # Rollout requests carry the sampler's top_p (pipelines.label.sources), so its
-            # chains are samples of the completer when labels.mc keeps its cap and temperature.
-            completer = EngineCompleter(self.pool, self.cfg.model.name)
+        completer = self._completer()
         critic = self._critic()
         rc = self.cfg.ray
         if not rc.enabled:

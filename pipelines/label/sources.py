@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, is_dataclass
 from typing import TYPE_CHECKING, Any
 
 from labeling import registry
+from labeling.mc import METHODS
 from labeling.registration import Registry
 from pipelines.generation_config import chains_in_sections
 from pipelines.label.source_configs import (
@@ -29,6 +30,7 @@ from pipelines.label.source_configs import (
     JudgeSourceConfig,
     MCSourceConfig,
     TestsSourceConfig,
+    mc_config,
 )
 from verifiers.base import GivenOutcome, Verifier
 
@@ -56,6 +58,9 @@ class HowToRun:
 
     section: type
     build: Builder
+    # A section chosen by name (`labels/<source>=<option>`, each option a subclass of
+    # `section` with keys of its own): (option, its section), the first the default.
+    variants: tuple[tuple[str, type], ...] = ()
 
 
 def _declared(name: str, entry: HowToRun) -> None:
@@ -69,12 +74,13 @@ def _declared(name: str, entry: HowToRun) -> None:
 _RUNS: Registry[HowToRun] = Registry("label source builder", check=_declared)
 
 
-def runs(name: str, section: type) -> Callable[[Builder], Builder]:
+def runs(name: str, section: type, variants: tuple[tuple[str, type], ...] = ()
+         ) -> Callable[[Builder], Builder]:  # fmt: skip
     """Decorate the builder of built-in source `name` (declared in labeling/registry.py),
-    whose `labels.<name>` section is `section`."""
+    whose `labels.<name>` section is `section` (or one of `variants`, chosen by name)."""
 
     def wrap(fn: Builder) -> Builder:
-        _RUNS.register(name, HowToRun(section, fn))
+        _RUNS.register(name, HowToRun(section, fn, variants))
         return fn
 
     return wrap
@@ -125,11 +131,21 @@ def register_options() -> None:
     cs = ConfigStore.instance()
     now = sections()
     for name, section, _ in now:
-        cs.store(group="labels", name=name, node={name: section})
+        variants = _RUNS[name].variants
+        if not variants:
+            cs.store(group="labels", name=name, node={name: section})
+            continue
+        # `labels=[mc]` brings the default variant; `labels/mc=fall` chooses another.
+        cs.store(group="labels", name=name, node={"defaults": [{name: variants[0][0]},
+                                                                "_self_"]})
+        for option_name, variant in variants:
+            cs.store(group=f"labels/{name}", name=option_name, node=variant)
     # A source unregistered since (a test's toy) stops being an option: the store has no
     # remove call, so its entry leaves the group's table.
     stored = cs.repo.get("labels", {})
-    for gone in set(stored) - {f"{name}.yaml" for name, _, _ in now}:
+    keep = {f"{name}.yaml" for name, _, _ in now} | {name for name, _, _ in now
+                                                    if _RUNS[name].variants}
+    for gone in set(stored) - keep:
         del stored[gone]
 
 
@@ -174,10 +190,10 @@ def _tests(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
     return SyntaxVerifier()
 
 
-@runs("mc", MCSourceConfig)
+@runs("mc", MCSourceConfig, tuple((name, mc_config(name)) for name in METHODS))
 def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
     if ctx.completer is None:
-        raise ValueError("labels.mc needs an engine; it cannot run on given chains alone")
+        raise ValueError("labels.mc needs an engine for its completer model")
     from labeling.prompts import user_message
     from verifiers.rollout.driver import MonteCarloVerifier
     from verifiers.rollout.outcome import outcome_check
@@ -192,13 +208,17 @@ def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
         completer=ctx.completer,
         check=outcome_check(ctx.domain, cfg.answer_check.timeout_s, sandbox),
         domain=ctx.domain,
-        options=m.options(),
+        method=m.method(),
+        self_rollouts=m.self_rollouts,
+        max_rounds=m.max_rounds,
+        speculate=m.speculate,
         max_tokens=max_tokens,
         temperature=temperature,
         top_p=cfg.sampler.top_p,
-        # The completer is the sampler's engine: with the same cap, temperature and top_p,
+        # When the completer is the sampler's model with the same cap, temperature and top_p,
         # the chains it sampled are its own samples from the question.
-        samples_of=cfg.model.name if m.same_sampling(cfg.sampler) else None,
+        samples_of=cfg.model.name if m.own_model(cfg.model) is None
+        and m.same_sampling(cfg.sampler) else None,
         after_error=labels.after_error,
         tests_cfg=sandbox,
         seed=cfg.sampler.seed,

@@ -34,8 +34,7 @@ from typing import Any
 
 from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
-from labeling.mc import Estimator, MCOptions, Probe, make_estimator, make_rule
-from labeling.mc.blame import may_err
+from labeling.mc import Estimator, Method, Probe
 from labeling.schema import AfterError, Chain, Problem, SelfConfidence, Status, StepVerdict
 from verifiers.rollout.outcome import OutcomeCheck, no_attempt, outcome_check
 from verifiers.rollout.protocol import AsyncCompleter, Completer, Completion, RolloutStats
@@ -83,8 +82,12 @@ class MonteCarloVerifier:
       check: outcome check per completion; default by `domain`: `math` answer equivalence,
         `code` tests in the sandbox (`tests_cfg`: options for `run_tests`, its `workers` sets
         `check_workers`), None: chosen per `problem.domain`.
-      options: the rule, the search and their budgets (`labeling.mc.MCOptions`; what each
-        means: `labeling/mc/rules.py`, `docs/labels.md`).
+      method: the Monte Carlo method with its settings (`labeling.mc.method(...)`; what each
+        means: its module under `labeling/mc/`, and `docs/labels.md`).
+      self_rollouts: completions of the bare question per problem (the self-confidence).
+      max_rounds: safety cap on requests per chain.
+      speculate: send the requests a search may need next while the engine has room (the
+        labels are the same either way: `verifiers.rollout.schedule`).
       max_tokens, temperature: per completion (required: the job passes the sampler's when
         `labels.mc` leaves them unset); top_p: the sampler's in the job (1.0 by default).
         seed: base of the per-(problem, chain, step, rollout) seeds.
@@ -107,8 +110,11 @@ class MonteCarloVerifier:
         completer: Completer,
         check: OutcomeCheck | None = None,
         *,
-        options: MCOptions,
+        method: Method,
         max_tokens: int,
+        self_rollouts: int = 16,
+        max_rounds: int = 200,
+        speculate: bool = True,
         temperature: float,
         top_p: float = 1.0,
         domain: str | None = None,
@@ -124,10 +130,14 @@ class MonteCarloVerifier:
         self.check: OutcomeCheck = check or outcome_check(domain, tests_options=tests_cfg)
         if check_workers is None:  # sandbox runs are slow: as many as the sandbox allows
             check_workers = int((tests_cfg or {}).get("workers", 1)) if domain != "math" else 1
-        options.check()  # a config error raises here, not mid-run
-        make_estimator(options.estimator, 2, make_rule(options), after_error=after_error)
-        self.options, self.after_error, self.samples_of = options, after_error, samples_of
-        self.max_rounds, self.max_tokens = options.max_rounds, max_tokens
+        method.check()  # a config error raises here, not mid-run
+        AfterError(after_error)
+        if self_rollouts < 0 or max_rounds < 1:
+            raise ValueError(f"self_rollouts must be >= 0 and max_rounds >= 1, got "
+                             f"{self_rollouts} and {max_rounds}")
+        self.method, self.after_error, self.samples_of = method, after_error, samples_of
+        self.self_rollouts, self.speculate = self_rollouts, speculate
+        self.max_rounds, self.max_tokens = max_rounds, max_tokens
         self.temperature, self.top_p = temperature, top_p
         self.seed, self.sep, self.check_workers = seed, step_separator, check_workers
         self.prompt_fn = prompt_fn or (lambda p: p.question)
@@ -138,8 +148,8 @@ class MonteCarloVerifier:
         prefixes = [prefix_texts(chain, self.sep) for _, chain in items]
         outcomes: list[bool | None | str] = [None] * len(items)
         confidence: dict[str, SelfConfidence] = {}
-        # Only `fall` and `posterior` judge with the self-confidence; the others report it.
-        needs_base = self.options.rule in ("fall", "posterior")
+        # A method that judges with the self-confidence waits for it; the others report it.
+        needs_base = self.method.needs_self_confidence
 
         with ThreadPoolExecutor(max(1, self.check_workers)) as pool:
             # The bare question's rollouts go out first; the chains' own outcomes are checked
@@ -172,7 +182,8 @@ class MonteCarloVerifier:
                         for j in waiting.pop(pid):
                             yield j, self._estimator(*items[j], outcomes[j], sc)
 
-            capacity = int(getattr(self.completer, "capacity", 0) or 0)
+            capacity = int(getattr(self.completer, "capacity", 0) or 0) if self.speculate \
+                else 0
             schedule = Schedule(self, items, prefixes, stats, pool, capacity)
             schedule.run(arrivals(), eager=isinstance(self.completer, AsyncCompleter))
             for p, _ in items:
@@ -201,19 +212,12 @@ class MonteCarloVerifier:
         reference data: the reason is the outcome)."""
         if isinstance(outcome, str):
             return None
-        opts = self.options
-        # Under `fall` a chain the completer sampled with these settings is one more sample
-        # of each of its prefixes: its own outcome counts. Under `posterior` such a chain's
-        # first error follows the completer's own hazard (its prior).
-        own = int(self._is_sample(chain) and (opts.rule == "posterior" or (
-            opts.rule == "fall" and outcome is not None)))
-        rule = make_rule(opts, (sc.successes, sc.decided) if sc else (0, 0), own)
-        extra: dict[str, Any] = ({"probe_right": opts.probe_right}
-                                 if opts.estimator == "binary_search" else {})
-        if opts.rule == "posterior" and opts.spare_steps:
-            extra["may_err"] = may_err(chain.steps, problem.question)
-        return make_estimator(opts.estimator, len(chain.steps), rule, outcome=outcome,
-                              after_error=self.after_error, self_confidence=sc, **extra)
+        # How a chain the completer sampled itself counts is the method's business.
+        rule = self.method.rule((sc.successes, sc.decided) if sc else (0, 0),
+                                sampled=self._is_sample(chain), outcome=outcome)
+        return self.method.search(len(chain.steps), rule, outcome=outcome,
+                                  after_error=self.after_error, self_confidence=sc,
+                                  steps=chain.steps, question=problem.question)
 
     # -- self-confidence ------------------------------------------------------------------
 
@@ -224,7 +228,7 @@ class MonteCarloVerifier:
         self, items: Sequence[tuple[Problem, Chain]], stats: RolloutStats
     ) -> dict[str, tuple[Problem, Future[list[Completion]]]]:
         """One request of `self_rollouts` completions of the bare question per problem."""
-        n = self.options.self_rollouts
+        n = self.self_rollouts
         problems = {p.problem_id: p for p, _ in items}
         if not n or not problems:
             return {}
@@ -259,9 +263,9 @@ class MonteCarloVerifier:
         if pid in asked:
             problem, future = asked[pid]
             got = future.result()
-            if len(got) != self.options.self_rollouts:
+            if len(got) != self.self_rollouts:
                 raise RuntimeError(f"Completer returned {len(got)} completions, asked for "
-                                   f"{self.options.self_rollouts}")
+                                   f"{self.self_rollouts}")
             tokens = sum(c.tokens for c in got)
             stats.completions += len(got)
             stats.self_completions += len(got)

@@ -1,0 +1,99 @@
+"""Monte Carlo methods behind one protocol: each composes only its own keys (`labels/mc=<m>`),
+a key of another method stops the app at start with one sentence, and nothing outside a
+method's module asks which method it holds."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from labeling.mc import DEFAULT_METHOD, METHODS, method
+from tests.conftest import ROOT, app_error_line, compose
+
+
+def own_keys(name: str) -> list[str]:
+    return [f.name for f in dataclasses.fields(METHODS[name])]
+
+
+def others_keys(name: str) -> list[str]:
+    """Keys some other method has and this one has not."""
+    mine = set(own_keys(name))
+    return sorted({k for other in METHODS if other != name for k in own_keys(other)} - mine)
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_each_method_composes_its_own_keys(name):
+    from pipelines.label.app import typed
+
+    defaults = METHODS[name]()
+    overrides = [f"labels/mc={name}"] if name != DEFAULT_METHOD else []
+    # every key of its own can be set (here: to its default, written out)
+    for key in own_keys(name):
+        value = getattr(defaults, key)
+        text = "null" if value is None else str(value).lower() if isinstance(value, bool) \
+            else str(value)
+        overrides.append(f"labels.mc.{key}={text}")
+    cfg = typed(compose(["labels=[answer,mc]", *overrides]))
+    assert cfg.labels.mc.method() == defaults
+    assert type(cfg.labels.mc).method_name == name
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_a_key_of_another_method_fails_when_composing(name):
+    from hydra.errors import ConfigCompositionException
+
+    from pipelines.cli import composition_sentence
+
+    choose = [f"labels/mc={name}"] if name != DEFAULT_METHOD else []
+    for key in others_keys(name):
+        with pytest.raises(ConfigCompositionException) as err:
+            compose(["labels=[answer,mc]", *choose, f"labels.mc.{key}=1"])
+        sentence = composition_sentence(err.value)
+        assert sentence.startswith(f"labels.mc.{key} is not a key of {name}; its keys are ")
+        assert all(k in sentence for k in own_keys(name))
+
+
+def test_k_with_the_default_method_stops_the_app_with_one_sentence(tmp_path):
+    line = app_error_line("prm-label", ["labels=[answer,mc]", "labels.mc.k=2",
+                                        f"output.dir={tmp_path}/out"], tmp_path)
+    assert line.startswith("prm-label: error: labels.mc.k is not a key of posterior; its keys "
+                           "are ")
+    assert "chain_budget" in line and "labels/mc=" in line
+
+
+def test_an_unknown_method_names_the_choices(tmp_path):
+    line = app_error_line("prm-label", ["labels=[answer,mc]", "labels/mc=median",
+                                        f"output.dir={tmp_path}/out"], tmp_path)
+    assert all(name in line for name in METHODS)
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_the_pure_core_refuses_another_methods_key(name):
+    for key in others_keys(name):
+        with pytest.raises(ValueError, match=f"{key} is not a key of {name}"):
+            method(name, **{key: 1})
+
+
+# A branch on the method: `isinstance` against a rule or method class, or a comparison with
+# a method's name. Allowed only in the method's own module (and the registry that names them).
+_BRANCH = re.compile(
+    r"isinstance\([^)]*\b(Fall|Posterior|Absolute|FallMethod|PosteriorMethod|AbsoluteMethod|"
+    r"AnySuccessMethod|PosteriorRule)\b|"
+    r"(==|!=|\bin)\s*\(?\s*[\"'](posterior|fall|absolute|any_success)[\"']|"
+    r"\.rule\s*(==|!=|\bin)\b|rule_name\s*==")
+
+
+def test_nothing_outside_a_methods_module_branches_on_the_method():
+    found = []
+    for top in ("labeling", "verifiers", "pipelines"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            if re.fullmatch(r"labeling/mc/(posterior|fall|absolute|any_success)\.py", rel):
+                continue
+            for n, line in enumerate(Path(path).read_text().splitlines(), 1):
+                if _BRANCH.search(line):
+                    found.append(f"{rel}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)
