@@ -9,7 +9,7 @@ its human first errors as the oracle reviewer.
      are almost all step claims.
    - `mc/<rule>/<subset>` (--mc-subsets): the first --mc-limit chains whose final answer is
      right, given with that answer as the reference, with `labels=[answer,calc,mc]`, the
-     embedded SmolLM2 as the completer (`labels.mc.k=4 max_tokens=128`) and MC's rule
+     embedded SmolLM2 as the completer (`labels.mc.k=4 max_tokens=128` under absolute) and MC's rule
      --mc-rule, `absolute` unless told: with this weak completer it calls most first steps
      wrong, so `after_error=negative` writes many Falses after them, prefix claims of mixed
      precision, which is what the audit must measure. The default rule (`posterior`)
@@ -87,7 +87,8 @@ def label_mc(cache: Path, subsets: list[str], limit: int, fresh: bool,
             "dataset=generic", f"dataset.path={given}", f"dataset.name=pb_right_{s}",
             "dataset.adapter=generic", "+dataset.fields.steps=steps",
             "+dataset.fields.first_error=first_error", "labels=[answer,calc,mc]",
-            f"labels.mc.rule={rule}", "labels.mc.k=4", "labels.mc.max_tokens=128"],
+            f"labels/mc={rule}", *(["labels.mc.k=4"] if rule in ("absolute", "any_success")
+                                   else []), "labels.mc.max_tokens=128"],
             fresh))  # fmt: skip
     return dirs
 

@@ -60,7 +60,7 @@ def main() -> None:
 
     import ray
 
-    from labeling.mc import MCOptions
+    from labeling.mc import method
     from labeling.prompts import user_message
     from pipelines.engine.completer import EngineCompleter
     from pipelines.engine.pool import EnginePool
@@ -86,8 +86,8 @@ def main() -> None:
     completer = Recording(pool)
     mc = MonteCarloVerifier(
         completer, domain="math",
-        options=MCOptions(rule="absolute", estimator="binary_search", k=args.k, chunk=2,
-                          confirm=2, self_rollouts=0),
+        method=method("absolute", estimator="binary_search", k=args.k, chunk=2, confirm=2),
+        self_rollouts=0,
         max_tokens=args.max_tokens, temperature=0.8,
         prompt_fn=functools.partial(user_message, math_instruction=instruction),
     )

@@ -136,7 +136,7 @@ class TraceCompleter:
 
 def mc_cost(n_traces: int, paragraphs: int, seed: int, k: int, confirm: int,
             opts: SectionOptions) -> None:
-    from labeling.mc import MCOptions
+    from labeling.mc import method
     from tests.synthetic_traces import long_trace
     from verifiers.rollout.driver import MonteCarloVerifier
 
@@ -157,10 +157,10 @@ def mc_cost(n_traces: int, paragraphs: int, seed: int, k: int, confirm: int,
             spans_of.append(spans)
         # The absolute rule: what the rollout counts compare (the fall rule's adaptive
         # rollouts would make the cost depend on the fake completer's rates, not the cut).
-        options = MCOptions(rule="absolute", estimator=estimator, k=k, chunk=1, confirm=confirm,
-                            probe_right=True, self_rollouts=0)
-        mc = MonteCarloVerifier(TraceCompleter(traces), options=options, max_tokens=100,
-                                temperature=0.8, after_error="keep")
+        options = method("absolute", estimator=estimator, k=k, chunk=1, confirm=confirm,
+                         probe_right=True)
+        mc = MonteCarloVerifier(TraceCompleter(traces), method=options, self_rollouts=0,
+                                max_tokens=100, temperature=0.8, after_error="keep")
         t0 = time.perf_counter()
         verdicts = mc.verify(items)
         wall = time.perf_counter() - t0

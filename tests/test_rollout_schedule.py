@@ -224,3 +224,25 @@ def test_no_attempt_rollouts_under_speculation_change_no_label():
     # needed is wasted, never recorded)
     assert [v.rollouts for vs in continuous for v in vs] == \
         [v.rollouts for vs in rounds for v in vs]
+
+
+@pytest.mark.parametrize("rule", ["posterior", "absolute"])
+def test_speculate_off_sends_nothing_ahead_and_gives_the_same_labels(rule):
+    """`labels.mc.speculate=false` on an engine with room: one probe at a time per chain, no
+    request sent early, and the very labels and rollouts of the speculating run."""
+    items = sampled_items(3)
+
+    def run(speculate: bool):
+        fast = ThreadedCompleter(FakeCompleter(posterior_rule), lambda r: 0.001 * (r.seed % 7))
+        fast.capacity = 256
+        settings = {"probe": 2} if rule == "posterior" else {"k": 4, "chunk": 1, "confirm": 2}
+        mc = mc_verifier(fast, rule=rule, self_rollouts=8, samples_of="m",
+                         speculate=speculate, **settings)
+        return mc.verify(items), mc.last_stats
+
+    ahead, s1 = run(True)
+    alone, s2 = run(False)
+    assert s1.ahead_requests + s1.wasted_requests > 0  # the engine's room was used
+    assert s2.ahead_requests == s2.wasted_requests == 0
+    assert alone == ahead
+    assert s2.completions == s1.completions - s1.wasted_tokens // 100  # 100 tokens a rollout

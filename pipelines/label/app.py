@@ -3,7 +3,7 @@
     prm-label                                   # embedded model + builtin math problems
     prm-label dataset=gsm8k dataset.limit=200 sampler.n=8
     prm-label dataset=processbench labels=[answer,calc]   # given chains, no model
-    prm-label labels=[answer,mc] labels.mc.estimator=binary_search
+    prm-label labels=[answer,mc] labels/mc=fall labels.mc.estimator=per_step
     prm-label ray=cluster                       # join a running Ray cluster
 
 `main()` only parses the config and calls `run(cfg)`, which tests call directly.
