@@ -368,3 +368,28 @@ def test_posterior_through_the_driver_locates_errors_and_counts_requests():
     s = mc.last_stats
     rollouts = sum(v.rollouts for vs in out for v in vs)
     assert s.completions == rollouts + 3 * 8 and s.requests < s.completions
+
+
+def test_a_completer_that_never_solves_is_said_and_spends_only_the_question(caplog):
+    """Self-confidence 0/16 on every problem: no probe is sent, every step but the last stays
+    unverifiable, and one warning says why."""
+    items = [(p, c) for p, c in sampled_items(2) if c.chain_id.endswith((".0", ".1", ".3"))]
+    completer = FakeCompleter(lambda r: 0.0)  # every sampled chain wrong, every rollout too
+    mc = mc_verifier(completer, rule="posterior", self_rollouts=16, samples_of="m")
+    with caplog.at_level("WARNING", logger="verifiers.rollout.driver"):
+        out = mc.verify(items)
+    st = mc.last_stats
+    assert st.completions == st.self_completions == 2 * 16  # the question's, nothing more
+    assert st.hopeless_chains == len(items)
+    assert all(v.status == Status.UNVERIFIABLE for vs in out for v in vs[:-1])
+    said = [r.getMessage() for r in caplog.records if "place no label" in r.getMessage()]
+    assert len(said) == 1 and "0/19 on 2 problems" in said[0]
+
+
+def test_no_warning_when_some_chain_is_probed(caplog):
+    mc = mc_verifier(FakeCompleter(posterior_rule), rule="posterior", self_rollouts=8,
+                     samples_of="m")
+    with caplog.at_level("WARNING", logger="verifiers.rollout.driver"):
+        mc.verify(sampled_items(2))
+    assert not [r for r in caplog.records if "place no label" in r.getMessage()]
+    assert mc.last_stats.hopeless_chains < len(sampled_items(2))

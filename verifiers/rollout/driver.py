@@ -198,6 +198,7 @@ class MonteCarloVerifier:
             stats.unfinished_chains += not est.done
             est.self_confidence = confidence[items[idx][0].problem_id]
             out.append(est.verdicts())
+        self._say_if_nothing_could_be_placed(items, schedule.estimators, confidence, stats)
         self.last_stats = stats
         self.stats.merge(stats)
         if stats.no_attempts:
@@ -205,6 +206,28 @@ class MonteCarloVerifier:
                      "after a step stating none, or copied the instruction's placeholder): "
                      "undecided", stats.no_attempts)
         return out
+
+    def _say_if_nothing_could_be_placed(
+        self, items: Sequence[tuple[Problem, Chain]], estimators: Sequence[Estimator | None],
+        confidence: dict[str, SelfConfidence], stats: RolloutStats,
+    ) -> None:
+        """One warning when no chain with a step to probe got a single rollout: the method
+        found, from the completer's self-confidence alone, that no label could be placed
+        within its budget (a completer that never solves these problems), so the chains'
+        steps stay unverifiable and nothing more was spent than the question's rollouts."""
+        probed = [(p, e) for (p, c), e in zip(items, estimators, strict=True)
+                  if e is not None and len(c.steps) > 1]
+        stats.hopeless_chains += sum(not e.rollouts for _, e in probed)
+        if not probed or any(e.rollouts for _, e in probed):
+            return
+        seen = {p.problem_id: confidence[p.problem_id] for p, _ in probed}
+        rates = Counter(f"{sc.successes}/{sc.decided}" for sc in seen.values())
+        log.warning(
+            "mc: the completer's self-confidence (%s) lets %s place no label within its "
+            "budget on any of these %d chains: no rollout made beyond the question's; their "
+            "steps stay unverifiable (a stronger completer: labels.mc.model.name=...)",
+            ", ".join(f"{r} on {n} problem{'s' * (n > 1)}" for r, n in rates.most_common()),
+            self.method.name, len(probed))
 
     def _estimator(self, problem: Problem, chain: Chain, outcome: bool | None | str,
                    sc: SelfConfidence | None) -> Estimator | None:

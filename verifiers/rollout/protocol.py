@@ -61,6 +61,7 @@ class RolloutStats:
     wasted_tokens: int = 0  # their tokens (included in `tokens`)
     ahead_requests: int = 0  # rollouts sent for probes that were not pending yet
     unfinished_chains: int = 0  # chains still undecided when max_rounds ran out
+    hopeless_chains: int = 0  # chains the method could place no label on: no rollout made
     checks: int = 0  # outcome checks actually run (cache hits excluded)
     undecided_checks: int = 0  # checks that returned None (undecided: they cost budget only)
     no_attempts: int = 0  # of them: math rollouts that made no attempt at an answer (wrote
