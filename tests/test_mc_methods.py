@@ -97,3 +97,51 @@ def test_nothing_outside_a_methods_module_branches_on_the_method():
                 if _BRANCH.search(line):
                     found.append(f"{rel}:{n}: {line.strip()}")
     assert not found, "\n".join(found)
+
+
+def test_the_completer_model_is_chosen_by_name():
+    from pipelines.label.app import typed
+
+    cfg = typed(compose(["labels=[answer,mc]", "labels/mc/model=qwen_coder_0_5b"]))
+    own = cfg.labels.mc.own_model(cfg.model)
+    assert own is not None and own.name == "Qwen2.5-Coder-0.5B-Instruct"
+    same = typed(compose(["labels=[answer,mc]", "labels/mc/model=smollm2"]))
+    assert same.labels.mc.own_model(same.model) is None  # the sampler's model: its pool
+    assert typed(compose(["labels=[answer,mc]"])).labels.mc.model.name == ""
+
+
+def test_a_completer_of_its_own_labels_given_chains_on_its_own_pool(tmp_path, monkeypatch):
+    """Given chains (no sampler) labeled by MC on a completer model of its own: the job starts
+    that model's pool only, and the self-confidence comes from its question rollouts alone
+    (the chains are not its samples)."""
+    import json
+
+    import polars as pl
+
+    from pipelines.label.app import run
+    from pipelines.label.job import LabelJob
+
+    data = tmp_path / "given.jsonl"
+    rows = [{"question": f"What is {a} * {b}?", "answer": str(a * b),
+             "steps": [f"Step 1: {a} * {b} = {a * b + e}.", f"The answer is {a * b + e}."]}
+            for a, b, e in ((3, 4, 0), (5, 6, 1), (7, 8, 0))]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    started: list[str] = []
+    real = LabelJob._start_pool
+
+    def spy(self, model):
+        started.append(model.name)
+        return real(self, model)
+
+    monkeypatch.setattr(LabelJob, "_start_pool", spy)
+    m = run(compose(["engine=simulated", "ray=inprocess", "dataset=generic",
+                     f"dataset.path={data}", "dataset.fields.steps=steps",
+                     "labels=[answer,mc]", "labels/mc=absolute", "labels.mc.k=2",
+                     "labels.mc.self_rollouts=4", "labels.mc.model.name=sim-completer",
+                     f"output.dir={tmp_path / 'out'}"]))
+    assert started == ["sim-completer"]
+    df = pl.read_parquet(tmp_path / "out" / "shards" / "*.parquet")
+    assert df.height == m["counts"]["rows"] == 3
+    for sc in df["mc_self_confidence"].to_list():
+        assert sc["source"] == "rollouts" and sc["rollouts"] == 4
+    assert sum(sum(r) for r in df["mc_rollouts"].to_list()) > 0

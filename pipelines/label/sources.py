@@ -18,6 +18,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, is_dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from labeling import registry
@@ -61,6 +62,9 @@ class HowToRun:
     # A section chosen by name (`labels/<source>=<option>`, each option a subclass of
     # `section` with keys of its own): (option, its section), the first the default.
     variants: tuple[tuple[str, type], ...] = ()
+    # Sub-sections chosen by name too (`labels/<source>/<key>=<option>`): key, its default
+    # option, and a function giving every option's node (read when registering, not before).
+    choices: tuple[tuple[str, str, Callable[[], dict[str, Any]]], ...] = ()
 
 
 def _declared(name: str, entry: HowToRun) -> None:
@@ -74,13 +78,15 @@ def _declared(name: str, entry: HowToRun) -> None:
 _RUNS: Registry[HowToRun] = Registry("label source builder", check=_declared)
 
 
-def runs(name: str, section: type, variants: tuple[tuple[str, type], ...] = ()
+def runs(name: str, section: type, variants: tuple[tuple[str, type], ...] = (),
+         choices: tuple[tuple[str, str, Callable[[], dict[str, Any]]], ...] = ()
          ) -> Callable[[Builder], Builder]:  # fmt: skip
     """Decorate the builder of built-in source `name` (declared in labeling/registry.py),
-    whose `labels.<name>` section is `section` (or one of `variants`, chosen by name)."""
+    whose `labels.<name>` section is `section` (or one of `variants`, chosen by name; its
+    sub-sections in `choices` chosen by name too)."""
 
     def wrap(fn: Builder) -> Builder:
-        _RUNS.register(name, HowToRun(section, fn, variants))
+        _RUNS.register(name, HowToRun(section, fn, variants, choices))
         return fn
 
     return wrap
@@ -135,11 +141,17 @@ def register_options() -> None:
         if not variants:
             cs.store(group="labels", name=name, node={name: section})
             continue
-        # `labels=[mc]` brings the default variant; `labels/mc=fall` chooses another.
-        cs.store(group="labels", name=name, node={"defaults": [{name: variants[0][0]},
-                                                                "_self_"]})
+        # `labels=[mc]` brings the default variant; `labels/mc=fall` chooses another, and
+        # `labels/mc/model=qwen_coder_0_5b` a sub-section's option.
+        subs = _RUNS[name].choices
+        cs.store(group="labels", name=name, node={"defaults": [
+            {name: variants[0][0]}, *({f"{name}/{key}": default} for key, default, _ in subs),
+            "_self_"]})
         for option_name, variant in variants:
             cs.store(group=f"labels/{name}", name=option_name, node=variant)
+        for key, _, options in subs:
+            for option_name, node in options().items():
+                cs.store(group=f"labels/{name}/{key}", name=option_name, node=node)
     # A source unregistered since (a test's toy) stops being an option: the store has no
     # remove call, so its entry leaves the group's table.
     stored = cs.repo.get("labels", {})
@@ -190,7 +202,21 @@ def _tests(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
     return SyntaxVerifier()
 
 
-@runs("mc", MCSourceConfig, tuple((name, mc_config(name)) for name in METHODS))
+def _model_options() -> dict[str, Any]:
+    """The completer's model by name: `sampler` (the sampler's: `name` ''), or any option of
+    the `model` group (conf/model/*.yaml)."""
+    from omegaconf import OmegaConf
+
+    from pipelines.confdir import CONF_DIR
+
+    options: dict[str, Any] = {"sampler": {}}
+    for path in sorted(Path(CONF_DIR, "model").glob("*.yaml")):
+        options[path.stem] = OmegaConf.load(path)
+    return options
+
+
+@runs("mc", MCSourceConfig, tuple((name, mc_config(name)) for name in METHODS),
+      choices=(("model", "sampler", _model_options),))
 def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
     if ctx.completer is None:
         raise ValueError("labels.mc needs an engine for its completer model")
