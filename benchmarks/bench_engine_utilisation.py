@@ -66,7 +66,7 @@ def main() -> None:
     from pipelines.engine.pool import EnginePool
     from pipelines.engine.prepare_model import prepare
     from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
-    from verifiers.rollout.driver import MonteCarloVerifier
+    from verifiers.mc.driver import MonteCarloVerifier
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     t = time.perf_counter()

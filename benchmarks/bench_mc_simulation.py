@@ -57,7 +57,7 @@ from labeling.first_error import located_first_error  # noqa: E402
 from labeling.mc import METHODS, FirstErrorModel, Method, method  # noqa: E402
 from labeling.schema import Chain, Problem  # noqa: E402
 from tests.fakes import FakeCompleter  # noqa: E402
-from verifiers.rollout.driver import MonteCarloVerifier  # noqa: E402
+from verifiers.mc.driver import MonteCarloVerifier  # noqa: E402
 
 PRESETS = {"easy": (0.8, 0.01), "hard": (0.3, 0.05)}
 ERR = "[err]"

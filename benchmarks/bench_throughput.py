@@ -114,7 +114,7 @@ def job_side(args: argparse.Namespace) -> dict:
     from pipelines.engine.runtime import init_ray
     from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
     from pipelines.label.source_configs import mc_config
-    from verifiers.rollout.driver import MonteCarloVerifier
+    from verifiers.mc.driver import MonteCarloVerifier
 
     s = SamplerConfig(n=args.n, max_tokens=args.max_tokens)
     path = args.model or str(prepare())

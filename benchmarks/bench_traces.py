@@ -118,7 +118,7 @@ class TraceCompleter:
         self.tokens = tokens
 
     def complete(self, requests):
-        from verifiers.rollout.driver import Completion
+        from verifiers.mc.driver import Completion
 
         out = []
         for r in requests:
@@ -138,7 +138,7 @@ def mc_cost(n_traces: int, paragraphs: int, seed: int, k: int, confirm: int,
             opts: SectionOptions) -> None:
     from labeling.mc import method
     from tests.synthetic_traces import long_trace
-    from verifiers.rollout.driver import MonteCarloVerifier
+    from verifiers.mc.driver import MonteCarloVerifier
 
     rng = random.Random(seed)
     traces = [long_trace(paragraphs, seed=seed + i, error_at=rng.randrange(5, paragraphs - 5))

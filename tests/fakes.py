@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from labeling.engine_request import EngineRequest
 from labeling.mc import METHODS, Absolute, PerStep, method
-from verifiers.rollout.driver import Completion, MonteCarloVerifier
+from verifiers.mc.driver import Completion, MonteCarloVerifier
 
 
 def absolute(k: int = 8, chunk: int | None = None, confirm: int = 1,

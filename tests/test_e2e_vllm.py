@@ -84,7 +84,7 @@ def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     from pipelines.engine.pool import EnginePool
     from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig
     from tests.fakes import mc_verifier
-    from verifiers.rollout.driver import AsyncCompleter
+    from verifiers.mc.driver import AsyncCompleter
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     model = ModelConfig(name="tiny", path=str(tiny_model_dir), max_model_len=512)

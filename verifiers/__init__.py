@@ -7,7 +7,7 @@
 | answer (given)     | `GivenOutcome`                          | verifiers/base.py       |
 | calc               | `CalculatorVerifier`                    | verifiers/calculator/   |
 | tests              | `SyntaxVerifier`                        | verifiers/code_tests.py |
-| mc                 | `MonteCarloVerifier`                    | verifiers/rollout/      |
+| mc                 | `MonteCarloVerifier`                    | verifiers/mc/      |
 | judge              | `JudgeVerifier`                         | verifiers/judge.py      |
 
 Heavy names (sympy, the sandbox) load on first use, so `import verifiers` costs nothing.
@@ -24,7 +24,7 @@ _LAZY = {
     "CodeTestVerifier": "verifiers.code_tests",
     "SyntaxVerifier": "verifiers.code_tests",
     "CalculatorVerifier": "verifiers.calculator.verifier",
-    "MonteCarloVerifier": "verifiers.rollout.driver",
+    "MonteCarloVerifier": "verifiers.mc.driver",
     "JudgeVerifier": "verifiers.judge",
 }
 

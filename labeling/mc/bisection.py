@@ -193,7 +193,7 @@ class PosteriorSearch(Estimator):
         (0 to n successes, all decided) and after each outcome of those (`AHEAD_DEPTH` probes
         deep), as (step, first rollout index, n), while the budget holds whole probes and
         their rollouts stay within `AHEAD_ROLLOUTS`: a driver with room sends them early
-        (verifiers/rollout/schedule.py)."""
+        (verifiers/mc/schedule.py)."""
         pending = self.pending()
         if not pending:
             return []

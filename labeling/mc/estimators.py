@@ -32,7 +32,7 @@ success nor a failure. A prefix whose rollouts were all undecided stays unlabele
 The score (`mc_scores`): the unbiased estimate of the success rate under the stopping rule
 that ran (`labeling.mc.rules.unbiased_rate`); the evidence keeps the raw count.
 
-Pure: no engine, no I/O. The driver (`verifiers/rollout/driver.py`) loops
+Pure: no engine, no I/O. The driver (`verifiers/mc/driver.py`) loops
 `pending()` -> generate and check -> `record()` until `done`, then reads `verdicts()`.
 """
 

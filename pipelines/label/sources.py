@@ -221,8 +221,8 @@ def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
     if ctx.completer is None:
         raise ValueError("labels.mc needs an engine for its completer model")
     from labeling.prompts import user_message
-    from verifiers.rollout.driver import MonteCarloVerifier
-    from verifiers.rollout.outcome import outcome_check
+    from verifiers.mc.driver import MonteCarloVerifier
+    from verifiers.mc.outcome import outcome_check
 
     labels = cfg.labels
     # Rollouts are judged as the `answer` source judges a chain: the same answer check, the

@@ -33,7 +33,7 @@ class Completer(Protocol):
 @runtime_checkable
 class AsyncCompleter(Protocol):
     """May also have `capacity`: requests the engines can run at once (enables speculation,
-    see `verifiers.rollout.schedule`)."""
+    see `verifiers.mc.schedule`)."""
 
     def submit(
         self, requests: Sequence[EngineRequest]

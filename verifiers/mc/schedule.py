@@ -35,7 +35,7 @@ from typing import Any
 
 from labeling.engine_request import EngineRequest
 from labeling.mc import Estimator, Probe
-from verifiers.rollout.protocol import AsyncCompleter, Completion
+from verifiers.mc.protocol import AsyncCompleter, Completion
 
 # Rollouts of probes that may come next go out only while fewer than capacity / AHEAD_SHARE
 # requests are in flight. With all 256 of the CPU engine's room open to them, the MC stage of

@@ -36,9 +36,9 @@ from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
 from labeling.mc import Estimator, Method, Probe
 from labeling.schema import AfterError, Chain, Problem, SelfConfidence, Status, StepVerdict
-from verifiers.rollout.outcome import OutcomeCheck, no_attempt, outcome_check
-from verifiers.rollout.protocol import AsyncCompleter, Completer, Completion, RolloutStats
-from verifiers.rollout.schedule import Schedule, _submit
+from verifiers.mc.outcome import OutcomeCheck, no_attempt, outcome_check
+from verifiers.mc.protocol import AsyncCompleter, Completer, Completion, RolloutStats
+from verifiers.mc.schedule import Schedule, _submit
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ class MonteCarloVerifier:
       self_rollouts: completions of the bare question per problem (the self-confidence).
       max_rounds: safety cap on requests per chain.
       speculate: send the requests a search may need next while the engine has room (the
-        labels are the same either way: `verifiers.rollout.schedule`).
+        labels are the same either way: `verifiers.mc.schedule`).
       max_tokens, temperature: per completion (required: the job passes the sampler's when
         `labels.mc` leaves them unset); top_p: the sampler's in the job (1.0 by default).
         seed: base of the per-(problem, chain, step, rollout) seeds.

@@ -12,9 +12,9 @@ import pytest
 
 from labeling.engine_request import EngineRequest
 from tests.fakes import FakeCompleter, mc_verifier
-from tests.test_rollout import ERR, error_aware, labels, math_item, posterior_rule, sampled_items
-from verifiers.rollout.driver import AsyncCompleter, Completer, Completion
-from verifiers.rollout.outcome import MathOutcome
+from tests.test_mc_driver import ERR, error_aware, labels, math_item, posterior_rule, sampled_items
+from verifiers.mc.driver import AsyncCompleter, Completer, Completion
+from verifiers.mc.outcome import MathOutcome
 
 
 class ThreadedCompleter:

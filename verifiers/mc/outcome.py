@@ -4,7 +4,7 @@ An `OutcomeCheck` is a callable `(problem, prefix_text, completion_text) -> bool
 True when the prefix followed by the completion solves the problem, False when it does not,
 None when the check could not decide (the answer check timed out, the sandbox did not start).
 `prefix_text` is the chain's text up to and including the step, exactly as the model wrote it
-(`verifiers.rollout.driver.prefix_texts`): code needs its original indentation and line breaks. An
+(`verifiers.mc.driver.prefix_texts`): code needs its original indentation and line breaks. An
 empty `completion_text` asks about the prefix itself as a finished solution: that is how the
 driver learns a chain's own outcome.
 

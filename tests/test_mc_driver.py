@@ -16,12 +16,12 @@ from labeling.schema import Chain, Problem, Status
 from tests.conftest import needs_sandbox
 from tests.fakes import FakeCompleter, mc_verifier
 from verifiers.base import Verifier
-from verifiers.rollout.driver import (
+from verifiers.mc.driver import (
     Completer,
     Completion,
     prefix_texts,
 )
-from verifiers.rollout.outcome import CodeOutcome, MathOutcome, no_attempt
+from verifiers.mc.outcome import CodeOutcome, MathOutcome, no_attempt
 
 ERR = "[err]"
 
@@ -376,7 +376,7 @@ def test_a_completer_that_never_solves_is_said_and_spends_only_the_question(capl
     items = [(p, c) for p, c in sampled_items(2) if c.chain_id.endswith((".0", ".1", ".3"))]
     completer = FakeCompleter(lambda r: 0.0)  # every sampled chain wrong, every rollout too
     mc = mc_verifier(completer, rule="posterior", self_rollouts=16, samples_of="m")
-    with caplog.at_level("WARNING", logger="verifiers.rollout.driver"):
+    with caplog.at_level("WARNING", logger="verifiers.mc.driver"):
         out = mc.verify(items)
     st = mc.last_stats
     assert st.completions == st.self_completions == 2 * 16  # the question's, nothing more
@@ -389,7 +389,7 @@ def test_a_completer_that_never_solves_is_said_and_spends_only_the_question(capl
 def test_no_warning_when_some_chain_is_probed(caplog):
     mc = mc_verifier(FakeCompleter(posterior_rule), rule="posterior", self_rollouts=8,
                      samples_of="m")
-    with caplog.at_level("WARNING", logger="verifiers.rollout.driver"):
+    with caplog.at_level("WARNING", logger="verifiers.mc.driver"):
         mc.verify(sampled_items(2))
     assert not [r for r in caplog.records if "place no label" in r.getMessage()]
     assert mc.last_stats.hopeless_chains < len(sampled_items(2))
