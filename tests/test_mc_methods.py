@@ -37,7 +37,7 @@ def test_each_method_composes_its_own_keys(name):
             else str(value)
         overrides.append(f"labels.mc.{key}={text}")
     cfg = typed(compose(["labels=[answer,mc]", *overrides]))
-    assert cfg.labels.mc.method() == defaults
+    assert cfg.labels.mc.make_method() == defaults
     assert type(cfg.labels.mc).method_name == name
 
 
@@ -145,3 +145,13 @@ def test_a_completer_of_its_own_labels_given_chains_on_its_own_pool(tmp_path, mo
     for sc in df["mc_self_confidence"].to_list():
         assert sc["source"] == "rollouts" and sc["rollouts"] == 4
     assert sum(sum(r) for r in df["mc_rollouts"].to_list()) > 0
+
+
+def test_the_method_key_records_the_choice_and_chooses_nothing():
+    from pipelines.cli import ConfigError
+    from pipelines.label.app import typed
+
+    cfg = typed(compose(["labels=[answer,mc]", "labels/mc=fall"]))
+    assert cfg.labels.mc.method == "fall"  # printed configs and the manifest say which ran
+    with pytest.raises(ConfigError, match="choose the method with labels/mc=fall"):
+        typed(compose(["labels=[answer,mc]", "labels.mc.method=fall"]))

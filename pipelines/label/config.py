@@ -187,7 +187,7 @@ def validate(cfg: LabelJobConfig) -> None:
         raise ConfigError("labels.policy=outcome needs the answer source: add answer to labels")
     if cfg.labels.mc is not None:
         try:
-            cfg.labels.mc.method()  # ranges and settings that must combine
+            cfg.labels.mc.make_method()  # ranges and settings that must combine
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
     judge = cfg.labels.judge
