@@ -1,6 +1,7 @@
 """What each trainer entry point receives and returns: TRL's `reward_funcs` callable (strings
 and chat messages, the reference column, its log hooks), verl's `compute_score` functions
-(the prompt from `extra_info`), and the split rules prm-train records for them."""
+(the prompt from `extra_info`), and the split rules prm-train records for them (more in
+tests/test_reward_split.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import pytest
 
 from labeling.reward import Note
 from pipelines.reward import PRMReward, TRLReward, verl_reward
-from pipelines.train.lineage import dataset_split
 from pipelines.train.model import StepFormat
 
 PROMPTS = ["Start at 3 and add 4 , 2 .", "What is 12 * 3 ?"]
@@ -86,19 +86,6 @@ def _dataset(root: Path, split: dict | None, model: str = "SmolLM2",
     return str(root)
 
 
-def test_dataset_split_is_recorded_only_when_known(tmp_path):
-    line = {"mode": "line", "code_mode": "statement", "max_steps": 40}
-    a = _dataset(tmp_path / "a", line)
-    assert dataset_split([a, _dataset(tmp_path / "b", line)]) == line
-    assert dataset_split([a, _dataset(tmp_path / "c", {**line, "mode": "auto"})]) is None
-    assert dataset_split([_dataset(tmp_path / "d", line, model="given")]) is None
-    # people's sections of reasoning traces: the machine's sections cut stands for them
-    human = _dataset(tmp_path / "f", line, model="given", dataset="deltabench")
-    assert dataset_split([human]) == {**line, "mode": "sections"}
-    assert dataset_split([_dataset(tmp_path / "e", None), a]) == line
-    assert dataset_split([str(tmp_path / "missing")]) is None
-
-
 def test_prm_train_writes_the_split_rules_into_the_checkpoint(tmp_path):
     from pipelines.train.app import run
     from pipelines.train.model import build_tiny_model
@@ -114,7 +101,7 @@ def test_prm_train_writes_the_split_rules_into_the_checkpoint(tmp_path):
                              "eval_every": 0},
                    "output": {"dir": str(tmp_path / "out")}})  # fmt: skip
     final = Path(summary["final"])
-    assert StepFormat.load(final).split == line
+    assert StepFormat.load(final).split == {**line, "cut_by": "prm-label", "given": []}
     r = PRMReward.load(final)
     assert r.split_mode == "line"
     got = r.score(["q"], ["3 + 4 = 7\n7 + 2 = 9"])[0]

@@ -46,13 +46,18 @@ def _filter(cfg: LabelJobConfig, counts: dict[str, Any]) -> dict[str, Any]:
 
 def _split(cfg: LabelJobConfig, counts: dict[str, Any]) -> dict[str, Any]:
     """How chains were cut, so that the cut can be repeated: the mode and, for reasoning
-    traces, the section budget, cap and cue tables; and what the traces were like."""
+    traces, the section budget, cap and cue tables; how many chains this job cut with them
+    (`chains_cut`: sampled, or given as one response string) and how many came already split
+    (`chains_given_split`: a given list of steps, cut by no rule here); and what the traces
+    were like."""
     sections = str(cfg.split.mode) == "sections"
     return {
         "mode": str(cfg.split.mode),
         "code_mode": str(cfg.split.code_mode),
         "max_steps": cfg.split.max_steps,
         "sections": cfg.split.section_options().record() if sections else None,
+        "chains_cut": counts.get("chains_cut", 0),
+        "chains_given_split": counts.get("chains_given_split", 0),
         "chains_thinking": counts.get("chains_thinking", 0),
         "chains_thinking_unfinished": counts.get("chains_thinking_unfinished", 0),
         "after_error": str(cfg.labels.after_error),

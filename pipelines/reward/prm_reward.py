@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,6 +45,10 @@ from pipelines.reward.config import RewardBackend, RewardConfig, RewardDomain, r
 from pipelines.serve.client import ScoringError
 
 log = logging.getLogger("prm-reward")
+
+
+class SplitMismatchWarning(UserWarning):
+    """The reward cuts completions otherwise than the PRM's training chains were cut."""
 
 
 def build_scorer(cfg: RewardConfig) -> Any:
@@ -86,15 +91,61 @@ class PRMReward:
             cfg.max_sections or record.get("max_sections") or default.max_sections,
         )  # only the `sections` mode reads them
         self._check_split()
-        said = "reward.split_mode" if cfg.split_mode else (
-            "recorded with the checkpoint" if record.get("mode") else
-            "the default: the checkpoint records no split rules")  # fmt: skip
-        mode = self.split_mode if cfg.domain == RewardDomain.math else self.code_mode
-        log.info("prm-reward: %s completions cut into steps with %s (%s)", cfg.domain, mode, said)
+        self.split_said = self._say_split(record)
+        log.info("prm-reward: %s", self.split_said)
         self.scorer = scorer if scorer is not None else build_scorer(cfg)
         self.stats: Counter[str] = Counter()
         self._checker: Any = None
         self._lock = threading.Lock()
+
+    def _say_split(self, record: dict[str, Any]) -> str:
+        """The sentence saying how completions are cut and why; a `SplitMismatchWarning`
+        (shown by scripts and the server alike, not a log line) when that is not the cut
+        the PRM was trained on: the config overrides the recorded rule, or the record says
+        the training chains were cut by mixed rules or came already split."""
+        cfg = self.cfg
+        mode = self.split_mode if cfg.domain == RewardDomain.math else self.code_mode
+        how = f"{cfg.domain} completions are cut into steps with {mode}"
+        if mode == "sections":
+            how += (f" (section_tokens={self.sections.tokens}, "
+                    f"max_sections={self.sections.max_sections})")  # fmt: skip
+        cut_by = record.get("cut_by")
+        problems = []
+        if cfg.domain == RewardDomain.math:
+            trained = record.get("mode")
+            if cfg.split_mode and trained and str(cfg.split_mode) != trained:
+                problems.append(f"reward.split_mode={cfg.split_mode} but the PRM was trained "
+                                f"on chains cut with {trained}")  # fmt: skip
+            if trained == "sections" and self.split_mode == "sections":
+                for key, ours in (("section_tokens", self.sections.tokens),
+                                  ("max_sections", self.sections.max_sections)):  # fmt: skip
+                    if record.get(key) is not None and record[key] != ours:
+                        problems.append(f"reward.{key}={ours} but training cut with "
+                                        f"{key}={record[key]}")  # fmt: skip
+        elif cfg.code_mode and record.get("code_mode") and cfg.code_mode != record["code_mode"]:
+            problems.append(f"reward.code_mode={cfg.code_mode} but the PRM was trained on "
+                            f"chains cut with {record['code_mode']}")  # fmt: skip
+        if cut_by == "mixed" and not (cfg.split_mode or cfg.code_mode):
+            rules = record.get("rules") or {}
+            problems.append("the PRM was trained on chains cut by different rules ("
+                            + "; ".join(f"{p}: {r.get('mode')}" for p, r in rules.items())
+                            + "), so no cut repeats training; set reward.split_mode")
+        elif cut_by == "given" and not cfg.split_mode:
+            problems.append("the PRM was trained only on chains that came already split "
+                            "(no rule to repeat); set reward.split_mode to the nearest cut")
+        elif record.get("given") and cut_by in ("prm-label", "people"):
+            problems.append(f"some training chains came already split ({len(record['given'])} "
+                            "dataset(s)); those were not cut this way")  # fmt: skip
+        if not record and not (cfg.split_mode or cfg.code_mode):
+            problems.append("the checkpoint records no split rules (not trained by prm-train "
+                            "on prm-label data?); set reward.split_mode to how it was trained")
+        said = ("as set in the reward config" if (cfg.split_mode or cfg.code_mode) else
+                "as recorded with the checkpoint" if record.get("mode") else "the default")
+        sentence = f"{how}, {said}"
+        if problems:
+            sentence += "; but " + "; ".join(problems)
+            warnings.warn(f"prm-reward: {sentence}", SplitMismatchWarning, stacklevel=3)
+        return sentence
 
     @classmethod
     def load(cls, checkpoint: str | Path, **fields: Any) -> PRMReward:
