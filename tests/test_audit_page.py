@@ -263,3 +263,21 @@ def test_a_person_reviews_chains_reloads_exports_and_imports(browser, tmp_path):
     assert new["p3"]["labels"] == [False, False, True] and new["p3"]["first_error_step"] == 0
     assert new["p3"]["human_labels"] == [False, None, True]
     assert new["p3"]["human_first_error"] == 0
+
+
+def test_the_page_shows_its_first_question_in_plain_headless_chromium(tmp_path):
+    """Plain `chromium --headless` (no DevTools, a fresh profile, storage that may never
+    open): the first question is on the page and in a screenshot's DOM, not a blank card."""
+    pack = sample(write(tmp_path / "v1", ROWS), review_mode="step")
+    flags = ["--headless", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}",
+             "--window-size=1000,900"]  # fmt: skip
+    if os.geteuid() == 0:
+        flags.insert(0, "--no-sandbox")
+    page = (pack / "review.html").as_uri()
+    shot = tmp_path / "shot.png"
+    subprocess.run([chromium(), *flags, f"--screenshot={shot}", page], capture_output=True,
+                   timeout=120, check=False)  # fmt: skip
+    assert shot.stat().st_size > 0
+    dom = subprocess.run([chromium(), *flags, "--dump-dom", page], capture_output=True,
+                         text=True, timeout=120, check=False).stdout  # fmt: skip
+    assert "itself correct?" in dom and "question 1 of" in dom, dom[-2000:]
