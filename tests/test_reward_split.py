@@ -135,3 +135,29 @@ def test_a_prm_trained_on_sections_scores_the_same_sections(tmp_path):
 def _text(row: dict, traces: list) -> str:
     [t] = [t for t in traces if all(c in t.text for c in row["completions"])]
     return t.text
+
+
+def test_the_label_job_says_who_cut_its_chains(tmp_path):
+    """Given step lists and response strings through prm-label: its manifest counts each,
+    and prm-train's record follows (a list of steps is cut by no rule)."""
+    from pipelines.label.app import run as label
+
+    t = long_trace(20, seed=5)
+    records = {"steps": {"q": t.question, "a": t.reference, "s": ["3 + 4 = 7", "7 * 2 = 14"]},
+               "text": {"q": t.question, "a": t.reference, "s": t.text}}
+    got = {}
+    for name, record in records.items():
+        (tmp_path / f"{name}.jsonl").write_text(json.dumps(record) + "\n")
+        got[name] = str(tmp_path / name)
+        m = label(compose(["dataset=generic", f"dataset.path={tmp_path / f'{name}.jsonl'}",
+                           "dataset.fields.question=q", "dataset.fields.answer=a",
+                           "dataset.fields.steps=s", "labels=[answer,calc]", "ray=inprocess",
+                           "split.mode=sections", "output.report=false",
+                           f"output.dir={got[name]}"]))  # fmt: skip
+        cut = (0, 1) if name == "steps" else (1, 0)
+        assert (m["split"]["chains_cut"], m["split"]["chains_given_split"]) == cut
+    assert dataset_split([got["steps"]]) == {"mode": None, "cut_by": "given",
+                                             "given": [got["steps"]]}  # fmt: skip
+    assert dataset_split([got["text"]])["mode"] == "sections"
+    both = dataset_split([got["text"], got["steps"]])
+    assert both["cut_by"] == "prm-label" and both["given"] == [got["steps"]]

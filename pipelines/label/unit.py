@@ -116,7 +116,6 @@ class UnitLabeler:
                         chains.append(chain)
                     continue
                 cid = chain_id(problem.problem_id, g.model, i, g.steps)
-                res.counts["chains_given_split"] += 1  # cut before it came: no rule to repeat
                 chains.append(
                     Chain(problem.problem_id, cid, i, "\n\n".join(g.steps), g.steps, g.model,
                           human_first_error=g.human_first_error,
@@ -156,7 +155,6 @@ class UnitLabeler:
             res.counts["chains_quarantined"] += 1
             res.quarantine.append(self._q(problem, reason, "split", cid, text))
             return None
-        res.counts["chains_cut"] += 1  # cut here by split.*: the rule a reward must repeat
         finished = parse_trace(text).finished if problem.domain == "math" else None
         if finished is not None:
             res.counts["chains_thinking"] += 1
