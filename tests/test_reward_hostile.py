@@ -42,7 +42,7 @@ def _verl(reward, refs):
                                            checkpoint=reward.cfg.checkpoint)  # fmt: skip
 
 
-def _server(reward, refs):
+def _server(reward, refs, whole=False):
     prompt = CHATML.format(q=PROMPT)
     body = {"query": [prompt + t + "<|im_end|>" for t in TEXTS], "prompts": [prompt] * len(TEXTS)}
     if refs:
@@ -50,7 +50,7 @@ def _server(reward, refs):
     with RewardServer(reward, ServerConfig(port=free_port())) as s:
         resp = requests.post(s.url + "/get_reward", json=body, timeout=600)
     assert resp.status_code == 200, resp.text
-    return resp.json()["rewards"]
+    return resp.json() if whole else resp.json()["rewards"]
 
 
 @pytest.mark.parametrize("path", [_trl, _verl, _server], ids=["trl", "verl", "openrlhf"])
@@ -73,7 +73,11 @@ def test_the_same_rewards_on_every_path(prm_ckpt):
     refs = [REFERENCE] * len(TEXTS)
     trl = _trl(reward, refs)
     assert _verl(reward, refs) == pytest.approx(trl, abs=1e-6)
-    assert _server(reward, refs) == pytest.approx(trl, abs=1e-6)
+    body = _server(reward, refs, whole=True)
+    assert body["rewards"] == pytest.approx(trl, abs=1e-6)
+    failed = [n in ("unfinished", "no_answer", "nested_think", "answer_only_in_thinking")
+              for n in NAMES]  # fmt: skip
+    assert body["extra_logs"]["prm_format_failure"] == [float(x) for x in failed]
 
 
 def test_format_failures_are_named_and_never_scored(prm_ckpt):
