@@ -240,3 +240,23 @@ def test_page_renders_in_headless_chromium(tmp_path, dataset):
         assert complete and width > 100 and height > 100  # decoded PNGs, not broken icons
     assert got["late"] is None  # the CSP blocks inline scripts in the page
     assert got["scripts"] == 2  # the probe and the blocked one: no script came from data
+
+
+@pytest.mark.parametrize(("split", "labels", "says", "never"), [
+    ({"mode": "auto", "after_error": "negative"}, {}, "an earlier step is already wrong",
+     "section"),
+    ({"mode": "sections", "after_error": "keep", "chains_thinking_unfinished": 2}, {},
+     "keeps its own verdict", "already wrong"),
+    ({"mode": "line"}, {"after_error": "mask"}, "left unlabeled", "already wrong"),
+])  # fmt: skip
+def test_how_to_read_says_what_this_run_did(tmp_path, split, labels, says, never):
+    root = _set_config(make_dataset(tmp_path / "ds", [([R1], [])]), labels=labels)
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["split"] = split
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    text = about(write_report(root).read_text())
+    how = text[text.index("How to read it"):]
+    assert says in how and never not in how.split("Labels per source")[0]
+    if split["mode"] == "sections":
+        assert "each label is a claim about one section" in how
+        assert "2 trace(s) never closed their thinking" in how and "unverifiable" in how

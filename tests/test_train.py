@@ -148,3 +148,16 @@ def test_two_ray_train_workers(setup, tmp_path):
     assert summary["workers"] == 2 and summary["step"] == 4
     assert (tmp_path / "final" / "prm_format.json").exists()
     assert (tmp_path / "final" / "model.safetensors").exists()
+
+
+def test_an_empty_validation_split_is_said(setup, tmp_path, caplog):
+    # val_fraction holds out whole problems: on 3 problems, 0.1 holds out none
+    root, model = setup
+    write_shards(synthetic_rows(3, 2, seed=5), tmp_path / "few")
+    cfg = _cfg(root, model, tmp_path / "out", max_steps=1, eval_every=0, save_every=0)
+    cfg["data"] = {"shards": [str(tmp_path / "few")], "val_fraction": 0.1}
+    cfg["optim"]["warmup_steps"] = 0
+    with caplog.at_level("WARNING", logger="prm-train"):
+        run(cfg)
+    said = [r.getMessage() for r in caplog.records if "val_fraction" in r.getMessage()]
+    assert len(said) == 1 and "no chain into validation" in said[0], caplog.text
