@@ -27,8 +27,8 @@ skips the sort. `install()` puts it in place of vLLM's function in the engine's 
 
 That function is not vLLM's public API: `install()` replaces it only in the releases it was
 written for (`WRITTEN_FOR`, the range pyproject allows) and only while it still takes
-`(logits, k, p)`; on any other vLLM it leaves vLLM's own function in place (the same
-tokens, sorted) and says so in one warning line per process.
+`(logits, k, p)`; on any other vLLM it leaves vLLM's own function in place (its own
+sort, slower on CPU) and says so in one warning line per process.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def install(window: bool = True) -> bool:
         if why not in _WARNED:
             _WARNED.add(why)
             log.warning("engine.nucleus=window left out: %s; top-p goes through vLLM's own "
-                        "sort (the same tokens, slower)", why)
+                        "function (slower on CPU)", why)
         return False
     if current is not native:
         return True
