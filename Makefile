@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(EXTRA)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-deps test-deps apt-install model run test test-fast lint bench clean
+.PHONY: setup system-deps test-deps apt-install model run test test-fast lint clean
 
 setup: system-deps $(STAMP) model
 

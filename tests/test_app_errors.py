@@ -83,7 +83,7 @@ def test_warmup_above_max_steps_fails_at_start(tmp_path, shards_without_human_la
 
 def test_labels_check_accepts_shards_that_carry_the_source(shards_without_human_labels):
     """The check passes what the shards carry (the combined labels, MC scores, and MC labels
-    by their old name, kept only in `verdicts`) and refuses what they lack, naming the rest:
+    kept only in `verdicts`) and refuses what they lack, naming the rest:
     a check that let everything through, or nothing, fails here."""
     from pipelines.cli import UserError
     from pipelines.train.config import PRMDataConfig
@@ -93,7 +93,7 @@ def test_labels_check_accepts_shards_that_carry_the_source(shards_without_human_
         check_labels_present(PRMDataConfig(shards=[str(shards_without_human_labels)],
                                            label_source=source))
 
-    for source in ("labels", "mc_scores", "mc_hard"):
+    for source in ("labels", "mc_scores", "mc_labels"):
         assert check(source) is None
     for source in ("judge_labels", "calc_labels"):
         with pytest.raises(UserError) as refused:

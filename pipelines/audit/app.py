@@ -18,7 +18,7 @@ from omegaconf import DictConfig, OmegaConf
 from labeling.audit_estimate import Method, Reviewed, estimate
 from labeling.audit_sample import HUMAN, step_key
 from labeling.shards import DatasetDir
-from pipelines.audit.config import RENAMED, AuditJobConfig, Mode, register, validate
+from pipelines.audit.config import AuditJobConfig, Mode, register, validate
 from pipelines.cli import HydraApp
 
 
@@ -124,7 +124,7 @@ def run(cfg: DictConfig | AuditJobConfig) -> dict[str, Any]:
     return q
 
 
-APP = HydraApp("prm-audit", "audit", AuditJobConfig, register, run, __doc__, renamed=RENAMED)
+APP = HydraApp("prm-audit", "audit", AuditJobConfig, register, run, __doc__)
 
 
 def main() -> None:

@@ -18,7 +18,6 @@ from omegaconf import DictConfig, OmegaConf
 
 from pipelines.cli import HydraApp
 from pipelines.label.config import (
-    RENAMED,
     LabelJobConfig,
     label_job_schema,
     register,
@@ -60,7 +59,7 @@ def named_by_file(args: list[str]) -> list[str]:
 
 
 APP = HydraApp("prm-label", "config", label_job_schema, register, run, __doc__,
-               extra_overrides=named_by_file, renamed=RENAMED)
+               extra_overrides=named_by_file)
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from labeling.search import PRMScoreError
 from pipelines.cli import HydraApp, explain
-from pipelines.search.config import RENAMED, SearchConfig, register, validate
+from pipelines.search.config import SearchConfig, register, validate
 
 
 def typed(cfg: DictConfig | SearchConfig | dict) -> SearchConfig:
@@ -41,8 +41,7 @@ def _explain(exc: BaseException) -> str | None:
     return str(exc) if isinstance(exc, PRMScoreError) else explain(exc)
 
 
-APP = HydraApp("prm-search", "search", SearchConfig, register, run, __doc__, _explain,
-               renamed=RENAMED)
+APP = HydraApp("prm-search", "search", SearchConfig, register, run, __doc__, _explain)
 
 
 def main() -> None:
