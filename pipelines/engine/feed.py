@@ -9,8 +9,9 @@ between steps (continuous batching), which `LLM.generate` only does within one c
 
 Only the feed's thread touches the engine (`LLMEngine` is not thread-safe), and that thread
 also builds it: on CPU, torch runs measurably slower in a thread other than the one that
-made its first OpenMP team (a matmul loop and a generate call alike). The feed also counts requests, prompt, cached and generated tokens per tag
-(sample, rollout, ...) for the job's progress lines and the manifest.
+made its first OpenMP team (a matmul loop and a generate call alike). The feed also counts
+requests, prompt, cached and generated tokens per tag (sample, rollout, ...) for the job's
+progress lines and the manifest.
 Not covered: priorities and cancellation (a submitted request always runs to its end).
 """
 
