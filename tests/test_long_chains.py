@@ -23,6 +23,7 @@ from pipelines.train.model import (
 )
 from tests.conftest import compose
 from tests.synthetic_traces import long_trace
+from tests.tiers import examples
 
 WORDS = ["alpha", "beta", "gamma", "delta", "wait", "so", "=", "1", "2", "3"]
 
@@ -53,7 +54,7 @@ def test_a_step_that_does_not_fit_drops_every_later_one(tok):
     assert tokenize_row(long_prompt, ["so"], [True], tok, fmt)["prompt_cut"] == whole - 64 > 0
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=12), min_size=1,
                 max_size=12),
        st.integers(4, 60), st.integers(1, 10))
