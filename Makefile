@@ -79,11 +79,16 @@ FIRST_RUN := dataset=starter_math labels=[answer,calc,mc] sampler.temperature=0.
 run: setup
 	$(BIN)/prm-label $(FIRST_RUN)
 
+# Every test, on every core (pytest-xdist); the tests that start Ray or an engine or train
+# share one worker (tests/tiers.py groups them), so they never compete for the machine.
 test: setup test-deps
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n auto --dist loadgroup --durations=25 $(PYTEST_ARGS)
 
-test-fast: setup test-deps
-	$(BIN)/pytest -m "not slow" $(PYTEST_ARGS)
+# The inner loop: no set-up (an existing venv), every test that starts none of the markers'
+# things (pyproject.toml), Hypothesis's quick profile. One file: $(BIN)/pytest tests/test_x.py
+FAST := not (engine or ray or sandbox or app or browser or train or slow)
+test-fast:
+	$(BIN)/pytest -n auto -m "$(FAST)" --hypothesis-profile=quick $(PYTEST_ARGS)
 
 lint:
 	$(BIN)/ruff check .
