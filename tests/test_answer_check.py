@@ -27,6 +27,7 @@ def test_mc_rollouts_judge_answers_with_the_configured_timeout():
     assert built["mc"].check.checker.timeout_s == 7  # was a hard-coded 5 s
 
 
+@pytest.mark.sandbox
 def test_code_answers_and_code_rollouts_share_the_sandbox_settings_without_the_tests_source():
     from verifiers.sandbox.result import SandboxUnavailableError
 

@@ -42,6 +42,7 @@ def _assert_exactly_once(out: Path, problems: int, n: int) -> pl.DataFrame:
     return df
 
 
+@pytest.mark.app
 def test_sigkill_driver_then_resume(tmp_path):
     args = ("dataset.limit=3000", "dataset.count=3000", "output.problems_per_unit=100",
             "engine.simulated_delay_s=0.05")
@@ -92,6 +93,7 @@ def _killer(out: Path, targets: list[str], killed: list[str]) -> threading.Threa
     return thread
 
 
+@pytest.mark.ray
 @pytest.mark.slow
 def test_dead_engine_and_label_actors_are_restarted(tmp_path):
     import ray
@@ -111,6 +113,7 @@ def test_dead_engine_and_label_actors_are_restarted(tmp_path):
     _assert_exactly_once(out, 600, 2)
 
 
+@pytest.mark.ray
 @pytest.mark.slow
 def test_a_restarted_labeler_finds_the_engines_for_its_rollouts(tmp_path):
     """A labeler's copy of the engine pool carries the engines' names, not their handles;
@@ -145,6 +148,7 @@ def _mount_tmpfs(path: Path, size: str) -> bool:
     return ok
 
 
+@pytest.mark.app
 def test_disk_full_fails_cleanly(tmp_path):
     disk = tmp_path / "disk"
     require(_mount_tmpfs(disk, "600k"), "a small tmpfs mount for the disk-full test",

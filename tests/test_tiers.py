@@ -123,6 +123,7 @@ def test_every_kind_is_a_registered_marker():
     ([sys.executable, "-c", "print(1)"], False, None),
     (["/venv/bin/ray", "start", "--head"], False, "ray"),
     (["vllm", "serve", "ckpt"], False, "engine"),
+    ([sys.executable, "-m", "pipelines.serve.vllm_cli", "serve", "ckpt"], False, "engine"),
     (["/usr/bin/chromium", "--headless"], False, "browser"),
     (["bwrap", "--unshare-all"], False, "sandbox"),
     (["bash", "-c", "prm-label dataset=gsm8k"], False, None),  # a script's text is not read

@@ -165,6 +165,8 @@ def _command_kind(args: Any, shell: bool, scripts: set[str]) -> tuple[str, str] 
         return "app", f"the console script {first}"
     if first.startswith("python") and "-m" in argv[:-1]:
         module = argv[argv.index("-m") + 1]
+        if module == "pipelines.serve.vllm_cli":  # `vllm serve` from this install
+            return "engine", "vllm serve"
         if module.startswith("pipelines."):
             return "app", f"python -m {module}"
     if first == "ray":
