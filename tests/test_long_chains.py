@@ -82,6 +82,7 @@ def test_no_label_is_trained_against_text_it_was_cut_from(tok, steps, max_length
     assert trained == [p for i, p in enumerate(kept)]
 
 
+@pytest.mark.train
 def test_prm_train_on_long_traces_reports_what_it_dropped(tmp_path, caplog):
     traces = [long_trace(n, seed=n, error_at=n // 2) for n in (60, 80, 100, 120)]
     data = tmp_path / "t.jsonl"
@@ -114,6 +115,7 @@ def test_prm_train_on_long_traces_reports_what_it_dropped(tmp_path, caplog):
     assert saved["long_chains"] == long
 
 
+@pytest.mark.train
 def test_a_run_where_no_label_fits_stops_with_the_fix(tmp_path):
     from pipelines.cli import UserError
     from pipelines.train.data import synthetic_rows, write_shards
