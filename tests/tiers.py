@@ -16,9 +16,6 @@ test at the moment it starts one of these things unmarked:
 - `train`: the PRM training loop (`pipelines.train.loop.train_loop`) or a transformers
   `Trainer.train` (TRL's trainers).
 
-Tests marked `ray`, `engine` or `train` are put in one xdist group (`MACHINE`), so that
-`make test` runs them one at a time beside the rest.
-
 A start inside a fixture counts for the fixture as well: every later test that uses that
 fixture (a session-scoped cluster, say) needs the marker even though the fixture is already
 up. What the guard does NOT see: what a child process starts (a `python -c` program that
@@ -212,19 +209,6 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     while _state.undo:
         _state.undo.pop()()
-
-
-# Tests that take the whole machine (Ray's runtime and its /tmp/ray session, engines, training
-# loops): under `pytest -n auto --dist loadgroup` (make test) they run on one worker, one at a
-# time, while the other workers run the rest.
-MACHINE = ("ray", "engine", "train")
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its own modifyitems)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if any(item.get_closest_marker(k) for k in MACHINE):
-            item.add_marker(pytest.mark.xdist_group("machine"))
 
 
 def _fixture_kinds(item: pytest.Item) -> set[str]:
