@@ -184,6 +184,7 @@ def test_run_from_composed_config_prints_tables(tmp_path, dataset, capsys):
     assert "0 chains new, 0 gone" in text
 
 
+@pytest.mark.app
 def test_cli_writes_only_the_page_and_names_a_missing_dir(tmp_path, dataset):
     cwd = tmp_path / "cwd"
     cwd.mkdir()
@@ -227,6 +228,7 @@ def browse(page: Path, tmp_path: Path) -> dict:
     return json.loads(html.unescape(found.group(1)))
 
 
+@pytest.mark.browser
 def test_page_renders_in_headless_chromium(tmp_path, dataset):
     new = make_dataset(tmp_path / "new", [([R1, R3], [])], dataset)
     page = write_report(new, diff=dataset).read_text()

@@ -2,9 +2,9 @@
 
 The markers (`engine`, `ray`, `sandbox`, `app`, `browser`, `train`, registered with their help
 in pyproject.toml) say which expensive thing a test starts, so that `make test-fast` can leave
-those tests out and `make test` can keep them from sharing a worker's machine. A marker that
-is missing would silently put a minutes-long test into the fast tier, so the guard fails the
-test at the moment it starts one of these things unmarked:
+those tests out and `make test` can run the Ray, engine and training ones one at a time. A
+missing marker would silently put a minutes-long test into the fast tier, so the guard fails
+the test at the moment it starts one of these things unmarked:
 
 - `ray`: `ray.init`, and the `ray` command line in a subprocess;
 - `engine`: a vLLM engine (`vllm.LLM`, the project's `VLLMEngine`, an `EnginePool` of
@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -58,11 +59,12 @@ KINDS = ("engine", "ray", "sandbox", "app", "browser", "train")
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
 
+@dataclass
 class _State:
     item: pytest.Item | None = None  # the test whose setup, call or teardown is running
-    fixtures: list[Any] = []  # FixtureDefs being set up, innermost last
-    fixture_kinds: dict[int, set[str]] = {}  # id(FixtureDef) -> what its setup started
-    undo: list[Callable[[], None]] = []
+    fixtures: list[Any] = field(default_factory=list)  # FixtureDefs being set up, innermost last
+    fixture_kinds: dict[int, set[str]] = field(default_factory=dict)  # id(FixtureDef) -> kinds
+    undo: list[Callable[[], None]] = field(default_factory=list)  # puts the originals back
 
 
 _state = _State()
