@@ -28,7 +28,6 @@ def test_in_process_pool_calls_and_counts():
     assert stats["actors"] == 1 and stats["tags"]["all"]["requests"] == 3
 
 
-@pytest.mark.slow
 def test_a_pool_copy_for_a_labeler_pickles_and_counts_no_retries():
     import pickle
 
@@ -104,7 +103,6 @@ def test_auto_starts_one_engine_per_gpu_in_placement_groups():
 
 
 @pytest.mark.ray
-@pytest.mark.slow
 def test_cpu_auto_starts_one_single_thread_engine_per_core_and_routes_by_prompt():
     """Ray with three CPUs: auto gives three simulated engines of one thread each, each
     reserving its CPU on its node; a prompt's requests stay on one engine while the others
@@ -148,7 +146,6 @@ class _SlowStart:
 
 
 @pytest.mark.ray
-@pytest.mark.slow
 def test_engine_start_shows_progress_and_raises_the_engines_own_error(caplog):
     """A line every period while engines load; an engine that cannot start fails the pool
     with its own error, not at the first batch."""

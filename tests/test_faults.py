@@ -94,7 +94,6 @@ def _killer(out: Path, targets: list[str], killed: list[str]) -> threading.Threa
 
 
 @pytest.mark.ray
-@pytest.mark.slow
 def test_dead_engine_and_label_actors_are_restarted(tmp_path):
     import ray
 
@@ -114,7 +113,6 @@ def test_dead_engine_and_label_actors_are_restarted(tmp_path):
 
 
 @pytest.mark.ray
-@pytest.mark.slow
 def test_a_restarted_labeler_finds_the_engines_for_its_rollouts(tmp_path):
     """A labeler's copy of the engine pool carries the engines' names, not their handles;
     the restarted labeler looks them up again and its rollouts go on."""

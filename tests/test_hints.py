@@ -122,7 +122,6 @@ def test_printed_serve_command_uses_the_launcher_of_this_install(tmp_path):
 
 
 @pytest.mark.app
-@pytest.mark.slow
 def test_printed_serve_command_parses_in_vllm(tmp_path):
     """The whole printed command, pasted with `--help` appended: vLLM parses every option."""
     from pipelines.train.export import serve_command

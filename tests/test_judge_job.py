@@ -129,7 +129,6 @@ def test_the_judge_gets_its_own_pool_only_for_another_model(monkeypatch, tmp_pat
 
 @pytest.mark.ray
 @pytest.mark.engine
-@pytest.mark.slow
 def test_the_judge_on_the_real_engine(tmp_path, tiny_model_dir):
     """vLLM on Ray samples chains and answers the critic prompts (a random tiny model: its
     critiques do not parse, so every judge verdict is an `error` with the text as evidence,

@@ -99,6 +99,7 @@ def test_dataset_split_is_recorded_only_when_known(tmp_path):
     assert dataset_split([str(tmp_path / "missing")]) is None
 
 
+@pytest.mark.train
 def test_prm_train_writes_the_split_rules_into_the_checkpoint(tmp_path):
     from pipelines.train.app import run
     from pipelines.train.model import build_tiny_model
