@@ -141,7 +141,8 @@ def test_soft_labels_in_the_qwen2_prm_format(setup, tmp_path):
         )
 
 
-@pytest.mark.slow
+@pytest.mark.ray
+@pytest.mark.train
 def test_two_ray_train_workers(setup, tmp_path):
     root, model = setup
     summary = run(_cfg(root, model, tmp_path, workers=2, max_steps=4))
