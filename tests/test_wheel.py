@@ -102,6 +102,7 @@ def test_code_and_config_come_from_the_wheel(installed, tmp_path):
     assert Path(paths[-1]).name == "prm_conf"
 
 
+@pytest.mark.ray
 @pytest.mark.app
 def test_prm_label_from_outside_the_repo_writes_shards(installed, tmp_path):
     out = tmp_path / "run"
