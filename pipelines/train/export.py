@@ -356,7 +356,7 @@ def main(argv: list[str] | None = None) -> None:
     import sys
 
     parser = argparse.ArgumentParser(prog="prm-export", description=export.__doc__)
-    parser.add_argument("checkpoint", help="prm-train checkpoint (final/, step_*/ or old layout)")
+    parser.add_argument("checkpoint", help="prm-train checkpoint (final/ or step_*/)")
     parser.add_argument("out", help="directory to write the HF checkpoint to")
     parser.add_argument(
         "--format",
