@@ -127,7 +127,7 @@ REASON_ENV = "PRM_PRELOAD_REASON"
 # sampling runs with and without the libraries (docs/benchmarks.md, "Preload per CPU").
 # A family not listed preloads (vLLM's CPU guide asks for both) and says it was not measured.
 RULES: dict[tuple[str, str], tuple[bool, str]] = {
-    # Intel CPUs with AMX had no consistent winner in the pairs measured, so they have no rule.
+    # The `amx` tier had no consistent winner in the pairs measured, so it has no rule.
     ("AuthenticAMD", "avx512_bf16"): (
         True, "faster preloaded in alternating bare sampling runs (docs/benchmarks.md)"),
     # Float32 there, as the job runs it: no native bf16.
