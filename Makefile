@@ -13,7 +13,7 @@ PYTEST_ARGS ?=
 PYVER  := $(patsubst python%,%,$(notdir $(PYTHON)))
 LOCK   := requirements/$(EXTRA)-py$(subst .,,$(PYVER)).lock
 
-.PHONY: setup system-deps test-deps apt-install model run test test-fast lint bench clean \
+.PHONY: setup system-deps test-deps apt-install model run test test-fast lint clean \
 	lock lock-one test-latest
 
 setup: system-deps $(STAMP) model
@@ -89,11 +89,22 @@ FIRST_RUN := dataset=starter_math labels=[answer,calc,mc] sampler.temperature=0.
 run: setup
 	$(BIN)/prm-label $(FIRST_RUN)
 
+# Every test: first those that can share the machine, on every core (pytest-xdist), then
+# those that take all of it (Ray, engines, training), one at a time; each part prints its 25
+# slowest. (Not xdist's loadgroup: with pytest 9.2 its groups are silently ignored.)
+MACHINE := ray or engine or train
 test: setup test-deps
-	$(BIN)/pytest $(PYTEST_ARGS)
+	@rc=0; \
+	$(BIN)/pytest -n auto -m "not ($(MACHINE))" --durations=25 $(PYTEST_ARGS) || rc=$$?; \
+	[ $$rc -ne 5 ] || rc=0; \
+	$(BIN)/pytest -m "$(MACHINE)" --durations=25 $(PYTEST_ARGS) || { s=$$?; [ $$s -eq 5 ] || rc=$$s; }; \
+	exit $$rc
 
-test-fast: setup test-deps
-	$(BIN)/pytest -m "not slow" $(PYTEST_ARGS)
+# The inner loop: no set-up (an existing venv), every test that starts none of the markers'
+# things (pyproject.toml), Hypothesis's quick profile. One file: $(BIN)/pytest tests/test_x.py
+FAST := not (engine or ray or sandbox or app or browser or train or slow)
+test-fast:
+	$(BIN)/pytest -n auto -m "$(FAST)" --hypothesis-profile=quick $(PYTEST_ARGS)
 
 lint:
 	$(BIN)/ruff check .

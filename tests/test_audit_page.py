@@ -159,6 +159,7 @@ def export(tab: Tab, downloads: Path) -> tuple[Path, dict]:
     return path, got
 
 
+@pytest.mark.browser
 def test_a_person_reviews_steps_reloads_and_exports(browser, tmp_path):
     ds = write(tmp_path / "v1", ROWS)
     pack = sample(ds, review_mode="step")
@@ -195,6 +196,7 @@ def test_a_person_reviews_steps_reloads_and_exports(browser, tmp_path):
     assert {v["mode"] for v in got["verdicts"]} == {"step"}
 
 
+@pytest.mark.browser
 def test_a_person_reviews_chains_reloads_exports_and_imports(browser, tmp_path):
     ds = write(tmp_path / "v1", ROWS)
     pack = sample(ds)  # chain mode: the default

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.slow,
+pytestmark = [pytest.mark.train,
               pytest.mark.filterwarnings("ignore:TRL currently supports vLLM")]
 
 

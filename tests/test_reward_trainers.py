@@ -89,6 +89,7 @@ def _dataset(root: Path, split: dict | None, model: str = "SmolLM2",
     return str(root)
 
 
+@pytest.mark.train
 def test_prm_train_writes_the_split_rules_into_the_checkpoint(tmp_path):
     from pipelines.train.app import run
     from pipelines.train.model import build_tiny_model

@@ -182,6 +182,7 @@ def test_a_run_that_quarantines_everything_says_so(tmp_path, caplog):
     assert "every one of the 1 problems was quarantined" in caplog.text
 
 
+@pytest.mark.app
 def test_field_mapping_on_the_command_line(tmp_path):
     """No `+` needed to map a field, a wrong name lists the valid ones, and `--cfg job`
     works with a dataset.path (the file's name is added before Hydra's flags)."""

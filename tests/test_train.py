@@ -74,6 +74,7 @@ ENUM_TYPOS = [
 ]
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(("override", "key"), ENUM_TYPOS)
 def test_enum_typo_exits_2_with_one_sentence(tmp_path, override, key):
     line = app_error_line("prm-train", [override, f"output.dir={tmp_path}/o"], tmp_path)
@@ -89,6 +90,7 @@ def test_schedule_and_auroc():
     assert auroc([0.5, 0.5], [False, True]) == pytest.approx(0.5)
 
 
+@pytest.mark.train
 def test_trains_writes_metrics_and_a_loadable_checkpoint(setup, tmp_path):
     root, model = setup
     summary = run(_cfg(root, model, tmp_path))
@@ -103,6 +105,7 @@ def test_trains_writes_metrics_and_a_loadable_checkpoint(setup, tmp_path):
     assert (tmp_path / "final" / "config.json").exists()
 
 
+@pytest.mark.train
 def test_resume_continues_where_it_stopped(setup, tmp_path):
     root, model = setup
     straight = run(_cfg(root, model, tmp_path, save_every=2))
@@ -119,6 +122,7 @@ def test_resume_continues_where_it_stopped(setup, tmp_path):
         torch.testing.assert_close(x, y, rtol=1e-4, atol=1e-5, msg=name)
 
 
+@pytest.mark.train
 def test_soft_labels_in_the_qwen2_prm_format(setup, tmp_path):
     root, _ = setup
     texts = [r["prompt"] + " " + " ".join(r["completions"]) for r in synthetic_rows(40, 2)]
@@ -141,7 +145,8 @@ def test_soft_labels_in_the_qwen2_prm_format(setup, tmp_path):
         )
 
 
-@pytest.mark.slow
+@pytest.mark.ray
+@pytest.mark.train
 def test_two_ray_train_workers(setup, tmp_path):
     root, model = setup
     summary = run(_cfg(root, model, tmp_path, workers=2, max_steps=4))

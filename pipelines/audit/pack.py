@@ -43,7 +43,6 @@ LS_TASKS, LS_CONFIG = "labelstudio_tasks.json", "labelstudio_config.xml"
 LS_CHAIN_TASKS, LS_CHAIN_CONFIG = "labelstudio_chain_tasks.json", "labelstudio_chain_config.xml"
 ORACLE = "verdicts-oracle.json"
 MARK = "background:#fff3c4;border-left:4px solid #e0a800;padding:4px"  # the step under review
-VERDICT_WORDS = ("correct", "incorrect", "neutral", "skip")
 
 
 def load_rows(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:

@@ -1,19 +1,17 @@
 """Top-p (nucleus) filtering on CPU without sorting the whole vocabulary, same masks as vLLM's.
 
 vLLM's CPU sampler finds each row's nucleus by sorting all logits (`apply_top_k_top_p_pytorch`
-in `vllm.v1.sample.ops.topk_topp_sampler`): for SmolLM2's 49,152 tokens that is ~5 ms per
-sequence per decode step on one core, most of a step's cost at any batch size (a 256-row
-sort took 1.2-1.3 s where the whole step took 1.25 s; `benchmarks/bench_engine_steps.py`).
-The nucleus at the job's temperatures is small (a median of 10 tokens, 600 at the 99th
-percentile, at temperature 0.7 on SmolLM2), so `window_top_p` looks at each row's `WINDOW`
-largest probabilities only (`torch.topk`), and reproduces vLLM's decision exactly:
+in `vllm.v1.sample.ops.topk_topp_sampler`): for a vocabulary of tens of thousands of tokens
+that is most of a CPU decode step's cost at any batch size (`benchmarks/bench_engine_steps.py`
+measures it; figures in docs/benchmarks.md). The nucleus at the job's temperatures is small,
+so `window_top_p` looks at each row's `WINDOW` largest probabilities only (`torch.topk`), and
+reproduces vLLM's decision exactly:
 
 - vLLM keeps a token when the ascending cumulative sum of the probabilities up to and
   including it exceeds 1 - p (the largest token always). Here the same sum is the mass
   outside the window plus the window's mass from the token down, accumulated in float64
   and rounded to float32, as torch's float32 cumsum on CPU does (it accumulates in
-  double). Over 1,392 rows of SmolLM2's own logits, float32 and rounded to bf16, at three
-  temperatures and three top_p values: identical masks in all 18 cases.
+  double); tests/test_nucleus.py compares the masks with vLLM's on vocabulary-sized logits.
 - A row is decided here only when its nucleus ends inside the window with a margin: the
   window's smallest token is dropped, no sum lies within `MARGIN` of 1 - p (rounding could
   go either way there), and the last kept token is not tied with the first dropped one
@@ -40,7 +38,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-WINDOW = 1024  # candidates per row: covered 99.9% of SmolLM2's rows at temperature 0.7
+WINDOW = 1024  # candidates per row: holds the nucleus of nearly every row at the job's temperatures
 MARGIN = 1e-5  # a row whose sums come this close to 1 - p is left to vLLM's sort
 _ROWS = {"rows": 0, "sorted": 0}  # this process's rows with a top-p, and those left to the sort
 # vLLM releases [from, until) as (major, minor) whose CPU sampler looks up

@@ -146,14 +146,6 @@ class LabelJobConfig(GenerationConfig):
     debug: DebugConfig = option(factory=DebugConfig, help="Logging.")
 
 
-# Keys that moved, kept working for one release (`pipelines.cli.renamed`).
-RENAMED = {
-    **{f"labels.tests.{k}": f"sandbox.{k}"
-       for k in ("timeout_s", "workers", "node_memory_share", "allow_unsafe")},
-    "labels.answer.timeout_s": "answer_check.timeout_s",
-}  # fmt: skip
-
-
 def validate(cfg: LabelJobConfig) -> None:
     """Every value in its field's range, then the checks that span fields; raises
     `ConfigError` (one sentence)."""
@@ -230,5 +222,5 @@ def register() -> None:
     cs.store(group="debug", name="debug_schema", node=DebugConfig)
 
 
-__all__ = ["RENAMED", "LabelJobConfig", "label_job_schema", "labels_config", "register",
+__all__ = ["LabelJobConfig", "label_job_schema", "labels_config", "register",
            "resolve", "validate"]

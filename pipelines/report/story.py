@@ -12,16 +12,18 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from labeling import registry
 from labeling.report_coverage import coverage_sentences
 
-SOURCE_WORDS = {  # what each built-in source did, for a reader who has not read the docs
-    "answer": "compared each final answer with the reference (code: ran the unit tests)",
-    "calc": "redid every arithmetic claim of a step with sympy",
-    "tests": "checked that each prefix of the code parses",
-    "mc": "completed the chain from a step several times (Monte Carlo rollouts) and counted "
-          "how often it still reached the right answer",
-    "judge": "asked an LLM critic for the first wrong step",
-}
+
+def source_words(src: str) -> str:
+    """What `src` judges, in its registration's words (labeling/registry.py), so a source
+    registered later is described without an edit here; a name nobody registered is "its
+    own check"."""
+    try:
+        return registry.get(src).doc
+    except KeyError:
+        return "its own check"
 
 
 def _esc(x: Any) -> str:
@@ -93,8 +95,7 @@ def _checks(m: dict[str, Any]) -> str:
     for i, src in enumerate(sources):
         who = behind.get(src)
         with_model = f" (with <b>{_esc(who)}</b>)" if who and who != "given" else ""
-        out.append(f"<b>{_esc(src)}</b>{with_model} "
-                   f"{_esc(SOURCE_WORDS.get(src, 'applied its own check'))}"
+        out.append(f"<b>{_esc(src)}</b>{with_model}: {_esc(source_words(src))}"
                    + ("; " if i < len(sources) - 1 else ". "))  # fmt: skip
     return "".join(out)
 
