@@ -56,6 +56,7 @@ def test_a_key_of_another_method_fails_when_composing(name):
         assert all(k in sentence for k in own_keys(name))
 
 
+@pytest.mark.app
 def test_k_with_the_default_method_stops_the_app_with_one_sentence(tmp_path):
     line = app_error_line("prm-label", ["labels=[answer,mc]", "labels.mc.k=2",
                                         f"output.dir={tmp_path}/out"], tmp_path)
@@ -64,6 +65,7 @@ def test_k_with_the_default_method_stops_the_app_with_one_sentence(tmp_path):
     assert "chain_budget" in line and "labels/mc=" in line
 
 
+@pytest.mark.app
 def test_an_unknown_method_names_the_choices(tmp_path):
     line = app_error_line("prm-label", ["labels=[answer,mc]", "labels/mc=median",
                                         f"output.dir={tmp_path}/out"], tmp_path)
