@@ -27,7 +27,7 @@ LOW_SELF_CONFIDENCE = 0.25
 
 MC_REASONS = {  # reason key -> how a sentence says it
     "cannot_tell": "in chains whose problem the completer rarely solves (nothing rolled out: "
-                   "its rollouts could not show a fall)",
+                   "from its self-confidence no label could be placed within the budget)",
     "undecided": "rolled out without a decision",
     "unprobed": "not probed (outside the search's bounds, or the search stopped first)",
     "masked": "masked after the first error",
