@@ -158,8 +158,8 @@ def main() -> None:
 
     import torch
 
-    from labeling.reward import fold
-    from labeling.splitters import split_steps
+    from labeling.prm.reward import fold
+    from labeling.steps.splitters import split_steps
     from pipelines.reward import PRMReward
     from pipelines.serve.server import free_port
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from labeling.code_steps import split_code_steps
 from labeling.combine import combine
 from labeling.datasets.builtin_code_tasks import builtin_code_solutions, builtin_code_tasks
 from labeling.datasets.mbpp import problem_from_record
 from labeling.schema import Chain, Problem, Status
+from labeling.steps.code import split_code_steps
 from tests.conftest import needs_sandbox, shared
 from verifiers.base import Verifier
 from verifiers.code_tests import CodeTestVerifier, SyntaxVerifier

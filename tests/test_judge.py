@@ -7,7 +7,7 @@ import pytest
 
 from labeling.engine_request import EngineRequest
 from labeling.ids import chain_id
-from labeling.judge_protocol import (
+from labeling.judge.protocol import (
     CriticAnswer,
     build_prompt,
     judge_verdicts,

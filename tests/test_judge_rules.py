@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.judge_protocol import CriticAnswer, JudgeVote, judge_verdicts, parse_answer
+from labeling.judge.protocol import CriticAnswer, JudgeVote, judge_verdicts, parse_answer
 from labeling.schema import Status
 
 

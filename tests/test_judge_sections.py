@@ -1,11 +1,11 @@
-"""The judge's section protocol for reasoning traces (labeling/judge_sections.py, DeltaBench's):
+"""The judge's section protocol for reasoning traces (labeling/judge/sections.py, DeltaBench's):
 every section judged on its own, the critic listing each wrong one."""
 
 from __future__ import annotations
 
 import pytest
 
-from labeling.judge_sections import (
+from labeling.judge.sections import (
     SectionVote,
     build_sections_prompt,
     parse_sections_answer,

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from labeling.reward import (
+from labeling.prm.reward import (
     Note,
     completion_text,
     fold,
@@ -17,9 +17,9 @@ from labeling.reward import (
     strip_end_tokens,
     token_ends,
 )
-from labeling.search import aggregate
-from labeling.sections import SectionOptions
-from labeling.splitters import split_spans, split_steps
+from labeling.prm.search import aggregate
+from labeling.steps.sections import SectionOptions
+from labeling.steps.splitters import split_spans, split_steps
 from pipelines.cli import ConfigError
 from pipelines.reward import PRMReward, reward_config
 from pipelines.scoring import PRMScorer

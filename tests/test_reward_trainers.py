@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from labeling.reward import Note
+from labeling.prm.reward import Note
 from pipelines.reward import PRMReward, TRLReward, verl_reward
 from pipelines.train.lineage import dataset_split
 from pipelines.train.model import StepFormat

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from labeling.code_steps import code_prefixes, extract_code, prefix_parses
 from labeling.schema import Chain, Problem, Status, StepVerdict
+from labeling.steps.code import code_prefixes, extract_code, prefix_parses
 from verifiers.base import ChainVerifier
 from verifiers.sandbox.result import SANDBOX_WORKERS
 from verifiers.sandbox.runner import ExecutionResult, SandboxConfig, default_sandbox

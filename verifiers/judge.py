@@ -1,16 +1,16 @@
 """The `judge` label source: an LLM critic names each chain's earliest wrong step.
 
 `JudgeVerifier.verify(items)` sends one critic `EngineRequest` per chain (the problem and the
-tagged steps, `labeling.judge_protocol.build_prompt`), each asking for `votes` samples, in ONE call
+tagged steps, `labeling.judge.protocol.build_prompt`), each asking for `votes` samples, in ONE call
 of the `Critic` (the engine batches them over its actors); every sample is parsed
 defensively (the answer is read only from the protocol's place, never from the solution text
 the critic quotes) and the votes become per-step verdicts under the vote rule `vote`
-(`judge_protocol.JudgeVote`: majority of all votes by default, unparsable votes counted as
-abstentions; `judge_protocol` documents each rule).
+(`labeling.judge.protocol.JudgeVote`: majority of all votes by default, unparsable votes counted as
+abstentions; `labeling.judge.protocol` documents each rule).
 
 `protocol="sections"` (reasoning traces cut into sections) asks DeltaBench's question
 instead: every section numbered from 1 and judged on its own, the critic listing each wrong
-one (`labeling.judge_sections`), so a slip and its later correction get their own labels.
+one (`labeling.judge.sections`), so a slip and its later correction get their own labels.
 
 The `Critic` is the only thing that touches a model: `pipelines/engine/critic.py` implements
 it with the engine pool (its own pool when the judge's model differs from the sampler's),
@@ -27,14 +27,14 @@ from typing import Protocol, runtime_checkable
 
 from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
-from labeling.judge_protocol import (
+from labeling.judge.protocol import (
     CriticAnswer,
     JudgeVote,
     build_prompt,
     judge_verdicts,
     parse_answer,
 )
-from labeling.judge_sections import (
+from labeling.judge.sections import (
     SectionVote,
     build_sections_prompt,
     parse_sections_answer,

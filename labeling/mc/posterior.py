@@ -23,7 +23,7 @@ outcome, as under every rule):
   step i (after the last True one) where P(e <= i) >= 1 - l, the rollouts alone favour
   "e <= i" by F, and the success rate fell at or before i, and on every later step. It
   says "the chain has gone wrong by step i" (the first error lies in the span after the last
-  True step, up to i), not that step i itself is wrong: `labeling.audit_claims` reads a
+  True step, up to i), not that step i itself is wrong: `labeling.audit.claims` reads a
   complete source's first False after an unlabeled step as such a claim, and scores it
   against the chain's first error. The search does not read it: it still looks for the
   error itself, so the rollouts are the same with or without the claim.

@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from hydra.core.config_store import ConfigStore
 
-from labeling.search import Aggregation
+from labeling.prm.search import Aggregation
 from pipelines.config_fields import ROWS, SPEED, option
 from pipelines.train.config import ExportFormat
 

@@ -136,8 +136,8 @@ def say_coverage(root: Path) -> None:
     """The job's last lines: what each source could judge and what it left unverifiable, and
     why; a warning with the figure when the Monte Carlo completer rarely solves the problems
     it completes. A figure must not fail a finished run: a failure to count is logged."""
-    from labeling.report_coverage import coverage_sentences, source_coverage
-    from labeling.report_stats import scan_dataset
+    from labeling.report.coverage import coverage_sentences, source_coverage
+    from labeling.report.stats import scan_dataset
 
     try:
         said, low = coverage_sentences(source_coverage(scan_dataset(root)[0]))

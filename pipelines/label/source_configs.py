@@ -12,7 +12,7 @@ import typing
 from dataclasses import dataclass
 from typing import ClassVar
 
-from labeling.judge_protocol import JudgeVote
+from labeling.judge.protocol import JudgeVote
 from labeling.mc import METHODS, Method, method
 from pipelines.config_fields import ROWS, SPEED, option
 from pipelines.generation_config import ModelConfig, SamplerConfig
@@ -121,7 +121,7 @@ class JudgeSourceConfig:
         JudgeVote.majority, "majority (a strict majority of ALL votes, unparsable ones "
         "included, must place the first error at or before a step to flag it, or after it to "
         "call it right) | unanimous (every vote) | plurality (the most-named index among "
-        "parsed votes, when most votes parsed). See labeling/judge_protocol.py.", ROWS
+        "parsed votes, when most votes parsed). See labeling/judge/protocol.py.", ROWS
     )
     max_tokens: int = option(
         512, "Completion cap of one critic answer (cut ones are errors).", ROWS, gt=0

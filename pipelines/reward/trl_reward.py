@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from labeling.reward import Note
+from labeling.prm.reward import Note
 
 
 class TRLReward:

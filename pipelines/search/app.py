@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from omegaconf import DictConfig, OmegaConf
 
-from labeling.search import PRMScoreError
+from labeling.prm.search import PRMScoreError
 from pipelines.cli import HydraApp, explain
 from pipelines.search.config import RENAMED, SearchConfig, register, validate
 

@@ -49,8 +49,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from labeling.latex import last_boxed
 from labeling.schema import Status, StepVerdict
+from labeling.text.latex import last_boxed
 
 MAX_EVIDENCE = 400  # characters of rationale kept per verdict
 
@@ -163,7 +163,7 @@ def quorum(rule: JudgeVote | str, m: int) -> int:
     return m if JudgeVote(rule) == JudgeVote.unanimous else m // 2 + 1
 
 
-# shorten, unparsed_verdicts and tokens_on_first serve judge_sections' protocol as well: one
+# shorten, unparsed_verdicts and tokens_on_first serve labeling.judge.sections as well: one
 # evidence format and one token count for both ways of asking the critic.
 def shorten(text: str, limit: int) -> str:
     """`text` on one line (white space folded), at most `limit` characters; a cut ends in
