@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from labeling import registry
 from labeling.mc import METHODS
-from labeling.registration import Registry
+from labeling.registry import Registry
 from pipelines.generation_config import chains_in_sections
 from pipelines.label.source_configs import (
     AnswerSourceConfig,
