@@ -16,7 +16,7 @@ outcome, as under every rule):
   favour "e <= i" by F, the step before it is True (or i = 0), and the success rate fell: a
   prefix at or before i succeeded less often than the question (the self-confidence counts)
   or an earlier probed prefix, across a step that may err (a lower rate after steps that name
-  nothing only is the new baseline: `labeling.mc.blame`). It is a step claim with
+  nothing only is the new baseline: `labeling.mc.spared`). It is a step claim with
   P(e = i) >= 1 - 2l; the steps after it are left to `after_error`, as under every rule
   (under `negative`: prefix claims, True of them with probability >= 1 - l).
 - A prefix claim, when no error is located and `after_error=negative`: False from the first
@@ -44,7 +44,7 @@ the prior over e is uniform.
 
 Which steps it spares (`spare_steps`): a step that names nothing or only restates the question
 or an earlier step is never blamed, and the rate after it is its own baseline
-(`labeling.mc.blame`).
+(`labeling.mc.spared`).
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ from typing import Any, ClassVar
 
 from labeling.fields import ROWS, option
 from labeling.mc.bisection import PosteriorSearch
-from labeling.mc.blame import may_err
 from labeling.mc.method import Method
+from labeling.mc.spared import may_err
 from labeling.schema import SelfConfidence
 
 
