@@ -96,7 +96,7 @@ def _check_no_leak(auto_shards: str, held_out: list[dict]) -> None:
 
 def _dry_run_inputs(out: Path) -> dict[str, str]:
     """Synthetic stand-ins for every input, plus a tiny model (no downloads)."""
-    from pipelines.train.model import build_tiny_model
+    from pipelines.checkpoint.model import build_tiny_model
 
     auto = synthetic_rows(60, 2, seed=11)
     bon = synthetic_rows(12, 4, seed=12)

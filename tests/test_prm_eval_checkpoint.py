@@ -8,6 +8,9 @@ import json
 import pytest
 import torch
 
+from pipelines.checkpoint.export import QWEN_PRM_TEMPLATE, new_prm, save_checkpoint
+from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.model import build_tiny_model, load_tokenizer
 from pipelines.eval.checkpoint import (
     aggregate,
     best_of_n,
@@ -18,8 +21,6 @@ from pipelines.eval.checkpoint import (
 )
 from pipelines.scoring import PRMScorer
 from pipelines.train.data import synthetic_rows, write_shards
-from pipelines.train.export import QWEN_PRM_TEMPLATE, new_prm, save_checkpoint
-from pipelines.train.model import StepFormat, build_tiny_model, load_tokenizer
 
 
 def test_a_prm_flags_steps_under_the_threshold_and_never_an_unscored_one():

@@ -9,17 +9,17 @@ import math
 import pytest
 import torch
 
-from pipelines.scoring import PRMScorer
-from pipelines.train.export import export, load_checkpoint, new_prm, save_checkpoint
-from pipelines.train.export import main as export_main
-from pipelines.train.model import (
+from pipelines.checkpoint.export import export, load_checkpoint, new_prm, save_checkpoint
+from pipelines.checkpoint.export import main as export_main
+from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.model import (
     IGNORE,
-    StepFormat,
     build_tiny_model,
     collate,
     load_tokenizer,
     tokenize_row,
 )
+from pipelines.scoring import PRMScorer
 
 TEXTS = ["Start at 3 and add 4 .\n\n3 + 4 = 7\n\n7 + 2 = 9\n\n", "what is 1 + 1 ? 2"]
 

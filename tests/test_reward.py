@@ -202,7 +202,7 @@ def test_a_failing_backend_raises_instead_of_inventing_rewards(prm_ckpt, answer)
 
 
 def test_policy_token_ends_come_from_the_policy_tokenizer(prm_reward, tiny_model_dir):
-    from pipelines.train.model import load_tokenizer
+    from pipelines.checkpoint.model import load_tokenizer
 
     tok = load_tokenizer(tiny_model_dir)  # a policy's byte-level BPE, not the PRM's tokenizer
     text = "3 + 4 = 7\n\n7 + 2 = 9"

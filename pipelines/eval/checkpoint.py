@@ -3,7 +3,7 @@
 The checkpoint is ours (any layout prm-train wrote) or a third party's: Qwen2.5-Math-PRM
 style (`Qwen2ForProcessRewardModel`) or Math-Shepherd style (a causal LM read at a step
 tag); `style`, `step_tag`, `label_tokens` and the templates override what the checkpoint or
-its family's conventions say (`pipelines.train.export.load_checkpoint`). All are scored by
+its family's conventions say (`pipelines.checkpoint.export.load_checkpoint`). All are scored by
 the same in-process scorer, so the figures stand on the same footing.
 
 ProcessBench: the predicted first error is the first step whose score is under a threshold

@@ -66,7 +66,7 @@ def build_scorer(cfg: RewardConfig) -> Any:
 
 def recorded_split(checkpoint: str | Path) -> dict[str, Any] | None:
     """The `split` section prm-train recorded with the checkpoint (None: not recorded)."""
-    from pipelines.train.model import FORMAT_FILE, StepFormat
+    from pipelines.checkpoint.format import FORMAT_FILE, StepFormat
 
     path = Path(checkpoint).expanduser()
     return StepFormat.load(path).split if (path / FORMAT_FILE).is_file() else None
