@@ -335,3 +335,24 @@ def summarize_units(records: Iterable[UnitRecord]) -> dict[str, Any]:
                  "sha256": r.quarantine_sha256, "unit": r.unit}
             )
     return {"counts": counts, "tokens": tokens, "shards": shards, "quarantine": quarantine}
+
+
+def input_shards(paths: list[str]) -> list[Path]:
+    """Parquet files under each path: the shards a `manifest.json` lists (a finished prm-label
+    dataset), else `<dir>/shards/*.parquet`, `<dir>/*.parquet`, or the path itself."""
+    files: list[Path] = []
+    for raw in paths:
+        p = Path(raw).expanduser()
+        if p.is_file():
+            files.append(p)
+        elif (p / MANIFEST).is_file():  # a prm-label dataset: only the shards it lists
+            files.extend(shard_files(p))
+        elif (p / "shards").is_dir():
+            files.extend(sorted((p / "shards").glob("*.parquet")))
+        elif p.is_dir():
+            files.extend(sorted(p.glob("*.parquet")))
+    if not files:
+        raise FileNotFoundError(
+            f"no Parquet shards under {paths}; set data.shards=[<prm-label output dir>, ...]"
+        )
+    return files

@@ -37,12 +37,12 @@ from labeling.prm.processbench import ChainScore, table
 from labeling.prm.processbench import format_table as processbench_table
 from labeling.prm.search import aggregate, best_index, majority_vote
 from labeling.schema import Status
+from labeling.shards import input_shards
 from pipelines.cli import UserError
 from pipelines.config_fields import typed_config
 from pipelines.eval.config import CheckpointEvalConfig
 from pipelines.scoring import PRMScorer
 from pipelines.ticker import Ticker
-from pipelines.train.data import shard_files
 
 log = logging.getLogger("prm-eval")
 
@@ -121,7 +121,7 @@ def best_of_n(chains: list[dict], scores: list[list], aggregations: list[str]) -
 
 def _read_chains(paths: list[str]) -> list[dict]:
     cols = ["problem_id", "prompt", "completions", "final_answer", "outcome_correct"]
-    rows = [r for f in shard_files(paths) for r in pq.read_table(f, columns=cols).to_pylist()]
+    rows = [r for f in input_shards(paths) for r in pq.read_table(f, columns=cols).to_pylist()]
     return [r for r in rows if r["outcome_correct"] is not None]
 
 
