@@ -11,7 +11,8 @@ from labeling.schema import Chain, Problem, Status
 from labeling.steps.code import split_code_steps
 from tests.conftest import needs_sandbox, shared
 from verifiers.base import Verifier
-from verifiers.code_tests import CodeTestVerifier, SyntaxVerifier
+from verifiers.code_syntax import SyntaxVerifier
+from verifiers.code_tests import CodeTestVerifier
 from verifiers.sandbox.program import prepare_job
 from verifiers.sandbox.runner import SandboxConfig, run_tests_many
 

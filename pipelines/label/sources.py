@@ -216,7 +216,7 @@ def _calc(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
 
 @runs("tests", TestsSourceConfig)
 def _tests(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
-    from verifiers.code_tests import SyntaxVerifier
+    from verifiers.code_syntax import SyntaxVerifier
 
     # Per-step label for code: the first prefix no continuation can make parse. (The tests
     # themselves run once, as the `answer` source.)
