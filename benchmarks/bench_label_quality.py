@@ -114,11 +114,11 @@ def engine_pool(cfg):
 def run_sources(cfg, items, pool):
     """{source: (verdict lists, seconds)}; every source sees every chain once."""
     from pipelines.engine.completer import EngineCompleter
-    from pipelines.engine.critic import EngineCritic
+    from pipelines.engine.judge import EngineJudge
     from pipelines.label.sources import build_sources
 
     sources = build_sources(cfg, "math", EngineCompleter(pool, cfg.model.name),
-                            EngineCritic(pool, cfg.model.name))
+                            EngineJudge(pool, cfg.model.name))
     out = {}
     for name, verifier in sources.items():
         t = time.perf_counter()

@@ -78,13 +78,13 @@ class LabelJob(UnitJob):
         judge = self.cfg.labels.judge
         if judge is None:
             return None
-        from pipelines.engine.critic import EngineCritic
+        from pipelines.engine.judge import EngineJudge
 
         own = judge.own_model(self.cfg.model)
         if own is None:
             self._ensure_engine()
-            return EngineCritic(self.pool, self.cfg.model.name)
-        return EngineCritic(self._own_pool(own), own.name)
+            return EngineJudge(self.pool, self.cfg.model.name)
+        return EngineJudge(self._own_pool(own), own.name)
 
     def _completer(self) -> Any:
         """MC's completer: the sampler's pool when `labels.mc.model` is the sampler's (the

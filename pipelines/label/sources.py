@@ -66,7 +66,7 @@ class BuildContext:
 
     domain: str
     completer: Any = None  # the sampler's engine (MC rollouts)
-    critic: Any = None  # the judge's model (verifiers.judge.Critic)
+    critic: Any = None  # the judge's model (verifiers.judge.JudgeModel)
 
 
 Builder = Callable[["LabelJob", Any, BuildContext], Verifier]

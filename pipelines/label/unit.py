@@ -69,7 +69,7 @@ class UnitLabeler:
         self.cfg = cfg
         self.config_hash = config_hash  # written to every row and quarantine record
         self.completer = completer
-        self.critic = critic  # the judge's model (verifiers.judge.Critic), if labels.judge
+        self.critic = critic  # the judge's model (verifiers.judge.JudgeModel), if labels.judge
         self._sources: dict[str, dict[str, Any]] = {}
         self.model_name = cfg.model.name
 
