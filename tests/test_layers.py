@@ -19,11 +19,13 @@ from tests.conftest import ROOT
 
 TOPS = ("labeling", "verifiers", "pipelines")
 MAX_LINES = 400
-# Modules over MAX_LINES that another piece of work is reshaping at the same time; each entry
-# must still be over the limit (a stale entry fails too, so the list only shrinks).
+# Modules over MAX_LINES that other work reshapes at the same time (the no-history work
+# shortens the first two; the calculator's is being edited). A stale entry fails too, so the
+# list only shrinks.
 OVER_LIMIT = {
-    "labeling/mc/estimators.py",  # the MC searches: its owner splits it with the methods
-    "pipelines/label/job.py",  # the label job's stages: being reshaped by the tiers work
+    "labeling/mc/estimators.py",
+    "pipelines/label/job.py",
+    "verifiers/calculator/excuses.py",
 }
 
 
@@ -167,3 +169,15 @@ def test_no_module_over_the_line_limit():
     assert not new, f"modules over {MAX_LINES} lines (split them by idea): {new}"
     stale = sorted(OVER_LIMIT - set(over))
     assert not stale, f"now within {MAX_LINES} lines, drop from OVER_LIMIT: {stale}"
+
+
+def test_the_pure_core_imports_no_engine_or_framework():
+    """`labeling/` runs anywhere: no Ray, vLLM, Hydra or torch, not even inside a function."""
+    heavy = {"ray", "vllm", "hydra", "torch", "omegaconf"}
+    bad = []
+    for path in sorted((ROOT / "labeling").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            bad += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] in heavy]
+    assert not bad, "; ".join(bad)
