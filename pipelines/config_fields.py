@@ -23,8 +23,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import typing
+from collections.abc import Callable
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 from labeling.fields import ROWS, SPEED, Affects, Range, option
 from labeling.ids import config_hash as hash_of
@@ -117,16 +118,27 @@ def config_hash(cfg: Any) -> str:
     return hash_of(row_factors(cfg))
 
 
-def typed_config(schema: type, cfg: Any) -> Any:
+T = TypeVar("T")
+
+
+def typed_config(schema: type[T], cfg: Any, validate: Callable[[T], Any] | None = None) -> T:
     """`cfg` (a DictConfig, a plain dict or a `schema` object) as a `schema` object, every
-    value inside its field's range (`check_fields`)."""
-    from omegaconf import OmegaConf
+    value inside its field's range (`check_fields`), then through the app's `validate` (the
+    checks that span fields; `ConfigError`). The one way from a config to its typed object.
+    A DictConfig already typed with `schema` or a subclass of it (a schema extended by
+    registrations) keeps its own type."""
+    from omegaconf import DictConfig, OmegaConf
 
     if isinstance(cfg, schema):
         obj = cfg
+    elif isinstance(cfg, DictConfig) and issubclass(OmegaConf.get_type(cfg) or object, schema):
+        obj = OmegaConf.to_object(cfg)
     else:
         obj = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(schema), cfg))
+    assert isinstance(obj, schema)
     check_fields(obj)
+    if validate is not None:
+        validate(obj)
     return obj
 
 

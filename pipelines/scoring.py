@@ -6,7 +6,7 @@
     prm.score_many([(prompt, steps), ...])                           # one list per chain
 
 This is prm-train's own scorer: the model class training used. The checkpoint may be ours
-(format from its `prm_format.json`), the old layout, or a third-party Qwen2.5-Math-PRM- or
+(format from its `prm_format.json`) or a third-party Qwen2.5-Math-PRM- or
 Math-Shepherd-style directory (`overrides` give its conventions; see
 `pipelines.checkpoint.export.load_checkpoint`). For a vLLM server or a local vLLM engine use
 `pipelines.serve.PRMClient`, which formats chains the same way. A chain longer than

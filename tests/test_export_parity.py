@@ -24,7 +24,7 @@ from pipelines.scoring import PRMScorer
 from pipelines.train.app import run
 from pipelines.train.data import synthetic_rows, write_shards
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.train, pytest.mark.engine, pytest.mark.app]
 
 CHAINS = [
     ("Start at 3 and add 4 , 2 .", ["3 + 4 = 7", "7 + 2 = 9"]),

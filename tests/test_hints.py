@@ -121,7 +121,7 @@ def test_printed_serve_command_uses_the_launcher_of_this_install(tmp_path):
     assert words[words.index("serve") + 1] == str(tmp_path / "my prm")
 
 
-@pytest.mark.slow
+@pytest.mark.engine  # vLLM's own command line (it only parses here: --help)
 def test_printed_serve_command_parses_in_vllm(tmp_path):
     """The whole printed command, pasted with `--help` appended: vLLM parses every option."""
     from pipelines.checkpoint.export import serve_command

@@ -9,7 +9,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from labeling.combine import Policy
-from labeling.schema import Source
 from pipelines.cli import ConfigError
 from pipelines.generation_config import ModelConfig
 from pipelines.label.app import run, typed
@@ -23,12 +22,12 @@ JUDGE = ["labels=[answer,calc,mc,judge]", "labels.policy=consensus",
 def test_the_done_when_command_composes():
     cfg = typed(compose([*JUDGE, "model=qwen_coder_0_5b", "dataset.limit=2", *BASE]))
     assert cfg.labels.policy == Policy.consensus
-    assert cfg.labels.consensus == [Source.mc, Source.judge]
+    assert cfg.labels.consensus == ["mc", "judge"]
     j = cfg.labels.judge
     assert (j.votes, j.max_tokens, j.model.name) == (3, 512, "")
     assert j.own_model(cfg.model) is None  # the sampler's model, the sampler's pool
     assert cfg.model.name == "Qwen2.5-Coder-0.5B-Instruct" and cfg.model.path == ""
-    assert cfg.model.dtype == "float32" and Source.judge in cfg.labels.enabled()
+    assert cfg.model.dtype == "float32" and "judge" in cfg.labels.enabled()
 
 
 def test_a_judge_model_of_its_own_composes():
@@ -128,7 +127,8 @@ def test_the_judge_gets_its_own_pool_only_for_another_model(monkeypatch, tmp_pat
     assert _Pool.made[-1].cpu_share == 0.5 and other._cpu_share() == 0.5
 
 
-@pytest.mark.slow
+@pytest.mark.ray
+@pytest.mark.engine
 def test_the_judge_on_the_real_engine(tmp_path, tiny_model_dir):
     """vLLM on Ray samples chains and answers the critic prompts (a random tiny model: its
     critiques do not parse, so every judge verdict is an `error` with the text as evidence,

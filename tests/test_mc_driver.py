@@ -285,6 +285,7 @@ def test_code_domain_through_the_driver():
     assert labels(verdicts) == [True, True, False, False]
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_real_sandbox_when_available():
     problem = Problem("p", "code", "t", "Write f.", tests=("assert f() == 1",), entry_point="f")

@@ -8,7 +8,7 @@ from labeling.report import coverage, stats
 from pipelines.label.app import run
 from tests.conftest import compose
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.ray, pytest.mark.engine]
 
 
 @pytest.fixture

@@ -37,7 +37,7 @@ def test_each_method_composes_its_own_keys(name):
             else str(value)
         overrides.append(f"labels.mc.{key}={text}")
     cfg = typed(compose(["labels=[answer,mc]", *overrides]))
-    assert cfg.labels.mc.method() == defaults
+    assert cfg.labels.mc.make_method() == defaults
     assert type(cfg.labels.mc).method_name == name
 
 
@@ -56,6 +56,7 @@ def test_a_key_of_another_method_fails_when_composing(name):
         assert all(k in sentence for k in own_keys(name))
 
 
+@pytest.mark.app
 def test_k_with_the_default_method_stops_the_app_with_one_sentence(tmp_path):
     line = app_error_line("prm-label", ["labels=[answer,mc]", "labels.mc.k=2",
                                         f"output.dir={tmp_path}/out"], tmp_path)
@@ -64,6 +65,7 @@ def test_k_with_the_default_method_stops_the_app_with_one_sentence(tmp_path):
     assert "chain_budget" in line and "labels/mc=" in line
 
 
+@pytest.mark.app
 def test_an_unknown_method_names_the_choices(tmp_path):
     line = app_error_line("prm-label", ["labels=[answer,mc]", "labels/mc=median",
                                         f"output.dir={tmp_path}/out"], tmp_path)
@@ -145,3 +147,13 @@ def test_a_completer_of_its_own_labels_given_chains_on_its_own_pool(tmp_path, mo
     for sc in df["mc_self_confidence"].to_list():
         assert sc["source"] == "rollouts" and sc["rollouts"] == 4
     assert sum(sum(r) for r in df["mc_rollouts"].to_list()) > 0
+
+
+def test_the_method_key_records_the_choice_and_chooses_nothing():
+    from pipelines.cli import ConfigError
+    from pipelines.label.app import typed
+
+    cfg = typed(compose(["labels=[answer,mc]", "labels/mc=fall"]))
+    assert cfg.labels.mc.method == "fall"  # printed configs and the manifest say which ran
+    with pytest.raises(ConfigError, match="choose the method with labels/mc=fall"):
+        typed(compose(["labels=[answer,mc]", "labels.mc.method=fall"]))

@@ -279,6 +279,7 @@ EVAL_TYPOS = [
 ]
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(("override", "key"), EVAL_TYPOS)
 def test_eval_enum_typo_exits_2_with_one_sentence(tmp_path, override, key):
     from tests.conftest import app_error_line

@@ -15,11 +15,15 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 RAY_ERROR = re.compile(r"^\[[^\]]* E \d+ \d+\]|^\S+\.cc:\d+: ", re.M)
 
 
+@pytest.mark.app
+@pytest.mark.ray
 def test_a_run_with_rollouts_on_ray_prints_no_error_line(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.run(

@@ -29,7 +29,7 @@ from enum import StrEnum
 
 import labeling.registry as registry
 from labeling.datasets.processbench import human_step_labels
-from labeling.first_error import prefix_claim
+from labeling.first_error import first_error, located_first_error, prefix_claim
 
 
 class Claim(StrEnum):
@@ -45,7 +45,7 @@ def column_claims(
     """The claim of each label of one column (None where the label is null).
     `self_judged[i]`: the column's source judged step i itself wrong, so a False there is a
     step claim even after the first error."""
-    first = next((i for i, x in enumerate(labels) if x is False), -1)
+    first = first_error(labels)
     # A first False after an unlabeled step locates nothing: "wrong by here" (MC's prefix
     # claim), unless it is the last step (the chain's own answer) or judged on its own.
     located = prefix_claim(labels) is None
@@ -106,11 +106,9 @@ def claim_right(label: bool, claim: Claim | str, human: Sequence[bool | None], s
 
 def answered_first_error(human: Sequence[bool | None]) -> int | None:
     """The first error that step verdicts place: the first wrong step when every step
-    before it is right, -1 when every step is right, None when they leave it open."""
-    for i, h in enumerate(human):
-        if h is not True:
-            return i if h is False else None
-    return -1
+    before it is right, -1 when every step is right, None when they leave it open
+    (`located_first_error`)."""
+    return located_first_error(human)
 
 
 def chain_answer_steps(first_error: int, n_steps: int) -> tuple[bool | None, ...]:

@@ -2,8 +2,9 @@
 
 Vocabulary. A chain has steps 0..M-1. *Prefix i* is the question plus steps 0..i. A rollout
 from prefix i is one completion of the chain from there; it succeeds when it reaches the right
-final answer. A rule (`labeling.mc.rules`) turns a prefix's counts into on track (True), off
-track (False) or undecided; the estimator chooses the prefixes and reads the labels off.
+final answer. A rule (each method's, `labeling.mc.<method>`) turns a prefix's counts into on
+track (True), off track (False) or undecided; the estimator chooses the prefixes and reads the
+labels off.
 
 The last step. Prefix M-1 is the whole chain: there is nothing left to generate. So the last
 step is never rolled out: its label is the chain's own outcome (`outcome=`, checked once by
@@ -16,10 +17,7 @@ Reach semantics. If prefix j is on track, every prefix i < j is too (the chain w
 its way through them). `binary_search` relies on this; `per_step` uses it with
 `monotone=True` and always under the `fall` rule.
 
-The first error under `fall`. A step is False only where the rate falls across it: prefix i
-off track while prefix i-1 is on track (the question itself for step 0), and the observed
-success rate at i below the one before it. Where an off-track prefix has an undecided
-predecessor, the fall is somewhere before it and no step is called wrong.
+The first error under `fall`: `labeling.mc.fall`.
 
 Early stop. Rollouts are requested `chunk` at a time; a probe stops as soon as its rule
 decides, or when its budget is spent (then it stays undecided: `unverifiable`).
@@ -30,7 +28,7 @@ budget (so a check that never decides cannot make a probe run forever), but it i
 success nor a failure. A prefix whose rollouts were all undecided stays unlabeled.
 
 The score (`mc_scores`): the unbiased estimate of the success rate under the stopping rule
-that ran (`labeling.mc.rules.unbiased_rate`); the evidence keeps the raw count.
+that ran (`labeling.mc.unbiased.unbiased_rate`); the evidence keeps the raw count.
 
 Pure: no engine, no I/O. The driver (`verifiers/mc/driver.py`) loops
 `pending()` -> generate and check -> `record()` until `done`, then reads `verdicts()`.

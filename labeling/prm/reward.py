@@ -36,6 +36,11 @@ DEFAULT_AGGREGATION = Aggregation.min
 # this much by default: the reward of a solution the PRM rates wrong at every step, so the
 # policy is never paid for saying nothing or for running past what the PRM can read.
 DEFAULT_EMPTY_REWARD = 0.0
+# With a reference, the verified answer counts this much beside the PRM (`fold`): at 0.5 a
+# right final answer (>= 0.5) always out-earns a wrong one (<= 0.5) whatever the PRM says,
+# and among answers alike the PRM orders the working: a policy cannot be paid more for
+# well-formed steps to a wrong answer than for the right one.
+DEFAULT_OUTCOME_WEIGHT = 0.5
 # End-of-text tokens a trainer's decode may leave at the end of a completion
 # (skip_special_tokens=False); removed before splitting so the last step is the model's text.
 END_TOKENS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end|>", "</s>", "<eos>",
@@ -43,13 +48,20 @@ END_TOKENS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end|>", "</s>", "<
 
 
 class Note(StrEnum):
-    """Why a completion got the stated empty value instead of a PRM aggregate (or `scored`)."""
+    """Why a completion got the stated empty value (or, for a format failure, the format
+    reward) instead of a PRM aggregate; `scored` when it got the aggregate."""
 
     scored = "scored"  # at least one step was scored
-    no_steps = "no_steps"  # the text splits into no step (empty, whitespace only)
+    no_steps = "no_steps"  # the text splits into no step (empty, whitespace, tags only)
     unscored = "unscored"  # steps exist, but the PRM scored none (all past max_length)
     malformed = "malformed"  # the trainer sent something that is not text
     split_error = "split_error"  # the splitter raised on this text
+    unfinished = "unfinished"  # format: the thinking never closed (no </think>)
+    no_answer = "no_answer"  # format: no final answer after the thinking
+
+
+# The notes of the format rule (`pipelines.reward.format_check`): these get the format reward.
+FORMAT_NOTES = frozenset({Note.unfinished, Note.no_answer})
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,13 +80,15 @@ class StepReward:
 class CompletionReward:
     """The reward of one completion. `reward` is always finite. `prm` is the aggregate of the
     scored steps (None: nothing scored, see `note`); `outcome` is 1.0/0.0 from the answer
-    check (None: not asked, no reference, or undecided)."""
+    check (None: not asked, no reference, or undecided); `capped`: how many of the last
+    `steps` lay past `max_steps`/`max_tokens` and were not sent to the PRM."""
 
     reward: float
     prm: float | None
     outcome: float | None
     steps: tuple[StepReward, ...]
     note: Note
+    capped: int = 0  # steps past the reward's caps: counted in `steps`, never scored
 
 
 def fold(
@@ -86,7 +100,9 @@ def fold(
 ) -> tuple[float, float | None, list[float | None]]:
     """(reward, prm aggregate or None, cleaned step scores). A score that is not a finite
     number counts as not scored; finite ones are clamped to [0, 1]. With no scored step the
-    PRM part is `empty`. With a decided `outcome`, reward = (1 - w) * prm + w * outcome.
+    reward is `empty`, outcome or not (an answer with no working the PRM could read earns
+    what saying nothing earns). With a decided `outcome` and a scored step,
+    reward = (1 - w) * prm + w * outcome.
     Raises ValueError for a non-finite `empty` or a weight outside [0, 1] (config errors)."""
     if not (isinstance(empty, int | float) and math.isfinite(empty)):
         raise ValueError(f"the empty reward must be a finite number, not {empty!r}")
@@ -96,7 +112,7 @@ def fold(
     prm = aggregate(clean, how) if any(s is not None for s in clean) else None
     base = prm if prm is not None and math.isfinite(prm) else float(empty)
     reward = base
-    if outcome is not None and outcome_weight > 0.0:
+    if outcome is not None and outcome_weight > 0.0 and prm is not None:
         reward = (1.0 - outcome_weight) * base + outcome_weight * (1.0 if outcome else 0.0)
     return (reward if math.isfinite(reward) else float(empty)), prm, clean
 

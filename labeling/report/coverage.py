@@ -8,7 +8,8 @@ evidence text: an MC step is unverifiable because its chain's completer could no
 (nothing of the chain was rolled out and no step but the last is labeled), because its
 rollouts decided nothing, because it was masked after the first error, because it is the last
 step and the chain's own answer could not be checked, or because it was not probed (outside
-the search's bounds).
+the search's bounds); a final answer is unverifiable because the trace's thinking never
+closed (`thinking_finished` false) or because there was no reference.
 """
 
 from __future__ import annotations
@@ -83,18 +84,27 @@ def _mc(lf: pl.LazyFrame) -> dict[str, Any]:
 
 def _plain(lf: pl.LazyFrame, name: str, last_only: bool) -> dict[str, Any]:
     column = registry.get(name).labels_column
-    steps = _steps(lf, column, [])
+    # A trace whose thinking never closed has no final answer to check, reference or not.
+    has_flag = "thinking_finished" in lf.collect_schema().names()
+    unclosed = (pl.col("thinking_finished") == False) if has_flag else pl.lit(False)  # noqa: E712
+    steps = _steps(lf, column, [unclosed.fill_null(False).alias("unclosed")])
     if last_only:  # the answer speaks about the last step only
         steps = steps.filter(pl.col("step") == pl.col("n") - 1)
     df = steps.select(pl.len().alias("steps"),
-                      pl.col("label").is_not_null().sum().alias("judged")).collect(engine=STREAM)
+                      pl.col("label").is_not_null().sum().alias("judged"),
+                      (pl.col("label").is_null() & pl.col("unclosed")).sum().alias("unclosed"),
+                      ).collect(engine=STREAM)  # fmt: skip
     total, judged = int(df["steps"][0]), int(df["judged"][0] or 0)
     statuses = _status_counts(lf, name)
     reasons = {STATUS_REASONS[s]: statuses[s] for s in STATUS_REASONS if statuses.get(s)}
     rest = total - judged - sum(reasons.values())
-    if rest > 0:
-        reasons = {("no reference to check against" if last_only
-                    else "nothing it could check"): rest, **reasons}
+    if rest > 0 and last_only:
+        unclosed_n = min(rest, int(df["unclosed"][0] or 0))
+        plain = {"the thinking never closed (no final answer)": unclosed_n,
+                 "no reference to check against": rest - unclosed_n}
+        reasons = {**{k: v for k, v in plain.items() if v}, **reasons}
+    elif rest > 0:
+        reasons = {"nothing it could check": rest, **reasons}
     return {"steps": total, "judged": judged, "reasons": reasons}
 
 

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from labeling.report.coverage import source_coverage
-from labeling.schema import LEGACY_COLUMNS, QUARANTINE_SCHEMA, labeled_schema
+from labeling.schema import QUARANTINE_SCHEMA, labeled_schema
 from labeling.shards import MANIFEST, STREAM, read_shard
 
 KEYS = ["problem_id", "chain_id"]
@@ -33,10 +33,9 @@ def scan_files(paths: list[Path], schema: pa.Schema) -> pl.LazyFrame:
     if not paths:
         return pl.from_arrow(schema.empty_table()).lazy()  # type: ignore[union-attr]
     first = pq.read_schema(paths[0]).names
-    if any(n in LEGACY_COLUMNS for n in first) or any(
-            pq.read_schema(p).names != first for p in paths[1:]):
-        # Format 1 shards, or shards written before a column was added next to newer ones
-        # (polars' scan wants one schema): read eagerly through the upgrade, columns promoted.
+    if any(pq.read_schema(p).names != first for p in paths[1:]):
+        # Shards with different columns (datasets labeled by different sources, read together;
+        # polars' scan wants one schema): read eagerly, columns promoted.
         tables = [read_shard(p) for p in paths]
         return pl.from_arrow(pa.concat_tables(tables, promote_options="default")).lazy()
     return pl.scan_parquet([str(p) for p in paths])

@@ -75,7 +75,8 @@ def relabel(row: dict[str, Any], human: dict[int, bool | None], labels_cfg: dict
     if again.labels == stored:  # the stored labels are this policy's: undo after_error
         base = combine(verdicts, n, policy, "keep", consensus, fill).labels
     merged = [human[i] if i in human else x for i, x in enumerate(base)]
-    first = next((i for i, x in enumerate(merged) if x is False), n)
+    found = first_error(merged)
+    first = n if found is None or found < 0 else found  # no step False: nothing to fill after
     fill_after = False if after == "negative" else None
     labels = [x if i in human or i <= first or after == "keep" else fill_after
               for i, x in enumerate(merged)]  # fmt: skip

@@ -8,8 +8,7 @@ HF loaders ignore it). No custom code is needed to load it:
 - `qwen2_prm`: a `Qwen2ForProcessRewardModel` (backbone `model.*`, head `score.0`/`score.2`);
   vLLM: `--runner pooling` with STEP pooling at the step tag.
 
-`load_checkpoint` also reads checkpoints this module did not write: the layout prm-train
-wrote before (`backbone/`, `head.pt`, `prm_format.json`), Qwen2.5-Math-PRM-style and
+`load_checkpoint` also reads checkpoints this module did not write: Qwen2.5-Math-PRM-style and
 Math-Shepherd-style directories (format read from `config.json`, overridable).
 """
 
@@ -246,12 +245,8 @@ def load_checkpoint(
     the directory says; they are how a third-party checkpoint's conventions are given.
     """
     directory = _local(directory)
-    if not (directory / "config.json").exists() and not (directory / "head.pt").exists():
+    if not (directory / "config.json").exists():
         raise FileNotFoundError(f"{directory} is not a PRM checkpoint (no config.json)")
-    if (directory / "head.pt").exists():
-        from pipelines.train.legacy import load_legacy
-
-        return load_legacy(directory, dtype)
     tok = load_tokenizer(directory)
     fmt = _format_of(directory, tok, {k: v for k, v in overrides.items() if v is not None})
     from transformers import AutoModel, AutoModelForCausalLM
@@ -330,10 +325,10 @@ def _score_weights(directory: Path) -> dict[str, torch.Tensor]:
 
 
 def export(source: str | Path, out: str | Path, fmt_name: str | None = None) -> dict[str, Any]:
-    """Write `source` (a prm-train checkpoint of any layout) as a servable HF directory.
+    """Write `source` (a prm-train checkpoint) as a servable HF directory.
 
     The format stays the one the checkpoint was trained in (converting between formats would
-    change the scores); the old layout becomes `causal_lm` (see `pipelines.train.legacy`).
+    change the scores).
     """
     source, out = Path(source).expanduser(), Path(out).expanduser()
     if out.resolve() == source.resolve():
@@ -351,8 +346,6 @@ def export(source: str | Path, out: str | Path, fmt_name: str | None = None) -> 
         "step_tag_id": fmt.step_tag_id,
         "serve": serve_command(fmt, Path(out).resolve()),  # runs as printed, on this install
     }
-    if hasattr(model, "dropped_logit_shift"):
-        report["dropped_logit_shift"] = model.dropped_logit_shift
     return report
 
 
@@ -362,7 +355,7 @@ def main(argv: list[str] | None = None) -> None:
     import sys
 
     parser = argparse.ArgumentParser(prog="prm-export", description=export.__doc__)
-    parser.add_argument("checkpoint", help="prm-train checkpoint (final/, step_*/ or old layout)")
+    parser.add_argument("checkpoint", help="prm-train checkpoint (final/ or step_*/)")
     parser.add_argument("out", help="directory to write the HF checkpoint to")
     parser.add_argument(
         "--format",

@@ -122,14 +122,6 @@ class LabelJobConfig(GenerationConfig):
     debug: DebugConfig = option(factory=DebugConfig, help="Logging.")
 
 
-# Keys that moved, kept working for one release (`pipelines.cli.renamed`).
-RENAMED = {
-    **{f"labels.tests.{k}": f"sandbox.{k}"
-       for k in ("timeout_s", "workers", "node_memory_share", "allow_unsafe")},
-    "labels.answer.timeout_s": "answer_check.timeout_s",
-}  # fmt: skip
-
-
 def validate(cfg: LabelJobConfig) -> None:
     """Every value in its field's range, then the checks that span fields; raises
     `ConfigError` (one sentence)."""
@@ -163,7 +155,7 @@ def validate(cfg: LabelJobConfig) -> None:
         raise ConfigError("labels.policy=outcome needs the answer source: add answer to labels")
     if cfg.labels.mc is not None:
         try:
-            cfg.labels.mc.method()  # ranges and settings that must combine
+            cfg.labels.mc.make_method()  # ranges and settings that must combine
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
     judge = cfg.labels.judge
@@ -206,5 +198,5 @@ def register() -> None:
     cs.store(group="debug", name="debug_schema", node=DebugConfig)
 
 
-__all__ = ["RENAMED", "LabelJobConfig", "label_job_schema", "labels_config", "register",
+__all__ = ["LabelJobConfig", "label_job_schema", "labels_config", "register",
            "resolve", "validate"]

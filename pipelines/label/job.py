@@ -39,6 +39,7 @@ from pipelines.label.manifest import (
     log_done,
     redone,
     say_coverage,
+    who_cut,
     write_report_quietly,
 )
 from pipelines.label.reuse import PreviousUnit, counts_of, keep_members, previous_units
@@ -365,6 +366,7 @@ class LabelJob(UnitJob):
         manifest["throughput"].update(engine_throughput(self.pool, wall, manifest["counts"]))
         if not self.model_path:  # no engine ran: the chains came with the input
             manifest["model"] = given_model(self.out.root, manifest["shards"])
+        manifest["split"].update(who_cut(self.out.root, manifest["shards"]))
         manifest["unit_cutting"] = "content"  # older versions cut units in input order
         manifest["lineage"]["refresh"] = self.refresh
         manifest["retries"] = retries = redone(

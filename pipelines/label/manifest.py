@@ -46,7 +46,8 @@ def _filter(cfg: LabelJobConfig, counts: dict[str, Any]) -> dict[str, Any]:
 
 def _split(cfg: LabelJobConfig, counts: dict[str, Any]) -> dict[str, Any]:
     """How chains were cut, so that the cut can be repeated: the mode and, for reasoning
-    traces, the section budget, cap and cue tables; and what the traces were like."""
+    traces, the section budget, cap and cue tables; and what the traces were like. Who cut
+    the chains is added from the rows (`who_cut`)."""
     sections = str(cfg.split.mode) == "sections"
     return {
         "mode": str(cfg.split.mode),
@@ -57,6 +58,23 @@ def _split(cfg: LabelJobConfig, counts: dict[str, Any]) -> dict[str, Any]:
         "chains_thinking_unfinished": counts.get("chains_thinking_unfinished", 0),
         "after_error": str(cfg.labels.after_error),
     }
+
+
+def who_cut(root: Path, shards: list[dict[str, Any]]) -> dict[str, int]:
+    """How many labeled chains this job cut with `split.*` (`chains_cut`: sampled, or given
+    as one response string) and how many came as a list of steps (`chains_given_split`: cut
+    by no rule here). Read from the rows: a math chain the job cut has its step spans, a
+    sampled one its sampler seed; a given list of steps has neither. Code is cut by
+    statements and keeps no spans: a given code chain counts as cut."""
+    cut = given = 0
+    for s in shards:
+        t = pq.read_table(root / s["path"], columns=["domain", "sampler_seed", "step_spans"])
+        for domain, seed, spans in zip(t.column("domain").to_pylist(),
+                                       t.column("sampler_seed").to_pylist(),
+                                       t.column("step_spans").to_pylist(), strict=True):
+            split = domain == "math" and seed is None and not spans
+            given, cut = given + split, cut + (not split)
+    return {"chains_cut": cut, "chains_given_split": given}
 
 
 def given_model(root: Path, shards: list[dict[str, Any]], shown: int = 20) -> dict[str, Any]:

@@ -43,6 +43,11 @@ class MCSourceConfig:
 
     method_name: ClassVar[str] = ""
 
+    method: str = option(
+        "", "The method this section is of, as chosen by labels/mc=<name> (written so that a "
+        "printed config and the manifest say which ran; setting it here chooses nothing).",
+        ROWS,
+    )
     self_rollouts: int = option(
         16, "Completions of the bare question per problem that measure the completer's "
         "self-confidence, on top of the problem's sampled chains when the completer wrote them "
@@ -68,8 +73,12 @@ class MCSourceConfig:
         "labels are the same either way; off: strictly one probe at a time per chain).", SPEED,
     )
 
-    def method(self) -> Method:
+    def make_method(self) -> Method:
         """The chosen method with its settings (checked)."""
+        if self.method != self.method_name:
+            raise ValueError(f"labels.mc.method={self.method} chooses nothing: choose the method "
+                             f"with labels/mc={self.method} (this section is "
+                             f"{self.method_name}'s)")
         cls = METHODS[self.method_name]
         return method(self.method_name, **{f.name: getattr(self, f.name)
                                           for f in dataclasses.fields(cls)})  # type: ignore[arg-type]
@@ -101,6 +110,8 @@ def mc_config(name: str) -> type[MCSourceConfig]:
     hints = typing.get_type_hints(cls)
     fields = [(f.name, hints[f.name], dataclasses.field(default=f.default, metadata=f.metadata))
               for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    base = next(f for f in dataclasses.fields(MCSourceConfig) if f.name == "method")
+    fields.insert(0, ("method", str, dataclasses.field(default=name, metadata=base.metadata)))
     made = dataclasses.make_dataclass(
         f"MC{''.join(w.title() for w in name.split('_'))}Config", fields,
         bases=(MCSourceConfig,), namespace={"method_name": name, "__doc__": cls.__doc__},

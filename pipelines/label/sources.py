@@ -255,7 +255,7 @@ def _mc(cfg: LabelJob, m: Any, ctx: BuildContext) -> Verifier:
         completer=ctx.completer,
         check=outcome_check(ctx.domain, cfg.answer_check.timeout_s, sandbox),
         domain=ctx.domain,
-        method=m.method(),
+        method=m.make_method(),
         self_rollouts=m.self_rollouts,
         max_rounds=m.max_rounds,
         speculate=m.speculate,

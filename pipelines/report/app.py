@@ -23,7 +23,7 @@ from labeling.report.stats import dataset_stats
 from labeling.shards import atomic_write_bytes
 from pipelines.cli import HydraApp
 from pipelines.config_fields import typed_config
-from pipelines.report.config import RENAMED, REPORT, ReportConfig, register
+from pipelines.report.config import REPORT, ReportConfig, register
 from pipelines.report.html import (
     SECTIONS,
     quality_frame,
@@ -113,7 +113,7 @@ def run(cfg: DictConfig | ReportConfig) -> Path:
     )  # fmt: skip
 
 
-APP = HydraApp("prm-report", "report", ReportConfig, register, run, __doc__, renamed=RENAMED)
+APP = HydraApp("prm-report", "report", ReportConfig, register, run, __doc__)
 
 
 def main() -> None:

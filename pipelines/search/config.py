@@ -107,8 +107,6 @@ class SearchConfig(GenerationConfig):
     search: SearchSection = option(factory=SearchSection, help="Strategies and budgets.")
 
 
-# Keys that moved, kept working for one release (`pipelines.cli.renamed`).
-RENAMED = {"answer_timeout_s": "answer_check.timeout_s"}
 
 
 def validate(cfg: SearchConfig) -> None:
@@ -145,4 +143,4 @@ def register() -> None:
     ConfigStore.instance().store(name="search_schema", node=SearchConfig)
 
 
-__all__ = ["RENAMED", "PRMBackend", "SearchConfig", "Strategy", "register", "validate"]
+__all__ = ["PRMBackend", "SearchConfig", "Strategy", "register", "validate"]

@@ -26,7 +26,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from pipelines.cli import HydraApp, explain
-from pipelines.train.config import RENAMED, TrainAppConfig, register, to_config
+from pipelines.train.config import TrainAppConfig, register, to_config
 
 # torch, Ray Train and the model code load when a run starts, not with the app's declaration
 # (`APP`, which `--help` and the tests read).
@@ -90,7 +90,7 @@ def _explain(exc: BaseException) -> str | None:
 
 
 APP = HydraApp("prm-train", "train", TrainAppConfig, register, _run_and_print, __doc__,
-               _explain, renamed=RENAMED)
+               _explain)
 
 
 def main() -> None:

@@ -26,7 +26,6 @@ import pyarrow.parquet as pq
 from labeling import registry
 from labeling.combine import consensus_reason
 from labeling.rows import verdicts_from_structs
-from labeling.schema import LEGACY_COLUMNS, LEGACY_TRAIN_SOURCES
 from labeling.shards import MANIFEST, input_shards
 from pipelines.cli import UserError
 from pipelines.train.config import LABEL_SOURCES, PRMDataConfig
@@ -38,9 +37,8 @@ def source_name(cfg: PRMDataConfig) -> str:
 
 
 def target_column(cfg: PRMDataConfig) -> str:
-    """Today's name of the column the targets come from (old names mapped)."""
-    name = source_name(cfg)
-    return LEGACY_TRAIN_SOURCES.get(name, name)
+    """The column the targets come from."""
+    return source_name(cfg)
 
 
 def is_soft(cfg: PRMDataConfig) -> bool:
@@ -80,13 +78,10 @@ def _consensus(row: dict[str, Any]) -> bool:
 
 
 def _values(row: dict[str, Any], column: str) -> list[Any] | None:
-    """The column's values: under today's name, its format-1 name, or (a source's labels in
-    a shard written before its column existed, e.g. `mc_labels`) that source's verdicts."""
+    """The column's values, or (a source's labels in a shard written before its column
+    existed, e.g. `mc_labels`) that source's verdicts."""
     if row.get(column) is not None:
         return row[column]
-    old = next((o for o, new in LEGACY_COLUMNS.items() if new == column), None)
-    if old and row.get(old) is not None:
-        return row[old]
     owner = _owner(column)
     if owner is None or not row.get("verdicts"):
         return None
@@ -130,14 +125,11 @@ def row_targets(row: dict[str, Any], cfg: PRMDataConfig) -> list[Any] | None:
 
 
 def _columns(cfg: PRMDataConfig, present: list[str]) -> list[str]:
-    """Columns to read from a file whose columns are `present` (an alias if it has that)."""
+    """Columns to read from a file whose columns are `present`."""
     cols = {"prompt", "completions", "problem_id", "domain", "chain_id"}
     column = target_column(cfg)
-    old = {new: o for o, new in LEGACY_COLUMNS.items()}.get(column)
     if column in present:
         cols.add(column)
-    elif old in present:
-        cols.add(old)
     elif _owner(column):
         cols.add("verdicts")  # shards from before the column: the verdicts hold the labels
     if cfg.min_rollouts > 0:
@@ -240,8 +232,7 @@ def check_labels_present(cfg: PRMDataConfig) -> None:
     Raises UserError naming the sources the shards do carry."""
     source = source_name(cfg)
     column = target_column(cfg)
-    old = {new: o for o, new in LEGACY_COLUMNS.items()}.get(column)
-    wanted = {column, old} - {None}
+    wanted = {column}
     carried: set[str] = set()
     for path in input_shards(cfg.shards):
         names = pq.ParquetFile(path).schema_arrow.names

@@ -337,6 +337,11 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
         for e in prm_data.validation_examples(cfg.data, cfg.train.seed):
             val_rows.append(tokenize_row(e.prompt, e.steps, e.targets, w.tok, w.fmt, w.soft))
             val_cut.update(cut_counts(val_rows[-1], e.targets))
+        if not val_rows:  # the split is by problem: a handful of problems may give none
+            log.warning("data.val_fraction=%s put no chain into validation (it holds out whole "
+                        "problems, and these shards have too few): no val_ metrics will be "
+                        "logged; add problems or set data.val_fraction=0",
+                        cfg.data.val_fraction)  # fmt: skip
     metrics_file = (w.out / "metrics.jsonl").open("a") if w.rank == 0 else None
     tokens_total, train_time, last, started = 0, 0.0, {}, w.step
     t_last = time.perf_counter()
