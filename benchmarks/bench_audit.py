@@ -22,7 +22,7 @@ its human first errors as the oracle reviewer.
 3. Interval coverage per stratum (source, status, claim) with at least --min-stratum decided
    labels and a precision strictly between 0 and 1 (at 0 or 1 every interval holds it):
    --reps seeded draws of min(--reviews, half the stratum) labels in the audit's own sampler
-   order, each scored by `labeling.audit_estimate.estimate` (the function `prm-audit
+   order, each scored by `labeling.audit.estimate.estimate` (the function `prm-audit
    estimate` runs); the share of 95% Wilson intervals (finite-population corrected) that
    hold the stratum's precision. Summarized per claim type.
 4. What a user sees: an audit of the first MC set (`audit.budget=60` stratified steps and
@@ -121,9 +121,9 @@ def oracle_loop(d: Path, name: str, sample_args: list[str]) -> Path:
 
 
 def coverage(dirs: list[Path], args: argparse.Namespace) -> dict[str, list[float]]:
-    from labeling.audit_claims import claim_right
-    from labeling.audit_estimate import Reviewed, estimate
-    from labeling.audit_sample import chain_views, order_key, parse_stratum, step_key, strata
+    from labeling.audit.claims import claim_right
+    from labeling.audit.estimate import Reviewed, estimate
+    from labeling.audit.sample import chain_views, order_key, parse_stratum, step_key, strata
     from pipelines.audit.app import human_verdicts
     from pipelines.audit.pack import after_error_of, load_rows, policy_of
 
@@ -178,7 +178,7 @@ def coverage(dirs: list[Path], args: argparse.Namespace) -> dict[str, list[float
 
 
 def queue_efficiency(dirs: list[Path], reps: int) -> None:
-    from labeling.audit_sample import chain_views, order_key, uncertainty_queue
+    from labeling.audit.sample import chain_views, order_key, uncertainty_queue
     from pipelines.audit.pack import load_rows, mc_threshold, policy_of
 
     views, human = [], {}

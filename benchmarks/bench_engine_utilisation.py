@@ -30,7 +30,7 @@ def sample_chains(pool, problems_n: int, n: int, instruction: str) -> list:
     from labeling.ids import chain_id, derive_seed
     from labeling.prompts import user_message
     from labeling.schema import Chain
-    from labeling.splitters import split_steps
+    from labeling.steps.splitters import split_steps
 
     problems = list(load_problems({"name": "builtin_math", "limit": problems_n}))
     requests = [

@@ -32,8 +32,8 @@ def checkpoint(args, root: Path) -> Path:
     if args.checkpoint:
         return Path(args.checkpoint)
     if args.smollm2:
-        from pipelines.train.export import new_prm, save_checkpoint
-        from pipelines.train.model import StepFormat
+        from pipelines.checkpoint.export import new_prm, save_checkpoint
+        from pipelines.checkpoint.format import StepFormat
 
         model, tok, _ = new_prm("", StepFormat(max_length=args.max_length))
         return save_checkpoint(model, tok, root / "prm")

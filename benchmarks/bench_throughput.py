@@ -52,7 +52,7 @@ def chains_of(problems: list, requests: list[dict], results: list[dict]) -> list
     """(problem, chain) pairs of the sampled texts that split into two or more steps."""
     from labeling.ids import chain_id
     from labeling.schema import Chain
-    from labeling.splitters import split_steps
+    from labeling.steps.splitters import split_steps
 
     items = []
     for p, req, res in zip(problems, requests, results, strict=True):

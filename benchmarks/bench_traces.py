@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from labeling.schema import Chain, Problem  # noqa: E402
-from labeling.sections import SectionOptions, section_spans  # noqa: E402
-from labeling.splitters import split_spans  # noqa: E402
+from labeling.steps.sections import SectionOptions, section_spans  # noqa: E402
+from labeling.steps.splitters import split_spans  # noqa: E402
 
 DELTABENCH = ROOT.parent / "shared" / "data" / "deltabench" / "deltabench_examples_dev.jsonl"
 
@@ -57,7 +57,7 @@ def _para_starts(text: str) -> list[int]:
 def _even(text: str, count: int) -> list[int]:
     """Starts of `count` sections spaced evenly by tokens over the paragraphs (the baseline:
     the same number of cuts, no cue words)."""
-    from labeling.sections import approx_tokens, paragraphs
+    from labeling.steps.sections import approx_tokens, paragraphs
 
     paras = paragraphs(text)
     sizes = [approx_tokens(text[a:b]) for a, b in paras]

@@ -4,7 +4,7 @@ shard format and dataset adapters. Imports neither Ray, vLLM, Hydra nor torch.
 Public names (the rest is reachable through the submodules):
 `Problem`, `Chain`, `GivenChain`, `StepVerdict`, `LabeledChain`, `Quarantined`, `Status`,
 `Domain`, `AfterError`, `LABELED_SCHEMA`, `QUARANTINE_SCHEMA`
-(labeling.schema); `split_steps` (labeling.splitters); `combine`, `Policy`
+(labeling.schema); `split_steps` (labeling.steps.splitters); `combine`, `Policy`
 (labeling.combine); `first_error` (labeling.first_error, the one first-error rule);
 `load_problems` (labeling.datasets).
 """
@@ -25,7 +25,7 @@ from labeling.schema import (
     Status,
     StepVerdict,
 )
-from labeling.splitters import split_steps
+from labeling.steps.splitters import split_steps
 
 __all__ = [
     "LABELED_SCHEMA", "QUARANTINE_SCHEMA", "AfterError", "Chain", "Domain",

@@ -12,7 +12,7 @@ renamed, so a reader (or a resumed run) never sees a half-written file under a f
 A unit counts as done only when its record exists *and* the shard's size and SHA-256 match
 the record: a truncated or corrupted shard is detected and the unit is redone.
 
-A row that Parquet cannot encode (a lone surrogate: see `labeling.text`) never stops a unit:
+A row that Parquet cannot encode (a lone surrogate: see `labeling.text.unicode`) never stops a unit:
 quarantine rows are written with such characters escaped, and a labeled row that still holds
 one (the unit labeler sets them aside first, so this is a last line of defence) is moved to
 the quarantine with the reason, the unit's `rows` and `chains` counts lowered to match.
@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from labeling.schema import QUARANTINE_SCHEMA, labeled_schema
-from labeling.text import escape, escape_row, unwritable_field
+from labeling.text.unicode import escape, escape_row, unwritable_field
 
 MANIFEST = "manifest.json"
 # The polars engine every reader of a dataset collects with: batches through the plan, bounded
@@ -313,3 +313,24 @@ def summarize_units(records: Iterable[UnitRecord]) -> dict[str, Any]:
                  "sha256": r.quarantine_sha256, "unit": r.unit}
             )
     return {"counts": counts, "tokens": tokens, "shards": shards, "quarantine": quarantine}
+
+
+def input_shards(paths: list[str]) -> list[Path]:
+    """Parquet files under each path: the shards a `manifest.json` lists (a finished prm-label
+    dataset), else `<dir>/shards/*.parquet`, `<dir>/*.parquet`, or the path itself."""
+    files: list[Path] = []
+    for raw in paths:
+        p = Path(raw).expanduser()
+        if p.is_file():
+            files.append(p)
+        elif (p / MANIFEST).is_file():  # a prm-label dataset: only the shards it lists
+            files.extend(shard_files(p))
+        elif (p / "shards").is_dir():
+            files.extend(sorted((p / "shards").glob("*.parquet")))
+        elif p.is_dir():
+            files.extend(sorted(p.glob("*.parquet")))
+    if not files:
+        raise FileNotFoundError(
+            f"no Parquet shards under {paths}; set data.shards=[<prm-label output dir>, ...]"
+        )
+    return files

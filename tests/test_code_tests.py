@@ -6,14 +6,15 @@ import json
 
 import pytest
 
-from labeling.code_steps import split_code_steps
 from labeling.combine import combine
 from labeling.datasets.builtin_code_tasks import builtin_code_solutions, builtin_code_tasks
 from labeling.datasets.mbpp import problem_from_record
 from labeling.schema import Chain, Problem, Status
+from labeling.steps.code import split_code_steps
 from tests.conftest import needs_sandbox, shared
 from verifiers.base import Verifier
-from verifiers.code_tests import CodeTestVerifier, SyntaxVerifier
+from verifiers.code_syntax import SyntaxVerifier
+from verifiers.code_tests import CodeTestVerifier
 from verifiers.sandbox.program import prepare_job
 from verifiers.sandbox.runner import SandboxConfig, run_tests_many
 

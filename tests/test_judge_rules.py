@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.judge_protocol import CriticAnswer, JudgeVote, judge_verdicts, parse_answer
+from labeling.judge.protocol import JudgeAnswer, JudgeVote, judge_verdicts, parse_answer
 from labeling.schema import Status
 from tests.tiers import examples
 
 
 def votes(*firsts):
-    return [CriticAnswer(f"vote {f}", f, "" if f is not None else "no \\boxed{} answer")
+    return [JudgeAnswer(f"vote {f}", f, "" if f is not None else "no \\boxed{} answer")
             for f in firsts]
 
 

@@ -321,7 +321,7 @@ def test_posterior_never_calls_a_step_wrong_where_no_rate_fell(n, base, data, ou
 @given(st.integers(2, 6), BASES, st.data(), st.sampled_from([True, False, None]),
        st.booleans())
 def test_posterior_never_blames_steps_that_name_nothing(n, base, data, outcome, sampled):
-    # Steps spared by their text (`labeling.mc.blame`): a False needs a fall across a step
+    # Steps spared by their text (`labeling.mc.spared`): a False needs a fall across a step
     # that may err, and its span (the steps after the last True one, up to it) holds one.
     draws = [data.draw(st.lists(st.sampled_from([True, False, None]), max_size=12))
              for _ in range(n)]

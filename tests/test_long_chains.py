@@ -12,15 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.model import build_tiny_model, cut_counts, load_tokenizer, tokenize_row
 from pipelines.label.app import run as label
 from pipelines.train.app import run as train
-from pipelines.train.model import (
-    StepFormat,
-    build_tiny_model,
-    cut_counts,
-    load_tokenizer,
-    tokenize_row,
-)
 from tests.conftest import compose
 from tests.synthetic_traces import long_trace
 from tests.tiers import examples

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from labeling.shards import input_shards
 from pipelines.cli import UserError
 from pipelines.train.config import PRMDataConfig
 from pipelines.train.data import (
     ChainStream,
     iter_examples,
     row_targets,
-    shard_files,
     synthetic_rows,
     validation_examples,
     write_shards,
@@ -81,12 +81,12 @@ def test_bad_rows_and_configs_name_the_fix():
     with pytest.raises(ValueError, match="re-run prm-label"):
         row_targets(_row(labels=[True]), PRMDataConfig())
     with pytest.raises(FileNotFoundError, match="data.shards"):
-        shard_files(["/nonexistent"])
+        input_shards(["/nonexistent"])
 
 
 def test_split_is_by_problem_and_stream_is_deterministic(shards):
     cfg = PRMDataConfig(shards=[shards], val_fraction=0.3, shuffle_buffer=7, read_batch_rows=5)
-    files = shard_files(cfg.shards)
+    files = input_shards(cfg.shards)
     train = list(iter_examples(cfg, files, "train", seed=0, epoch=0))
     val = list(validation_examples(cfg, seed=0))
     assert not {e.problem_id for e in train} & {e.problem_id for e in val}

@@ -9,15 +9,10 @@ import math
 import pytest
 import torch
 
-from pipelines.train.export import export, load_checkpoint, new_prm, save_checkpoint
-from pipelines.train.export import main as export_main
-from pipelines.train.model import (
-    IGNORE,
-    StepFormat,
-    build_tiny_model,
-    collate,
-    tokenize_row,
-)
+from pipelines.checkpoint.export import export, load_checkpoint, new_prm, save_checkpoint
+from pipelines.checkpoint.export import main as export_main
+from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.model import IGNORE, build_tiny_model, collate, tokenize_row
 
 TEXTS = ["Start at 3 and add 4 .\n\n3 + 4 = 7\n\n7 + 2 = 9\n\n", "what is 1 + 1 ? 2"]
 

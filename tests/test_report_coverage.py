@@ -3,8 +3,8 @@ numbers are worked out in the comments; the sentences the log and the report say
 
 from __future__ import annotations
 
-from labeling import report_coverage as rc
-from labeling import report_stats as rs
+from labeling.report import coverage as rc
+from labeling.report import stats as rs
 from tests.test_report_stats import make_dataset, row, verdict
 
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from labeling.reward import (
+from labeling.prm.reward import (
     Note,
     completion_text,
     fold,
@@ -17,9 +17,9 @@ from labeling.reward import (
     strip_end_tokens,
     token_ends,
 )
-from labeling.search import aggregate
-from labeling.sections import SectionOptions
-from labeling.splitters import split_spans, split_steps
+from labeling.prm.search import aggregate
+from labeling.steps.sections import SectionOptions
+from labeling.steps.splitters import split_spans, split_steps
 from pipelines.cli import ConfigError
 from pipelines.reward import PRMReward, reward_config
 from pipelines.scoring import PRMScorer
@@ -205,7 +205,7 @@ def test_a_failing_backend_raises_instead_of_inventing_rewards(prm_ckpt, answer)
 
 
 def test_policy_token_ends_come_from_the_policy_tokenizer(prm_reward, tiny_model_dir):
-    from pipelines.train.model import load_tokenizer
+    from pipelines.checkpoint.model import load_tokenizer
 
     tok = load_tokenizer(tiny_model_dir)  # a policy's byte-level BPE, not the PRM's tokenizer
     text = "3 + 4 = 7\n\n7 + 2 = 9"

@@ -13,7 +13,7 @@ import math
 import pytest
 import requests
 
-from labeling.reward import Note
+from labeling.prm.reward import Note
 from pipelines.cli import ConfigError
 from pipelines.reward import PRMReward, reward_config, verl_reward
 from pipelines.reward.config import ServerConfig

@@ -13,8 +13,8 @@ import requests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from labeling.reward import Note
-from labeling.search import Aggregation
+from labeling.prm.reward import Note
+from labeling.prm.search import Aggregation
 from pipelines.reward import PRMReward, reward_config, verl_reward
 from pipelines.reward.config import ServerConfig
 from pipelines.reward.server import RewardServer

@@ -13,9 +13,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pipelines.checkpoint.format import StepFormat
 from pipelines.reward import PRMReward, SplitMismatchWarning
 from pipelines.train.lineage import dataset_split
-from pipelines.train.model import StepFormat
 from tests.conftest import compose
 from tests.synthetic_traces import long_trace
 
@@ -86,10 +86,10 @@ def test_a_cut_other_than_trainings_is_a_warning(tmp_path, split, fields, says):
 def test_a_prm_trained_on_sections_scores_the_same_sections(tmp_path):
     """prm-label cuts given R1-style traces into sections, prm-train trains on them, prm-export
     copies the record, and the reward cuts each trace into exactly the rows' sections."""
+    from pipelines.checkpoint.export import export
+    from pipelines.checkpoint.model import build_tiny_model
     from pipelines.label.app import run as label
     from pipelines.train.app import run as train
-    from pipelines.train.export import export
-    from pipelines.train.model import build_tiny_model
 
     traces = [long_trace(n, seed=s) for n, s in ((60, 1), (40, 2), (30, 3), (50, 4))]
     data = tmp_path / "t.jsonl"

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from labeling.reward import Note
+from labeling.prm.reward import Note
+from pipelines.checkpoint.format import StepFormat
 from pipelines.reward import PRMReward, TRLReward, verl_reward
-from pipelines.train.model import StepFormat
 
 PROMPTS = ["Start at 3 and add 4 , 2 .", "What is 12 * 3 ?"]
 COMPLETIONS = ["3 + 4 = 7\n\n7 + 2 = 9\n\nThe answer is \\boxed{9} .", "12 * 3 = 36"]
@@ -91,8 +91,8 @@ def _dataset(root: Path, split: dict | None, model: str = "SmolLM2",
 
 @pytest.mark.train
 def test_prm_train_writes_the_split_rules_into_the_checkpoint(tmp_path):
+    from pipelines.checkpoint.model import build_tiny_model
     from pipelines.train.app import run
-    from pipelines.train.model import build_tiny_model
     from tests.reward_ckpt import WORDS
 
     line = {"mode": "line", "code_mode": "statement", "max_steps": 40}

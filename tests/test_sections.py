@@ -1,5 +1,5 @@
-"""split.mode=sections: reasoning traces cut into sections (labeling/sections.py, section_cues.py)
-through the one split entry point (labeling/splitters.py)."""
+"""split.mode=sections: reasoning traces cut into sections (labeling/steps/sections.py, cues.py)
+through the one split entry point (labeling/steps/splitters.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.section_cues import Move, cue
-from labeling.sections import SectionOptions, approx_tokens, paragraphs, section_spans
-from labeling.splitters import split_spans, split_steps
+from labeling.steps.cues import Move, cue
+from labeling.steps.sections import SectionOptions, approx_tokens, paragraphs, section_spans
+from labeling.steps.splitters import split_spans, split_steps
 from tests.synthetic_traces import long_trace, self_correction_trace
 from tests.tiers import examples
 

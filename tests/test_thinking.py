@@ -1,4 +1,4 @@
-"""The thinking part of a trace (labeling/thinking.py) and where answers are read from it:
+"""The thinking part of a trace (labeling/steps/thinking.py) and where answers are read from it:
 final answers (verifiers/answer.py), rollouts (verifiers/mc/outcome.py), and the
 engine's prompt for a chat template that opens the thinking (pipelines/engine/actor.py)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from labeling.schema import Problem, Status
-from labeling.thinking import (
+from labeling.steps.thinking import (
     answer_region,
     compose,
     parse_trace,

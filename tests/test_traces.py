@@ -130,7 +130,7 @@ def test_too_many_sections_for_max_steps_fails_at_start(tmp_path):
 
 def _mc_chain(trace, mode: str = "sections"):
     from labeling.schema import Chain
-    from labeling.splitters import split_spans
+    from labeling.steps.splitters import split_spans
 
     spans = split_spans(trace.text, mode)
     steps = tuple(trace.text[a:b] for a, b in spans)
@@ -207,7 +207,7 @@ def test_field_mapping_on_the_command_line(tmp_path):
 def test_the_report_reads_shards_written_before_the_trace_columns(tmp_path):
     import pyarrow.parquet as pq
 
-    from labeling.report_stats import scan_files
+    from labeling.report.stats import scan_files
 
     t = self_correction_trace()
     data = _write(tmp_path / "t.jsonl", [{"q": t.question, "a": t.reference, "r": t.text}])

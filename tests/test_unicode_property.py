@@ -18,7 +18,7 @@ from labeling.datasets.common import problem_texts
 from labeling.rows import labeled_row, quarantine_row
 from labeling.schema import Chain, LabeledChain, Problem, Quarantined
 from labeling.shards import DatasetDir, read_shard
-from labeling.text import unwritable_field
+from labeling.text.unicode import unwritable_field
 from tests.test_poison_records import one_sentence
 from tests.tiers import examples
 

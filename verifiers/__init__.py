@@ -6,7 +6,7 @@
 | answer (code)      | `CodeTestVerifier`                      | verifiers/code_tests.py |
 | answer (given)     | `GivenOutcome`                          | verifiers/base.py       |
 | calc               | `CalculatorVerifier`                    | verifiers/calculator/   |
-| tests              | `SyntaxVerifier`                        | verifiers/code_tests.py |
+| tests              | `SyntaxVerifier`                        | verifiers/code_syntax.py |
 | mc                 | `MonteCarloVerifier`                    | verifiers/mc/      |
 | judge              | `JudgeVerifier`                         | verifiers/judge.py      |
 
@@ -22,7 +22,7 @@ from verifiers.base import ChainVerifier, GivenOutcome, Verifier
 _LAZY = {
     "AnswerVerifier": "verifiers.answer",
     "CodeTestVerifier": "verifiers.code_tests",
-    "SyntaxVerifier": "verifiers.code_tests",
+    "SyntaxVerifier": "verifiers.code_syntax",
     "CalculatorVerifier": "verifiers.calculator.verifier",
     "MonteCarloVerifier": "verifiers.mc.driver",
     "JudgeVerifier": "verifiers.judge",

@@ -44,7 +44,7 @@ Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2
 class PosteriorSearch(Estimator):
     """The search and labels of the module docstring for one chain. `probe_right=False`
     rolls nothing out for a chain whose own answer is right (its steps stay unlabeled);
-    `may_err[i]` False: step i cannot be the first error (`labeling.mc.blame`)."""
+    `may_err[i]` False: step i cannot be the first error (`labeling.mc.spared`)."""
 
     name = "posterior"
     rule: Any  # labeling.mc.posterior.Posterior

@@ -10,7 +10,7 @@ probability on every e from all of this at once:
 - the prior over e. For a chain the completer sampled itself (`sampled`) it errs at every
   step with the same hazard h, (1 - h)^M = s: P(e = i) = (1 - h)^i h, P(none) = s. For a chain
   another model wrote, nothing is known of that model: e is uniform over the M + 1 values.
-  Steps that cannot err (`may_err` False: they name nothing or restate, `labeling.mc.blame`) get no
+  Steps that cannot err (`may_err` False: they name nothing or restate, `labeling.mc.spared`) get no
   mass, and the hazard acts at the A steps that can, (1 - h)^A = s;
 - the chain's own outcome y: a wrong answer means an error (P(y wrong | none) = 0); a right
   one after an error at i is a recovery, as likely as an off-track rollout from i succeeds;

@@ -16,14 +16,14 @@ outcome, as under every rule):
   favour "e <= i" by F, the step before it is True (or i = 0), and the success rate fell: a
   prefix at or before i succeeded less often than the question (the self-confidence counts)
   or an earlier probed prefix, across a step that may err (a lower rate after steps that name
-  nothing only is the new baseline: `labeling.mc.blame`). It is a step claim with
+  nothing only is the new baseline: `labeling.mc.spared`). It is a step claim with
   P(e = i) >= 1 - 2l; the steps after it are left to `after_error`, as under every rule
   (under `negative`: prefix claims, True of them with probability >= 1 - l).
 - A prefix claim, when no error is located and `after_error=negative`: False from the first
   step i (after the last True one) where P(e <= i) >= 1 - l, the rollouts alone favour
   "e <= i" by F, and the success rate fell at or before i, and on every later step. It
   says "the chain has gone wrong by step i" (the first error lies in the span after the last
-  True step, up to i), not that step i itself is wrong: `labeling.audit_claims` reads a
+  True step, up to i), not that step i itself is wrong: `labeling.audit.claims` reads a
   complete source's first False after an unlabeled step as such a claim, and scores it
   against the chain's first error. The search does not read it: it still looks for the
   error itself, so the rollouts are the same with or without the claim.
@@ -44,7 +44,7 @@ the prior over e is uniform.
 
 Which steps it spares (`spare_steps`): a step that names nothing or only restates the question
 or an earlier step is never blamed, and the rate after it is its own baseline
-(`labeling.mc.blame`).
+(`labeling.mc.spared`).
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ from typing import Any, ClassVar
 
 from labeling.fields import ROWS, option
 from labeling.mc.bisection import PosteriorSearch
-from labeling.mc.blame import may_err
 from labeling.mc.method import Method
+from labeling.mc.spared import may_err
 from labeling.schema import SelfConfidence
 
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from labeling.audit_estimate import Method, Reviewed, estimate
-from labeling.audit_sample import HUMAN, step_key
+from labeling.audit.estimate import Method, Reviewed, estimate
+from labeling.audit.sample import HUMAN, step_key
 from labeling.shards import DatasetDir
 from pipelines.audit.config import AuditJobConfig, Mode, register, validate
 from pipelines.cli import HydraApp

@@ -14,8 +14,8 @@ from enum import StrEnum
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
-from labeling.audit_estimate import Method
-from labeling.audit_verdicts import Mode as ReviewMode
+from labeling.audit.estimate import Method
+from labeling.audit.verdicts import Mode as ReviewMode
 from labeling.schema import Neutral
 from pipelines.cli import ConfigError
 from pipelines.config_fields import ROWS, SPEED, check_fields, option

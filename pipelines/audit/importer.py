@@ -29,8 +29,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from labeling.audit_sample import HUMAN, step_key
-from labeling.audit_verdicts import RATINGS, ChainVerdict, Problem, Verdict, parse, resolve
+from labeling.audit.sample import HUMAN, step_key
+from labeling.audit.verdicts import RATINGS, ChainVerdict, Problem, Verdict, parse, resolve
 from labeling.combine import DEFAULT_CONSENSUS, combine
 from labeling.first_error import first_error
 from labeling.rows import verdicts_from_structs

@@ -20,9 +20,9 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from labeling.audit_claims import Claim
-from labeling.audit_estimate import coverage
-from labeling.audit_sample import (
+from labeling.audit.claims import Claim
+from labeling.audit.estimate import coverage
+from labeling.audit.sample import (
     SampleItem,
     StepView,
     chain_views,
@@ -30,10 +30,10 @@ from labeling.audit_sample import (
     review_plan,
     strata,
 )
-from labeling.audit_verdicts import PAGE_FORMAT, Mode
+from labeling.audit.verdicts import PAGE_FORMAT, Mode
 from labeling.datasets import gives_sections
 from labeling.first_error import first_error
-from labeling.report_stats import read_manifest
+from labeling.report.stats import read_manifest
 from labeling.schema import Neutral
 from labeling.shards import atomic_write_bytes, read_shard, shard_files
 from pipelines.cli import UserError

@@ -27,7 +27,7 @@ from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from labeling.text import repair
+from labeling.text.unicode import repair
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from typing import Any
 from omegaconf import DictConfig
 
 from labeling.first_error import first_flag
-from labeling.processbench import ChainScore, format_table, table
+from labeling.prm.processbench import ChainScore, format_table, table
 from labeling.schema import Status
 from pipelines.cli import ConfigError, HydraApp
 from pipelines.config_fields import typed_config

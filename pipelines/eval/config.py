@@ -12,9 +12,9 @@ from enum import StrEnum
 
 from hydra.core.config_store import ConfigStore
 
-from labeling.search import Aggregation
+from labeling.prm.search import Aggregation
+from pipelines.checkpoint.format import ExportFormat
 from pipelines.config_fields import ROWS, SPEED, option
-from pipelines.train.config import ExportFormat
 
 
 class Mode(StrEnum):

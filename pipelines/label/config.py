@@ -32,32 +32,8 @@ from pipelines.generation_config import (
     register_groups,
     validate_generation,
 )
+from pipelines.label.source_configs import SandboxSettings
 from pipelines.label.sources import register_options, sections
-from verifiers.sandbox.result import NODE_MEMORY_SHARE, SANDBOX_TIMEOUT_S, SANDBOX_WORKERS
-
-
-@dataclass
-class SandboxSettings:
-    """The sandbox every part that runs code uses (the `answer` source on code, MC rollouts
-    of code chains)."""
-
-    timeout_s: float = option(
-        SANDBOX_TIMEOUT_S, "Wall-clock bound of one program run in the sandbox.", ROWS, gt=0
-    )
-    # How many run at once and the memory they share change speed and placement; a run that
-    # needs more waits for a slot rather than getting less.
-    workers: int = option(
-        SANDBOX_WORKERS, "Parallel sandbox executions (per verifier actor).", SPEED, gt=0
-    )
-    node_memory_share: float = option(
-        NODE_MEMORY_SHARE, "Share of a node's RAM that all sandboxes running at once on it hold "
-        "together (engines plan 0.8 of what Ray reports, about 0.56 of RAM): each run gets "
-        "share x RAM / (workers x verifier actors on the node), and runs beyond that many "
-        "wait.", SPEED, gt=0, le=1
-    )
-    allow_unsafe: bool = option(
-        False, "Run without isolation when bubblewrap is missing (warns).", ROWS
-    )
 
 
 @dataclass

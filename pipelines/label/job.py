@@ -37,6 +37,7 @@ from pipelines.label.manifest import (
     build_manifest,
     given_model,
     log_done,
+    redone,
     say_coverage,
     who_cut,
     write_report_quietly,
@@ -79,13 +80,13 @@ class LabelJob(UnitJob):
         judge = self.cfg.labels.judge
         if judge is None:
             return None
-        from pipelines.engine.critic import EngineCritic
+        from pipelines.engine.judge import EngineJudge
 
         own = judge.own_model(self.cfg.model)
         if own is None:
             self._ensure_engine()
-            return EngineCritic(self.pool, self.cfg.model.name)
-        return EngineCritic(self._own_pool(own), own.name)
+            return EngineJudge(self.pool, self.cfg.model.name)
+        return EngineJudge(self._own_pool(own), own.name)
 
     def _completer(self) -> Any:
         """MC's completer: the sampler's pool when `labels.mc.model` is the sampler's (the
@@ -157,7 +158,7 @@ class LabelJob(UnitJob):
         self.labelers = [
             cls.remote(self.cfg, self.hash, completer, critic) for _ in range(rc.label_actors)
         ]
-        # Asked now, answered by each labeler's first life; read at the end (_retries), so
+        # Asked now, answered by each labeler's first life; read at the end (manifest.redone), so
         # the labelers start while the engines load instead of before.
         self._places = [a.where.remote() for a in self.labelers]
 
@@ -359,32 +360,6 @@ class LabelJob(UnitJob):
         progress.close()
         return self._manifest(records, started_at, time.monotonic() - t0, reused, prev)
 
-    def _retries(self) -> dict[str, Any]:
-        """What had to be redone: engine calls re-sent to live engines (and the engines and
-        nodes lost), labeler actors Ray restarted (their calls retried, possibly on another
-        node), units labeled again problem by problem after their call failed."""
-        out: dict[str, Any] = {"engine_calls_resent": 0, "engine_requests_resent": 0,
-                               "engines_lost": 0, "engine_nodes_lost": []}
-        if self.pool is not None and hasattr(self.pool, "retries"):
-            out.update(self.pool.retries())
-        restarted, moved = 0, 0
-        if self.cfg.ray.enabled and self._places:
-            import ray
-
-            try:
-                first = ray.get(self._places, timeout=30)
-                now = ray.get([a.where.remote() for a in self.labelers], timeout=30)
-            except Exception as exc:  # a figure must not fail a finished run
-                log.warning("could not ask the labelers where they run: %s", exc)
-                first = now = []
-            for (node0, pid0), (node1, pid1) in zip(first, now, strict=True):
-                restarted += (node0, pid0) != (node1, pid1)
-                moved += node0 != node1
-        out["labelers_restarted"] = restarted
-        out["labelers_moved_node"] = moved
-        out["units_retried_by_problem"] = self.units_retried_by_problem
-        return out
-
     def _manifest(self, records, started_at, wall, reused, prev) -> dict[str, Any]:
         head = self.manifest_head(records, started_at, wall, reused, "problems_labeled")
         manifest = build_manifest(self.cfg, head, self.model_path, wall, prev)
@@ -394,7 +369,9 @@ class LabelJob(UnitJob):
         manifest["split"].update(who_cut(self.out.root, manifest["shards"]))
         manifest["unit_cutting"] = "content"  # older versions cut units in input order
         manifest["lineage"]["refresh"] = self.refresh
-        manifest["retries"] = retries = self._retries()
+        manifest["retries"] = retries = redone(
+            self.pool, self.labelers if self.cfg.ray.enabled else [], self._places,
+            self.units_retried_by_problem)
         if any(v for v in retries.values()):
             log.warning("redone after failures: %s", ", ".join(
                 f"{k}={len(v) if isinstance(v, list) else v}" for k, v in retries.items() if v))

@@ -112,6 +112,36 @@ def build_manifest(cfg: LabelJobConfig, head: dict[str, Any], model_path: str, w
     }
 
 
+
+def redone(pool: Any, labelers: list[Any], places: list[Any], units_retried: int
+           ) -> dict[str, Any]:  # fmt: skip
+    """What had to be redone: engine calls re-sent to live engines (and the engines and
+    nodes lost), labeler actors Ray restarted (their calls retried, possibly on another
+    node: `places` holds each labeler's (node, pid) asked at its start, `labelers` is empty
+    without Ray), units labeled again problem by problem after their call failed."""
+    out: dict[str, Any] = {"engine_calls_resent": 0, "engine_requests_resent": 0,
+                           "engines_lost": 0, "engine_nodes_lost": []}
+    if pool is not None and hasattr(pool, "retries"):
+        out.update(pool.retries())
+    restarted, moved = 0, 0
+    if labelers and places:
+        import ray
+
+        try:
+            first = ray.get(places, timeout=30)
+            now = ray.get([a.where.remote() for a in labelers], timeout=30)
+        except Exception as exc:  # a figure must not fail a finished run
+            log.warning("could not ask the labelers where they run: %s", exc)
+            first = now = []
+        for (node0, pid0), (node1, pid1) in zip(first, now, strict=True):
+            restarted += (node0, pid0) != (node1, pid1)
+            moved += node0 != node1
+    out["labelers_restarted"] = restarted
+    out["labelers_moved_node"] = moved
+    out["units_retried_by_problem"] = units_retried
+    return out
+
+
 def write_report_quietly(root: Path) -> None:
     """report.html beside the manifest. A plotting failure must not fail a finished run:
     the shards and manifest are already written, so it only logs a warning."""
@@ -154,8 +184,8 @@ def say_coverage(root: Path) -> None:
     """The job's last lines: what each source could judge and what it left unverifiable, and
     why; a warning with the figure when the Monte Carlo completer rarely solves the problems
     it completes. A figure must not fail a finished run: a failure to count is logged."""
-    from labeling.report_coverage import coverage_sentences, source_coverage
-    from labeling.report_stats import scan_dataset
+    from labeling.report.coverage import coverage_sentences, source_coverage
+    from labeling.report.stats import scan_dataset
 
     try:
         said, low = coverage_sentences(source_coverage(scan_dataset(root)[0]))

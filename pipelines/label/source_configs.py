@@ -12,10 +12,11 @@ import typing
 from dataclasses import dataclass
 from typing import ClassVar
 
-from labeling.judge_protocol import JudgeVote
+from labeling.judge.protocol import JudgeVote
 from labeling.mc import METHODS, Method, method
 from pipelines.config_fields import ROWS, SPEED, option
 from pipelines.generation_config import ModelConfig, SamplerConfig
+from verifiers.sandbox.result import NODE_MEMORY_SHARE, SANDBOX_TIMEOUT_S, SANDBOX_WORKERS
 
 
 @dataclass
@@ -132,7 +133,7 @@ class JudgeSourceConfig:
         JudgeVote.majority, "majority (a strict majority of ALL votes, unparsable ones "
         "included, must place the first error at or before a step to flag it, or after it to "
         "call it right) | unanimous (every vote) | plurality (the most-named index among "
-        "parsed votes, when most votes parsed). See labeling/judge_protocol.py.", ROWS
+        "parsed votes, when most votes parsed). See labeling/judge/protocol.py.", ROWS
     )
     max_tokens: int = option(
         512, "Completion cap of one critic answer (cut ones are errors).", ROWS, gt=0
@@ -153,3 +154,27 @@ class JudgeSourceConfig:
         if not self.model.name or self.model == sampler:
             return None
         return self.model
+
+
+@dataclass
+class SandboxSettings:
+    """The sandbox every part that runs code uses (the `answer` source on code, MC rollouts
+    of code chains)."""
+
+    timeout_s: float = option(
+        SANDBOX_TIMEOUT_S, "Wall-clock bound of one program run in the sandbox.", ROWS, gt=0
+    )
+    # How many run at once and the memory they share change speed and placement; a run that
+    # needs more waits for a slot rather than getting less.
+    workers: int = option(
+        SANDBOX_WORKERS, "Parallel sandbox executions (per verifier actor).", SPEED, gt=0
+    )
+    node_memory_share: float = option(
+        NODE_MEMORY_SHARE, "Share of a node's RAM that all sandboxes running at once on it hold "
+        "together (engines plan 0.8 of what Ray reports, about 0.56 of RAM): each run gets "
+        "share x RAM / (workers x verifier actors on the node), and runs beyond that many "
+        "wait.", SPEED, gt=0, le=1
+    )
+    allow_unsafe: bool = option(
+        False, "Run without isolation when bubblewrap is missing (warns).", ROWS
+    )

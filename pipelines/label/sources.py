@@ -19,24 +19,45 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from labeling import registry
 from labeling.mc import METHODS
-from labeling.registration import Registry
-from pipelines.generation_config import chains_in_sections
+from labeling.registry import Registry
+from pipelines.generation_config import (
+    AnswerCheckConfig,
+    DatasetConfig,
+    ModelConfig,
+    RayConfig,
+    SamplerConfig,
+    SplitConfig,
+    chains_in_sections,
+)
 from pipelines.label.source_configs import (
     AnswerSourceConfig,
     CalcSourceConfig,
     JudgeSourceConfig,
     MCSourceConfig,
+    SandboxSettings,
     TestsSourceConfig,
     mc_config,
 )
 from verifiers.base import GivenOutcome, Verifier
 
-if TYPE_CHECKING:  # the config reads this module's table: no import back at run time
-    from pipelines.label.config import LabelJobConfig, SandboxSettings
+
+class LabelJob(Protocol):
+    """The label job's config as a builder reads it. `pipelines.label.config.LabelJobConfig`
+    is the one implementation; it is not imported here because the config reads this
+    module's table, and an import back (even for types) would close a circle."""
+
+    model: ModelConfig
+    dataset: DatasetConfig
+    sampler: SamplerConfig
+    split: SplitConfig
+    ray: RayConfig
+    answer_check: AnswerCheckConfig
+    sandbox: SandboxSettings
+    labels: Any  # `labels_config()`: one optional section per registered source
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +66,10 @@ class BuildContext:
 
     domain: str
     completer: Any = None  # the sampler's engine (MC rollouts)
-    critic: Any = None  # the judge's model (verifiers.judge.Critic)
+    critic: Any = None  # the judge's model (verifiers.judge.JudgeModel)
 
 
-Builder = Callable[["LabelJobConfig", Any, BuildContext], Verifier]
+Builder = Callable[["LabelJob", Any, BuildContext], Verifier]
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +183,7 @@ def register_options() -> None:
 
 
 def build_sources(
-    cfg: LabelJobConfig, domain: str, completer: Any = None, critic: Any = None
+    cfg: LabelJob, domain: str, completer: Any = None, critic: Any = None
 ) -> dict[str, Verifier]:
     """{source name: verifier} for the sources enabled in `cfg.labels` that apply to `domain`.
     Raises ValueError when a source cannot run (mc or judge without an engine, no builder)."""
@@ -176,7 +197,7 @@ def build_sources(
 
 
 @runs("answer", AnswerSourceConfig)
-def _answer(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
+def _answer(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
     if ctx.domain == "math":
         from verifiers.answer import AnswerVerifier
 
@@ -187,15 +208,15 @@ def _answer(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
 
 
 @runs("calc", CalcSourceConfig)
-def _calc(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
+def _calc(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
     from verifiers.calculator.verifier import CalculatorVerifier
 
     return CalculatorVerifier(timeout_s=section.timeout_s)
 
 
 @runs("tests", TestsSourceConfig)
-def _tests(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
-    from verifiers.code_tests import SyntaxVerifier
+def _tests(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
+    from verifiers.code_syntax import SyntaxVerifier
 
     # Per-step label for code: the first prefix no continuation can make parse. (The tests
     # themselves run once, as the `answer` source.)
@@ -217,7 +238,7 @@ def _model_options() -> dict[str, Any]:
 
 @runs("mc", MCSourceConfig, tuple((name, mc_config(name)) for name in METHODS),
       choices=(("model", "sampler", _model_options),))
-def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
+def _mc(cfg: LabelJob, m: Any, ctx: BuildContext) -> Verifier:
     if ctx.completer is None:
         raise ValueError("labels.mc needs an engine for its completer model")
     from labeling.prompts import user_message
@@ -254,7 +275,7 @@ def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
 
 
 @runs("judge", JudgeSourceConfig)
-def _judge(cfg: LabelJobConfig, j: Any, ctx: BuildContext) -> Verifier:
+def _judge(cfg: LabelJob, j: Any, ctx: BuildContext) -> Verifier:
     if ctx.critic is None:
         raise ValueError("labels.judge needs an engine for its critic model")
     from verifiers.judge import JudgeVerifier
@@ -267,7 +288,7 @@ def _judge(cfg: LabelJobConfig, j: Any, ctx: BuildContext) -> Verifier:
     )
 
 
-def labelers_per_node(cfg: LabelJobConfig) -> int:
+def labelers_per_node(cfg: LabelJob) -> int:
     """Verifier actors one node may hold: 1 in-process; every one on a local Ray (one node);
     on a cluster ceil(actors / live CPU nodes), as SPREAD places them. When more land on a
     node (SPREAD is best effort, or a node died), the node's sandbox slots make the extra
@@ -285,7 +306,7 @@ def labelers_per_node(cfg: LabelJobConfig) -> int:
     return max(1, n)
 
 
-def node_sandbox_slots(cfg: LabelJobConfig) -> int:
+def node_sandbox_slots(cfg: LabelJob) -> int:
     """Sandboxes the labelers run at once on one node: sandbox.workers per verifier actor."""
     return cfg.sandbox.workers * labelers_per_node(cfg)
 

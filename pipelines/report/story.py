@@ -3,7 +3,7 @@
 A newcomer's first report must say whether the tool worked: how many chains reached the
 right answer, how many steps each colour holds, and why a step can stay grey (no source
 judged it: it is left out of training, never guessed). Built from the manifest's config and
-counts and the shard statistics (`labeling.report_stats`); every number is the data's, and
+counts and the shard statistics (`labeling.report.stats`); every number is the data's, and
 every name from the data is escaped.
 """
 
@@ -13,7 +13,7 @@ import html
 from typing import Any
 
 from labeling import registry
-from labeling.report_coverage import coverage_sentences
+from labeling.report.coverage import coverage_sentences
 
 
 def source_words(src: str) -> str:
@@ -112,7 +112,7 @@ def _what_ran(s: dict[str, Any], m: dict[str, Any], chains: int, problems: int) 
 def coverage_story(s: dict[str, Any]) -> str:
     """What each source could judge and what it left unverifiable, and why; a warning with
     the figure when the Monte Carlo completer's self-confidence is low (the same sentences as
-    the job's log: `labeling.report_coverage`)."""
+    the job's log: `labeling.report.coverage`)."""
     cov = s.get("coverage")
     if not cov or not cov["sources"]:
         return ""

@@ -9,7 +9,7 @@ one finite reward per completion, dense per-step rewards), `RewardConfig` and `r
 `pipelines.reward.verl_reward.compute_score`. Protocol and choices: docs/prm.md.
 """
 
-from labeling.reward import CompletionReward, StepReward
+from labeling.prm.reward import CompletionReward, StepReward
 from pipelines.reward.config import RewardConfig, reward_config
 from pipelines.reward.prm_reward import PRMReward, SplitMismatchWarning
 from pipelines.reward.trl_reward import TRLReward

@@ -16,15 +16,15 @@ from typing import Any
 
 from omegaconf import MISSING, OmegaConf
 
-from labeling.code_steps import CodeSplitMode
-from labeling.reward import (
+from labeling.prm.reward import (
     DEFAULT_AGGREGATION,
     DEFAULT_EMPTY_REWARD,
     DEFAULT_OUTCOME_WEIGHT,
     END_TOKENS,
 )
-from labeling.search import Aggregation
-from labeling.splitters import SplitMode
+from labeling.prm.search import Aggregation
+from labeling.steps.code import CodeSplitMode
+from labeling.steps.splitters import SplitMode
 from pipelines.cli import ConfigError
 from pipelines.config_fields import ROWS, SPEED, check_fields, option
 from pipelines.reward.format_check import FormatRule
@@ -41,8 +41,8 @@ class RewardBackend(StrEnum):
 class RewardDomain(StrEnum):
     """Which of the project's splitters cuts a completion (as prm-label cut that domain)."""
 
-    math = "math"  # labeling.splitters.split_steps with split.mode
-    code = "code"  # labeling.code_steps.split_code_steps with split.code_mode
+    math = "math"  # labeling.steps.splitters.split_steps with split.mode
+    code = "code"  # labeling.steps.code.split_code_steps with split.code_mode
 
 
 @dataclass

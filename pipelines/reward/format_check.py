@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from labeling.reward import Note
-from labeling.thinking import THINK_CLOSE, THINK_OPEN, parse_trace
+from labeling.prm.reward import Note
+from labeling.steps.thinking import THINK_CLOSE, THINK_OPEN, parse_trace
 
 
 class FormatRule(StrEnum):

@@ -8,7 +8,7 @@ Each completion is cut into steps by the project's one splitter with the rules t
 (`split` recorded in the checkpoint's prm_format.json by prm-train; `split_mode` overrides),
 formatted and scored as training formatted its chains (`tokenize_row`, through whichever
 backend: `PRMScorer` in-process, a local vLLM engine or a `vllm serve` through `PRMClient`),
-and folded into one number (`labeling.reward.fold`: `aggregation`, `empty_reward`, and a
+and folded into one number (`labeling.prm.reward.fold`: `aggregation`, `empty_reward`, and a
 blend with the `answer` source's check when a reference is given, `outcome_weight` 0.5 by
 default). Before splitting, the format rule (`pipelines.reward.format_check`) gives a
 completion whose thinking never closed or that has no final answer `format_reward`, unscored;
@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from labeling.reward import (
+from labeling.prm.reward import (
     FORMAT_NOTES,
     CompletionReward,
     Note,
@@ -44,7 +44,7 @@ from labeling.reward import (
     strip_end_tokens,
     token_ends,
 )
-from labeling.sections import SectionOptions, approx_tokens
+from labeling.steps.sections import SectionOptions, approx_tokens
 from pipelines.cli import ConfigError
 from pipelines.reward.config import RewardBackend, RewardConfig, RewardDomain, reward_config
 from pipelines.reward.format_check import format_note
@@ -81,7 +81,7 @@ def build_scorer(cfg: RewardConfig) -> Any:
 def recorded_format(checkpoint: str | Path) -> Any:
     """The checkpoint's `StepFormat` (its `split` record and lengths); None for a third-party
     checkpoint without prm_format.json."""
-    from pipelines.train.model import FORMAT_FILE, StepFormat
+    from pipelines.checkpoint.format import FORMAT_FILE, StepFormat
 
     path = Path(checkpoint).expanduser()
     return StepFormat.load(path) if (path / FORMAT_FILE).is_file() else None
@@ -179,11 +179,11 @@ class PRMReward:
     def _split(self, text: str, prompt: str) -> tuple[list[str], list[int | None]]:
         """(steps, each step's end in `text`) through the project's one splitter per domain."""
         if self.cfg.domain == RewardDomain.code:
-            from labeling.code_steps import split_code_steps
+            from labeling.steps.code import split_code_steps
 
             steps = split_code_steps(text, self.code_mode, "", prompt)
             return steps, step_ends(text, steps)  # code steps are rebuilt: found, or None
-        from labeling.splitters import split_spans
+        from labeling.steps.splitters import split_spans
 
         spans = split_spans(text, self.split_mode, self.sections)
         return [text[a:b] for a, b in spans], [b for _, b in spans]

@@ -31,7 +31,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from labeling.reward import FORMAT_NOTES, Note, split_query
+from labeling.prm.reward import FORMAT_NOTES, Note, split_query
 from pipelines.cli import HydraApp
 from pipelines.reward.batching import Batcher, QueueFullError
 from pipelines.reward.config import RewardAppConfig, ServerConfig, app_config, register

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from labeling.reward import FORMAT_NOTES, Note
+from labeling.prm.reward import FORMAT_NOTES, Note
 
 
 class TRLReward:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from omegaconf import DictConfig
 
-from labeling.search import PRMScoreError
+from labeling.prm.search import PRMScoreError
 from pipelines.cli import HydraApp, explain
 from pipelines.config_fields import typed_config
 from pipelines.search.config import SearchConfig, register, validate

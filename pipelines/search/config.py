@@ -15,7 +15,7 @@ from enum import StrEnum
 
 from hydra.core.config_store import ConfigStore
 
-from labeling.search import Aggregation
+from labeling.prm.search import Aggregation
 from pipelines.cli import ConfigError
 from pipelines.config_fields import ROWS, SPEED, check_fields, option
 from pipelines.generation_config import (

@@ -15,6 +15,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
 from labeling import registry
+from pipelines.checkpoint.format import ExportFormat
 from pipelines.cli import ConfigError
 from pipelines.config_fields import ROWS, SPEED, check_fields, option
 
@@ -29,13 +30,6 @@ def _target_columns() -> list[str]:
 # Shard column the step targets come from (str-valued: compares equal to its name).
 LabelSource = StrEnum("LabelSource", [(c, c) for c in _target_columns()])  # type: ignore[misc]
 LABEL_SOURCES = tuple(s.value for s in LabelSource)
-
-
-class ExportFormat(StrEnum):
-    """Checkpoint layout trained and written (see pipelines.train.export)."""
-
-    causal_lm = "causal_lm"
-    qwen2_prm = "qwen2_prm"
 
 
 class Schedule(StrEnum):

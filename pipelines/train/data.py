@@ -26,8 +26,7 @@ import pyarrow.parquet as pq
 from labeling import registry
 from labeling.combine import consensus_reason
 from labeling.rows import verdicts_from_structs
-from labeling.shards import MANIFEST
-from labeling.shards import shard_files as manifest_shards
+from labeling.shards import MANIFEST, input_shards
 from pipelines.cli import UserError
 from pipelines.train.config import LABEL_SOURCES, PRMDataConfig
 
@@ -61,27 +60,6 @@ class Example:
     prompt: str
     steps: list[str]
     targets: list[Any]
-
-
-def shard_files(paths: list[str]) -> list[Path]:
-    """Parquet files under each path: the shards a `manifest.json` lists (a finished prm-label
-    dataset), else `<dir>/shards/*.parquet`, `<dir>/*.parquet`, or the path itself."""
-    files: list[Path] = []
-    for raw in paths:
-        p = Path(raw).expanduser()
-        if p.is_file():
-            files.append(p)
-        elif (p / MANIFEST).is_file():  # a prm-label dataset: only the shards it lists
-            files.extend(manifest_shards(p))
-        elif (p / "shards").is_dir():
-            files.extend(sorted((p / "shards").glob("*.parquet")))
-        elif p.is_dir():
-            files.extend(sorted(p.glob("*.parquet")))
-    if not files:
-        raise FileNotFoundError(
-            f"no Parquet shards under {paths}; set data.shards=[<prm-label output dir>, ...]"
-        )
-    return files
 
 
 def is_validation(problem_id: str, seed: int, fraction: float) -> bool:
@@ -206,7 +184,7 @@ class ChainStream:
 
     def __init__(self, cfg: PRMDataConfig, seed: int, rank: int = 0, world: int = 1) -> None:
         self.cfg, self.seed, self.rank, self.world = cfg, seed, rank, world
-        self.files = shard_files(cfg.shards)
+        self.files = input_shards(cfg.shards)
         self.epoch, self.taken = 0, 0
         self._it: Iterator[Example] | None = None
 
@@ -256,7 +234,7 @@ def check_labels_present(cfg: PRMDataConfig) -> None:
     column = target_column(cfg)
     wanted = {column}
     carried: set[str] = set()
-    for path in shard_files(cfg.shards):
+    for path in input_shards(cfg.shards):
         names = pq.ParquetFile(path).schema_arrow.names
         present = [c for c in LABEL_SOURCES if c in names]
         table = pq.read_table(path, columns=present)
@@ -285,7 +263,7 @@ def _in_verdicts(path: Path, names: list[str], source: str | None) -> bool:
 def validation_examples(cfg: PRMDataConfig, seed: int) -> Iterator[Example]:
     """At most `val_max_chains` validation chains, in file order."""
     count = 0
-    for ex in iter_examples(cfg, shard_files(cfg.shards), "val", seed, 0):
+    for ex in iter_examples(cfg, input_shards(cfg.shards), "val", seed, 0):
         if count >= cfg.val_max_chains:
             return
         count += 1

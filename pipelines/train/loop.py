@@ -22,14 +22,15 @@ from typing import Any
 
 import torch
 
+from pipelines.checkpoint.export import load_checkpoint, new_prm, save_checkpoint
+from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.model import collate, cut_counts, tokenize_row
 from pipelines.cli import ConfigError, UserError
 from pipelines.ticker import duration
 from pipelines.train import data as prm_data
 from pipelines.train.config import TrainAppConfig, to_config
-from pipelines.train.export import load_checkpoint, new_prm, save_checkpoint
 from pipelines.train.lineage import dataset_split
 from pipelines.train.metrics import _forward_loss, evaluate
-from pipelines.train.model import StepFormat, collate, cut_counts, tokenize_row
 
 STATE_FILE = "trainer_state.pt"
 PROGRESS_EVERY_S = 10.0  # a step line at most this often (every step when steps are slower)

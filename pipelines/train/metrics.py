@@ -10,7 +10,7 @@ import math
 
 import torch
 
-from pipelines.train.model import collate
+from pipelines.checkpoint.model import collate
 
 __all__ = ["auroc", "evaluate"]
 

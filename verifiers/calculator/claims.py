@@ -13,7 +13,7 @@ The readings that excuse a mismatch (each is a trap seen in real chains):
   and scale words (`1.5 million`);
 - a claim copied from the problem statement (a false premise is not the step's fault).
 A sum or product shown in stages (`720 * 24 * 120 * 6 = 720 * 24`, terms still to come) is
-excused by the step's other links (`staged`, used by `tested` and `named`); approximations a
+excused by the step's other links (`staged`, used by `excuses` and `named`); approximations a
 step states or announces are `approximations`'.
 A quotient followed by "remainder r" is division with remainder: none of these excuses apply.
 """

@@ -9,7 +9,7 @@ the value it was computed as (`verifiers.calculator.named`); "a / b = q remainde
 division with remainder.
 Before any of this, `verifiers.calculator.context` marks where a splitter cut an expression between
 two steps, and makes `*` unreadable when the problem defines it as an operation of its own.
-A false link is then put to the step's own text (`verifiers.calculator.tested.excused`): an
+A false link is then put to the step's own text (`verifiers.calculator.excuses.excused`): an
 equation the text tests rather than claims ("which is false", "Is ... ?", "29 ≠ 70"), a stage
 of a longer computation, an approximation the step states, a congruence written with "=", or a
 slip the chain corrects is skipped with that reason, never `incorrect`.
@@ -52,6 +52,7 @@ from verifiers.calculator.evaluate import (
     to_fraction,
     warm_sympy,
 )
+from verifiers.calculator.excuses import excused, numbers, tested
 from verifiers.calculator.extract import (
     Link,
     extract_links,
@@ -65,7 +66,6 @@ from verifiers.calculator.named import (
     restated_in_step,
 )
 from verifiers.calculator.parse import operands, variables
-from verifiers.calculator.tested import excused, numbers, tested
 from verifiers.killable import (
     CheckCrashedError,
     CheckFailedError,

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from labeling.schema import Problem
-from labeling.thinking import rollout_answer_text
+from labeling.steps.thinking import rollout_answer_text
 from verifiers.answer import ANSWER_TIMEOUT_S, AnswerChecker, extract_answer
 
 OutcomeCheck = Callable[[Problem, str, str], "bool | None"]
@@ -70,7 +70,7 @@ class MathOutcome:
     the rollout's answer. For the chain's own outcome (empty completion) it is taken from the
     prefix. A prefix that ends inside a reasoning model's thinking is continued there: only
     what the completion writes after `</think>` is its answer, and a completion that never
-    closes the thinking decides nothing (None; `labeling.thinking.rollout_answer_text`).
+    closes the thinking decides nothing (None; `labeling.steps.thinking.rollout_answer_text`).
     """
 
     def __init__(self, timeout_s: float = ANSWER_TIMEOUT_S) -> None:
@@ -93,7 +93,7 @@ class MathOutcome:
 class CodeOutcome:
     """Runs the program in prefix + completion against the problem's tests in the sandbox.
 
-    The program is found with `labeling.code_steps.extract_code` (the same rules as the
+    The program is found with `labeling.steps.code.extract_code` (the same rules as the
     `tests` source, so a rollout is judged like a chain). `run_tests(problem, code, ...)`
     defaults to `verifiers.sandbox.runner.run_tests`, imported on first use so that math-only runs
     never load the sandbox; `options` (e.g. the job's `sandbox` settings) then fill the
@@ -128,7 +128,7 @@ class CodeOutcome:
     def __call__(self, problem: Problem, prefix: str, completion: str) -> bool | None:
         if not problem.tests:
             raise ValueError(f"problem {problem.problem_id} has no tests")
-        from labeling.code_steps import extract_code
+        from labeling.steps.code import extract_code
 
         code = extract_code(prefix + completion, problem.entry_point, problem.question).code
         if not code.strip():

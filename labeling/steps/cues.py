@@ -6,7 +6,7 @@ A reasoning trace changes course at the start of a paragraph: a new attempt or s
 a correction ("Wait, that's wrong", 等等，不对), a conclusion ("So the answer is", 综上), or a new
 part of the work (a heading, "Case 2", "Now,", 首先). `cue(paragraph)` names the move a
 paragraph opens with and how strongly it marks a new section (`Cue.strength`: 3 strong, 2
-medium, 1 weak); `labeling.sections` weighs them against a token budget. English and Chinese
+medium, 1 weak); `labeling.steps.sections` weighs them against a token budget. English and Chinese
 are covered (the languages R1-style models think in); a paragraph in another language has no
 cue and is cut by the budget alone.
 

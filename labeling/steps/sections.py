@@ -1,16 +1,16 @@
 """Reasoning traces cut into sections: paragraphs merged at reasoning moves, within a budget.
-Pure functions on strings (`split.mode=sections`, through `labeling.splitters`).
+Pure functions on strings (`split.mode=sections`, through `labeling.steps.splitters`).
 
 A thinking model's trace has hundreds of paragraphs (DeltaBench's: 78-362) where people see
 8-38 sections. The cut:
-1. The trace's parts (`labeling.thinking`): the thinking is cut into paragraphs at blank
+1. The trace's parts (`labeling.steps.thinking`): the thinking is cut into paragraphs at blank
    lines; what follows `</think>` is the final section, whole, starting at the closing tag
    (so a Monte Carlo prefix that ends before it continues inside the thinking). A trace
    without tags is all thinking, and its final section starts at the last paragraph that
    states an answer (`\\boxed`, "final answer", 答案), or is its last paragraph. A thinking
    that never closed has no final section.
 2. Each paragraph that opens with a reasoning move gets that cue's strength
-   (`labeling.section_cues`: a new attempt, a check, a correction, a conclusion, a new part).
+   (`labeling.steps.cues`: a new attempt, a check, a correction, a conclusion, a new part).
 3. The cut maximises the summed strength of the paragraphs that open a section, less
    `SECTION_COST` per section and less a cost for sections under `SMALL_SHARE` of the budget
    (a cue right after another does not make a two-line section; in a trace too short to
@@ -26,7 +26,7 @@ A thinking model's trace has hundreds of paragraphs (DeltaBench's: 78-362) where
 
 Every section is a span of the text (`Span`), from the start of its first paragraph to the
 end of its last: the text between two sections is whitespace only. What this does not do:
-understand the reasoning (see `labeling.section_cues`); cut inside a paragraph.
+understand the reasoning (see `labeling.steps.cues`); cut inside a paragraph.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from labeling.section_cues import CUES_VERSION, cue
-from labeling.thinking import parse_trace
+from labeling.steps.cues import CUES_VERSION, cue
+from labeling.steps.thinking import parse_trace
 
 Span = tuple[int, int]
 

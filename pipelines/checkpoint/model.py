@@ -6,18 +6,17 @@ Two layouts, both trained as they are exported, so a checkpoint is never convert
 - `qwen2_prm` (Qwen2.5-Math-PRM style, Qwen2 backbones): the transformer body plus `score`,
   Linear(h, h) + ReLU + Linear(h, 2); P(step correct) is softmax class 1 at the step tag.
 
-The text format lives in `StepFormat` (saved as `prm_format.json` beside the weights): the
-prompt template, how a step is written, the step tag appended (as a token id) after every
-step, and the label tokens. Training, `prm-eval`, `pipelines.scoring` and the vLLM client all
-tokenize through `tokenize_row`, so the places a score is read cannot drift between them.
-Saving and loading directories is `pipelines.train.export`.
+The text format lives in `StepFormat` (`pipelines.checkpoint.format`, saved as
+`prm_format.json` beside the weights): the prompt template, how a step is written, the step tag
+appended (as a token id) after every step, and the label tokens. Training, `prm-eval`,
+`pipelines.scoring` and the vLLM client all tokenize through `tokenize_row`, so the places a
+score is read cannot drift between them.
+Saving and loading directories is `pipelines.checkpoint.export`.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,39 +24,11 @@ import torch
 import torch.nn.functional as F  # noqa: N812 (the usual torch alias)
 from torch import nn
 
+from pipelines.checkpoint.format import FORMATS, StepFormat
+
 IGNORE = -100  # masked hard label: torch's cross_entropy default ignore_index
-FORMAT_FILE = "prm_format.json"
-FORMATS = ("causal_lm", "qwen2_prm")
 # CausalLM forwards that post-process logits after lm_head; reading lm_head rows would differ.
 _LOGIT_POSTPROCESSING = ("final_logit_softcapping", "logit_scale", "logits_scaling")
-
-
-@dataclass(frozen=True)
-class StepFormat:
-    """How a (prompt, steps) row becomes tokens and where its scores are read."""
-
-    format: str = "causal_lm"
-    prompt_template: str = "{prompt}\n\n"
-    step_template: str = "{step}"
-    step_tag: str = "<extra_0>"
-    step_tag_id: int = -1
-    label_tokens: list[str] = field(default_factory=lambda: ["<extra_1>", "<extra_2>"])
-    label_token_ids: list[int] = field(default_factory=list)
-    bos_token_id: int | None = None
-    max_length: int = 1024
-    max_prompt_length: int = 512
-    # The prm-label `split` section of the data it was trained on (how a chain's text was cut
-    # into steps), so a reward cuts completions the same way; None: not known (third-party
-    # checkpoints, data without a prm-label manifest, or datasets cut by differing rules).
-    split: dict[str, Any] | None = None
-
-    def save(self, directory: str | Path) -> None:
-        Path(directory, FORMAT_FILE).write_text(json.dumps(asdict(self), indent=2) + "\n")
-
-    @staticmethod
-    def load(directory: str | Path) -> StepFormat:
-        data = json.loads(Path(directory, FORMAT_FILE).read_text())
-        return StepFormat(**{k: v for k, v in data.items() if k in StepFormat.__dataclass_fields__})
 
 
 def ensure_tokens(tokenizer: Any, tokens: list[str]) -> list[str]:

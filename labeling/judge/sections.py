@@ -37,7 +37,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from labeling.judge_protocol import (
+from labeling.judge.protocol import (
     MAX_EVIDENCE,
     JudgeVote,
     quorum,

@@ -21,10 +21,9 @@ from typing import Any
 
 import torch
 
-from pipelines.train.model import (
-    FORMAT_FILE,
+from pipelines.checkpoint.format import FORMAT_FILE, StepFormat
+from pipelines.checkpoint.model import (
     ProcessRewardModel,
-    StepFormat,
     ensure_tokens,
     load_tokenizer,
     new_score_head,

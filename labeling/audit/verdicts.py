@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from labeling.audit_claims import chain_answer_steps
+from labeling.audit.claims import chain_answer_steps
 from labeling.schema import Neutral, rating_label
 
 RATINGS = {"correct": 1, "incorrect": -1, "neutral": 0}  # human_ratings' three values

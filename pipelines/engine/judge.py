@@ -1,4 +1,4 @@
-"""The judge's `Critic`, implemented with an engine pool.
+"""The judge's model (`verifiers.judge.JudgeModel`), implemented with an engine pool.
 
 Each `EngineRequest` of the judge (the critic prompt as the user message, no assistant
 prefix, `n` samples) goes to the engine as it is; one `critique()` call sends them all at
@@ -16,7 +16,7 @@ from labeling.engine_request import EngineRequest
 from verifiers.judge import Critique
 
 
-class EngineCritic:
+class EngineJudge:
     def __init__(self, pool: Any, model_name: str = "") -> None:
         self.pool = pool
         self.model_name = model_name

@@ -9,7 +9,7 @@ Modes:
   two or more paragraphs, else `line`.
 - `sections`: reasoning-model traces (`<think> ... </think>` and an answer, or a long chain
   of thought without tags): paragraphs merged into sections at reasoning moves within a token
-  budget and a cap per chain, the final answer its own section (`labeling.sections`, with
+  budget and a cap per chain, the final answer its own section (`labeling.steps.sections`, with
   `SectionOptions`). `auto` never picks it: a run says it labels traces.
 
 Whitespace inside a step is kept (it matters for code and LaTeX); leading and trailing blank
@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from labeling.sections import SectionOptions, Span, section_spans
+from labeling.steps.sections import SectionOptions, Span, section_spans
 
 
 class SplitMode(StrEnum):

@@ -49,8 +49,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from labeling.latex import last_boxed
 from labeling.schema import Status, StepVerdict
+from labeling.text.latex import last_boxed
 
 MAX_EVIDENCE = 400  # characters of rationale kept per verdict
 
@@ -85,7 +85,7 @@ def build_prompt(question: str, steps: Sequence[str]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class CriticAnswer:
+class JudgeAnswer:
     """One vote. `first_error` is None when the text could not be parsed (`problem` says
     why); otherwise an index in [-1, n_steps)."""
 
@@ -120,7 +120,7 @@ def _own_words(text: str, steps: Sequence[str]) -> str:
 
 def parse_answer(
     text: str, n_steps: int, tokens: int = 0, steps: Sequence[str] = ()
-) -> CriticAnswer:
+) -> JudgeAnswer:
     """Read one critic answer from the protocol's place (the module docstring says where);
     `steps` are the solution's, whose boxes the critic may quote. Never raises on model
     output; never guesses or clamps an index."""
@@ -132,19 +132,19 @@ def parse_answer(
         if len(final) <= 16 and _INDEX.match(final):
             boxed = final  # the final line is one index: as good as boxed
         else:
-            return CriticAnswer(text, None, "no \\boxed{} answer", tokens)
+            return JudgeAnswer(text, None, "no \\boxed{} answer", tokens)
     inner = boxed.replace("\\text{", "").replace("}", "").replace("{", "")
     m = _INDEX.match(inner)
     if not m:
-        return CriticAnswer(text, None, f"\\boxed{{{boxed[:40]}}} is not a paragraph index", tokens)
+        return JudgeAnswer(text, None, f"\\boxed{{{boxed[:40]}}} is not a paragraph index", tokens)
     index = int(m.group(1))
     if index < -1 or index >= n_steps:
         why = f"index {index} is outside -1..{n_steps - 1}"
-        return CriticAnswer(text, None, why, tokens)
-    return CriticAnswer(text, index, "", tokens)
+        return JudgeAnswer(text, None, why, tokens)
+    return JudgeAnswer(text, index, "", tokens)
 
 
-def plurality(answers: Sequence[CriticAnswer]) -> int | None:
+def plurality(answers: Sequence[JudgeAnswer]) -> int | None:
     """The index most parsed answers name (-1 = none), None when none parsed. Ties go to the
     earliest step, with -1 counting as after the last step."""
     counts = Counter(a.first_error for a in answers if a.first_error is not None)
@@ -163,7 +163,7 @@ def quorum(rule: JudgeVote | str, m: int) -> int:
     return m if JudgeVote(rule) == JudgeVote.unanimous else m // 2 + 1
 
 
-# shorten, unparsed_verdicts and tokens_on_first serve judge_sections' protocol as well: one
+# shorten, unparsed_verdicts and tokens_on_first serve labeling.judge.sections as well: one
 # evidence format and one token count for both ways of asking the critic.
 def shorten(text: str, limit: int) -> str:
     """`text` on one line (white space folded), at most `limit` characters; a cut ends in
@@ -173,7 +173,7 @@ def shorten(text: str, limit: int) -> str:
 
 
 class _Vote(Protocol):
-    """What `unparsed_verdicts` reads of a vote (a `CriticAnswer`, a section vote)."""
+    """What `unparsed_verdicts` reads of a vote (a `JudgeAnswer`, a section vote)."""
 
     @property
     def text(self) -> str: ...
@@ -197,7 +197,7 @@ def tokens_on_first(out: list[StepVerdict], tokens: int) -> list[StepVerdict]:
 
 
 def judge_verdicts(
-    answers: Sequence[CriticAnswer],
+    answers: Sequence[JudgeAnswer],
     n_steps: int,
     max_evidence: int = MAX_EVIDENCE,
     rule: JudgeVote | str = JudgeVote.majority,
@@ -277,7 +277,7 @@ def _plurality(answers, parsed, scores, m, q, note, max_evidence) -> list[StepVe
 
 
 __all__ = [
-    "CriticAnswer",
+    "JudgeAnswer",
     "JudgeVote",
     "build_prompt",
     "judge_verdicts",

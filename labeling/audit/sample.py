@@ -2,7 +2,7 @@
 and an uncertainty queue. Pure functions on plain data; seeded and reproducible.
 
 A step's *status* under a source is `correct` (label True), `incorrect` (label False) or
-`null` (no label); a decided label also makes a *claim* (`labeling.audit_claims`): `step`
+`null` (no label); a decided label also makes a *claim* (`labeling.audit.claims`): `step`
 (about the step itself) or `prefix` (a False after the first error under
 `after_error=negative`: "the chain has gone wrong by here"). Part one of a review sample is
 **stratified** by (source, status, claim) over the decided labels ("calc:incorrect:step",
@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from labeling import registry
-from labeling.audit_claims import Claim, chain_claims
+from labeling.audit.claims import Claim, chain_claims
+from labeling.audit.intervals import reviews_for
 from labeling.first_error import first_error
-from labeling.intervals import reviews_for
 from labeling.rows import verdicts_from_structs
 
 STATUSES = ("correct", "incorrect")  # the sampled statuses; `null` is only counted

@@ -2,10 +2,10 @@
 agreement, and the dataset-wide accuracy of each source's labels, each with a 95% interval
 and the number of reviews behind it. Pure functions on plain data.
 
-Every label is scored against the claim it makes (`labeling.audit_claims`): a `step` claim
+Every label is scored against the claim it makes (`labeling.audit.claims`): a `step` claim
 against the reviewer's verdict on that step, a `prefix` claim against the chain's first
 error as the reviewer's answers place it. Only steps a stratum drew count for that stratum
-(see `labeling.audit_sample`): queue steps are chosen for doubt and would bias a precision
+(see `labeling.audit.sample`): queue steps are chosen for doubt and would bias a precision
 downwards. A drawn label whose claim the answers do not decide (the step skipped, a neutral
 under `labels.neutral=mask`, an earlier step of a prefix left unreviewed) is not a review.
 """
@@ -17,9 +17,9 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
 
-from labeling.audit_claims import Claim, claim_right, prefix_right
-from labeling.audit_sample import parse_stratum, step_key
-from labeling.intervals import Interval, clopper_pearson, stratified, wilson
+from labeling.audit.claims import Claim, claim_right, prefix_right
+from labeling.audit.intervals import Interval, clopper_pearson, stratified, wilson
+from labeling.audit.sample import parse_stratum, step_key
 
 
 class Method(StrEnum):

@@ -1,6 +1,6 @@
 """What changed between two versions of a labeled dataset (`prm-report ... diff=<old>`):
 chains added and removed by (problem_id, chain_id), step-label transitions, count and token
-deltas, lineage. Lazy polars like `labeling.report_stats`; the joins hold one entry per key.
+deltas, lineage. Lazy polars like `labeling.report.stats`; the joins hold one entry per key.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from labeling.report_stats import KEYS, scan_dataset
+from labeling.report.stats import KEYS, scan_dataset
 from labeling.shards import STREAM
 
 

@@ -11,7 +11,7 @@ Plain functions on plain data (no model, no tokenizer object), used by `pipeline
 - `step_ends` gives each step's end offset in the completion; `token_ends` maps those to the
   policy's tokens.
 
-What this module does not do: split text into steps (`labeling.splitters`, the one splitter
+What this module does not do: split text into steps (`labeling.steps.splitters`, the one splitter
 training used), score steps (a PRM) or judge answers (`verifiers.answer`).
 """
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from labeling.search import Aggregation, aggregate
+from labeling.prm.search import Aggregation, aggregate
 
 # The default aggregation, and why: `min` cannot be raised by adding steps (with `mean` or a
 # sum, a policy can pad a solution with many easy, "safe" steps: the reward hacking that

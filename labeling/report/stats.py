@@ -20,7 +20,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from labeling.report_coverage import source_coverage
+from labeling.report.coverage import source_coverage
 from labeling.schema import QUARANTINE_SCHEMA, labeled_schema
 from labeling.shards import MANIFEST, STREAM, read_shard
 

@@ -1,4 +1,4 @@
-"""Steps MC never blames (labeling/mc/blame.py): real text from the hand-checked first-run
+"""Steps MC never blames (labeling/mc/spared.py): real text from the hand-checked first-run
 chains and ProcessBench's dev split, and the `posterior` model and search that use it."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from labeling.mc import FirstErrorModel, Posterior, PosteriorSearch
-from labeling.mc.blame import may_err, names_nothing, restates
+from labeling.mc.spared import may_err, names_nothing, restates
 from tests.fakes import drive
 
 
