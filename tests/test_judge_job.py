@@ -121,10 +121,32 @@ def test_the_judge_gets_its_own_pool_only_for_another_model(monkeypatch, tmp_pat
     ])))
     other_dir.mkdir()
     critic = other._critic()
-    assert critic.pool is other.judge_pool and other.pool is None
+    assert [critic.pool] == [pool for _, pool in other.own_pools] and other.pool is None
     assert critic.model_name == "big-judge" and _Pool.made[-1].path == str(other_dir)
     # Two models on CPU engines: each pool plans on half of every node's cores.
     assert _Pool.made[-1].cpu_share == 0.5 and other._cpu_share() == 0.5
+
+
+def test_a_judge_and_a_completer_of_the_same_model_share_one_pool(monkeypatch, tmp_path):
+    from pipelines.engine import pool as pool_module
+    from pipelines.label.job import LabelJob
+
+    monkeypatch.setattr(pool_module, "EnginePool", _Pool)
+    _Pool.made = []
+    other_dir = tmp_path / "big"
+    other_dir.mkdir()
+    big = [f"labels.judge.model.path={other_dir}", "labels.judge.model.name=big",
+           f"labels.mc.model.path={other_dir}", "labels.mc.model.name=big"]
+    job = LabelJob(typed(compose(["labels=[judge,mc]", *BASE, "engine=vllm",
+                                  f"output.dir={tmp_path}/c", *big])))
+    critic, completer = job._critic(), job._completer()
+    assert critic.pool is completer.pool and len(job.own_pools) == 1
+    assert job._cpu_share() == 0.5  # the sampler's pool and one other
+    third = LabelJob(typed(compose([
+        "labels=[judge,mc]", *BASE, "engine=vllm", f"output.dir={tmp_path}/d", *big[:2],
+        f"labels.mc.model.path={other_dir}", "labels.mc.model.name=bigger"])))
+    assert third._critic().pool is not third._completer().pool
+    assert third._cpu_share() == pytest.approx(1 / 3)  # three models: a third each
 
 
 @pytest.mark.ray

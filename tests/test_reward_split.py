@@ -83,6 +83,7 @@ def test_a_cut_other_than_trainings_is_a_warning(tmp_path, split, fields, says):
         assert len(got) == 1 and says in got[0], got
 
 
+@pytest.mark.train
 def test_a_prm_trained_on_sections_scores_the_same_sections(tmp_path):
     """prm-label cuts given R1-style traces into sections, prm-train trains on them, prm-export
     copies the record, and the reward cuts each trace into exactly the rows' sections."""

@@ -156,6 +156,7 @@ def test_two_ray_train_workers(setup, tmp_path):
     assert (tmp_path / "final" / "model.safetensors").exists()
 
 
+@pytest.mark.train
 def test_an_empty_validation_split_is_said(setup, tmp_path, caplog):
     # val_fraction holds out whole problems: on 3 problems, 0.1 holds out none
     root, model = setup
