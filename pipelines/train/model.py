@@ -209,10 +209,19 @@ class ProcessRewardModel(nn.Module):
         return self.lm.base_model if self.fmt.format == "causal_lm" else self.backbone
 
     def forward(
-        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, positions: torch.Tensor
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None,
+        positions: torch.Tensor | tuple[torch.Tensor, torch.Tensor],
+        position_ids: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """(bad, good) logits at `positions` (a bool mask or (row, col) index pair), float32."""
-        hidden = self.body(input_ids=input_ids, attention_mask=attention_mask)[0]
+        """(bad, good) logits at `positions` (a bool mask or (row, col) index pair), float32.
+        Packed rows (`pipelines.train.packing`) pass `position_ids` restarting at each chain
+        and no `attention_mask`."""
+        # No KV cache: it would be unused, and transformers reads restarting position ids as
+        # packed chains only when there is none.
+        hidden = self.body(input_ids=input_ids, attention_mask=attention_mask,
+                           position_ids=position_ids, use_cache=False)[0]  # fmt: skip
         picked = hidden[positions]
         if self.fmt.format == "causal_lm":
             weight = self.lm.get_output_embeddings().weight[self.label_ids]
