@@ -13,7 +13,6 @@ import contextlib
 import json
 import logging
 import math
-import shutil
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
@@ -22,24 +21,23 @@ from typing import Any
 
 import torch
 
-from pipelines.cli import ConfigError, UserError
+from pipelines.cli import ConfigError
 from pipelines.ticker import duration
 from pipelines.train import data as prm_data
 from pipelines.train.background import (
     CheckpointWriter,
-    MicroBatch,
     Prefetcher,
     micro_batches,
-    to_host,
 )
+from pipelines.train.checkpoints import STATE_FILE, resume_path, snapshot, write_checkpoint
 from pipelines.train.config import TrainAppConfig, to_config
-from pipelines.train.export import load_checkpoint, new_prm, save_checkpoint, weights_of
+from pipelines.train.export import load_checkpoint, new_prm, save_checkpoint
 from pipelines.train.lineage import dataset_split
+from pipelines.train.long_chains import check_something_fits, long_chains, say_first_cut
 from pipelines.train.metrics import Interval, _forward_loss, evaluate
 from pipelines.train.model import StepFormat, cut_counts, tokenize_row
 from pipelines.train.packing import choose_packing
 
-STATE_FILE = "trainer_state.pt"
 PROGRESS_EVERY_S = 10.0  # a step line at most this often (every step when steps are slower)
 log = logging.getLogger("prm-train")
 
@@ -74,50 +72,6 @@ def lr_factor(step: int, warmup: int, total: int, schedule: Any) -> float:
     if schedule == "cosine":
         return 0.5 * (1.0 + math.cos(math.pi * progress))
     raise ValueError(f"optim.schedule={schedule!r}; use cosine, linear or constant")
-
-
-def latest_checkpoint(output_dir: Path) -> Path | None:
-    found = sorted((output_dir / "checkpoints").glob("step_*/" + STATE_FILE))
-    return found[-1].parent if found else None
-
-
-def _resume_path(cfg: TrainAppConfig, out: Path) -> Path | None:
-    choice = str(cfg.train.resume)
-    if choice.lower() in ("none", "null", "false", ""):
-        return None
-    if choice == "auto":
-        return latest_checkpoint(out)
-    path = Path(choice).expanduser()
-    if not (path / STATE_FILE).exists():
-        raise FileNotFoundError(f"train.resume={path} has no {STATE_FILE}; use auto or none")
-    return path
-
-
-def _snapshot(w: _Worker) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Host copies of the weights and the trainer state of this step: what a background
-    write saves while the next steps change the originals."""
-    state = {
-        "optimizer": to_host(w.optimizer.state_dict()),
-        "scheduler": w.scheduler.state_dict(),
-        "step": w.step,
-        "data": dict(w.position),
-        "rng": torch.get_rng_state(),
-    }
-    return to_host(weights_of(w.core)), state
-
-
-def _save(model, tok, weights, state, out: Path, keep: int) -> Path:
-    """Write checkpoint `step_NNNNNNN` from a snapshot (tmp -> rename), drop the oldest."""
-    final = out / "checkpoints" / f"step_{state['step']:07d}"
-    tmp = final.with_name(final.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    save_checkpoint(model, tok, tmp, weights)
-    torch.save(state, tmp / STATE_FILE)
-    shutil.rmtree(final, ignore_errors=True)
-    tmp.rename(final)  # a checkpoint is either complete or absent
-    for old in sorted((out / "checkpoints").glob("step_???????"))[: -max(keep, 1)]:
-        shutil.rmtree(old, ignore_errors=True)
-    return final
 
 
 def _initial_model(cfg: TrainAppConfig, resume: Path | None):
@@ -202,7 +156,7 @@ def _setup(config: dict[str, Any], in_ray: bool) -> _Worker:
     torch.manual_seed(cfg.train.seed)
     out = Path(cfg.output.dir).expanduser().resolve()
     out.mkdir(parents=True, exist_ok=True)
-    resume = _resume_path(cfg, out)
+    resume = resume_path(str(cfg.train.resume), out)
     core, tok, fmt = _initial_model(cfg, resume)
     split = dataset_split(list(cfg.data.shards))
     if split is not None:  # saved with every checkpoint: a reward cuts completions the same way
@@ -257,48 +211,6 @@ def _start_data(w: _Worker) -> Prefetcher:
     return Prefetcher(make, depth=2 * t.grad_accum + 2)
 
 
-def _count_cut(w: _Worker, mb: MicroBatch) -> None:
-    """Count what `model.max_length` dropped from a micro-batch's chains; say so the first
-    time."""
-    if mb.first_cut is not None and not w.cut["chains_cut"] and w.rank == 0:
-        chain_id, counts = mb.first_cut
-        log.warning(
-            "chain %s is longer than model.max_length=%d tokens: trained on the question and "
-            "its first %d of %d steps (whole steps only); the other %d steps (%d labeled) are "
-            "dropped, never trained against cut text. Every such chain is counted in "
-            "summary.json's `long_chains`", chain_id, w.fmt.max_length,
-            counts["steps"] - counts["steps_dropped"], counts["steps"], counts["steps_dropped"],
-            counts["labels_dropped"])
-    w.cut.update(mb.cut)
-
-
-def _check_something_fits(w: _Worker) -> None:
-    """After the first step: a run in which no label of any chain fits `max_length` would
-    train on nothing; stop it with the fix instead."""
-    if w.cut["labels"] and w.cut["labels_dropped"] == w.cut["labels"]:
-        m = w.cfg.model
-        raise UserError(
-            f"no label of the first {w.cut['chains']} chains fits model.max_length="
-            f"{m.max_length}: each chain's first labeled step ends past it (the prompt keeps up "
-            f"to model.max_prompt_length={m.max_prompt_length} tokens); raise model.max_length "
-            "or lower model.max_prompt_length")
-
-
-def long_chains(cut: Counter, fmt: StepFormat, world: int) -> dict[str, Any]:
-    """The summary's account of chains longer than `max_length` (the policy, and what it
-    dropped among the chains this worker saw: a chain seen in two epochs counts twice)."""
-    return {
-        "policy": "the question (its last model.max_prompt_length tokens) and as many whole "
-                  "steps as fit, from the first; the first step that does not fit and all "
-                  "after it are dropped",
-        "max_length": fmt.max_length,
-        "counted_on": "rank 0" + (f" of {world} workers" if world > 1 else ""),
-        **{k: cut.get(k, 0) for k in ("chains", "chains_cut", "steps", "steps_dropped",
-                                      "labels", "labels_dropped", "prompts_cut")},
-        "steps_trained": cut.get("steps", 0) - cut.get("steps_dropped", 0),
-    }
-
-
 def _one_step(w: _Worker) -> dict[str, Any]:
     """One optimizer step over `grad_accum` micro-batches; returns its statistics, the loss
     and the correct count still on the device (read at the logging interval, not here)."""
@@ -311,7 +223,9 @@ def _one_step(w: _Worker) -> dict[str, Any]:
     for micro in range(accum):
         mb, wait = w.data.get()
         waited += wait
-        _count_cut(w, mb)
+        if w.rank == 0 and not w.cut["chains_cut"]:
+            say_first_cut(mb.first_cut, w.fmt.max_length)
+        w.cut.update(mb.cut)
         tokens += mb.tensors["input_ids"].numel()
         chain_tokens += mb.chain_tokens
         counted += mb.tensors["labels"].numel()
@@ -357,8 +271,9 @@ def _after_step(w: _Worker, due: dict[str, bool], interval: Interval,
         row = {"step": step, **row, **figures}
     if due["save"]:
         if w.rank == 0:
-            weights, state = _snapshot(w)
-            w.writer.submit(_save, w.core, w.tok, weights, state, w.out, t.save_total_limit)
+            weights, state = snapshot(w.core, w.optimizer, w.scheduler, step, w.position)
+            w.writer.submit(write_checkpoint, w.core, w.tok, weights, state, w.out,
+                            t.save_total_limit)  # fmt: skip
             path = w.out / "checkpoints" / f"step_{step:07d}"
             row = {"step": step, **row, "checkpoint": str(path)}
         if w.world > 1:
@@ -395,7 +310,7 @@ def _train_steps(w: _Worker, val_rows: list, metrics_file: Any) -> dict[str, Any
         t0 = time.perf_counter()
         stats = _one_step(w)
         if w.step == started + 1:
-            _check_something_fits(w)
+            check_something_fits(w.cut, w.cfg.model)
         due = _due(w)
         if any(due.values()) and w.device.type == "cuda":
             torch.cuda.synchronize(w.device)  # the interval's time is the device's time
@@ -452,16 +367,7 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
         return {}
     metrics_file.close()
     save_checkpoint(w.core, w.tok, w.out / "final")
-    long = long_chains(w.cut, w.fmt, w.world)
-    long["validation"] = {k: val_cut.get(k, 0) for k in ("chains", "chains_cut", "steps_dropped",
-                                                        "labels_dropped")}
-    if long["chains_cut"] or val_cut["chains_cut"]:
-        log.warning(
-            "%d of %d chains seen were longer than model.max_length=%d: %d of %d steps "
-            "dropped (%d of %d labels), validation %d of %d chains cut; see summary.json",
-            long["chains_cut"], long["chains"], w.fmt.max_length, long["steps_dropped"],
-            long["steps"], long["labels_dropped"], long["labels"], val_cut["chains_cut"],
-            val_cut["chains"])
+    long = long_chains(w.cut, w.fmt, w.world, val_cut)
     summary = {
         **last,
         "final": str(w.out / "final"),
