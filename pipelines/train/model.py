@@ -342,10 +342,12 @@ def build_tiny_model(
     layers: int = 2,
     seed: int = 0,
     arch: str = "llama",
+    shape: dict[str, Any] | None = None,
 ) -> Path:
     """A random tiny Llama (or Qwen2) causal LM + word-level tokenizer trained on `texts`,
     saved as an HF directory. For tests, benchmarks and smoke runs only (nothing is
-    downloaded); it learns, slowly. vLLM's CPU attention needs hidden/2 = 64."""
+    downloaded); it learns, slowly. vLLM's CPU attention needs hidden/2 = 64. `shape`
+    overrides config fields (a real model's sizes, e.g. for `benchmarks/gpu_check.py`)."""
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
     from transformers import (
         LlamaConfig,
@@ -371,7 +373,7 @@ def build_tiny_model(
     config_cls, model_cls = (
         (Qwen2Config, Qwen2ForCausalLM) if arch == "qwen2" else (LlamaConfig, LlamaForCausalLM)
     )
-    config = config_cls(
+    fields = dict(
         vocab_size=len(tok),
         hidden_size=hidden,
         intermediate_size=2 * hidden,
@@ -383,6 +385,7 @@ def build_tiny_model(
         bos_token_id=tok.bos_token_id,
         eos_token_id=tok.eos_token_id,
     )
+    config = config_cls(**{**fields, **(shape or {})})
     directory = Path(directory)
     model_cls(config).save_pretrained(directory)
     tok.save_pretrained(directory)
