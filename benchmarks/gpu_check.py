@@ -31,6 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -44,6 +45,9 @@ from pipelines.train.model import (  # noqa: E402
     StepFormat,
     build_tiny_model,
     collate_ids,
+    ensure_tokens,
+    load_tokenizer,
+    token_id,
     tokenize_row,
     tokenize_rows,
 )
@@ -204,6 +208,26 @@ def scoring(args, ckpt: str, device: torch.device) -> dict:
     return out
 
 
+def chain_lengths(args, model_dir: Path, rows: list[dict]) -> list[int]:
+    """Tokens of each chain as prm-train will read them (its tokenizer, tag added)."""
+    tok = load_tokenizer(model_dir)
+    fmt = _fmt(args, 1 << 20)
+    ensure_tokens(tok, [fmt.step_tag, *fmt.label_tokens])
+    fmt = replace(fmt, step_tag_id=token_id(tok, fmt.step_tag), bos_token_id=tok.bos_token_id)
+    return [len(tokenize_row(r["prompt"], r["completions"], None, tok, fmt)["input_ids"])
+            for r in rows]  # fmt: skip
+
+
+def parameters(model_dir: Path) -> int:
+    """N of 6N: every parameter of the causal LM (tied embeddings once), counted on the meta
+    device (nothing is loaded)."""
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(model_dir))
+    return sum(p.numel() for p in model.parameters())
+
+
 def check_shape(args, name: str, root: Path, device: torch.device) -> dict:
     config, batch = SHAPES[name]
     batch = args.batch or batch
@@ -214,12 +238,10 @@ def check_shape(args, name: str, root: Path, device: torch.device) -> dict:
     with torch.device(device):  # random init where it is fast
         model_dir = build_tiny_model(root / name / "model", texts, arch="qwen2", shape=config)
     built = time.perf_counter() - t0
-    _, tok, fmt = new_prm(model_dir, _fmt(args, 4096))
-    lengths = [len(tokenize_row(r["prompt"], r["completions"], None, tok, fmt)["input_ids"])
-               for r in rows]  # fmt: skip
+    lengths = chain_lengths(args, model_dir, rows)
     max_length = 64 * math.ceil(max(lengths) / 64)
     budget = max(max_length, 64 * math.ceil(batch * statistics.mean(lengths) / 64))
-    params = sum(p.numel() for p in new_prm(model_dir, _fmt(args, max_length))[0].parameters())
+    params = parameters(model_dir)
     res: dict = {"shape": name, "params": params, "batch": batch, "tokens_per_batch": budget,
                  "chain_tokens_mean": round(statistics.mean(lengths)), "build_s": built}
     res["prm_train"] = prm_train(args, model_dir, shards, root / name / "packed", batch,

@@ -46,7 +46,7 @@ class Interval:
         self.seconds = self.wait = self.wait_max = 0.0
 
     def add(self, stats: dict, seconds: float) -> None:
-        self.losses.append(torch.as_tensor(stats["loss"], dtype=torch.float32))
+        self.losses.append(torch.as_tensor(stats["loss"]).detach())
         self.correct.append(torch.as_tensor(stats["correct"]))
         self.counted += stats["counted"]
         self.tokens += stats["tokens"]
@@ -60,8 +60,8 @@ class Interval:
         """Per-step means over the interval (a single step's own figures when every step is
         logged); `data_wait_share` is the share of step time spent waiting for data."""
         n, dt = max(self.steps, 1), max(self.seconds, 1e-12)
-        loss = torch.stack([x.float().cpu() for x in self.losses]).mean().item()
-        correct = sum(int(x.item()) for x in self.correct)
+        loss = torch.stack(self.losses).float().mean().item()
+        correct = int(torch.stack(self.correct).sum().item())
         row: dict[str, float | int] = {
             "loss": loss, "acc": correct / max(self.counted, 1), "tokens": self.tokens // n,
             "chain_tokens": self.chain_tokens // n, "step_seconds": self.seconds / n,

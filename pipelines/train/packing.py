@@ -27,9 +27,10 @@ from pipelines.train.model import IGNORE, collate
 log = logging.getLogger("prm-train")
 
 # Attention implementations tried for packing on CUDA, best first: flash attention's varlen
-# kernel needs the flash_attn package; flex attention skips the masked blocks; sdpa with a
-# block-diagonal mask is exact but computes every pair of the row.
-CUDA_ATTENTION = ("flash_attention_2", "flex_attention", "sdpa")
+# kernel needs the flash_attn package; flex attention skips the masked blocks. sdpa with a
+# block-diagonal mask is exact too but computes every pair of the row: on a GPU, padding is
+# cheaper than that for rows of many chains. On CPU the model's own (sdpa) is the only choice.
+CUDA_ATTENTION = ("flash_attention_2", "flex_attention")
 
 
 def with_index(batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
@@ -103,7 +104,7 @@ def check_isolation(body: Any, device: torch.device, use_bf16: bool) -> bool:
             alone = body(input_ids=ids[:, a:], position_ids=pos[:, a:], use_cache=False)[0].float()
             flat = torch.arange(ids.shape[1], device=device).unsqueeze(0)
             leaked = body(input_ids=ids, position_ids=flat, use_cache=False)[0][:, a:].float()
-    except (RuntimeError, ValueError, ImportError, TypeError) as exc:
+    except Exception as exc:  # a kernel that cannot run here (no compiler, no dtype): no
         log.debug("packing probe failed: %s", exc)
         return False
     finally:
@@ -122,7 +123,7 @@ def choose_packing(body: Any, device: torch.device, use_bf16: bool) -> str | Non
         if impl != current:
             try:
                 body.set_attn_implementation(impl)
-            except (ValueError, ImportError, AttributeError, TypeError) as exc:
+            except Exception as exc:  # not installed or not supported by this model class
                 log.debug("attention %s unavailable: %s", impl, exc)
                 continue
         if check_isolation(body, device, use_bf16):
