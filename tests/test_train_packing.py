@@ -12,10 +12,10 @@ import torch
 
 from pipelines.cli import ConfigError
 from pipelines.train.app import run
-from pipelines.train.background import CheckpointWriter, Prefetcher, micro_batches
+from pipelines.train.background import CheckpointWriter, Prefetcher, micro_batches, to_host
 from pipelines.train.config import to_config
 from pipelines.train.data import ChainStream, synthetic_rows, write_shards
-from pipelines.train.export import load_checkpoint, new_prm
+from pipelines.train.export import load_checkpoint, new_prm, save_checkpoint, weights_of
 from pipelines.train.metrics import _forward_loss
 from pipelines.train.model import StepFormat, build_tiny_model, tokenize_row
 from pipelines.train.packing import check_isolation, packed, padded
@@ -170,3 +170,20 @@ def test_packed_training_runs_logs_data_wait_and_resumes_exactly(setup, tmp_path
     for (name, x), y in zip(reference.state_dict().items(), again.state_dict().values(),
                             strict=True):  # fmt: skip
         torch.testing.assert_close(x, y, rtol=1e-4, atol=1e-5, msg=name)
+
+
+def test_a_snapshot_writes_what_a_direct_save_writes_tied_embeddings_too(setup, tmp_path):
+    _, _, texts = setup
+    base = build_tiny_model(tmp_path / "tied", texts, shape={"tie_word_embeddings": True})
+    model, tok, _ = new_prm(base, StepFormat(max_length=96))
+    assert model.lm.get_input_embeddings().weight is model.lm.get_output_embeddings().weight
+    snap = to_host(weights_of(model))
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    with torch.no_grad():  # training goes on after the snapshot: the write must not see it
+        for p in model.parameters():
+            p.add_(1.0)
+    save_checkpoint(model, tok, tmp_path / "snap", snap)
+    written, _, _ = load_checkpoint(tmp_path / "snap")
+    assert written.lm.get_input_embeddings().weight is written.lm.get_output_embeddings().weight
+    for name, x in written.state_dict().items():
+        torch.testing.assert_close(x, before[name], msg=name)
