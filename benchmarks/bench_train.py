@@ -24,6 +24,7 @@ import multiprocessing as mp
 import resource
 import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -115,6 +116,7 @@ def _in_child(target, *a):
     proc.start()
     result = queue.get()
     proc.join()
+    print(target.__name__, json.dumps(result), file=sys.stderr, flush=True)  # kept if cut off
     return result
 
 
