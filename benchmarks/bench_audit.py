@@ -9,7 +9,7 @@ its human first errors as the oracle reviewer.
      are almost all step claims.
    - `mc/<rule>/<subset>` (--mc-subsets): the first --mc-limit chains whose final answer is
      right, given with that answer as the reference, with `labels=[answer,calc,mc]`, the
-     embedded SmolLM2 as the completer (`labels.mc.k=4 max_tokens=128`) and MC's rule
+     embedded SmolLM2 as the completer (`labels.mc.k=4 max_tokens=128` under absolute) and MC's rule
      --mc-rule, `absolute` unless told: with this weak completer it calls most first steps
      wrong, so `after_error=negative` writes many Falses after them, prefix claims of mixed
      precision, which is what the audit must measure. The default rule (`posterior`)
@@ -22,7 +22,7 @@ its human first errors as the oracle reviewer.
 3. Interval coverage per stratum (source, status, claim) with at least --min-stratum decided
    labels and a precision strictly between 0 and 1 (at 0 or 1 every interval holds it):
    --reps seeded draws of min(--reviews, half the stratum) labels in the audit's own sampler
-   order, each scored by `labeling.audit_estimate.estimate` (the function `prm-audit
+   order, each scored by `labeling.audit.estimate.estimate` (the function `prm-audit
    estimate` runs); the share of 95% Wilson intervals (finite-population corrected) that
    hold the stratum's precision. Summarized per claim type.
 4. What a user sees: an audit of the first MC set (`audit.budget=60` stratified steps and
@@ -87,7 +87,8 @@ def label_mc(cache: Path, subsets: list[str], limit: int, fresh: bool,
             "dataset=generic", f"dataset.path={given}", f"dataset.name=pb_right_{s}",
             "dataset.adapter=generic", "+dataset.fields.steps=steps",
             "+dataset.fields.first_error=first_error", "labels=[answer,calc,mc]",
-            f"labels.mc.rule={rule}", "labels.mc.k=4", "labels.mc.max_tokens=128"],
+            f"labels/mc={rule}", *(["labels.mc.k=4"] if rule in ("absolute", "any_success")
+                                   else []), "labels.mc.max_tokens=128"],
             fresh))  # fmt: skip
     return dirs
 
@@ -120,9 +121,9 @@ def oracle_loop(d: Path, name: str, sample_args: list[str]) -> Path:
 
 
 def coverage(dirs: list[Path], args: argparse.Namespace) -> dict[str, list[float]]:
-    from labeling.audit_claims import claim_right
-    from labeling.audit_estimate import Reviewed, estimate
-    from labeling.audit_sample import chain_views, order_key, parse_stratum, step_key, strata
+    from labeling.audit.claims import claim_right
+    from labeling.audit.estimate import Reviewed, estimate
+    from labeling.audit.sample import chain_views, order_key, parse_stratum, step_key, strata
     from pipelines.audit.app import human_verdicts
     from pipelines.audit.pack import after_error_of, load_rows, policy_of
 
@@ -177,7 +178,7 @@ def coverage(dirs: list[Path], args: argparse.Namespace) -> dict[str, list[float
 
 
 def queue_efficiency(dirs: list[Path], reps: int) -> None:
-    from labeling.audit_sample import chain_views, order_key, uncertainty_queue
+    from labeling.audit.sample import chain_views, order_key, uncertainty_queue
     from pipelines.audit.pack import load_rows, mc_threshold, policy_of
 
     views, human = [], {}

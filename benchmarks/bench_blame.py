@@ -1,4 +1,4 @@
-"""How often a step that MC never blames (`labeling.mc.blame`) is a human's first error.
+"""How often a step that MC never blames (`labeling.mc.spared`) is a human's first error.
 
 Over ProcessBench's dev split (`../shared/data/processbench_dev/`, human first-error labels),
 per subset: the steps before the last that `may_err` spares, among the human first errors
@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from labeling.mc.blame import _FUNCTION, _RELATION, may_err, restates  # noqa: E402
+from labeling.mc.spared import _FUNCTION, _RELATION, may_err, restates  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "processbench_dev"
 GSM8K = DATA.parent / "gsm8k" / "train.jsonl"

@@ -30,7 +30,7 @@ def sample_chains(pool, problems_n: int, n: int, instruction: str) -> list:
     from labeling.ids import chain_id, derive_seed
     from labeling.prompts import user_message
     from labeling.schema import Chain
-    from labeling.splitters import split_steps
+    from labeling.steps.splitters import split_steps
 
     problems = list(load_problems({"name": "builtin_math", "limit": problems_n}))
     requests = [
@@ -60,13 +60,13 @@ def main() -> None:
 
     import ray
 
-    from labeling.mc import MCOptions
+    from labeling.mc import method
     from labeling.prompts import user_message
     from pipelines.engine.completer import EngineCompleter
     from pipelines.engine.pool import EnginePool
     from pipelines.engine.prepare_model import prepare
     from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
-    from verifiers.rollout.driver import MonteCarloVerifier
+    from verifiers.mc.driver import MonteCarloVerifier
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     t = time.perf_counter()
@@ -86,8 +86,8 @@ def main() -> None:
     completer = Recording(pool)
     mc = MonteCarloVerifier(
         completer, domain="math",
-        options=MCOptions(rule="absolute", estimator="binary_search", k=args.k, chunk=2,
-                          confirm=2, self_rollouts=0),
+        method=method("absolute", estimator="binary_search", k=args.k, chunk=2, confirm=2),
+        self_rollouts=0,
         max_tokens=args.max_tokens, temperature=0.8,
         prompt_fn=functools.partial(user_message, math_instruction=instruction),
     )

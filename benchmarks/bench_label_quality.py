@@ -16,7 +16,7 @@ from those same verdicts with `labeling.combine` (verifier_first; consensus [mc,
 consensus [mc,judge]; judge). Scoring: a row's prediction is its first negative step (-1 for
 none); a chain a source could not label at all (judge: no parsable vote) counts as wrong, as
 ProcessBench counts an unparsable critic answer. F1 = harmonic mean of the accuracy on
-erroneous and on correct chains (`labeling.processbench`), per subset and pooled;
+erroneous and on correct chains (`labeling.prm.processbench`), per subset and pooled;
 first-flag precision = share of flagged chains whose first flag is the human first error.
 Policies that drop chains are scored on the chains they keep. Tokens per labeled step =
 tokens the row's sources generated / steps the row labeled. Prints a Markdown table.
@@ -114,11 +114,11 @@ def engine_pool(cfg):
 def run_sources(cfg, items, pool):
     """{source: (verdict lists, seconds)}; every source sees every chain once."""
     from pipelines.engine.completer import EngineCompleter
-    from pipelines.engine.critic import EngineCritic
+    from pipelines.engine.judge import EngineJudge
     from pipelines.label.sources import build_sources
 
     sources = build_sources(cfg, "math", EngineCompleter(pool, cfg.model.name),
-                            EngineCritic(pool, cfg.model.name))
+                            EngineJudge(pool, cfg.model.name))
     out = {}
     for name, verifier in sources.items():
         t = time.perf_counter()
@@ -135,7 +135,7 @@ def first_false(labels) -> int:
 def score_row(name, items, per_chain, used, by_source):
     """Metrics of one row. `per_chain(i)` gives (kept, failed, labels, statuses) for chain
     i; `failed`: the row could not label the chain at all (scored as wrong)."""
-    from labeling.processbench import ChainScore, subset_metrics
+    from labeling.prm.processbench import ChainScore, subset_metrics
 
     scores: dict[str, list] = defaultdict(list)
     kept = labeled = 0

@@ -14,10 +14,10 @@ from __future__ import annotations
 import itertools
 import math
 
-from labeling.mc import MC_DEFAULTS, Absolute, PerStep
+from labeling.mc import Absolute, AbsoluteMethod, PerStep
 
 SETTINGS = [  # (k, chunk, confirm) of the absolute rule: its defaults first
-    (MC_DEFAULTS.k, MC_DEFAULTS.chunk, MC_DEFAULTS.confirm),
+    (AbsoluteMethod().k, AbsoluteMethod().chunk, AbsoluteMethod().confirm),
     (5, 1, 1),
     (8, 1, 1),
     (5, 5, 1),

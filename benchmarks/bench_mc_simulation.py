@@ -38,6 +38,7 @@ batches), completions per batch, and rollouts relative to per_step at the same M
     .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.05 0.1 0.2 0.3 0.5 0.9
     .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.3 --posterior probe=1
     .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.2 0.3 0.5 --decompose absolute
+    .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.2 0.3 0.5 --equal-precision
     .venv/bin/python benchmarks/bench_mc_simulation.py --strengths 0.2 --rules posterior \
         --opener 0.2 1 --posterior spare_steps=false
 """
@@ -53,10 +54,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from labeling.engine_request import EngineRequest  # noqa: E402
 from labeling.first_error import located_first_error  # noqa: E402
-from labeling.mc import MC_DEFAULTS, FirstErrorModel, MCOptions, RuleName  # noqa: E402
+from labeling.mc import METHODS, FirstErrorModel, Method, method  # noqa: E402
 from labeling.schema import Chain, Problem  # noqa: E402
 from tests.fakes import FakeCompleter  # noqa: E402
-from verifiers.rollout.driver import MonteCarloVerifier  # noqa: E402
+from verifiers.mc.driver import MonteCarloVerifier  # noqa: E402
 
 PRESETS = {"easy": (0.8, 0.01), "hard": (0.3, 0.05)}
 ERR = "[err]"
@@ -97,8 +98,8 @@ def run(
     completer = FakeCompleter(p_success, right="42", wrong="41", tokens=100)
     verifier = MonteCarloVerifier(
         completer,
-        options=MCOptions(rule=RuleName.absolute, estimator=estimator, k=k, chunk=chunk,
-                          confirm=confirm, max_rounds=max_rounds, self_rollouts=0),
+        method=method("absolute", estimator=estimator, k=k, chunk=chunk, confirm=confirm),
+        max_rounds=max_rounds, self_rollouts=0,
         max_tokens=100,
         temperature=0.8,
         seed=seed,
@@ -207,18 +208,26 @@ def strength_chains(s: float, problems: int, n: int, length: int, good: tuple[fl
     return _chains(s, problems, n, length, "sim", draw, opener, seed)
 
 
-def strength_verdicts(items, rates, options: MCOptions, seed: int):
+class Settings(tuple):
+    """(method, self_rollouts): what one row of the rules' table runs."""
+
+    def __new__(cls, m: Method, self_rollouts: int = 16):
+        return super().__new__(cls, (m, self_rollouts))
+
+
+def strength_verdicts(items, rates, options: Settings, seed: int):
     """(verdicts per chain, the run's rollout stats) of one rule on the simulated chains."""
     def p_success(req: EngineRequest) -> float:
         return rates[req.prefix] if req.prefix else rates[req.user_text]
 
     completer = FakeCompleter(p_success, right="42", wrong="41", tokens=100)
-    mc = MonteCarloVerifier(completer, options=options, max_tokens=100, temperature=0.8,
-                            seed=seed, samples_of="sim")
+    m, self_rollouts = options
+    mc = MonteCarloVerifier(completer, method=m, self_rollouts=self_rollouts, max_tokens=100,
+                            temperature=0.8, seed=seed, samples_of="sim")
     return mc.verify(items), mc.last_stats
 
 
-def strength_run(items, truth, rates, options: MCOptions, seed: int) -> dict[str, float]:
+def strength_run(items, truth, rates, options: Settings, seed: int) -> dict[str, float]:
     return strength_metrics(items, truth, *strength_verdicts(items, rates, options, seed))
 
 
@@ -268,7 +277,7 @@ def decompose(args: argparse.Namespace) -> None:
     least as likely to hold as not (P >= 0.5). Every rule runs without question rollouts
     (`posterior`'s other settings from `--posterior`), so the model sees the rule's base."""
     overrides = args.posterior if args.decompose == "posterior" else []
-    options = mc_options(overrides, rule=RuleName(args.decompose), self_rollouts=0)
+    options = settings_of(args.decompose, overrides, 0)
     print(f"rule {args.decompose}; {args.problems} problems x {args.n} chains of {args.length} "
           f"steps sampled by the completer; seed {args.seed}\n")
     print("| self-confidence | False precision | error recall | rollouts/chain | False "
@@ -321,29 +330,43 @@ def decompose(args: argparse.Namespace) -> None:
               + " |")
 
 
-def mc_options(overrides: list[str], **fixed: object) -> MCOptions:
-    """MCOptions with `fixed` and KEY=VALUE overrides (typed like the defaults)."""
+def settings_of(name: str, overrides: list[str], self_rollouts: int = 16) -> Settings:
+    """Method `name` with KEY=VALUE overrides; `self_rollouts=N` among them sets the
+    question's rollouts (a key of the driver, not of the method)."""
+    rest = [o for o in overrides if not o.startswith("self_rollouts=")]
+    for o in overrides:
+        if o.startswith("self_rollouts="):
+            self_rollouts = int(o.split("=")[1])
+    return Settings(mc_method(name, rest), self_rollouts)
+
+
+def mc_method(name: str, overrides: list[str], **fixed: object) -> Method:
+    """Method `name` with `fixed` and KEY=VALUE overrides (typed like its defaults)."""
     kw: dict[str, object] = dict(fixed)
+    defaults = METHODS[name]()
     for o in overrides:
         key, value = o.split("=")
-        default = getattr(MC_DEFAULTS, key)
+        default = getattr(defaults, key)
         if isinstance(default, bool):
             kw[key] = value.lower() in ("true", "1")
         elif value == "null":
             kw[key] = None
+        elif isinstance(default, str):
+            kw[key] = value
         else:
             kw[key] = type(default if default is not None else 1)(value)
-    return MCOptions(**kw)  # type: ignore[arg-type]
+    return method(name, **kw)
 
 
 def strength_table(args: argparse.Namespace) -> None:
     rules = {
-        "posterior": mc_options(args.posterior, rule=RuleName.posterior),
-        "fall": mc_options(args.fall, rule=RuleName.fall),
-        "absolute": MCOptions(rule=RuleName.absolute, self_rollouts=0),
-        "any_success": MCOptions(rule=RuleName.any_success, self_rollouts=0),
+        "posterior": settings_of("posterior", args.posterior),
+        "fall": settings_of("fall", args.fall),
+        "absolute": Settings(method("absolute"), 0),
+        "any_success": Settings(method("any_success"), 0),
     }
-    p, f = rules["posterior"], rules["fall"]
+    p, f = rules["posterior"][0], rules["fall"][0]
+    a, n = rules["absolute"][0], rules["any_success"][0]
     kind = "given chains" if args.given else "chains sampled by the completer"
     if not args.given and args.profile != "rising":
         kind += f" ({args.profile} rate along right chains)"
@@ -352,10 +375,10 @@ def strength_table(args: argparse.Namespace) -> None:
     print(f"{kind}: {args.problems} problems x {args.n} chains of {args.length} steps each; "
           f"good r ~ U{tuple(args.good)}, bad r ~ U{tuple(args.bad)}; seed {args.seed}; "
           f"posterior: level {p.level}, factor {p.factor}, chain_budget {p.chain_budget}, "
-          f"probe {p.probe}, self_rollouts {p.self_rollouts}; fall: level {f.level}, "
+          f"probe {p.probe}, self_rollouts 16; fall: level {f.level}, "
           f"fell_below {f.fell_below}, kept_above {f.kept_above}, max_rollouts "
-          f"{f.max_rollouts}, self_rollouts {f.self_rollouts}, chunk {f.chunk}; absolute: k "
-          f"{f.k}, confirm {f.confirm}; any_success: k {f.k}\n")
+          f"{f.max_rollouts}, self_rollouts 16, chunk {f.chunk}; absolute: k "
+          f"{a.k}, confirm {a.confirm}; any_success: k {n.k}\n")
     print("| self-confidence | rule | first-error precision (placed) | recall | False "
           "precision | error recall | FP rate | rollouts/chain | requests/chain "
           "| rollouts/decided step | unverifiable |")
@@ -375,6 +398,44 @@ def strength_table(args: argparse.Namespace) -> None:
                   f"| {r['false_precision']:.3f} | {r['error_recall']:.3f} "
                   f"| {r['fp_rate']:.3f} | {r['rollouts']:.1f} | {r['requests']:.1f} "
                   f"| {r['per_decided']:.1f} | {r['unverifiable']:.2f}{flag} |", flush=True)
+
+
+# `absolute`'s budgets, cheapest first: (k, confirm). Its False is "no `confirm` successes in
+# the budget", so a bigger budget makes a False rarer and more often right.
+LADDER = ((5, 2), (8, 2), (12, 2), (16, 2), (24, 2), (32, 2), (48, 2), (64, 2))
+
+
+def equal_precision(args: argparse.Namespace) -> None:
+    """`--equal-precision`: recall compared at equal precision. For each self-confidence,
+    `posterior` (its defaults, or `--posterior`) gives a False precision P; `absolute`'s
+    budget is raised along `LADDER` until its False precision reaches P, and the two are
+    compared there: error recall and rollouts per chain."""
+    print(f"{args.problems} problems x {args.n} chains of {args.length} steps sampled by the "
+          f"completer; good r ~ U{tuple(args.good)}, bad r ~ U{tuple(args.bad)}; seed "
+          f"{args.seed}\n")
+    print("| self-confidence | posterior: False precision, error recall, rollouts/chain | "
+          "absolute at that precision: k, confirm, False precision, error recall, "
+          "rollouts/chain | recall at no more rollouts |")
+    print("|---|---|---|---|")
+    post = settings_of("posterior", args.posterior)
+    for s in args.strengths:
+        items, truth, rates = strength_chains(s, args.problems, args.n, args.length,
+                                              tuple(args.good), tuple(args.bad), args.seed)
+        p = strength_run(items, truth, rates, post, args.seed)
+        row, a = "absolute never reaches it", None
+        for k, confirm in LADDER:
+            a = strength_run(items, truth, rates,
+                             Settings(method("absolute", k=k, confirm=confirm), 0), args.seed)
+            if a["false_precision"] >= p["false_precision"]:
+                row = (f"k={k}, confirm={confirm}: {a['false_precision']:.3f}, "
+                       f"{a['error_recall']:.3f}, {a['rollouts']:.1f}")
+                break
+        else:
+            a = None
+        met = "yes" if a is not None and p["error_recall"] >= a["error_recall"] and \
+            p["rollouts"] <= a["rollouts"] else "no"
+        print(f"| {s} | {p['false_precision']:.3f}, {p['error_recall']:.3f}, "
+              f"{p['rollouts']:.1f} | {row} | {met} |", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -419,10 +480,16 @@ def main(argv: list[str] | None = None) -> None:
                          "every later rate by d ~ U(LO, HI) (a derailing opening line)")
     ap.add_argument("--given", action="store_true",
                     help="strengths: chains another model wrote (see given_chains)")
-    ap.add_argument("--decompose", choices=[r.value for r in RuleName],
+    ap.add_argument("--decompose", choices=list(METHODS),
                     help="strengths: this rule's False labels read through the posterior "
                          "model on its own counts (see `decompose`)")
+    ap.add_argument("--equal-precision", action="store_true",
+                    help="strengths: posterior's error recall against absolute's, absolute's "
+                         "budget raised until its False precision equals posterior's")
     args = ap.parse_args(argv)
+    if args.strengths and args.equal_precision:
+        equal_precision(args)
+        return
     if args.strengths and args.decompose:
         decompose(args)
         return

@@ -56,7 +56,7 @@ def make(root: Path, rows: int, shard_rows: int) -> None:
 
 
 def measure(root: str) -> None:
-    from labeling.report_stats import dataset_stats
+    from labeling.report.stats import dataset_stats
 
     t = time.perf_counter()
     stats = dataset_stats(root)

@@ -51,8 +51,8 @@ def cpu() -> dict:
 def checkpoint(path: str | None, root: Path) -> Path:
     if path:
         return Path(path)
-    from pipelines.train.export import new_prm, save_checkpoint
-    from pipelines.train.model import StepFormat
+    from pipelines.checkpoint.export import new_prm, save_checkpoint
+    from pipelines.checkpoint.format import StepFormat
 
     model, tok, _ = new_prm("", StepFormat(max_length=1024))
     return save_checkpoint(model, tok, root / "prm")
@@ -158,8 +158,8 @@ def main() -> None:
 
     import torch
 
-    from labeling.reward import fold
-    from labeling.splitters import split_steps
+    from labeling.prm.reward import fold
+    from labeling.steps.splitters import split_steps
     from pipelines.reward import PRMReward
     from pipelines.serve.server import free_port
 

@@ -70,7 +70,7 @@ def bare_forward(scorer, chains, batch: int, repeat: int) -> dict:
 
     import torch
 
-    from pipelines.train.model import collate_ids, tokenize_rows
+    from pipelines.checkpoint.model import collate_ids, tokenize_rows
 
     ids = [r["input_ids"] for r in tokenize_rows(chains, scorer.tokenizer, scorer.fmt)]
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))

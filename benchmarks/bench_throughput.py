@@ -35,7 +35,6 @@ Prints one JSON object; nothing is asserted. Figures are for the machine it runs
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import functools
 import json
 import statistics
@@ -53,7 +52,7 @@ def chains_of(problems: list, requests: list[dict], results: list[dict]) -> list
     """(problem, chain) pairs of the sampled texts that split into two or more steps."""
     from labeling.ids import chain_id
     from labeling.schema import Chain
-    from labeling.splitters import split_steps
+    from labeling.steps.splitters import split_steps
 
     items = []
     for p, req, res in zip(problems, requests, results, strict=True):
@@ -103,10 +102,10 @@ def job_side(args: argparse.Namespace) -> dict:
     """Sampling and MC stages through the job's own pool and driver."""
     import ray
 
-    from benchmarks.bench_mc_simulation import mc_options
+    from benchmarks.bench_mc_simulation import mc_method
     from labeling.datasets import load_problems
     from labeling.ids import derive_seed
-    from labeling.mc import MCOptions
+    from labeling.mc import DEFAULT_METHOD
     from labeling.prompts import user_message
     from pipelines.engine.actor import describe_startup
     from pipelines.engine.completer import EngineCompleter
@@ -114,8 +113,8 @@ def job_side(args: argparse.Namespace) -> dict:
     from pipelines.engine.prepare_model import prepare
     from pipelines.engine.runtime import init_ray
     from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
-    from pipelines.label.source_configs import MCSourceConfig
-    from verifiers.rollout.driver import MonteCarloVerifier
+    from pipelines.label.source_configs import mc_config
+    from verifiers.mc.driver import MonteCarloVerifier
 
     s = SamplerConfig(n=args.n, max_tokens=args.max_tokens)
     path = args.model or str(prepare())
@@ -148,14 +147,12 @@ def job_side(args: argparse.Namespace) -> dict:
             sent.extend(reqs)
             return super().submit(reqs)
 
-    m = MCSourceConfig(
-        max_tokens=args.mc_tokens, **({"rule": args.mc_rule} if args.mc_rule else {})
-    )
+    name = args.mc_rule or DEFAULT_METHOD
+    m = mc_config(name)(max_tokens=args.mc_tokens)
     max_tokens, temperature = m.sampling(s)
-    options = mc_options(args.mc, **{f.name: getattr(m.options(), f.name)
-                                     for f in dataclasses.fields(MCOptions)})
     mc = MonteCarloVerifier(
-        Recording(pool), domain="math", options=options,
+        Recording(pool), domain="math", method=mc_method(name, args.mc),
+        self_rollouts=m.self_rollouts, speculate=not args.no_speculate,
         max_tokens=max_tokens, temperature=temperature, top_p=s.top_p,
         prompt_fn=functools.partial(user_message, math_instruction=s.math_instruction),
     )  # fmt: skip
@@ -223,8 +220,10 @@ def main() -> None:
     ap.add_argument("--mc-chains", type=int, default=24)
     ap.add_argument("--mc-tokens", type=int, default=64)
     ap.add_argument("--peer-chains", type=int, default=8)
-    ap.add_argument("--mc-rule", default="", help="labels.mc.rule of the MC stage (default: "
-                    "the job's; `absolute` sends one rollout per request)")  # fmt: skip
+    ap.add_argument("--mc-rule", default="", help="the MC method of the MC stage (labels/mc; "
+                    "default: the job's; `absolute` sends one rollout per request)")  # fmt: skip
+    ap.add_argument("--no-speculate", action="store_true",
+                    help="labels.mc.speculate=false: one probe at a time per chain")
     ap.add_argument("--mc", nargs="*", default=[], metavar="KEY=VALUE",
                     help="other labels.mc fields of the MC stage, typed like their defaults, e.g. "
                     "probe_max=2")  # fmt: skip

@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from labeling.schema import Chain, Problem  # noqa: E402
-from labeling.sections import SectionOptions, section_spans  # noqa: E402
-from labeling.splitters import split_spans  # noqa: E402
+from labeling.steps.sections import SectionOptions, section_spans  # noqa: E402
+from labeling.steps.splitters import split_spans  # noqa: E402
 
 DELTABENCH = ROOT.parent / "shared" / "data" / "deltabench" / "deltabench_examples_dev.jsonl"
 
@@ -57,7 +57,7 @@ def _para_starts(text: str) -> list[int]:
 def _even(text: str, count: int) -> list[int]:
     """Starts of `count` sections spaced evenly by tokens over the paragraphs (the baseline:
     the same number of cuts, no cue words)."""
-    from labeling.sections import approx_tokens, paragraphs
+    from labeling.steps.sections import approx_tokens, paragraphs
 
     paras = paragraphs(text)
     sizes = [approx_tokens(text[a:b]) for a, b in paras]
@@ -118,7 +118,7 @@ class TraceCompleter:
         self.tokens = tokens
 
     def complete(self, requests):
-        from verifiers.rollout.driver import Completion
+        from verifiers.mc.driver import Completion
 
         out = []
         for r in requests:
@@ -136,9 +136,9 @@ class TraceCompleter:
 
 def mc_cost(n_traces: int, paragraphs: int, seed: int, k: int, confirm: int,
             opts: SectionOptions) -> None:
-    from labeling.mc import MCOptions
+    from labeling.mc import method
     from tests.synthetic_traces import long_trace
-    from verifiers.rollout.driver import MonteCarloVerifier
+    from verifiers.mc.driver import MonteCarloVerifier
 
     rng = random.Random(seed)
     traces = [long_trace(paragraphs, seed=seed + i, error_at=rng.randrange(5, paragraphs - 5))
@@ -157,10 +157,10 @@ def mc_cost(n_traces: int, paragraphs: int, seed: int, k: int, confirm: int,
             spans_of.append(spans)
         # The absolute rule: what the rollout counts compare (the fall rule's adaptive
         # rollouts would make the cost depend on the fake completer's rates, not the cut).
-        options = MCOptions(rule="absolute", estimator=estimator, k=k, chunk=1, confirm=confirm,
-                            probe_right=True, self_rollouts=0)
-        mc = MonteCarloVerifier(TraceCompleter(traces), options=options, max_tokens=100,
-                                temperature=0.8, after_error="keep")
+        options = method("absolute", estimator=estimator, k=k, chunk=1, confirm=confirm,
+                         probe_right=True)
+        mc = MonteCarloVerifier(TraceCompleter(traces), method=options, self_rollouts=0,
+                                max_tokens=100, temperature=0.8, after_error="keep")
         t0 = time.perf_counter()
         verdicts = mc.verify(items)
         wall = time.perf_counter() - t0

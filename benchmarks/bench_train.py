@@ -75,9 +75,9 @@ def _prm_train(args: dict, queue) -> None:
 def _plain(args: dict, width: int, queue) -> None:
     import torch
 
-    from pipelines.train.export import new_prm
+    from pipelines.checkpoint.export import new_prm
+    from pipelines.checkpoint.format import StepFormat
     from pipelines.train.loop import bf16_enabled
-    from pipelines.train.model import StepFormat
 
     torch.set_num_threads(args["threads"])
     torch.manual_seed(0)
@@ -136,8 +136,8 @@ def main() -> None:
     ap.add_argument("--out", default="", help="also write the result as JSON here")
     cli = ap.parse_args()
 
+    from pipelines.checkpoint.model import build_tiny_model
     from pipelines.train.data import synthetic_rows, write_shards
-    from pipelines.train.model import build_tiny_model
 
     with tempfile.TemporaryDirectory() as tmp:
         rows = synthetic_rows(200, 1, seed=0, steps=(cli.chain_steps, cli.chain_steps))

@@ -24,9 +24,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from labeling.shards import input_shards
 from pipelines.eval.checkpoint import evaluate_checkpoint, load_processbench
 from pipelines.train.app import run
-from pipelines.train.data import shard_files, synthetic_rows, write_shards
+from pipelines.train.data import synthetic_rows, write_shards
 
 
 def _norm(text: str) -> str:
@@ -73,7 +74,7 @@ def processbench_rows(records: list[dict]) -> list[dict]:
 
 def _count(shards: str) -> dict[str, int]:
     chains = steps = 0
-    for f in shard_files([shards]):
+    for f in input_shards([shards]):
         for labels in pq.read_table(f, columns=["labels"]).column("labels").to_pylist():
             chains += 1
             steps += sum(x is not None for x in labels)
@@ -82,7 +83,7 @@ def _count(shards: str) -> dict[str, int]:
 
 def _check_no_leak(auto_shards: str, held_out: list[dict]) -> None:
     held = {_norm(r["problem"]) for r in held_out}
-    for f in shard_files([auto_shards]):
+    for f in input_shards([auto_shards]):
         # `prompt` may wrap the problem in a template, so look for the problem inside it.
         for prompt in set(pq.read_table(f, columns=["prompt"]).column("prompt").to_pylist()):
             text = _norm(prompt)
@@ -96,7 +97,7 @@ def _check_no_leak(auto_shards: str, held_out: list[dict]) -> None:
 
 def _dry_run_inputs(out: Path) -> dict[str, str]:
     """Synthetic stand-ins for every input, plus a tiny model (no downloads)."""
-    from pipelines.train.model import build_tiny_model
+    from pipelines.checkpoint.model import build_tiny_model
 
     auto = synthetic_rows(60, 2, seed=11)
     bon = synthetic_rows(12, 4, seed=12)

@@ -38,11 +38,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from pipelines.train.app import run  # noqa: E402
-from pipelines.train.data import synthetic_rows, write_shards  # noqa: E402
-from pipelines.train.export import new_prm  # noqa: E402
-from pipelines.train.model import (  # noqa: E402
-    StepFormat,
+from pipelines.checkpoint.export import new_prm  # noqa: E402
+from pipelines.checkpoint.format import StepFormat  # noqa: E402
+from pipelines.checkpoint.model import (  # noqa: E402
     build_tiny_model,
     collate_ids,
     ensure_tokens,
@@ -51,6 +49,8 @@ from pipelines.train.model import (  # noqa: E402
     tokenize_row,
     tokenize_rows,
 )
+from pipelines.train.app import run  # noqa: E402
+from pipelines.train.data import synthetic_rows, write_shards  # noqa: E402
 from pipelines.train.packing import padded  # noqa: E402
 
 QWEN = {"vocab_size": 151936, "num_key_value_heads": 2, "tie_word_embeddings": True,

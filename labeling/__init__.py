@@ -3,8 +3,8 @@ shard format and dataset adapters. Imports neither Ray, vLLM, Hydra nor torch.
 
 Public names (the rest is reachable through the submodules):
 `Problem`, `Chain`, `GivenChain`, `StepVerdict`, `LabeledChain`, `Quarantined`, `Status`,
-`Source`, `Domain`, `AfterError`, `LABELED_SCHEMA`, `QUARANTINE_SCHEMA`
-(labeling.schema); `split_steps` (labeling.splitters); `combine`, `Policy`
+`Domain`, `AfterError`, `LABELED_SCHEMA`, `QUARANTINE_SCHEMA`
+(labeling.schema); `split_steps` (labeling.steps.splitters); `combine`, `Policy`
 (labeling.combine); `first_error` (labeling.first_error, the one first-error rule);
 `load_problems` (labeling.datasets).
 """
@@ -22,14 +22,13 @@ from labeling.schema import (
     LabeledChain,
     Problem,
     Quarantined,
-    Source,
     Status,
     StepVerdict,
 )
-from labeling.splitters import split_steps
+from labeling.steps.splitters import split_steps
 
 __all__ = [
     "LABELED_SCHEMA", "QUARANTINE_SCHEMA", "AfterError", "Chain", "Domain",
-    "GivenChain", "LabeledChain", "Policy", "Problem", "Quarantined", "Source", "Status",
+    "GivenChain", "LabeledChain", "Policy", "Problem", "Quarantined", "Status",
     "StepVerdict", "combine", "first_error", "load_problems", "split_steps",
 ]  # fmt: skip

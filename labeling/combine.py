@@ -11,7 +11,7 @@ labeling/registry.py: whole-chain `answer`, locating `calc`/`tests`, complete `m
   `correct` verdict only says the checked arithmetic/syntax holds (not that the step is right).
 - `mc`: Monte Carlo rollouts; `label` is the hard label, `score` the success rate.
 - `judge`: an LLM critic's voted first error under `labels.judge.vote` (a quorum of all
-  votes, abstentions included; see labeling/judge_protocol.py); `score` the share of all
+  votes, abstentions included; see labeling/judge/protocol.py); `score` the share of all
   votes placing the first error after the step.
 
 Exact sources prove steps wrong, but only `calc` and `tests` *locate* an error: a wrong final
@@ -61,7 +61,7 @@ correct"); None when no step is labeled False but some step is unlabeled (nothin
 nothing proven right). A first False after an unlabeled step that no exact source proved is a
 prefix claim (MC's `posterior` writes one where the chain has gone wrong by a step but the
 rollouts do not say where): `first_error_step` is then the step by which the chain went
-wrong, not a located error (`labeling.audit_claims`).
+wrong, not a located error (`labeling.audit.claims`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The one request every caller sends an engine: prm-label's sampling, the Monte Carlo
-rollouts (`verifiers.rollout`), the judge's critiques (`verifiers.judge`) and prm-search's
+rollouts (`verifiers.mc`), the judge's critiques (`verifiers.judge`) and prm-search's
 strategies all build an `EngineRequest`, and the engines (vLLM or simulated), the router and
 the pool read only its fields.
 

@@ -25,7 +25,7 @@ the three steps.
 `prefix_claim(labels)` is its complement for a labeler that judges every step (MC, the
 judge): the first step labeled False when it is *not* located (an unlabeled step comes
 before it) and is not the last step (the chain's own answer). Such a False says "the chain
-has gone wrong by here" (`labeling.audit_claims`: a prefix claim), not "this step is wrong".
+has gone wrong by here" (`labeling.audit.claims`: a prefix claim), not "this step is wrong".
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Math: the question, then `math_instruction` (config `sampler.math_instruction`: one step per
 paragraph and \\boxed{}, so that the blank-line splitter and the answer extractor see what
 they expect).
-Code: the question, asking for one fenced Python block (see `labeling.code_steps`).
+Code: the question, asking for one fenced Python block (see `labeling.steps.code`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from labeling.schema import Problem
 
 def user_message(problem: Problem, math_instruction: str) -> str:
     if problem.domain == "code":
-        from labeling.code_steps import build_code_prompt
+        from labeling.steps.code import build_code_prompt
 
         return build_code_prompt(problem)
     return f"{problem.question.strip()}\n\n{math_instruction}"

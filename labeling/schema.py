@@ -34,17 +34,6 @@ class Domain(enum.StrEnum):
     code = "code"
 
 
-# The built-in configurable sources as an enum (Hydra types `labels.consensus` with it); the
-# registry (labeling/registry.py) is where sources are declared.
-Source = enum.StrEnum("Source", [(n, n) for n in registry.configurable()])  # type: ignore[misc]
-
-# Names written by shard format 1 (and the trainer's old `mc_hard`); readers map them to
-# today's names. The one place old names live.
-LEGACY_COLUMNS = {"outcome_labels": "answer_labels", "test_labels": "tests_labels"}
-LEGACY_SOURCES = {"outcome": "answer", "syntax": "tests"}
-LEGACY_TRAIN_SOURCES = {**LEGACY_COLUMNS, "mc_hard": "mc_labels"}
-
-
 class Neutral(enum.StrEnum):
     """What a human's neutral rating (PRM800K's 0: "reasonable but not progress") becomes in
     a boolean label (`labels.neutral`). PRM800K's paper counts neutral as positive when it

@@ -12,7 +12,7 @@ renamed, so a reader (or a resumed run) never sees a half-written file under a f
 A unit counts as done only when its record exists *and* the shard's size and SHA-256 match
 the record: a truncated or corrupted shard is detected and the unit is redone.
 
-A row that Parquet cannot encode (a lone surrogate: see `labeling.text`) never stops a unit:
+A row that Parquet cannot encode (a lone surrogate: see `labeling.text.unicode`) never stops a unit:
 quarantine rows are written with such characters escaped, and a labeled row that still holds
 one (the unit labeler sets them aside first, so this is a last line of defence) is moved to
 the quarantine with the reason, the unit's `rows` and `chains` counts lowered to match.
@@ -31,14 +31,14 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from labeling.schema import LEGACY_COLUMNS, LEGACY_SOURCES, QUARANTINE_SCHEMA, labeled_schema
-from labeling.text import escape, escape_row, unwritable_field
+from labeling.schema import QUARANTINE_SCHEMA, labeled_schema
+from labeling.text.unicode import escape, escape_row, unwritable_field
 
 MANIFEST = "manifest.json"
 # The polars engine every reader of a dataset collects with: batches through the plan, bounded
 # memory (a dataset may not fit in RAM).
 STREAM = "streaming"
-FORMAT_VERSION = 2  # 2: one name per source (answer_labels, tests_labels, judge_*)
+FORMAT_VERSION = 2  # of the shards and manifest, written into each manifest
 
 
 def sha256_file(path: Path) -> str:
@@ -279,31 +279,9 @@ class DatasetDir:
             return None
 
 
-def upgrade_table(table: pa.Table) -> pa.Table:
-    """A shard of format 1 read with today's names: `outcome_labels` -> `answer_labels`,
-    `test_labels` -> `tests_labels`, verdict sources `outcome` -> `answer`, `syntax` ->
-    `tests`. A format-2 table comes back unchanged."""
-    names = [LEGACY_COLUMNS.get(n, n) for n in table.column_names]
-    if names == table.column_names:
-        return table
-    table = table.rename_columns(names)
-    if "verdicts" in table.column_names:
-        rows = table.column("verdicts").to_pylist()
-        for verdicts in rows:
-            for v in verdicts or ():
-                v["source"] = LEGACY_SOURCES.get(v["source"], v["source"])
-        i = table.column_names.index("verdicts")
-        table = table.set_column(i, "verdicts", pa.array(rows, table.schema.field(i).type))
-    return table
-
-
 def read_shard(path: str | Path, columns: list[str] | None = None) -> pa.Table:
-    """One shard (any format version) with today's column and source names."""
-    if columns is not None:
-        have = set(pq.read_schema(path).names)
-        legacy = {new: old for old, new in LEGACY_COLUMNS.items()}
-        columns = [legacy[c] if c not in have and legacy.get(c) in have else c for c in columns]
-    return upgrade_table(pq.read_table(path, columns=columns))
+    """One shard: all its columns, or the `columns` named."""
+    return pq.read_table(path, columns=columns)
 
 
 def shard_files(root: str | Path) -> list[Path]:
@@ -335,3 +313,24 @@ def summarize_units(records: Iterable[UnitRecord]) -> dict[str, Any]:
                  "sha256": r.quarantine_sha256, "unit": r.unit}
             )
     return {"counts": counts, "tokens": tokens, "shards": shards, "quarantine": quarantine}
+
+
+def input_shards(paths: list[str]) -> list[Path]:
+    """Parquet files under each path: the shards a `manifest.json` lists (a finished prm-label
+    dataset), else `<dir>/shards/*.parquet`, `<dir>/*.parquet`, or the path itself."""
+    files: list[Path] = []
+    for raw in paths:
+        p = Path(raw).expanduser()
+        if p.is_file():
+            files.append(p)
+        elif (p / MANIFEST).is_file():  # a prm-label dataset: only the shards it lists
+            files.extend(shard_files(p))
+        elif (p / "shards").is_dir():
+            files.extend(sorted((p / "shards").glob("*.parquet")))
+        elif p.is_dir():
+            files.extend(sorted(p.glob("*.parquet")))
+    if not files:
+        raise FileNotFoundError(
+            f"no Parquet shards under {paths}; set data.shards=[<prm-label output dir>, ...]"
+        )
+    return files

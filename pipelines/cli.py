@@ -1,5 +1,5 @@
-"""What the Hydra apps share: typed user errors, the one-sentence exit, `--help`,
-the deprecated spellings of keys (config fields themselves: `pipelines.config_fields`).
+"""What the Hydra apps share: typed user errors, the one-sentence exit, `--help` (config
+fields themselves: `pipelines.config_fields`).
 
 Every Hydra app declares itself once, in its own module: `APP = HydraApp(...)` (its script
 name as in pyproject's `[project.scripts]`, its primary config `conf/<config_name>.yaml`, its
@@ -23,8 +23,8 @@ import errno
 import re
 import shutil
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,36 +53,6 @@ def explain(exc: BaseException) -> str | None:
         where = exc.filename or "the output"
         return f"no space left on the device while writing {where}; free space and re-run"
     return None
-
-
-# A key override as Hydra reads it: an optional +, ++ or ~, the dotted key, then =value.
-_OVERRIDE = re.compile(r"^(\+\+|\+|~)?([\w.]+)(=.*)?$", re.S)
-Renames = Mapping[str, str | Callable[[str], list[str]]]
-
-
-def renamed(prog: str, argv: Sequence[str], moved: Renames) -> list[str]:
-    """`argv` with every override of a key that moved written the new way
-    (`labels.tests.workers=4` -> `sandbox.workers=4`), and one warning line on stderr for each.
-    `moved` maps an old key to its new key, or to a function from the old value to the new
-    overrides (a file path that became a directory and a name). Old spellings keep working
-    for one release after a key moves; other arguments pass unchanged."""
-    out = []
-    for arg in argv:
-        m = _OVERRIDE.match(arg)
-        new = moved.get(m.group(2)) if m else None
-        if m is None or new is None:
-            out.append(arg)
-            continue
-        prefix, key, rest = m.group(1) or "", m.group(2), m.group(3) or ""
-        if callable(new):
-            written = new(rest[1:])
-        else:
-            written = [f"{prefix}{new}{rest}"]
-        shown = ", ".join(w.split("=", 1)[0].lstrip("+~") for w in written)
-        print(f"{prog}: warning: {key} is deprecated and goes in the next release; use "
-              f"{shown}", file=sys.stderr)
-        out += written
-    return out
 
 
 _MISSING_OPTION = re.compile(r"Could not (?:load|find) '([\w/.-]+)/([^'/]+)'")
@@ -125,6 +95,8 @@ def composition_sentence(exc: BaseException) -> str:
     with the valid group options or keys where the mistake was a name."""
     from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
+    from labeling.mc.method import not_a_key
+
     missing = _MISSING_OPTION.search(str(exc))
     if missing:
         group, name = missing.groups()
@@ -136,6 +108,14 @@ def composition_sentence(exc: BaseException) -> str:
         if isinstance(cause, OmegaConfBaseException):
             key = getattr(cause, "full_key", None)
             head = first_line(cause)
+            kind = getattr(getattr(cause, "object_type", None), "method_name", "")
+            if isinstance(cause, ConfigAttributeError | ConfigKeyError) and key and kind:
+                # A section chosen by name (an MC method): the key belongs to another one.
+                import dataclasses
+
+                keys = [f.name for f in dataclasses.fields(cause.object_type)]
+                return not_a_key(kind, str(key).rsplit(".", 1)[-1], keys,
+                                 where=str(key).rsplit(".", 1)[0])
             if isinstance(cause, ConfigAttributeError | ConfigKeyError) and key:
                 head = f"no such key in {getattr(cause.object_type, '__name__', 'the config')}"
             sentence = f"{key}: {head}" if key and key not in head else head
@@ -260,7 +240,6 @@ class HydraApp:
     doc: str | None = None
     explain: Callable[[BaseException], str | None] = explain
     extra_overrides: Callable[[list[str]], list[str]] | None = None
-    renamed: Mapping[str, Any] = field(default_factory=dict)  # deprecated key -> new key
 
     def current_schema(self) -> type:
         """The app's config dataclass, as the registrations stand now."""
@@ -274,7 +253,6 @@ class HydraApp:
         from pipelines.confdir import CONF_DIR
 
         self.register()
-        sys.argv[1:] = renamed(self.prog, sys.argv[1:], self.renamed)
         if self.extra_overrides is not None:  # before Hydra's own flags (--cfg job, -m)
             sys.argv[1:1] = self.extra_overrides(sys.argv[1:])
         compose_or_explain(self.prog, CONF_DIR, self.config_name, sys.argv[1:],

@@ -23,73 +23,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import typing
-from dataclasses import MISSING, field
-from enum import Enum, StrEnum
-from typing import Any
+from collections.abc import Callable
+from enum import Enum
+from typing import Any, TypeVar
 
+from labeling.fields import ROWS, SPEED, Affects, Range, option
 from labeling.ids import config_hash as hash_of
 from pipelines.cli import ConfigError
-
-
-class Affects(StrEnum):
-    rows = "rows"  # changes what the app writes: a hash factor
-    speed = "speed"  # changes how the run goes (speed, placement, logs, paths): never hashed
-
-
-ROWS = Affects.rows
-SPEED = Affects.speed
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Range:
-    """The values a number may take: above `gt` (or from `ge`), below `lt` (or up to `le`)."""
-
-    gt: float | None = None
-    ge: float | None = None
-    lt: float | None = None
-    le: float | None = None
-
-    def admits(self, value: float) -> bool:
-        return not (
-            (self.gt is not None and not value > self.gt)
-            or (self.ge is not None and not value >= self.ge)
-            or (self.lt is not None and not value < self.lt)
-            or (self.le is not None and not value <= self.le)
-        )
-
-    def __str__(self) -> str:
-        low = f"({self.gt:g}" if self.gt is not None else (
-            f"[{self.ge:g}" if self.ge is not None else None)
-        high = f"{self.lt:g})" if self.lt is not None else (
-            f"{self.le:g}]" if self.le is not None else None)
-        if low and high:
-            return f"in {low}, {high}"
-        if low:
-            return f"{'>' if low[0] == '(' else '>='} {low[1:]}"
-        return f"{'<' if high and high[-1] == ')' else '<='} {(high or '')[:-1]}"
-
-
-def option(
-    default: Any = MISSING,
-    help: str = "",  # noqa: A002
-    affects: Affects | None = None,
-    *,
-    factory: Any = MISSING,
-    gt: float | None = None,
-    ge: float | None = None,
-    lt: float | None = None,
-    le: float | None = None,
-) -> Any:
-    """A dataclass field with its help text (TRL's habit), what it affects (`ROWS` or
-    `SPEED`; a section leaves it out) and the range its value must lie in (None: any)."""
-    meta: dict[str, Any] = {"help": help}
-    if affects is not None:
-        meta["affects"] = Affects(affects)
-    if any(b is not None for b in (gt, ge, lt, le)):
-        meta["range"] = Range(gt, ge, lt, le)
-    if factory is not MISSING:
-        return field(default_factory=factory, metadata=meta)
-    return field(default=default, metadata=meta)
 
 
 @functools.cache
@@ -178,16 +118,27 @@ def config_hash(cfg: Any) -> str:
     return hash_of(row_factors(cfg))
 
 
-def typed_config(schema: type, cfg: Any) -> Any:
+T = TypeVar("T")
+
+
+def typed_config(schema: type[T], cfg: Any, validate: Callable[[T], Any] | None = None) -> T:
     """`cfg` (a DictConfig, a plain dict or a `schema` object) as a `schema` object, every
-    value inside its field's range (`check_fields`)."""
-    from omegaconf import OmegaConf
+    value inside its field's range (`check_fields`), then through the app's `validate` (the
+    checks that span fields; `ConfigError`). The one way from a config to its typed object.
+    A DictConfig already typed with `schema` or a subclass of it (a schema extended by
+    registrations) keeps its own type."""
+    from omegaconf import DictConfig, OmegaConf
 
     if isinstance(cfg, schema):
         obj = cfg
+    elif isinstance(cfg, DictConfig) and issubclass(OmegaConf.get_type(cfg) or object, schema):
+        obj = OmegaConf.to_object(cfg)
     else:
         obj = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(schema), cfg))
+    assert isinstance(obj, schema)
     check_fields(obj)
+    if validate is not None:
+        validate(obj)
     return obj
 
 

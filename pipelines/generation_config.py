@@ -15,12 +15,12 @@ from enum import StrEnum
 
 from hydra.core.config_store import ConfigStore
 
-from labeling.code_steps import CodeSplitMode
 from labeling.datasets import Adapter, check_adapter, gives_sections
 from labeling.datasets.generic import FieldsConfig
 from labeling.schema import Domain
-from labeling.sections import SectionOptions
-from labeling.splitters import SplitMode
+from labeling.steps.code import CodeSplitMode
+from labeling.steps.sections import SectionOptions
+from labeling.steps.splitters import SplitMode
 from pipelines.cli import ConfigError
 from pipelines.config_fields import ROWS, SPEED, option
 from verifiers.answer import ANSWER_TIMEOUT_S
@@ -117,7 +117,8 @@ class SamplerConfig:
 class SplitConfig:
     mode: SplitMode = option(
         SplitMode.auto, "Math steps: auto | blank_line | step_marker | line | sections "
-        "(reasoning traces: paragraphs merged at reasoning moves, labeling/sections.py).", ROWS
+        "(reasoning traces: paragraphs merged at reasoning moves, labeling/steps/sections.py).",
+        ROWS,
     )
     code_mode: CodeSplitMode = option(
         CodeSplitMode.statement, "Code steps: line|statement|block.", ROWS

@@ -6,9 +6,9 @@
     prm.score_many([(prompt, steps), ...])                           # one list per chain
 
 This is prm-train's own scorer: the model class training used. The checkpoint may be ours
-(format from its `prm_format.json`), the old layout, or a third-party Qwen2.5-Math-PRM- or
+(format from its `prm_format.json`) or a third-party Qwen2.5-Math-PRM- or
 Math-Shepherd-style directory (`overrides` give its conventions; see
-`pipelines.train.export.load_checkpoint`). For a vLLM server or a local vLLM engine use
+`pipelines.checkpoint.export.load_checkpoint`). For a vLLM server or a local vLLM engine use
 `pipelines.serve.PRMClient`, which formats chains the same way. A chain longer than
 `max_length` is read as training read it: the question and as many whole steps as fit, from
 the first; the first step that does not fit and every step after it score None (the model
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import torch
 
-from pipelines.train.export import load_checkpoint
-from pipelines.train.model import collate_ids, tokenize_rows
+from pipelines.checkpoint.export import load_checkpoint
+from pipelines.checkpoint.model import collate_ids, tokenize_rows
 
 
 class PRMScorer:

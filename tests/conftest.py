@@ -10,6 +10,9 @@ import pytest
 
 from pipelines.confdir import CONF_DIR  # noqa: F401  (tests import it from here)
 
+# The markers' guard and Hypothesis's quick profile (tests/tiers.py).
+pytest_plugins = ["tests.tiers"]
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("PRM_DATA_DIR", ROOT.parent / "shared" / "data"))
 

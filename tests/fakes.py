@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import random
 from collections.abc import Callable, Sequence
 
 from labeling.engine_request import EngineRequest
-from labeling.mc import Absolute, MCOptions, PerStep
-from verifiers.rollout.driver import Completion, MonteCarloVerifier
+from labeling.mc import METHODS, Absolute, PerStep, method
+from verifiers.mc.driver import Completion, MonteCarloVerifier
 
 
 def absolute(k: int = 8, chunk: int | None = None, confirm: int = 1,
@@ -22,12 +23,17 @@ def absolute(k: int = 8, chunk: int | None = None, confirm: int = 1,
 def mc_verifier(completer, check=None, *, rule: str = "absolute", max_tokens: int = 64,
                 temperature: float = 0.8, domain: str | None = None, seed: int = 0,
                 after_error: str = "negative", prompt_fn=None, samples_of: str | None = None,
-                check_workers: int | None = None, tests_cfg=None, **options) -> MonteCarloVerifier:
-    """A `MonteCarloVerifier` with test settings: the `absolute` rule with k=8, no early stop,
-    confirm=1 and no self-confidence rollouts unless `options` say otherwise."""
-    base = {"k": 8, "chunk": None, "confirm": 1, "self_rollouts": 0}
+                check_workers: int | None = None, tests_cfg=None, self_rollouts: int = 0,
+                max_rounds: int = 200, speculate: bool = True, **settings) -> MonteCarloVerifier:
+    """A `MonteCarloVerifier` with test settings: method `rule` (the `absolute` method with
+    k=8, no early stop and confirm=1 unless `settings` say otherwise) and no self-confidence
+    rollouts."""
+    base = {"k": 8, "chunk": None, "confirm": 1}
+    keys = {f.name for f in dataclasses.fields(METHODS[rule])}
+    chosen = {**{k: v for k, v in base.items() if k in keys}, **settings}
     return MonteCarloVerifier(
-        completer, check, options=MCOptions(rule=rule, **{**base, **options}),
+        completer, check, method=method(rule, **chosen), self_rollouts=self_rollouts,
+        max_rounds=max_rounds, speculate=speculate,
         max_tokens=max_tokens, temperature=temperature, domain=domain, seed=seed,
         after_error=after_error, prompt_fn=prompt_fn, samples_of=samples_of,
         check_workers=check_workers, tests_cfg=tests_cfg,

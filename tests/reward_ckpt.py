@@ -8,8 +8,9 @@ from pathlib import Path
 
 import torch
 
-from pipelines.train.export import new_prm, save_checkpoint
-from pipelines.train.model import StepFormat, build_tiny_model
+from pipelines.checkpoint.export import new_prm, save_checkpoint
+from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.model import build_tiny_model
 
 WORDS = [
     "Start at 3 and add 4 , 2 . 3 + 4 = 7 7 + 2 = 9 The answer is \\boxed{9} .",

@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import app_error_line
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(
     ("app", "override", "says"),
     [
@@ -29,6 +30,7 @@ def test_a_mistyped_name_lists_the_valid_ones(tmp_path, app, override, says):
     assert not any(tmp_path.iterdir())  # composition failed: nothing was created
 
 
+@pytest.mark.app
 def test_missing_dataset_path_fails_before_ray_and_leaves_no_directory(tmp_path):
     out = tmp_path / "runs" / "x"
     line = app_error_line("prm-label", ["dataset=gsm8k", f"dataset.path={tmp_path}/none.jsonl",
@@ -37,6 +39,7 @@ def test_missing_dataset_path_fails_before_ray_and_leaves_no_directory(tmp_path)
     assert not (tmp_path / "runs").exists()  # neither the output dir, its lock nor hydra/
 
 
+@pytest.mark.app
 def test_missing_dataset_path_in_search_leaves_no_directory(tmp_path):
     out = tmp_path / "s"
     line = app_error_line("prm-search", ["dataset=gsm8k", f"dataset.path={tmp_path}/none.jsonl",
@@ -46,6 +49,7 @@ def test_missing_dataset_path_in_search_leaves_no_directory(tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.app
 def test_an_existing_output_dir_keeps_its_files_after_a_failed_start(tmp_path):
     out = tmp_path / "kept"
     out.mkdir()
@@ -62,6 +66,7 @@ def shards_without_human_labels(tmp_path) -> Path:
     return write_shards(synthetic_rows(6, 2), tmp_path / "shards")
 
 
+@pytest.mark.app
 def test_train_on_labels_the_shards_lack_is_one_sentence(tmp_path, shards_without_human_labels):
     out = tmp_path / "prm"
     line = app_error_line("prm-train", [f"data.shards=[{shards_without_human_labels}]",
@@ -72,6 +77,7 @@ def test_train_on_labels_the_shards_lack_is_one_sentence(tmp_path, shards_withou
     assert not out.exists()
 
 
+@pytest.mark.app
 def test_warmup_above_max_steps_fails_at_start(tmp_path, shards_without_human_labels):
     out = tmp_path / "prm"
     line = app_error_line("prm-train", [f"data.shards=[{shards_without_human_labels}]",
@@ -83,7 +89,7 @@ def test_warmup_above_max_steps_fails_at_start(tmp_path, shards_without_human_la
 
 def test_labels_check_accepts_shards_that_carry_the_source(shards_without_human_labels):
     """The check passes what the shards carry (the combined labels, MC scores, and MC labels
-    by their old name, kept only in `verdicts`) and refuses what they lack, naming the rest:
+    kept only in `verdicts`) and refuses what they lack, naming the rest:
     a check that let everything through, or nothing, fails here."""
     from pipelines.cli import UserError
     from pipelines.train.config import PRMDataConfig
@@ -93,7 +99,7 @@ def test_labels_check_accepts_shards_that_carry_the_source(shards_without_human_
         check_labels_present(PRMDataConfig(shards=[str(shards_without_human_labels)],
                                            label_source=source))
 
-    for source in ("labels", "mc_scores", "mc_hard"):
+    for source in ("labels", "mc_scores", "mc_labels"):
         assert check(source) is None
     for source in ("judge_labels", "calc_labels"):
         with pytest.raises(UserError) as refused:
@@ -112,6 +118,7 @@ def test_a_dataset_read_from_a_file_is_named_after_it():
     assert named_by_file(["dataset=mbpp", "dataset.path=/a/mbpp.jsonl"]) == []
 
 
+@pytest.mark.app
 def test_a_dataset_named_by_its_file_composes_with_hydras_flags(tmp_path):
     """The overrides that name the dataset go before Hydra's own flags: after `--cfg job`
     Hydra's parser refused them ("unrecognized arguments")."""

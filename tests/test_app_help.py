@@ -27,6 +27,7 @@ def test_help_shows_values_after_overrides():
                for line in page.splitlines())
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("app", sorted(scripts()))
 def test_help_flag_of_the_installed_script(tmp_path, app):
     """Every script of [project.scripts] answers --help with its own page and writes

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from labeling.audit_claims import (
+from labeling.audit.claims import (
     Claim,
     answered_first_error,
     chain_answer_steps,
@@ -16,8 +16,8 @@ from labeling.audit_claims import (
     column_claims,
     prefix_right,
 )
-from labeling.audit_estimate import Reviewed, estimate
-from labeling.audit_sample import chain_views, parse_stratum, strata, stratum_name
+from labeling.audit.estimate import Reviewed, estimate
+from labeling.audit.sample import chain_views, parse_stratum, strata, stratum_name
 from labeling.combine import combine
 from labeling.schema import Status, StepVerdict
 

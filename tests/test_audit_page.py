@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import subprocess
 import time
 import urllib.request
@@ -158,6 +159,7 @@ def export(tab: Tab, downloads: Path) -> tuple[Path, dict]:
     return path, got
 
 
+@pytest.mark.browser
 def test_a_person_reviews_steps_reloads_and_exports(browser, tmp_path):
     ds = write(tmp_path / "v1", ROWS)
     pack = sample(ds, review_mode="step")
@@ -194,6 +196,7 @@ def test_a_person_reviews_steps_reloads_and_exports(browser, tmp_path):
     assert {v["mode"] for v in got["verdicts"]} == {"step"}
 
 
+@pytest.mark.browser
 def test_a_person_reviews_chains_reloads_exports_and_imports(browser, tmp_path):
     ds = write(tmp_path / "v1", ROWS)
     pack = sample(ds)  # chain mode: the default
@@ -263,3 +266,32 @@ def test_a_person_reviews_chains_reloads_exports_and_imports(browser, tmp_path):
     assert new["p3"]["labels"] == [False, False, True] and new["p3"]["first_error_step"] == 0
     assert new["p3"]["human_labels"] == [False, None, True]
     assert new["p3"]["human_first_error"] == 0
+
+
+@pytest.mark.parametrize("sections", [False, True], ids=["steps", "sections"])
+def test_the_page_shows_its_first_question_in_plain_headless_chromium(tmp_path, sections):
+    """Plain `chromium --headless` (no DevTools, a fresh profile, storage that may never
+    open): the first question is on the page and in a screenshot's DOM, not a blank card;
+    for reasoning traces cut into sections the question is about a section."""
+    ds = write(tmp_path / "v1", ROWS)
+    if sections:
+        manifest = json.loads((ds / "manifest.json").read_text())
+        manifest["split"] = {"mode": "sections", "after_error": "keep"}
+        (ds / "manifest.json").write_text(json.dumps(manifest))
+    pack = sample(ds, review_mode="step")
+    flags = ["--headless", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}",
+             "--window-size=1000,900"]  # fmt: skip
+    if os.geteuid() == 0:
+        flags.insert(0, "--no-sandbox")
+    page = (pack / "review.html").as_uri()
+    shot = tmp_path / "shot.png"
+    subprocess.run([chromium(), *flags, f"--screenshot={shot}", page], capture_output=True,
+                   timeout=120, check=False)  # fmt: skip
+    assert shot.stat().st_size > 0
+    dom = subprocess.run([chromium(), *flags, "--dump-dom", page], capture_output=True,
+                         text=True, timeout=120, check=False).stdout  # fmt: skip
+    dom = re.sub(r"<script.*?</script>", "", dom, flags=re.S)  # what shows, not the code
+    assert "itself correct?" in dom and "question 1 of" in dom, dom[-2000:]
+    unit = "section" if sections else "step"
+    assert f"Is {unit} " in dom and f"{unit.title()} 0." in dom
+    assert ("Judge what the section itself claims" in dom) is sections

@@ -8,14 +8,14 @@ import random
 
 import pytest
 
-from labeling.audit_estimate import Reviewed, coverage, estimate
-from labeling.audit_sample import (
+from labeling.audit.estimate import Reviewed, coverage, estimate
+from labeling.audit.intervals import binom_sf, clopper_pearson, reviews_for, stratified, wilson
+from labeling.audit.sample import (
     StepView,
     review_plan,
     stratified_sample,
     uncertainty_queue,
 )
-from labeling.intervals import binom_sf, clopper_pearson, reviews_for, stratified, wilson
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.ray_nodes import RAY, RayCluster
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.ray, pytest.mark.app]
 
 JOB = ["engine=simulated", "ray=cluster", "ray.label_actors=1", "labels=[answer]",
        "dataset.limit=40"]

@@ -27,7 +27,7 @@ from tests.conftest import ROOT
 from tests.ray_nodes import RayCluster
 from tests.test_faults import _assert_exactly_once
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.ray, pytest.mark.app]
 
 PROBLEMS = 800
 LOG_EVERY_S = 1.0

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from labeling.code_steps import (
+from labeling.datasets.builtin_code_tasks import builtin_code_solutions, builtin_code_tasks
+from labeling.schema import Problem
+from labeling.steps.code import (
     MODES,
     build_code_prompt,
     code_prefixes,
@@ -12,8 +14,6 @@ from labeling.code_steps import (
     prefix_parses,
     split_code_steps,
 )
-from labeling.datasets.builtin_code_tasks import builtin_code_solutions, builtin_code_tasks
-from labeling.schema import Problem
 
 ANSWER = """I will add the numbers.
 

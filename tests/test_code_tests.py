@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 
-from labeling.code_steps import split_code_steps
+import pytest
+
 from labeling.combine import combine
 from labeling.datasets.builtin_code_tasks import builtin_code_solutions, builtin_code_tasks
 from labeling.datasets.mbpp import problem_from_record
 from labeling.schema import Chain, Problem, Status
+from labeling.steps.code import split_code_steps
 from tests.conftest import needs_sandbox, shared
 from verifiers.base import Verifier
-from verifiers.code_tests import CodeTestVerifier, SyntaxVerifier
+from verifiers.code_syntax import SyntaxVerifier
+from verifiers.code_tests import CodeTestVerifier
 from verifiers.sandbox.program import prepare_job
 from verifiers.sandbox.runner import SandboxConfig, run_tests_many
 
@@ -47,6 +50,7 @@ def test_syntax_verifier_all_correct_for_good_code():
     assert [v.label for v in verdicts] == [None, True, True, True]
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_code_test_verifier_outcome_on_last_step():
     verifier = CodeTestVerifier(FAST)
@@ -61,6 +65,7 @@ def test_code_test_verifier_outcome_on_last_step():
     assert verifier.name == "tests" and isinstance(verifier, Verifier)
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_outcome_mode_feeds_combine():
     outcome = CodeTestVerifier(FAST, syntax=False, name="answer")
@@ -74,6 +79,7 @@ def test_outcome_mode_feeds_combine():
     assert all(v.status == Status.UNVERIFIABLE for v in verdicts["answer"][:-1])
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_timeout_is_a_timeout_verdict_that_decides_nothing():
     text = "```python\ndef add(a, b):\n    while True:\n        pass\n```"
@@ -86,6 +92,7 @@ def test_timeout_is_a_timeout_verdict_that_decides_nothing():
         assert all(x is None for x in result.labels) and result.first_error_step is None
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_builtin_reference_solutions_pass():
     solutions = builtin_code_solutions()
@@ -115,6 +122,7 @@ def test_builtin_reference_solutions_pass():
     assert all(r.tests_passed < r.tests_total for r in results)
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_mbpp_reference_sample_passes():
     path = shared("mbpp/mbpp.jsonl")
@@ -124,6 +132,7 @@ def test_mbpp_reference_sample_passes():
     assert [p.problem_id for (p, _), r in zip(pairs, results, strict=True) if not r.passed] == []
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_mbpp_tasks_that_stretch_the_channel():
     """Set-up code building the program's objects (367, 927), a type passed as an argument

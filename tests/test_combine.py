@@ -143,7 +143,7 @@ def test_outcome_policy():
 
 
 def judge(first_error, n, evidence=""):
-    """Judge verdicts as judge_protocol writes them: correct before, incorrect at, silent after."""
+    """Judge verdicts as labeling.judge writes them: correct before, incorrect at, silent after."""
     out = []
     for i in range(n):
         if first_error == -1 or i < first_error:

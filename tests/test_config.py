@@ -29,7 +29,7 @@ def test_every_option_composes(override):
 
 
 def test_label_sources_are_a_list_group():
-    cfg = compose(["labels=[answer,mc]", "labels.mc.estimator=per_step"])
+    cfg = compose(["labels=[answer,mc]", "labels/mc=fall", "labels.mc.estimator=per_step"])
     assert cfg.labels.mc.estimator == "per_step" and cfg.labels.calc is None
     assert cfg.answer_check.timeout_s == 5.0 and cfg.sandbox.workers == 2  # on or not
 

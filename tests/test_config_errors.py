@@ -49,6 +49,7 @@ def _prm_label_error(tmp_path: Path, *overrides: str) -> str:
     return app_error_line("prm-label", args, tmp_path)
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(("override", "key"), ENUM_TYPOS)
 def test_enum_typo_fails_at_start_with_exit_2(tmp_path, override, key):
     line = _prm_label_error(tmp_path, override)
@@ -56,6 +57,7 @@ def test_enum_typo_fails_at_start_with_exit_2(tmp_path, override, key):
     assert not (tmp_path / "out").exists()  # nothing started
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(("overrides", "says"), CROSS_FIELD)
 def test_cross_field_mistake_fails_at_start_with_exit_2(tmp_path, overrides, says):
     line = _prm_label_error(tmp_path, *overrides)
@@ -76,7 +78,7 @@ def test_enum_fields_take_their_documented_values():
 
     cfg = typed(compose(["split.mode=blank_line", "labels=[answer,mc,calc]",
                          "labels.policy=consensus", "labels.consensus=[mc,calc]",
-                         "labels.mc.rule=fall", "labels.mc.estimator=per_step",
+                         "labels/mc=fall", "labels.mc.estimator=per_step",
                          "model.dtype=float32"]))
     assert cfg.split.mode == "blank_line" and cfg.labels.mc.estimator == "per_step"
     assert [str(s) for s in cfg.labels.consensus] == ["mc", "calc"]

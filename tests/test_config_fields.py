@@ -132,6 +132,7 @@ def test_check_fields_names_the_key_and_the_range():
         check_fields(cfg)
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(
     ("app", "args", "says"),
     [

@@ -122,9 +122,25 @@ def _typed(module, app: HydraApp, printed: dict) -> None:
     defaults = yaml.safe_load(primary.read_text())["defaults"]
     schema = next(d for d in defaults if isinstance(d, str) and d.endswith("_schema"))
     node = ConfigStore.instance().load(f"{schema}.yaml").node
+    _choose_variants(node, printed)
     merged = OmegaConf.merge(node, printed)
     check = getattr(module, "typed", None) or getattr(module, "to_config", None)
     check(merged) if check else OmegaConf.to_object(merged)
+
+
+def _choose_variants(node, printed: dict) -> None:
+    """A printed config says which variant a section is of (`labels.mc.method`): the schema
+    node takes that variant's type before the printed values are merged into it."""
+    from omegaconf import OmegaConf
+
+    from pipelines.label.sources import how_to_run, sections
+
+    labels = printed.get("labels") or {}
+    for name, _, _ in sections():
+        variants = dict(how_to_run(name).variants)
+        chosen = (labels.get(name) or {}).get("method") if variants else None
+        if chosen in variants:
+            node.labels[name] = OmegaConf.structured(variants[chosen])
 
 
 def _strings(value) -> list[str]:

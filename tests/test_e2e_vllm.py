@@ -7,7 +7,7 @@ import pytest
 from pipelines.label.app import run
 from tests.conftest import compose
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.engine
 
 
 @pytest.fixture
@@ -27,6 +27,7 @@ def cfg_args(model_dir, out) -> list[str]:
     ]  # fmt: skip
 
 
+@pytest.mark.ray
 def test_vllm_on_ray_end_to_end(tmp_path, tiny_model_dir, ray_runtime):
     out = tmp_path / "run"
     m = run(compose(cfg_args(tiny_model_dir, out)))
@@ -72,6 +73,7 @@ def test_vllm_on_ray_end_to_end(tmp_path, tiny_model_dir, ray_runtime):
     assert [s["sha256"] for s in m2["shards"]] == [s["sha256"] for s in m["shards"]]
 
 
+@pytest.mark.ray
 def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     """The MC driver through the job's pool and completer: one future per probe, many in
     flight at once on the two single-thread engine actors auto starts on two CPUs, every
@@ -84,7 +86,7 @@ def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     from pipelines.engine.pool import EnginePool
     from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig
     from tests.fakes import mc_verifier
-    from verifiers.rollout.driver import AsyncCompleter
+    from verifiers.mc.driver import AsyncCompleter
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     model = ModelConfig(name="tiny", path=str(tiny_model_dir), max_model_len=512)

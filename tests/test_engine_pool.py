@@ -28,7 +28,6 @@ def test_in_process_pool_calls_and_counts():
     assert stats["actors"] == 1 and stats["tags"]["all"]["requests"] == 3
 
 
-@pytest.mark.slow
 def test_a_pool_copy_for_a_labeler_pickles_and_counts_no_retries():
     import pickle
 
@@ -40,6 +39,7 @@ def test_a_pool_copy_for_a_labeler_pickles_and_counts_no_retries():
     assert copy.lost_nodes() == []
 
 
+@pytest.mark.ray
 def test_a_ray_pools_copy_carries_engine_names_and_finds_the_engines():
     """What a labeler actor receives: the pool's state holds the engines' names and no actor
     handle (Ray logs an error for handles among an actor's constructor arguments and cannot
@@ -74,6 +74,7 @@ def test_a_ray_pools_copy_carries_engine_names_and_finds_the_engines():
         ray.shutdown()
 
 
+@pytest.mark.ray
 def test_auto_starts_one_engine_per_gpu_in_placement_groups():
     """Ray with three logical GPUs (none real): auto gives three simulated engines, each in
     a placement group of its own; calls spread over them."""
@@ -101,7 +102,7 @@ def test_auto_starts_one_engine_per_gpu_in_placement_groups():
         ray.shutdown()
 
 
-@pytest.mark.slow
+@pytest.mark.ray
 def test_cpu_auto_starts_one_single_thread_engine_per_core_and_routes_by_prompt():
     """Ray with three CPUs: auto gives three simulated engines of one thread each, each
     reserving its CPU on its node; a prompt's requests stay on one engine while the others
@@ -144,7 +145,7 @@ class _SlowStart:
         return "ok"
 
 
-@pytest.mark.slow
+@pytest.mark.ray
 def test_engine_start_shows_progress_and_raises_the_engines_own_error(caplog):
     """A line every period while engines load; an engine that cannot start fails the pool
     with its own error, not at the first batch."""

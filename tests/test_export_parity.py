@@ -18,12 +18,13 @@ from pathlib import Path
 import pytest
 import torch
 
+from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.model import load_tokenizer, tokenize_row
 from pipelines.scoring import PRMScorer
 from pipelines.train.app import run
 from pipelines.train.data import synthetic_rows, write_shards
-from pipelines.train.model import StepFormat, load_tokenizer, tokenize_row
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.train, pytest.mark.engine, pytest.mark.app]
 
 CHAINS = [
     ("Start at 3 and add 4 , 2 .", ["3 + 4 = 7", "7 + 2 = 9"]),

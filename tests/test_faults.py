@@ -42,6 +42,7 @@ def _assert_exactly_once(out: Path, problems: int, n: int) -> pl.DataFrame:
     return df
 
 
+@pytest.mark.app
 def test_sigkill_driver_then_resume(tmp_path):
     args = ("dataset.limit=3000", "dataset.count=3000", "output.problems_per_unit=100",
             "engine.simulated_delay_s=0.05")
@@ -92,7 +93,7 @@ def _killer(out: Path, targets: list[str], killed: list[str]) -> threading.Threa
     return thread
 
 
-@pytest.mark.slow
+@pytest.mark.ray
 def test_dead_engine_and_label_actors_are_restarted(tmp_path):
     import ray
 
@@ -111,7 +112,7 @@ def test_dead_engine_and_label_actors_are_restarted(tmp_path):
     _assert_exactly_once(out, 600, 2)
 
 
-@pytest.mark.slow
+@pytest.mark.ray
 def test_a_restarted_labeler_finds_the_engines_for_its_rollouts(tmp_path):
     """A labeler's copy of the engine pool carries the engines' names, not their handles;
     the restarted labeler looks them up again and its rollouts go on."""
@@ -120,7 +121,7 @@ def test_a_restarted_labeler_finds_the_engines_for_its_rollouts(tmp_path):
     out = tmp_path / "out"
     # The absolute rule probes whatever the completer's self-confidence (the simulated
     # engine never reaches the answer, so `fall` would rightly make no rollouts at all).
-    cfg = compose(["engine=simulated", "labels=[answer,mc]", "labels.mc.rule=absolute",
+    cfg = compose(["engine=simulated", "labels=[answer,mc]", "labels/mc=absolute",
                    "labels.mc.k=2", "sampler.n=2",
                    "ray=local", "ray.num_cpus=2", "ray.label_actors=1", "dataset.limit=300",
                    "output.problems_per_unit=25", "engine.simulated_delay_s=0.05",
@@ -145,6 +146,7 @@ def _mount_tmpfs(path: Path, size: str) -> bool:
     return ok
 
 
+@pytest.mark.app
 def test_disk_full_fails_cleanly(tmp_path):
     disk = tmp_path / "disk"
     require(_mount_tmpfs(disk, "600k"), "a small tmpfs mount for the disk-full test",

@@ -10,6 +10,7 @@ from labeling.first_error import first_error, first_flag, located_first_error, p
 from labeling.mc import BinarySearch
 from labeling.schema import Status, StepVerdict
 from tests.fakes import absolute
+from tests.tiers import examples
 
 LABELS = st.lists(st.sampled_from([True, False, None]), max_size=8)
 
@@ -32,7 +33,7 @@ def test_the_two_wrappers_say_what_differs():
     assert prefix_claim([None, True]) is None and prefix_claim([]) is None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(LABELS)
 def test_wrappers_agree_with_the_rule_where_they_should(labels):
     found = first_error(labels)
@@ -49,7 +50,7 @@ def test_wrappers_agree_with_the_rule_where_they_should(labels):
         assert (located is None) == (claim is not None)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(LABELS.filter(bool))
 def test_the_policy_column_is_the_rule(labels):
     verdicts = [StepVerdict(Status.UNVERIFIABLE if x is None else

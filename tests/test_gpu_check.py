@@ -44,6 +44,7 @@ def test_what_training_and_scoring_import_needs_none_of_the_absent_packages(tmp_
     assert "ModuleNotFoundError" in _blocked(str(tmp_path / "ray_probe.py")).stderr
 
 
+@pytest.mark.train
 @pytest.mark.slow
 def test_gpu_check_runs_its_tiny_shapes_on_cpu(tmp_path):
     out = tmp_path / "check.json"

@@ -108,8 +108,8 @@ def test_help_page_examples_parse(app):
 def test_printed_serve_command_uses_the_launcher_of_this_install(tmp_path):
     import importlib.metadata
 
-    from pipelines.train.export import serve_command
-    from pipelines.train.model import StepFormat
+    from pipelines.checkpoint.export import serve_command
+    from pipelines.checkpoint.format import StepFormat
 
     words = shlex.split(serve_command(StepFormat(step_tag_id=5, label_tokens=["-", "+"]),
                                       tmp_path / "my prm"))
@@ -121,11 +121,11 @@ def test_printed_serve_command_uses_the_launcher_of_this_install(tmp_path):
     assert words[words.index("serve") + 1] == str(tmp_path / "my prm")
 
 
-@pytest.mark.slow
+@pytest.mark.engine  # vLLM's own command line (it only parses here: --help)
 def test_printed_serve_command_parses_in_vllm(tmp_path):
     """The whole printed command, pasted with `--help` appended: vLLM parses every option."""
-    from pipelines.train.export import serve_command
-    from pipelines.train.model import StepFormat
+    from pipelines.checkpoint.export import serve_command
+    from pipelines.checkpoint.format import StepFormat
 
     command = serve_command(StepFormat(step_tag_id=5, label_tokens=["-", "+"]), tmp_path)
     proc = subprocess.run(f"{command} --help", shell=True, capture_output=True, text=True,

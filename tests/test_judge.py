@@ -7,15 +7,15 @@ import pytest
 
 from labeling.engine_request import EngineRequest
 from labeling.ids import chain_id
-from labeling.judge_protocol import (
-    CriticAnswer,
+from labeling.judge.protocol import (
+    JudgeAnswer,
     build_prompt,
     judge_verdicts,
     parse_answer,
     plurality,
 )
 from labeling.schema import Chain, Problem, Status
-from pipelines.engine.critic import EngineCritic
+from pipelines.engine.judge import EngineJudge
 from verifiers.base import Verifier
 from verifiers.judge import Critique, JudgeVerifier
 
@@ -76,7 +76,7 @@ def test_parse_never_guesses(text, problem):
 
 
 def answers(*firsts, tokens=10):
-    return [CriticAnswer(f"because {f}", f, "" if f is not None else "no \\boxed{} answer",
+    return [JudgeAnswer(f"because {f}", f, "" if f is not None else "no \\boxed{} answer",
                          tokens) for f in firsts]
 
 
@@ -115,14 +115,14 @@ def test_unparsable_votes_are_noted_and_all_unparsable_is_an_error_verdict():
     assert [v.label for v in vs] == [None, None]
     assert vs[0].status == Status.UNVERIFIABLE and "1 of 3 votes parsed" in vs[0].evidence
     assert vs[0].score == 0.0
-    err = judge_verdicts([CriticAnswer("I refuse." * 100, None, "no \\boxed{} answer", 7)], 2)
+    err = judge_verdicts([JudgeAnswer("I refuse." * 100, None, "no \\boxed{} answer", 7)], 2)
     assert [v.status for v in err] == [Status.ERROR, Status.ERROR]
     assert all(v.label is None and v.score is None for v in err)
     assert err[0].evidence.startswith("unparsable critic answer (no \\boxed{} answer): I refuse.")
     assert len(err[0].evidence) < 500 and err[0].tokens == 7
 
 
-class FakeCritic:
+class FakeJudge:
     """Answers every request with scripted texts; records the calls."""
 
     def __init__(self, texts, finish="stop"):
@@ -140,7 +140,7 @@ def items(n_chains=2):
 
 
 def test_verifier_sends_one_batch_with_votes_and_stable_seeds():
-    critic = FakeCritic(["\\boxed{1}", "\\boxed{1}", "\\boxed{-1}"])
+    critic = FakeJudge(["\\boxed{1}", "\\boxed{1}", "\\boxed{-1}"])
     judge = JudgeVerifier(critic, votes=3, max_tokens=64, temperature=0.7, seed=5)
     assert isinstance(judge, Verifier) and judge.name == "judge"
     out = judge.verify(items())
@@ -155,18 +155,18 @@ def test_verifier_sends_one_batch_with_votes_and_stable_seeds():
 
 
 def test_verifier_reports_why_a_vote_never_came():
-    long_prompt = JudgeVerifier(FakeCritic([""], finish="prompt_too_long"), votes=1)
+    long_prompt = JudgeVerifier(FakeJudge([""], finish="prompt_too_long"), votes=1)
     v = long_prompt.verify(items(1))[0]
     assert v[0].status == Status.ERROR and "does not fit" in v[0].evidence
-    cut = JudgeVerifier(FakeCritic(["Let me check paragraph 0 carefully"], "length"), votes=1)
+    cut = JudgeVerifier(FakeJudge(["Let me check paragraph 0 carefully"], "length"), votes=1)
     assert "cut at max_tokens" in cut.verify(items(1))[0][0].evidence
-    nothing = JudgeVerifier(FakeCritic([]), votes=2).verify(items(1))[0]
+    nothing = JudgeVerifier(FakeJudge([]), votes=2).verify(items(1))[0]
     assert nothing[0].status == Status.ERROR and "returned nothing" in nothing[0].evidence
 
 
 def test_verifier_refuses_zero_votes():
     with pytest.raises(ValueError, match="votes"):
-        JudgeVerifier(FakeCritic([]), votes=0)
+        JudgeVerifier(FakeJudge([]), votes=0)
 
 
 class FakePool:
@@ -181,10 +181,10 @@ class FakePool:
 
 def test_engine_critic_sends_chat_requests_without_prefix():
     pool = FakePool()
-    out = EngineCritic(pool, "m").critique(
+    out = EngineJudge(pool, "m").critique(
         [EngineRequest.user("judge this", n=2, seed=11, max_tokens=32, temperature=0.5)])
     assert out == [[Critique("\\boxed{0}", 4, "stop")] * 2]
     (req,) = pool.requests
     assert req.chat() == [{"role": "user", "content": "judge this"}]
     assert (req.prefix, req.n, req.seed, req.max_tokens) == ("", 2, 11, 32)
-    assert EngineCritic(pool).critique([]) == []
+    assert EngineJudge(pool).critique([]) == []

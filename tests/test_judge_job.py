@@ -9,7 +9,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from labeling.combine import Policy
-from labeling.schema import Source
 from pipelines.cli import ConfigError
 from pipelines.generation_config import ModelConfig
 from pipelines.label.app import run, typed
@@ -23,12 +22,12 @@ JUDGE = ["labels=[answer,calc,mc,judge]", "labels.policy=consensus",
 def test_the_done_when_command_composes():
     cfg = typed(compose([*JUDGE, "model=qwen_coder_0_5b", "dataset.limit=2", *BASE]))
     assert cfg.labels.policy == Policy.consensus
-    assert cfg.labels.consensus == [Source.mc, Source.judge]
+    assert cfg.labels.consensus == ["mc", "judge"]
     j = cfg.labels.judge
     assert (j.votes, j.max_tokens, j.model.name) == (3, 512, "")
     assert j.own_model(cfg.model) is None  # the sampler's model, the sampler's pool
     assert cfg.model.name == "Qwen2.5-Coder-0.5B-Instruct" and cfg.model.path == ""
-    assert cfg.model.dtype == "float32" and Source.judge in cfg.labels.enabled()
+    assert cfg.model.dtype == "float32" and "judge" in cfg.labels.enabled()
 
 
 def test_a_judge_model_of_its_own_composes():
@@ -70,7 +69,7 @@ def test_shards_carry_judge_columns_and_the_consensus_share(tmp_path):
     # default MC rule (posterior, like fall) rightly labels nothing there; the absolute rule
     # labels steps for the consensus to compare.
     m = run(compose([*JUDGE, "labels.judge.votes=1", "dataset.limit=30", "sampler.n=3", *BASE,
-                     "labels.mc.rule=absolute", f"output.dir={out}"]))
+                     "labels/mc=absolute", f"output.dir={out}"]))
     f = m["filter"]
     assert f["policy"] == "consensus" and f["consensus"] == ["mc", "judge"]
     assert f["chains_kept"] + f["chains_dropped"] == m["counts"]["chains_sampled"] == 90
@@ -122,13 +121,36 @@ def test_the_judge_gets_its_own_pool_only_for_another_model(monkeypatch, tmp_pat
     ])))
     other_dir.mkdir()
     critic = other._critic()
-    assert critic.pool is other.judge_pool and other.pool is None
+    assert [critic.pool] == [pool for _, pool in other.own_pools] and other.pool is None
     assert critic.model_name == "big-judge" and _Pool.made[-1].path == str(other_dir)
     # Two models on CPU engines: each pool plans on half of every node's cores.
     assert _Pool.made[-1].cpu_share == 0.5 and other._cpu_share() == 0.5
 
 
-@pytest.mark.slow
+def test_a_judge_and_a_completer_of_the_same_model_share_one_pool(monkeypatch, tmp_path):
+    from pipelines.engine import pool as pool_module
+    from pipelines.label.job import LabelJob
+
+    monkeypatch.setattr(pool_module, "EnginePool", _Pool)
+    _Pool.made = []
+    other_dir = tmp_path / "big"
+    other_dir.mkdir()
+    big = [f"labels.judge.model.path={other_dir}", "labels.judge.model.name=big",
+           f"labels.mc.model.path={other_dir}", "labels.mc.model.name=big"]
+    job = LabelJob(typed(compose(["labels=[judge,mc]", *BASE, "engine=vllm",
+                                  f"output.dir={tmp_path}/c", *big])))
+    critic, completer = job._critic(), job._completer()
+    assert critic.pool is completer.pool and len(job.own_pools) == 1
+    assert job._cpu_share() == 0.5  # the sampler's pool and one other
+    third = LabelJob(typed(compose([
+        "labels=[judge,mc]", *BASE, "engine=vllm", f"output.dir={tmp_path}/d", *big[:2],
+        f"labels.mc.model.path={other_dir}", "labels.mc.model.name=bigger"])))
+    assert third._critic().pool is not third._completer().pool
+    assert third._cpu_share() == pytest.approx(1 / 3)  # three models: a third each
+
+
+@pytest.mark.ray
+@pytest.mark.engine
 def test_the_judge_on_the_real_engine(tmp_path, tiny_model_dir):
     """vLLM on Ray samples chains and answers the critic prompts (a random tiny model: its
     critiques do not parse, so every judge verdict is an `error` with the text as evidence,

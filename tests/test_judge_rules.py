@@ -9,12 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.judge_protocol import CriticAnswer, JudgeVote, judge_verdicts, parse_answer
+from labeling.judge.protocol import JudgeAnswer, JudgeVote, judge_verdicts, parse_answer
 from labeling.schema import Status
+from tests.tiers import examples
 
 
 def votes(*firsts):
-    return [CriticAnswer(f"vote {f}", f, "" if f is not None else "no \\boxed{} answer")
+    return [JudgeAnswer(f"vote {f}", f, "" if f is not None else "no \\boxed{} answer")
             for f in firsts]
 
 
@@ -106,7 +107,7 @@ def critic_text(draw, n_steps: int, index: int) -> tuple[str, tuple[str, ...]]:
     return " ".join(parts) + "\n\n" + ending % index, steps
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(data=st.data(), n_steps=st.integers(1, 12))
 def test_the_protocols_answer_parses_back_to_its_index(data, n_steps):
     index = data.draw(st.integers(-1, n_steps - 1))
@@ -114,7 +115,7 @@ def test_the_protocols_answer_parses_back_to_its_index(data, n_steps):
     assert parse_answer(text, n_steps, steps=steps).first_error == index
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(text=st.text(max_size=300) | st.text(st.sampled_from("\\boxed{}-0123456789 \n$"),
                                              max_size=60),
        n_steps=st.integers(1, 12))

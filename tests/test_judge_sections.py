@@ -1,18 +1,18 @@
-"""The judge's section protocol for reasoning traces (labeling/judge_sections.py, DeltaBench's):
+"""The judge's section protocol for reasoning traces (labeling/judge/sections.py, DeltaBench's):
 every section judged on its own, the critic listing each wrong one."""
 
 from __future__ import annotations
 
 import pytest
 
-from labeling.judge_sections import (
+from labeling.judge.sections import (
     SectionVote,
     build_sections_prompt,
     parse_sections_answer,
     section_verdicts,
 )
 from labeling.schema import Chain, Problem, Status
-from tests.test_judge import FakeCritic
+from tests.test_judge import FakeJudge
 from verifiers.judge import JudgeVerifier
 
 SECTIONS = ["23 × 6 = 128.", "Wait, 23 × 6 = 138.", "</think> The answer is \\boxed{142}."]
@@ -73,7 +73,7 @@ def test_no_quorum_and_unparsable_votes_abstain_in_the_open():
 
 
 def test_the_judge_source_asks_the_section_question():
-    critic = FakeCritic(["Conclusion: yes\nError Section Number: 1\nExplanation: 138."])
+    critic = FakeJudge(["Conclusion: yes\nError Section Number: 1\nExplanation: 138."])
     problem = Problem("p", "math", "t", "What is 23 × 6 + 4?", "142")
     chain = Chain("p", "c", 0, "", tuple(SECTIONS), "m")
     judge = JudgeVerifier(critic, votes=1, temperature=0, protocol="sections")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from labeling.combine import combine
-from labeling.mc import MCOptions, PerStep, RuleName, make_estimator, make_rule
+from labeling.mc import METHODS, PerStep, method
 from labeling.schema import Status, StepVerdict
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "labels.md"
@@ -82,7 +82,7 @@ def _value(text: str) -> object:
 def test_the_mc_table_has_examples_of_every_rule():
     rows = _mc_rows()
     assert len(rows) >= 12
-    assert {r[0] for r in rows} == set(RuleName.__members__)
+    assert {r[0] for r in rows} == set(METHODS)
 
 
 @pytest.mark.parametrize("row", _mc_rows(), ids=lambda r: f"{r[0]}:{r[1]}:{r[3]}")
@@ -91,14 +91,15 @@ def test_documented_mc_example(row):
     opts = dict(part.split("=") for part in filter(None, (p.strip() for p in options.split(","))))
     after = opts.pop("after_error", "negative")
     sampled = opts.pop("sampled", "no") == "yes"  # the completer wrote the chain (posterior)
-    mc = MCOptions(rule=RuleName(rule_name), **{k: _value(v) for k, v in opts.items()})
+    mc = method(rule_name, **{k: _value(v) for k, v in opts.items()})
     successes, asked = (int(x) for x in confidence.split("/"))
     steps = [s.strip().replace("∅", "") for s in rollouts.strip("`").split("·")]
-    rule = make_rule(mc, (successes, asked), int(sampled))
+    outcome = answer == "right"
+    rule = mc.rule((successes, asked), sampled=sampled, outcome=outcome)
     # `posterior` chooses its own probes (its bisection); the other rules run every step
-    est = (make_estimator(mc.estimator, len(steps) + 1, rule, outcome=answer == "right",
-                          after_error=after) if rule_name == RuleName.posterior
-           else PerStep(len(steps) + 1, rule, outcome=answer == "right", after_error=after))
+    est = (mc.search(len(steps) + 1, rule, outcome=outcome, after_error=after)
+           if rule_name == "posterior"
+           else PerStep(len(steps) + 1, rule, outcome=outcome, after_error=after))
     used = [0] * len(steps)
     while est.pending():
         for probe in est.pending():

@@ -231,7 +231,7 @@ def test_resuming_a_dir_of_other_units_says_so(tmp_path, caplog):
 def test_runs_with_other_sampler_settings_share_no_chain(tmp_path):
     """Chain ids carry the text: a diff of two runs with another sampler seed pairs only
     chains with the same completions, never 'in both with changed labels' across texts."""
-    from labeling.report_diff import diff_stats
+    from labeling.report.diff import diff_stats
 
     _job(tmp_path, "dataset.limit=4", "sampler.n=2", name="a")
     _job(tmp_path, "dataset.limit=4", "sampler.n=2", "sampler.seed=7", "sampler.max_tokens=64",

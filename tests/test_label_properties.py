@@ -12,9 +12,10 @@ from labeling.mc import BinarySearch, Fall, PerStep, Posterior, PosteriorSearch
 from labeling.registry import complete_sources, locating_sources
 from labeling.schema import Status, StepVerdict
 from tests.fakes import absolute, drive
+from tests.tiers import examples
 
 COMPLETE_SOURCES, LOCATING_SOURCES = complete_sources(), locating_sources()
-SETTINGS = settings(max_examples=300, deadline=None)
+SETTINGS = settings(max_examples=examples(300), deadline=None)
 CHECKED = {
     "c": StepVerdict(Status.CORRECT, True),
     "i": StepVerdict(Status.INCORRECT, False),
@@ -182,7 +183,7 @@ def test_undecided_rollouts_never_change_a_label(k, data):
 
 # --- the `fall` rule -------------------------------------------------------------------
 
-FALL_SETTINGS = settings(max_examples=120, deadline=None)
+FALL_SETTINGS = settings(max_examples=examples(120), deadline=None)
 BASES = st.sampled_from([(0, 8), (1, 12), (3, 12), (6, 12), (11, 12), (5, 5)])
 
 
@@ -276,7 +277,7 @@ def test_fall_undecided_rollouts_change_nothing(n, base, data, cls, outcome):
 # across the step" becomes "across some step up to it": a False needs a probed prefix at or
 # before it that succeeded less often than the question or an earlier probed prefix.
 
-POSTERIOR_SETTINGS = settings(max_examples=60, deadline=None)
+POSTERIOR_SETTINGS = settings(max_examples=examples(60), deadline=None)
 
 
 def _posterior(base, sampled, budget=20, chunk=1):
@@ -320,7 +321,7 @@ def test_posterior_never_calls_a_step_wrong_where_no_rate_fell(n, base, data, ou
 @given(st.integers(2, 6), BASES, st.data(), st.sampled_from([True, False, None]),
        st.booleans())
 def test_posterior_never_blames_steps_that_name_nothing(n, base, data, outcome, sampled):
-    # Steps spared by their text (`labeling.mc.blame`): a False needs a fall across a step
+    # Steps spared by their text (`labeling.mc.spared`): a False needs a fall across a step
     # that may err, and its span (the steps after the last True one, up to it) holds one.
     draws = [data.draw(st.lists(st.sampled_from([True, False, None]), max_size=12))
              for _ in range(n)]

@@ -12,17 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.model import build_tiny_model, cut_counts, load_tokenizer, tokenize_row
 from pipelines.label.app import run as label
 from pipelines.train.app import run as train
-from pipelines.train.model import (
-    StepFormat,
-    build_tiny_model,
-    cut_counts,
-    load_tokenizer,
-    tokenize_row,
-)
 from tests.conftest import compose
 from tests.synthetic_traces import long_trace
+from tests.tiers import examples
 
 WORDS = ["alpha", "beta", "gamma", "delta", "wait", "so", "=", "1", "2", "3"]
 
@@ -53,7 +49,7 @@ def test_a_step_that_does_not_fit_drops_every_later_one(tok):
     assert tokenize_row(long_prompt, ["so"], [True], tok, fmt)["prompt_cut"] == whole - 64 > 0
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=12), min_size=1,
                 max_size=12),
        st.integers(4, 60), st.integers(1, 10))
@@ -81,6 +77,7 @@ def test_no_label_is_trained_against_text_it_was_cut_from(tok, steps, max_length
     assert trained == [p for i, p in enumerate(kept)]
 
 
+@pytest.mark.train
 def test_prm_train_on_long_traces_reports_what_it_dropped(tmp_path, caplog):
     traces = [long_trace(n, seed=n, error_at=n // 2) for n in (60, 80, 100, 120)]
     data = tmp_path / "t.jsonl"
@@ -113,6 +110,7 @@ def test_prm_train_on_long_traces_reports_what_it_dropped(tmp_path, caplog):
     assert saved["long_chains"] == long
 
 
+@pytest.mark.train
 def test_a_run_where_no_label_fits_stops_with_the_fix(tmp_path):
     from pipelines.cli import UserError
     from pipelines.train.data import synthetic_rows, write_shards

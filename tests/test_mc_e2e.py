@@ -4,11 +4,11 @@ rows keep the counts behind every label."""
 
 import pytest
 
-from labeling import report_coverage, report_stats
+from labeling.report import coverage, stats
 from pipelines.label.app import run
 from tests.conftest import compose
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.ray, pytest.mark.engine]
 
 
 @pytest.fixture
@@ -25,10 +25,10 @@ def test_mc_rule_end_to_end_on_smollm2(tmp_path, ray_runtime, rule):
     m = run(compose([
         "dataset=starter_math", "dataset.limit=3", "sampler.n=2", "sampler.temperature=0.3",
         "sampler.max_tokens=96", "labels=[answer,mc]", "ray.num_cpus=2", f"output.dir={out}",
-        *([f"labels.mc.rule={rule}"] if rule else []),
+        *([f"labels/mc={rule}"] if rule else []),
     ]))  # fmt: skip
     own_counts = rule == "fall"  # posterior keeps the chain's own outcome apart
-    lf, _, _ = report_stats.scan_dataset(out)
+    lf, _, _ = stats.scan_dataset(out)
     rows = lf.collect().to_dicts()
     assert len(rows) == m["counts"]["rows"] > 0
     asked = set()
@@ -65,6 +65,6 @@ def test_mc_rule_end_to_end_on_smollm2(tmp_path, ray_runtime, rule):
     # the question's rollouts are counted once per problem in the job's cost
     assert m["counts"]["rollouts"] == (sum(r["rollouts"] for r in rows)
                                        + sum(k for _, k in asked))
-    cov = report_coverage.source_coverage(lf)
+    cov = coverage.source_coverage(lf)
     assert cov["sources"]["mc"]["steps"] == sum(len(r["completions"]) for r in rows)
     assert cov["self_confidence"]["problems"] == len(asked)

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from labeling.mc import MC_DEFAULTS, BinarySearch, Fall, MCOptions, PerStep, make_rule
+from labeling.mc import BinarySearch, Fall, FallMethod, PerStep, method
 from labeling.mc.stats import bayes_factor, betainc
 from labeling.schema import SelfConfidence, Status
 from tests.fakes import drive, every, mean_score
@@ -128,12 +128,16 @@ def test_verdicts_carry_the_counts_and_the_self_confidence():
 
 
 def test_rules_by_name_and_their_options():
-    assert make_rule(MCOptions(rule="any_success", k=3)).confirm == 1
-    assert make_rule(MCOptions(rule="absolute")).confirm == MC_DEFAULTS.confirm
-    assert make_rule(MCOptions(rule="fall"), (2, 9), 1) == Fall(
-        MC_DEFAULTS.level, MC_DEFAULTS.fell_below, MC_DEFAULTS.kept_above,
-        MC_DEFAULTS.max_rollouts, MC_DEFAULTS.chunk, (2, 9), 1)
-    for bad in (dict(level=0.5), dict(fell_below=0.8), dict(max_rollouts=0),
-                dict(rule="median"), dict(self_rollouts=-1)):
+    assert method("any_success", k=3).rule((0, 0), sampled=False, outcome=None).confirm == 1
+    assert method("absolute").rule((0, 0), sampled=False, outcome=None).confirm == 2
+    d = FallMethod()
+    assert method("fall").rule((2, 9), sampled=True, outcome=False) == Fall(
+        d.level, d.fell_below, d.kept_above, d.max_rollouts, d.chunk, (2, 9), 1)
+    # the chain's own outcome is a trial only when it was sampled by the completer and known
+    assert method("fall").rule((2, 9), sampled=True, outcome=None).own == 0
+    assert method("fall").rule((2, 9), sampled=False, outcome=True).own == 0
+    for name, bad in (("fall", dict(level=0.5)), ("fall", dict(fell_below=0.8)),
+                      ("fall", dict(max_rollouts=0)), ("median", {}),
+                      ("fall", dict(self_rollouts=-1)), ("fall", dict(chunk=30))):
         with pytest.raises(ValueError):
-            MCOptions(**bad).check()
+            method(name, **bad)

@@ -8,16 +8,8 @@ import math
 
 import pytest
 
-from labeling.mc import (
-    MC_DEFAULTS,
-    FirstErrorModel,
-    MCOptions,
-    Posterior,
-    PosteriorSearch,
-    make_estimator,
-    make_rule,
-)
-from labeling.mc import posterior as model
+from labeling.mc import FirstErrorModel, Posterior, PosteriorMethod, PosteriorSearch, method
+from labeling.mc import first_error_model as model
 from labeling.mc.bisection import AHEAD_ROLLOUTS
 from labeling.schema import SelfConfidence, Status
 from tests.fakes import drive, every
@@ -313,20 +305,19 @@ def test_chains_too_short_to_probe(n_steps):
 
 
 def test_the_rule_by_name_and_its_options():
-    opts = MCOptions(rule="posterior")
-    assert make_rule(opts, (2, 9), 1) == Posterior(
-        MC_DEFAULTS.level, MC_DEFAULTS.factor, MC_DEFAULTS.chain_budget, MC_DEFAULTS.probe,
-        (2, 9), True, MC_DEFAULTS.probe_max)
-    assert isinstance(make_estimator("binary_search", 4, make_rule(opts, (2, 9))),
+    opts, d = method("posterior"), PosteriorMethod()
+    rule_ = opts.rule((2, 9), sampled=True, outcome=False)
+    assert rule_ == Posterior(d.level, d.factor, d.chain_budget, d.probe, (2, 9), True,
+                              d.probe_max)
+    assert isinstance(opts.search(4, rule_, outcome=False, after_error="negative"),
                       PosteriorSearch)
-    with pytest.raises(ValueError, match="binary_search"):
-        MCOptions(rule="posterior", estimator="per_step").check()
-    with pytest.raises(ValueError, match="binary_search"):
-        make_estimator("per_step", 4, make_rule(opts, (2, 9)))
+    # the posterior method searches by its own bisection: no estimator key to set
+    with pytest.raises(ValueError, match="estimator is not a key of posterior"):
+        method("posterior", estimator="per_step")
     for bad in (dict(factor=0.5), dict(chain_budget=0), dict(level=0.6),
                 dict(probe=4, probe_max=3)):
         with pytest.raises(ValueError):
-            MCOptions(rule="posterior", **bad).check()
+            method("posterior", **bad)
     with pytest.raises(ValueError):
         rule((5, 4))
 

@@ -1,5 +1,6 @@
 """`pipelines.engine.nucleus`: top-p from a window of each row's largest probabilities gives
-vLLM's own masks, and leaves to vLLM's sort exactly the rows it cannot decide for sure."""
+vLLM's own masks, and leaves to vLLM's sort exactly the rows it cannot decide for sure; on a
+vLLM it was not written for, vLLM's own function samples, after one warning."""
 
 import pytest
 
@@ -125,3 +126,92 @@ def test_install_replaces_vllm_s_function_once_and_puts_it_back(monkeypatch):
     # engine.nucleus=sort after a window engine in the same process: vLLM's own again
     assert nucleus.install(False) is False and ops.apply_top_k_top_p is own
     assert nucleus.install(False) is False and ops.apply_top_k_top_p is own
+
+
+# The seam with vLLM's internals: `install` replaces a non-public function, so it checks the
+# release and the function's parameters first and otherwise leaves vLLM's own in place.
+
+
+def test_the_guard_reads_releases_and_signatures():
+    import vllm
+
+    own = vllm_own()
+    assert nucleus.mismatch(vllm.__version__, own) == ""  # the release the suite runs on fits
+    assert nucleus.mismatch("0.32.4+cpu", own) == ""
+    for version in ("0.33.0", "0.31.9", "1.32.0", "", "nightly"):
+        assert "not a release it was written for" in nucleus.mismatch(version, own), version
+
+    def renamed(logits, k, p, generators):  # a release that grew a parameter
+        return logits
+
+    assert "takes (logits, k, p, generators)" in nucleus.mismatch("0.32.1", renamed)
+    assert "takes (?)" in nucleus.mismatch("0.32.1", max)  # a builtin without a signature
+
+
+def sample(rows: int, seed: int, masks=native):
+    """Tokens from vLLM's own CPU sampler (`TopKTopPSampler`, which looks the top-p function
+    up in its module as the engine's does), seeded per row, with the nucleus each row's
+    token must come from."""
+    from vllm.platforms import current_platform
+
+    if not current_platform.is_cpu():
+        pytest.skip("the window serves CPU engines; this vLLM samples on a GPU")
+    current_platform.import_kernels()  # the sampler's fused kernel, as an engine loads it
+    logits = lm_like(rows, seed=seed, temperature=0.7, bf16=False)
+    p = torch.full((rows,), 0.9)
+    allowed = ~torch.isinf(masks(logits.clone(), None, p))
+    generators = {i: torch.Generator().manual_seed(seed * 100 + i) for i in range(rows)}
+    tokens, _ = ops.TopKTopPSampler()(logits.clone(), generators, None, p)
+    return tokens, allowed
+
+
+@pytest.fixture
+def vllm_s_own_in_place(monkeypatch):
+    """vLLM's own function in place, restored with the release and the warned set after."""
+    monkeypatch.setattr(ops, "apply_top_k_top_p", vllm_own())
+    monkeypatch.setattr(nucleus, "_WARNED", set())
+    return monkeypatch
+
+
+def test_a_release_it_was_not_written_for_samples_with_vllm_s_own_and_one_warning(
+    vllm_s_own_in_place, caplog
+):
+    import vllm
+
+    # Control: on the release it was written for the window is used by the sampler.
+    assert nucleus.install() is True
+    before = nucleus.counts()["rows"]
+    tokens, allowed = sample(6, seed=5)
+    assert nucleus.counts()["rows"] == before + 6
+
+    vllm_s_own_in_place.setattr(vllm, "__version__", "0.33.0")
+    with caplog.at_level("WARNING", logger=nucleus.__name__):
+        assert nucleus.install() is False and nucleus.install() is False  # two engines
+    assert ops.apply_top_k_top_p is vllm_own()  # the window taken out again
+    warned = [r.getMessage() for r in caplog.records if r.name == nucleus.__name__]
+    assert len(warned) == 1 and "vLLM 0.33.0 is not a release" in warned[0]
+    assert "\n" not in warned[0]
+
+    before = nucleus.counts()["rows"]
+    again, allowed_again = sample(6, seed=5)
+    assert nucleus.counts()["rows"] == before  # vLLM's own path: the window saw nothing
+    assert again.shape == (6,)
+    assert bool(allowed_again[torch.arange(6), again].all())  # each token in its nucleus
+    assert torch.equal(again, tokens)  # and the same tokens as with the window
+
+
+def test_a_changed_signature_keeps_vllm_s_function(vllm_s_own_in_place, caplog):
+    calls: list[int] = []
+    own = vllm_own()
+
+    def newer(logits, k, p, mask=None):  # what a later vLLM might put there
+        calls.append(logits.shape[0])
+        return own(logits, k, p)
+
+    vllm_s_own_in_place.setattr(ops, "apply_top_k_top_p", newer)
+    with caplog.at_level("WARNING", logger=nucleus.__name__):
+        assert nucleus.install() is False
+    assert ops.apply_top_k_top_p is newer  # left as vLLM has it, not wrapped
+    assert sum("takes (logits, k, p, mask)" in r.getMessage() for r in caplog.records) == 1
+    tokens, allowed = sample(4, seed=6, masks=own)
+    assert calls == [4] and bool(allowed[torch.arange(4), tokens].all())

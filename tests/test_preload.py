@@ -6,6 +6,8 @@ import json
 import os
 from types import SimpleNamespace
 
+import pytest
+
 from pipelines.engine import preload
 from tests.conftest import require
 
@@ -104,6 +106,7 @@ def _report_loaded() -> list[str]:
     return preload.loaded()
 
 
+@pytest.mark.ray
 def test_a_ray_actor_started_with_the_env_has_them_mapped():
     """What the pool does for CPU engines, on a real Ray worker process: the libraries a task
     on the engine's node finds are mapped in the actor, and an actor without the env has

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from labeling.shards import input_shards
 from pipelines.cli import UserError
 from pipelines.train.config import PRMDataConfig
 from pipelines.train.data import (
     ChainStream,
     iter_examples,
     row_targets,
-    shard_files,
     synthetic_rows,
     validation_examples,
     write_shards,
@@ -38,7 +38,7 @@ def _row(**kw):
 def test_label_sources():
     assert row_targets(_row(), PRMDataConfig()) == [True, False, None]
     assert row_targets(_row(), PRMDataConfig(label_source="mc_scores")) == [0.9, 0.0, None]
-    assert row_targets(_row(), PRMDataConfig(label_source="mc_hard")) == [True, False, None]
+    assert row_targets(_row(), PRMDataConfig(label_source="mc_labels")) == [True, False, None]
     assert row_targets(_row(human_labels=None), PRMDataConfig(label_source="human_labels")) is None
 
 
@@ -63,44 +63,16 @@ def _verdict(source, step, label, score=None):
             "rollouts": 0, "evidence": ""}
 
 
-def test_mc_hard_is_the_mc_sources_label_not_a_score_threshold():
+def test_mc_labels_are_the_mc_sources_label_not_a_score_threshold():
     # confirm=2: one success in ten rollouts is a False label with score 0.1
     row = _row(mc_labels=[True, False, None], mc_scores=[0.9, 0.1, None])
-    assert row_targets(row, PRMDataConfig(label_source="mc_hard")) == [True, False, None]
+    assert row_targets(row, PRMDataConfig(label_source="mc_labels")) == [True, False, None]
     # binary search labels a step True by reach, with no rollouts and no score there
     row = _row(mc_labels=[True, True, False], mc_scores=[None, 0.5, 0.0])
-    assert row_targets(row, PRMDataConfig(label_source="mc_hard")) == [True, True, False]
+    assert row_targets(row, PRMDataConfig(label_source="mc_labels")) == [True, True, False]
     # shards from before the mc_labels column: the mc verdicts hold the labels
     old = _row(mc_labels=None, verdicts=[_verdict("mc", 0, True), _verdict("mc", 1, False)])
-    assert row_targets(old, PRMDataConfig(label_source="mc_hard")) == [True, False, None]
-
-
-@pytest.mark.parametrize(
-    ("column", "source"),
-    [
-        ("outcome_labels", "answer_labels"),
-        ("answer_labels", "outcome_labels"),
-        ("test_labels", "tests_labels"),
-        ("tests_labels", "tests_labels"),
-    ],
-)
-def test_renamed_columns_read_under_either_name(tmp_path, column, source):
-    """Shard format 2 renamed outcome_labels/test_labels; either name reads either file."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    row = {
-        "prompt": "p",
-        "completions": ["a", "b"],
-        "problem_id": "x",
-        "domain": "math",
-        "chain_id": "x-0",
-        column: [True, False],
-    }
-    pq.write_table(pa.Table.from_pylist([row]), tmp_path / "part.parquet")
-    cfg = PRMDataConfig(shards=[str(tmp_path)], label_source=source, val_fraction=0.0)
-    (ex,) = iter_examples(cfg, shard_files(cfg.shards), "train", 0, 0)
-    assert ex.targets == [True, False]
+    assert row_targets(old, PRMDataConfig(label_source="mc_labels")) == [True, False, None]
 
 
 def test_bad_rows_and_configs_name_the_fix():
@@ -109,12 +81,12 @@ def test_bad_rows_and_configs_name_the_fix():
     with pytest.raises(ValueError, match="re-run prm-label"):
         row_targets(_row(labels=[True]), PRMDataConfig())
     with pytest.raises(FileNotFoundError, match="data.shards"):
-        shard_files(["/nonexistent"])
+        input_shards(["/nonexistent"])
 
 
 def test_split_is_by_problem_and_stream_is_deterministic(shards):
     cfg = PRMDataConfig(shards=[shards], val_fraction=0.3, shuffle_buffer=7, read_batch_rows=5)
-    files = shard_files(cfg.shards)
+    files = input_shards(cfg.shards)
     train = list(iter_examples(cfg, files, "train", seed=0, epoch=0))
     val = list(validation_examples(cfg, seed=0))
     assert not {e.problem_id for e in train} & {e.problem_id for e in val}

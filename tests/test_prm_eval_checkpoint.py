@@ -8,6 +8,9 @@ import json
 import pytest
 import torch
 
+from pipelines.checkpoint.export import QWEN_PRM_TEMPLATE, new_prm, save_checkpoint
+from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.model import build_tiny_model, load_tokenizer
 from pipelines.eval.checkpoint import (
     aggregate,
     best_of_n,
@@ -18,8 +21,6 @@ from pipelines.eval.checkpoint import (
 )
 from pipelines.scoring import PRMScorer
 from pipelines.train.data import synthetic_rows, write_shards
-from pipelines.train.export import QWEN_PRM_TEMPLATE, new_prm, save_checkpoint
-from pipelines.train.model import StepFormat, build_tiny_model, load_tokenizer
 
 
 def test_a_prm_flags_steps_under_the_threshold_and_never_an_unscored_one():
@@ -73,7 +74,7 @@ def test_best_of_n_against_vote_and_pass_at_n():
 def test_best_of_n_majority_vote_is_the_searchs_majority_vote():
     """prm-eval's best-of-N and prm-search vote the same way: "1,000", "1000" and "$1000" are
     one answer (three votes against two), and the chosen chain is the search's choice."""
-    from labeling.search import majority_vote
+    from labeling.prm.search import majority_vote
 
     answers = ["7", "1,000", "1000", "$1000", "7"]
     chains = [{"problem_id": "a", "final_answer": a, "outcome_correct": a != "7"}
@@ -86,7 +87,7 @@ def test_best_of_n_majority_vote_is_the_searchs_majority_vote():
 def test_checkpoint_f1_is_the_label_evals_f1():
     """One ProcessBench F1: a subset with no erroneous record has no F1 (None, not 0.0) in
     both prm-eval modes, and the average is over the subsets that have one."""
-    from labeling.processbench import ChainScore, table
+    from labeling.prm.processbench import ChainScore, table
 
     recs = [{"subset": "gsm8k", "label": 1}, {"subset": "gsm8k", "label": -1},
             {"subset": "math", "label": -1}]  # fmt: skip
@@ -278,6 +279,7 @@ EVAL_TYPOS = [
 ]
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(("override", "key"), EVAL_TYPOS)
 def test_eval_enum_typo_exits_2_with_one_sentence(tmp_path, override, key):
     from tests.conftest import app_error_line

@@ -1,5 +1,5 @@
-"""The row transform, the collator, both trained formats, the checkpoint round trip, the old
-layout and prm-export."""
+"""The row transform, the collator, both trained formats, the checkpoint round trip and
+prm-export."""
 
 from __future__ import annotations
 
@@ -9,17 +9,10 @@ import math
 import pytest
 import torch
 
-from pipelines.scoring import PRMScorer
-from pipelines.train.export import export, load_checkpoint, new_prm, save_checkpoint
-from pipelines.train.export import main as export_main
-from pipelines.train.model import (
-    IGNORE,
-    StepFormat,
-    build_tiny_model,
-    collate,
-    load_tokenizer,
-    tokenize_row,
-)
+from pipelines.checkpoint.export import export, load_checkpoint, new_prm, save_checkpoint
+from pipelines.checkpoint.export import main as export_main
+from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.model import IGNORE, build_tiny_model, collate, tokenize_row
 
 TEXTS = ["Start at 3 and add 4 .\n\n3 + 4 = 7\n\n7 + 2 = 9\n\n", "what is 1 + 1 ? 2"]
 
@@ -155,50 +148,22 @@ def test_checkpoint_is_a_plain_hf_directory_that_round_trips(tiny, tiny_qwen, fm
     assert (a[:, 1] - a[:, 0]).abs().max() > 1e-3
 
 
-def _old_layout(tiny, directory):
-    """A checkpoint as prm-train wrote it before: backbone/, head.pt, prm_format.json."""
-    from transformers import AutoModel
-
-    path = tiny[0]
-    body = AutoModel.from_pretrained(path)
-    body.save_pretrained(directory / "backbone")
-    load_tokenizer(path).save_pretrained(directory / "backbone")
-    torch.manual_seed(2)
-    head = torch.nn.Linear(body.config.hidden_size, 2)
-    torch.nn.init.normal_(head.weight, std=0.5)
-    torch.nn.init.normal_(head.bias, std=0.5)
-    torch.save(head.state_dict(), directory / "head.pt")
-    fmt = {
-        "separator": "\n\n",
-        "prompt_template": "{prompt}\n\n",
-        "max_length": 64,
-        "max_prompt_length": 32,
-        "head": "classes",
-    }
-    (directory / "prm_format.json").write_text(json.dumps(fmt))
-    return body, head
-
-
-def test_old_layout_exports_with_only_its_bias_shift_dropped(tiny, tmp_path):
-    body, head = _old_layout(tiny, tmp_path / "old")
-    report = export(tmp_path / "old", tmp_path / "new")
-    assert report["format"] == "causal_lm"
-    shift = float((head.bias[1] - head.bias[0]).detach())
-    assert report["dropped_logit_shift"] == pytest.approx(shift)
-    tok = load_tokenizer(tmp_path / "old" / "backbone")
-    prompt, steps = "Start at 3", ["3 + 4 = 7", "7 + 2 = 9"]
-    old_ids = [tok.bos_token_id] + tok(prompt + "\n\n", add_special_tokens=False)["input_ids"]
-    where = []
-    for step in steps:  # the old transform: step + separator, read at its last token
-        old_ids += tok(step + "\n\n", add_special_tokens=False)["input_ids"]
-        where.append(len(old_ids) - 1)
-    with torch.no_grad():
-        hidden = body(input_ids=torch.tensor([old_ids])).last_hidden_state[0][where]
-        old = head(hidden)
-    old_logit = (old[:, 1] - old[:, 0]).tolist()
-    new = PRMScorer.load(tmp_path / "new").score(prompt, steps)
-    for p, lo in zip(new, old_logit, strict=True):
-        assert math.log(p / (1 - p)) + shift == pytest.approx(lo, abs=1e-4)
+def test_export_writes_a_copy_that_scores_the_same(tiny, tmp_path):
+    torch.manual_seed(3)
+    model, tok, fmt = new_prm(tiny[0], StepFormat(max_length=64))
+    with torch.no_grad():  # an opinionated model, so equal scores are not equal 0.5s
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    save_checkpoint(model, tok, tmp_path / "ck")
+    report = export(tmp_path / "ck", tmp_path / "out")
+    assert (report["format"], report["step_tag_id"]) == (fmt.format, fmt.step_tag_id)
+    assert " serve " in report["serve"] and str((tmp_path / "out").resolve()) in report["serve"]
+    chains = [("Start", ["3 + 4 = 7", "7 + 2 = 9"])]
+    before = _logits(*load_checkpoint(tmp_path / "ck"), chains)
+    torch.testing.assert_close(_logits(*load_checkpoint(tmp_path / "out"), chains), before)
+    assert (before[:, 1] - before[:, 0]).abs().max() > 1e-3
+    with pytest.raises(ValueError, match="must differ"):
+        export(tmp_path / "ck", tmp_path / "ck")
 
 
 def test_prm_export_cli_says_one_sentence_on_a_bad_path(tmp_path, capsys):

@@ -3,7 +3,7 @@
 import pytest
 
 from labeling.first_error import first_flag
-from labeling.processbench import ChainScore, format_table, subset_metrics, table
+from labeling.prm.processbench import ChainScore, format_table, subset_metrics, table
 
 X, OK = "incorrect", "correct"
 

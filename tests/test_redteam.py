@@ -24,7 +24,7 @@ from labeling.schema import Problem
 from tests.conftest import needs_sandbox
 from verifiers.sandbox.runner import Sandbox, SandboxConfig
 
-pytestmark = needs_sandbox
+pytestmark = [pytest.mark.sandbox, needs_sandbox]
 
 CONFIG = SandboxConfig(
     timeout_s=4,

@@ -163,8 +163,8 @@ def _toy_job(out, *overrides):
 def test_a_source_registered_after_import_keeps_its_columns_everywhere(tmp_path, toy):
     """The toy is registered after every module was imported: refresh reuse, the report's
     scan and the audit's step views ask the registry when they run, not at import."""
-    from labeling.audit_sample import chain_views
-    from labeling.report_stats import scan_dataset, scan_files
+    from labeling.audit.sample import chain_views
+    from labeling.report.stats import scan_dataset, scan_files
 
     _toy_job(tmp_path / "v1", "dataset.limit=6")
     # a refresh without one problem keeps the other rows of its unit, copied, not relabeled

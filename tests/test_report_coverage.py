@@ -3,8 +3,8 @@ numbers are worked out in the comments; the sentences the log and the report say
 
 from __future__ import annotations
 
-from labeling import report_coverage as rc
-from labeling import report_stats as rs
+from labeling.report import coverage as rc
+from labeling.report import stats as rs
 from tests.test_report_stats import make_dataset, row, verdict
 
 
@@ -98,3 +98,16 @@ def test_the_report_says_it_first(tmp_path):
     page = run_story(rs.dataset_stats(dataset(tmp_path, low=True)))
     assert "What each source could judge: answer judged 2 of 3 final answers" in page
     assert '<p class="note warn">The Monte Carlo completer&#x27;s self-confidence is low' in page
+
+
+def test_the_story_says_what_each_source_does_in_its_registrations_words():
+    from labeling import registry
+    from labeling.registry import Role, SourceSpec
+    from pipelines.report.story import _checks
+
+    toy = SourceSpec("toy", Role.locating, "flags steps with a digit")
+    with registry.registered(toy):
+        text = _checks({"config": {"labels": {"calc": {}, "toy": {}, "policy": "mc"}}})
+    assert f"<b>calc</b>: {registry.get('calc').doc}; " in text
+    assert text.endswith("<b>toy</b>: flags steps with a digit. ")
+    assert "its own check" in _checks({"config": {"labels": {"nobody": {}}}})

@@ -133,7 +133,7 @@ def test_given_chains_are_said_given_even_when_a_model_ran_for_rollouts(tmp_path
     assert "read 2 reasoning chains given with the input (written by Llama-3-8B, Qwen2-7B)" in text
     assert "kept the steps the input gave" in text
     assert "sampled" not in text and "temperature" not in text and "cut" not in text
-    assert "mc (with SmolLM2-135M-Instruct) completed the chain" in text
+    assert "mc (with SmolLM2-135M-Instruct): Monte Carlo rollout success rate per step" in text
     labels = page.split('<section id="labels">')[1].split("</section>")[0]
     assert ">combined<" in labels and ">mc<" in labels and ">human<" not in labels
     first_error = page.split('<section id="first-error">')[1].split("</section>")[0]
@@ -184,6 +184,7 @@ def test_run_from_composed_config_prints_tables(tmp_path, dataset, capsys):
     assert "0 chains new, 0 gone" in text
 
 
+@pytest.mark.app
 def test_cli_writes_only_the_page_and_names_a_missing_dir(tmp_path, dataset):
     cwd = tmp_path / "cwd"
     cwd.mkdir()
@@ -227,6 +228,7 @@ def browse(page: Path, tmp_path: Path) -> dict:
     return json.loads(html.unescape(found.group(1)))
 
 
+@pytest.mark.browser
 def test_page_renders_in_headless_chromium(tmp_path, dataset):
     new = make_dataset(tmp_path / "new", [([R1, R3], [])], dataset)
     page = write_report(new, diff=dataset).read_text()
@@ -240,3 +242,23 @@ def test_page_renders_in_headless_chromium(tmp_path, dataset):
         assert complete and width > 100 and height > 100  # decoded PNGs, not broken icons
     assert got["late"] is None  # the CSP blocks inline scripts in the page
     assert got["scripts"] == 2  # the probe and the blocked one: no script came from data
+
+
+@pytest.mark.parametrize(("split", "labels", "says", "never"), [
+    ({"mode": "auto", "after_error": "negative"}, {}, "an earlier step is already wrong",
+     "section"),
+    ({"mode": "sections", "after_error": "keep", "chains_thinking_unfinished": 2}, {},
+     "keeps its own verdict", "already wrong"),
+    ({"mode": "line"}, {"after_error": "mask"}, "left unlabeled", "already wrong"),
+])  # fmt: skip
+def test_how_to_read_says_what_this_run_did(tmp_path, split, labels, says, never):
+    root = _set_config(make_dataset(tmp_path / "ds", [([R1], [])]), labels=labels)
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["split"] = split
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    text = about(write_report(root).read_text())
+    how = text[text.index("How to read it"):]
+    assert says in how and never not in how.split("Labels per source")[0]
+    if split["mode"] == "sections":
+        assert "each label is a claim about one section" in how
+        assert "2 trace(s) never closed their thinking" in how and "unverifiable" in how

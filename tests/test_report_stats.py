@@ -9,8 +9,8 @@ from typing import Any
 import polars as pl
 import pytest
 
-from labeling import report_diff
-from labeling import report_stats as rs
+from labeling.report import diff as report_diff
+from labeling.report import stats as rs
 from labeling.shards import DatasetDir, summarize_units
 
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from labeling.reward import (
+from labeling.prm.reward import (
     Note,
     completion_text,
     fold,
@@ -17,9 +17,9 @@ from labeling.reward import (
     strip_end_tokens,
     token_ends,
 )
-from labeling.search import aggregate
-from labeling.sections import SectionOptions
-from labeling.splitters import split_spans, split_steps
+from labeling.prm.search import aggregate
+from labeling.steps.sections import SectionOptions
+from labeling.steps.splitters import split_spans, split_steps
 from pipelines.cli import ConfigError
 from pipelines.reward import PRMReward, reward_config
 from pipelines.scoring import PRMScorer
@@ -52,7 +52,9 @@ def test_fold_blends_a_decided_outcome_only():
     assert fold([0.6], "min", outcome=True, outcome_weight=0.5)[0] == pytest.approx(0.8)
     assert fold([0.6], "min", outcome=False, outcome_weight=0.5)[0] == pytest.approx(0.3)
     assert fold([0.6], "min", outcome=None, outcome_weight=0.5)[0] == pytest.approx(0.6)
-    assert fold([], "min", empty=0.0, outcome=True, outcome_weight=0.25)[0] == 0.25
+    # nothing the PRM could read: a right answer alone earns what saying nothing earns
+    assert fold([], "min", empty=0.0, outcome=True, outcome_weight=0.25)[0] == 0.0
+    assert fold([None], "min", empty=0.1, outcome=True, outcome_weight=0.5)[0] == 0.1
     with pytest.raises(ValueError, match="outcome weight"):
         fold([0.5], outcome_weight=1.5)
     with pytest.raises(ValueError, match="finite"):
@@ -178,8 +180,9 @@ def test_the_outcome_blend_uses_the_answer_check(prm_ckpt):
         got = r.score(["q"] * 4, ["The answer is \\boxed{9} .", "The answer is \\boxed{8} .",
                                   "no answer here", "The answer is \\boxed{9} ."],
                       ["9", "9", "9", None])  # fmt: skip
-    assert [g.outcome for g in got] == [1.0, 0.0, 0.0, None]
+    assert [g.outcome for g in got] == [1.0, 0.0, None, None]
     assert [g.reward for g in got[:3]] == [1.0, 0.0, 0.0]
+    assert got[2].note is Note.no_answer  # the format rule, before any check or score
     assert got[3].reward == got[3].prm  # no reference: the PRM alone
 
 
@@ -202,7 +205,7 @@ def test_a_failing_backend_raises_instead_of_inventing_rewards(prm_ckpt, answer)
 
 
 def test_policy_token_ends_come_from_the_policy_tokenizer(prm_reward, tiny_model_dir):
-    from pipelines.train.model import load_tokenizer
+    from pipelines.checkpoint.model import load_tokenizer
 
     tok = load_tokenizer(tiny_model_dir)  # a policy's byte-level BPE, not the PRM's tokenizer
     text = "3 + 4 = 7\n\n7 + 2 = 9"

@@ -1,12 +1,14 @@
-"""End to end: TRL's GRPOTrainer trains a tiny policy for two steps on CPU with the reward of a
-PRM that prm-train trained (a few steps, on shards whose manifest records `split.mode=line`),
-and finite rewards reach the trainer's logs.
+"""End to end, as docs/prm.md's GRPO example runs: TRL's GRPOTrainer trains the embedded
+SmolLM2-135M-Instruct for two steps on CPU, with chat prompts (a plain-string prompt to an
+Instruct model gets EOS at once: one-token completions, reward std 0, nothing learned), on
+the reward of a PRM that prm-train trained (a few steps, on shards whose manifest records
+`split.mode=line`) with the reference answer counted. A step must have completions of some
+length and rewards that differ (reward std > 0: GRPO's advantages are not all zero).
 
-Slow (TRL's import, a train run and two GRPO steps: about a minute on 2 cores). Nothing is
-downloaded: the policy is `tiny_model_dir` (random weights, SmolLM2's tokenizer from the
-embedded model), the PRM backbone a random word-level Llama. Skipped only when trl is not
-installed outside CI; in CI (`CI` set) a missing trl fails the test (`make test` installs the
-`rl` extra).
+Slow (TRL's import, a train run and two GRPO steps of a 135M policy: a few minutes on 2
+cores). Nothing is downloaded: the policy is the embedded model (`prepare()`), the PRM
+backbone a random word-level Llama. Skipped only when trl is not installed outside CI; in
+CI (`CI` set) a missing trl fails the test (`make test` installs the `rl` extra).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.slow,
+pytestmark = [pytest.mark.train,
               pytest.mark.filterwarnings("ignore:TRL currently supports vLLM")]
 
 
@@ -33,9 +35,10 @@ def _trl():
 
 
 def _train_prm(root: Path) -> Path:
+    """A PRM prm-train trained a few steps on synthetic chains cut with `line`."""
+    from pipelines.checkpoint.model import build_tiny_model
     from pipelines.train.app import run
     from pipelines.train.data import synthetic_rows, write_shards
-    from pipelines.train.model import build_tiny_model
 
     rows = synthetic_rows(12, 2, seed=7)
     data = write_shards(rows, root / "labels")
@@ -53,25 +56,30 @@ def _train_prm(root: Path) -> Path:
     return Path(summary["final"])
 
 
-def test_grpo_trains_two_steps_on_prm_rewards(tmp_path, tiny_model_dir):
+QUESTIONS = [("What is 12 * 3?", "36"), ("Start at 5 and add 7. What do you get?", "12"),
+             ("What is 9 + 10?", "19"), ("Tom has 3 apples and buys 4 more. How many now?", "7")]
+
+
+def test_grpo_learns_from_prm_rewards_on_chat_prompts(tmp_path):
     trl = _trl()
     from datasets import Dataset
 
+    from pipelines.engine.prepare_model import prepare
     from pipelines.reward import PRMReward
-    from pipelines.train.data import synthetic_rows
 
     reward = PRMReward.load(_train_prm(tmp_path))
     assert reward.split_mode == "line"  # recorded by prm-train from the data's manifest
-    rows = synthetic_rows(4, 1, seed=11)
-    data = Dataset.from_dict({"prompt": [r["prompt"] for r in rows],
-                              "answer": [r["reference_answer"] for r in rows]})  # fmt: skip
+    data = Dataset.from_dict({
+        "prompt": [[{"role": "user", "content": f"{q} Put the final answer in \\boxed{{}}."}]
+                   for q, _ in QUESTIONS],
+        "answer": [a for _, a in QUESTIONS]})  # fmt: skip
     args = trl.GRPOConfig(
         output_dir=str(tmp_path / "grpo"), use_cpu=True, bf16=False, max_steps=2,
-        per_device_train_batch_size=4, num_generations=4, max_completion_length=24,
+        per_device_train_batch_size=4, num_generations=4, max_completion_length=48,
         logging_steps=1, save_strategy="no", report_to="none", seed=0,
         model_init_kwargs={"dtype": "float32"},
     )  # fmt: skip
-    trainer = trl.GRPOTrainer(model=str(tiny_model_dir), reward_funcs=reward.trl("answer"),
+    trainer = trl.GRPOTrainer(model=str(prepare()), reward_funcs=reward.trl("answer"),
                               args=args, train_dataset=data)  # fmt: skip
     trainer.train()
     logged = [h for h in trainer.state.log_history if "rewards/prm_reward/mean" in h]
@@ -80,4 +88,8 @@ def test_grpo_trains_two_steps_on_prm_rewards(tmp_path, tiny_model_dir):
         assert math.isfinite(h["rewards/prm_reward/mean"]) and math.isfinite(h["reward"])
         assert 0.0 <= h["rewards/prm_reward/mean"] <= 1.0
         assert math.isfinite(h["prm_reward/no_scorable_step"])  # our log_metric hook
+        assert h["completions/mean_length"] > 8  # the chat template: the model answers
+    # a step GRPO learns from: the group's rewards differ, so advantages are not all zero
+    assert max(h["reward_std"] for h in logged) > 0.0, logged
+    assert max(h["grad_norm"] for h in trainer.state.log_history if "grad_norm" in h) > 0.0
     assert reward.stats["completions"] >= 8  # two steps' generations were scored

@@ -13,15 +13,16 @@ import requests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from labeling.reward import Note
-from labeling.search import Aggregation
+from labeling.prm.reward import Note
+from labeling.prm.search import Aggregation
 from pipelines.reward import PRMReward, reward_config, verl_reward
 from pipelines.reward.config import ServerConfig
 from pipelines.reward.server import RewardServer
 from pipelines.serve.server import free_port
 from tests.reward_ckpt import tiny_prm
+from tests.tiers import examples
 
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(max_examples=examples(60), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 any_char = st.characters(codec=None) | st.characters(categories=["Cs"])  # surrogates too
@@ -82,7 +83,7 @@ def test_in_process_rewards_are_finite(rewards, batch, which):
         assert all(s.score is None or 0.0 <= s.score <= 1.0 for s in g.steps)
 
 
-@settings(SETTINGS, max_examples=25)
+@settings(SETTINGS, max_examples=examples(25))
 @given(batch=batches)
 def test_rewards_blended_with_the_outcome_are_finite(blended, batch):
     p, c, r = zip(*batch, strict=True)

@@ -51,8 +51,11 @@ def test_the_openrlhf_request_gets_the_fields_openrlhf_reads(server, prm_reward)
     for key, values in body["extra_logs"].items():
         assert len(values) == 3 and all(isinstance(v, float) for v in values), key
     assert all(isinstance(x, float) and math.isfinite(x) for x in body["rewards"])
-    # the same numbers as the reward in-process on the question and the bare response
-    assert body["rewards"] == pytest.approx(prm_reward(QUESTIONS, RESPONSES), abs=1e-6)
+    # the same numbers as the reward in-process on the question, the bare response and the
+    # label as its reference (OpenRLHF's labels count by default)
+    labels = ["9", "36", "9"]
+    assert body["rewards"] == pytest.approx(prm_reward(QUESTIONS, RESPONSES, labels), abs=1e-6)
+    assert body["rewards"] != pytest.approx(prm_reward(QUESTIONS, RESPONSES), abs=1e-6)
     assert body["extra_logs"]["prm_no_scorable_step"] == [0.0, 0.0, 1.0]
 
 

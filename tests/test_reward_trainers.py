@@ -1,6 +1,7 @@
 """What each trainer entry point receives and returns: TRL's `reward_funcs` callable (strings
 and chat messages, the reference column, its log hooks), verl's `compute_score` functions
-(the prompt from `extra_info`), and the split rules prm-train records for them."""
+(the prompt from `extra_info`), and the split rules prm-train records for them (more in
+tests/test_reward_split.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from labeling.reward import Note
+from labeling.prm.reward import Note
+from pipelines.checkpoint.format import StepFormat
 from pipelines.reward import PRMReward, TRLReward, verl_reward
-from pipelines.train.lineage import dataset_split
-from pipelines.train.model import StepFormat
 
 PROMPTS = ["Start at 3 and add 4 , 2 .", "What is 12 * 3 ?"]
 COMPLETIONS = ["3 + 4 = 7\n\n7 + 2 = 9\n\nThe answer is \\boxed{9} .", "12 * 3 = 36"]
@@ -26,18 +26,21 @@ def test_trl_callable_takes_strings_and_chat_messages_alike(prm_reward):
                answer=["9", "36"], trainer_state=None)  # fmt: skip
     chat_prompts = [[{"role": "user", "content": p}] for p in PROMPTS]
     chat = [[{"role": "assistant", "content": c}] for c in COMPLETIONS]
-    assert fn(prompts=chat_prompts, completions=chat) == plain
-    assert plain == prm_reward(PROMPTS, COMPLETIONS) and all(math.isfinite(x) for x in plain)
+    assert fn(prompts=chat_prompts, completions=chat, answer=["9", "36"]) == plain
+    # the reference column counts by default: the same numbers as the reward given it
+    assert plain == prm_reward(PROMPTS, COMPLETIONS, ["9", "36"])
+    assert plain != prm_reward(PROMPTS, COMPLETIONS) and all(math.isfinite(x) for x in plain)
 
 
 def test_trl_callable_logs_through_the_trainers_hooks(prm_reward):
     metrics, extra = {}, {}
     fn = prm_reward.trl(name="prm")
-    fn(prompts=["q", "q"], completions=["2 + 2 = 4", "   "],
+    fn(prompts=["q"] * 4, completions=["2 + 2 = 4", "   ", "<think>2 + 2", "Hmm."],
        log_metric=lambda k, v: metrics.__setitem__(k, v),
        log_extra=lambda k, v: extra.__setitem__(k, v))  # fmt: skip
-    assert metrics == {"prm/no_scorable_step": 0.5}
-    assert extra == {"prm_steps": [1, 0], "prm_note": ["scored", "no_steps"]}
+    assert metrics == {"prm/no_scorable_step": 0.75, "prm/format_failure": 0.5}
+    assert extra == {"prm_steps": [1, 0, 0, 0],
+                     "prm_note": ["scored", "no_steps", "unfinished", "no_answer"]}
 
 
 def test_trl_callable_passes_the_reference_column_to_the_outcome_blend(prm_ckpt):
@@ -51,11 +54,11 @@ def test_verl_compute_score_reads_the_prompt_from_extra_info(prm_ckpt, prm_rewar
     kwargs = {"checkpoint": str(prm_ckpt)}
     one = verl_reward.compute_score("gsm8k", COMPLETIONS[0], "9",
                                     {"question": PROMPTS[0], "index": 0}, **kwargs)  # fmt: skip
-    assert one == pytest.approx(prm_reward([PROMPTS[0]], [COMPLETIONS[0]])[0])
+    assert one == pytest.approx(prm_reward([PROMPTS[0]], [COMPLETIONS[0]], ["9"])[0])
     infos = [{"prompt": [{"role": "user", "content": PROMPTS[0]}]}, {"question": PROMPTS[1]}]
     batch = verl_reward.compute_score_batch(["gsm8k"] * 2, COMPLETIONS, ["9", "36"], infos,
                                             **kwargs)  # fmt: skip
-    assert batch == pytest.approx(prm_reward(PROMPTS, COMPLETIONS))
+    assert batch == pytest.approx(prm_reward(PROMPTS, COMPLETIONS, ["9", "36"]))
     # one reward object per process and settings: the second call built nothing new
     assert len([k for k in verl_reward._REWARDS if str(prm_ckpt) in k]) == 1
     cached = next(v for k, v in verl_reward._REWARDS.items() if str(prm_ckpt) in k)
@@ -86,22 +89,10 @@ def _dataset(root: Path, split: dict | None, model: str = "SmolLM2",
     return str(root)
 
 
-def test_dataset_split_is_recorded_only_when_known(tmp_path):
-    line = {"mode": "line", "code_mode": "statement", "max_steps": 40}
-    a = _dataset(tmp_path / "a", line)
-    assert dataset_split([a, _dataset(tmp_path / "b", line)]) == line
-    assert dataset_split([a, _dataset(tmp_path / "c", {**line, "mode": "auto"})]) is None
-    assert dataset_split([_dataset(tmp_path / "d", line, model="given")]) is None
-    # people's sections of reasoning traces: the machine's sections cut stands for them
-    human = _dataset(tmp_path / "f", line, model="given", dataset="deltabench")
-    assert dataset_split([human]) == {**line, "mode": "sections"}
-    assert dataset_split([_dataset(tmp_path / "e", None), a]) == line
-    assert dataset_split([str(tmp_path / "missing")]) is None
-
-
+@pytest.mark.train
 def test_prm_train_writes_the_split_rules_into_the_checkpoint(tmp_path):
+    from pipelines.checkpoint.model import build_tiny_model
     from pipelines.train.app import run
-    from pipelines.train.model import build_tiny_model
     from tests.reward_ckpt import WORDS
 
     line = {"mode": "line", "code_mode": "statement", "max_steps": 40}
@@ -114,7 +105,7 @@ def test_prm_train_writes_the_split_rules_into_the_checkpoint(tmp_path):
                              "eval_every": 0},
                    "output": {"dir": str(tmp_path / "out")}})  # fmt: skip
     final = Path(summary["final"])
-    assert StepFormat.load(final).split == line
+    assert StepFormat.load(final).split == {**line, "cut_by": "prm-label", "given": []}
     r = PRMReward.load(final)
     assert r.split_mode == "line"
     got = r.score(["q"], ["3 + 4 = 7\n7 + 2 = 9"])[0]

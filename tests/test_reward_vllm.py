@@ -18,7 +18,7 @@ import pytest
 from pipelines.reward import PRMReward
 from tests.reward_ckpt import tiny_prm
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.engine
 VLLM_ENV = {"VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
 PROMPTS = ["Start at 3 and add 4 , 2 .", "What is 12 * 3 ?", "q", "q", "你 好"]
 COMPLETIONS = [

@@ -15,16 +15,21 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 RAY_ERROR = re.compile(r"^\[[^\]]* E \d+ \d+\]|^\S+\.cc:\d+: ", re.M)
 
 
+@pytest.mark.app
+@pytest.mark.ray
 def test_a_run_with_rollouts_on_ray_prints_no_error_line(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.run(
         [sys.executable, "-m", "pipelines.label.app", "engine=simulated", "ray=local",
-         "ray.num_cpus=2", "ray.label_actors=2", "labels=[answer,calc,mc]", "labels.mc.k=2",
+         "ray.num_cpus=2", "ray.label_actors=2", "labels=[answer,calc,mc]", "labels/mc=absolute",
+         "labels.mc.k=2",
          "dataset=starter_math", "dataset.limit=4", "sampler.n=2", "output.report=false",
          f"output.dir={out}"],
         cwd=ROOT, capture_output=True, text=True, timeout=300,

@@ -26,6 +26,7 @@ GOOD = "def add(a, b):\n    return a + b\n"
 HALF = "def add(a, b):\n    return 3\n"
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_pass_fail_and_partial_counts():
     good, half, bad = run_tests_many([(ADD, GOOD), (ADD, HALF), (ADD, "def add(a,\n")], 2, FAST)
@@ -35,6 +36,7 @@ def test_pass_fail_and_partial_counts():
     assert not bad.passed and "syntax error" in bad.error and bad.test_status[0] == "not_run"
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_setup_runs_after_solution_and_output_is_kept():
     p = Problem("s", "code", "t", "", tests=("assert total(xs) == 6",), test_setup="xs = make()")
@@ -45,6 +47,7 @@ def test_setup_runs_after_solution_and_output_is_kept():
     assert r.passed and r.stdout == "made\n"
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_humaneval_check_body():
     tests = ("def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(0) == 0\n",)
@@ -55,6 +58,7 @@ def test_humaneval_check_body():
     assert not wrong.passed and wrong.test_status == ("fail",)
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_trusted_stdlib_values_compare_normally():
     p = Problem(
@@ -74,6 +78,7 @@ def test_trusted_stdlib_values_compare_normally():
     assert r.passed, r
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_hash_seed_is_fixed_so_results_repeat():
     p = Problem("h", "code", "t", "", tests=("assert order() == order()",))
@@ -82,6 +87,7 @@ def test_hash_seed_is_fixed_so_results_repeat():
     assert a.stdout == b.stdout and a.passed
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_timeout_kills_and_reports_partial_progress():
     p = Problem("t", "code", "t", "", tests=("assert f(1) == 1", "assert f(2) == 2"))
@@ -120,6 +126,7 @@ def test_unknown_isolation_is_a_config_error():
         Sandbox(SandboxConfig(isolation="docker"))
 
 
+@pytest.mark.sandbox
 def test_unsafe_mode_runs_and_warns_every_time(caplog):
     sandbox = Sandbox(dataclasses.replace(FAST, isolation="none"))
     with caplog.at_level(logging.WARNING, logger="verifiers.sandbox.runner"):
@@ -129,6 +136,7 @@ def test_unsafe_mode_runs_and_warns_every_time(caplog):
     assert sum("UNSAFE" in rec.message for rec in caplog.records) == 2
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 @pytest.mark.parametrize(
     "program",
@@ -145,6 +153,7 @@ def test_exit_status_and_output_count_for_nothing(program):
     assert isinstance(result, ExecutionResult) and result.passed is False
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_refuses_without_a_seccomp_filter(monkeypatch):
     from verifiers.sandbox import runner, seccomp
@@ -157,6 +166,7 @@ def test_refuses_without_a_seccomp_filter(monkeypatch):
         Sandbox(SandboxConfig(timeout_s=2))
 
 
+@pytest.mark.sandbox
 @needs_sandbox
 def test_seccomp_filter_is_built_from_libseccomp():
     from verifiers.sandbox.seccomp import filter_bpf

@@ -15,7 +15,7 @@ from labeling.schema import Problem
 from tests.conftest import needs_sandbox
 from verifiers.sandbox.runner import Sandbox, SandboxConfig
 
-pytestmark = needs_sandbox
+pytestmark = [pytest.mark.sandbox, needs_sandbox]
 
 CONFIG = SandboxConfig(timeout_s=8, cpu_s=4, memory_mb=256, max_processes=16, tmp_mb=8)
 DOUBLE = Problem("double", "code", "attack", "", tests=("assert f(2) == 4", "assert f(3) == 6"))

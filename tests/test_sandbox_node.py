@@ -81,7 +81,7 @@ def _sandboxed_rss(root: int, skip: int) -> tuple[int, int]:
     return rss, trees
 
 
-@pytest.mark.slow
+@pytest.mark.sandbox
 @needs_sandbox
 def test_concurrent_allocator_bombs_stay_within_the_node_share(monkeypatch):
     # As many sandboxes at once as the labelers start on one node: 2 workers x 2 actors.

@@ -8,9 +8,9 @@ import asyncio
 import pytest
 import torch
 
+from pipelines.checkpoint.model import collate, tokenize_row, tokenize_rows
 from pipelines.reward.batching import PATIENCE, Batcher
 from pipelines.scoring import PRMScorer
-from pipelines.train.model import collate, tokenize_row, tokenize_rows
 
 CHAINS = [
     ("Start at 3 and add 4 , 2 .", ["3 + 4 = 7", "7 + 2 = 9", "The answer is \\boxed{9} ."]),

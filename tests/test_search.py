@@ -1,4 +1,4 @@
-"""The pure parts of PRM-guided search (labeling.search): checks, aggregation, votes, shapes."""
+"""The pure parts of PRM-guided search (labeling.prm.search): checks, aggregation, votes, shapes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from labeling.search import (
+from labeling.prm.search import (
     Aggregation,
     PRMScoreError,
     aggregate,

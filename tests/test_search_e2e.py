@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import compose
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.ray, pytest.mark.engine, pytest.mark.train]
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from functools import partial
 import pytest
 
 from labeling.engine_request import EngineRequest
-from labeling.search import Aggregation, PRMScoreError
-from labeling.splitters import split_steps
+from labeling.prm.search import Aggregation, PRMScoreError
+from labeling.steps.splitters import split_steps
 from pipelines.cli import ConfigError
 from pipelines.search import registry
 from pipelines.search.config import validate

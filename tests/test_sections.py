@@ -1,5 +1,5 @@
-"""split.mode=sections: reasoning traces cut into sections (labeling/sections.py, section_cues.py)
-through the one split entry point (labeling/splitters.py)."""
+"""split.mode=sections: reasoning traces cut into sections (labeling/steps/sections.py, cues.py)
+through the one split entry point (labeling/steps/splitters.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.section_cues import Move, cue
-from labeling.sections import SectionOptions, approx_tokens, paragraphs, section_spans
-from labeling.splitters import split_spans, split_steps
+from labeling.steps.cues import Move, cue
+from labeling.steps.sections import SectionOptions, approx_tokens, paragraphs, section_spans
+from labeling.steps.splitters import split_spans, split_steps
 from tests.synthetic_traces import long_trace, self_correction_trace
+from tests.tiers import examples
 
 
 def _check_spans(text: str, spans: list[tuple[int, int]]) -> None:
@@ -139,7 +140,7 @@ _WORDS = st.sampled_from(["Wait,", "So", "Alternatively,", "2 + 2 = 4.", "x", "ç
 _PARA = st.lists(_WORDS, min_size=1, max_size=8).map(" ".join)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(_PARA, max_size=30), st.sampled_from(["\n\n", "\n \n", "\n\n\n", "\n"]),
        st.integers(1, 60), st.integers(1, 12))
 def test_any_text_is_cut_into_ordered_stripped_spans(paras, sep, tokens, cap):

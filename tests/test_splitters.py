@@ -1,6 +1,6 @@
 import pytest
 
-from labeling.splitters import split_steps
+from labeling.steps.splitters import split_steps
 
 
 @pytest.mark.parametrize(

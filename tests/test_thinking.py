@@ -1,5 +1,5 @@
-"""The thinking part of a trace (labeling/thinking.py) and where answers are read from it:
-final answers (verifiers/answer.py), rollouts (verifiers/rollout/outcome.py), and the
+"""The thinking part of a trace (labeling/steps/thinking.py) and where answers are read from it:
+final answers (verifiers/answer.py), rollouts (verifiers/mc/outcome.py), and the
 engine's prompt for a chat template that opens the thinking (pipelines/engine/actor.py)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from labeling.schema import Problem, Status
-from labeling.thinking import (
+from labeling.steps.thinking import (
     answer_region,
     compose,
     parse_trace,
@@ -17,7 +17,7 @@ from labeling.thinking import (
 )
 from pipelines.engine.actor import format_prompt, with_opener
 from verifiers.answer import UNFINISHED, AnswerChecker, extract_answer
-from verifiers.rollout.outcome import MathOutcome
+from verifiers.mc.outcome import MathOutcome
 
 
 @pytest.mark.parametrize(("text", "finished", "answer"), [

@@ -130,7 +130,7 @@ def test_too_many_sections_for_max_steps_fails_at_start(tmp_path):
 
 def _mc_chain(trace, mode: str = "sections"):
     from labeling.schema import Chain
-    from labeling.splitters import split_spans
+    from labeling.steps.splitters import split_spans
 
     spans = split_spans(trace.text, mode)
     steps = tuple(trace.text[a:b] for a, b in spans)
@@ -182,6 +182,7 @@ def test_a_run_that_quarantines_everything_says_so(tmp_path, caplog):
     assert "every one of the 1 problems was quarantined" in caplog.text
 
 
+@pytest.mark.app
 def test_field_mapping_on_the_command_line(tmp_path):
     """No `+` needed to map a field, a wrong name lists the valid ones, and `--cfg job`
     works with a dataset.path (the file's name is added before Hydra's flags)."""
@@ -206,7 +207,7 @@ def test_field_mapping_on_the_command_line(tmp_path):
 def test_the_report_reads_shards_written_before_the_trace_columns(tmp_path):
     import pyarrow.parquet as pq
 
-    from labeling.report_stats import scan_files
+    from labeling.report.stats import scan_files
 
     t = self_correction_trace()
     data = _write(tmp_path / "t.jsonl", [{"q": t.question, "a": t.reference, "r": t.text}])
@@ -216,3 +217,17 @@ def test_the_report_reads_shards_written_before_the_trace_columns(tmp_path):
     pq.write_table(pq.read_table(new).drop(["step_spans", "thinking_finished"]), old)
     frame = scan_files([old, new], pq.read_schema(new)).collect()
     assert frame.height == 2 and frame["step_spans"].null_count() == 1
+
+
+def test_an_answer_left_unchecked_by_unclosed_thinking_says_so(tmp_path):
+    from labeling import report_coverage as rc
+    from labeling import report_stats as rs
+
+    traces = [long_trace(20, seed=1), long_trace(20, seed=2, finished=False)]
+    data = _write(tmp_path / "t.jsonl",
+                  [{"q": t.question, "a": t.reference, "r": t.text} for t in traces])
+    _job(tmp_path, data)
+    lf, _, _ = rs.scan_dataset(tmp_path / "out")
+    answer = rc.source_coverage(lf)["sources"]["answer"]
+    assert answer["judged"] == 1
+    assert answer["reasons"] == {"the thinking never closed (no final answer)": 1}

@@ -10,15 +10,16 @@ import pytest
 import torch
 from hydra import compose, initialize_config_dir
 
+from pipelines.checkpoint.export import load_checkpoint as load_prm
+from pipelines.checkpoint.format import ExportFormat
+from pipelines.checkpoint.model import build_tiny_model
 from pipelines.cli import ConfigError
 from pipelines.confdir import CONF_DIR
 from pipelines.train.app import run
-from pipelines.train.config import ExportFormat, LabelSource, register, to_config
+from pipelines.train.config import LabelSource, register, to_config
 from pipelines.train.data import synthetic_rows, write_shards
-from pipelines.train.export import load_checkpoint as load_prm
 from pipelines.train.loop import lr_factor
 from pipelines.train.metrics import auroc
-from pipelines.train.model import build_tiny_model
 from tests.conftest import app_error_line
 
 
@@ -74,6 +75,7 @@ ENUM_TYPOS = [
 ]
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(("override", "key"), ENUM_TYPOS)
 def test_enum_typo_exits_2_with_one_sentence(tmp_path, override, key):
     line = app_error_line("prm-train", [override, f"output.dir={tmp_path}/o"], tmp_path)
@@ -89,6 +91,7 @@ def test_schedule_and_auroc():
     assert auroc([0.5, 0.5], [False, True]) == pytest.approx(0.5)
 
 
+@pytest.mark.train
 def test_trains_writes_metrics_and_a_loadable_checkpoint(setup, tmp_path):
     root, model = setup
     summary = run(_cfg(root, model, tmp_path))
@@ -103,6 +106,7 @@ def test_trains_writes_metrics_and_a_loadable_checkpoint(setup, tmp_path):
     assert (tmp_path / "final" / "config.json").exists()
 
 
+@pytest.mark.train
 def test_resume_continues_where_it_stopped(setup, tmp_path):
     root, model = setup
     straight = run(_cfg(root, model, tmp_path, save_every=2))
@@ -119,6 +123,7 @@ def test_resume_continues_where_it_stopped(setup, tmp_path):
         torch.testing.assert_close(x, y, rtol=1e-4, atol=1e-5, msg=name)
 
 
+@pytest.mark.train
 def test_soft_labels_in_the_qwen2_prm_format(setup, tmp_path):
     root, _ = setup
     texts = [r["prompt"] + " " + " ".join(r["completions"]) for r in synthetic_rows(40, 2)]
@@ -141,10 +146,25 @@ def test_soft_labels_in_the_qwen2_prm_format(setup, tmp_path):
         )
 
 
-@pytest.mark.slow
+@pytest.mark.ray
+@pytest.mark.train
 def test_two_ray_train_workers(setup, tmp_path):
     root, model = setup
     summary = run(_cfg(root, model, tmp_path, workers=2, max_steps=4))
     assert summary["workers"] == 2 and summary["step"] == 4
     assert (tmp_path / "final" / "prm_format.json").exists()
     assert (tmp_path / "final" / "model.safetensors").exists()
+
+
+@pytest.mark.train
+def test_an_empty_validation_split_is_said(setup, tmp_path, caplog):
+    # val_fraction holds out whole problems: on 3 problems, 0.1 holds out none
+    root, model = setup
+    write_shards(synthetic_rows(3, 2, seed=5), tmp_path / "few")
+    cfg = _cfg(root, model, tmp_path / "out", max_steps=1, eval_every=0, save_every=0)
+    cfg["data"] = {"shards": [str(tmp_path / "few")], "val_fraction": 0.1}
+    cfg["optim"]["warmup_steps"] = 0
+    with caplog.at_level("WARNING", logger="prm-train"):
+        run(cfg)
+    said = [r.getMessage() for r in caplog.records if "val_fraction" in r.getMessage()]
+    assert len(said) == 1 and "no chain into validation" in said[0], caplog.text

@@ -10,14 +10,15 @@ import shutil
 import pytest
 import torch
 
+from pipelines.checkpoint.export import load_checkpoint, new_prm, save_checkpoint, weights_of
+from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.model import build_tiny_model, tokenize_row
 from pipelines.cli import ConfigError
 from pipelines.train.app import run
 from pipelines.train.background import CheckpointWriter, Prefetcher, micro_batches, to_host
 from pipelines.train.config import to_config
 from pipelines.train.data import ChainStream, synthetic_rows, write_shards
-from pipelines.train.export import load_checkpoint, new_prm, save_checkpoint, weights_of
 from pipelines.train.metrics import _forward_loss
-from pipelines.train.model import StepFormat, build_tiny_model, tokenize_row
 from pipelines.train.packing import check_isolation, packed, padded
 
 CPU = torch.device("cpu")
@@ -150,6 +151,7 @@ def _cfg(root, model, out, **train):
     }  # fmt: skip
 
 
+@pytest.mark.train
 def test_packed_training_runs_logs_data_wait_and_resumes_exactly(setup, tmp_path):
     root, _, texts = setup
     model = build_tiny_model(tmp_path / "tiny", texts)

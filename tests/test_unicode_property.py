@@ -18,8 +18,9 @@ from labeling.datasets.common import problem_texts
 from labeling.rows import labeled_row, quarantine_row
 from labeling.schema import Chain, LabeledChain, Problem, Quarantined
 from labeling.shards import DatasetDir, read_shard
-from labeling.text import unwritable_field
+from labeling.text.unicode import unwritable_field
 from tests.test_poison_records import one_sentence
+from tests.tiers import examples
 
 # Every code point, surrogates included (Hypothesis leaves category Cs out by default).
 ANY_CHAR = st.characters(exclude_categories=())
@@ -30,7 +31,7 @@ TEXT = st.one_of(
     st.lists(st.one_of(HOSTILE, st.text(max_size=5)), max_size=8).map("".join),
     st.builds(lambda c, n: c * n, HOSTILE | ANY_CHAR, st.integers(1_000, 60_000)),  # long lines
 )
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(max_examples=examples(60), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

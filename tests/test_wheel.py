@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 APPS = tuple(sorted(scripts()))
 HYDRA_APPS = {name: app.config_name for name, app in hydra_apps().items()}
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow  # the module fixture builds and installs a wheel
 
 
 def _source_files() -> list[str]:
@@ -102,6 +102,8 @@ def test_code_and_config_come_from_the_wheel(installed, tmp_path):
     assert Path(paths[-1]).name == "prm_conf"
 
 
+@pytest.mark.ray
+@pytest.mark.app
 def test_prm_label_from_outside_the_repo_writes_shards(installed, tmp_path):
     out = tmp_path / "run"
     proc = _app(installed, "prm-label",
@@ -119,6 +121,7 @@ def test_prm_label_from_outside_the_repo_writes_shards(installed, tmp_path):
     assert sum(pq.read_metadata(s).num_rows for s in shards) == c["rows"]
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("app", APPS)
 def test_every_app_starts_from_outside_the_repo(installed, tmp_path, app):
     proc = _app(installed, app, ["--help"], cwd=tmp_path, timeout=180)
@@ -133,6 +136,7 @@ def test_every_app_starts_from_outside_the_repo(installed, tmp_path, app):
         assert f"usage: {app}" in proc.stdout
 
 
+@pytest.mark.app
 def test_user_config_dir_adds_a_group_option(installed, tmp_path):
     """A user's folder adds `sampler=tiny` beside the shipped options, both ways Hydra offers."""
     user = tmp_path / "myconf"

@@ -6,8 +6,8 @@
 | answer (code)      | `CodeTestVerifier`                      | verifiers/code_tests.py |
 | answer (given)     | `GivenOutcome`                          | verifiers/base.py       |
 | calc               | `CalculatorVerifier`                    | verifiers/calculator/   |
-| tests              | `SyntaxVerifier`                        | verifiers/code_tests.py |
-| mc                 | `MonteCarloVerifier`                    | verifiers/rollout/      |
+| tests              | `SyntaxVerifier`                        | verifiers/code_syntax.py |
+| mc                 | `MonteCarloVerifier`                    | verifiers/mc/      |
 | judge              | `JudgeVerifier`                         | verifiers/judge.py      |
 
 Heavy names (sympy, the sandbox) load on first use, so `import verifiers` costs nothing.
@@ -22,9 +22,9 @@ from verifiers.base import ChainVerifier, GivenOutcome, Verifier
 _LAZY = {
     "AnswerVerifier": "verifiers.answer",
     "CodeTestVerifier": "verifiers.code_tests",
-    "SyntaxVerifier": "verifiers.code_tests",
+    "SyntaxVerifier": "verifiers.code_syntax",
     "CalculatorVerifier": "verifiers.calculator.verifier",
-    "MonteCarloVerifier": "verifiers.rollout.driver",
+    "MonteCarloVerifier": "verifiers.mc.driver",
     "JudgeVerifier": "verifiers.judge",
 }
 

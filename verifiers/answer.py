@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from labeling.latex import MAX_ANSWER_CHARS, last_boxed
 from labeling.schema import Chain, Problem, Status, StepVerdict
-from labeling.thinking import answer_region
+from labeling.steps.thinking import answer_region
+from labeling.text.latex import MAX_ANSWER_CHARS, last_boxed
 from verifiers.base import ChainVerifier
 from verifiers.killable import (
     CheckCrashedError,
@@ -45,7 +45,7 @@ def extract_answer(text: str) -> tuple[str | None, str]:
 
     Returns (None, "none") when nothing answer-like is found, and (None, "unfinished") for a
     reasoning trace whose thinking never closed: its answer is unknown, and never read out of
-    the thinking (`labeling.thinking.answer_region`; after `</think>` only, when there is
+    the thinking (`labeling.steps.thinking.answer_region`; after `</think>` only, when there is
     one). Does not judge the answer.
     """
     region = answer_region(text)

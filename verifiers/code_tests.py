@@ -1,14 +1,10 @@
-"""Label sources for code chains: prefix syntax per step, unit tests in the sandbox at the end.
+"""The unit tests of a code chain, run in the sandbox: the `answer` source on code.
 
-Two verifiers, because `labeling/combine.py` treats a source named `syntax` as exact (an
-`incorrect` there proves the step wrong) and reads the chain's outcome from the last step:
-
-- `SyntaxVerifier` (name `syntax`): pure and cheap, no sandbox. A code step is `incorrect`
-  when the code up to it can never be continued into a program (`prefix_parses`), `correct`
-  while it still can; prose steps and steps after the first error are `unverifiable`.
-- `CodeTestVerifier` (name `tests` by default): the same syntax verdicts, plus the whole
-  program against all tests on the last step (`score` = fraction of tests passed). Built with
-  `name="answer", syntax=False` it is the code twin of `AnswerVerifier`: only the last step.
+`CodeTestVerifier` runs the whole program against all tests and puts the outcome on the last
+step (`score` = fraction of tests passed); built with `syntax=True` it also gives every
+earlier step its prefix-syntax verdict (`verifiers.code_syntax`, the `tests` source). With
+`name="answer", syntax=False` (how prm-label builds it) it is the code twin of
+`AnswerVerifier`: only the last step.
 
 A chain without code fails its tests (bad model output is a verdict); a problem without tests
 raises ValueError (bad reference data). Timeouts and memory blow-ups are `timeout` verdicts
@@ -21,40 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from labeling.code_steps import code_prefixes, extract_code, prefix_parses
 from labeling.schema import Chain, Problem, Status, StepVerdict
+from labeling.steps.code import extract_code
 from verifiers.base import ChainVerifier
+from verifiers.code_syntax import chain_text, syntax_verdicts
 from verifiers.sandbox.result import SANDBOX_WORKERS
 from verifiers.sandbox.runner import ExecutionResult, SandboxConfig, default_sandbox
-
-
-def chain_text(chain: Chain) -> str:
-    return chain.text or "\n\n".join(chain.steps)
-
-
-def syntax_verdicts(problem: Problem, chain: Chain) -> list[StepVerdict]:
-    """One verdict per step from the prefix-syntax check alone."""
-    prefixes = code_prefixes(chain_text(chain), chain.steps, problem.entry_point, problem.question)
-    if len(prefixes) != len(chain.steps):  # steps not found in any text: nothing to say
-        return [StepVerdict.unverifiable("steps not found in the chain text")] * len(chain.steps)
-    out: list[StepVerdict] = []
-    failed, previous = -1, None
-    for i, prefix in enumerate(prefixes):
-        if prefix is None:
-            out.append(StepVerdict.unverifiable("no code yet"))
-        elif failed >= 0:
-            out.append(StepVerdict.unverifiable(f"after the syntax error in step {failed}"))
-        elif prefix == previous:
-            out.append(StepVerdict.unverifiable("no new code in this step"))
-        else:
-            ok, why = prefix_parses(prefix)
-            if ok:
-                out.append(StepVerdict(Status.CORRECT, True, None, f"code so far {why}"))
-            else:
-                failed = i
-                out.append(StepVerdict(Status.INCORRECT, False, None, f"cannot parse: {why}"))
-        previous = prefix
-    return out
 
 
 def outcome_verdict(result: ExecutionResult | None) -> StepVerdict:
@@ -72,15 +40,6 @@ def outcome_verdict(result: ExecutionResult | None) -> StepVerdict:
     if result.timed_out or result.memory_exceeded:
         return StepVerdict(Status.TIMEOUT, None, score, evidence)
     return StepVerdict(Status.INCORRECT, False, score, evidence)
-
-
-class SyntaxVerifier(ChainVerifier):
-    """Exact per-step syntax source for code chains (see the module docstring)."""
-
-    name = "tests"
-
-    def verify_chain(self, problem: Problem, chain: Chain) -> list[StepVerdict]:
-        return syntax_verdicts(problem, chain)
 
 
 class CodeTestVerifier(ChainVerifier):

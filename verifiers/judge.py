@@ -1,18 +1,18 @@
 """The `judge` label source: an LLM critic names each chain's earliest wrong step.
 
 `JudgeVerifier.verify(items)` sends one critic `EngineRequest` per chain (the problem and the
-tagged steps, `labeling.judge_protocol.build_prompt`), each asking for `votes` samples, in ONE call
-of the `Critic` (the engine batches them over its actors); every sample is parsed
+tagged steps, `labeling.judge.protocol.build_prompt`), each asking for `votes` samples, in ONE call
+of the `JudgeModel` (the engine batches them over its actors); every sample is parsed
 defensively (the answer is read only from the protocol's place, never from the solution text
 the critic quotes) and the votes become per-step verdicts under the vote rule `vote`
-(`judge_protocol.JudgeVote`: majority of all votes by default, unparsable votes counted as
-abstentions; `judge_protocol` documents each rule).
+(`labeling.judge.protocol.JudgeVote`: majority of all votes by default, unparsable votes counted as
+abstentions; `labeling.judge.protocol` documents each rule).
 
 `protocol="sections"` (reasoning traces cut into sections) asks DeltaBench's question
 instead: every section numbered from 1 and judged on its own, the critic listing each wrong
-one (`labeling.judge_sections`), so a slip and its later correction get their own labels.
+one (`labeling.judge.sections`), so a slip and its later correction get their own labels.
 
-The `Critic` is the only thing that touches a model: `pipelines/engine/critic.py` implements
+The `JudgeModel` is the only thing that touches a model: `pipelines/engine/judge.py` implements
 it with the engine pool (its own pool when the judge's model differs from the sampler's),
 tests with fakes. Seeds derive from (seed, chain id), so the same config gives the same
 verdicts. Not promised: that the judge is right; it is a model (see docs/benchmarks.md's
@@ -27,14 +27,14 @@ from typing import Protocol, runtime_checkable
 
 from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
-from labeling.judge_protocol import (
-    CriticAnswer,
+from labeling.judge.protocol import (
+    JudgeAnswer,
     JudgeVote,
     build_prompt,
     judge_verdicts,
     parse_answer,
 )
-from labeling.judge_sections import (
+from labeling.judge.sections import (
     SectionVote,
     build_sections_prompt,
     parse_sections_answer,
@@ -53,7 +53,7 @@ class Critique:
 
 
 @runtime_checkable
-class Critic(Protocol):
+class JudgeModel(Protocol):
     def critique(self, requests: Sequence[EngineRequest]) -> list[list[Critique]]:
         """For each request, in order, up to `request.n` samples (fewer only when the engine
         could not run it, e.g. a prompt longer than the context)."""
@@ -68,7 +68,7 @@ class JudgeVerifier:
 
     def __init__(
         self,
-        critic: Critic,
+        critic: JudgeModel,
         votes: int = 3,
         max_tokens: int = 512,
         temperature: float = 0.7,
@@ -128,15 +128,15 @@ class JudgeVerifier:
         return out
 
 
-def _parse(sample: Critique, steps: Sequence[str]) -> CriticAnswer:
+def _parse(sample: Critique, steps: Sequence[str]) -> JudgeAnswer:
     """A vote, with the engine's reason when it never produced an answer."""
     n_steps = len(steps)
     if sample.finish == "prompt_too_long":
-        return CriticAnswer(sample.text, None, "the critic prompt does not fit the judge's "
+        return JudgeAnswer(sample.text, None, "the critic prompt does not fit the judge's "
                             "model.max_model_len", sample.tokens)
     answer = parse_answer(sample.text, n_steps, sample.tokens, steps)
     if answer.first_error is None and sample.finish == "length":
-        return CriticAnswer(answer.text, None, f"{answer.problem}; cut at max_tokens",
+        return JudgeAnswer(answer.text, None, f"{answer.problem}; cut at max_tokens",
                             answer.tokens)
     return answer
 
@@ -152,4 +152,4 @@ def _parse_sections(sample: Critique, n_sections: int) -> SectionVote:
     return vote
 
 
-__all__ = ["Critic", "CriticAnswer", "Critique", "JudgeVerifier"]
+__all__ = ["JudgeModel", "JudgeAnswer", "Critique", "JudgeVerifier"]

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from enum import StrEnum
 from typing import Any
 
-from labeling.registration import Registry
+from labeling.registry import Registry
 from labeling.schema import Problem, Quarantined
 
 ADAPTERS: Registry[str] = Registry("dataset adapter", {

@@ -5,7 +5,7 @@ Readers never raise on a bad record; they yield it with a reason so the adapter 
 it. They do raise, with one clear sentence, when the file itself cannot be opened.
 
 A record's `raw` (kept for the quarantine) is always writable: a lone surrogate that a JSON
-`\\udXXX` escape put in it is written back as that escape (`labeling.text`). Whether its
+`\\udXXX` escape put in it is written back as that escape (`labeling.text.unicode`). Whether its
 *fields* can be written is decided where they are read (`need_str`) and, for every text of
 the finished Problem, in `common.convert`.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from labeling.text import check, escape
+from labeling.text.unicode import check, escape
 
 RAW_LIMIT = 2000  # characters of a bad record kept in the quarantine
 

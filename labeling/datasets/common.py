@@ -1,7 +1,7 @@
 """Small constructors the adapters share, and the record loop every file-based adapter runs.
 
 `convert` is where an input record's texts are checked (the Unicode policy is in
-`labeling.text`): a Problem holding a text that cannot be written as UTF-8 (a lone surrogate
+`labeling.text.unicode`): a Problem holding a text that cannot be written as UTF-8 (a lone surrogate
 from a JSON `\\udXXX` escape) becomes a quarantine row naming the field, whichever field it
 is and whichever adapter read it, so that no such text reaches the shard writer.
 """
@@ -14,7 +14,7 @@ from typing import Any
 from labeling.datasets._io import Record, iter_records
 from labeling.ids import problem_id
 from labeling.schema import GivenChain, Problem, Quarantined
-from labeling.text import escape, unwritable_field
+from labeling.text.unicode import escape, unwritable_field
 
 
 def bad(dataset: str, rec: Record, reason: str) -> Quarantined:

@@ -29,6 +29,7 @@ from typing import Any
 
 from labeling.datasets._io import need_str
 from labeling.datasets.common import convert, make_problem
+from labeling.first_error import first_error
 from labeling.schema import GivenChain, Problem, Quarantined
 
 MATH_TASKS = ("math", "")
@@ -109,11 +110,10 @@ def _problem(d: dict[str, Any], index: int, name: str) -> Problem:
     outcome = d.get("final_correct")
     if outcome is not None and (isinstance(outcome, bool) or outcome not in (0, 1)):
         raise ValueError("field 'final_correct' should be 0 or 1")
-    first = next((i for i, x in enumerate(labels) if x is False), -1)
     chain = GivenChain(
         steps=tuple(steps),
         model=str(d.get("model") or "deltabench"),
-        human_first_error=first if first >= 0 or all(x is True for x in labels) else None,
+        human_first_error=first_error(labels),
         human_labels=tuple(labels),
         outcome_correct=None if outcome is None else bool(outcome),
     )

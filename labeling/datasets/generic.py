@@ -24,7 +24,7 @@ from labeling.datasets.common import convert, make_problem
 from labeling.datasets.mbpp import str_list
 from labeling.datasets.processbench import parse_steps
 from labeling.schema import GivenChain, Problem, Quarantined
-from labeling.thinking import compose
+from labeling.steps.thinking import compose
 
 
 def _field(help_text: str) -> Any:

@@ -7,8 +7,8 @@ from typing import Any
 
 from labeling.datasets._io import need_str
 from labeling.datasets.common import convert, make_problem
-from labeling.latex import last_boxed
 from labeling.schema import Problem, Quarantined
+from labeling.text.latex import last_boxed
 
 
 def load(options: dict[str, Any]) -> Iterator[Problem | Quarantined]:

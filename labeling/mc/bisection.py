@@ -13,44 +13,17 @@ most `CANDIDATE`) could be located within the budget left even if every remainin
 went its way (a weak completer on a long chain: 48 failures in a row from step 0 of an
 8-step chain leave P(e = 0) at 0.92 when the question gave 4 successes in 20).
 
-Labels, with `level` l and `factor` F (steps 0..M-2; the last step is the chain's own
-outcome, as under every rule):
-- True at i when P(e > i) >= 1 - l, the rollouts alone favour "e > i" by F (their Bayes
-  factor, `Posterior.factor`, <= 1/F), and some rollout from a prefix at or after i reached
-  the answer. Every step before a True one is True (it was on the way).
-- False at i when the error is *located* there: P(e <= i) >= 1 - l, the rollouts alone
-  favour "e <= i" by F, the step before it is True (or i = 0), and the success rate fell: a
-  prefix at or before i succeeded less often than the question (the self-confidence counts)
-  or an earlier probed prefix, across a step that may err (a lower rate after steps that name
-  nothing only is the new baseline: `labeling.mc.blame`). It is a step claim with
-  P(e = i) >= 1 - 2l; the steps after it are left to `after_error`, as under every rule
-  (under `negative`: prefix claims, True of them with probability >= 1 - l).
-- A prefix claim, when no error is located and `after_error=negative`: False from the first
-  step i (after the last True one) where P(e <= i) >= 1 - l, the rollouts alone favour
-  "e <= i" by F, and the success rate fell at or before i, and on every later step. It
-  says "the chain has gone wrong by step i" (the first error lies in the span after the last
-  True step, up to i), not that step i itself is wrong: `labeling.audit_claims` reads a
-  complete source's first False after an unlabeled step as such a claim, and scores it
-  against the chain's first error. The search does not read it: it still looks for the
-  error itself, so the rollouts are the same with or without the claim.
-- Otherwise unverifiable, with the posterior and the counts in the evidence.
-
-`mc_scores`: P(e > i), the posterior probability that the chain is still right through step
-i (soft labels; `1 - score` is P(e <= i)); None where nothing was rolled out.
-
-A completer that never reached the answer from the question (self-confidence 0/n, or no
-count at all) rolls nothing out and labels nothing but the last step: a rate cannot be seen
-to fall from zero.
+The labels: `labeling.mc.posterior` (the method's module).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from labeling.first_error import prefix_claim
 from labeling.mc.estimators import Estimator, Probe
-from labeling.mc.posterior import ErrorPosterior, FirstErrorModel
-from labeling.mc.rules import Posterior as PosteriorRule
+from labeling.mc.first_error_model import ErrorPosterior, FirstErrorModel
 from labeling.schema import AfterError, SelfConfidence
 
 # The search goes on while a first error the posterior gives at least this much (or `level`,
@@ -71,17 +44,15 @@ Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2
 class PosteriorSearch(Estimator):
     """The search and labels of the module docstring for one chain. `probe_right=False`
     rolls nothing out for a chain whose own answer is right (its steps stay unlabeled);
-    `may_err[i]` False: step i cannot be the first error (`labeling.mc.blame`)."""
+    `may_err[i]` False: step i cannot be the first error (`labeling.mc.spared`)."""
 
     name = "posterior"
-    rule: PosteriorRule
+    rule: Any  # labeling.mc.posterior.Posterior
 
-    def __init__(self, n_steps: int, rule: PosteriorRule, *, probe_right: bool = True,
+    def __init__(self, n_steps: int, rule: Any, *, probe_right: bool = True,
                  outcome: bool | None = None, after_error: str = "negative",
                  self_confidence: SelfConfidence | None = None,
                  may_err: Sequence[bool] | None = None) -> None:
-        if not isinstance(rule, PosteriorRule):
-            raise TypeError(f"PosteriorSearch needs the posterior rule, got {type(rule)}")
         super().__init__(n_steps, rule, after_error=after_error, outcome=outcome,
                          self_confidence=self_confidence)
         base = rule.base
@@ -222,7 +193,7 @@ class PosteriorSearch(Estimator):
         (0 to n successes, all decided) and after each outcome of those (`AHEAD_DEPTH` probes
         deep), as (step, first rollout index, n), while the budget holds whole probes and
         their rollouts stay within `AHEAD_ROLLOUTS`: a driver with room sends them early
-        (verifiers/rollout/schedule.py)."""
+        (verifiers/mc/schedule.py)."""
         pending = self.pending()
         if not pending:
             return []

@@ -2,8 +2,9 @@
 
 Vocabulary. A chain has steps 0..M-1. *Prefix i* is the question plus steps 0..i. A rollout
 from prefix i is one completion of the chain from there; it succeeds when it reaches the right
-final answer. A rule (`labeling.mc.rules`) turns a prefix's counts into on track (True), off
-track (False) or undecided; the estimator chooses the prefixes and reads the labels off.
+final answer. A rule (each method's, `labeling.mc.<method>`) turns a prefix's counts into on
+track (True), off track (False) or undecided; the estimator chooses the prefixes and reads the
+labels off.
 
 The last step. Prefix M-1 is the whole chain: there is nothing left to generate. So the last
 step is never rolled out: its label is the chain's own outcome (`outcome=`, checked once by
@@ -16,10 +17,7 @@ Reach semantics. If prefix j is on track, every prefix i < j is too (the chain w
 its way through them). `binary_search` relies on this; `per_step` uses it with
 `monotone=True` and always under the `fall` rule.
 
-The first error under `fall`. A step is False only where the rate falls across it: prefix i
-off track while prefix i-1 is on track (the question itself for step 0), and the observed
-success rate at i below the one before it. Where an off-track prefix has an undecided
-predecessor, the fall is somewhere before it and no step is called wrong.
+The first error under `fall`: `labeling.mc.fall`.
 
 Early stop. Rollouts are requested `chunk` at a time; a probe stops as soon as its rule
 decides, or when its budget is spent (then it stays undecided: `unverifiable`).
@@ -30,21 +28,49 @@ budget (so a check that never decides cannot make a probe run forever), but it i
 success nor a failure. A prefix whose rollouts were all undecided stays unlabeled.
 
 The score (`mc_scores`): the unbiased estimate of the success rate under the stopping rule
-that ran (`labeling.mc.rules.unbiased_rate`); the evidence keeps the raw count.
+that ran (`labeling.mc.unbiased.unbiased_rate`); the evidence keeps the raw count.
 
-Pure: no engine, no I/O. The driver (`verifiers/rollout/driver.py`) loops
+Pure: no engine, no I/O. The driver (`verifiers/mc/driver.py`) loops
 `pending()` -> generate and check -> `record()` until `done`, then reads `verdicts()`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
 
 from labeling.first_error import located_first_error, prefix_claim
-from labeling.mc.evidence import evidence
-from labeling.mc.options import EstimatorName
-from labeling.mc.rules import Fall, Rule, unbiased_rate
+from labeling.mc.unbiased import unbiased_rate
 from labeling.schema import AfterError, SelfConfidence, Status, StepVerdict
+
+
+class Search(StrEnum):
+    """Which prefixes a method with a per-step rule rolls out (`labels.mc.estimator`)."""
+
+    per_step = "per_step"  # Math-Shepherd: every prefix until its rule decides
+    binary_search = "binary_search"  # OmegaPRM: bisection for the first error
+
+
+class Rule(Protocol):
+    """What an estimator asks of a chain's rule (each method's module has its own)."""
+
+    @property
+    def request(self) -> int: ...  # rollouts per request
+
+    @property
+    def own(self) -> int: ...  # 1: the chain's own outcome is a trial of every prefix
+
+    @property
+    def reach(self) -> bool: ...  # labels read by reach (`Estimator._reach`)
+
+    def budget(self, successes: int) -> int: ...
+
+    def decide(self, decided: int, successes: int, left: int) -> bool | None: ...
+
+    def can_fall(self, decided: int, successes: int, left: int) -> bool: ...
+
+    def evidence(self, est: Any, step: int, label: bool | None) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +115,7 @@ class Estimator:
         self.after_error, self.outcome = after_error, outcome
         self.self_confidence = self_confidence
         self._tally = [_Tally() for _ in range(n_steps)]
-        if isinstance(rule, Fall) and rule.own:
+        if rule.own:
             if outcome is None:
                 raise ValueError("own=1 needs the chain's outcome")
             for t in self._tally[:-1]:
@@ -238,7 +264,7 @@ class Estimator:
                 own = f"the chain's own answer is {'right' if self.outcome else 'wrong'}"
                 why = f"{why}; {own}" if why else own
             else:
-                measured = evidence(self, i, labels[i])
+                measured = self.rule.evidence(self, i, labels[i])
                 why = f"{why}; {measured}" if why and measured else why or measured
             status = {True: Status.CORRECT, False: Status.INCORRECT, None: Status.UNVERIFIABLE}
             out.append(StepVerdict(status[label], label, score, why, t.rollouts, t.tokens,
@@ -248,12 +274,12 @@ class Estimator:
 class PerStep(Estimator):
     """Math-Shepherd: every prefix but the last is rolled out until its rule decides.
 
-    With `monotone=True` (always under `fall`) a step is also on track when any later
-    prefix is (reach semantics), which removes isolated false negatives but lets a lucky late
-    success hide an error.
+    With `monotone=True` (and always under a rule that reads by reach, `fall`) a step is also
+    on track when any later prefix is (reach semantics), which removes isolated false
+    negatives but lets a lucky late success hide an error.
     """
 
-    name = EstimatorName.per_step
+    name = Search.per_step
 
     def __init__(self, n_steps: int, rule: Rule, *, monotone: bool = False,
                  **kw: object) -> None:
@@ -265,7 +291,7 @@ class PerStep(Estimator):
 
     def labels(self) -> list[bool | None]:
         labels = [self.settled(i) for i in range(self.n_steps)]
-        if isinstance(self.rule, Fall):
+        if self.rule.reach:
             return self._reach(labels)
         if self.monotone:
             later_ok = False
@@ -297,7 +323,7 @@ class BinarySearch(Estimator):
     measures every step instead.
     """
 
-    name = EstimatorName.binary_search
+    name = Search.binary_search
 
     def __init__(self, n_steps: int, rule: Rule, *, probe_right: bool = True,
                  **kw: object) -> None:
@@ -346,7 +372,7 @@ class BinarySearch(Estimator):
         return (lo < step < min(hi, self.n_steps - 1) and self._open(step))
 
     def labels(self) -> list[bool | None]:
-        if isinstance(self.rule, Fall) and (self.outcome is not True or self.probe_right):
+        if self.rule.reach and (self.outcome is not True or self.probe_right):
             return self._reach([self.settled(i) for i in range(self.n_steps)])
         lo, hi = self.bounds()
         # After hi only failures can have been measured (a success there would have moved lo
@@ -362,7 +388,15 @@ class BinarySearch(Estimator):
         ]
 
 
+def per_step_or_bisection(estimator: Search, probe_right: bool, n_steps: int, rule: Any,
+                          **kw: Any) -> Estimator:
+    """The search a per-step rule runs: `per_step` or `binary_search`."""
+    if estimator == Search.per_step:
+        return PerStep(n_steps, rule, **kw)
+    return BinarySearch(n_steps, rule, probe_right=probe_right, **kw)
+
+
 ESTIMATORS: dict[str, type[Estimator]] = {
-    EstimatorName.per_step: PerStep,
-    EstimatorName.binary_search: BinarySearch,
+    Search.per_step: PerStep,
+    Search.binary_search: BinarySearch,
 }

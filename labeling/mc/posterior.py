@@ -1,260 +1,218 @@
-"""The `posterior` rule's model: where a chain's first error lies, given everything known.
+"""The `posterior` method (the default): the chain's first error located by its posterior.
 
-A chain has steps 0..M-1; its first error e is one of them, or `M` ("none": every step is
-right). Prefix i (the question and steps 0..i) is *on track* when e > i. The model puts a
-probability on every e from all of this at once:
+No step is decided on its own counts. Where the first error e lies is given a probability
+from everything known at once: the completer's self-confidence on the problem, the chain's
+own outcome and every probed prefix's counts (the model: `labeling.mc.first_error_model`).
+The search (`labeling.mc.bisection`) probes the prefix whose next rollouts are expected to
+tell most about e, until e is located, every step is right, or the budget cannot place a
+label any more.
 
-- the completer's self-confidence s on the problem (its success rate from the bare question),
-  unknown, with the Jeffreys posterior of the base counts (question rollouts, the problem's
-  other sampled chains; never this chain's own outcome, which enters below);
-- the prior over e. For a chain the completer sampled itself (`sampled`) it errs at every
-  step with the same hazard h, (1 - h)^M = s: P(e = i) = (1 - h)^i h, P(none) = s. For a chain
-  another model wrote, nothing is known of that model: e is uniform over the M + 1 values.
-  Steps that cannot err (`may_err` False: they name nothing or restate, `labeling.mc.blame`) get no
-  mass, and the hazard acts at the A steps that can, (1 - h)^A = s;
-- the chain's own outcome y: a wrong answer means an error (P(y wrong | none) = 0); a right
-  one after an error at i is a recovery, as likely as an off-track rollout from i succeeds;
-- every probed prefix's counts (successes x_i of decided n_i), jointly. An on-track prefix
-  succeeds at a rate p_i ~ Beta(KAPPA_ON q_i, KAPPA_ON (1 - q_i)) around the profile
-  q_i = s^(1 - g (i + 1) / M): g = 1 is the hazard model's (the rate rises from s at the
-  question to near 1 at the last step of a right chain), g = 0 a flat rate s. For sampled
-  chains g is unknown, half the prior weight on the hazard model's rise and the rest on a
-  slower one or none (`PROFILES`): a completer whose rate does not rise along a right chain
-  (it stops early and reads a number off the prefix) would otherwise make right late steps
-  look wrong, and the counts alone cannot tell a flat profile from an early error. For given
-  chains g = 0: how the completer fares on another model's right chain is unknown, and a
-  flat rate is the assumption under which failures say least. From the first step that
-  cannot err on, the profile is scaled by an unknown d (`DERAIL`): such a line can derail
-  the completer without being wrong, so the rate after it is its own baseline, and the
-  question's rate no reference for the steps after it. An off-track prefix succeeds
-  at a recovery rate r q_i, never above the on-track rate: r ~ Beta(1, 9), mean RECOVERY
-  (a wrong step that the completer often recovers from is read as right, never the
-  reverse; a Beta on the rate itself, with its long tail, let 7 successes in 28 at the
-  question's own rate pass as a recovery). The rates are integrated out (beta-binomial on
-  track, a quadrature over r off track), s and g over a grid.
+Labels, with `level` l and `factor` F (steps 0..M-2; the last step is the chain's own
+outcome, as under every rule):
+- True at i when P(e > i) >= 1 - l, the rollouts alone favour "e > i" by F (their Bayes
+  factor, `Posterior.factor`, <= 1/F), and some rollout from a prefix at or after i reached
+  the answer. Every step before a True one is True (it was on the way).
+- False at i when the error is *located* there: P(e <= i) >= 1 - l, the rollouts alone
+  favour "e <= i" by F, the step before it is True (or i = 0), and the success rate fell: a
+  prefix at or before i succeeded less often than the question (the self-confidence counts)
+  or an earlier probed prefix, across a step that may err (a lower rate after steps that name
+  nothing only is the new baseline: `labeling.mc.spared`). It is a step claim with
+  P(e = i) >= 1 - 2l; the steps after it are left to `after_error`, as under every rule
+  (under `negative`: prefix claims, True of them with probability >= 1 - l).
+- A prefix claim, when no error is located and `after_error=negative`: False from the first
+  step i (after the last True one) where P(e <= i) >= 1 - l, the rollouts alone favour
+  "e <= i" by F, and the success rate fell at or before i, and on every later step. It
+  says "the chain has gone wrong by step i" (the first error lies in the span after the last
+  True step, up to i), not that step i itself is wrong: `labeling.audit.claims` reads a
+  complete source's first False after an unlabeled step as such a claim, and scores it
+  against the chain's first error. The search does not read it: it still looks for the
+  error itself, so the rollouts are the same with or without the claim.
+- Otherwise unverifiable, with the posterior and the counts in the evidence.
 
-`FirstErrorModel.posterior(counts)` gives P(e <= i) for every step and the rollouts' own
-Bayes factor for "e <= i" against "e > i": the posterior odds over the odds before any
-rollout (prior and own outcome alone), so a label can be required to rest on the rollouts
-and not on the prior. `gains(counts, n)` gives each prefix's expected information about e
-from n more rollouts (the search's choice).
+`mc_scores`: P(e > i), the posterior probability that the chain is still right through step
+i (soft labels; `1 - score` is P(e <= i)); None where nothing was rolled out.
 
-Promises: finite probabilities in [0, 1], finite Bayes factors > 0, deterministic, for any
-counts (huge counts only cost time). Not promised: that the world follows the model; the
-labels' level holds for chains that do (`benchmarks/bench_mc_simulation.py` measures it on
-chains that follow the hazard model, a flat-rate variant and chains another model wrote).
-Pure: numpy only.
+A completer that never reached the answer from the question (self-confidence 0/n, or no
+count at all) rolls nothing out and labels nothing but the last step: a rate cannot be seen
+to fall from zero.
+
+How the chain's own outcome counts: the driver's self-confidence counts include the outcomes
+of the chains the completer sampled with the rollouts' settings (`sampled`), this one's too;
+the model takes this chain's outcome out of them and reads it as the outcome of a chain whose
+first error follows the completer's own hazard (its prior). For a chain another model wrote
+the prior over e is uniform.
+
+Which steps it spares (`spare_steps`): a step that names nothing or only restates the question
+or an earlier step is never blamed, and the rate after it is its own baseline
+(`labeling.mc.spared`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
-import numpy as np
+from labeling.fields import ROWS, option
+from labeling.mc.bisection import PosteriorSearch
+from labeling.mc.method import Method
+from labeling.mc.spared import may_err
+from labeling.schema import SelfConfidence
 
-KAPPA_ON = 20.0  # a right prefix's rate around its profile q_i: sd 0.11 at q = 0.5
-RECOVERY = 0.1  # an off-track prefix's mean rate, as a share r of the on-track one q_i
-RHO = 32  # Gauss-Legendre points over r ~ Beta(1, 1/RECOVERY - 1): P(r > 0.5) = 0.002
-GRID = 48  # points of the self-confidence grid
-# (g, prior weight): how the rate rises along a right chain, see the module docstring
-PROFILES = {True: ((1.0, 0.5), (0.5, 0.25), (0.0, 0.25)), False: ((0.0, 1.0),)}
-_TINY = 1e-12
-# (d, prior weight): a step that names nothing or restates (`may_err` False) cannot err, but it can
-# derail a weak completer (it goes on restating the goal), so the rate from it on is d times
-# the profile's, d unknown: half the weight on "no change", most of the rest on a mild fall
-# (spared opening lines of the hand-checked first-run chains: 0.6 of the question's rate on
-# average), a thin tail for a completer the line stops cold (15 of 19 from the question, 0
-# of 4 after it). The rate after such a step is then its own baseline, and only a fall
-# across a step that may err reads as an error. The tail costs recall on derailed chains
-# (`bench_mc_simulation.py --opener`): a tail of 0.5 on d <= 1/2 left 0.29 of the wrong
-# prefixes found at self-confidence 0.3, this 0.40, none 0.58 (but the cold stop blamed on
-# the next step), at False precision 0.96-0.98 each.
-DERAIL = ((1.0, 0.5), (0.7, 0.2), (0.5, 0.2), (0.25, 0.05), (0.1, 0.05))
-_NEVER = -1e4  # log prior of a step that cannot be the first error (exp underflows to 0)
+
+@dataclass(frozen=True)
+class PosteriorMethod(Method):
+    """The settings of `posterior` (help on each field)."""
+
+    name: ClassVar[str] = "posterior"
+    needs_self_confidence: ClassVar[bool] = True
+
+    level: float = option(
+        0.05, "Every label has posterior probability >= 1 - level of being right (a located "
+        "first error: >= 1 - 2 level).", ROWS, gt=0, lt=0.5)
+    factor: float = option(
+        3.0, "The Bayes factor by which the rollouts themselves (prior and own outcome aside) "
+        "must favour a label: no label rests on the prior alone.", ROWS, ge=1)
+    chain_budget: int = option(
+        32, "Most rollouts per chain (the question's not counted); the search stops earlier "
+        "once the first error is located or every step is right.", ROWS, gt=0)
+    # 2 halves the engine's rounds against 1 for 4-8% more rollouts and the same precision
+    # and recall (bench_mc_simulation.py)
+    probe: int = option(
+        2, "Decided rollouts per probe before the search chooses the next step (fewer: fewer "
+        "rollouts, more rounds of the engine).", ROWS, gt=0)
+    probe_max: int = option(
+        6, "On a problem the completer rarely solves a probe grows past probe, to "
+        "ceil(0.5 / self-confidence) rollouts, up to this (= probe: fixed probes).", ROWS,
+        gt=0)
+    spare_steps: bool = option(
+        True, "A step that names nothing (no number, variable, formula or operation: an "
+        "opening line, a goal restated) or only restates the question or an earlier step (a "
+        "loop) is never blamed as the first error, and the rate after it is its own baseline "
+        "(such text can derail a weak completer without being wrong).", ROWS)
+    probe_right: bool = option(
+        True, "Search the steps of chains whose answer is right too (false: such a chain's "
+        "steps stay unlabeled, no rollout).", ROWS)
+
+    def check(self) -> None:
+        if self.probe_max < self.probe:
+            raise ValueError(f"labels.mc.probe_max={self.probe_max} must be >= "
+                             f"labels.mc.probe={self.probe} (probe_max = probe keeps every "
+                             f"probe at that size)")
+        if self.probe > self.chain_budget:
+            raise ValueError(f"labels.mc.probe={self.probe} must be at most "
+                             f"chain_budget={self.chain_budget}")
+
+    def rule(self, base: tuple[int, int], *, sampled: bool, outcome: bool | None
+             ) -> Posterior:  # fmt: skip
+        return Posterior(self.level, self.factor, self.chain_budget, self.probe, base,
+                         sampled, self.probe_max)
+
+    def search(self, n_steps: int, rule: Any, *, outcome: bool | None, after_error: str,
+               self_confidence: SelfConfidence | None = None, steps: Sequence[str] = (),
+               question: str = "") -> PosteriorSearch:
+        spared = may_err(steps, question) if self.spare_steps and steps else None
+        return PosteriorSearch(n_steps, rule, probe_right=self.probe_right, outcome=outcome,
+                               after_error=after_error, self_confidence=self_confidence,
+                               may_err=spared)
 
 
 @dataclass(frozen=True, slots=True)
-class ErrorPosterior:
-    """`p_le[i]` = P(e <= i) for steps 0..M-1; `factor[i]` the rollouts' Bayes factor of
-    e <= i against e > i for steps 0..M-2 (1.0 where no rollout speaks)."""
+class Posterior:
+    """The `posterior` rule: no per-step test; the chain's first error is located jointly
+    from every probe (`labeling.mc.posterior`, searched by `labeling.mc.bisection`).
+    `level`: a label needs posterior probability >= 1 - level; `factor`: the rollouts' own
+    Bayes factor it needs; `chain_budget`: rollouts per chain; `chunk`: decided rollouts per
+    probe (None: the whole budget at once); `base`: the problem's self-confidence counts
+    (this chain's own outcome included when `sampled`, as the driver counts them);
+    `sampled`: the completer wrote the chain with the rollouts' settings; `chunk_max`: a
+    probe grows past `chunk` on a problem the completer rarely solves (`request`)."""
 
-    p_le: tuple[float, ...]
-    factor: tuple[float, ...]
+    level: float
+    factor: float
+    chain_budget: int
+    chunk: int | None
+    base: tuple[int, int]
+    sampled: bool = False
+    chunk_max: int | None = None
 
-    def p_gt(self, i: int) -> float:
-        return 1.0 - self.p_le[i]
+    def __post_init__(self) -> None:
+        if not 0 < self.level < 0.5:
+            raise ValueError(f"level must be in (0, 0.5), got {self.level}")
+        if self.factor < 1:
+            raise ValueError(f"factor must be >= 1, got {self.factor}")
+        if self.chain_budget < 1 or not 1 <= self.request <= self.chain_budget:
+            raise ValueError(f"chain_budget must be >= 1 and chunk in 1..chain_budget, got "
+                             f"{self.chain_budget}, {self.chunk}")
+        if not 0 <= self.base[0] <= self.base[1]:
+            raise ValueError(f"base counts need 0 <= successes <= decided, got {self.base}")
+        if self.chunk_max is not None and self.chunk is not None and self.chunk_max < self.chunk:
+            raise ValueError(f"chunk_max must be >= chunk, got {self.chunk_max} < {self.chunk}")
 
+    @property
+    def request(self) -> int:
+        """Decided rollouts per probe: `chunk`, grown on a weak problem to the number from
+        which an on-track prefix is expected to give half a success, ceil(0.5 / s) with s
+        the self-confidence's Jeffreys mean (x + 0.5) / (n + 1), up to `chunk_max`. A weak
+        completer's probe of 2 mostly reads 0 of 2 whatever the step, so the search took a
+        round per probe for little; bigger probes there take ~25-55% fewer rounds for ~5%
+        more rollouts and the same precision and recall (bench_mc_simulation.py). A function
+        of the problem's counts alone, so the labels do not depend on the schedule."""
+        if self.chunk is None:
+            return self.chain_budget
+        if self.chunk_max is None:
+            return self.chunk
+        x, n = self.base
+        grown = -(-(n + 1) // (2 * x + 1))  # ceil(0.5 (n + 1) / (x + 0.5)), exactly
+        return min(max(self.chunk, grown), self.chunk_max, self.chain_budget)
 
-def _log_rising(a: np.ndarray, k: int) -> np.ndarray:
-    """log of a (a + 1) ... (a + k - 1), elementwise (0 for k = 0)."""
-    if k <= 0:
-        return np.zeros_like(a)
-    return np.log(a[..., None] + np.arange(k)).sum(-1)
+    @property
+    def k(self) -> int:
+        return self.request
 
+    def budget(self, successes: int) -> int:
+        return self.chain_budget
 
-def _log_bb(x: int, n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """log P(a given sequence with x successes in n | p ~ Beta(a, b)), elementwise."""
-    return _log_rising(a, x) + _log_rising(b, n - x) - _log_rising(a + b, n)
+    def decide(self, decided: int, successes: int, left: int) -> bool | None:
+        return None  # no step is decided on its own counts
 
+    def can_fall(self, decided: int, successes: int, left: int) -> bool:
+        """A completer that never reached the answer from the question is not asked."""
+        return self.base[0] > 0
 
-class FirstErrorModel:
-    """The model of the module docstring for one chain of `n_steps` steps.
+    own: ClassVar[int] = 0  # the chain's own outcome enters the model, not the counts
+    reach: ClassVar[bool] = False
 
-    `base`: the self-confidence counts (successes, decided) without this chain's outcome;
-    `outcome`: the chain's own answer (None: unknown); `sampled`: the completer wrote it."""
-
-    def __init__(self, n_steps: int, base: tuple[int, int], outcome: bool | None,
-                 sampled: bool, may_err: Sequence[bool] | None = None) -> None:
-        if n_steps < 1:
-            raise ValueError(f"a chain needs a step, got n_steps={n_steps}")
-        if not 0 <= base[0] <= base[1]:
-            raise ValueError(f"base counts must be 0 <= successes <= decided, got {base}")
-        if may_err is not None and len(may_err) != n_steps:
-            raise ValueError(f"may_err needs one flag per step ({n_steps}), got {len(may_err)}")
-        m = self.n_steps = n_steps
-        # The last step may always err: a wrong outcome needs somewhere to lie.
-        allowed = [True] * m if may_err is None else [*map(bool, may_err[:-1]), True]
-        u = (np.arange(GRID) + 0.5) * (math.pi / 2) / GRID
-        sn, cs = np.sin(u), np.cos(u)
-        a, b = base[0] + 0.5, base[1] - base[0] + 0.5
-        # s = sin^2 u: the Beta(a, b) density times ds/du is sin^(2a-1) cos^(2b-1)
-        log_w = (2 * a - 1) * np.log(sn) + (2 * b - 1) * np.log(cs)
-        profiles = PROFILES[sampled]
-        s = np.clip(np.tile(sn * sn, len(profiles)), _TINY, 1 - _TINY)
-        g = np.repeat([p for p, _ in profiles], GRID)
-        log_w = np.tile(log_w, len(profiles)) + np.repeat([math.log(w) for _, w in profiles],
-                                                          GRID)
-        steps = np.arange(max(m - 1, 0))[:, None]
-        spared = [i for i in range(m - 1) if not allowed[i]]
-        if spared:  # from the first spared step on, the rate is d s: d unknown (DERAIL)
-            k, cols = len(DERAIL), len(s)
-            s, g = np.tile(s, k), np.tile(g, k)
-            log_w = np.tile(log_w, k) + np.repeat([math.log(w) for _, w in DERAIL], cols)
-            d = np.repeat([x for x, _ in DERAIL], cols)
-            level = np.where(steps >= spared[0], d * s, s)  # (M-1, C)
-        else:
-            level = np.broadcast_to(s, (max(m - 1, 0), len(s)))
-        q = np.clip(level ** (1 - g * (steps + 1) / m), _TINY, 1 - 1e-6)  # (M-1, C)
-        self._on = (KAPPA_ON * q, KAPPA_ON * (1 - q))
-        # r ~ Beta(1, B), density B (1 - r)^(B - 1): Gauss-Legendre on [0, 1], exact for the
-        # polynomial integrands of up to RHO x 2 - B degrees (counts of up to 55 rollouts)
-        t, w = np.polynomial.legendre.leggauss(RHO)
-        r, big_b = (t + 1) / 2, 1 / RECOVERY - 1
-        self._off_w = np.log(w / 2 * big_b * (1 - r) ** (big_b - 1))[:, None]  # (RHO, 1)
-        p_off = np.clip(r[:, None, None] * q[None], _TINY, 1 - 1e-6)  # (RHO, M-1, C)
-        self._off_logs = (np.log(p_off), np.log1p(-p_off))
-        off = RECOVERY * q
-        # prior over e (rows 0..M) per grid column, with the own outcome's likelihood
-        never = np.full_like(s, _NEVER)
-        if sampled:  # the hazard acts at the steps that may err: P(none) = keep^A = s
-            keep = s ** (1 / sum(allowed))  # 1 - h
-            before = np.cumsum([0, *allowed])  # steps that may err before step i
-            rows = [np.log(np.clip(keep ** before[i] * (1 - keep), _TINY, None)) if allowed[i]
-                    else never for i in range(m)]
-            rows.append(np.log(s))
-        else:
-            rows = [np.full_like(s, -math.log(sum(allowed) + 1)) if a else never
-                    for a in allowed]
-            rows.append(np.full_like(s, -math.log(sum(allowed) + 1)))
-        prior = np.stack(rows)
-        if outcome is not None:
-            recover = np.vstack([off, RECOVERY * np.ones_like(s)[None]])  # error at 0..M-1
-            right = np.vstack([recover, np.ones_like(s)[None]])
-            lik = right if outcome else np.vstack([1 - recover, np.zeros_like(s)[None]])
-            prior = prior + np.log(np.clip(lik, 1e-300, None))
-        self._prior = prior + log_w  # (M+1, C), unnormalised log joint before any rollout
-        self._odds0 = _log_odds(self._prior)
-
-    # --- the posterior --------------------------------------------------------------------
-
-    def _log_on(self, i: int, x: int, n: int) -> np.ndarray:
-        """log P(a sequence of x successes in n from prefix i | on track), per grid column."""
-        return _log_bb(x, n, self._on[0][i], self._on[1][i])
-
-    def _log_off(self, i: int, x: int, n: int) -> np.ndarray:
-        """The same off track: the rate r q_i, r integrated over its quadrature."""
-        logs = self._off_w + x * self._off_logs[0][:, i] + (n - x) * self._off_logs[1][:, i]
-        top = logs.max(0)  # (C,)
-        return top + np.log(np.exp(logs - top).sum(0))
-
-    def _loglik(self, counts: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
-        """Per prefix and grid column: log-likelihood of its counts if on track / off track."""
-        cols = self._prior.shape[1]
-        on, off = np.zeros((self.n_steps - 1, cols)), np.zeros((self.n_steps - 1, cols))
-        for i, (x, n) in enumerate(counts[: self.n_steps - 1]):
-            if n:
-                on[i], off[i] = self._log_on(i, x, n), self._log_off(i, x, n)
-        return on, off
-
-    def _log_joint(self, counts: Sequence[tuple[int, int]]) -> np.ndarray:
-        """Unnormalised log P(e, grid column) given the counts."""
-        on, off = self._loglik(counts)
-        zero = np.zeros((1, on.shape[1]))
-        # e: prefixes < e on track, prefixes >= e off track
-        on_before = np.vstack([zero, np.cumsum(on, 0)])  # row e: sum over i < e (e <= M-1)
-        off_from = np.vstack([np.cumsum(off[::-1], 0)[::-1], zero])  # row e: sum over i >= e
-        return self._prior + np.vstack([on_before + off_from, on_before[-1:]])
-
-    def _joint(self, counts: Sequence[tuple[int, int]]) -> np.ndarray:
-        """Normalised P(e, grid column) given the counts."""
-        log_j = self._log_joint(counts)
-        joint = np.exp(log_j - log_j.max())
-        return joint / joint.sum()
-
-    def posterior(self, counts: Sequence[tuple[int, int]]) -> ErrorPosterior:
-        """P(e <= i) and the rollouts' Bayes factors, from per-prefix (successes, decided)
-        for steps 0..M-2 (steps not probed: (0, 0))."""
-        log_j = self._log_joint(counts)
-        odds = _log_odds(log_j)  # log P(e <= i) - log P(e > i), i = 0..M-1
-        p_le = _prob(odds)
-        factor = np.exp(np.clip(odds - self._odds0, -690, 690))[: self.n_steps - 1]
-        return ErrorPosterior(tuple(float(p) for p in p_le), tuple(float(f) for f in factor))
-
-    def gains(self, counts: Sequence[tuple[int, int]], n: int) -> list[float]:
-        """Expected information about e (bits) from n more decided rollouts of each prefix
-        0..M-2, given the counts so far."""
-        joint = self._joint(counts)
-        h_now = _entropy(joint.sum(1))
-        out = []
-        ks = np.arange(n + 1)
-        log_comb = np.array([math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-                             for k in ks])
-        for i in range(self.n_steps - 1):
-            x0, n0 = counts[i] if i < len(counts) else (0, 0)
-            pred = []
-            for log_lik in (self._log_on, self._log_off):
-                # the next n given the counts so far: P(all) / P(so far), per column
-                now = log_lik(i, x0, n0)
-                lp = np.stack([log_comb[k] + log_lik(i, x0 + k, n0 + n) - now for k in ks], 1)
-                pred.append(np.exp(lp))  # (C, n+1)
-            # e > i: prefix i on track; e <= i: off track
-            by_x = np.vstack([joint[: i + 1] @ pred[1], joint[i + 1:] @ pred[0]])  # (M+1, n+1)
-            p_x = by_x.sum(0)
-            h_after = sum(p_x[k] * _entropy(by_x[:, k] / p_x[k]) for k in ks if p_x[k] > 0)
-            out.append(max(float(h_now - h_after), 0.0))
-        return out
+    def evidence(self, est: Any, step: int, label: bool | None) -> str:
+        base = f"self-confidence {self.base[0]}/{self.base[1]}"
+        if getattr(est, "skip", False) or not est.rollouts:
+            if est.futile:
+                return (f"unverifiable: the completer never reached the answer from the question "
+                        f"({base}): a rate cannot be seen to fall from zero; nothing rolled out")
+            return "unverifiable: nothing rolled out for this chain"
+        post = est.belief()  # type: ignore[attr-defined]
+        successes, decided = est.counts(step)
+        rollouts = est.rollouts_at(step)
+        counts = f"{successes}/{decided} rollouts from here reached the answer" if rollouts \
+            else "not rolled out here"
+        if rollouts > decided:
+            counts += f" ({rollouts - decided} of {rollouts} undecided)"
+        p_le, f = post.p_le[step], post.factor[step]
+        figures = (f"P(first error at or before this step) = {p_le:.3g}; the rollouts' Bayes "
+                   f"factor for it {f:.3g}; {counts}; {base}; level {self.level}, factor "
+                   f"{self.factor}")
+        if not est.may_err[step]:  # type: ignore[attr-defined]
+            figures += ("; the step cannot be the first error (it names nothing: no number, "
+                        "variable or formula; or it restates the question or an earlier step): "
+                        "never blamed")
+        if label is True:
+            return f"on track: {figures}"
+        if label is False and est.prefix_claim() == step:  # type: ignore[attr-defined]
+            return (f"the chain has gone wrong by this step (a prefix claim: the first error "
+                    f"lies at or before it, where is not located): {figures}")
+        if label is False:
+            return f"first error located here: {figures}"
+        return f"unverifiable: {figures}"
 
 
-def _prob(log_odds: np.ndarray) -> np.ndarray:
-    return 1 / (1 + np.exp(-np.clip(log_odds, -700, 700)))
-
-
-def _log_odds(log_j: np.ndarray) -> np.ndarray:
-    """log P(e <= i) - log P(e > i) for i = 0..M-1, from a log joint over (e, column); each
-    side summed on its own (no 1 - p: no cancellation near certainty)."""
-    top = log_j.max(1, keepdims=True)
-    log_pe = top[:, 0] + np.log(np.exp(log_j - top).sum(1))  # per e, each row on its own
-    le = np.logaddexp.accumulate(log_pe)[:-1]
-    gt = np.logaddexp.accumulate(log_pe[::-1])[::-1][1:]
-    return np.nan_to_num(le - gt, nan=0.0, posinf=700.0, neginf=-700.0)
-
-
-def _entropy(p: np.ndarray) -> float:
-    """Shannon entropy in bits."""
-    p = p[p > 0]
-    return float(-(p * np.log2(p)).sum())
-
-
-__all__ = ["ErrorPosterior", "FirstErrorModel"]
+__all__ = ["Posterior", "PosteriorMethod"]

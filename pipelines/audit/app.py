@@ -13,23 +13,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from labeling.audit_estimate import Method, Reviewed, estimate
-from labeling.audit_sample import HUMAN, step_key
+from labeling.audit.estimate import Method, Reviewed, estimate
+from labeling.audit.sample import HUMAN, step_key
 from labeling.shards import DatasetDir
-from pipelines.audit.config import RENAMED, AuditJobConfig, Mode, register, validate
+from pipelines.audit.config import AuditJobConfig, Mode, register, validate
 from pipelines.cli import HydraApp
+from pipelines.config_fields import typed_config
 
 
 def typed(cfg: DictConfig | AuditJobConfig) -> AuditJobConfig:
-    if isinstance(cfg, AuditJobConfig):
-        obj = cfg
-    else:
-        obj = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(AuditJobConfig), cfg))
-    assert isinstance(obj, AuditJobConfig)
-    validate(obj)
-    return obj
+    """The config as the dataclass object (enums as members), validated."""
+    return typed_config(AuditJobConfig, cfg, validate)
 
 
 def pack_dir(cfg: AuditJobConfig) -> Path:
@@ -124,7 +120,7 @@ def run(cfg: DictConfig | AuditJobConfig) -> dict[str, Any]:
     return q
 
 
-APP = HydraApp("prm-audit", "audit", AuditJobConfig, register, run, __doc__, renamed=RENAMED)
+APP = HydraApp("prm-audit", "audit", AuditJobConfig, register, run, __doc__)
 
 
 def main() -> None:

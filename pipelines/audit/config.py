@@ -14,8 +14,8 @@ from enum import StrEnum
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
-from labeling.audit_estimate import Method
-from labeling.audit_verdicts import Mode as ReviewMode
+from labeling.audit.estimate import Method
+from labeling.audit.verdicts import Mode as ReviewMode
 from labeling.schema import Neutral
 from pipelines.cli import ConfigError
 from pipelines.config_fields import ROWS, SPEED, check_fields, option
@@ -90,8 +90,6 @@ class AuditJobConfig:
     output: AuditOutputConfig = field(default_factory=AuditOutputConfig)
 
 
-# Keys that moved, kept working for one release (`pipelines.cli.renamed`).
-RENAMED = {"audit.out": "output.dir"}
 
 
 def validate(cfg: AuditJobConfig) -> None:
@@ -110,5 +108,5 @@ def register() -> None:
     ConfigStore.instance().store(name="audit_schema", node=AuditJobConfig)
 
 
-__all__ = ["RENAMED", "AuditConfig", "AuditJobConfig", "Mode", "ReviewMode", "Reviewer", "register",
+__all__ = ["AuditConfig", "AuditJobConfig", "Mode", "ReviewMode", "Reviewer", "register",
            "validate"]

@@ -29,8 +29,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from labeling.audit_sample import HUMAN, step_key
-from labeling.audit_verdicts import RATINGS, ChainVerdict, Problem, Verdict, parse, resolve
+from labeling.audit.sample import HUMAN, step_key
+from labeling.audit.verdicts import RATINGS, ChainVerdict, Problem, Verdict, parse, resolve
 from labeling.combine import DEFAULT_CONSENSUS, combine
 from labeling.first_error import first_error
 from labeling.rows import verdicts_from_structs
@@ -75,7 +75,8 @@ def relabel(row: dict[str, Any], human: dict[int, bool | None], labels_cfg: dict
     if again.labels == stored:  # the stored labels are this policy's: undo after_error
         base = combine(verdicts, n, policy, "keep", consensus, fill).labels
     merged = [human[i] if i in human else x for i, x in enumerate(base)]
-    first = next((i for i, x in enumerate(merged) if x is False), n)
+    found = first_error(merged)
+    first = n if found is None or found < 0 else found  # no step False: nothing to fill after
     fill_after = False if after == "negative" else None
     labels = [x if i in human or i <= first or after == "keep" else fill_after
               for i, x in enumerate(merged)]  # fmt: skip

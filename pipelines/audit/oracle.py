@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from labeling.audit_claims import answered_first_error
-from labeling.audit_verdicts import PAGE_FORMAT, SKIP, Mode
+from labeling.audit.claims import answered_first_error
+from labeling.audit.verdicts import PAGE_FORMAT, SKIP, Mode
 
 
 def oracle_verdict(row: dict[str, Any], step: int) -> str:

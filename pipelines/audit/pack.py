@@ -20,9 +20,9 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from labeling.audit_claims import Claim
-from labeling.audit_estimate import coverage
-from labeling.audit_sample import (
+from labeling.audit.claims import Claim
+from labeling.audit.estimate import coverage
+from labeling.audit.sample import (
     SampleItem,
     StepView,
     chain_views,
@@ -30,9 +30,10 @@ from labeling.audit_sample import (
     review_plan,
     strata,
 )
-from labeling.audit_verdicts import PAGE_FORMAT, Mode
+from labeling.audit.verdicts import PAGE_FORMAT, Mode
+from labeling.datasets import gives_sections
 from labeling.first_error import first_error
-from labeling.report_stats import read_manifest
+from labeling.report.stats import read_manifest
 from labeling.schema import Neutral
 from labeling.shards import atomic_write_bytes, read_shard, shard_files
 from pipelines.cli import UserError
@@ -42,7 +43,6 @@ LS_TASKS, LS_CONFIG = "labelstudio_tasks.json", "labelstudio_config.xml"
 LS_CHAIN_TASKS, LS_CHAIN_CONFIG = "labelstudio_chain_tasks.json", "labelstudio_chain_config.xml"
 ORACLE = "verdicts-oracle.json"
 MARK = "background:#fff3c4;border-left:4px solid #e0a800;padding:4px"  # the step under review
-VERDICT_WORDS = ("correct", "incorrect", "neutral", "skip")
 
 
 def load_rows(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -121,8 +121,19 @@ def page_chain(row: dict[str, Any], views: list[StepView]) -> dict[str, Any]:
             "labels": {s: [v.labels[s] for v in views] for s in sources}}  # fmt: skip
 
 
+def unit_of(manifest: dict[str, Any]) -> str:
+    """What one label is about: "section" for reasoning traces cut into sections (by
+    `split.mode=sections`, or given in people's sections), else "step"."""
+    config = manifest.get("config") or {}
+    mode = (manifest.get("split") or {}).get("mode") or (config.get("split") or {}).get("mode")
+    dataset = config.get("dataset") or {}
+    given = gives_sections(dataset.get("adapter") or dataset.get("name"))
+    return "section" if mode == "sections" or given else "step"
+
+
 def render_page(pack_id: str, chains: dict[str, Any], items: list[dict[str, Any]],
-                blind: bool, mode: str, title: str, neutral: str = "positive") -> str:  # fmt: skip
+                blind: bool, mode: str, title: str, neutral: str = "positive",
+                unit: str = "step") -> str:  # fmt: skip
     env = Environment(
         loader=PackageLoader("pipelines.audit", "templates"),
         autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True,
@@ -130,7 +141,8 @@ def render_page(pack_id: str, chains: dict[str, Any], items: list[dict[str, Any]
     # `neutral`: what a neutral step verdict counts as when the page checks it against a
     # chain answer (the dataset's labels.neutral, as the import does by default).
     data = {"pack": pack_id, "format": PAGE_FORMAT, "blind": blind, "mode": str(mode),
-            "neutral": str(neutral), "chains": chains, "items": items}  # fmt: skip
+            "neutral": str(neutral), "chains": chains, "items": items,
+            "unit": unit}  # fmt: skip
     return env.get_template("review.html.j2").render(data=data, title=title)
 
 
@@ -216,11 +228,12 @@ def write_pack(
     items = [page_item(x, by_chain[x["chain_id"]]) for x in lines]
     order = dict.fromkeys(x["chain"] for x in items)
     shown = {c: page_chain(by_chain[c], chains[c]) for c in order}
-    title = f"{Path(root).name}: {len(items)} steps of {len(shown)} chains to review"
+    unit = unit_of(manifest)
+    title = f"{Path(root).name}: {len(items)} {unit}s of {len(shown)} chains to review"
     text = "".join(json.dumps(x, sort_keys=True) + "\n" for x in lines)
     step_tasks, chain_tasks = labelstudio_tasks(items, shown)
     atomic_write_bytes(pack / SAMPLES, text.encode())
-    page = render_page(pack_id, shown, items, blind, mode, title, neutral_of(manifest))
+    page = render_page(pack_id, shown, items, blind, mode, title, neutral_of(manifest), unit)
     atomic_write_bytes(pack / PAGE, page.encode())
     atomic_write_bytes(pack / LS_TASKS, json.dumps(step_tasks, indent=1).encode())
     atomic_write_bytes(pack / LS_CONFIG, LS_INTERFACE.encode())

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from labeling.engine_request import EngineRequest
-from labeling.thinking import THINK_OPEN, template_opener, thinking_open
+from labeling.steps.thinking import THINK_OPEN, template_opener, thinking_open
 from pipelines.engine import nucleus
 from pipelines.engine.feed import EngineFeed
 
@@ -31,7 +31,7 @@ TOO_LONG = {"texts": [""], "tokens": [0], "finish": ["prompt_too_long"]}
 
 def prompt_head(tokenizer: Any, messages: list[dict[str, str]], chat: bool) -> str:
     """The prompt before the assistant's prefix: the chat template with the generation
-    prompt (which may open a thinking part: `labeling.thinking.template_opener`)."""
+    prompt (which may open a thinking part: `labeling.steps.thinking.template_opener`)."""
     if chat and tokenizer is not None and getattr(tokenizer, "chat_template", None):
         return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
     return "\n\n".join(m["content"] for m in messages) + "\n\n"

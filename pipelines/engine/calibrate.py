@@ -3,9 +3,9 @@ preloaded, and keep the answer where `engine.preload=null` (auto, the default) f
 
     prm-prepare-model --calibrate [--runs 3]
 
-Why measured: the libraries gained 6.7% on one Xeon with avx512_bf16 and lost ~6% in one
-pair of runs on an AMD EPYC with avx512_bf16 (issue 34); a rule written for one CPU is a guess
-on another. The method, in the job's own CPU layout (one single-thread engine per visible
+Why measured: the libraries made sampling faster on some CPUs and slower on others of the same
+vector tier (docs/benchmarks.md); a rule written for one CPU is a guess on another. The
+method, in the job's own CPU layout (one single-thread engine per visible
 core, dtype `auto`, engine core in-process, KV blocks of 32, the job's `vllm.LLM` arguments),
 each engine in a fresh process (LD_PRELOAD acts only at a process's start): `runs` rounds,
 each one run with and one without the libraries, the order alternating from round to round

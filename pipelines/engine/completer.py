@@ -18,7 +18,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from labeling.engine_request import EngineRequest
-from verifiers.rollout.protocol import Completion
+from verifiers.mc.protocol import Completion
 
 
 class EngineCompleter:

@@ -7,19 +7,18 @@ each from a measurement (docs/benchmarks.md, "Throughput"):
 - dtype `auto`: bfloat16 on GPUs (float16 on GPUs older than compute capability 8.0, which
   have no bf16 units); on CPUs bfloat16 where the CPU has native bf16 instructions
   (`avx512_bf16` or `amx_bf16` on x86, `bf16` on Arm), float32 otherwise. Without native bf16
-  the CPU emulates it and bf16 ran 2.8x slower than float32 (48 vs 135 tok/s); with
-  `avx512_bf16` and no AMX bf16 ran 2-2.5x faster than float32 (205 vs 83-99 tok/s).
+  the CPU emulates it and bf16 ran slower than float32; with `avx512_bf16` it ran faster.
 - CPU: vLLM's engine core in the actor's own process (`VLLM_ENABLE_V1_MULTIPROCESSING=0`).
   The separate core process busy-polls and holds a whole core; in-process the same engine
-  started in 5-8 s instead of 26-35 s and generated faster. GPUs keep the separate core
+  started several times sooner and generated faster. GPUs keep the separate core
   (it overlaps scheduling with the GPU's work).
 - CPU KV cache blocks of 32 tokens (vLLM's CPU default is 128; the CPU attention kernel
   takes multiples of 32). Prefix caching shares whole blocks only, and a rollout's prompt
-  (question + chain prefix) is often shorter than 128 tokens: with 32 the Monte Carlo stage of
-  48 chains read 78% of its prompt tokens from the cache instead of 51% and took 38 s instead
-  of 53 (64: 47 s); sampling ran as fast or faster (240-251 vs 213-218 tok/s).
+  (question + chain prefix) is often shorter than 128 tokens: with 32 the Monte Carlo stage
+  read more of its prompt tokens from the cache and took less time than with 64 or 128, and
+  sampling ran as fast or faster.
 - CPU threads: the pool's plan (`layout.py`: one single-thread engine per core by default,
-  which measured 10-30% faster than one engine on all cores of a 2-core CPU), never more
+  which measured faster than one engine on all cores), never more
   than the process can see. torch's pool is sized once, before vLLM starts (its CPU worker
   forbids changes later).
 

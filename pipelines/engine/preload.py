@@ -1,13 +1,9 @@
 """tcmalloc and Intel OpenMP preloaded into CPU engine processes (`engine.preload`).
 
 vLLM's CPU backend asks for both in `LD_PRELOAD` (its CPU install guide, and a warning at
-every start). Measured on a 2-core EPYC (avx512_bf16), bare `vllm.LLM.generate`, SmolLM2-135M
-bf16, 32 prompts x n=4 x 128 tokens, two single-thread engines, two runs each: 464 / 463 tok/s
-with glibc malloc and GNU OpenMP, 495 / 497 with tcmalloc, 510 / 507 with tcmalloc and Intel
-OpenMP (+9.5%); one two-thread engine 444 / 426 -> 487 / 484. Four alternating pairs later
-in the day: 492-516 tok/s (median 498) against 461-476 (median 467), +6.7%, and 3% less peak
-memory. The sampled text was the same byte for byte with and without them, at 1 and 2
-threads, so the setting is speed only.
+every start). Whether they make sampling faster depends on the CPU (the figures per CPU
+family: docs/benchmarks.md); the sampled
+text is the same byte for byte with and without them, so the setting is speed only.
 
 `LD_PRELOAD` acts only when a process starts, so the pool puts it in the engine actors'
 runtime env (Ray starts fresh worker processes for it), with the paths a task on the
@@ -131,17 +127,13 @@ REASON_ENV = "PRM_PRELOAD_REASON"
 # sampling runs with and without the libraries (docs/benchmarks.md, "Preload per CPU").
 # A family not listed preloads (vLLM's CPU guide asks for both) and says it was not measured.
 RULES: dict[tuple[str, str], tuple[bool, str]] = {
-    # All measured on 2-core EPYCs (the rule named a Xeon for the first one by mistake until
-    # 2026-11-25). The AMX Xeon's pairs had no consistent winner (docs/benchmarks.md, "The
-    # job's engines against the bare engine, three runs"), so it has no rule.
+    # The `amx` tier had no consistent winner in the pairs measured, so it has no rule.
     ("AuthenticAMD", "avx512_bf16"): (
-        True, "+6.7% tok/s on an EPYC with avx512_bf16 (4 alternating pairs, 2026-11-24), "
-              "+4.7% on another (median of 4 bare pairs, 2026-11-25)"),
-    # `prm-prepare-model --calibrate --runs 4`: preloaded ahead in every pair (float32, as
-    # the job runs there: no native bf16)
+        True, "faster preloaded in alternating bare sampling runs (docs/benchmarks.md)"),
+    # Float32 there, as the job runs it: no native bf16.
     ("AuthenticAMD", "avx2"): (
-        True, "+7.5% tok/s on an EPYC with AVX2 only, float32 (median of 4 alternating pairs, "
-              "each won by the preload, 2026-11-27)"),
+        True, "faster preloaded in every alternating pair of `prm-prepare-model --calibrate` "
+              "(float32; docs/benchmarks.md)"),
 }
 
 

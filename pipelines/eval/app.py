@@ -23,11 +23,11 @@ from typing import Any
 from omegaconf import DictConfig
 
 from labeling.first_error import first_flag
-from labeling.processbench import ChainScore, format_table, table
+from labeling.prm.processbench import ChainScore, format_table, table
 from labeling.schema import Status
 from pipelines.cli import ConfigError, HydraApp
 from pipelines.config_fields import typed_config
-from pipelines.eval.config import RENAMED, EvalConfig, register
+from pipelines.eval.config import EvalConfig, register
 from pipelines.ticker import Ticker
 
 log = logging.getLogger("prm-eval")
@@ -171,7 +171,7 @@ def _examples(subset: str, record: dict, statuses: tuple, evidence: tuple) -> li
     return out
 
 
-APP = HydraApp("prm-eval", "eval", EvalConfig, register, run, __doc__, renamed=RENAMED)
+APP = HydraApp("prm-eval", "eval", EvalConfig, register, run, __doc__)
 
 
 def main() -> None:

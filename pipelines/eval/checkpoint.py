@@ -3,13 +3,13 @@
 The checkpoint is ours (any layout prm-train wrote) or a third party's: Qwen2.5-Math-PRM
 style (`Qwen2ForProcessRewardModel`) or Math-Shepherd style (a causal LM read at a step
 tag); `style`, `step_tag`, `label_tokens` and the templates override what the checkpoint or
-its family's conventions say (`pipelines.train.export.load_checkpoint`). All are scored by
+its family's conventions say (`pipelines.checkpoint.export.load_checkpoint`). All are scored by
 the same in-process scorer, so the figures stand on the same footing.
 
 ProcessBench: the predicted first error is the first step whose score is under a threshold
 (-1 if none). The threshold is chosen on a dev side (`processbench_dev` files, or else the
 records of `processbench` whose id hashes under `dev_fraction`) and only then applied to the
-test side; both F1s and the threshold are reported. The figures are `labeling.processbench`'s,
+test side; both F1s and the threshold are reported. The figures are `labeling.prm.processbench`'s,
 the same the label modes report: F1 per subset (file) is the harmonic mean of the accuracy on
 erroneous and on correct records (None for a subset lacking either); the average is the mean
 over subsets that have one, as in the ProcessBench paper.
@@ -33,16 +33,16 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from labeling.first_error import first_flag
-from labeling.processbench import ChainScore, table
-from labeling.processbench import format_table as processbench_table
+from labeling.prm.processbench import ChainScore, table
+from labeling.prm.processbench import format_table as processbench_table
+from labeling.prm.search import aggregate, best_index, majority_vote
 from labeling.schema import Status
-from labeling.search import aggregate, best_index, majority_vote
+from labeling.shards import input_shards
 from pipelines.cli import UserError
 from pipelines.config_fields import typed_config
 from pipelines.eval.config import CheckpointEvalConfig
 from pipelines.scoring import PRMScorer
 from pipelines.ticker import Ticker
-from pipelines.train.data import shard_files
 
 log = logging.getLogger("prm-eval")
 
@@ -64,7 +64,7 @@ def _hash_fraction(text: str) -> float:
 
 
 def processbench_f1(records: list[dict], scores: list[list], threshold: float) -> dict[str, Any]:
-    """The ProcessBench table of `labeling.processbench` (the one prm-eval's label modes
+    """The ProcessBench table of `labeling.prm.processbench` (the one prm-eval's label modes
     print): per subset and `average`. A PRM flags the steps scored under `threshold` (an
     unscored step, cut by the length limit, is not flagged); its prediction is the first flag
     (`labeling.first_error.first_flag`). F1 is None for a subset without erroneous or
@@ -94,7 +94,7 @@ def choose_threshold(records: list[dict], scores: list[list]) -> tuple[float, fl
 
 def best_of_n(chains: list[dict], scores: list[list], aggregations: list[str]) -> dict[str, Any]:
     """Accuracy of PRM selection per aggregation, majority vote, pass@N, mean chain accuracy.
-    The vote is prm-search's (`labeling.search.majority_vote`: answers grouped by canonical
+    The vote is prm-search's (`labeling.prm.search.majority_vote`: answers grouped by canonical
     form, ties to the first); it is right when the chain it chose is."""
     groups: dict[str, list[tuple[dict, list]]] = defaultdict(list)
     for c, s in zip(chains, scores, strict=True):
@@ -121,7 +121,7 @@ def best_of_n(chains: list[dict], scores: list[list], aggregations: list[str]) -
 
 def _read_chains(paths: list[str]) -> list[dict]:
     cols = ["problem_id", "prompt", "completions", "final_answer", "outcome_correct"]
-    rows = [r for f in shard_files(paths) for r in pq.read_table(f, columns=cols).to_pylist()]
+    rows = [r for f in input_shards(paths) for r in pq.read_table(f, columns=cols).to_pylist()]
     return [r for r in rows if r["outcome_correct"] is not None]
 
 

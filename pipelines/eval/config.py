@@ -12,9 +12,9 @@ from enum import StrEnum
 
 from hydra.core.config_store import ConfigStore
 
-from labeling.search import Aggregation
+from labeling.prm.search import Aggregation
+from pipelines.checkpoint.format import ExportFormat
 from pipelines.config_fields import ROWS, SPEED, option
-from pipelines.train.config import ExportFormat
 
 
 class Mode(StrEnum):
@@ -49,7 +49,6 @@ CheckpointStyle = StrEnum(  # type: ignore[misc]
 
 
 MODES = tuple(m.value for m in Mode)
-AGGREGATIONS = tuple(a.value for a in Aggregation)
 SUBSETS = tuple(s.value for s in Subset)
 
 
@@ -153,12 +152,10 @@ class EvalConfig:
     )
 
 
-# Keys that moved, kept working for one release (`pipelines.cli.renamed`).
-RENAMED = {"output_dir": "output.dir", "checkpoint.output_dir": "output.dir"}
 
 
 def register() -> None:
     ConfigStore.instance().store(name="eval_schema", node=EvalConfig)
 
 
-__all__ = ["MODES", "RENAMED", "SUBSETS", "EvalConfig", "register"]
+__all__ = ["MODES", "SUBSETS", "EvalConfig", "register"]

@@ -3,7 +3,7 @@
     prm-label                                   # embedded model + builtin math problems
     prm-label dataset=gsm8k dataset.limit=200 sampler.n=8
     prm-label dataset=processbench labels=[answer,calc]   # given chains, no model
-    prm-label labels=[answer,mc] labels.mc.estimator=binary_search
+    prm-label labels=[answer,mc] labels/mc=fall labels.mc.estimator=per_step
     prm-label ray=cluster                       # join a running Ray cluster
 
 `main()` only parses the config and calls `run(cfg)`, which tests call directly.
@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from pipelines.cli import HydraApp
+from pipelines.config_fields import typed_config
 from pipelines.label.config import (
-    RENAMED,
     LabelJobConfig,
     label_job_schema,
     register,
@@ -30,10 +30,7 @@ from pipelines.label.config import (
 def typed(cfg: DictConfig | LabelJobConfig) -> LabelJobConfig:
     """The composed config as the dataclass object (enums as members), validated, with what
     `auto` values stand for written in (`resolve`)."""
-    obj = cfg if isinstance(cfg, LabelJobConfig) else OmegaConf.to_object(cfg)
-    assert isinstance(obj, LabelJobConfig)
-    validate(obj)
-    return resolve(obj)
+    return resolve(typed_config(LabelJobConfig, cfg, validate))
 
 
 def run(cfg: DictConfig | LabelJobConfig) -> dict:
@@ -60,7 +57,7 @@ def named_by_file(args: list[str]) -> list[str]:
 
 
 APP = HydraApp("prm-label", "config", label_job_schema, register, run, __doc__,
-               extra_overrides=named_by_file, renamed=RENAMED)
+               extra_overrides=named_by_file)
 
 
 def main() -> None:

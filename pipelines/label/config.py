@@ -32,32 +32,8 @@ from pipelines.generation_config import (
     register_groups,
     validate_generation,
 )
+from pipelines.label.source_configs import SandboxSettings
 from pipelines.label.sources import register_options, sections
-from verifiers.sandbox.result import NODE_MEMORY_SHARE, SANDBOX_TIMEOUT_S, SANDBOX_WORKERS
-
-
-@dataclass
-class SandboxSettings:
-    """The sandbox every part that runs code uses (the `answer` source on code, MC rollouts
-    of code chains)."""
-
-    timeout_s: float = option(
-        SANDBOX_TIMEOUT_S, "Wall-clock bound of one program run in the sandbox.", ROWS, gt=0
-    )
-    # How many run at once and the memory they share change speed and placement; a run that
-    # needs more waits for a slot rather than getting less.
-    workers: int = option(
-        SANDBOX_WORKERS, "Parallel sandbox executions (per verifier actor).", SPEED, gt=0
-    )
-    node_memory_share: float = option(
-        NODE_MEMORY_SHARE, "Share of a node's RAM that all sandboxes running at once on it hold "
-        "together (engines plan 0.8 of what Ray reports, about 0.56 of RAM): each run gets "
-        "share x RAM / (workers x verifier actors on the node), and runs beyond that many "
-        "wait.", SPEED, gt=0, le=1
-    )
-    allow_unsafe: bool = option(
-        False, "Run without isolation when bubblewrap is missing (warns).", ROWS
-    )
 
 
 @dataclass
@@ -146,14 +122,6 @@ class LabelJobConfig(GenerationConfig):
     debug: DebugConfig = option(factory=DebugConfig, help="Logging.")
 
 
-# Keys that moved, kept working for one release (`pipelines.cli.renamed`).
-RENAMED = {
-    **{f"labels.tests.{k}": f"sandbox.{k}"
-       for k in ("timeout_s", "workers", "node_memory_share", "allow_unsafe")},
-    "labels.answer.timeout_s": "answer_check.timeout_s",
-}  # fmt: skip
-
-
 def validate(cfg: LabelJobConfig) -> None:
     """Every value in its field's range, then the checks that span fields; raises
     `ConfigError` (one sentence)."""
@@ -187,7 +155,7 @@ def validate(cfg: LabelJobConfig) -> None:
         raise ConfigError("labels.policy=outcome needs the answer source: add answer to labels")
     if cfg.labels.mc is not None:
         try:
-            cfg.labels.mc.options().check()
+            cfg.labels.mc.make_method()  # ranges and settings that must combine
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
     judge = cfg.labels.judge
@@ -230,5 +198,5 @@ def register() -> None:
     cs.store(group="debug", name="debug_schema", node=DebugConfig)
 
 
-__all__ = ["RENAMED", "LabelJobConfig", "label_job_schema", "labels_config", "register",
+__all__ = ["LabelJobConfig", "label_job_schema", "labels_config", "register",
            "resolve", "validate"]

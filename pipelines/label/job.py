@@ -37,7 +37,9 @@ from pipelines.label.manifest import (
     build_manifest,
     given_model,
     log_done,
+    redone,
     say_coverage,
+    who_cut,
     write_report_quietly,
 )
 from pipelines.label.reuse import PreviousUnit, counts_of, keep_members, previous_units
@@ -60,7 +62,9 @@ class LabelJob(UnitJob):
         cfg = resolve(cfg)  # `auto` values written in before the unit keys are hashed
         super().__init__(cfg.output.dir, rows_hash(cfg), cfg.output.resume)
         self.cfg = cfg
-        self.judge_pool: Any = None  # only when the judge's model differs from the sampler's
+        # Engine pools of the models that are not the sampler's (a judge's, a completer's),
+        # one per distinct model: (model, pool).
+        self.own_pools: list[tuple[ModelConfig, Any]] = []
         self.labelers: list[Any] = []
         self._calls = 0
         self.refresh: dict[str, int] | None = None  # what a refresh copied and labeled
@@ -76,22 +80,53 @@ class LabelJob(UnitJob):
         judge = self.cfg.labels.judge
         if judge is None:
             return None
-        from pipelines.engine.critic import EngineCritic
+        from pipelines.engine.judge import EngineJudge
 
         own = judge.own_model(self.cfg.model)
         if own is None:
             self._ensure_engine()
-            return EngineCritic(self.pool, self.cfg.model.name)
-        if self.judge_pool is None:
-            self.judge_pool, _ = self._start_pool(own)
-        return EngineCritic(self.judge_pool, own.name)
+            return EngineJudge(self.pool, self.cfg.model.name)
+        return EngineJudge(self._own_pool(own), own.name)
+
+    def _completer(self) -> Any:
+        """MC's completer: the sampler's pool when `labels.mc.model` is the sampler's (the
+        default), else a pool of its own (a stronger completer than the chains' writer)."""
+        mc = self.cfg.labels.mc
+        if mc is None:
+            return None
+        from pipelines.engine.completer import EngineCompleter
+
+        own = mc.own_model(self.cfg.model)
+        if own is None:
+            self._ensure_engine()
+            # Rollout requests carry the sampler's top_p (pipelines.label.sources), so its
+            # chains are samples of the completer when labels.mc keeps its cap and
+            # temperature.
+            return EngineCompleter(self.pool, self.cfg.model.name)
+        return EngineCompleter(self._own_pool(own), own.name)
+
+    def _own_models(self) -> list[ModelConfig]:
+        """The distinct models besides the sampler's that sources run (judge, completer)."""
+        out: list[ModelConfig] = []
+        for section in (self.cfg.labels.judge, self.cfg.labels.mc):
+            own = section.own_model(self.cfg.model) if section is not None else None
+            if own is not None and own not in out:
+                out.append(own)
+        return out
+
+    def _own_pool(self, model: ModelConfig) -> Any:
+        for known, pool in self.own_pools:
+            if known == model:
+                return pool
+        pool, _ = self._start_pool(model)
+        self.own_pools.append((model, pool))
+        return pool
 
     def _cpu_share(self) -> float:
-        """Each pool's share of a node's cores: half each when the judge runs a model of its
-        own on CPU engines beside the sampler's (else the first pool takes every core)."""
-        judge = self.cfg.labels.judge
-        own = judge is not None and judge.own_model(self.cfg.model) is not None
-        return 0.5 if own and not self.cfg.engine.num_gpus else 1.0
+        """Each pool's share of a node's cores on CPU engines: an equal share for the
+        sampler's and each model of its own (a judge's, a completer's); on GPUs, all."""
+        pools = 1 + len(self._own_models())
+        return 1.0 if self.cfg.engine.num_gpus else 1.0 / pools
 
     def _start_pool(self, model: ModelConfig) -> tuple[Any, str]:
         """A pool whose engines are still loading: its first call waits for them."""
@@ -106,14 +141,7 @@ class LabelJob(UnitJob):
     def _ensure_labelers(self) -> None:
         if self.labelers:
             return
-        completer = None
-        if self.cfg.labels.mc is not None:
-            self._ensure_engine()
-            from pipelines.engine.completer import EngineCompleter
-
-            # Rollout requests carry the sampler's top_p (pipelines.label.sources), so its
-            # chains are samples of the completer when labels.mc keeps its cap and temperature.
-            completer = EngineCompleter(self.pool, self.cfg.model.name)
+        completer = self._completer()
         critic = self._critic()
         rc = self.cfg.ray
         if not rc.enabled:
@@ -130,7 +158,7 @@ class LabelJob(UnitJob):
         self.labelers = [
             cls.remote(self.cfg, self.hash, completer, critic) for _ in range(rc.label_actors)
         ]
-        # Asked now, answered by each labeler's first life; read at the end (_retries), so
+        # Asked now, answered by each labeler's first life; read at the end (manifest.redone), so
         # the labelers start while the engines load instead of before.
         self._places = [a.where.remote() for a in self.labelers]
 
@@ -332,41 +360,18 @@ class LabelJob(UnitJob):
         progress.close()
         return self._manifest(records, started_at, time.monotonic() - t0, reused, prev)
 
-    def _retries(self) -> dict[str, Any]:
-        """What had to be redone: engine calls re-sent to live engines (and the engines and
-        nodes lost), labeler actors Ray restarted (their calls retried, possibly on another
-        node), units labeled again problem by problem after their call failed."""
-        out: dict[str, Any] = {"engine_calls_resent": 0, "engine_requests_resent": 0,
-                               "engines_lost": 0, "engine_nodes_lost": []}
-        if self.pool is not None and hasattr(self.pool, "retries"):
-            out.update(self.pool.retries())
-        restarted, moved = 0, 0
-        if self.cfg.ray.enabled and self._places:
-            import ray
-
-            try:
-                first = ray.get(self._places, timeout=30)
-                now = ray.get([a.where.remote() for a in self.labelers], timeout=30)
-            except Exception as exc:  # a figure must not fail a finished run
-                log.warning("could not ask the labelers where they run: %s", exc)
-                first = now = []
-            for (node0, pid0), (node1, pid1) in zip(first, now, strict=True):
-                restarted += (node0, pid0) != (node1, pid1)
-                moved += node0 != node1
-        out["labelers_restarted"] = restarted
-        out["labelers_moved_node"] = moved
-        out["units_retried_by_problem"] = self.units_retried_by_problem
-        return out
-
     def _manifest(self, records, started_at, wall, reused, prev) -> dict[str, Any]:
         head = self.manifest_head(records, started_at, wall, reused, "problems_labeled")
         manifest = build_manifest(self.cfg, head, self.model_path, wall, prev)
         manifest["throughput"].update(engine_throughput(self.pool, wall, manifest["counts"]))
         if not self.model_path:  # no engine ran: the chains came with the input
             manifest["model"] = given_model(self.out.root, manifest["shards"])
+        manifest["split"].update(who_cut(self.out.root, manifest["shards"]))
         manifest["unit_cutting"] = "content"  # older versions cut units in input order
         manifest["lineage"]["refresh"] = self.refresh
-        manifest["retries"] = retries = self._retries()
+        manifest["retries"] = retries = redone(
+            self.pool, self.labelers if self.cfg.ray.enabled else [], self._places,
+            self.units_retried_by_problem)
         if any(v for v in retries.values()):
             log.warning("redone after failures: %s", ", ".join(
                 f"{k}={len(v) if isinstance(v, list) else v}" for k, v in retries.items() if v))

@@ -46,7 +46,8 @@ def _filter(cfg: LabelJobConfig, counts: dict[str, Any]) -> dict[str, Any]:
 
 def _split(cfg: LabelJobConfig, counts: dict[str, Any]) -> dict[str, Any]:
     """How chains were cut, so that the cut can be repeated: the mode and, for reasoning
-    traces, the section budget, cap and cue tables; and what the traces were like."""
+    traces, the section budget, cap and cue tables; and what the traces were like. Who cut
+    the chains is added from the rows (`who_cut`)."""
     sections = str(cfg.split.mode) == "sections"
     return {
         "mode": str(cfg.split.mode),
@@ -57,6 +58,23 @@ def _split(cfg: LabelJobConfig, counts: dict[str, Any]) -> dict[str, Any]:
         "chains_thinking_unfinished": counts.get("chains_thinking_unfinished", 0),
         "after_error": str(cfg.labels.after_error),
     }
+
+
+def who_cut(root: Path, shards: list[dict[str, Any]]) -> dict[str, int]:
+    """How many labeled chains this job cut with `split.*` (`chains_cut`: sampled, or given
+    as one response string) and how many came as a list of steps (`chains_given_split`: cut
+    by no rule here). Read from the rows: a math chain the job cut has its step spans, a
+    sampled one its sampler seed; a given list of steps has neither. Code is cut by
+    statements and keeps no spans: a given code chain counts as cut."""
+    cut = given = 0
+    for s in shards:
+        t = pq.read_table(root / s["path"], columns=["domain", "sampler_seed", "step_spans"])
+        for domain, seed, spans in zip(t.column("domain").to_pylist(),
+                                       t.column("sampler_seed").to_pylist(),
+                                       t.column("step_spans").to_pylist(), strict=True):
+            split = domain == "math" and seed is None and not spans
+            given, cut = given + split, cut + (not split)
+    return {"chains_cut": cut, "chains_given_split": given}
 
 
 def given_model(root: Path, shards: list[dict[str, Any]], shown: int = 20) -> dict[str, Any]:
@@ -92,6 +110,36 @@ def build_manifest(cfg: LabelJobConfig, head: dict[str, Any], model_path: str, w
             "previous_manifest": (prev.read_manifest() or {}).get("created_at") if prev else None,
         },
     }
+
+
+
+def redone(pool: Any, labelers: list[Any], places: list[Any], units_retried: int
+           ) -> dict[str, Any]:  # fmt: skip
+    """What had to be redone: engine calls re-sent to live engines (and the engines and
+    nodes lost), labeler actors Ray restarted (their calls retried, possibly on another
+    node: `places` holds each labeler's (node, pid) asked at its start, `labelers` is empty
+    without Ray), units labeled again problem by problem after their call failed."""
+    out: dict[str, Any] = {"engine_calls_resent": 0, "engine_requests_resent": 0,
+                           "engines_lost": 0, "engine_nodes_lost": []}
+    if pool is not None and hasattr(pool, "retries"):
+        out.update(pool.retries())
+    restarted, moved = 0, 0
+    if labelers and places:
+        import ray
+
+        try:
+            first = ray.get(places, timeout=30)
+            now = ray.get([a.where.remote() for a in labelers], timeout=30)
+        except Exception as exc:  # a figure must not fail a finished run
+            log.warning("could not ask the labelers where they run: %s", exc)
+            first = now = []
+        for (node0, pid0), (node1, pid1) in zip(first, now, strict=True):
+            restarted += (node0, pid0) != (node1, pid1)
+            moved += node0 != node1
+    out["labelers_restarted"] = restarted
+    out["labelers_moved_node"] = moved
+    out["units_retried_by_problem"] = units_retried
+    return out
 
 
 def write_report_quietly(root: Path) -> None:
@@ -136,8 +184,8 @@ def say_coverage(root: Path) -> None:
     """The job's last lines: what each source could judge and what it left unverifiable, and
     why; a warning with the figure when the Monte Carlo completer rarely solves the problems
     it completes. A figure must not fail a finished run: a failure to count is logged."""
-    from labeling.report_coverage import coverage_sentences, source_coverage
-    from labeling.report_stats import scan_dataset
+    from labeling.report.coverage import coverage_sentences, source_coverage
+    from labeling.report.stats import scan_dataset
 
     try:
         said, low = coverage_sentences(source_coverage(scan_dataset(root)[0]))

@@ -6,12 +6,17 @@ here is listed by hand anywhere else.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import typing
 from dataclasses import dataclass
+from typing import ClassVar
 
-from labeling.judge_protocol import JudgeVote
-from labeling.mc import MC_DEFAULTS, EstimatorName, MCOptions, RuleName
-from pipelines.config_fields import ROWS, option
+from labeling.judge.protocol import JudgeVote
+from labeling.mc import METHODS, Method, method
+from pipelines.config_fields import ROWS, SPEED, option
 from pipelines.generation_config import ModelConfig, SamplerConfig
+from verifiers.sandbox.result import NODE_MEMORY_SHARE, SANDBOX_TIMEOUT_S, SANDBOX_WORKERS
 
 
 @dataclass
@@ -30,115 +35,59 @@ class TestsSourceConfig:
     """On: a syntax verdict per step of code chains (the tests run as the `answer` source)."""
 
 
-_MC = MC_DEFAULTS  # MC's defaults are written once, in labeling/mc/options.py
-
-
 @dataclass
 class MCSourceConfig:
-    rule: RuleName = option(
-        _MC.rule, "How a probed step's rollouts become its label: posterior (the chain's first "
-        "error located by its posterior over every probe, the chain's own outcome and the "
-        "completer's self-confidence; a label needs probability >= 1 - level and the "
-        "rollouts' own support by `factor`) | fall (the completer's success rate falls across "
-        "the step, judged against its own self-confidence on the problem; unverifiable where "
-        "it cannot tell) | absolute (confirm successes within the budget, or a success rate > "
-        "threshold) | any_success (Math-Shepherd: one success in k). See docs/labels.md.",
+    """The keys every Monte Carlo method has (how rollouts are sampled, by which model, how
+    many from the bare question). The method's own keys come from its module
+    (`labeling/mc/<method>.py`) through `mc_config`: `labels/mc=<method>` chooses one."""
+
+    method_name: ClassVar[str] = ""
+
+    method: str = option(
+        "", "The method this section is of, as chosen by labels/mc=<name> (written so that a "
+        "printed config and the manifest say which ran; setting it here chooses nothing).",
         ROWS,
     )
-    estimator: EstimatorName = option(
-        _MC.estimator, "binary_search | per_step (posterior: binary_search only, its "
-        "probabilistic bisection).", ROWS,
-    )
-    level: float = option(
-        _MC.level, "fall: the sequential test's level. A step is False only when the Bayes "
-        "factor fell:kept of its rollouts reaches 1/level (and True only when it drops to "
-        "level); by Wald's bound a step that kept its rate is called fallen with probability "
-        "at most about `level` when the self-confidence is known (on average over its "
-        "posterior when it is estimated). posterior: every label has posterior probability "
-        ">= 1 - level of being right (a located first error: >= 1 - 2 level).", ROWS, gt=0,
-        lt=0.5,
-    )
-    factor: float = option(
-        _MC.factor, "posterior: the Bayes factor by which the rollouts themselves (prior and "
-        "own outcome aside) must favour a label: no label rests on the prior alone.", ROWS,
-        ge=1,
-    )
-    chain_budget: int = option(
-        _MC.chain_budget, "posterior: most rollouts per chain (the question's not counted); "
-        "the search stops earlier once the first error is located or every step is right.",
-        ROWS, gt=0,
-    )
-    fell_below: float = option(
-        _MC.fell_below, "fall: a step fell when its success rate is at most this share of the "
-        "completer's self-confidence.", ROWS, gt=0, lt=1,
-    )
-    kept_above: float = option(
-        _MC.kept_above, "fall: a step kept its rate when it is at least this share of the "
-        "self-confidence (between the two: the test waits for more rollouts).", ROWS, gt=0,
-        le=1,
-    )
-    max_rollouts: int = option(
-        _MC.max_rollouts, "fall: most rollouts from one step while its test is undecided; "
-        "still undecided then: unverifiable, with the counts.", ROWS, gt=0,
-    )
     self_rollouts: int = option(
-        _MC.self_rollouts, "Completions of the bare question per problem that measure the "
-        "completer's self-confidence, on top of the problem's sampled chains when the "
-        "completer wrote them with the same settings (every rule reports it; fall and "
-        "posterior need it).",
+        16, "Completions of the bare question per problem that measure the completer's "
+        "self-confidence, on top of the problem's sampled chains when the completer wrote them "
+        "with the same settings (every method reports it; fall and posterior need it).",
         ROWS, ge=0,
     )
-    k: int = option(_MC.k, "absolute, any_success: rollouts per probed prefix (per_step: N per "
-                    "step; Math-Shepherd used 8).", ROWS, gt=0)
-    chunk: int | None = option(
-        _MC.chunk, "fall, absolute, any_success: rollouts per request: a probe stops as soon "
-        "as its rule decides (null: all of k, or of max_rollouts, at once).", ROWS, gt=0,
-    )
-    probe: int = option(
-        _MC.probe, "posterior: decided rollouts per probe before the search chooses the next "
-        "step (fewer: fewer rollouts, more rounds of the engine).", ROWS, gt=0,
-    )
-    probe_max: int = option(
-        _MC.probe_max, "posterior: on a problem the completer rarely solves a probe grows "
-        "past probe, to ceil(0.5 / self-confidence) rollouts, up to this (= probe: fixed "
-        "probes).", ROWS, gt=0,
-    )
-    spare_steps: bool = option(
-        _MC.spare_steps, "posterior: a step that names nothing (no number, variable, "
-        "formula or operation: an opening line, a goal restated) or only restates the "
-        "question or an earlier step (a loop) is never blamed as the first error, and the "
-        "rate after it is its own baseline (such text can derail a weak completer without "
-        "being wrong).", ROWS,
-    )
-    confirm: int = option(_MC.confirm, "absolute: successes a prefix needs to count as on "
-                          "track, each success earning k more rollouts.", ROWS, gt=0)
-    threshold: float = option(_MC.threshold, "absolute: a step is on track when its success "
-                              "rate is > threshold (with confirm=1).", ROWS, ge=0, lt=1)
     max_tokens: int | None = option(
         None, "Completion cap of one rollout; null = sampler.max_tokens (then, with the same "
-        "temperature, the sampled chains are samples of the completer: free self-confidence).",
-        ROWS, gt=0,
+        "temperature and model, the sampled chains are samples of the completer: free "
+        "self-confidence).", ROWS, gt=0,
     )
     temperature: float | None = option(None, "Rollout sampling temperature; null = "
                                        "sampler.temperature.", ROWS, ge=0)
-    max_rounds: int = option(_MC.max_rounds, "Safety cap on requests per chain.", ROWS, gt=0)
-    probe_right: bool = option(
-        _MC.probe_right, "binary_search: search the steps of chains whose answer is right too; "
-        "false = OmegaPRM's skip, which labels every step of such a chain right without a "
-        "rollout.", ROWS,
+    max_rounds: int = option(200, "Safety cap on requests per chain.", ROWS, gt=0)
+    model: ModelConfig = option(
+        factory=lambda: ModelConfig(name=""),
+        help="The completer's model (name, path, dtype...), with an engine pool of its own; "
+        "name '' = the sampler's (same pool). E.g. labels.mc.model.name="
+        "Qwen2.5-Coder-0.5B-Instruct completes the embedded SmolLM2's chains.",
+    )
+    speculate: bool = option(
+        True, "Send the requests a search may need next while the engines have room (the "
+        "labels are the same either way; off: strictly one probe at a time per chain).", SPEED,
     )
 
-    def options(self) -> MCOptions:
-        """The labeling knobs as the pure core takes them."""
-        return MCOptions(
-            rule=RuleName(self.rule), estimator=EstimatorName(self.estimator), level=self.level,
-            factor=self.factor, chain_budget=self.chain_budget, fell_below=self.fell_below,
-            kept_above=self.kept_above,
-            max_rollouts=self.max_rollouts, self_rollouts=self.self_rollouts, k=self.k,
-            chunk=self.chunk, probe=self.probe, probe_max=self.probe_max,
-            spare_steps=self.spare_steps, confirm=self.confirm,
-            threshold=self.threshold, probe_right=self.probe_right, max_rounds=self.max_rounds,
-        )  # fmt: skip
+    def make_method(self) -> Method:
+        """The chosen method with its settings (checked)."""
+        if self.method != self.method_name:
+            raise ValueError(f"labels.mc.method={self.method} chooses nothing: choose the method "
+                             f"with labels/mc={self.method} (this section is "
+                             f"{self.method_name}'s)")
+        cls = METHODS[self.method_name]
+        return method(self.method_name, **{f.name: getattr(self, f.name)
+                                          for f in dataclasses.fields(cls)})  # type: ignore[arg-type]
+
+    def own_model(self, sampler: ModelConfig) -> ModelConfig | None:
+        """The completer's model when it is not the sampler's, else None (share its pool)."""
+        if not self.model.name or self.model == sampler:
+            return None
+        return self.model
 
     def sampling(self, sampler: SamplerConfig) -> tuple[int, float]:
         """(max_tokens, temperature) of a rollout: ours, or the sampler's where unset."""
@@ -146,9 +95,29 @@ class MCSourceConfig:
                 sampler.temperature if self.temperature is None else self.temperature)
 
     def same_sampling(self, sampler: SamplerConfig) -> bool:
-        """Whether a sampled chain is a sample of the completer: same cap and temperature
-        (the model and top_p are the sampler's by construction)."""
+        """Whether the rollouts sample as the sampler did: same cap and temperature (top_p is
+        the sampler's by construction). With the sampler's model too (`own_model` None), a
+        sampled chain is a sample of the completer."""
         return self.sampling(sampler) == (sampler.max_tokens, sampler.temperature)
+
+
+@functools.cache
+def mc_config(name: str) -> type[MCSourceConfig]:
+    """The `labels.mc` section of method `name`: the common keys, then the method's own
+    (declared once, in its module, with their help and ranges). Another method's key is no
+    key of it: Hydra refuses it at start (`labels.mc.k is not a key of posterior; ...`)."""
+    cls = METHODS[name]
+    hints = typing.get_type_hints(cls)
+    fields = [(f.name, hints[f.name], dataclasses.field(default=f.default, metadata=f.metadata))
+              for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    base = next(f for f in dataclasses.fields(MCSourceConfig) if f.name == "method")
+    fields.insert(0, ("method", str, dataclasses.field(default=name, metadata=base.metadata)))
+    made = dataclasses.make_dataclass(
+        f"MC{''.join(w.title() for w in name.split('_'))}Config", fields,
+        bases=(MCSourceConfig,), namespace={"method_name": name, "__doc__": cls.__doc__},
+    )
+    made.__module__ = __name__
+    return made
 
 
 @dataclass
@@ -164,7 +133,7 @@ class JudgeSourceConfig:
         JudgeVote.majority, "majority (a strict majority of ALL votes, unparsable ones "
         "included, must place the first error at or before a step to flag it, or after it to "
         "call it right) | unanimous (every vote) | plurality (the most-named index among "
-        "parsed votes, when most votes parsed). See labeling/judge_protocol.py.", ROWS
+        "parsed votes, when most votes parsed). See labeling/judge/protocol.py.", ROWS
     )
     max_tokens: int = option(
         512, "Completion cap of one critic answer (cut ones are errors).", ROWS, gt=0
@@ -185,3 +154,27 @@ class JudgeSourceConfig:
         if not self.model.name or self.model == sampler:
             return None
         return self.model
+
+
+@dataclass
+class SandboxSettings:
+    """The sandbox every part that runs code uses (the `answer` source on code, MC rollouts
+    of code chains)."""
+
+    timeout_s: float = option(
+        SANDBOX_TIMEOUT_S, "Wall-clock bound of one program run in the sandbox.", ROWS, gt=0
+    )
+    # How many run at once and the memory they share change speed and placement; a run that
+    # needs more waits for a slot rather than getting less.
+    workers: int = option(
+        SANDBOX_WORKERS, "Parallel sandbox executions (per verifier actor).", SPEED, gt=0
+    )
+    node_memory_share: float = option(
+        NODE_MEMORY_SHARE, "Share of a node's RAM that all sandboxes running at once on it hold "
+        "together (engines plan 0.8 of what Ray reports, about 0.56 of RAM): each run gets "
+        "share x RAM / (workers x verifier actors on the node), and runs beyond that many "
+        "wait.", SPEED, gt=0, le=1
+    )
+    allow_unsafe: bool = option(
+        False, "Run without isolation when bubblewrap is missing (warns).", ROWS
+    )

@@ -18,22 +18,46 @@ import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, is_dataclass
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from labeling import registry
-from labeling.registration import Registry
-from pipelines.generation_config import chains_in_sections
+from labeling.mc import METHODS
+from labeling.registry import Registry
+from pipelines.generation_config import (
+    AnswerCheckConfig,
+    DatasetConfig,
+    ModelConfig,
+    RayConfig,
+    SamplerConfig,
+    SplitConfig,
+    chains_in_sections,
+)
 from pipelines.label.source_configs import (
     AnswerSourceConfig,
     CalcSourceConfig,
     JudgeSourceConfig,
     MCSourceConfig,
+    SandboxSettings,
     TestsSourceConfig,
+    mc_config,
 )
 from verifiers.base import GivenOutcome, Verifier
 
-if TYPE_CHECKING:  # the config reads this module's table: no import back at run time
-    from pipelines.label.config import LabelJobConfig, SandboxSettings
+
+class LabelJob(Protocol):
+    """The label job's config as a builder reads it. `pipelines.label.config.LabelJobConfig`
+    is the one implementation; it is not imported here because the config reads this
+    module's table, and an import back (even for types) would close a circle."""
+
+    model: ModelConfig
+    dataset: DatasetConfig
+    sampler: SamplerConfig
+    split: SplitConfig
+    ray: RayConfig
+    answer_check: AnswerCheckConfig
+    sandbox: SandboxSettings
+    labels: Any  # `labels_config()`: one optional section per registered source
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,10 +66,10 @@ class BuildContext:
 
     domain: str
     completer: Any = None  # the sampler's engine (MC rollouts)
-    critic: Any = None  # the judge's model (verifiers.judge.Critic)
+    critic: Any = None  # the judge's model (verifiers.judge.JudgeModel)
 
 
-Builder = Callable[["LabelJobConfig", Any, BuildContext], Verifier]
+Builder = Callable[["LabelJob", Any, BuildContext], Verifier]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +80,12 @@ class HowToRun:
 
     section: type
     build: Builder
+    # A section chosen by name (`labels/<source>=<option>`, each option a subclass of
+    # `section` with keys of its own): (option, its section), the first the default.
+    variants: tuple[tuple[str, type], ...] = ()
+    # Sub-sections chosen by name too (`labels/<source>/<key>=<option>`): key, its default
+    # option, and a function giving every option's node (read when registering, not before).
+    choices: tuple[tuple[str, str, Callable[[], dict[str, Any]]], ...] = ()
 
 
 def _declared(name: str, entry: HowToRun) -> None:
@@ -69,12 +99,15 @@ def _declared(name: str, entry: HowToRun) -> None:
 _RUNS: Registry[HowToRun] = Registry("label source builder", check=_declared)
 
 
-def runs(name: str, section: type) -> Callable[[Builder], Builder]:
+def runs(name: str, section: type, variants: tuple[tuple[str, type], ...] = (),
+         choices: tuple[tuple[str, str, Callable[[], dict[str, Any]]], ...] = ()
+         ) -> Callable[[Builder], Builder]:  # fmt: skip
     """Decorate the builder of built-in source `name` (declared in labeling/registry.py),
-    whose `labels.<name>` section is `section`."""
+    whose `labels.<name>` section is `section` (or one of `variants`, chosen by name; its
+    sub-sections in `choices` chosen by name too)."""
 
     def wrap(fn: Builder) -> Builder:
-        _RUNS.register(name, HowToRun(section, fn))
+        _RUNS.register(name, HowToRun(section, fn, variants, choices))
         return fn
 
     return wrap
@@ -125,16 +158,32 @@ def register_options() -> None:
     cs = ConfigStore.instance()
     now = sections()
     for name, section, _ in now:
-        cs.store(group="labels", name=name, node={name: section})
+        variants = _RUNS[name].variants
+        if not variants:
+            cs.store(group="labels", name=name, node={name: section})
+            continue
+        # `labels=[mc]` brings the default variant; `labels/mc=fall` chooses another, and
+        # `labels/mc/model=qwen_coder_0_5b` a sub-section's option.
+        subs = _RUNS[name].choices
+        cs.store(group="labels", name=name, node={"defaults": [
+            {name: variants[0][0]}, *({f"{name}/{key}": default} for key, default, _ in subs),
+            "_self_"]})
+        for option_name, variant in variants:
+            cs.store(group=f"labels/{name}", name=option_name, node=variant)
+        for key, _, options in subs:
+            for option_name, node in options().items():
+                cs.store(group=f"labels/{name}/{key}", name=option_name, node=node)
     # A source unregistered since (a test's toy) stops being an option: the store has no
     # remove call, so its entry leaves the group's table.
     stored = cs.repo.get("labels", {})
-    for gone in set(stored) - {f"{name}.yaml" for name, _, _ in now}:
+    keep = {f"{name}.yaml" for name, _, _ in now} | {name for name, _, _ in now
+                                                    if _RUNS[name].variants}
+    for gone in set(stored) - keep:
         del stored[gone]
 
 
 def build_sources(
-    cfg: LabelJobConfig, domain: str, completer: Any = None, critic: Any = None
+    cfg: LabelJob, domain: str, completer: Any = None, critic: Any = None
 ) -> dict[str, Verifier]:
     """{source name: verifier} for the sources enabled in `cfg.labels` that apply to `domain`.
     Raises ValueError when a source cannot run (mc or judge without an engine, no builder)."""
@@ -148,7 +197,7 @@ def build_sources(
 
 
 @runs("answer", AnswerSourceConfig)
-def _answer(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
+def _answer(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
     if ctx.domain == "math":
         from verifiers.answer import AnswerVerifier
 
@@ -159,28 +208,42 @@ def _answer(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
 
 
 @runs("calc", CalcSourceConfig)
-def _calc(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
+def _calc(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
     from verifiers.calculator.verifier import CalculatorVerifier
 
     return CalculatorVerifier(timeout_s=section.timeout_s)
 
 
 @runs("tests", TestsSourceConfig)
-def _tests(cfg: LabelJobConfig, section: Any, ctx: BuildContext) -> Verifier:
-    from verifiers.code_tests import SyntaxVerifier
+def _tests(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
+    from verifiers.code_syntax import SyntaxVerifier
 
     # Per-step label for code: the first prefix no continuation can make parse. (The tests
     # themselves run once, as the `answer` source.)
     return SyntaxVerifier()
 
 
-@runs("mc", MCSourceConfig)
-def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
+def _model_options() -> dict[str, Any]:
+    """The completer's model by name: `sampler` (the sampler's: `name` ''), or any option of
+    the `model` group (conf/model/*.yaml)."""
+    from omegaconf import OmegaConf
+
+    from pipelines.confdir import CONF_DIR
+
+    options: dict[str, Any] = {"sampler": {}}
+    for path in sorted(Path(CONF_DIR, "model").glob("*.yaml")):
+        options[path.stem] = OmegaConf.load(path)
+    return options
+
+
+@runs("mc", MCSourceConfig, tuple((name, mc_config(name)) for name in METHODS),
+      choices=(("model", "sampler", _model_options),))
+def _mc(cfg: LabelJob, m: Any, ctx: BuildContext) -> Verifier:
     if ctx.completer is None:
-        raise ValueError("labels.mc needs an engine; it cannot run on given chains alone")
+        raise ValueError("labels.mc needs an engine for its completer model")
     from labeling.prompts import user_message
-    from verifiers.rollout.driver import MonteCarloVerifier
-    from verifiers.rollout.outcome import outcome_check
+    from verifiers.mc.driver import MonteCarloVerifier
+    from verifiers.mc.outcome import outcome_check
 
     labels = cfg.labels
     # Rollouts are judged as the `answer` source judges a chain: the same answer check, the
@@ -192,13 +255,17 @@ def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
         completer=ctx.completer,
         check=outcome_check(ctx.domain, cfg.answer_check.timeout_s, sandbox),
         domain=ctx.domain,
-        options=m.options(),
+        method=m.make_method(),
+        self_rollouts=m.self_rollouts,
+        max_rounds=m.max_rounds,
+        speculate=m.speculate,
         max_tokens=max_tokens,
         temperature=temperature,
         top_p=cfg.sampler.top_p,
-        # The completer is the sampler's engine: with the same cap, temperature and top_p,
+        # When the completer is the sampler's model with the same cap, temperature and top_p,
         # the chains it sampled are its own samples from the question.
-        samples_of=cfg.model.name if m.same_sampling(cfg.sampler) else None,
+        samples_of=cfg.model.name if m.own_model(cfg.model) is None
+        and m.same_sampling(cfg.sampler) else None,
         after_error=labels.after_error,
         tests_cfg=sandbox,
         seed=cfg.sampler.seed,
@@ -208,7 +275,7 @@ def _mc(cfg: LabelJobConfig, m: Any, ctx: BuildContext) -> Verifier:
 
 
 @runs("judge", JudgeSourceConfig)
-def _judge(cfg: LabelJobConfig, j: Any, ctx: BuildContext) -> Verifier:
+def _judge(cfg: LabelJob, j: Any, ctx: BuildContext) -> Verifier:
     if ctx.critic is None:
         raise ValueError("labels.judge needs an engine for its critic model")
     from verifiers.judge import JudgeVerifier
@@ -221,7 +288,7 @@ def _judge(cfg: LabelJobConfig, j: Any, ctx: BuildContext) -> Verifier:
     )
 
 
-def labelers_per_node(cfg: LabelJobConfig) -> int:
+def labelers_per_node(cfg: LabelJob) -> int:
     """Verifier actors one node may hold: 1 in-process; every one on a local Ray (one node);
     on a cluster ceil(actors / live CPU nodes), as SPREAD places them. When more land on a
     node (SPREAD is best effort, or a node died), the node's sandbox slots make the extra
@@ -239,7 +306,7 @@ def labelers_per_node(cfg: LabelJobConfig) -> int:
     return max(1, n)
 
 
-def node_sandbox_slots(cfg: LabelJobConfig) -> int:
+def node_sandbox_slots(cfg: LabelJob) -> int:
     """Sandboxes the labelers run at once on one node: sandbox.workers per verifier actor."""
     return cfg.sandbox.workers * labelers_per_node(cfg)
 

@@ -4,7 +4,7 @@
 as a long-lived Ray actor (or in-process). Everything that goes wrong with one problem or one
 chain becomes a quarantine row with one sentence; nothing is dropped and nothing here stops
 the job. Bad *reference* data (a verifier raising) quarantines the problem, not the unit.
-A labeled row that cannot be written (a text Parquet cannot encode: see `labeling.text`)
+A labeled row that cannot be written (a text Parquet cannot encode: see `labeling.text.unicode`)
 quarantines its chain with the reason instead of failing the unit's shard; quarantine rows
 are always written with such characters escaped.
 """
@@ -30,9 +30,9 @@ from labeling.schema import (
     StepVerdict,
     rating_label,
 )
-from labeling.splitters import split_spans
-from labeling.text import escape_row, unwritable_field
-from labeling.thinking import parse_trace
+from labeling.steps.splitters import split_spans
+from labeling.steps.thinking import parse_trace
+from labeling.text.unicode import escape_row, unwritable_field
 from pipelines.generation_config import SplitConfig
 from pipelines.label.config import LabelJobConfig
 from pipelines.label.sources import build_sources
@@ -52,9 +52,9 @@ def split_chain(
     problem: Problem, text: str, split: SplitConfig
 ) -> tuple[list[str], tuple[tuple[int, int], ...]]:
     """(steps, their character spans in `text`): math through the one split entry point
-    (`labeling.splitters`), code by statements (no spans: code steps are rebuilt)."""
+    (`labeling.steps.splitters`), code by statements (no spans: code steps are rebuilt)."""
     if problem.domain == "code":
-        from labeling.code_steps import split_code_steps
+        from labeling.steps.code import split_code_steps
 
         steps = split_code_steps(text, split.code_mode, problem.entry_point, problem.question)
         return steps, ()
@@ -69,7 +69,7 @@ class UnitLabeler:
         self.cfg = cfg
         self.config_hash = config_hash  # written to every row and quarantine record
         self.completer = completer
-        self.critic = critic  # the judge's model (verifiers.judge.Critic), if labels.judge
+        self.critic = critic  # the judge's model (verifiers.judge.JudgeModel), if labels.judge
         self._sources: dict[str, dict[str, Any]] = {}
         self.model_name = cfg.model.name
 

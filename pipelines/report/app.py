@@ -4,7 +4,7 @@
     prm-report dir=runs/v2 diff=runs/v1                 # plus what changed since v1
     prm-report dir=runs/v2 output.dir=/tmp/v2 echo=false  # -> /tmp/v2/report.html
 
-The statistics come from `labeling.report_stats` (lazy polars over the shards the manifest
+The statistics come from `labeling.report.stats` (lazy polars over the shards the manifest
 lists, so a large dataset is aggregated in bounded memory); `pipelines.report.html` draws
 them. `write_report` is what the label job calls when it finishes; `main()` only calls
 `run(cfg)`, which tests call directly.
@@ -18,12 +18,12 @@ from typing import Any
 import polars as pl
 from omegaconf import DictConfig
 
-from labeling.report_diff import diff_stats
-from labeling.report_stats import dataset_stats
+from labeling.report.diff import diff_stats
+from labeling.report.stats import dataset_stats
 from labeling.shards import atomic_write_bytes
 from pipelines.cli import HydraApp
 from pipelines.config_fields import typed_config
-from pipelines.report.config import RENAMED, REPORT, ReportConfig, register
+from pipelines.report.config import REPORT, ReportConfig, register
 from pipelines.report.html import (
     SECTIONS,
     quality_frame,
@@ -113,7 +113,7 @@ def run(cfg: DictConfig | ReportConfig) -> Path:
     )  # fmt: skip
 
 
-APP = HydraApp("prm-report", "report", ReportConfig, register, run, __doc__, renamed=RENAMED)
+APP = HydraApp("prm-report", "report", ReportConfig, register, run, __doc__)
 
 
 def main() -> None:

@@ -7,7 +7,6 @@ composes the config, a value out of range when the app starts.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from hydra.core.config_store import ConfigStore
@@ -49,18 +48,8 @@ class ReportConfig:
     )
 
 
-def _page_path(value: str) -> list[str]:
-    """The old `out=PATH` (the page's own path) as the directory and the name."""
-    folder, name = os.path.split(value)
-    return [f"output.dir={folder or '.'}", f"output.name={name or REPORT}"]
-
-
-# Keys that moved, kept working for one release (`pipelines.cli.renamed`).
-RENAMED = {"out": _page_path}
-
-
 def register() -> None:
     ConfigStore.instance().store(name="report_schema", node=ReportConfig)
 
 
-__all__ = ["REPORT", "RENAMED", "ReportConfig", "register"]
+__all__ = ["REPORT", "ReportConfig", "register"]

@@ -1,6 +1,6 @@
 """The report as one self-contained HTML page: tables, and plots as base64 PNGs.
 
-Input is what `labeling.report_stats` returns (small aggregates); nothing here reads shards.
+Input is what `labeling.report.stats` returns (small aggregates); nothing here reads shards.
 All text that comes from data (dataset names, source names, quarantine reasons and raw
 records) is HTML-escaped, and the page carries a Content-Security-Policy that allows no
 scripts and no network fetches at all, so a hostile record can neither run nor phone home.
@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from labeling.report_stats import HUMAN
+from labeling.report.stats import HUMAN
 from pipelines.report.plots import (  # plt, png: importable from here, as before the split
     plot_agreement,
     plot_first_error,

@@ -1,6 +1,6 @@
 """The report's plots, each a matplotlib figure embedded as a base64 PNG `<img>`.
 
-Input is what `labeling.report_stats` returns; names from the data reach the plots as plain
+Input is what `labeling.report.stats` returns; names from the data reach the plots as plain
 text (the page renders them with `text.parse_math` off: a "$" is a dollar sign).
 """
 

@@ -3,7 +3,7 @@
 A newcomer's first report must say whether the tool worked: how many chains reached the
 right answer, how many steps each colour holds, and why a step can stay grey (no source
 judged it: it is left out of training, never guessed). Built from the manifest's config and
-counts and the shard statistics (`labeling.report_stats`); every number is the data's, and
+counts and the shard statistics (`labeling.report.stats`); every number is the data's, and
 every name from the data is escaped.
 """
 
@@ -12,16 +12,18 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from labeling.report_coverage import coverage_sentences
+from labeling import registry
+from labeling.report.coverage import coverage_sentences
 
-SOURCE_WORDS = {  # what each built-in source did, for a reader who has not read the docs
-    "answer": "compared each final answer with the reference (code: ran the unit tests)",
-    "calc": "redid every arithmetic claim of a step with sympy",
-    "tests": "checked that each prefix of the code parses",
-    "mc": "completed the chain from a step several times (Monte Carlo rollouts) and counted "
-          "how often it still reached the right answer",
-    "judge": "asked an LLM critic for the first wrong step",
-}
+
+def source_words(src: str) -> str:
+    """What `src` judges, in its registration's words (labeling/registry.py), so a source
+    registered later is described without an edit here; a name nobody registered is "its
+    own check"."""
+    try:
+        return registry.get(src).doc
+    except KeyError:
+        return "its own check"
 
 
 def _esc(x: Any) -> str:
@@ -93,8 +95,7 @@ def _checks(m: dict[str, Any]) -> str:
     for i, src in enumerate(sources):
         who = behind.get(src)
         with_model = f" (with <b>{_esc(who)}</b>)" if who and who != "given" else ""
-        out.append(f"<b>{_esc(src)}</b>{with_model} "
-                   f"{_esc(SOURCE_WORDS.get(src, 'applied its own check'))}"
+        out.append(f"<b>{_esc(src)}</b>{with_model}: {_esc(source_words(src))}"
                    + ("; " if i < len(sources) - 1 else ". "))  # fmt: skip
     return "".join(out)
 
@@ -111,7 +112,7 @@ def _what_ran(s: dict[str, Any], m: dict[str, Any], chains: int, problems: int) 
 def coverage_story(s: dict[str, Any]) -> str:
     """What each source could judge and what it left unverifiable, and why; a warning with
     the figure when the Monte Carlo completer's self-confidence is low (the same sentences as
-    the job's log: `labeling.report_coverage`)."""
+    the job's log: `labeling.report.coverage`)."""
     cov = s.get("coverage")
     if not cov or not cov["sources"]:
         return ""
@@ -120,6 +121,46 @@ def coverage_story(s: dict[str, Any]) -> str:
     if low:
         out += f'<p class="note warn">{_esc(low)}</p>'
     return out
+
+
+# What the labels after a chain's first error say, per `labels.after_error` (resolved: the
+# manifest records `keep` or `negative` where the config said `auto`).
+_AFTER_ERROR = {
+    "negative": "or when an earlier {unit} is already wrong (<code>labels.after_error="
+                "negative</code>: every {unit} after a chain's first error is labeled wrong)",
+    "mask": "; the {unit}s after a chain's first error are left unlabeled (<code>labels."
+            "after_error=mask</code>)",
+    "keep": "; a {unit} after a chain's first error keeps its own verdict (<code>labels."
+            "after_error=keep</code>: a correction after a slip can be right)",
+}
+
+
+def how_to_read(m: dict[str, Any]) -> str:
+    """The paragraph that says what a label means in this run: per step or per section of a
+    reasoning trace (`split.mode`), and what follows a first error (`labels.after_error`);
+    traces whose thinking never closed are named with what that did to their answers."""
+    config = m.get("config") or {}
+    split = {**(config.get("split") or {}), **(m.get("split") or {})}
+    after = str(split.get("after_error") or (config.get("labels") or {}).get("after_error")
+                or "negative")  # fmt: skip
+    sections = split.get("mode") == "sections"
+    unit = "section" if sections else "step"
+    cut = (" Chains are reasoning traces cut into sections where the reasoning turns "
+           "(<code>split.mode=sections</code>): each label is a claim about one section, "
+           "not about the chain up to it." if sections else "")  # fmt: skip
+    unclosed = int(split.get("chains_thinking_unfinished") or 0)
+    open_ = (f" {unclosed:,} trace(s) never closed their thinking (no <code>&lt;/think&gt;"
+             "</code>: cut at the token limit?): their final answer is unknown, so it is "
+             "unverifiable, never wrong." if unclosed else "")  # fmt: skip
+    tail = _AFTER_ERROR.get(after, _AFTER_ERROR["negative"]).format(unit=unit)
+    return (f"<p>How to read it: a {unit} is <i>wrong</i> when an exact check proves it (a "
+            "false calculation, a wrong final answer) or when rollouts from it do not reach "
+            f"the answer{tail}; it is <i>right</i> when a check or the rollouts support it. A "
+            f"{unit} no source could judge stays <i>unlabeled</i>: it is masked out of "
+            f"training, never guessed.{cut}{open_} <i>Labels per source</i> shows what each "
+            "source said, <i>Agreement</i> where they meet, <i>First-error position</i> where "
+            "chains go wrong, and <i>Quarantine</i> every input set aside, with its "
+            "reason.</p>")
 
 
 def run_story(s: dict[str, Any]) -> str:
@@ -142,15 +183,7 @@ def run_story(s: dict[str, Any]) -> str:
     parts.append(f" Of {steps:,} steps, <b style=\"color:#2e7d32\">{t:,} are labeled right"
                  f"</b>, <b style=\"color:#c62828\">{f:,} wrong</b> and <b style=\"color:"
                  f"#808080\">{u:,} unlabeled</b>.</p>")
-    parts.append(
-        "<p>How to read it: a step is <i>wrong</i> when an exact check proves it (a false "
-        "calculation, a wrong final answer), when rollouts from it do not reach the answer, "
-        "or when an earlier step is already wrong; it is <i>right</i> when a check or the "
-        "rollouts support it. A step no source could "
-        "judge stays <i>unlabeled</i>: it is masked out of training, never guessed. "
-        "<i>Labels per source</i> shows what each source said, <i>Agreement</i> where they "
-        "meet, <i>First-error position</i> where chains go wrong, and <i>Quarantine</i> "
-        "every input set aside, with its reason.</p>")
+    parts.append(how_to_read(m))
     if known and not right:
         parts.append(
             '<p class="note warn">No chain reached the right answer, so nearly every label '

@@ -16,12 +16,18 @@ from typing import Any
 
 from omegaconf import MISSING, OmegaConf
 
-from labeling.code_steps import CodeSplitMode
-from labeling.reward import DEFAULT_AGGREGATION, DEFAULT_EMPTY_REWARD, END_TOKENS
-from labeling.search import Aggregation
-from labeling.splitters import SplitMode
+from labeling.prm.reward import (
+    DEFAULT_AGGREGATION,
+    DEFAULT_EMPTY_REWARD,
+    DEFAULT_OUTCOME_WEIGHT,
+    END_TOKENS,
+)
+from labeling.prm.search import Aggregation
+from labeling.steps.code import CodeSplitMode
+from labeling.steps.splitters import SplitMode
 from pipelines.cli import ConfigError
 from pipelines.config_fields import ROWS, SPEED, check_fields, option
+from pipelines.reward.format_check import FormatRule
 
 
 class RewardBackend(StrEnum):
@@ -35,8 +41,8 @@ class RewardBackend(StrEnum):
 class RewardDomain(StrEnum):
     """Which of the project's splitters cuts a completion (as prm-label cut that domain)."""
 
-    math = "math"  # labeling.splitters.split_steps with split.mode
-    code = "code"  # labeling.code_steps.split_code_steps with split.code_mode
+    math = "math"  # labeling.steps.splitters.split_steps with split.mode
+    code = "code"  # labeling.steps.code.split_code_steps with split.code_mode
 
 
 @dataclass
@@ -83,10 +89,32 @@ class RewardConfig:
         "the PRM's max_length); each one is counted and logged. 0 = a fully wrong solution.",
         ROWS,
     )  # fmt: skip
+    format_rule: FormatRule = option(
+        FormatRule.answer,
+        "Completions that get format_reward instead of the PRM's score: answer (the thinking "
+        "never closed, or no final answer after it), thinking (never closed only) or off.",
+        ROWS,
+    )  # fmt: skip
+    format_reward: float = option(
+        DEFAULT_EMPTY_REWARD,
+        "Reward of a completion the format rule fails; at most empty_reward, so a tag or an "
+        "unfinished thought never earns more than saying nothing.", ROWS,
+    )  # fmt: skip
     outcome_weight: float = option(
-        0.0, "Blend with the verified final answer when a reference is passed: "
-        "(1 - w) * PRM + w * outcome (1 right, 0 wrong or no answer); 0 = PRM only.",
-        ROWS, ge=0, le=1
+        DEFAULT_OUTCOME_WEIGHT, "When a reference is passed (TRL's reference column, "
+        "OpenRLHF's labels, verl's ground_truth): (1 - w) * PRM + w * outcome (1 right, 0 "
+        "wrong or no answer); from 0.5 up a right answer always out-earns a wrong one; "
+        "0 = PRM only.", ROWS, ge=0, le=1
+    )  # fmt: skip
+    max_steps: int | None = option(
+        None, "Steps scored per completion at most; later ones are counted, not scored. "
+        "Unset = the split.max_steps recorded with the checkpoint (longer chains never "
+        "reached training), else 64.", SPEED, gt=0
+    )  # fmt: skip
+    max_tokens: int | None = option(
+        None, "Approximate tokens (prompt and steps) handed to the PRM per completion; steps "
+        "past it are counted, not scored. Unset = the checkpoint's max_length (the PRM "
+        "reads no further).", SPEED, gt=0
     )  # fmt: skip
     outcome_timeout_s: float = option(
         5.0, "Wall-clock bound of one answer equivalence check.", ROWS, gt=0
@@ -149,8 +177,13 @@ def check(cfg: RewardConfig) -> RewardConfig:
                           "(prm-train writes <output.dir>/final)")  # fmt: skip
     if cfg.backend == RewardBackend.server and not cfg.url:
         raise ConfigError("reward.backend=server needs reward.url (the vLLM pooling server)")
-    if not math.isfinite(cfg.empty_reward):
-        raise ConfigError(f"reward.empty_reward={cfg.empty_reward} must be a finite number")
+    for key in ("empty_reward", "format_reward"):
+        if not math.isfinite(getattr(cfg, key)):
+            raise ConfigError(f"reward.{key}={getattr(cfg, key)} must be a finite number")
+    if cfg.format_reward > cfg.empty_reward:
+        raise ConfigError(f"reward.format_reward={cfg.format_reward} is above reward."
+                          f"empty_reward={cfg.empty_reward}: a policy would be paid more for "
+                          "a tag than for saying nothing; set it at most empty_reward")  # fmt: skip
     return cfg
 
 

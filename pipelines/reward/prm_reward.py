@@ -8,8 +8,12 @@ Each completion is cut into steps by the project's one splitter with the rules t
 (`split` recorded in the checkpoint's prm_format.json by prm-train; `split_mode` overrides),
 formatted and scored as training formatted its chains (`tokenize_row`, through whichever
 backend: `PRMScorer` in-process, a local vLLM engine or a `vllm serve` through `PRMClient`),
-and folded into one number (`labeling.reward.fold`: `aggregation`, `empty_reward`, and a
-blend with the `answer` source's check when `outcome_weight` > 0 and a reference is given).
+and folded into one number (`labeling.prm.reward.fold`: `aggregation`, `empty_reward`, and a
+blend with the `answer` source's check when a reference is given, `outcome_weight` 0.5 by
+default). Before splitting, the format rule (`pipelines.reward.format_check`) gives a
+completion whose thinking never closed or that has no final answer `format_reward`, unscored;
+at most `max_steps` steps and `max_tokens` approximate tokens per completion go to the PRM
+(the rest are counted in `stats`, not scored), so one batch of hostile text costs bounded work.
 
 What it promises: one finite float per completion, whatever the completion is (empty, not
 text, overlong, any unicode); every completion that got the stated `empty_reward` is counted
@@ -22,12 +26,14 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from labeling.reward import (
+from labeling.prm.reward import (
+    FORMAT_NOTES,
     CompletionReward,
     Note,
     StepReward,
@@ -38,12 +44,20 @@ from labeling.reward import (
     strip_end_tokens,
     token_ends,
 )
-from labeling.sections import SectionOptions
+from labeling.steps.sections import SectionOptions, approx_tokens
 from pipelines.cli import ConfigError
 from pipelines.reward.config import RewardBackend, RewardConfig, RewardDomain, reward_config
+from pipelines.reward.format_check import format_note
 from pipelines.serve.client import ScoringError
 
 log = logging.getLogger("prm-reward")
+# Steps scored per completion when neither the config nor the checkpoint says (prm-label's
+# split.max_steps quarantines longer chains, so a PRM rarely saw more than a few dozen).
+DEFAULT_MAX_STEPS = 64
+
+
+class SplitMismatchWarning(UserWarning):
+    """The reward cuts completions otherwise than the PRM's training chains were cut."""
 
 
 def build_scorer(cfg: RewardConfig) -> Any:
@@ -64,12 +78,13 @@ def build_scorer(cfg: RewardConfig) -> Any:
     return PRMClient.for_server(path, cfg.url, model=cfg.served_name, batch_size=cfg.batch_size)
 
 
-def recorded_split(checkpoint: str | Path) -> dict[str, Any] | None:
-    """The `split` section prm-train recorded with the checkpoint (None: not recorded)."""
-    from pipelines.train.model import FORMAT_FILE, StepFormat
+def recorded_format(checkpoint: str | Path) -> Any:
+    """The checkpoint's `StepFormat` (its `split` record and lengths); None for a third-party
+    checkpoint without prm_format.json."""
+    from pipelines.checkpoint.format import FORMAT_FILE, StepFormat
 
     path = Path(checkpoint).expanduser()
-    return StepFormat.load(path).split if (path / FORMAT_FILE).is_file() else None
+    return StepFormat.load(path) if (path / FORMAT_FILE).is_file() else None
 
 
 class PRMReward:
@@ -77,7 +92,8 @@ class PRMReward:
 
     def __init__(self, cfg: RewardConfig, scorer: Any = None) -> None:
         self.cfg = cfg
-        record = recorded_split(cfg.checkpoint) or {}
+        fmt = recorded_format(cfg.checkpoint)
+        record = (fmt.split if fmt is not None else None) or {}
         self.split_mode = str(cfg.split_mode or record.get("mode") or "auto")
         self.code_mode = str(cfg.code_mode or record.get("code_mode") or "statement")
         default = SectionOptions()
@@ -86,15 +102,65 @@ class PRMReward:
             cfg.max_sections or record.get("max_sections") or default.max_sections,
         )  # only the `sections` mode reads them
         self._check_split()
-        said = "reward.split_mode" if cfg.split_mode else (
-            "recorded with the checkpoint" if record.get("mode") else
-            "the default: the checkpoint records no split rules")  # fmt: skip
-        mode = self.split_mode if cfg.domain == RewardDomain.math else self.code_mode
-        log.info("prm-reward: %s completions cut into steps with %s (%s)", cfg.domain, mode, said)
+        self.split_said = self._say_split(record)
+        # Bounded work: steps past these are counted, never sent to the PRM (see _cap).
+        self.max_steps = int(cfg.max_steps or record.get("max_steps") or DEFAULT_MAX_STEPS)
+        self.max_tokens = cfg.max_tokens or (fmt.max_length if fmt is not None else None)
+        self.max_prompt_tokens = fmt.max_prompt_length if fmt is not None else None
+        log.info("prm-reward: %s", self.split_said)
         self.scorer = scorer if scorer is not None else build_scorer(cfg)
         self.stats: Counter[str] = Counter()
         self._checker: Any = None
         self._lock = threading.Lock()
+
+    def _say_split(self, record: dict[str, Any]) -> str:
+        """The sentence saying how completions are cut and why; a `SplitMismatchWarning`
+        (shown by scripts and the server alike, not a log line) when that is not the cut
+        the PRM was trained on: the config overrides the recorded rule, or the record says
+        the training chains were cut by mixed rules or came already split."""
+        cfg = self.cfg
+        mode = self.split_mode if cfg.domain == RewardDomain.math else self.code_mode
+        how = f"{cfg.domain} completions are cut into steps with {mode}"
+        if mode == "sections":
+            how += (f" (section_tokens={self.sections.tokens}, "
+                    f"max_sections={self.sections.max_sections})")  # fmt: skip
+        cut_by = record.get("cut_by")
+        problems = []
+        if cfg.domain == RewardDomain.math:
+            trained = record.get("mode")
+            if cfg.split_mode and trained and str(cfg.split_mode) != trained:
+                problems.append(f"reward.split_mode={cfg.split_mode} while the PRM was "
+                                f"trained on chains cut with {trained}")  # fmt: skip
+            if trained == "sections" and self.split_mode == "sections":
+                for key, ours in (("section_tokens", self.sections.tokens),
+                                  ("max_sections", self.sections.max_sections)):  # fmt: skip
+                    if record.get(key) is not None and record[key] != ours:
+                        problems.append(f"{key}={ours} while training cut with "
+                                        f"{key}={record[key]}")  # fmt: skip
+        elif cfg.code_mode and record.get("code_mode") and cfg.code_mode != record["code_mode"]:
+            problems.append(f"reward.code_mode={cfg.code_mode} while the PRM was trained on "
+                            f"chains cut with {record['code_mode']}")  # fmt: skip
+        if cut_by == "mixed" and not (cfg.split_mode or cfg.code_mode):
+            rules = record.get("rules") or {}
+            problems.append("the PRM was trained on chains cut by different rules ("
+                            + "; ".join(f"{p}: {r.get('mode')}" for p, r in rules.items())
+                            + "), so no cut repeats training; set reward.split_mode")
+        elif cut_by == "given" and not cfg.split_mode:
+            problems.append("the PRM was trained only on chains that came already split "
+                            "(no rule to repeat); set reward.split_mode to the nearest cut")
+        elif record.get("given") and cut_by in ("prm-label", "people"):
+            problems.append(f"some training chains came already split ({len(record['given'])} "
+                            "dataset(s)); those were not cut this way")  # fmt: skip
+        if not record and not (cfg.split_mode or cfg.code_mode):
+            problems.append("the checkpoint records no split rules (not trained by prm-train "
+                            "on prm-label data?); set reward.split_mode to how it was trained")
+        said = ("as set in the reward config" if (cfg.split_mode or cfg.code_mode) else
+                "as recorded with the checkpoint" if record.get("mode") else "the default")
+        sentence = f"{how}, {said}"
+        if problems:
+            sentence += "; not the cut training saw: " + "; ".join(problems)
+            warnings.warn(f"prm-reward: {sentence}", SplitMismatchWarning, stacklevel=3)
+        return sentence
 
     @classmethod
     def load(cls, checkpoint: str | Path, **fields: Any) -> PRMReward:
@@ -113,11 +179,11 @@ class PRMReward:
     def _split(self, text: str, prompt: str) -> tuple[list[str], list[int | None]]:
         """(steps, each step's end in `text`) through the project's one splitter per domain."""
         if self.cfg.domain == RewardDomain.code:
-            from labeling.code_steps import split_code_steps
+            from labeling.steps.code import split_code_steps
 
             steps = split_code_steps(text, self.code_mode, "", prompt)
             return steps, step_ends(text, steps)  # code steps are rebuilt: found, or None
-        from labeling.splitters import split_spans
+        from labeling.steps.splitters import split_spans
 
         spans = split_spans(text, self.split_mode, self.sections)
         return [text[a:b] for a, b in spans], [b for _, b in spans]
@@ -156,6 +222,7 @@ class PRMReward:
         ends: list[list[int | None]] = []
         notes: list[Note] = []
         chains: list[tuple[str, list[str]]] = []
+        capped: list[int] = []
         for raw_prompt, raw in zip(prompts, completions, strict=True):
             prompt = prompt_text(raw_prompt)
             if prompt is None:
@@ -164,6 +231,9 @@ class PRMReward:
             text, cut, note = self._text(raw)
             if cut:
                 self.stats["cut_to_max_chars"] += 1
+            if note is Note.scored:  # before any splitting or scoring: a failure costs nothing
+                note = format_note(text, self.cfg.format_rule,
+                                   self.cfg.domain == RewardDomain.code) or note  # fmt: skip
             found: list[str] = []
             where: list[int | None] = []
             if note is Note.scored:
@@ -178,15 +248,20 @@ class PRMReward:
             steps.append(found)
             ends.append(where if found else [])
             notes.append(note)
+            keep = self._cap(prompt, found)
+            capped.append(len(found) - keep)
             if found:
-                chains.append((prompt, found))
+                chains.append((prompt, found[:keep]))
         scored = iter(self._score_chains(chains))
         results = []
         for i, (found, where, note) in enumerate(zip(steps, ends, notes, strict=True)):
-            scores = next(scored) if found else []
-            outcome = self._outcome(texts[i], references[i] if references is not None else None)
-            reward, prm, clean = fold(scores, self.cfg.aggregation, self.cfg.empty_reward,
-                                      outcome, self.cfg.outcome_weight)  # fmt: skip
+            scores = next(scored) + [None] * capped[i] if found else []
+            failed = note in FORMAT_NOTES
+            outcome = None if failed else self._outcome(
+                texts[i], references[i] if references is not None else None)  # fmt: skip
+            empty = self.cfg.format_reward if failed else self.cfg.empty_reward
+            reward, prm, clean = fold(scores, self.cfg.aggregation, empty, outcome,
+                                      self.cfg.outcome_weight)  # fmt: skip
             if found and prm is None:
                 note = Note.unscored
             toks = self._token_ends(where, completion_ids[i] if completion_ids else None,
@@ -194,7 +269,7 @@ class PRMReward:
             results.append(CompletionReward(
                 reward, prm, None if outcome is None else float(outcome),
                 tuple(StepReward(s, e, t) for s, e, t in zip(clean, where, toks, strict=True)),
-                note))  # fmt: skip
+                note, capped[i]))  # fmt: skip
         self._count(results)
         return results
 
@@ -205,6 +280,23 @@ class PRMReward:
             return "", 0, Note.malformed
         cut = int(len(text) > self.cfg.max_chars)
         return strip_end_tokens(text[: self.cfg.max_chars], self.cfg.end_tokens), cut, Note.scored
+
+    def _cap(self, prompt: str, steps: list[str]) -> int:
+        """How many of the first `steps` go to the PRM: at most `max_steps`, and while the
+        prompt and steps hold at most `max_tokens` approximate tokens (the first step always
+        goes: the PRM then says itself whether it fits). The rest are counted, not scored,
+        so one completion of thousands of steps costs what a long solution costs."""
+        keep = min(len(steps), self.max_steps)
+        if self.max_tokens is None or keep == 0:
+            return keep
+        used = approx_tokens(prompt)
+        if self.max_prompt_tokens is not None:
+            used = min(used, self.max_prompt_tokens)
+        for k, step in enumerate(steps[:keep]):
+            used += approx_tokens(step) + 1  # +1: the step tag
+            if k and used > self.max_tokens:
+                return k
+        return keep
 
     def _score_chains(self, chains: list[tuple[str, list[str]]]) -> list[list[Any]]:
         if not chains:
@@ -260,15 +352,24 @@ class PRMReward:
         unscored = sum(s.score is None for r in results for s in r.steps)
         if unscored:
             self.stats["steps_unscored"] += unscored
-        stated = {k: v for k, v in notes.items() if k != Note.scored}
-        for k, v in stated.items():
-            self.stats[k] += v
-        if stated:
-            log.warning(
-                "prm-reward: %d of %d completions had no scorable step (%s) and got reward %s",
-                sum(stated.values()), len(results),
-                ", ".join(f"{v} {k}" for k, v in sorted(stated.items())), self.cfg.empty_reward,
-            )  # fmt: skip
+        capped = [r.capped for r in results if r.capped]
+        if capped:  # what the caps cut, beside what the PRM could not read
+            self.stats["steps_capped"] += sum(capped)
+            self.stats["completions_capped"] += len(capped)
+        for k, v in notes.items():
+            if k != Note.scored:
+                self.stats[k] += v
+        for label, kinds, value in (
+            ("had no scorable step", set(Note) - FORMAT_NOTES - {Note.scored},
+             self.cfg.empty_reward),
+            ("failed the format rule", FORMAT_NOTES, self.cfg.format_reward),
+        ):  # fmt: skip
+            stated = {k: v for k, v in notes.items() if k in kinds}
+            if stated:
+                log.warning("prm-reward: %d of %d completions %s (%s) and got reward %s",
+                            sum(stated.values()), len(results), label,
+                            ", ".join(f"{v} {k}" for k, v in sorted(stated.items())),
+                            value)  # fmt: skip
 
     def trl(self, reference: str | None = "answer", name: str = "prm_reward") -> Any:
         """This reward as a TRL `reward_funcs` entry (see `pipelines.reward.trl_reward`)."""

@@ -31,7 +31,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from labeling.reward import Note, split_query
+from labeling.prm.reward import FORMAT_NOTES, Note, split_query
 from pipelines.cli import HydraApp
 from pipelines.reward.batching import Batcher, QueueFullError
 from pipelines.reward.config import RewardAppConfig, ServerConfig, app_config, register
@@ -96,6 +96,7 @@ def answer(results: list[Any], return_steps: bool) -> dict[str, Any]:
         "extra_logs": {
             "prm_steps": [float(len(r.steps)) for r in results],
             "prm_no_scorable_step": [float(r.note is not Note.scored) for r in results],
+            "prm_format_failure": [float(r.note in FORMAT_NOTES) for r in results],
         },
     }
     if return_steps:
@@ -190,6 +191,7 @@ def run(cfg: Any) -> None:
     s = conf.server
     print(f"prm-reward-server: {conf.reward.checkpoint} ({conf.reward.backend}) on "
           f"http://{s.host}:{s.port}/get_reward", file=sys.stderr, flush=True)  # fmt: skip
+    print(f"prm-reward-server: {reward.split_said}", file=sys.stderr, flush=True)
     try:
         uvicorn.run(build_app(reward, s), host=s.host, port=s.port, log_level=s.log_level,
                     access_log=False)  # fmt: skip

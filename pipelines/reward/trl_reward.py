@@ -6,10 +6,11 @@
     trainer = GRPOTrainer(model=..., reward_funcs=reward.trl(reference="answer"), ...)
 
 Prompts and completions may be plain strings or chat messages (TRL's conversational format).
-`reference` names the dataset column holding the reference answer; it is used only when the
-reward blends in the verified outcome (`outcome_weight` > 0). Where the trainer offers TRL's
-`log_metric` / `log_extra` hooks, the share of completions that got the stated empty reward
-and each completion's step count and note are logged beside the reward.
+`reference` names the dataset column holding the reference answer; when the column is there
+the verified outcome counts (`outcome_weight`, 0.5 by default; 0 ignores it). Where the
+trainer offers TRL's `log_metric` / `log_extra` hooks, the share of completions that got the
+stated empty reward (and of those that failed the format rule) and each completion's step
+count and note are logged beside the reward.
 
 What it promises: a list of finite floats, one per completion (TRL turns None into NaN; this
 callable never returns None). It does not use the policy's tokens: the PRM tokenizes the
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from labeling.reward import Note
+from labeling.prm.reward import FORMAT_NOTES, Note
 
 
 class TRLReward:
@@ -41,6 +42,8 @@ class TRLReward:
         if callable(log_metric) and results:
             stated = sum(r.note is not Note.scored for r in results)
             log_metric(f"{self.__name__}/no_scorable_step", stated / len(results))
+            failed = sum(r.note in FORMAT_NOTES for r in results)
+            log_metric(f"{self.__name__}/format_failure", failed / len(results))
         if callable(log_extra):
             log_extra(f"{self.__name__}_steps", [len(r.steps) for r in results])
             log_extra(f"{self.__name__}_note", [str(r.note) for r in results])

@@ -17,7 +17,8 @@ preprocessing scripts store it as `extra_info["question"]`). This module reads t
 `prompt_key` names, else the first of `question`, `prompt`, `problem` that is present; a
 string or chat messages. Without one the PRM scores the steps with an empty prompt (counted
 as `no_prompt` in the reward's stats): the number stays finite but means less.
-`ground_truth` is the reference the outcome blend checks (only with `outcome_weight` > 0).
+`ground_truth` is the reference the outcome blend checks (`outcome_weight`, 0.5 by default;
+0 ignores it).
 
 What it promises: a finite float per response. One `PRMReward` is built per process and per
 distinct set of keyword arguments, and kept for the life of the process (verl's function

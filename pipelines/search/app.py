@@ -11,22 +11,17 @@ sentence) and runs `run(cfg)`, which tests call directly.
 
 from __future__ import annotations
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from labeling.search import PRMScoreError
+from labeling.prm.search import PRMScoreError
 from pipelines.cli import HydraApp, explain
-from pipelines.search.config import RENAMED, SearchConfig, register, validate
+from pipelines.config_fields import typed_config
+from pipelines.search.config import SearchConfig, register, validate
 
 
 def typed(cfg: DictConfig | SearchConfig | dict) -> SearchConfig:
     """The config as the dataclass object (enums as members), validated."""
-    if isinstance(cfg, SearchConfig):
-        obj = cfg
-    else:
-        obj = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(SearchConfig), cfg))
-    assert isinstance(obj, SearchConfig)
-    validate(obj)
-    return obj
+    return typed_config(SearchConfig, cfg, validate)
 
 
 def run(cfg: DictConfig | SearchConfig | dict) -> dict:
@@ -41,8 +36,7 @@ def _explain(exc: BaseException) -> str | None:
     return str(exc) if isinstance(exc, PRMScoreError) else explain(exc)
 
 
-APP = HydraApp("prm-search", "search", SearchConfig, register, run, __doc__, _explain,
-               renamed=RENAMED)
+APP = HydraApp("prm-search", "search", SearchConfig, register, run, __doc__, _explain)
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ from enum import StrEnum
 
 from hydra.core.config_store import ConfigStore
 
-from labeling.search import Aggregation
+from labeling.prm.search import Aggregation
 from pipelines.cli import ConfigError
 from pipelines.config_fields import ROWS, SPEED, check_fields, option
 from pipelines.generation_config import (
@@ -107,8 +107,6 @@ class SearchConfig(GenerationConfig):
     search: SearchSection = option(factory=SearchSection, help="Strategies and budgets.")
 
 
-# Keys that moved, kept working for one release (`pipelines.cli.renamed`).
-RENAMED = {"answer_timeout_s": "answer_check.timeout_s"}
 
 
 def validate(cfg: SearchConfig) -> None:
@@ -145,4 +143,4 @@ def register() -> None:
     ConfigStore.instance().store(name="search_schema", node=SearchConfig)
 
 
-__all__ = ["RENAMED", "PRMBackend", "SearchConfig", "Strategy", "register", "validate"]
+__all__ = ["PRMBackend", "SearchConfig", "Strategy", "register", "validate"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from labeling.engine_request import EngineRequest
-from labeling.search import PRMScoreError, check_scores
+from labeling.prm.search import PRMScoreError, check_scores
 from pipelines.search.strategies import Ask, Decision, Sample, Strategy
 
 log = logging.getLogger("prm-search")

@@ -19,12 +19,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from labeling.prm.search import canonical_answer
 from labeling.prompts import user_message
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
-from labeling.search import canonical_answer
 from labeling.shards import UnitRecord
-from labeling.splitters import split_steps
+from labeling.steps.splitters import split_steps
 from pipelines.config_fields import config_hash as rows_hash
 from pipelines.search import registry
 from pipelines.search.config import SearchConfig

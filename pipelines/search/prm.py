@@ -5,7 +5,7 @@ needs. `load_prm` builds it from the config:
 - `prm.backend=checkpoint`: `pipelines.scoring.PRMScorer` in this process (torch);
 - `prm.backend=server`: `pipelines.serve.PRMClient.for_server` against a vLLM pooling server.
 Both format chains the way training did. The driver checks every answer
-(`labeling.search.check_scores`); a backend's own transport or shape error is turned into
+(`labeling.prm.search.check_scores`); a backend's own transport or shape error is turned into
 `PRMScoreError` here, so either way a broken PRM stops the run with one sentence.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from labeling.search import PRMScoreError
+from labeling.prm.search import PRMScoreError
 from pipelines.cli import ConfigError
 from pipelines.search.config import PRMBackend, PRMConfig
 

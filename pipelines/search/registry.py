@@ -28,7 +28,7 @@ from typing import Any
 
 from labeling.engine_request import EngineRequest, Messages
 from labeling.ids import derive_seed
-from labeling.registration import Registry
+from labeling.registry import Registry
 from labeling.schema import Problem
 from pipelines.cli import ConfigError
 from pipelines.search.strategies import Ends, Extract, Split, TreeParams, sampling, tree_search

@@ -4,7 +4,7 @@ A strategy is a generator that yields what it needs and receives the answer:
 - `list[EngineRequest]` (continue these prefixes; the one engine request type,
   `labeling.engine_request`) -> `list[list[Sample]]`, one list of `n` samples per request;
 - `Ask` (score these step lists) -> `list[list[float]]`, already checked (one probability
-  per step: `labeling.search.check_scores`);
+  per step: `labeling.prm.search.check_scores`);
 and finally returns its `Decision`s. A strategy gets its problem's `base` request (the chat,
 the sampler's temperature, top_p and stop strings, the chain's token cap `max_tokens` and the
 search's seed) and asks for variations of it (`dataclasses.replace`). The driver runs many of
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 
 from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
-from labeling.search import (
+from labeling.prm.search import (
     Aggregation,
     aggregate,
     beam_shape,

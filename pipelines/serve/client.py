@@ -5,7 +5,7 @@
     client = PRMClient.local("outputs/prm/final")  # an in-process vllm.LLM instead
 
 The client tokenizes each chain itself with the checkpoint's tokenizer and `prm_format.json`
-(`pipelines.train.model.tokenize_row`, the function training used) and sends token ids, so the
+(`pipelines.checkpoint.model.tokenize_row`, the function training used) and sends token ids, so the
 server never re-tokenizes text differently. vLLM's STEP pooler returns one (bad, good) row
 for every occurrence of the step-tag id; the client keeps the rows at the chain's step ends
 (a tag id elsewhere, e.g. a separator-like tag inside the prompt, is dropped) and returns
@@ -27,8 +27,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pipelines.train.export import vllm_engine_kwargs
-from pipelines.train.model import StepFormat, load_tokenizer, tokenize_row
+from pipelines.checkpoint.export import vllm_engine_kwargs
+from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.model import load_tokenizer, tokenize_row
 
 Chain = tuple[str, Sequence[str]]
 

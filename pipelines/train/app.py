@@ -10,7 +10,7 @@ when `train.workers=1` and `train.use_ray=false`, which is the default and skips
 start-up); `run` decides where it runs; `main` is the Hydra entry point and only calls `run`.
 
 Checkpoints: `<output.dir>/checkpoints/step_NNNNNNN/` is a servable HF directory in
-`export.format` (see `pipelines.train.export`) plus `trainer_state.pt` (optimizer, schedule,
+`export.format` (see `pipelines.checkpoint.export`) plus `trainer_state.pt` (optimizer, schedule,
 step, data position). Rank 0 writes them straight to `output.dir`, so with several machines
 `output.dir` must be a shared filesystem; on one machine it always is. `<output.dir>/final/`
 is what `vllm serve`, prm-eval and `pipelines.scoring` load. Metrics go to
@@ -26,7 +26,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from pipelines.cli import HydraApp, explain
-from pipelines.train.config import RENAMED, TrainAppConfig, register, to_config
+from pipelines.train.config import TrainAppConfig, register, to_config
 
 # torch, Ray Train and the model code load when a run starts, not with the app's declaration
 # (`APP`, which `--help` and the tests read).
@@ -72,8 +72,8 @@ def run(cfg: Any) -> dict[str, Any]:
 
 
 def _run_and_print(cfg: DictConfig) -> None:
-    from pipelines.train.export import serve_command
-    from pipelines.train.model import StepFormat
+    from pipelines.checkpoint.export import serve_command
+    from pipelines.checkpoint.format import StepFormat
 
     summary = run(cfg)
     print(json.dumps({k: v for k, v in summary.items() if k != "format"}, indent=2))
@@ -90,7 +90,7 @@ def _explain(exc: BaseException) -> str | None:
 
 
 APP = HydraApp("prm-train", "train", TrainAppConfig, register, _run_and_print, __doc__,
-               _explain, renamed=RENAMED)
+               _explain)
 
 
 def main() -> None:

@@ -21,8 +21,8 @@ from typing import Any
 
 import torch
 
+from pipelines.checkpoint.model import cut_counts, tokenize_row
 from pipelines.train import packing
-from pipelines.train.model import cut_counts, tokenize_row
 
 
 @dataclass

@@ -15,8 +15,8 @@ from typing import Any
 
 import torch
 
+from pipelines.checkpoint.export import save_checkpoint, weights_of
 from pipelines.train.background import to_host
-from pipelines.train.export import save_checkpoint, weights_of
 
 STATE_FILE = "trainer_state.pt"
 

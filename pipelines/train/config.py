@@ -15,28 +15,21 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
 from labeling import registry
-from labeling.schema import LEGACY_TRAIN_SOURCES
+from pipelines.checkpoint.format import ExportFormat
 from pipelines.cli import ConfigError
 from pipelines.config_fields import ROWS, SPEED, check_fields, option
 
 
 def _target_columns() -> list[str]:
-    """Columns a PRM can train on: the policy's `labels`, every registered source's labels
-    and scores columns (labeling/registry.py), and their old names (labeling/schema.py)."""
+    """Columns a PRM can train on: the policy's `labels` and every registered source's labels
+    and scores columns (labeling/registry.py)."""
     own = [c for s in registry.specs() for c in (s.labels_column, s.scores_column) if c]
-    return ["labels", *own, *LEGACY_TRAIN_SOURCES]
+    return ["labels", *own]
 
 
 # Shard column the step targets come from (str-valued: compares equal to its name).
 LabelSource = StrEnum("LabelSource", [(c, c) for c in _target_columns()])  # type: ignore[misc]
 LABEL_SOURCES = tuple(s.value for s in LabelSource)
-
-
-class ExportFormat(StrEnum):
-    """Checkpoint layout trained and written (see pipelines.train.export)."""
-
-    causal_lm = "causal_lm"
-    qwen2_prm = "qwen2_prm"
 
 
 class Schedule(StrEnum):
@@ -86,8 +79,7 @@ class PRMDataConfig:
         LabelSource.labels,
         "Column the targets come from: labels (combined, hard), a source's <name>_labels "
         "(hard: answer, calc, tests, judge, mc (its threshold and confirm rule), human) "
-        "or <name>_scores (soft, soft cross-entropy: mc_scores, judge_scores). Old names "
-        "(mc_hard, test_labels, outcome_labels) read today's columns.", ROWS
+        "or <name>_scores (soft, soft cross-entropy: mc_scores, judge_scores).", ROWS
     )
     min_rollouts: int = option(
         0, "Mask steps measured with fewer MC rollouts than this (0 = no filter).", ROWS, ge=0
@@ -210,8 +202,6 @@ class TrainAppConfig:
     output: TrainOutputConfig = option(factory=TrainOutputConfig, help="Where the run writes.")
 
 
-# Keys that moved, kept working for one release (`pipelines.cli.renamed`).
-RENAMED = {"output_dir": "output.dir"}
 
 
 def register() -> None:

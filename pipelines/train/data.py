@@ -26,9 +26,7 @@ import pyarrow.parquet as pq
 from labeling import registry
 from labeling.combine import consensus_reason
 from labeling.rows import verdicts_from_structs
-from labeling.schema import LEGACY_COLUMNS, LEGACY_TRAIN_SOURCES
-from labeling.shards import MANIFEST
-from labeling.shards import shard_files as manifest_shards
+from labeling.shards import MANIFEST, input_shards
 from pipelines.cli import UserError
 from pipelines.train.config import LABEL_SOURCES, PRMDataConfig
 
@@ -39,9 +37,8 @@ def source_name(cfg: PRMDataConfig) -> str:
 
 
 def target_column(cfg: PRMDataConfig) -> str:
-    """Today's name of the column the targets come from (old names mapped)."""
-    name = source_name(cfg)
-    return LEGACY_TRAIN_SOURCES.get(name, name)
+    """The column the targets come from."""
+    return source_name(cfg)
 
 
 def is_soft(cfg: PRMDataConfig) -> bool:
@@ -65,27 +62,6 @@ class Example:
     targets: list[Any]
 
 
-def shard_files(paths: list[str]) -> list[Path]:
-    """Parquet files under each path: the shards a `manifest.json` lists (a finished prm-label
-    dataset), else `<dir>/shards/*.parquet`, `<dir>/*.parquet`, or the path itself."""
-    files: list[Path] = []
-    for raw in paths:
-        p = Path(raw).expanduser()
-        if p.is_file():
-            files.append(p)
-        elif (p / MANIFEST).is_file():  # a prm-label dataset: only the shards it lists
-            files.extend(manifest_shards(p))
-        elif (p / "shards").is_dir():
-            files.extend(sorted((p / "shards").glob("*.parquet")))
-        elif p.is_dir():
-            files.extend(sorted(p.glob("*.parquet")))
-    if not files:
-        raise FileNotFoundError(
-            f"no Parquet shards under {paths}; set data.shards=[<prm-label output dir>, ...]"
-        )
-    return files
-
-
 def is_validation(problem_id: str, seed: int, fraction: float) -> bool:
     """Deterministic per-problem split (BLAKE2b, not Python's salted hash())."""
     digest = hashlib.blake2b(f"{seed}\x1f{problem_id}".encode(), digest_size=8).hexdigest()
@@ -102,13 +78,10 @@ def _consensus(row: dict[str, Any]) -> bool:
 
 
 def _values(row: dict[str, Any], column: str) -> list[Any] | None:
-    """The column's values: under today's name, its format-1 name, or (a source's labels in
-    a shard written before its column existed, e.g. `mc_labels`) that source's verdicts."""
+    """The column's values, or (a source's labels in a shard written before its column
+    existed, e.g. `mc_labels`) that source's verdicts."""
     if row.get(column) is not None:
         return row[column]
-    old = next((o for o, new in LEGACY_COLUMNS.items() if new == column), None)
-    if old and row.get(old) is not None:
-        return row[old]
     owner = _owner(column)
     if owner is None or not row.get("verdicts"):
         return None
@@ -152,14 +125,11 @@ def row_targets(row: dict[str, Any], cfg: PRMDataConfig) -> list[Any] | None:
 
 
 def _columns(cfg: PRMDataConfig, present: list[str]) -> list[str]:
-    """Columns to read from a file whose columns are `present` (an alias if it has that)."""
+    """Columns to read from a file whose columns are `present`."""
     cols = {"prompt", "completions", "problem_id", "domain", "chain_id"}
     column = target_column(cfg)
-    old = {new: o for o, new in LEGACY_COLUMNS.items()}.get(column)
     if column in present:
         cols.add(column)
-    elif old in present:
-        cols.add(old)
     elif _owner(column):
         cols.add("verdicts")  # shards from before the column: the verdicts hold the labels
     if cfg.min_rollouts > 0:
@@ -214,7 +184,7 @@ class ChainStream:
 
     def __init__(self, cfg: PRMDataConfig, seed: int, rank: int = 0, world: int = 1) -> None:
         self.cfg, self.seed, self.rank, self.world = cfg, seed, rank, world
-        self.files = shard_files(cfg.shards)
+        self.files = input_shards(cfg.shards)
         self.epoch, self.taken = 0, 0
         self._it: Iterator[Example] | None = None
 
@@ -262,10 +232,9 @@ def check_labels_present(cfg: PRMDataConfig) -> None:
     Raises UserError naming the sources the shards do carry."""
     source = source_name(cfg)
     column = target_column(cfg)
-    old = {new: o for o, new in LEGACY_COLUMNS.items()}.get(column)
-    wanted = {column, old} - {None}
+    wanted = {column}
     carried: set[str] = set()
-    for path in shard_files(cfg.shards):
+    for path in input_shards(cfg.shards):
         names = pq.ParquetFile(path).schema_arrow.names
         present = [c for c in LABEL_SOURCES if c in names]
         table = pq.read_table(path, columns=present)
@@ -294,7 +263,7 @@ def _in_verdicts(path: Path, names: list[str], source: str | None) -> bool:
 def validation_examples(cfg: PRMDataConfig, seed: int) -> Iterator[Example]:
     """At most `val_max_chains` validation chains, in file order."""
     count = 0
-    for ex in iter_examples(cfg, shard_files(cfg.shards), "val", seed, 0):
+    for ex in iter_examples(cfg, input_shards(cfg.shards), "val", seed, 0):
         if count >= cfg.val_max_chains:
             return
         count += 1

@@ -21,6 +21,9 @@ from typing import Any
 
 import torch
 
+from pipelines.checkpoint.export import load_checkpoint, new_prm, save_checkpoint
+from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.model import cut_counts, tokenize_row
 from pipelines.cli import ConfigError
 from pipelines.ticker import duration
 from pipelines.train import data as prm_data
@@ -31,11 +34,9 @@ from pipelines.train.background import (
 )
 from pipelines.train.checkpoints import STATE_FILE, resume_path, snapshot, write_checkpoint
 from pipelines.train.config import TrainAppConfig, to_config
-from pipelines.train.export import load_checkpoint, new_prm, save_checkpoint
 from pipelines.train.lineage import dataset_split
 from pipelines.train.long_chains import check_something_fits, long_chains, say_first_cut
 from pipelines.train.metrics import Interval, _forward_loss, evaluate
-from pipelines.train.model import StepFormat, cut_counts, tokenize_row
 from pipelines.train.packing import choose_packing
 
 PROGRESS_EVERY_S = 10.0  # a step line at most this often (every step when steps are slower)
@@ -345,6 +346,11 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
         for e in prm_data.validation_examples(cfg.data, cfg.train.seed):
             val_rows.append(tokenize_row(e.prompt, e.steps, e.targets, w.tok, w.fmt, w.soft))
             val_cut.update(cut_counts(val_rows[-1], e.targets))
+        if not val_rows:  # the split is by problem: a handful of problems may give none
+            log.warning("data.val_fraction=%s put no chain into validation (it holds out whole "
+                        "problems, and these shards have too few): no val_ metrics will be "
+                        "logged; add problems or set data.val_fraction=0",
+                        cfg.data.val_fraction)  # fmt: skip
     metrics_file = (w.out / "metrics.jsonl").open("a") if w.rank == 0 else None
     if w.rank == 0:
         log.info("training %d steps (from step %d) into %s", cfg.train.max_steps - w.step,

@@ -10,7 +10,7 @@ import math
 
 import torch
 
-from pipelines.train.model import collate
+from pipelines.checkpoint.model import collate
 from pipelines.train.packing import with_index
 
 __all__ = ["Interval", "auroc", "evaluate"]

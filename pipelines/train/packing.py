@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from pipelines.train.model import IGNORE, collate
+from pipelines.checkpoint.model import IGNORE, collate
 
 log = logging.getLogger("prm-train")
 

@@ -4,7 +4,7 @@ One module per stage: `normalize` (LaTeX and markdown to plain arithmetic), `tok
 (clauses of tokens), `parse` (expression trees), `extract` (the `a = b` links of a step),
 `evaluate` (exact values; sympy in a killable child), `claims` (one link judged, with the
 readings that excuse a mismatch), `context` (cut expressions, defined operations, the scale,
-modulus or base a step names), `named` (a named result restated), `tested` (what the step's
+modulus or base a step names), `named` (a named result restated), `excuses` (what the step's
 own text says about a false link: a tested equation, a stage, a congruence, a slip it
 recovers from), `approximations` (roundings a step states or announces), `verifier` (the
 source).

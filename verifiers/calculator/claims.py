@@ -13,7 +13,7 @@ The readings that excuse a mismatch (each is a trap seen in real chains):
   and scale words (`1.5 million`);
 - a claim copied from the problem statement (a false premise is not the step's fault).
 A sum or product shown in stages (`720 * 24 * 120 * 6 = 720 * 24`, terms still to come) is
-excused by the step's other links (`staged`, used by `tested` and `named`); approximations a
+excused by the step's other links (`staged`, used by `excuses` and `named`); approximations a
 step states or announces are `approximations`'.
 A quotient followed by "remainder r" is division with remainder: none of these excuses apply.
 """
@@ -106,9 +106,13 @@ def _has_pi(node: Node) -> bool:
 
 
 def flat(node: Node, op: str) -> list[Node]:
-    """The operands of a run of one associative operation: `2 * 3 * 4` -> 2, 3, 4."""
+    """The operands of a run of one associative operation: `2 * 3 * 4` -> 2, 3, 4. A sum
+    takes its subtractions in as negated terms: `84 - 98 + 39` -> 84, -98, 39 (so a stage of
+    it, `84 - 98`, is its first terms)."""
     if node[0] == op:
         return flat(node[1], op) + flat(node[2], op)
+    if op == "+" and node[0] == "-" and len(node) == 3:
+        return flat(node[1], op) + [("neg", t) for t in flat(node[2], op)]
     return [node]
 
 
@@ -118,12 +122,12 @@ def staged(whole: Node, part: Node, links: tuple[Link, ...]) -> bool:
     to its first terms, and a link of the step goes on from that value with a term still to
     come ("Total = 720 * 24 * 120 * 6", then "Total = 720 * 24 = 17280", "17280 * 120 = ...").
     A part that nothing takes up again is not excused: a total that drops a term is a slip."""
-    op = whole[0]
+    op = "+" if whole[0] == "-" and len(whole) == 3 else whole[0]  # a - b: a sum, signed
     if op not in ("*", "+"):
         return False
     terms = flat(whole, op)
     counts = Counter(map(_term, terms))
-    if part[0] == op:
+    if part[0] == op or (op == "+" and part[0] == "-" and len(part) == 3):
         taken = Counter(map(_term, flat(part, op)))
         if taken - counts or taken.total() >= counts.total():
             return False

@@ -161,7 +161,7 @@ _OP_COMMANDS = re.compile(
 )
 _LINEBREAK = re.compile(r"\\\\")
 # "\pmod{17}" stays unreadable (mathop) but says which operation it is: "= 1 \pmod{17}" ends a
-# chain whose "=" means congruent (`tested.py` reads the word).
+# chain whose "=" means congruent (`excuses.py` reads the word).
 # "!5" (not glued to a number or a bracket before it) is a subfactorial, the derangements of 5:
 # read as "5" it would make "!5 \times 6 = 264" claim 30 = 264.
 _SUBFACTORIAL = re.compile(r"(?<![\w)\]}!\\])!(?=\s*\d)")  # after "\!" (a space) is gone
@@ -169,7 +169,7 @@ _MOD_COMMAND = re.compile(r"\\[pb]?mod(?![A-Za-z])")
 # Two inline formulas side by side, or a dash between them ("- \(x = -15\) - \(x = -12\)"):
 # separate formulas (a list, alternatives), never one expression. "$a$ $b$" the same.
 _MATH_GAP = re.compile(r"\\\)[ \t]*(?:[-–•][ \t]*)?\\\(|(?<!\$)\$[ \t]+\$(?!\$)")
-# "\neq", "≠": a relation the tested-claim checks read (`tested.py`); it joins no chain.
+# "\neq", "≠": a relation the tested-claim checks read (`excuses.py`); it joins no chain.
 _NEQ = re.compile(r"\\(?:neq|ne)(?![A-Za-z])|\\not\s*=|≠")
 # "\equiv", "≡": a congruence; a chain that goes on with it may use "=" for congruent too.
 _EQUIV = re.compile(r"\\equiv(?![A-Za-z])|≡")

@@ -9,7 +9,7 @@ the value it was computed as (`verifiers.calculator.named`); "a / b = q remainde
 division with remainder.
 Before any of this, `verifiers.calculator.context` marks where a splitter cut an expression between
 two steps, and makes `*` unreadable when the problem defines it as an operation of its own.
-A false link is then put to the step's own text (`verifiers.calculator.tested.excused`): an
+A false link is then put to the step's own text (`verifiers.calculator.excuses.excused`): an
 equation the text tests rather than claims ("which is false", "Is ... ?", "29 ≠ 70"), a stage
 of a longer computation, an approximation the step states, a congruence written with "=", or a
 slip the chain corrects is skipped with that reason, never `incorrect`.
@@ -52,6 +52,7 @@ from verifiers.calculator.evaluate import (
     to_fraction,
     warm_sympy,
 )
+from verifiers.calculator.excuses import excused, numbers, tested
 from verifiers.calculator.extract import (
     Link,
     extract_links,
@@ -65,7 +66,6 @@ from verifiers.calculator.named import (
     restated_in_step,
 )
 from verifiers.calculator.parse import operands, variables
-from verifiers.calculator.tested import excused, numbers, tested
 from verifiers.killable import (
     CheckCrashedError,
     CheckFailedError,
@@ -87,6 +87,8 @@ _WARM_TIMEOUT_S = 60.0
 _NO_SOLUTION = frozenset("no solution solutions contradiction impossible never cannot".split())
 # "then either $x-7 = x+1$ or ...": a case that may have no solution, not a simplification.
 _CASES = frozenset("either or if case cases suppose whether".split())
+# Words that set values of one unknown side by side as alternatives (`_alternatives`).
+_ALTERNATIVE = frozenset("or either".split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +177,7 @@ class CalculatorVerifier(ChainVerifier):
         if any(w & _REDEFINE for w in words):
             last_eq = None
         ctx = step_context(step, frozenset().union(*words))
+        alternatives = _alternatives(links, set().union(*words))
         results = []
         for link in links:
             here = words[link.clause] if link.clause < len(words) else set()
@@ -182,7 +185,11 @@ class CalculatorVerifier(ChainVerifier):
             if variables(link.left.node) or variables(link.right.node):
                 if not self.config.check_equations:
                     continue
-                result, last_eq = self._check_equation(link, links, index, words, last_eq, approx)
+                # An alternative is read on its own: never against another alternative's
+                # equation, nor against one from before that may be another alternative's.
+                known_eq = None if _unknown(link) in alternatives else last_eq
+                result, last_eq = self._check_equation(link, links, index, words, known_eq,
+                                                       approx)  # fmt: skip
                 if result is not None and result.outcome == "false":
                     if reason := tested(step, link, links, None, None):
                         result = ClaimResult("skipped", result.text, reason=reason)
@@ -196,6 +203,8 @@ class CalculatorVerifier(ChainVerifier):
                 result = ClaimResult("skipped", result.text, result.claimed, result.true, reason)
             results.append(result)
         results.extend(restated_in_step(step, words, problem_claims))
+        if last_eq is not None and last_eq.var in alternatives:
+            last_eq = None  # which alternative the next step goes on with is not ours to guess
         return results, last_eq
 
     def _check_sympy(
@@ -293,6 +302,34 @@ class CalculatorVerifier(ChainVerifier):
             ),
             here,
         )
+
+
+def _unknown(link: Link) -> str | None:
+    """The one unknown of an equation link (None: none, or several)."""
+    names = variables(link.left.node) | variables(link.right.node)
+    return next(iter(names)) if len(names) == 1 else None
+
+
+def _alternatives(links: tuple[Link, ...], step_words: set[str]) -> frozenset[str]:
+    """The unknowns a step gives several values side by side with "or" ("x + 8 = 2 or
+    x + 8 = -2", "x = 2 - 8 = -6 \\quad \\text{or} \\quad x = -2 - 8 = -10"): alternatives,
+    each a case of its own. A step without "or"/"either" has none: two values of one unknown
+    in a plain derivation stay a contradiction to check."""
+    if not step_words & _ALTERNATIVE:
+        return frozenset()
+    values: dict[str, set[Fraction]] = {}
+    for link in links:
+        var = _unknown(link)
+        if var is None:
+            continue
+        try:
+            a1, b1 = linear(link.left.node)
+            a2, b2 = linear(link.right.node)
+        except (NotLinearError, EvalError):
+            continue
+        if a1 != a2:
+            values.setdefault(var, set()).add((b2 - b1) / (a1 - a2))
+    return frozenset(var for var, found in values.items() if len(found) > 1)
 
 
 def _identity(

@@ -1,0 +1,71 @@
+"""The one protocol every Monte Carlo method answers, and what the methods share.
+
+A method is a frozen dataclass of its own settings (each field with its help, range and
+effect: `labeling.fields.option`) in a module of its own (`posterior`, `fall`, `absolute`,
+`any_success`), where its math is told. Callers never ask which method they hold; they ask
+the method:
+
+- `needs_self_confidence`: whether its labels are judged against the completer's success
+  rate from the bare question (the driver then waits for it before a problem's first probe);
+- `rule(base, sampled, outcome)`: the per-chain object that reads a probed prefix's counts
+  (`Rule`), given the problem's self-confidence counts, whether the completer itself sampled
+  the chain with the rollouts' settings, and the chain's own outcome (how that outcome
+  counts is the method's business);
+- `search(...)`: the chain's estimator (which prefixes are rolled out, and the labels), given
+  the chain's steps and question (a method may spare steps that cannot be wrong);
+- the rule's `evidence(est, step, label)`: the words of a verdict.
+
+`method(name, **settings)` builds one by name; a setting the method does not have raises
+ValueError naming the method's keys, so a key of another method is never silently ignored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from labeling.mc.estimators import Estimator, Rule
+from labeling.schema import SelfConfidence
+
+
+class Method:
+    """Base of the method dataclasses (see the module docstring)."""
+
+    name: ClassVar[str]
+    needs_self_confidence: ClassVar[bool] = False
+
+    def check(self) -> None:
+        """ValueError (one sentence) when settings that are each in range do not combine."""
+
+    def rule(self, base: tuple[int, int], *, sampled: bool, outcome: bool | None) -> Rule:
+        raise NotImplementedError
+
+    def search(self, n_steps: int, rule: Rule, *, outcome: bool | None, after_error: str,
+               self_confidence: SelfConfidence | None = None,
+               steps: Sequence[str] = (), question: str = "") -> Estimator:
+        raise NotImplementedError
+
+    def keys(self) -> list[str]:
+        return [f.name for f in dataclasses.fields(self)]  # type: ignore[arg-type]
+
+
+def count_evidence(est: Any, step: int, label: bool | None) -> str:
+    """The evidence of a rule that reads a prefix's own counts against a fixed bar."""
+    successes, decided = est.counts(step)
+    rollouts = est.rollouts_at(step)
+    if rollouts:
+        measured = f"{successes}/{decided} rollouts reached the answer"
+        if rollouts > decided:
+            measured += f" ({rollouts - decided} of {rollouts} undecided)"
+        return measured
+    return "a later prefix reached the answer" if label is True else ""
+
+
+def not_a_key(method: str, key: str, keys: Sequence[str], where: str = "labels.mc") -> str:
+    """The one sentence for a setting the chosen method does not have."""
+    return (f"{where}.{key} is not a key of {method}; its keys are {', '.join(keys)} "
+            f"(another method: labels/mc=<name>)")
+
+
+__all__ = ["Method", "count_evidence", "not_a_key"]

@@ -1,0 +1,38 @@
+"""The judge's model (`verifiers.judge.JudgeModel`), implemented with an engine pool.
+
+Each `EngineRequest` of the judge (the critic prompt as the user message, no assistant
+prefix, `n` samples) goes to the engine as it is; one `critique()` call sends them all at
+once, spread over every actor of the pool (`EnginePool.generate`). The pool is the judge's
+own when its model differs from the sampler's, else the sampler's (see
+`pipelines/label/job.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from labeling.engine_request import EngineRequest
+from verifiers.judge import Critique
+
+
+class EngineJudge:
+    def __init__(self, pool: Any, model_name: str = "") -> None:
+        self.pool = pool
+        self.model_name = model_name
+
+    def critique(self, requests: Sequence[EngineRequest]) -> list[list[Critique]]:
+        if not requests:
+            return []
+        results = self.pool.generate(list(requests))
+        out = []
+        for res in results:
+            # A prompt too long for the context comes back as one empty "prompt_too_long"
+            # sample: an `error` verdict naming the reason, never a vote.
+            out.append([
+                Critique(text, tokens, finish)
+                for text, tokens, finish in zip(
+                    res["texts"], res["tokens"], res["finish"], strict=True
+                )
+            ])
+        return out

@@ -1,0 +1,374 @@
+"""Monte Carlo rollout labels: the driver between the estimators and the engine.
+
+`MonteCarloVerifier.verify(items)` labels every step of every chain in `items` from
+completion rates. Every chain's pending probes (`labeling.mc`) are in flight at once,
+one `EngineRequest` per probe (`n` completions each); as soon as one comes back, its
+completions are checked with the outcome check, the result goes to that chain's estimator, and
+the chain's next probe goes out at once. No chain waits for another's slowest rollout, so the
+engine stays fed while any chain has a pending probe (continuous batching does the rest). Nor
+does it wait for the other chains' own outcome checks: a chain's first probe leaves as soon as
+its outcome is known (the checks of 113 math chains took 1.3 s of engine idling before).
+
+With an `AsyncCompleter` (one future per request: the vLLM engine pool) that is what happens.
+A plain `Completer` (a batch answered at once: the fakes) gets one call per wave of newly
+pending probes, which is the old round-by-round schedule. Either way a chain's probes, seeds
+and labels depend only on its own results, so the labels are the same in any timing.
+
+Before any chain's probe, the completer's self-confidence on each problem is measured: the
+outcomes of the problem's chains that the completer itself sampled with the rollouts'
+settings (`samples_of`: their model's name), plus `self_rollouts` completions of the bare
+question (one request per problem, seeded by the problem alone, so a problem's figure is the
+same in any batch). The `fall` rule judges every step against it; every rule reports it.
+
+Give `verify` many chains at once (hundreds, all chains of a problem together): requests of
+the same chain share the prompt and most of the prefix, which vLLM's prefix caching reuses.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from labeling.engine_request import EngineRequest
+from labeling.ids import derive_seed
+from labeling.mc import Estimator, Method, Probe
+from labeling.schema import AfterError, Chain, Problem, SelfConfidence, Status, StepVerdict
+from verifiers.mc.outcome import OutcomeCheck, no_attempt, outcome_check
+from verifiers.mc.protocol import AsyncCompleter, Completer, Completion, RolloutStats
+from verifiers.mc.schedule import Schedule, _submit
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "AsyncCompleter", "Completer", "Completion", "MonteCarloVerifier", "RolloutStats",
+    "prefix_texts",
+]  # fmt: skip
+
+
+def prefix_texts(chain: Chain, step_separator: str = "\n\n") -> list[str]:
+    """Text of each prefix as the model wrote it, ending with its last step's last character.
+
+    Cut from `chain.text` when every step can be found there in order (keeps the model's own
+    spacing inside the prefix, which keeps its tokens and the prefix cache); otherwise the
+    steps joined with `step_separator`. No prefix ends with the whitespace that separates it
+    from the next step: the model writes that itself. A separator at the very end of a prompt
+    tokenizes unlike the same text mid-chain (SmolLM2's BPE reads a final "\n\n" as one token
+    that it writes as two before a new paragraph), and the model, fed a token it never wrote
+    there, continued "6 * 5 = 30" with "30 = 6 * 5" instead of "The final answer is 30."
+    (0 of 8 against 6 of 8 from the bare question): every such prefix looked wrong.
+    """
+    steps, text = chain.steps, chain.text
+    starts, pos = [], 0
+    for step in steps:
+        at = text.find(step, pos) if text else -1
+        if at < 0:
+            starts = []
+            break
+        starts.append(at)
+        pos = at + len(step)
+    if starts:
+        return [text[: starts[i + 1]].rstrip() for i in range(len(steps) - 1)] + [text[:pos]]
+    return [step_separator.join(steps[: i + 1]) for i in range(len(steps))]
+
+
+class MonteCarloVerifier:
+    """Label source `mc`: Monte Carlo completion rates per step (Verifier protocol).
+
+    Arguments:
+      completer: the engine behind the `Completer` protocol.
+      check: outcome check per completion; default by `domain`: `math` answer equivalence,
+        `code` tests in the sandbox (`tests_cfg`: options for `run_tests`, its `workers` sets
+        `check_workers`), None: chosen per `problem.domain`.
+      method: the Monte Carlo method with its settings (`labeling.mc.method(...)`; what each
+        means: its module under `labeling/mc/`, and `docs/labels.md`).
+      self_rollouts: completions of the bare question per problem (the self-confidence).
+      max_rounds: safety cap on requests per chain.
+      speculate: send the requests a search may need next while the engine has room (the
+        labels are the same either way: `verifiers.mc.schedule`).
+      max_tokens, temperature: per completion (required: the job passes the sampler's when
+        `labels.mc` leaves them unset); top_p: the sampler's in the job (1.0 by default).
+        seed: base of the per-(problem, chain, step, rollout) seeds.
+      samples_of: the model whose chains the completer sampled with these same settings (the
+        job's own sampled chains): their outcomes count towards the self-confidence, and under
+        `fall` each one's outcome is one trial of its prefixes. None: no chain counts.
+      after_error: `negative` | `mask` | `keep` for steps after the first error.
+      prompt_fn: the prompt text of a problem (default: the question).
+      check_workers: threads running outcome checks (sandbox runs are slow and independent).
+
+    `verify` returns one verdict list per item; `last_stats` holds the cost of the last call,
+    `stats` the total. A problem whose reference is unusable gets `error` verdicts (with the
+    reason) instead of failing the whole batch.
+    """
+
+    name = "mc"
+
+    def __init__(
+        self,
+        completer: Completer,
+        check: OutcomeCheck | None = None,
+        *,
+        method: Method,
+        max_tokens: int,
+        self_rollouts: int = 16,
+        max_rounds: int = 200,
+        speculate: bool = True,
+        temperature: float,
+        top_p: float = 1.0,
+        domain: str | None = None,
+        samples_of: str | None = None,
+        after_error: str = AfterError.negative,
+        seed: int = 0,
+        step_separator: str = "\n\n",
+        prompt_fn: Callable[[Problem], str] | None = None,
+        check_workers: int | None = None,
+        tests_cfg: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.completer = completer
+        self.check: OutcomeCheck = check or outcome_check(domain, tests_options=tests_cfg)
+        if check_workers is None:  # sandbox runs are slow: as many as the sandbox allows
+            check_workers = int((tests_cfg or {}).get("workers", 1)) if domain != "math" else 1
+        method.check()  # a config error raises here, not mid-run
+        AfterError(after_error)
+        if self_rollouts < 0 or max_rounds < 1:
+            raise ValueError(f"self_rollouts must be >= 0 and max_rounds >= 1, got "
+                             f"{self_rollouts} and {max_rounds}")
+        self.method, self.after_error, self.samples_of = method, after_error, samples_of
+        self.self_rollouts, self.speculate = self_rollouts, speculate
+        self.max_rounds, self.max_tokens = max_rounds, max_tokens
+        self.temperature, self.top_p = temperature, top_p
+        self.seed, self.sep, self.check_workers = seed, step_separator, check_workers
+        self.prompt_fn = prompt_fn or (lambda p: p.question)
+        self.stats, self.last_stats = RolloutStats(), RolloutStats()
+
+    def verify(self, items: Sequence[tuple[Problem, Chain]]) -> list[list[StepVerdict]]:
+        stats = RolloutStats(chains=len(items))
+        prefixes = [prefix_texts(chain, self.sep) for _, chain in items]
+        outcomes: list[bool | None | str] = [None] * len(items)
+        confidence: dict[str, SelfConfidence] = {}
+        # A method that judges with the self-confidence waits for it; the others report it.
+        needs_base = self.method.needs_self_confidence
+
+        with ThreadPoolExecutor(max(1, self.check_workers)) as pool:
+            # The bare question's rollouts go out first; the chains' own outcomes are checked
+            # while the engine generates them.
+            asked = self._ask_questions(items, stats)
+
+            def confidence_of(pid: str) -> SelfConfidence:
+                if pid not in confidence:
+                    confidence[pid] = self._self_confidence(pid, items, outcomes, asked, stats,
+                                                            pool)
+                return confidence[pid]
+
+            def arrivals() -> Iterator[tuple[int, Estimator | None]]:
+                # Chains in order as their own outcomes are known (the last step's label, and
+                # for binary_search the end of the search interval). Under `fall` a problem's
+                # chains wait for its self-confidence: its last chain's outcome and its
+                # question rollouts.
+                left = Counter(p.problem_id for p, _ in items)
+                waiting: dict[str, list[int]] = {}
+                for idx, outcome in enumerate(pool.map(self._outcome, items, prefixes)):
+                    outcomes[idx] = outcome
+                    pid = items[idx][0].problem_id
+                    left[pid] -= 1
+                    if not needs_base:
+                        yield idx, self._estimator(*items[idx], outcome, None)
+                        continue
+                    waiting.setdefault(pid, []).append(idx)
+                    if not left[pid]:
+                        sc = confidence_of(pid)
+                        for j in waiting.pop(pid):
+                            yield j, self._estimator(*items[j], outcomes[j], sc)
+
+            capacity = int(getattr(self.completer, "capacity", 0) or 0) if self.speculate \
+                else 0
+            schedule = Schedule(self, items, prefixes, stats, pool, capacity)
+            schedule.run(arrivals(), eager=isinstance(self.completer, AsyncCompleter))
+            for p, _ in items:
+                confidence_of(p.problem_id)
+
+        out = []
+        for idx, est in enumerate(schedule.estimators):
+            n = len(items[idx][1].steps)
+            if est is None:
+                out.append([StepVerdict(Status.ERROR, evidence=str(outcomes[idx]))] * n)
+                continue
+            stats.unfinished_chains += not est.done
+            est.self_confidence = confidence[items[idx][0].problem_id]
+            out.append(est.verdicts())
+        self._say_if_nothing_could_be_placed(items, schedule.estimators, confidence, stats)
+        self.last_stats = stats
+        self.stats.merge(stats)
+        if stats.no_attempts:
+            log.info("mc: %d distinct rollouts made no attempt at an answer (wrote nothing "
+                     "after a step stating none, or copied the instruction's placeholder): "
+                     "undecided", stats.no_attempts)
+        return out
+
+    def _say_if_nothing_could_be_placed(
+        self, items: Sequence[tuple[Problem, Chain]], estimators: Sequence[Estimator | None],
+        confidence: dict[str, SelfConfidence], stats: RolloutStats,
+    ) -> None:
+        """One warning when no chain with a step to probe got a single rollout: the method
+        found, from the completer's self-confidence alone, that no label could be placed
+        within its budget (a completer that never solves these problems), so the chains'
+        steps stay unverifiable and nothing more was spent than the question's rollouts."""
+        probed = [(p, e) for (p, c), e in zip(items, estimators, strict=True)
+                  if e is not None and len(c.steps) > 1]
+        stats.hopeless_chains += sum(not e.rollouts for _, e in probed)
+        if not probed or any(e.rollouts for _, e in probed):
+            return
+        seen = {p.problem_id: confidence[p.problem_id] for p, _ in probed}
+        rates = Counter(f"{sc.successes}/{sc.decided}" for sc in seen.values())
+        log.warning(
+            "mc: the completer's self-confidence (%s) lets %s place no label within its "
+            "budget on any of these %d chains: no rollout made beyond the question's; their "
+            "steps stay unverifiable (a stronger completer: labels.mc.model.name=...)",
+            ", ".join(f"{r} on {n} problem{'s' * (n > 1)}" for r, n in rates.most_common()),
+            self.method.name, len(probed))
+
+    def _estimator(self, problem: Problem, chain: Chain, outcome: bool | None | str,
+                   sc: SelfConfidence | None) -> Estimator | None:
+        """The chain's estimator, or None when its outcome could not be checked (bad
+        reference data: the reason is the outcome)."""
+        if isinstance(outcome, str):
+            return None
+        # How a chain the completer sampled itself counts is the method's business.
+        rule = self.method.rule((sc.successes, sc.decided) if sc else (0, 0),
+                                sampled=self._is_sample(chain), outcome=outcome)
+        return self.method.search(len(chain.steps), rule, outcome=outcome,
+                                  after_error=self.after_error, self_confidence=sc,
+                                  steps=chain.steps, question=problem.question)
+
+    # -- self-confidence ------------------------------------------------------------------
+
+    def _is_sample(self, chain: Chain) -> bool:
+        return self.samples_of is not None and chain.model == self.samples_of
+
+    def _ask_questions(
+        self, items: Sequence[tuple[Problem, Chain]], stats: RolloutStats
+    ) -> dict[str, tuple[Problem, Future[list[Completion]]]]:
+        """One request of `self_rollouts` completions of the bare question per problem."""
+        n = self.self_rollouts
+        problems = {p.problem_id: p for p, _ in items}
+        if not n or not problems:
+            return {}
+        requests = [
+            EngineRequest.user(self.prompt_fn(p), n=n, seed=derive_seed(self.seed, pid, "question"),
+                               max_tokens=self.max_tokens, temperature=self.temperature,
+                               top_p=self.top_p)
+            for pid, p in problems.items()
+        ]
+        futures = _submit(self.completer, requests)
+        if len(futures) != len(requests):
+            raise RuntimeError(f"Completer answered {len(futures)} of {len(requests)} requests")
+        stats.rounds += 1
+        stats.requests += len(requests)
+        return {pid: (p, f) for (pid, p), f in zip(problems.items(), futures, strict=True)}
+
+    def _self_confidence(
+        self,
+        pid: str,
+        items: Sequence[tuple[Problem, Chain]],
+        outcomes: list[bool | None | str],
+        asked: dict[str, tuple[Problem, Future[list[Completion]]]],
+        stats: RolloutStats,
+        pool: ThreadPoolExecutor,
+    ) -> SelfConfidence:
+        """The completer's successes from the bare question on problem `pid`, as counts: its
+        sampled chains' outcomes (those known) and its question rollouts."""
+        chains = [o for (p, c), o in zip(items, outcomes, strict=True)
+                  if p.problem_id == pid and self._is_sample(c) and isinstance(o, bool)]
+        runs: list[bool | None] = []
+        tokens = 0
+        if pid in asked:
+            problem, future = asked[pid]
+            got = future.result()
+            if len(got) != self.self_rollouts:
+                raise RuntimeError(f"Completer returned {len(got)} completions, asked for "
+                                   f"{self.self_rollouts}")
+            tokens = sum(c.tokens for c in got)
+            stats.completions += len(got)
+            stats.self_completions += len(got)
+            stats.tokens += tokens
+            runs = list(pool.map(lambda c: self._check_one(problem, c.text, stats), got))
+        decided = [r for r in runs if r is not None]
+        source = "+".join(name for name, xs in (("chains", chains), ("rollouts", runs)) if xs)
+        return SelfConfidence(sum(chains) + sum(decided), len(chains) + len(decided),
+                              len(runs), source or "none", tokens)
+
+    def _check_one(self, problem: Problem, text: str, stats: RolloutStats) -> bool | None:
+        if no_attempt(problem, "", text, self.prompt_fn(problem)):
+            stats.no_attempts += 1
+            ok = None
+        else:
+            try:
+                ok = self.check(problem, "", text)
+            except ValueError:
+                return None  # bad reference data: the chains' own outcome checks report it
+            except Exception as exc:
+                stats.check_errors += 1
+                log.warning("outcome check raised on a question rollout of %s: %r",
+                            problem.problem_id, exc)
+                return None
+        stats.checks += 1
+        stats.undecided_checks += ok is None
+        return ok
+
+    def _outcome(self, item: tuple[Problem, Chain], prefixes: list[str]) -> bool | None | str:
+        """The chain's own outcome, or the reason it cannot be judged (bad reference data:
+        that chain alone gets `error` verdicts instead of failing the batch)."""
+        problem, chain = item
+        if not chain.steps:
+            return None
+        try:
+            return self.check(problem, prefixes[-1], "")
+        except ValueError as exc:
+            return f"outcome check failed: {exc}"[:300]
+
+    def _run(
+        self,
+        items: Sequence[tuple[Problem, Chain]],
+        prefixes: list[list[str]],
+        stats: RolloutStats,
+        key: tuple[int, int, str],
+    ) -> bool | None:
+        idx, step, text = key
+        problem, prefix = items[idx][0], prefixes[idx][step]
+        if no_attempt(problem, prefix, text, self.prompt_fn(problem)):
+            stats.no_attempts += 1
+            return None
+        # One pathological completion must not sink the labels of every chain in the batch:
+        # a check that raises on model output counts as undecided, and is logged.
+        try:
+            return self.check(problem, prefix, text)
+        except Exception as exc:
+            stats.check_errors += 1
+            log.warning("outcome check raised on a rollout of %s: %r", problem.problem_id, exc)
+            return None
+
+    def _request(
+        self,
+        item: tuple[Problem, Chain],
+        prefixes: list[str],
+        est: Estimator | None,
+        probe: Probe,
+        index: int | None = None,
+    ) -> EngineRequest:
+        """The request for `probe`, whose first rollout is number `index` at its step
+        (default: the next one the estimator expects)."""
+        problem, chain = item
+        step, n = probe.step, probe.n
+        assert est is not None
+        # The rollout index makes a second chunk from the same prefix draw new samples, and
+        # a speculative chunk the very samples the sequential one would have drawn.
+        seed = derive_seed(
+            self.seed, problem.problem_id, chain.chain_id, step,
+            est.rollouts_at(step) if index is None else index,
+        )  # fmt: skip
+        prompt = self.prompt_fn(problem)
+        return EngineRequest.user(prompt, prefix=prefixes[step], n=n, seed=seed,
+                                  max_tokens=self.max_tokens, temperature=self.temperature,
+                                  top_p=self.top_p)

@@ -1,0 +1,271 @@
+"""The traffic of one `MonteCarloVerifier.verify` call between the estimators and the engine.
+
+Every chain's pending probes are in flight at once; when one comes back its completions are
+checked, recorded, and that chain's next probe goes out at once (no rounds: a chain never
+waits for another chain's slowest rollout). With an async completer a chain's first probe
+goes out as soon as its own outcome is checked, while the others' are still being checked.
+
+Speculation (only while fewer than `capacity` requests are in flight, `capacity` coming from
+the completer: the engines' batch room). With chunk 1 a probe asks for one rollout at a time
+and stops as soon as its step is settled, so a chain near the end of the stage keeps the
+engine waiting on one sequence. Then the later rollouts of the same probe (up to the step's
+current budget) go out early, each with the seed of its own rollout index. While the engine
+runs well below its room, the requests of the probes that may come next go out too
+(`Estimator.lookahead`: binary search's midpoints on either side; `posterior`'s choices
+after each outcome of its pending probe, two probes deep and at most 24 rollouts a chain),
+each the very request the search would send then (same step, rollout index and n), to
+shorten the chain of waits at the end of a stage: a `posterior` chain searches one probe at
+a time. Results are recorded strictly in
+index order, only once the step is probed and only if the request is the one the probe asks
+for (else it is dropped and the probe's own request goes out), so the labels, seeds and
+recorded rollouts are exactly those of the sequential schedule; what no probe needed is
+counted as `wasted_*` and dropped.
+
+Pure Python: no engine, no threads of its own (the completer's futures call back).
+"""
+
+from __future__ import annotations
+
+import functools
+import queue
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future
+from typing import Any
+
+from labeling.engine_request import EngineRequest
+from labeling.mc import Estimator, Probe
+from verifiers.mc.protocol import AsyncCompleter, Completion
+
+# Rollouts of probes that may come next go out only while fewer than capacity / AHEAD_SHARE
+# requests are in flight. With all 256 of the CPU engine's room open to them, the MC stage of
+# 113 chains took 127 s instead of 111 s (more sequences per step, 10% of them wasted).
+AHEAD_SHARE = 4
+
+
+class Schedule:
+    def __init__(self, mc, items, prefixes, stats, pool, capacity: int = 0) -> None:
+        self.mc, self.items, self.prefixes = mc, items, prefixes
+        self.estimators: list[Estimator | None] = [None] * len(items)  # set as chains arrive
+        self.stats, self.pool, self.capacity = stats, pool, capacity
+        self.speculate = capacity > 0
+        self.waves = [0] * len(items)
+        self.flying: list[set[tuple[int, int]]] = [set() for _ in items]  # (step, index) out
+        self.issued: list[set[tuple[int, int]]] = [set() for _ in items]  # ever sent
+        self.ready: list[dict[int, dict[int, list[Completion]]]] = [{} for _ in items]
+        self.open: set[int] = set()  # chains with probes left (filled as they arrive)
+        self.arriving = False  # no speculation until every chain's first probe is out
+        self.in_flight = 0
+        self.done: queue.SimpleQueue = queue.SimpleQueue()  # (idx, step, index, req, future)
+        self.cache: dict[tuple[int, int, str], bool | None] = {}
+
+    def run(self, arrivals: Iterable[tuple[int, Estimator | None]], eager: bool) -> None:
+        """`arrivals`: (chain, its estimator or None) as each chain's own outcome is known.
+        `eager` (an async completer): each chain's first probe goes out the moment it arrives
+        and results that come back meanwhile are recorded, so the engine starts while the
+        outcomes are still being checked (a second or more; minutes for code in a sandbox).
+        Otherwise the first probes of all chains go out as one batch."""
+        self.arriving = True
+        arrived = []
+        for idx, est in arrivals:
+            self.estimators[idx] = est
+            if est is not None and not est.done:
+                self.open.add(idx)
+            arrived.append(idx)
+            if eager:
+                self.launch(arrived)
+                arrived = []
+                self._collect(block=False)
+        self.arriving = False
+        self.launch(arrived)  # and, with speculation, the spare room now that all are in
+        while self.in_flight:
+            self._collect(block=True)
+        self.flush()
+
+    def _collect(self, block: bool) -> None:
+        """Record every finished request (waiting for one when `block`), then send what
+        their chains need next: one check batch, one wave."""
+        started = time.perf_counter()
+        finished = []
+        try:
+            finished.append(self.done.get(block=block))
+            while True:
+                finished.append(self.done.get_nowait())
+        except queue.Empty:
+            pass
+        self.stats.generate_seconds += time.perf_counter() - started
+        if not finished:
+            return
+        self.in_flight -= len(finished)
+        for idx, step, at, *_ in finished:
+            self.flying[idx].discard((step, at))
+        self.record([(i, step, at, req, fut.result()) for i, step, at, req, fut in finished])
+        self.launch(sorted({idx for idx, *_ in finished}))
+
+    def _est(self, idx: int) -> Estimator:
+        est = self.estimators[idx]
+        assert est is not None
+        return est
+
+    def launch(self, chains: Iterable[int]) -> None:
+        """Send what the given chains need next, then fill spare room speculatively."""
+        work: list[tuple[int, Probe, int]] = []
+        for idx in chains:
+            if self.estimators[idx] is None or self.waves[idx] >= self.mc.max_rounds:
+                continue
+            est = self._est(idx)
+            probes = [p for p in est.pending()  # nothing out for it yet
+                      if (p.step, est.rollouts_at(p.step)) not in self.flying[idx]]
+            if probes:
+                self.waves[idx] += 1
+                work += [(idx, p, est.rollouts_at(p.step)) for p in probes]
+        self._send(work)
+        if self.speculate and not self.arriving and self.in_flight < self.capacity:
+            self._send(self._spare(self.capacity - self.in_flight))
+
+    def _spare(self, room: int) -> list[tuple[int, Probe, int]]:
+        """Up to `room` requests sent early, one per chain per turn (fair): first the later
+        rollouts of pending probes, then the requests of the probes that may come next."""
+        active = [i for i in sorted(self.open) if self.waves[i] < self.mc.max_rounds]
+        work = _fair({i: self._later(i) for i in active}, room)
+        # Probes that may come next only fill an engine running well below its room (the
+        # end of a stage): on a CPU every extra sequence slows the step of all the others.
+        room = min(room, self.capacity // AHEAD_SHARE - self.in_flight) - len(work)
+        if room <= 0:  # looking ahead costs the driver a posterior per outcome: not in vain
+            return work
+        ahead = _fair({i: self._early(i) for i in active}, room)
+        self.stats.ahead_requests += len(ahead)
+        return work + ahead
+
+    def _later(self, idx: int) -> list[tuple[int, Probe, int]]:
+        """The later rollouts of the chain's pending probes, up to each step's budget: only
+        where a probe asks one rollout at a time (chunk 1), each its own request."""
+        est = self._est(idx)
+        if est.rule.request != 1:
+            return []
+        return [(idx, Probe(p.step, 1), at) for p in est.pending()
+                for at in range(est.rollouts_at(p.step), est.budget(p.step))
+                if (p.step, at) not in self.issued[idx]]  # fmt: skip
+
+    def _early(self, idx: int) -> list[tuple[int, Probe, int]]:
+        return [(idx, Probe(step, n), at) for step, at, n in self._est(idx).lookahead()
+                if (step, at) not in self.issued[idx]]  # fmt: skip
+
+    def _send(self, work: list[tuple[int, Probe, int]]) -> None:
+        if not work:
+            return
+        mc = self.mc
+        requests = [mc._request(self.items[i], self.prefixes[i], self.estimators[i], p, at)
+                    for i, p, at in work]  # fmt: skip
+        futures = _submit(mc.completer, requests)
+        if len(futures) != len(requests):
+            raise RuntimeError(f"Completer answered {len(futures)} of {len(requests)} requests")
+        s = self.stats
+        s.rounds += 1
+        s.requests += len(requests)
+        s.max_batch_requests = max(s.max_batch_requests, len(requests))
+        s.max_batch_completions = max(s.max_batch_completions, sum(r.n for r in requests))
+        self.in_flight += len(requests)
+        s.max_in_flight = max(s.max_in_flight, self.in_flight)
+        for (idx, probe, at), req, fut in zip(work, requests, futures, strict=True):
+            self.flying[idx].add((probe.step, at))
+            self.issued[idx].add((probe.step, at))
+            fut.add_done_callback(functools.partial(self._done, idx, probe.step, at, req))
+
+    def _done(self, idx: int, step: int, at: int, req: EngineRequest, fut: Future) -> None:
+        self.done.put((idx, step, at, req, fut))
+
+    def record(self, results: list[tuple[int, int, int, EngineRequest, list[Completion]]]):
+        s, cache = self.stats, self.cache
+        for *_, req, got in results:
+            if len(got) != req.n:
+                raise RuntimeError(f"Completer returned {len(got)} completions, asked for {req.n}")
+            s.completions += req.n
+            s.tokens += sum(c.tokens for c in got)
+        started = time.perf_counter()
+        # All checks of what came back go to the pool at once: sandbox runs are slow, and a
+        # duplicate completion of the same prefix is checked only once.
+        todo = list(dict.fromkeys(
+            (idx, step, c.text)
+            for idx, step, _, _, got in results
+            for c in got
+            if (idx, step, c.text) not in cache
+        ))  # fmt: skip
+        run = functools.partial(self.mc._run, self.items, self.prefixes, s)
+        for key, ok in zip(todo, self.pool.map(run, todo), strict=True):
+            cache[key] = ok
+            s.checks += 1
+            s.undecided_checks += ok is None
+        for idx, step, at, _, got in results:
+            self.ready[idx].setdefault(step, {})[at] = got
+        for idx in dict.fromkeys(idx for idx, *_ in results):
+            self._deliver(idx)
+        s.check_seconds += time.perf_counter() - started
+
+    def _deliver(self, idx: int) -> None:
+        """Record the chain's results in rollout order, each once its step is probed, until
+        nothing more can be recorded; drop what no probe of the chain can need any more."""
+        est, ready = self._est(idx), self.ready[idx]
+        progress = True
+        while progress:
+            progress = False
+            for step, buf in ready.items():
+                if not buf:
+                    continue
+                if not est.may_probe(step):  # settled, outside the search, or chain done
+                    self._waste(buf)
+                    continue
+                at = est.rollouts_at(step)
+                asked = next((p.n for p in est.pending() if p.step == step), 0)
+                if at in buf and asked and len(buf[at]) != asked:
+                    self._waste({at: buf.pop(at)})  # not the probe's request: it goes out anew
+                    continue
+                if at in buf and asked:
+                    got = buf.pop(at)
+                    # None (the check decided nothing) stays None: neither success nor failure
+                    results = [self.cache[(idx, step, c.text)] for c in got]
+                    est.record(step, results, sum(c.tokens for c in got))
+                    progress = True
+        if est.done:
+            self.open.discard(idx)
+            for buf in ready.values():
+                self._waste(buf)
+
+    def _waste(self, buf: dict[int, list[Completion]]) -> None:
+        for got in buf.values():
+            self.stats.wasted_requests += 1
+            self.stats.wasted_tokens += sum(c.tokens for c in got)
+        buf.clear()
+
+    def flush(self) -> None:
+        """Count what is still buffered (chains cut by `max_rounds`) as wasted."""
+        for ready in self.ready:
+            for buf in ready.values():
+                self._waste(buf)
+
+
+def _fair(queues: dict[int, list[tuple[int, Probe, int]]], limit: int
+          ) -> list[tuple[int, Probe, int]]:  # fmt: skip
+    """Up to `limit` of the queued requests, one per chain per turn, each queue in order."""
+    out: list[tuple[int, Probe, int]] = []
+    turn = 0
+    while len(out) < limit:
+        row = [q[turn] for q in queues.values() if turn < len(q)]
+        if not row:
+            break
+        out += row[: limit - len(out)]
+        turn += 1
+    return out
+
+
+def _submit(completer: Any, requests: Sequence[EngineRequest]) -> list[Future]:
+    """One future per request: the completer's own (`AsyncCompleter`), or done futures around
+    one batch `complete()` call."""
+    if isinstance(completer, AsyncCompleter):
+        return completer.submit(requests)
+    futures: list[Future] = []
+    for got in completer.complete(requests):
+        fut: Future = Future()
+        fut.set_result(got)
+        futures.append(fut)
+    return futures
