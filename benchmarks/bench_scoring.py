@@ -2,6 +2,7 @@
 
     flock /tmp/heavy.lock .venv/bin/python benchmarks/bench_scoring.py            # trains one
     flock /tmp/heavy.lock .venv/bin/python benchmarks/bench_scoring.py --checkpoint <ckpt>
+    .venv/bin/python benchmarks/bench_scoring.py --no-vllm   # torch scorer vs a bare forward
 
 Without `--checkpoint`, the embedded SmolLM2-135M is trained for 3 steps in the causal_lm
 format (the figures are about scoring; a few steps suffice). The same synthetic chains
@@ -12,7 +13,11 @@ format (the figures are about scoring; a few steps suffice). The same synthetic 
 - `torch`: `pipelines.scoring.PRMScorer` (prm-train's own scorer).
 All in float32 with eager execution (the fastest CPU setting measured here). Prints JSON:
 chains/s and steps/s per way, engine start seconds, and the max abs difference of every way
-against the torch scorer.
+against the torch scorer. Also `bare_forward`: the checkpoint's transformer body alone over
+the same token ids in the same batches (tokenized beforehand, no step positions, no head),
+alternated with the torch scorer `--repeat` times (tokenizing included on the scorer's
+side); `torch_vs_bare` is the ratio of their median times, `torch_vs_bare_best` of their
+fastest runs.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -58,16 +64,57 @@ def _diff(a, b):
     )
 
 
+def bare_forward(scorer, chains, batch: int, repeat: int) -> dict:
+    """The torch scorer against a bare forward of its body, medians of alternated runs."""
+    import statistics
+
+    import torch
+
+    from pipelines.checkpoint.model import collate_ids, tokenize_rows
+
+    ids = [r["input_ids"] for r in tokenize_rows(chains, scorer.tokenizer, scorer.fmt)]
+    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+    pad = scorer.tokenizer.pad_token_id
+    batches = [collate_ids([ids[i] for i in order[s : s + batch]], pad)
+               for s in range(0, len(order), batch)]  # fmt: skip
+
+    @torch.no_grad()
+    def bare():
+        for x, m in batches:
+            scorer.model.body(input_ids=x, attention_mask=m, use_cache=False)
+
+    times: dict[str, list[float]] = {"torch": [], "bare": []}
+    bare()
+    for _ in range(repeat):
+        for name, fn in (("torch", lambda: scorer.score_many(chains)), ("bare", bare)):
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+            print(f"{name} {times[name][-1]:.3f}s", file=sys.stderr, flush=True)
+    torch_s, bare_s = (statistics.median(times[k]) for k in ("torch", "bare"))
+    return {"torch_chains_per_s": len(chains) / torch_s,
+            "bare_chains_per_s": len(chains) / bare_s, "torch_vs_bare": bare_s / torch_s,
+            # best runs: on a shared machine a neighbour's burst only ever slows a run down
+            "torch_vs_bare_best": min(times["bare"]) / min(times["torch"]),
+            "runs_s": {k: [round(t, 3) for t in v] for k, v in times.items()}}  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--checkpoint", default=None)
     ap.add_argument("--chains", type=int, default=256)
     ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--no-vllm", action="store_true", help="only the torch scorer vs bare")
+    ap.add_argument("--repeat", type=int, default=5, help="alternated scorer/bare runs")
+    ap.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
     args = ap.parse_args()
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
     os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
     from pipelines.scoring import PRMScorer
-    from pipelines.serve import PRMClient, VLLMServer
     from pipelines.train.data import synthetic_rows
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-scoring-"))
@@ -83,10 +130,14 @@ def main() -> None:
         "cpus": os.cpu_count(),
     }
 
-    torch_scores, dt = _timed(
-        PRMScorer.load(ckpt, batch_size=args.batch_size).score_many, chains, args.batch_size
-    )
+    scorer = PRMScorer.load(ckpt, batch_size=args.batch_size)
+    torch_scores, dt = _timed(scorer.score_many, chains, args.batch_size)
     result["torch"] = {"chains_per_s": len(chains) / dt, "steps_per_s": steps / dt}
+    result["bare_forward"] = bare_forward(scorer, chains, args.batch_size, args.repeat)
+    if args.no_vllm:
+        print(json.dumps(result, indent=2))
+        return
+    from pipelines.serve import PRMClient, VLLMServer
 
     t0 = time.perf_counter()
     local = PRMClient.local(ckpt, batch_size=args.batch_size, dtype="float32", enforce_eager=True)

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_train.py                    # tiny random Llama
     .venv/bin/python benchmarks/bench_train.py --model <HF dir, e.g. the embedded SmolLM2>
+    .venv/bin/python benchmarks/bench_train.py --no-pack              # padded prm-train only
 
 prm-train runs for real (`pipelines.train.app.run`, one worker, no Ray) on synthetic shards whose
 chains all tokenize to the same length under the tiny word-level tokenizer; its tokens/s come
@@ -10,7 +11,9 @@ AdamW on random ids of the same batch size and width (the median width prm-train
 the same bf16 setting: forward, loss, backward, step, nothing else. Each side runs in its own
 fresh process so that each peak RSS is its own; the sides alternate for `--rounds` rounds and
 each keeps its best round (median step time within a round). Ratio = prm-train tokens/s /
-plain tokens/s.
+plain tokens/s. prm-train runs twice per round: padded (`batch` chains) and packed
+(`train.tokens_per_batch` = batch x the chain length, so the same chains a step); its data
+wait is the share of step time the loop waited for the background reader (metrics.jsonl).
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import argparse
 import json
 import multiprocessing as mp
 import resource
+import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,15 +33,18 @@ from pathlib import Path
 def _prm_train(args: dict, queue) -> None:
     from pipelines.train.app import run
 
-    out = Path(args["tmp"]) / "out"
+    out = Path(args["tmp"]) / f"out-{args['budget']}"
+    shutil.rmtree(out, ignore_errors=True)
     run(
         {
-            "model": {"path": args["model"], "max_length": 4096, "max_prompt_length": 512},
+            "model": {"path": args["model"], "max_length": args["max_length"],
+                      "max_prompt_length": 512},
             "data": {"shards": [args["shards"]], "val_fraction": 0.0},
             "train": {
                 "max_steps": args["warmup"] + args["steps"],
                 "batch_size": args["batch"],
                 "grad_accum": 1,
+                "tokens_per_batch": args["budget"],
                 "eval_every": 0,
                 "save_every": 0,
                 "resume": "none",
@@ -54,7 +62,9 @@ def _prm_train(args: dict, queue) -> None:
     step_s = statistics.median(r["step_seconds"] for r in timed)
     queue.put(
         {
-            "tokens_per_s": statistics.median(r["tokens"] for r in timed) / step_s,
+            "tokens_per_s": statistics.median(r["chain_tokens"] for r in timed) / step_s,
+            "data_wait_share": sum(r["data_wait_s"] for r in timed)
+            / sum(r["step_seconds"] for r in timed),
             "width": int(statistics.median(widths)),
             "widths": sorted(set(widths)),
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -106,6 +116,7 @@ def _in_child(target, *a):
     proc.start()
     result = queue.get()
     proc.join()
+    print(target.__name__, json.dumps(result), file=sys.stderr, flush=True)  # kept if cut off
     return result
 
 
@@ -121,6 +132,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=2, help="alternating rounds per side")
     ap.add_argument("--bf16", default="auto", choices=["auto", "on", "off"])
+    ap.add_argument("--no-pack", action="store_true", help="skip the packed prm-train run")
     ap.add_argument("--out", default="", help="also write the result as JSON here")
     cli = ap.parse_args()
 
@@ -138,13 +150,18 @@ def main() -> None:
                 cli.layers,
             )
         )
-        args = {**vars(cli), "model": model, "shards": str(shards), "tmp": tmp}
-        # Alternate the two sides and keep each side's best round: load from other jobs on
-        # the machine then biases neither side.
-        ours_runs, plain_runs = [], []
+        args = {**vars(cli), "model": model, "shards": str(shards), "tmp": tmp, "budget": 0,
+                "max_length": 4096}  # fmt: skip
+        # Alternate the sides and keep each side's best round: load from other jobs on
+        # the machine then biases no side.
+        ours_runs, packed_runs, plain_runs = [], [], []
         for _ in range(cli.rounds):
             ours_runs.append(_in_child(_prm_train, args))
-            plain_runs.append(_in_child(_plain, args, ours_runs[0]["width"]))
+            width = ours_runs[0]["width"]  # every chain has this many tokens
+            if not cli.no_pack:
+                packed_runs.append(_in_child(_prm_train, {**args, "max_length": width,
+                                                          "budget": cli.batch * width}))
+            plain_runs.append(_in_child(_plain, args, width))
         ours = max(ours_runs, key=lambda r: r["tokens_per_s"])
         plain = max(plain_runs, key=lambda r: r["tokens_per_s"])
     result = {
@@ -165,7 +182,16 @@ def main() -> None:
         "ratio": round(ours["tokens_per_s"] / plain["tokens_per_s"], 3),
         "prm_train_peak_rss_mb": round(ours["peak_rss_mb"]),
         "plain_peak_rss_mb": round(plain["peak_rss_mb"]),
+        "prm_train_data_wait_share": round(ours["data_wait_share"], 4),
     }
+    if packed_runs:
+        best = max(packed_runs, key=lambda r: r["tokens_per_s"])
+        result["rounds_tokens_per_s"]["prm_train_packed"] = [round(r["tokens_per_s"])
+                                                             for r in packed_runs]
+        result["packed_tokens_per_s"] = round(best["tokens_per_s"], 1)
+        result["packed_ratio"] = round(best["tokens_per_s"] / plain["tokens_per_s"], 3)
+        result["packed_data_wait_share"] = round(best["data_wait_share"], 4)
+        result["packed_peak_rss_mb"] = round(best["peak_rss_mb"])
     print(json.dumps(result, indent=2))
     if cli.out:
         Path(cli.out).write_text(json.dumps(result, indent=2))

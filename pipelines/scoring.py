@@ -17,13 +17,14 @@ never saw them, and a made-up number would be worse than a visible gap).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import torch
 
 from pipelines.checkpoint.export import load_checkpoint
-from pipelines.checkpoint.model import collate, tokenize_row
+from pipelines.checkpoint.model import collate_ids, tokenize_rows
 
 
 class PRMScorer:
@@ -54,29 +55,39 @@ class PRMScorer:
     def score_many(self, chains: Sequence[tuple[str, Sequence[str]]],
                    on_batch: Callable[[int], None] | None = None) -> list[list[float | None]]:
         """Scores in input order; chains are batched by length to waste little padding.
-        `on_batch(n)` is called after each batch of `n` chains (progress lines)."""
-        rows = [tokenize_row(p, list(s), None, self.tokenizer, self.fmt) for p, s in chains]
+        `on_batch(n)` is called after each batch of `n` chains (progress lines).
+
+        All chains are tokenized in two tokenizer calls; each batch's step positions go to
+        the device as one index pair and the scores come back in one copy, so the host does
+        no per-step work while the model runs."""
+        rows = tokenize_rows([(p, list(s)) for p, s in chains], self.tokenizer, self.fmt)
         order = sorted(range(len(rows)), key=lambda i: len(rows[i]["input_ids"]))
         out: list[list[float | None]] = [[] for _ in rows]
-        pad = self.tokenizer.pad_token_id
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
-            batch = collate([rows[i] for i in idx], pad, soft=True)
-            where = torch.zeros_like(batch["input_ids"], dtype=torch.bool)
-            for b, i in enumerate(idx):
-                for p in rows[i]["step_positions"]:
-                    if p >= 0:
-                        where[b, p] = True
-            with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16):
-                logits = self.model(
-                    batch["input_ids"].to(self.device),
-                    batch["attention_mask"].to(self.device),
-                    where.to(self.device),
-                )
-            probs = iter(self.model.probs(logits).float().cpu().tolist())
-            # Boolean indexing walks row-major, i.e. chain by chain, step by step.
-            for i in idx:
-                out[i] = [next(probs) if p >= 0 else None for p in rows[i]["step_positions"]]
+            batch = [rows[i] for i in idx]
+            scores = self._forward(batch)
+            for i, row, got in zip(idx, batch, scores, strict=True):
+                n = len(row["step_positions"])
+                out[i] = [None if math.isnan(x) else x for x in got[:n]]
             if on_batch is not None:
                 on_batch(len(idx))
         return out
+
+    def _forward(self, batch: list[dict[str, list]]) -> list[list[float]]:
+        """P(good) at each step position of each row (NaN where a step was cut), one padded
+        forward pass."""
+        ids, mask = collate_ids([r["input_ids"] for r in batch], self.tokenizer.pad_token_id)
+        steps = max(len(r["step_positions"]) for r in batch)
+        pos = torch.tensor([r["step_positions"] + [-1] * (steps - len(r["step_positions"]))
+                            for r in batch], dtype=torch.long).reshape(len(batch), steps)
+        kept = pos >= 0
+        where = (torch.arange(len(batch)).unsqueeze(1).expand_as(pos)[kept], pos[kept])
+        copy = self.device.type == "cuda"
+        dev = [t.pin_memory().to(self.device, non_blocking=True) if copy else t
+               for t in (ids, mask, *where)]  # fmt: skip
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16):
+            logits = self.model(dev[0], dev[1], (dev[2], dev[3]))
+        grid = torch.full(pos.shape, math.nan)
+        grid[kept] = self.model.probs(logits).float().cpu()
+        return grid.tolist()

@@ -102,20 +102,24 @@ def _resolved(request: StepFormat, tok: Any, label_ids: list[int]) -> StepFormat
     )
 
 
-def save_checkpoint(model: ProcessRewardModel, tokenizer: Any, directory: str | Path) -> Path:
-    """Write the plain HF directory (see module docstring); returns it."""
+def save_checkpoint(model: ProcessRewardModel, tokenizer: Any, directory: str | Path,
+                    state: dict[str, dict[str, Any]] | None = None) -> Path:
+    """Write the plain HF directory (see module docstring); returns it. `state` (from
+    `weights_of`, taken earlier) is written instead of the model's live weights, so a
+    background writer saves the weights of the step it was asked for."""
     from safetensors.torch import save_file
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     fmt = model.fmt
+    weights = state if state is not None else weights_of(model)
     if fmt.format == "causal_lm":
-        model.lm.save_pretrained(directory)
+        model.lm.save_pretrained(directory, state_dict=weights["lm"])
     else:
-        state = {f"model.{k}": v for k, v in model.backbone.state_dict().items()}
-        state.update({f"score.{k}": v for k, v in model.score.state_dict().items()})
+        flat = {f"model.{k}": v for k, v in weights["backbone"].items()}
+        flat.update({f"score.{k}": v for k, v in weights["score"].items()})
         save_file(
-            {k: v.contiguous() for k, v in state.items()},
+            {k: v.contiguous() for k, v in flat.items()},
             str(directory / "model.safetensors"),
             metadata={"format": "pt"},
         )
@@ -127,6 +131,13 @@ def save_checkpoint(model: ProcessRewardModel, tokenizer: Any, directory: str | 
     fmt.save(directory)
     (directory / "README.md").write_text(model_card(fmt, directory.name))
     return directory
+
+
+def weights_of(model: ProcessRewardModel) -> dict[str, dict[str, Any]]:
+    """The state dicts `save_checkpoint` writes, by part (live tensors, not copies)."""
+    if model.fmt.format == "causal_lm":
+        return {"lm": model.lm.state_dict()}
+    return {"backbone": model.backbone.state_dict(), "score": model.score.state_dict()}
 
 
 def vllm_engine_kwargs(fmt: StepFormat) -> dict[str, Any]:

@@ -70,11 +70,39 @@ def tokenize_row(
     the same id; the tag's text is removed from prompt and steps, so a chain that happens to
     contain it cannot add a score. The prompt keeps its last `max_prompt_length` tokens.
     """
-    if labels is None:
-        labels = [None] * len(steps)
-    masked: float = math.nan if soft else IGNORE
     text = fmt.prompt_template.format(prompt=prompt.replace(fmt.step_tag, ""))
     prompt_ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    # One batched call for all steps: per-call overhead, not tokenizing, dominates short steps.
+    pieces = [fmt.step_template.format(step=s.replace(fmt.step_tag, "")) for s in steps]
+    step_ids = tokenizer(pieces, add_special_tokens=False)["input_ids"] if pieces else []
+    return assemble_row(prompt_ids, step_ids, labels, fmt, soft)
+
+
+def tokenize_rows(chains: list[tuple[str, list[str]]], tokenizer: Any,
+                  fmt: StepFormat) -> list[dict[str, list]]:  # fmt: skip
+    """`tokenize_row(prompt, steps, None, ...)` of every chain (inference), with two tokenizer
+    calls in all (every prompt, every step of every chain) instead of two per chain."""
+    if not chains:
+        return []
+    texts = [fmt.prompt_template.format(prompt=p.replace(fmt.step_tag, "")) for p, _ in chains]
+    pieces = [fmt.step_template.format(step=s.replace(fmt.step_tag, ""))
+              for _, steps in chains for s in steps]  # fmt: skip
+    prompts = tokenizer(texts, add_special_tokens=False)["input_ids"]
+    flat = tokenizer(pieces, add_special_tokens=False)["input_ids"] if pieces else []
+    rows, at = [], 0
+    for prompt_ids, (_, steps) in zip(prompts, chains, strict=True):
+        rows.append(assemble_row(prompt_ids, flat[at : at + len(steps)], None, fmt, False))
+        at += len(steps)
+    return rows
+
+
+def assemble_row(prompt_ids: list[int], step_ids: list[list[int]], labels: list[Any] | None,
+                 fmt: StepFormat, soft: bool = False) -> dict[str, list]:  # fmt: skip
+    """The `tokenize_row` output from the prompt's and each step's token ids (the rules are
+    in `tokenize_row`'s docstring)."""
+    if labels is None:
+        labels = [None] * len(step_ids)
+    masked: float = math.nan if soft else IGNORE
     prompt_cut = max(0, len(prompt_ids) - fmt.max_prompt_length) if fmt.max_prompt_length > 0 \
         else 0
     prompt_ids = prompt_ids[prompt_cut:]
@@ -82,9 +110,6 @@ def tokenize_row(
     input_ids = bos + list(prompt_ids)
     targets: list[float] = [masked] * len(input_ids)
     positions: list[int] = []
-    # One batched call for all steps: per-call overhead, not tokenizing, dominates short steps.
-    pieces = [fmt.step_template.format(step=s.replace(fmt.step_tag, "")) for s in steps]
-    step_ids = tokenizer(pieces, add_special_tokens=False)["input_ids"] if pieces else []
     cut = False
     for ids, label in zip(step_ids, labels, strict=True):
         cut = cut or len(input_ids) + len(ids) + 1 > fmt.max_length
@@ -121,6 +146,17 @@ def cut_counts(row: dict[str, list], labels: list[Any] | None = None) -> dict[st
         "labels_dropped": sum(x for p, x in zip(positions, labeled, strict=True) if p < 0),
         "prompts_cut": int(row.get("prompt_cut", 0) > 0),
     }
+
+
+def collate_ids(ids: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-padded token ids and their attention mask, one tensor copy per row."""
+    width = max(len(x) for x in ids)
+    out = torch.full((len(ids), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(ids), width), dtype=torch.long)
+    for i, x in enumerate(ids):
+        out[i, : len(x)] = torch.tensor(x, dtype=torch.long)
+        mask[i, : len(x)] = 1
+    return out, mask
 
 
 def collate(rows: list[dict[str, list]], pad_id: int, soft: bool) -> dict[str, torch.Tensor]:
@@ -180,10 +216,19 @@ class ProcessRewardModel(nn.Module):
         return self.lm.base_model if self.fmt.format == "causal_lm" else self.backbone
 
     def forward(
-        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, positions: torch.Tensor
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None,
+        positions: torch.Tensor | tuple[torch.Tensor, torch.Tensor],
+        position_ids: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """(bad, good) logits at `positions` (a bool mask or (row, col) index pair), float32."""
-        hidden = self.body(input_ids=input_ids, attention_mask=attention_mask)[0]
+        """(bad, good) logits at `positions` (a bool mask or (row, col) index pair), float32.
+        Packed rows (`pipelines.train.packing`) pass `position_ids` restarting at each chain
+        and no `attention_mask`."""
+        # No KV cache: it would be unused, and transformers reads restarting position ids as
+        # packed chains only when there is none.
+        hidden = self.body(input_ids=input_ids, attention_mask=attention_mask,
+                           position_ids=position_ids, use_cache=False)[0]  # fmt: skip
         picked = hidden[positions]
         if self.fmt.format == "causal_lm":
             weight = self.lm.get_output_embeddings().weight[self.label_ids]
@@ -268,10 +313,12 @@ def build_tiny_model(
     layers: int = 2,
     seed: int = 0,
     arch: str = "llama",
+    shape: dict[str, Any] | None = None,
 ) -> Path:
     """A random tiny Llama (or Qwen2) causal LM + word-level tokenizer trained on `texts`,
     saved as an HF directory. For tests, benchmarks and smoke runs only (nothing is
-    downloaded); it learns, slowly. vLLM's CPU attention needs hidden/2 = 64."""
+    downloaded); it learns, slowly. vLLM's CPU attention needs hidden/2 = 64. `shape`
+    overrides config fields (a real model's sizes, e.g. for `benchmarks/gpu_check.py`)."""
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
     from transformers import (
         LlamaConfig,
@@ -297,7 +344,7 @@ def build_tiny_model(
     config_cls, model_cls = (
         (Qwen2Config, Qwen2ForCausalLM) if arch == "qwen2" else (LlamaConfig, LlamaForCausalLM)
     )
-    config = config_cls(
+    fields = dict(
         vocab_size=len(tok),
         hidden_size=hidden,
         intermediate_size=2 * hidden,
@@ -309,6 +356,7 @@ def build_tiny_model(
         bos_token_id=tok.bos_token_id,
         eos_token_id=tok.eos_token_id,
     )
+    config = config_cls(**{**fields, **(shape or {})})
     directory = Path(directory)
     model_cls(config).save_pretrained(directory)
     tok.save_pretrained(directory)

@@ -113,7 +113,10 @@ def build_app(reward: PRMReward, cfg: ServerConfig) -> Any:
         refs = list(labels) if any(x is not None for x in labels) else None
         return reward.score(list(prompts), list(responses), refs)
 
-    batcher = Batcher(score, cfg.max_batch, cfg.max_wait_ms / 1000.0, cfg.max_queue)
+    # Length-aware: a request's cost is its characters, so short ones are not queued behind
+    # long ones (see pipelines.reward.batching).
+    batcher = Batcher(score, cfg.max_batch, cfg.max_wait_ms / 1000.0, cfg.max_queue,
+                      size=lambda item: len(item[0]) + len(item[1]))
 
     @asynccontextmanager
     async def lifespan(_app: Any):

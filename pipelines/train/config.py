@@ -121,6 +121,16 @@ class TrainLoopConfig:
     max_steps: int = option(100, "Optimizer steps to train for.", ROWS, gt=0)
     batch_size: int = option(4, "Chains per micro-batch per worker.", ROWS, ge=1)
     grad_accum: int = option(2, "Micro-batches per optimizer step.", ROWS, ge=1)
+    tokens_per_batch: int = option(
+        0, "Token budget of a micro-batch: as many chains as fit, packed end to end into one "
+        "row of exactly this many tokens (no padding between chains, attention kept within "
+        "each chain; padded batches within the budget where the model's attention cannot); "
+        "0 = batch_size chains padded to the longest. At least model.max_length.", ROWS, ge=0
+    )
+    gradient_checkpointing: bool = option(
+        False, "Recompute activations during backward: less memory for large models, about a "
+        "third more compute.", SPEED
+    )
     bf16: Bf16Mode = option(
         Bf16Mode.auto, "bf16 autocast: auto (on where the device supports it), on, off.", ROWS
     )
@@ -212,6 +222,12 @@ def to_config(cfg: Any) -> TrainAppConfig:
             f"optim.warmup_steps={out.optim.warmup_steps} is above train.max_steps="
             f"{out.train.max_steps}: the learning rate would never reach optim.lr; lower "
             "optim.warmup_steps"
+        )
+    budget = out.train.tokens_per_batch
+    if 0 < budget < out.model.max_length:
+        raise ConfigError(
+            f"train.tokens_per_batch={budget} is below model.max_length={out.model.max_length}: "
+            "the longest chain would fit no batch; raise it or set 0 (padded batches)"
         )
     tokens = out.export.label_tokens
     if len(tokens) != 2 or len({*tokens, out.export.step_tag}) != 3:

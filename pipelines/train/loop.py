@@ -13,7 +13,6 @@ import contextlib
 import json
 import logging
 import math
-import shutil
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
@@ -24,15 +23,22 @@ import torch
 
 from pipelines.checkpoint.export import load_checkpoint, new_prm, save_checkpoint
 from pipelines.checkpoint.format import StepFormat
-from pipelines.checkpoint.model import collate, cut_counts, tokenize_row
-from pipelines.cli import ConfigError, UserError
+from pipelines.checkpoint.model import cut_counts, tokenize_row
+from pipelines.cli import ConfigError
 from pipelines.ticker import duration
 from pipelines.train import data as prm_data
+from pipelines.train.background import (
+    CheckpointWriter,
+    Prefetcher,
+    micro_batches,
+)
+from pipelines.train.checkpoints import STATE_FILE, resume_path, snapshot, write_checkpoint
 from pipelines.train.config import TrainAppConfig, to_config
 from pipelines.train.lineage import dataset_split
-from pipelines.train.metrics import _forward_loss, evaluate
+from pipelines.train.long_chains import check_something_fits, long_chains, say_first_cut
+from pipelines.train.metrics import Interval, _forward_loss, evaluate
+from pipelines.train.packing import choose_packing
 
-STATE_FILE = "trainer_state.pt"
 PROGRESS_EVERY_S = 10.0  # a step line at most this often (every step when steps are slower)
 log = logging.getLogger("prm-train")
 
@@ -67,43 +73,6 @@ def lr_factor(step: int, warmup: int, total: int, schedule: Any) -> float:
     if schedule == "cosine":
         return 0.5 * (1.0 + math.cos(math.pi * progress))
     raise ValueError(f"optim.schedule={schedule!r}; use cosine, linear or constant")
-
-
-def latest_checkpoint(output_dir: Path) -> Path | None:
-    found = sorted((output_dir / "checkpoints").glob("step_*/" + STATE_FILE))
-    return found[-1].parent if found else None
-
-
-def _resume_path(cfg: TrainAppConfig, out: Path) -> Path | None:
-    choice = str(cfg.train.resume)
-    if choice.lower() in ("none", "null", "false", ""):
-        return None
-    if choice == "auto":
-        return latest_checkpoint(out)
-    path = Path(choice).expanduser()
-    if not (path / STATE_FILE).exists():
-        raise FileNotFoundError(f"train.resume={path} has no {STATE_FILE}; use auto or none")
-    return path
-
-
-def _save(model, tok, optimizer, scheduler, step, stream, out: Path, keep: int) -> Path:
-    final = out / "checkpoints" / f"step_{step:07d}"
-    tmp = final.with_name(final.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    save_checkpoint(model, tok, tmp)
-    state = {
-        "optimizer": optimizer.state_dict(),
-        "scheduler": scheduler.state_dict(),
-        "step": step,
-        "data": stream.position,
-        "rng": torch.get_rng_state(),
-    }
-    torch.save(state, tmp / STATE_FILE)
-    shutil.rmtree(final, ignore_errors=True)
-    tmp.rename(final)  # a checkpoint is either complete or absent
-    for old in sorted((out / "checkpoints").glob("step_???????"))[: -max(keep, 1)]:
-        shutil.rmtree(old, ignore_errors=True)
-    return final
 
 
 def _initial_model(cfg: TrainAppConfig, resume: Path | None):
@@ -161,6 +130,7 @@ class _Worker:
     optimizer: Any
     scheduler: Any
     stream: prm_data.ChainStream
+    pack: bool  # packed rows (else padded batches)
     out: Path
     rank: int
     world: int
@@ -168,6 +138,9 @@ class _Worker:
     resume: Path | None
     step: int = 0
     cut: Counter = field(default_factory=Counter)  # what max_length dropped (`cut_counts`)
+    position: dict[str, int] = field(default_factory=dict)  # data consumed (resume point)
+    data: Prefetcher | None = None
+    writer: CheckpointWriter = field(default_factory=CheckpointWriter)
 
 
 def _setup(config: dict[str, Any], in_ray: bool) -> _Worker:
@@ -184,12 +157,16 @@ def _setup(config: dict[str, Any], in_ray: bool) -> _Worker:
     torch.manual_seed(cfg.train.seed)
     out = Path(cfg.output.dir).expanduser().resolve()
     out.mkdir(parents=True, exist_ok=True)
-    resume = _resume_path(cfg, out)
+    resume = resume_path(str(cfg.train.resume), out)
     core, tok, fmt = _initial_model(cfg, resume)
     split = dataset_split(list(cfg.data.shards))
     if split is not None:  # saved with every checkpoint: a reward cuts completions the same way
         core.fmt = fmt = replace(fmt, split=split)
     core.train()
+    if cfg.train.gradient_checkpointing:  # the HF model under the head recomputes its layers
+        hf = core.lm if fmt.format == "causal_lm" else core.backbone
+        hf.config.use_cache = False
+        hf.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     model = core
     if in_ray:
         import ray.train.torch
@@ -199,16 +176,18 @@ def _setup(config: dict[str, Any], in_ray: bool) -> _Worker:
     else:
         device = torch.device("cuda" if cfg.train.use_gpu else "cpu")
         core.to(device)
+    use_bf16 = bf16_enabled(cfg.train.bf16, device)
+    pack = cfg.train.tokens_per_batch > 0 and choose_packing(core.body, device, use_bf16) \
+        is not None
     optimizer = torch.optim.AdamW(_param_groups(core, cfg), weight_decay=cfg.optim.weight_decay)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer,
         lambda s: lr_factor(s, cfg.optim.warmup_steps, cfg.train.max_steps, cfg.optim.schedule),
     )
     w = _Worker(
-        cfg, model, core, tok, fmt, prm_data.is_soft(cfg.data), device,
-        bf16_enabled(cfg.train.bf16, device), optimizer, scheduler,
-        prm_data.ChainStream(cfg.data, cfg.train.seed, rank, world), out, rank, world, in_ray,
-        resume,
+        cfg, model, core, tok, fmt, prm_data.is_soft(cfg.data), device, use_bf16, optimizer,
+        scheduler, prm_data.ChainStream(cfg.data, cfg.train.seed, rank, world), pack, out, rank,
+        world, in_ray, resume,
     )  # fmt: skip
     if resume is not None:
         state = torch.load(resume / STATE_FILE, weights_only=False)
@@ -217,107 +196,101 @@ def _setup(config: dict[str, Any], in_ray: bool) -> _Worker:
         w.step = state["step"]
         w.stream.skip(state["data"])
         torch.set_rng_state(state["rng"])
+    w.position = dict(w.stream.position)
     return w
 
 
-def _count_cut(w: _Worker, example: Any, row: dict[str, Any]) -> None:
-    """Count what `model.max_length` dropped from one chain; say so the first time."""
-    counts = cut_counts(row, example.targets)
-    if counts["chains_cut"] and not w.cut["chains_cut"] and w.rank == 0:
-        log.warning(
-            "chain %s is longer than model.max_length=%d tokens: trained on the question and "
-            "its first %d of %d steps (whole steps only); the other %d steps (%d labeled) are "
-            "dropped, never trained against cut text. Every such chain is counted in "
-            "summary.json's `long_chains`", example.chain_id, w.fmt.max_length,
-            counts["steps"] - counts["steps_dropped"], counts["steps"], counts["steps_dropped"],
-            counts["labels_dropped"])
-    w.cut.update(counts)
+def _start_data(w: _Worker) -> Prefetcher:
+    """The background reader: micro-batches a few steps ahead of the one training."""
+    t = w.cfg.train
+    pin = w.device.type == "cuda"
 
+    def make():
+        return micro_batches(w.stream, w.tok, w.fmt, w.soft, t.batch_size, t.tokens_per_batch,
+                             w.pack, pin)  # fmt: skip
 
-def _check_something_fits(w: _Worker) -> None:
-    """After the first step: a run in which no label of any chain fits `max_length` would
-    train on nothing; stop it with the fix instead."""
-    if w.cut["labels"] and w.cut["labels_dropped"] == w.cut["labels"]:
-        m = w.cfg.model
-        raise UserError(
-            f"no label of the first {w.cut['chains']} chains fits model.max_length="
-            f"{m.max_length}: each chain's first labeled step ends past it (the prompt keeps up "
-            f"to model.max_prompt_length={m.max_prompt_length} tokens); raise model.max_length "
-            "or lower model.max_prompt_length")
-
-
-def long_chains(cut: Counter, fmt: StepFormat, world: int) -> dict[str, Any]:
-    """The summary's account of chains longer than `max_length` (the policy, and what it
-    dropped among the chains this worker saw: a chain seen in two epochs counts twice)."""
-    return {
-        "policy": "the question (its last model.max_prompt_length tokens) and as many whole "
-                  "steps as fit, from the first; the first step that does not fit and all "
-                  "after it are dropped",
-        "max_length": fmt.max_length,
-        "counted_on": "rank 0" + (f" of {world} workers" if world > 1 else ""),
-        **{k: cut.get(k, 0) for k in ("chains", "chains_cut", "steps", "steps_dropped",
-                                      "labels", "labels_dropped", "prompts_cut")},
-        "steps_trained": cut.get("steps", 0) - cut.get("steps_dropped", 0),
-    }
+    return Prefetcher(make, depth=2 * t.grad_accum + 2)
 
 
 def _one_step(w: _Worker) -> dict[str, Any]:
-    """One optimizer step over `grad_accum` micro-batches; returns its raw statistics."""
-    losses, correct, counted, tokens = [], 0, 0, 0
+    """One optimizer step over `grad_accum` micro-batches; returns its statistics, the loss
+    and the correct count still on the device (read at the logging interval, not here)."""
+    assert w.data is not None
     accum = w.cfg.train.grad_accum
+    loss_sum: Any = 0.0
+    correct: Any = 0
+    counted = tokens = chain_tokens = 0
+    waited = 0.0
     for micro in range(accum):
-        examples = [next(w.stream) for _ in range(w.cfg.train.batch_size)]
-        rows = [tokenize_row(e.prompt, e.steps, e.targets, w.tok, w.fmt, w.soft)
-                for e in examples]
-        for e, row in zip(examples, rows, strict=True):
-            _count_cut(w, e, row)
-        batch = collate(rows, w.tok.pad_token_id, w.soft)
-        tokens += batch["input_ids"].numel()
+        mb, wait = w.data.get()
+        waited += wait
+        if w.rank == 0 and not w.cut["chains_cut"]:
+            say_first_cut(mb.first_cut, w.fmt.max_length)
+        w.cut.update(mb.cut)
+        tokens += mb.tensors["input_ids"].numel()
+        chain_tokens += mb.chain_tokens
+        counted += mb.tensors["labels"].numel()
         sync = micro == accum - 1 or not hasattr(w.model, "no_sync")
         with contextlib.nullcontext() if sync else w.model.no_sync():
-            loss, probs, targets = _forward_loss(w.model, batch, w.soft, w.device, w.use_bf16)
+            loss, probs, targets = _forward_loss(w.model, mb.tensors, w.soft, w.device,
+                                                 w.use_bf16)  # fmt: skip
             (loss / accum).backward()
-        losses.append(loss.item())
-        correct += int(((probs >= 0.5) == (targets >= 0.5)).sum())
-        counted += targets.numel()
+        loss_sum = loss_sum + loss.detach()
+        correct = correct + ((probs >= 0.5) == (targets >= 0.5)).sum()
+        w.position = mb.position
     if w.cfg.optim.max_grad_norm > 0:
         torch.nn.utils.clip_grad_norm_(w.model.parameters(), w.cfg.optim.max_grad_norm)
     w.optimizer.step()
     w.scheduler.step()
     w.optimizer.zero_grad(set_to_none=True)
     w.step += 1
-    return {"loss": sum(losses) / len(losses), "acc": correct / max(counted, 1), "tokens": tokens}
+    return {"loss": loss_sum / accum, "correct": correct, "counted": counted, "tokens": tokens,
+            "chain_tokens": chain_tokens, "data_wait_s": waited}  # fmt: skip
 
 
-def _after_step(w: _Worker, stats: dict[str, Any], dt: float, val_rows: list) -> dict[str, Any]:
-    """The metrics row of this step: training figures, validation, checkpoint path."""
+def _due(w: _Worker) -> dict[str, bool]:
+    """What this step does after training: log a row, validate, checkpoint."""
     t, step = w.cfg.train, w.step
     last = step == t.max_steps
+    return {"log": step % max(t.log_every, 1) == 0 or last,
+            "eval": bool(t.eval_every and step % t.eval_every == 0) or last,
+            "save": bool(t.save_every and step % t.save_every == 0) or last}  # fmt: skip
+
+
+def _after_step(w: _Worker, due: dict[str, bool], interval: Interval,
+                val_rows: list) -> dict[str, Any]:  # fmt: skip
+    """The metrics row of this step: training figures over the interval, validation, the
+    checkpoint (written in the background from a snapshot of this step)."""
+    t, step = w.cfg.train, w.step
     row: dict[str, Any] = {}
-    if step % max(t.log_every, 1) == 0 or last:
-        row = {"step": step, **stats, "lr": w.scheduler.get_last_lr()[0], "step_seconds": dt,
-               "tokens_per_s": stats["tokens"] / dt, "epoch": w.stream.epoch}  # fmt: skip
-    if w.rank == 0 and val_rows and ((t.eval_every and step % t.eval_every == 0) or last):
+    if due["log"]:
+        row = {"step": step, **interval.row(), "lr": w.scheduler.get_last_lr()[0],
+               "epoch": w.position["epoch"]}  # fmt: skip
+    if w.rank == 0 and val_rows and due["eval"]:
         figures = evaluate(w.core, val_rows, w.tok.pad_token_id, w.soft, t.batch_size,
                            w.device, w.use_bf16)  # fmt: skip
         row = {"step": step, **row, **figures}
-    if (t.save_every and step % t.save_every == 0) or last:
+    if due["save"]:
         if w.rank == 0:
-            path = _save(w.core, w.tok, w.optimizer, w.scheduler, step, w.stream, w.out,
-                         t.save_total_limit)  # fmt: skip
+            weights, state = snapshot(w.core, w.optimizer, w.scheduler, step, w.position)
+            w.writer.submit(write_checkpoint, w.core, w.tok, weights, state, w.out,
+                            t.save_total_limit)  # fmt: skip
+            path = w.out / "checkpoints" / f"step_{step:07d}"
             row = {"step": step, **row, "checkpoint": str(path)}
         if w.world > 1:
-            torch.distributed.barrier()  # nobody races ahead of a half-written checkpoint
+            torch.distributed.barrier()  # every rank is at the same step when one is taken
     return row
 
 
-def step_line(w: _Worker, stats: dict[str, Any], row: dict[str, Any], per_step: float) -> str:
+def step_line(w: _Worker, row: dict[str, Any], per_step: float) -> str:
     """`step 12/100: loss 0.642, acc 0.71, lr 1.2e-05, 11.8s/step, ETA 17m18s` (+ validation
     figures and the checkpoint when this step has them)."""
     left = w.cfg.train.max_steps - w.step
-    parts = [f"step {w.step}/{w.cfg.train.max_steps}: loss {stats['loss']:.4f}",
-             f"acc {stats['acc']:.3f}", f"lr {w.scheduler.get_last_lr()[0]:.2e}",
-             f"{per_step:.2f}s/step"]  # fmt: skip
+    parts = [f"step {w.step}/{w.cfg.train.max_steps}:"]
+    if "loss" in row:
+        parts[0] += f" loss {row['loss']:.4f}"
+        parts.append(f"acc {row['acc']:.3f}")
+    parts += [f"lr {w.scheduler.get_last_lr()[0]:.2e}", f"{per_step:.2f}s/step"]
     if left:
         parts.append(f"ETA {duration(per_step * left)}")
     parts += [f"{k} {v:.4f}" for k, v in row.items() if k.startswith("val_") and
@@ -325,6 +298,42 @@ def step_line(w: _Worker, stats: dict[str, Any], row: dict[str, Any], per_step: 
     if "checkpoint" in row:
         parts.append(f"saved {row['checkpoint']}")
     return ", ".join(parts)
+
+
+def _train_steps(w: _Worker, val_rows: list, metrics_file: Any) -> dict[str, Any]:
+    """Step until `max_steps`; returns the last values of every metrics key and the totals.
+    The device is waited for only at a step that logs, validates or checkpoints."""
+    cfg = w.cfg
+    interval = Interval()
+    tokens_total, train_time, last, started = 0, 0.0, {}, w.step
+    said = -math.inf  # when the last progress line was logged
+    while w.step < cfg.train.max_steps:
+        t0 = time.perf_counter()
+        stats = _one_step(w)
+        if w.step == started + 1:
+            check_something_fits(w.cut, w.cfg.model)
+        due = _due(w)
+        if any(due.values()) and w.device.type == "cuda":
+            torch.cuda.synchronize(w.device)  # the interval's time is the device's time
+        dt = time.perf_counter() - t0  # waiting for data and compute; not validation or I/O
+        interval.add(stats, dt)
+        tokens_total, train_time = tokens_total + stats["tokens"], train_time + dt
+        row = _after_step(w, due, interval, val_rows)
+        if due["log"]:
+            interval = Interval()
+        if w.rank == 0 and (w.step == cfg.train.max_steps or "checkpoint" in row or (
+                due["log"] and time.monotonic() - said >= PROGRESS_EVERY_S)):  # fmt: skip
+            said = time.monotonic()
+            log.info(step_line(w, row, train_time / (w.step - started)))
+        if row and metrics_file:
+            metrics_file.write(json.dumps(row) + "\n")
+            metrics_file.flush()
+            last.update(row)
+        if w.in_ray and due["log"]:
+            import ray.train
+
+            ray.train.report({k: v for k, v in row.items() if k != "checkpoint"})
+    return {**last, "_tokens": tokens_total, "_seconds": train_time, "_started": started}
 
 
 def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
@@ -343,47 +352,28 @@ def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
                         "logged; add problems or set data.val_fraction=0",
                         cfg.data.val_fraction)  # fmt: skip
     metrics_file = (w.out / "metrics.jsonl").open("a") if w.rank == 0 else None
-    tokens_total, train_time, last, started = 0, 0.0, {}, w.step
-    t_last = time.perf_counter()
-    said = -math.inf  # when the last progress line was logged
     if w.rank == 0:
         log.info("training %d steps (from step %d) into %s", cfg.train.max_steps - w.step,
                  w.step, w.out)  # fmt: skip
-    while w.step < cfg.train.max_steps:
-        stats = _one_step(w)
-        if w.step == started + 1:
-            _check_something_fits(w)
-        dt = time.perf_counter() - t_last  # reading, tokenizing, collating, compute
-        tokens_total, train_time = tokens_total + stats["tokens"], train_time + dt
-        row = _after_step(w, stats, dt, val_rows)
-        if w.rank == 0 and (w.step == cfg.train.max_steps or "checkpoint" in row or (
-                w.step % max(cfg.train.log_every, 1) == 0
-                and time.monotonic() - said >= PROGRESS_EVERY_S)):  # fmt: skip
-            said = time.monotonic()
-            log.info(step_line(w, stats, row, train_time / (w.step - started)))
-        if row and metrics_file:
-            metrics_file.write(json.dumps(row) + "\n")
-            metrics_file.flush()
-            last.update(row)
-        if in_ray and (w.step % max(cfg.train.log_every, 1) == 0 or w.step == cfg.train.max_steps):
-            import ray.train
-
-            ray.train.report({k: v for k, v in row.items() if k != "checkpoint"})
-        t_last = time.perf_counter()  # validation, checkpoint and log I/O are not counted
+    w.data = _start_data(w)
+    try:
+        last = _train_steps(w, val_rows, metrics_file)
+    except BaseException:
+        w.data.close()
+        if metrics_file:
+            metrics_file.close()
+        with contextlib.suppress(Exception):  # the step's error is the one to report
+            w.writer.join()
+        raise
+    w.data.close()
+    w.writer.join()  # the last checkpoint is on disk before the summary says so
+    tokens_total, train_time = last.pop("_tokens"), last.pop("_seconds")
+    started = last.pop("_started")
     if w.rank != 0:
         return {}
     metrics_file.close()
     save_checkpoint(w.core, w.tok, w.out / "final")
-    long = long_chains(w.cut, w.fmt, w.world)
-    long["validation"] = {k: val_cut.get(k, 0) for k in ("chains", "chains_cut", "steps_dropped",
-                                                        "labels_dropped")}
-    if long["chains_cut"] or val_cut["chains_cut"]:
-        log.warning(
-            "%d of %d chains seen were longer than model.max_length=%d: %d of %d steps "
-            "dropped (%d of %d labels), validation %d of %d chains cut; see summary.json",
-            long["chains_cut"], long["chains"], w.fmt.max_length, long["steps_dropped"],
-            long["steps"], long["labels_dropped"], long["labels"], val_cut["chains_cut"],
-            val_cut["chains"])
+    long = long_chains(w.cut, w.fmt, w.world, val_cut)
     summary = {
         **last,
         "final": str(w.out / "final"),
