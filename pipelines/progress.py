@@ -111,34 +111,39 @@ class Progress:
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
 
-    def watch(self, pool: Callable[[], Any]) -> None:
-        """Report the engine's work every `every` seconds from a daemon thread, once
-        `pool()` returns a pool (engines start lazily)."""
+    def watch(self, pools: Callable[[], list[tuple[str, Any]]]) -> None:
+        """Report each engine pool's work every `every` seconds from a daemon thread, once
+        `pools()` lists it (engines start lazily): (label, pool) pairs, the label naming a
+        pool that is not the sampler's (a judge's or a completer's model; '' for the
+        sampler's)."""
         self._watcher = threading.Thread(
-            target=self._watch, args=(pool,), name="engine-progress", daemon=True
+            target=self._watch, args=(pools,), name="engine-progress", daemon=True
         )
         self._watcher.start()
 
-    def _watch(self, pool: Callable[[], Any]) -> None:
-        before, at = None, time.monotonic()
+    def _watch(self, pools: Callable[[], list[tuple[str, Any]]]) -> None:
+        seen: dict[int, tuple[Any, float]] = {}  # id(pool) -> (last stats, when)
         while not self._stop.wait(self.every):
-            p = pool()
-            if p is None:
-                continue
-            for dead in getattr(p, "lost_nodes", list)():  # a dead node: a line, not a stall
-                self.log.warning("engine: %s", dead)
-            try:
-                now = p.stats()
-            except Exception:  # a slow or restarting actor: try again next period
-                continue
-            line = engine_line(now, before, time.monotonic() - at)
-            before, at = now, time.monotonic()
-            if line is None:
-                continue
-            if self.bar is not None:
-                self.bar.set_postfix_str(line[len("engine: "):])
-            else:
-                self.log.info(line)
+            for label, p in pools():
+                if p is None:
+                    continue
+                for dead in getattr(p, "lost_nodes", list)():  # a dead node: a line
+                    self.log.warning("engine: %s", dead)
+                try:
+                    now = p.stats()
+                except Exception:  # a slow or restarting actor: try again next period
+                    continue
+                before, at = seen.get(id(p), (None, self.t0))
+                line = engine_line(now, before, time.monotonic() - at)
+                seen[id(p)] = (now, time.monotonic())
+                if line is None:
+                    continue
+                if label:
+                    line = f"engine {label}:{line[len('engine:'):]}"
+                if self.bar is not None:
+                    self.bar.set_postfix_str(line[line.index(":") + 2:])
+                else:
+                    self.log.info(line)
 
     def update(self, rec: UnitRecord, reused: bool = False) -> None:
         n = rec.counts.get("problems_in", 0)

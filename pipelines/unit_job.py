@@ -209,7 +209,11 @@ class UnitJob:
         }  # fmt: skip
 
     def progress(self, every_s: float, total: int | None) -> Progress:
-        """Progress lines for this run; the engine's work is reported once `self.pool` runs."""
+        """Progress lines for this run; each engine pool's work is reported once it runs."""
         progress = Progress(self.app, every_s, total)
-        progress.watch(lambda: self.pool)
+        progress.watch(self.pools)
         return progress
+
+    def pools(self) -> list[tuple[str, Any]]:
+        """The engine pools to report on, as (label, pool): the sampler's ('')."""
+        return [("", self.pool)]

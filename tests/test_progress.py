@@ -77,3 +77,31 @@ def test_no_queued_estimate_once_pending_requests_outrun_the_finished_ones():
     now = snapshot(sample=(16, 2, 5120, 640, 300), live=6300)
     line = engine_line(now, before, dt=10.0)
     assert "sample 2/16" in line and "queued" not in line
+
+
+def test_every_pool_is_reported_the_ones_of_their_own_by_model(caplog):
+    """A completer (or judge) of its own runs on a pool of its own: its work has lines too,
+    named by its model, so a job whose rollouts run there is not silent."""
+    import time
+
+    from pipelines.progress import Progress
+
+    class Pool:
+        def __init__(self, rollout):
+            self.rollout, self.calls = rollout, 0
+
+        def stats(self):
+            self.calls += 1
+            done = min(self.calls * 5, 40)
+            return snapshot(rollout=(40, done, 2560, 64 * done, 30 * self.calls) if
+                            self.rollout else None, live=1000 * self.calls)
+
+    sampler, completer = Pool(False), Pool(True)
+    progress = Progress("prm-label", 0.05, None)
+    with caplog.at_level("INFO", logger="prm-label"):
+        progress.watch(lambda: [("", sampler), ("Qwen2.5-Coder-0.5B-Instruct", completer)])
+        time.sleep(0.4)
+        progress.close()
+    lines = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith("engine: sample") for m in lines)
+    assert any(m.startswith("engine Qwen2.5-Coder-0.5B-Instruct: rollout") for m in lines)

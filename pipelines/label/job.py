@@ -105,6 +105,10 @@ class LabelJob(UnitJob):
             return EngineCompleter(self.pool, self.cfg.model.name)
         return EngineCompleter(self._own_pool(own), own.name)
 
+    def pools(self) -> list[tuple[str, Any]]:
+        """The sampler's pool and each model of its own's (named), for the progress lines."""
+        return [("", self.pool), *((model.name, pool) for model, pool in list(self.own_pools))]
+
     def _own_models(self) -> list[ModelConfig]:
         """The distinct models besides the sampler's that sources run (judge, completer)."""
         out: list[ModelConfig] = []
