@@ -1,21 +1,12 @@
-"""What a config field means besides its type: its help text, the range its value must lie in,
-and whether it changes what the app writes or only how the run goes (vLLM's config habit:
-limits on the field, and the hash factors declared where the field is, not in lists kept
-elsewhere).
+"""The apps' side of config fields (`labeling.fields` declares them: `option`, help, range,
+`ROWS` / `SPEED`): holding values to their ranges and hashing what changes rows.
 
-    n: int = option(4, "Chains sampled per problem.", ROWS, gt=0)
-    workers: int = option(2, "Parallel sandbox runs.", SPEED, ge=1)
-
-- `ROWS`: a different value can change what a row (a checkpoint, a metric) holds, so it is a
-  factor of every hash that keys a result: prm-label's and prm-search's unit keys and the
-  `config_hash` column (`config_hash`).
-- `SPEED`: the value changes only how fast or where the run goes, what it logs, where files
-  are, or which part of the input it reads (units are keyed by their problems' content):
-  never a hash factor, so changing it never relabels a finished unit.
-
-`check_fields` holds every value of a config to its field's range (one sentence naming the
-valid range, `ConfigError`: exit 2 at start). A section field (a nested dataclass, or an
-optional one such as `labels.mc`) carries no effect of its own: its fields do.
+`ROWS` fields are factors of every hash that keys a result (prm-label's and prm-search's unit
+keys, the `config_hash` column: `config_hash`); `SPEED` fields never are, so changing one never
+relabels a finished unit. `check_fields` holds every value of a config to its field's range
+(one sentence naming the valid range, `ConfigError`: exit 2 at start). A section field (a
+nested dataclass, or an optional one such as `labels.mc`) carries no effect of its own: its
+fields do.
 """
 
 from __future__ import annotations

@@ -13,20 +13,22 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from labeling.fields import ROWS, option
-from labeling.mc.estimators import Estimator, Search, per_step_or_bisection
-from labeling.mc.method import Method, count_evidence
-from labeling.schema import SelfConfidence
+from labeling.mc.estimators import Search
+from labeling.mc.method import (
+    PerStepRuleMethod,
+    count_evidence,
+    estimator_option,
+    probe_right_option,
+)
 
 
 @dataclass(frozen=True)
-class AbsoluteMethod(Method):
+class AbsoluteMethod(PerStepRuleMethod):
     """The settings of `absolute` (help on each field)."""
 
     name: ClassVar[str] = "absolute"
 
-    estimator: Search = option(
-        Search.binary_search, "Which prefixes are rolled out: binary_search (bisection for the "
-        "first error) | per_step (every prefix).", ROWS)
+    estimator: Search = estimator_option()
     k: int = option(5, "Rollouts per probed prefix (per_step: per step; Math-Shepherd used "
                     "8).", ROWS, gt=0)
     confirm: int = option(2, "Successes a prefix needs to count as on track, each success "
@@ -36,10 +38,7 @@ class AbsoluteMethod(Method):
     chunk: int | None = option(
         1, "Rollouts per request: a probe stops as soon as its rule decides (null: all of k "
         "at once).", ROWS, gt=0)
-    probe_right: bool = option(
-        True, "binary_search: search the steps of chains whose answer is right too; false = "
-        "OmegaPRM's skip, which labels every step of such a chain right without a rollout.",
-        ROWS)
+    probe_right: bool = probe_right_option()
 
     def check(self) -> None:
         if self.confirm > 1 and self.threshold > 0:
@@ -50,12 +49,6 @@ class AbsoluteMethod(Method):
     def rule(self, base: tuple[int, int], *, sampled: bool, outcome: bool | None) -> Absolute:
         return Absolute(self.k, self.chunk, self.confirm, self.threshold)
 
-    def search(self, n_steps: int, rule: Any, *, outcome: bool | None, after_error: str,
-               self_confidence: SelfConfidence | None = None, steps: Any = (),
-               question: str = "") -> Estimator:
-        return per_step_or_bisection(self.estimator, self.probe_right, n_steps, rule,
-                                     outcome=outcome, after_error=after_error,
-                                     self_confidence=self_confidence)
 
 
 @dataclass(frozen=True, slots=True)

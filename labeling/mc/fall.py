@@ -35,22 +35,19 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from labeling.fields import ROWS, option
-from labeling.mc.estimators import Estimator, Search, per_step_or_bisection
-from labeling.mc.method import Method
+from labeling.mc.estimators import Search
+from labeling.mc.method import PerStepRuleMethod, estimator_option, probe_right_option
 from labeling.mc.stats import bayes_factor
-from labeling.schema import SelfConfidence
 
 
 @dataclass(frozen=True)
-class FallMethod(Method):
+class FallMethod(PerStepRuleMethod):
     """The settings of `fall` (help on each field)."""
 
     name: ClassVar[str] = "fall"
     needs_self_confidence: ClassVar[bool] = True
 
-    estimator: Search = option(
-        Search.binary_search, "Which prefixes are rolled out: binary_search (bisection for the "
-        "first error) | per_step (every prefix).", ROWS)
+    estimator: Search = estimator_option()
     level: float = option(
         0.05, "The sequential test's level. A step is False only when the Bayes factor "
         "fell:kept of its rollouts reaches 1/level (and True only when it drops to level); by "
@@ -69,8 +66,7 @@ class FallMethod(Method):
     chunk: int | None = option(
         1, "Rollouts per request: a probe stops as soon as its test decides (null: all of "
         "max_rollouts at once).", ROWS, gt=0)
-    probe_right: bool = option(
-        True, "binary_search: search the steps of chains whose answer is right too.", ROWS)
+    probe_right: bool = probe_right_option()
 
     def check(self) -> None:
         if not self.fell_below < self.kept_above:
@@ -87,12 +83,6 @@ class FallMethod(Method):
         return Fall(self.level, self.fell_below, self.kept_above, self.max_rollouts,
                     self.chunk, base, own)
 
-    def search(self, n_steps: int, rule: Any, *, outcome: bool | None, after_error: str,
-               self_confidence: SelfConfidence | None = None, steps: Any = (),
-               question: str = "") -> Estimator:
-        return per_step_or_bisection(self.estimator, self.probe_right, n_steps, rule,
-                                     outcome=outcome, after_error=after_error,
-                                     self_confidence=self_confidence)
 
 
 @dataclass(frozen=True, slots=True)

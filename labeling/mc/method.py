@@ -25,7 +25,8 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from labeling.mc.estimators import Estimator, Rule
+from labeling.fields import ROWS, option
+from labeling.mc.estimators import Estimator, Rule, Search, per_step_or_bisection
 from labeling.schema import SelfConfidence
 
 
@@ -50,6 +51,34 @@ class Method:
         return [f.name for f in dataclasses.fields(self)]  # type: ignore[arg-type]
 
 
+class PerStepRuleMethod(Method):
+    """A method whose rule decides each probed prefix on its own counts (`fall`, `absolute`,
+    `any_success`): it searches by `estimator`, `per_step` or `binary_search`. Its dataclass
+    declares `estimator` and `probe_right` (`estimator_option`, `probe_right_option`)."""
+
+    estimator: Search
+    probe_right: bool
+
+    def search(self, n_steps: int, rule: Rule, *, outcome: bool | None, after_error: str,
+               self_confidence: SelfConfidence | None = None,
+               steps: Sequence[str] = (), question: str = "") -> Estimator:
+        return per_step_or_bisection(self.estimator, self.probe_right, n_steps, rule,
+                                     outcome=outcome, after_error=after_error,
+                                     self_confidence=self_confidence)
+
+
+def estimator_option() -> Any:
+    return option(Search.binary_search, "Which prefixes are rolled out: binary_search "
+                  "(OmegaPRM's bisection for the first error) | per_step (every prefix, "
+                  "Math-Shepherd's).", ROWS)
+
+
+def probe_right_option() -> Any:
+    return option(True, "binary_search: search the steps of chains whose answer is right too; "
+                  "false = OmegaPRM's skip, which labels every step of such a chain right "
+                  "without a rollout.", ROWS)
+
+
 def count_evidence(est: Any, step: int, label: bool | None) -> str:
     """The evidence of a rule that reads a prefix's own counts against a fixed bar."""
     successes, decided = est.counts(step)
@@ -68,4 +97,5 @@ def not_a_key(method: str, key: str, keys: Sequence[str], where: str = "labels.m
             f"(another method: labels/mc=<name>)")
 
 
-__all__ = ["Method", "count_evidence", "not_a_key"]
+__all__ = ["Method", "PerStepRuleMethod", "count_evidence", "estimator_option", "not_a_key",
+           "probe_right_option"]
