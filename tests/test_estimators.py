@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labeling.mc import BinarySearch, PerStep, Probe, method
-from labeling.mc.estimators import per_step_or_bisection
+from labeling.mc.method import per_step_or_bisection
 from labeling.schema import Status
 from tests.fakes import absolute, drive, mean_score
 from tests.tiers import examples

@@ -388,14 +388,6 @@ class BinarySearch(Estimator):
         ]
 
 
-def per_step_or_bisection(estimator: Search, probe_right: bool, n_steps: int, rule: Any,
-                          **kw: Any) -> Estimator:
-    """The search a per-step rule runs: `per_step` or `binary_search`."""
-    if estimator == Search.per_step:
-        return PerStep(n_steps, rule, **kw)
-    return BinarySearch(n_steps, rule, probe_right=probe_right, **kw)
-
-
 ESTIMATORS: dict[str, type[Estimator]] = {
     Search.per_step: PerStep,
     Search.binary_search: BinarySearch,

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from labeling.fields import ROWS, option
-from labeling.mc.estimators import Estimator, Rule, Search, per_step_or_bisection
+from labeling.mc.estimators import BinarySearch, Estimator, PerStep, Rule, Search
 from labeling.schema import SelfConfidence
 
 
@@ -67,6 +67,14 @@ class PerStepRuleMethod(Method):
                                      self_confidence=self_confidence)
 
 
+def per_step_or_bisection(estimator: Search, probe_right: bool, n_steps: int, rule: Any,
+                          **kw: Any) -> Estimator:
+    """The search a per-step rule runs: `per_step` or `binary_search`."""
+    if estimator == Search.per_step:
+        return PerStep(n_steps, rule, **kw)
+    return BinarySearch(n_steps, rule, probe_right=probe_right, **kw)
+
+
 def estimator_option() -> Any:
     return option(Search.binary_search, "Which prefixes are rolled out: binary_search "
                   "(OmegaPRM's bisection for the first error) | per_step (every prefix, "
@@ -98,4 +106,4 @@ def not_a_key(method: str, key: str, keys: Sequence[str], where: str = "labels.m
 
 
 __all__ = ["Method", "PerStepRuleMethod", "count_evidence", "estimator_option", "not_a_key",
-           "probe_right_option"]
+           "per_step_or_bisection", "probe_right_option"]
