@@ -38,9 +38,9 @@ def load_steps(limit: int) -> list[str]:
 
 def _clear_caches() -> None:
     from verifiers.calculator import evaluate as calc_eval
+    from verifiers.calculator import excuses as calc_tested
     from verifiers.calculator import extract as calc_extract
     from verifiers.calculator import normalize as calc_normalize
-    from verifiers.calculator import tested as calc_tested
     from verifiers.calculator import tokens as calc_tokens
 
     for fn in (

@@ -268,6 +268,7 @@ def test_a_person_reviews_chains_reloads_exports_and_imports(browser, tmp_path):
     assert new["p3"]["human_first_error"] == 0
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("sections", [False, True], ids=["steps", "sections"])
 def test_the_page_shows_its_first_question_in_plain_headless_chromium(tmp_path, sections):
     """Plain `chromium --headless` (no DevTools, a fresh profile, storage that may never

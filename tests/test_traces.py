@@ -220,8 +220,8 @@ def test_the_report_reads_shards_written_before_the_trace_columns(tmp_path):
 
 
 def test_an_answer_left_unchecked_by_unclosed_thinking_says_so(tmp_path):
-    from labeling import report_coverage as rc
-    from labeling import report_stats as rs
+    from labeling.report import coverage as rc
+    from labeling.report import stats as rs
 
     traces = [long_trace(20, seed=1), long_trace(20, seed=2, finished=False)]
     data = _write(tmp_path / "t.jsonl",
