@@ -31,12 +31,13 @@ tenth of the examples; a test that asks for more than the default count says so 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.abc
 import shlex
 import subprocess
 import sys
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -229,27 +230,28 @@ def pytest_runtest_setup(item: pytest.Item) -> Any:
     if missing:
         pytest.fail(f"{item.nodeid} uses a fixture that started something marked "
                     f"{missing}; mark the test with them", pytrace=False)
-    _state.item = item
-    try:
+    with _running(item):
         return (yield)
-    finally:
-        _state.item = None
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
-    _state.item = item
-    try:
+    with _running(item):
         return (yield)
-    finally:
-        _state.item = None
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item: pytest.Item) -> Any:
+    with _running(item):
+        return (yield)
+
+
+@contextlib.contextmanager
+def _running(item: pytest.Item) -> Iterator[None]:
+    """The test whose phase runs now: what a start is charged to."""
     _state.item = item
     try:
-        return (yield)
+        yield
     finally:
         _state.item = None
 
