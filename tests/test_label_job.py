@@ -248,3 +248,16 @@ def test_runs_with_other_sampler_settings_share_no_chain(tmp_path):
     _job(tmp_path, "dataset.limit=4", "sampler.n=2", name="a2")
     again = diff_stats(tmp_path / "a2", tmp_path / "a")
     assert again["both"] == a.height and again["added"] == again["removed"] == 0
+
+
+def test_a_failed_unit_says_what_was_raised_inside():
+    """A Ray task error's first line names the actor only; the reason keeps the exception
+    raised inside (its last line) as well."""
+    from pipelines.label.job import failure
+
+    ray_like = RuntimeError("ray::UnitLabeler.label() (pid=1, ip=192.0.2.2)\n  File x, line 3\n"
+                            "MemoryError: the verifier ran out of memory")
+    assert failure(ray_like) == ("ray::UnitLabeler.label() (pid=1, ip=192.0.2.2) ... MemoryError: "
+                                 "the verifier ran out of memory")
+    assert failure(ValueError("one line")) == "one line"
+    assert failure(KeyError()) == "KeyError()"

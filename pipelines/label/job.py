@@ -225,7 +225,7 @@ class LabelJob(UnitJob):
             return self._result(ref)
         except Exception as exc:  # RayActorError, RayTaskError, or a bug in-process
             log.warning("labeling a unit failed (%s); retrying problem by problem",
-                        str(exc).splitlines()[0][:200])
+                        failure(exc))
             self.units_retried_by_problem += 1
         merged = UnitResult()
         for p in problems:
@@ -234,7 +234,7 @@ class LabelJob(UnitJob):
             try:
                 part = self._result(self._submit_label([p], one))
             except Exception as exc:
-                reason = f"labeling failed twice: {str(exc).splitlines()[0][:200]}"
+                reason = f"labeling failed twice: {failure(exc)}"
                 part = UnitResult()
                 part.counts.update(problems_in=1, problems_quarantined=1)
                 part.quarantine.append(quarantine_row(
@@ -385,3 +385,11 @@ class LabelJob(UnitJob):
             write_report_quietly(self.out.root)
         log_done(manifest, wall, self.out.root)
         return manifest
+
+
+def failure(exc: BaseException) -> str:
+    """What went wrong, in one line: a Ray task error's first line names only the actor and
+    the call, so its last line (the exception raised inside) is added."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [repr(exc)]
+    head, tail = lines[0][:200], lines[-1][:300]
+    return head if tail == head else f"{head} ... {tail}"
