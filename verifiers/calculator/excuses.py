@@ -47,21 +47,16 @@ from verifiers.calculator.tokens import clause_ends, tokenize
 
 Value = Fraction | float
 
-_NEGATIONS = frozenset(
-    "not isn't doesn't don't aren't wasn't won't wouldn't didn't couldn't cannot can't never no"
-    " nor neither".split()
-)
+_NEGATIONS = frozenset("not isn't doesn't don't aren't wasn't won't wouldn't didn't couldn't "
+                       "cannot can't never no nor neither".split())
 # Words that reject an equation as written.
 _FALSE = frozenset("false untrue incorrect wrong".split())
 # After a negation: the equation does not hold.
-_HOLDS = frozenset(
-    "true correct hold holds equal equals right match matches agree agrees balance".split()
-)
+_HOLDS = frozenset("true correct hold holds equal equals right match matches agree agrees "
+                   "balance".split())
 # Words that reject a trial (the value tried, the case): only a target's trial is excused.
-_TRIAL_FAILS = frozenset(
-    "contradiction contradicts contradictory impossible absurd fails fail failed invalid"
-    " inconsistent".split()
-)
+_TRIAL_FAILS = frozenset("contradiction contradicts contradictory impossible absurd fails fail "
+                         "failed invalid inconsistent".split())
 # After a negation: the trial does not work.
 _WORKS = frozenset(
     "possible valid work works satisfy satisfies satisfied solution solutions root roots"
