@@ -82,11 +82,7 @@ class LabelJob(UnitJob):
             return None
         from pipelines.engine.judge import EngineJudge
 
-        own = judge.own_model(self.cfg.model)
-        if own is None:
-            self._ensure_engine()
-            return EngineJudge(self.pool, self.cfg.model.name)
-        return EngineJudge(self._own_pool(own), own.name)
+        return EngineJudge(*self._pool_for(judge.own_model(self.cfg.model)))
 
     def _completer(self) -> Any:
         """MC's completer: the sampler's pool when `labels.mc.model` is the sampler's (the
@@ -96,14 +92,10 @@ class LabelJob(UnitJob):
             return None
         from pipelines.engine.completer import EngineCompleter
 
-        own = mc.own_model(self.cfg.model)
-        if own is None:
-            self._ensure_engine()
-            # Rollout requests carry the sampler's top_p (pipelines.label.sources), so its
-            # chains are samples of the completer when labels.mc keeps its cap and
-            # temperature.
-            return EngineCompleter(self.pool, self.cfg.model.name)
-        return EngineCompleter(self._own_pool(own), own.name)
+        # On the sampler's pool, rollout requests carry the sampler's top_p
+        # (pipelines.label.sources), so its chains are samples of the completer when
+        # labels.mc keeps its cap and temperature.
+        return EngineCompleter(*self._pool_for(mc.own_model(self.cfg.model)))
 
     def pools(self) -> list[tuple[str, Any]]:
         """The sampler's pool and each model of its own's (named), for the progress lines."""
@@ -118,13 +110,18 @@ class LabelJob(UnitJob):
                 out.append(own)
         return out
 
-    def _own_pool(self, model: ModelConfig) -> Any:
+    def _pool_for(self, own: ModelConfig | None) -> tuple[Any, str]:
+        """(pool, model name) a source runs on: the sampler's when `own` is None, else the
+        pool of that model, started once and shared by every source that names it."""
+        if own is None:
+            self._ensure_engine()
+            return self.pool, self.cfg.model.name
         for known, pool in self.own_pools:
-            if known == model:
-                return pool
-        pool, _ = self._start_pool(model)
-        self.own_pools.append((model, pool))
-        return pool
+            if known == own:
+                return pool, own.name
+        pool, _ = self._start_pool(own)
+        self.own_pools.append((own, pool))
+        return pool, own.name
 
     def _cpu_share(self) -> float:
         """Each pool's share of a node's cores on CPU engines: an equal share for the

@@ -19,6 +19,14 @@ from pipelines.generation_config import ModelConfig, SamplerConfig
 from verifiers.sandbox.result import NODE_MEMORY_SHARE, SANDBOX_TIMEOUT_S, SANDBOX_WORKERS
 
 
+def model_of_its_own(model: ModelConfig, sampler: ModelConfig) -> ModelConfig | None:
+    """A source's `model` section when it names a model other than the sampler's, else None
+    (name '' or the sampler's own: the source shares the sampler's engine pool)."""
+    if not model.name or model == sampler:
+        return None
+    return model
+
+
 @dataclass
 class AnswerSourceConfig:
     """On: the final answer (math: `answer_check`) or all unit tests (code: `sandbox`); no
@@ -85,9 +93,7 @@ class MCSourceConfig:
 
     def own_model(self, sampler: ModelConfig) -> ModelConfig | None:
         """The completer's model when it is not the sampler's, else None (share its pool)."""
-        if not self.model.name or self.model == sampler:
-            return None
-        return self.model
+        return model_of_its_own(self.model, sampler)
 
     def sampling(self, sampler: SamplerConfig) -> tuple[int, float]:
         """(max_tokens, temperature) of a rollout: ours, or the sampler's where unset."""
@@ -151,9 +157,7 @@ class JudgeSourceConfig:
 
     def own_model(self, sampler: ModelConfig) -> ModelConfig | None:
         """The judge's model when it is not the sampler's, else None (share its pool)."""
-        if not self.model.name or self.model == sampler:
-            return None
-        return self.model
+        return model_of_its_own(self.model, sampler)
 
 
 @dataclass
