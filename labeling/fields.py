@@ -85,4 +85,17 @@ def option(
     return field(default=default, metadata=meta)
 
 
-__all__ = ["ROWS", "SPEED", "Affects", "Range", "option"]
+def out_of_range(key: str, f: dataclasses.Field, value: Any) -> str | None:
+    """The one sentence for a value outside field `f`'s range (a list: any item outside),
+    named by `key`; None when it is inside or the field declares no range."""
+    bounds = f.metadata.get("range")
+    if bounds is None or value is None:
+        return None
+    if isinstance(value, list | tuple):
+        if all(bounds.admits(v) for v in value):
+            return None
+        return f"{key}={list(value)}: every value must be {bounds}"
+    return None if bounds.admits(value) else f"{key}={value} must be {bounds}"
+
+
+__all__ = ["ROWS", "SPEED", "Affects", "Range", "option", "out_of_range"]

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any, TypeVar
 
-from labeling.fields import ROWS, SPEED, Affects, Range, option
+from labeling.fields import ROWS, SPEED, Affects, Range, option, out_of_range
 from labeling.ids import config_hash as hash_of
 from pipelines.cli import ConfigError
 
@@ -64,14 +64,9 @@ def check_fields(section: Any, prefix: str = "") -> None:
         if dataclasses.is_dataclass(value):
             check_fields(value, key + ".")
             continue
-        bounds = f.metadata.get("range")
-        if bounds is None or value is None:
-            continue
-        if isinstance(value, list | tuple):
-            if not all(bounds.admits(v) for v in value):
-                raise ConfigError(f"{key}={list(value)}: every value must be {bounds}")
-        elif not bounds.admits(value):
-            raise ConfigError(f"{key}={value} must be {bounds}")
+        wrong = out_of_range(key, f, value)
+        if wrong:
+            raise ConfigError(wrong)
 
 
 def _plain(value: Any) -> Any:

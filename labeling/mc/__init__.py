@@ -12,6 +12,7 @@ import typing
 from enum import Enum
 from typing import Any
 
+from labeling.fields import out_of_range
 from labeling.mc.absolute import Absolute, AbsoluteMethod
 from labeling.mc.any_success import AnySuccessMethod
 from labeling.mc.bisection import PosteriorSearch
@@ -50,9 +51,9 @@ def method(name: str = DEFAULT_METHOD, **settings: Any) -> Method:
             settings[key] = kind(value)
     made = cls(**settings)
     for f in dataclasses.fields(made):  # type: ignore[arg-type]
-        bounds, value = f.metadata.get("range"), getattr(made, f.name)
-        if bounds is not None and value is not None and not bounds.admits(value):
-            raise ValueError(f"labels.mc.{f.name}={value} must be {bounds}")
+        wrong = out_of_range(f"labels.mc.{f.name}", f, getattr(made, f.name))
+        if wrong:
+            raise ValueError(wrong)
     made.check()
     return made
 
