@@ -21,7 +21,6 @@ ValueError naming the method's keys, so a key of another method is never silentl
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -46,9 +45,6 @@ class Method:
                self_confidence: SelfConfidence | None = None,
                steps: Sequence[str] = (), question: str = "") -> Estimator:
         raise NotImplementedError
-
-    def keys(self) -> list[str]:
-        return [f.name for f in dataclasses.fields(self)]  # type: ignore[arg-type]
 
 
 class PerStepRuleMethod(Method):
