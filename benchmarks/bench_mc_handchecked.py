@@ -20,7 +20,11 @@ rule and with another), it reports, over the hand-checked chains found in the ru
   chain has gone wrong by here"), right when the hand's first error is at or before them;
 - every MC label before the last step read with prefix semantics (False: the chain has gone
   wrong by this step, right when the hand's first error is at or before it; True: not yet,
-  right when it lies after it or nowhere), and the chains holding a wrong MC False.
+  right when it lies after it or nowhere), and the chains holding a wrong MC False;
+- how the completer's rate runs along right chains: over the prefixes MC probed that the
+  hand says are right, the successes against what the question's rate predicts flat (the
+  same rate as from the question) and rising (`posterior`'s hazard profile, s^(1 - (i+1)/M)):
+  the evidence for the posterior's hedge against flat profiles (`first_error_model.PROFILES`).
 
     .venv/bin/python benchmarks/bench_mc_handchecked.py before=/tmp/mc/before after=/tmp/mc/after
 """
@@ -43,7 +47,8 @@ from labeling.first_error import prefix_claim  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "handchecked_starter.json"
 COLUMNS = ["problem_id", "chain_id", "completions", "labels", "first_error_step", "mc_labels",
-           "calc_labels", "answer_labels", "outcome_correct"]
+           "calc_labels", "answer_labels", "outcome_correct", "mc_successes", "mc_decided",
+           "mc_self_confidence", "model"]
 
 
 def steps_hash(steps: list[str]) -> str:
@@ -117,6 +122,32 @@ def score(rows: dict[str, dict], truth: list[dict]) -> dict:
     return {"counts": dict(c), "mc_step0_flags": flags, "mc_wrong_false": wrong_chains}
 
 
+def rate_profile(rows: dict[str, dict], truth: list[dict]) -> tuple[int, int, float, float]:
+    """(successes, decided, expected flat, expected rising) over the hand-right prefixes MC
+    probed. The question's rate s is the self-confidence count without this chain's own
+    outcome where the completer sampled the chain (it was counted in), Jeffreys-smoothed."""
+    x_all = n_all = 0
+    flat = rising = 0.0
+    for t in truth:
+        r = rows.get(t["chain_id"])
+        conf = (r or {}).get("mc_self_confidence") or {}
+        if r is None or steps_hash(r["completions"]) != t["steps_sha"] or not conf.get("decided"):
+            continue
+        x0, n0 = conf["successes"], conf["decided"]
+        if conf.get("source", "").startswith("chains"):  # the chain's own outcome is in
+            x0, n0 = x0 - bool(r["outcome_correct"]), n0 - 1
+        s = (x0 + 0.5) / (n0 + 1)
+        m, first = len(r["completions"]), t["first_error"]
+        pairs = zip(r["mc_successes"] or [], r["mc_decided"] or [], strict=True)
+        for i, (x, n) in enumerate(pairs):
+            if i >= m - 1 or not n or 0 <= first <= i:
+                continue
+            x_all, n_all = x_all + x, n_all + n
+            flat += n * s
+            rising += n * s ** (1 - (i + 1) / m)
+    return x_all, n_all, flat, rising
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", help="name=labeled output dir")
@@ -145,14 +176,21 @@ def main(argv: list[str] | None = None) -> None:
               f"| {c['prefix_claims_right']}/{c['prefix_claims']} | {c['missing']} |")
         for line in r["mc_step0_flags"]:
             print(f"    MC called a right step 0 wrong: {line}")
-        per_label.append((name, c, r["mc_wrong_false"]))
+        per_label.append((name, c, r["mc_wrong_false"], rate_profile(read_rows(Path(root)),
+                                                                      truth)))
     print("\nMC labels before the last step, prefix semantics (False: gone wrong by here):\n")
     print("| run | False right | True right | chains with a wrong False |")
     print("|---|---|---|---|")
-    for name, c, chains in per_label:
+    for name, c, chains, _ in per_label:
         print(f"| {name} | {c['mc_False_right']}/{c['mc_False']} "
               f"| {c['mc_True_right']}/{c['mc_True']} | {c['mc_wrong_false_chains']} "
               f"({', '.join(chains) or 'none'}) |")
+    print("\nThe completer's rate on right prefixes (hand-right, probed by MC):\n")
+    print("| run | successes / rollouts | expected flat (the question's rate) | expected "
+          "rising (posterior's hazard profile) |")
+    print("|---|---|---|---|")
+    for name, _, _, (x, n, flat, rising) in per_label:
+        print(f"| {name} | {x}/{n} | {flat:.1f} | {rising:.1f} |")
 
 
 if __name__ == "__main__":

@@ -409,10 +409,11 @@ def equal_precision(args: argparse.Namespace) -> None:
     """`--equal-precision`: recall compared at equal precision. For each self-confidence,
     `posterior` (its defaults, or `--posterior`) gives a False precision P; `absolute`'s
     budget is raised along `LADDER` until its False precision reaches P, and the two are
-    compared there: error recall and rollouts per chain."""
+    compared there: error recall and rollouts per chain. `--profile` and `--opener` choose
+    the world the chains come from, as in the rules' table."""
     print(f"{args.problems} problems x {args.n} chains of {args.length} steps sampled by the "
-          f"completer; good r ~ U{tuple(args.good)}, bad r ~ U{tuple(args.bad)}; seed "
-          f"{args.seed}\n")
+          f"completer ({args.profile} rate along right chains, opener {args.opener}); good r ~ "
+          f"U{tuple(args.good)}, bad r ~ U{tuple(args.bad)}; seed {args.seed}\n")
     print("| self-confidence | posterior: False precision, error recall, rollouts/chain | "
           "absolute at that precision: k, confirm, False precision, error recall, "
           "rollouts/chain | recall at no more rollouts |")
@@ -420,7 +421,8 @@ def equal_precision(args: argparse.Namespace) -> None:
     post = settings_of("posterior", args.posterior)
     for s in args.strengths:
         items, truth, rates = strength_chains(s, args.problems, args.n, args.length,
-                                              tuple(args.good), tuple(args.bad), args.seed)
+                                              tuple(args.good), tuple(args.bad), args.seed,
+                                              args.profile, args.opener)
         p = strength_run(items, truth, rates, post, args.seed)
         row, a = "absolute never reaches it", None
         for k, confirm in LADDER:

@@ -8,7 +8,7 @@ import pytest
 
 from pipelines.engine import device
 
-EPYC = frozenset({"avx512f", "avx512_vnni", "avx512_bf16"})  # this machine: no AMX
+EPYC = frozenset({"avx512f", "avx512_vnni", "avx512_bf16"})  # bf16 without AMX
 XEON_NO_BF16 = frozenset({"avx512f", "avx512_vnni"})
 SAPPHIRE = frozenset({"avx512f", "avx512_bf16", "amx_bf16", "amx_tile"})
 

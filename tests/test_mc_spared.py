@@ -57,7 +57,7 @@ def test_the_last_step_may_always_err():
 
 
 # A loop SmolLM2 wrote on the first-run problem "Grace has 5 boxes with 2 pencils in each
-# box. How many pencils does Grace have?" (AVX2 EPYC, dataset.seed=7): right at step 0, then
+# box. How many pencils does Grace have?" (dataset.seed=7): right at step 0, then
 # the same sentence until it is cut off.
 GRACE = "Grace has 5 boxes with 2 pencils in each box. How many pencils does Grace have?"
 LOOP = ["Grace has 5 boxes with 2 pencils in each box, which means she has 5 * 2 = 10 pencils.",
@@ -96,7 +96,7 @@ def test_a_step_that_copies_the_question_is_given():
 
 
 def test_a_list_of_the_givens_restates():
-    # c27746a519da32c47 (first run, AVX2 EPYC): step 0 lists the givens, ends of the
+    # c27746a519da32c47 (the first run): step 0 lists the givens, ends of the
     # question's sentence among them; 0 of 18 rollouts reached the answer after it against
     # 5 of 20 from the question, and MC located the first error there
     steps = ["1. 5 boxes with 2 pencils in each box.\n2. 2 pencils in each box.\n3. 5 boxes "
@@ -127,7 +127,7 @@ def test_a_given_said_again_with_a_connective_restates():
                     q) == (True, False)
 
 
-# ce53ca7ed0ee8ad4f (`make run`, AVX2 EPYC, float32): step 0 puts the given in other words,
+# ce53ca7ed0ee8ad4f (`make run`, float32): step 0 puts the given in other words,
 # then the chain says it again until it is cut off; 0 of 6 rollouts reached the answer after
 # step 0 against 4 of 20 from the question, and MC blamed step 0 (11 wrong Falses)
 DEV = "Dev has 2 bags with 8 marbles in each bag. How many marbles does Dev have?"

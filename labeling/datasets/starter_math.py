@@ -3,10 +3,10 @@
 `builtin_math` is too hard for SmolLM2-135M (no sampled chain reaches its answers), so a
 first run on it shows every label false and cannot tell a working tool from a broken one.
 These four families rise in difficulty: a times-table product, a sum of two small numbers,
-a one-step word problem (a product in words) and a two-step one (a product, then a sum). On
-this machine the model answers most of the first family, some of the middle two and few of
-the last, so a run has right and wrong chains, and steps labeled both ways. Seeded like
-`builtin_math`: the same config gives the same problems, and raising `limit` only appends.
+a one-step word problem (a product in words) and a two-step one (a product, then a sum). The
+model answers most of the first family, some of the middle two and few of the last, so a
+run has right and wrong chains, and steps labeled both ways. Seeded like `builtin_math`:
+the same config gives the same problems, and raising `limit` only appends.
 """
 
 from __future__ import annotations
