@@ -49,18 +49,24 @@ def mc_ds(tmp_path: Path) -> Path:
 
 
 def test_a_reviewed_step_is_never_overwritten(mc_ds, tmp_path):
-    """The new user's case: a person marks steps right (one the right boxed answer); an
-    unreviewed earlier MC False and `after_error=negative` must not turn them False."""
+    """The new user's case: a person marks a step right (the right boxed answer); an
+    unreviewed earlier MC False and `after_error=negative` must not turn it False. A step
+    whose every label claims only the prefix is asked its chain's question: a step verdict
+    there answers a question the pack did not ask, and is set aside."""
     assert rows_of(mc_ds)["m0"]["labels"] == [False] * 4
     sample(mc_ds)
     f = page(tmp_path, [{"item": "m0-c0#2", "verdict": "correct"},
                         {"item": "m0-c0#3", "verdict": "correct"}])  # fmt: skip
-    do_import(mc_ds, tmp_path / "v2", [f])
+    man = do_import(mc_ds, tmp_path / "v2", [f])
     new = rows_of(tmp_path / "v2")["m0"]
-    # step 0: MC's own (unreviewed) False; step 1: after it, unreviewed; 2, 3: the person's
-    assert new["labels"] == [False, False, True, True]
+    # step 0: MC's own (unreviewed) False; 1, 2: after it, unreviewed; 3: the person's
+    assert new["labels"] == [False, False, False, True]
     assert new["first_error_step"] == 0
-    assert new["human_labels"] == [None, None, True, True]
+    assert new["human_labels"] == [None, None, None, True]
+    assert man["audit"]["quarantined"] == 1
+    [q] = [r["reason"] for r in quarantine(tmp_path / "v2")]
+    assert q.startswith("verdict on 'Is step 2 (highlighted) itself correct?' for m0-c0#2, "
+                        "which the pack does not ask there (its labels there claim only that")
 
 
 def test_a_chain_answer_sets_every_step_up_to_its_first_error(mc_ds, tmp_path):
@@ -125,7 +131,7 @@ def test_a_step_verdict_that_agrees_with_the_chain_answer_is_kept(mc_ds, tmp_pat
         ([{"mode": "chain", "chain": "m0-c0", "first_error": 1},
           {"mode": "chain", "chain": "m0-c0", "first_error": 2}], "conflicting chain answers", 2),
         ([{"mode": "chain", "chain": "m0-c0", "first_error": 2},
-          {"item": "m0-c0#1", "verdict": "incorrect"}], "contradicts", 2),
+          {"item": "m0-c0#0", "verdict": "incorrect"}], "contradicts", 2),
         # p2's own human labels put its first error at step 1
         ([{"mode": "chain", "chain": "p2-c0", "first_error": -1}],
          "conflicts with the dataset's own human labels", 1),
