@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from labeling import registry
-from labeling.audit.claims import STEP_CLAIMS, Claim, chain_claims
+from labeling.audit.claims import STEP_CLAIMS, Claim, chain_claims, check_claim
 from labeling.audit.intervals import reviews_for
 from labeling.first_error import first_error
 from labeling.rows import verdicts_from_structs
@@ -62,8 +62,9 @@ class StepView:
     claims: Mapping[str, str | None] = field(default_factory=dict)  # source -> Claim
 
     def claim(self, source: str) -> str:
-        """The claim of `source`'s label here (`step` where none was recorded)."""
-        return self.claims.get(source) or Claim.step
+        """The claim of `source`'s label here; where none was recorded, what the source's
+        labels claim on their own (`check_claim`: calc's `arithmetic`), else `step`."""
+        return self.claims.get(source) or check_claim(source) or Claim.step
 
 
 def _mc_labels(row: Mapping[str, Any], n: int) -> list[bool | None] | None:
