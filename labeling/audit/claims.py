@@ -104,6 +104,8 @@ TEXTS: Mapping[Claim, ClaimText] = {
 
 # Asked of a trace's section: on its own merits, whatever came before (traces fix slips).
 SECTION_NOTE = " Judge what the section itself claims, even after an earlier error."
+# The sections mode's question (DeltaBench's): every step claim of a chain in one answer.
+SECTIONS_QUESTION = "Which {unit}s are wrong, each judged on its own, even after an earlier error?"
 
 
 def check_claim(source: str) -> Claim | None:
@@ -131,12 +133,15 @@ def said(claim: Claim | str, label: bool, unit: str = "step", source: str = "") 
 
 def page_texts(unit: str) -> dict[str, dict[str, object]]:
     """Every claim's texts for one unit, as the review page reads them (`{k}` and
-    `{source}` left for it to fill in)."""
-    return {str(c): {"question": question(c, unit, source="{source}"),
-                     "true": t.true.format(unit=unit, source="{source}"),
-                     "false": t.false.format(unit=unit, source="{source}"),
-                     "yes": t.yes, "no": t.no, "neutral": t.neutral}
-            for c, t in TEXTS.items()}  # fmt: skip
+    `{source}` left for it to fill in); under `sections`, the sections mode's question."""
+    out: dict[str, dict[str, object]] = {
+        "sections": {"question": SECTIONS_QUESTION.format(unit=unit)}}
+    for c, t in TEXTS.items():
+        out[str(c)] = {"question": question(c, unit, source="{source}"),
+                       "true": t.true.format(unit=unit, source="{source}"),
+                       "false": t.false.format(unit=unit, source="{source}"),
+                       "yes": t.yes, "no": t.no, "neutral": t.neutral}  # fmt: skip
+    return out
 
 
 def column_claims(
@@ -230,6 +235,7 @@ def chain_answer_steps(first_error: int, n_steps: int) -> tuple[bool | None, ...
 
 __all__ = [
     "CHECKED",
+    "SECTIONS_QUESTION",
     "STEP_CLAIMS",
     "TEXTS",
     "Claim",

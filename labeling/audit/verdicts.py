@@ -14,8 +14,10 @@ A record answers one of two kinds of question (its `mode`; steps count from 0):
   claim's question. `{"mode": "chain", "chain": "<chain_id>", "first_error": k}`, -1 when
   every step is right. It implies a verdict on every step up to k (right before, wrong at
   k) and nothing about the steps after k.
-Another mode (a "mark every wrong section" answer for reasoning traces) would be a third
-value here; until it exists it is an unknown mode.
+- `sections` (DeltaBench's annotation, for reasoning traces whose sections are judged each
+  on its own): `{"mode": "sections", "chain": "<chain_id>", "wrong": [k, ...]}`, every
+  wrong step, [] when every one is right. It implies a verdict on every step (wrong if
+  listed, right otherwise). One chain or sections answer per chain.
 
 A file that is not one of the two formats raises ValueError (the whole file is unusable).
 A record inside it that cannot be used becomes a `Problem` with one sentence, never dropped:
@@ -50,6 +52,7 @@ class Mode(StrEnum):
 
     step = "step"  # one step's own verdict
     chain = "chain"  # the chain's first wrong step, or -1
+    sections = "sections"  # every wrong step (a trace's section) of the chain, each on its own
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +88,8 @@ class Verdict:
 
 @dataclass(frozen=True, slots=True)
 class ChainVerdict:
-    """A chain answer: the first wrong step (-1: every step right)."""
+    """A chain answer: the first wrong step (-1: every step right); or, with `wrong` (a
+    `sections` answer), every wrong step, each judged on its own: the others are right."""
 
     chain: str
     first_error: int
@@ -94,6 +98,7 @@ class ChainVerdict:
     review_id: str
     index: int
     origin: str = ""
+    wrong: tuple[int, ...] | None = None
 
     @property
     def item(self) -> str:
@@ -105,11 +110,16 @@ class ChainVerdict:
 
     @property
     def said(self) -> str:
+        if self.wrong is not None:
+            return "wrong: steps " + ", ".join(map(str, self.wrong)) if self.wrong else (
+                "every step correct, each on its own")
         return "all steps correct" if self.first_error < 0 else (
             f"first error at step {self.first_error}")
 
     def steps(self) -> tuple[bool | None, ...]:
         """The verdict it implies on each step (None: nothing said)."""
+        if self.wrong is not None:
+            return tuple(i not in self.wrong for i in range(self.n_steps))
         return chain_answer_steps(self.first_error, self.n_steps)
 
 
@@ -198,9 +208,12 @@ def _chain_record(rec: dict[str, Any], chains: Mapping[str, int], reviewer: str,
     chain = rec.get("chain")
     if not isinstance(chain, str):
         return Problem(index, "", "malformed chain record: no 'chain'", _raw(rec), origin)
-    if "claim" in rec and rec["claim"] != Claim.prefix:
-        why = (f"a chain answer for {chain} answers the prefix claim (the first wrong step), "
-               f"not {rec['claim']!r}")
+    sections = rec.get("mode") == Mode.sections
+    # a sections answer judges every step itself (the step claim); a chain answer the prefix
+    want = Claim.step if sections else Claim.prefix
+    if "claim" in rec and rec["claim"] != want:
+        why = (f"a {rec.get('mode')} answer for {chain} answers the {want} claim, not "
+               f"{rec['claim']!r}")
         return Problem(index, chain, why, _raw(rec), origin)
     if rec.get("verdict") == SKIP:
         return None
@@ -209,6 +222,17 @@ def _chain_record(rec: dict[str, Any], chains: Mapping[str, int], reviewer: str,
         why = f"answer for chain {chain}, which the review pack and the dataset do not hold"
         return Problem(index, chain, why, _raw(rec), origin)
     n = chains[chain]
+    if sections:
+        wrong = rec.get("wrong")
+        if not isinstance(wrong, list) or any(
+                isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < n for k in wrong
+        ) or len(set(wrong)) != len(wrong):  # fmt: skip
+            why = (f"wrong {wrong!r} for chain {chain} is not a list of its steps: expected "
+                   f"distinct integers from 0 to {n - 1} (steps count from 0; [] for all right)")
+            return Problem(index, chain, why, _raw(rec), origin)
+        return ChainVerdict(chain, min(wrong, default=-1), n, reviewer,
+                            str(rec.get("review_id") or rid), index, origin,
+                            tuple(sorted(wrong)))  # fmt: skip
     if isinstance(fe, bool) or not isinstance(fe, int) or not -1 <= fe < n:
         why = (f"first_error {fe!r} for chain {chain} is not a step of it: expected an "
                f"integer from -1 (every step correct) to {n - 1} (steps count from 0)")
@@ -274,7 +298,7 @@ def parse(
                                     f"unknown mode {mode!r}; expected one of {modes}",
                                     _raw(rec), origin))  # fmt: skip
             continue
-        if mode == Mode.chain:
+        if mode in (Mode.chain, Mode.sections):
             got = _chain_record(rec, chains, reviewer, rid, index, origin)
         elif not isinstance(rec, dict) or not isinstance(rec.get("item"), str):
             got = Problem(index, "", "malformed verdict record: no step 'item'", _raw(rec),

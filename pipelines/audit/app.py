@@ -108,7 +108,7 @@ def run(cfg: DictConfig | AuditJobConfig) -> dict[str, Any]:
                           a.reviewer == "oracle", a.review_mode)  # fmt: skip
         print(f"prm-audit: {plan['items']} steps of {plan['chains']} chains to review "
               f"({plan['stratified_items']} stratified, the rest from the uncertainty queue) "
-              f"-> {pack / 'review.html'} ({a.review_mode} mode)")
+              f"-> {pack / 'review.html'} ({plan['review_mode']} mode)")
         return plan
     if a.mode == Mode["import"]:
         from pipelines.audit.importer import import_verdicts

@@ -8,6 +8,8 @@ against known truth.
   that first error.
 - step mode: per sampled step, a step question where its label makes a step claim, and the
   chain question once per chain where one makes a prefix claim.
+- sections mode: per sampled chain, every wrong step (an `incorrect` rating; a neutral is
+  not wrong), when the labels rate every step; a skip otherwise.
 Where the labels say nothing (ProcessBench after the first error, a masked neutral), the
 oracle skips, as a person who cannot tell would; it skips every check's own question too
 ("does the arithmetic hold?"): the data's labels judge steps, and a step judged wrong may
@@ -47,6 +49,14 @@ def _chain(row: dict[str, Any]) -> dict[str, Any]:
     return {"mode": Mode.chain.value, "chain": row["chain_id"], "first_error": fe}
 
 
+def _sections(row: dict[str, Any]) -> dict[str, Any]:
+    said = [oracle_verdict(row, i) for i in range(len(row["completions"]))]
+    rec = {"mode": Mode.sections.value, "chain": row["chain_id"]}
+    if SKIP in said:
+        return {**rec, "verdict": SKIP}
+    return {**rec, "wrong": [i for i, v in enumerate(said) if v == "incorrect"]}
+
+
 def _steps(line: dict[str, Any], row: dict[str, Any], step_question: bool = True
            ) -> list[dict[str, Any]]:  # fmt: skip
     """The answers to a sampled step's step questions (`step_question`: the step claim's
@@ -60,6 +70,12 @@ def oracle_answers(lines: list[dict[str, Any]], rows: dict[str, dict[str, Any]],
                    ) -> list[dict[str, Any]]:  # fmt: skip
     """The verdict records a reviewer who knows the human labels gives in `mode`."""
     out: list[dict[str, Any]] = []
+    if Mode(mode) == Mode.sections:  # one answer decides every step question of the chain
+        for chain in dict.fromkeys(x["chain_id"] for x in lines):
+            out.append(_sections(rows[chain]))
+            out += [r for x in lines if x["chain_id"] == chain
+                    for r in _steps(x, rows[chain], step_question=False)]  # fmt: skip
+        return out
     if Mode(mode) == Mode.chain:
         for chain in dict.fromkeys(x["chain_id"] for x in lines):
             rec = _chain(rows[chain])

@@ -195,10 +195,14 @@ def write_pack(
     blind: bool, oracle: bool, mode: str = Mode.chain.value,
 ) -> dict[str, Any]:  # fmt: skip
     """Sample the dataset at `root` into the review pack at `pack`; returns the plan. `mode`:
-    the page's opening mode, and the one the oracle answers in."""
+    the page's opening mode, and the one the oracle answers in (`auto`: `sections` for
+    traces cut into sections, whose labels judge each section on its own, else `chain`)."""
     from pipelines.audit.oracle import oracle_export
 
     rows, manifest = load_rows(root)
+    unit = unit_of(manifest)
+    if mode == "auto":
+        mode = Mode.sections.value if unit == "section" else Mode.chain.value
     policy, after_error = policy_of(manifest), after_error_of(manifest)
     by_chain = {r["chain_id"]: r for r in rows}
     if len(by_chain) != len(rows):
@@ -225,7 +229,6 @@ def write_pack(
     items = [page_item(x, by_chain[x["chain_id"]]) for x in lines]
     order = dict.fromkeys(x["chain"] for x in items)
     shown = {c: page_chain(by_chain[c], chains[c]) for c in order}
-    unit = unit_of(manifest)
     title = f"{Path(root).name}: {len(items)} {unit}s of {len(shown)} chains to review"
     text = "".join(json.dumps(x, sort_keys=True) + "\n" for x in lines)
     step_tasks, chain_tasks = labelstudio_tasks(items, shown, unit)
