@@ -343,3 +343,68 @@ def test_the_page_shows_its_first_question_in_plain_headless_chromium(tmp_path, 
     unit = "section" if sections else "step"
     assert f"Is {unit} " in dom and f"{unit.title()} 0." in dom
     assert ("Judge what the section itself claims" in dom) is sections
+
+
+@pytest.mark.browser
+def test_a_person_marks_the_wrong_sections_of_traces(browser, tmp_path):
+    """A trace pack opens in sections mode (audit.review_mode=auto): per chain, every wrong
+    section, each judged on its own (DeltaBench's protocol), by mouse and by keyboard; the
+    export names the mode and the import gives every section the person's verdict."""
+    ds = write(tmp_path / "v1", ROWS)
+    manifest = json.loads((ds / "manifest.json").read_text())
+    manifest["split"] = {"mode": "sections", "after_error": "keep"}
+    (ds / "manifest.json").write_text(json.dumps(manifest))
+    pack = sample(ds)
+    tab, downloads = browser, tmp_path / "downloads"
+    open_pack(tab, pack, downloads)
+    assert tab.text("progress").endswith("· 0 answered · sections mode")
+    assert tab.text("question").startswith("Which sections are wrong, each judged on its own")
+    assert tab.text("all-correct") == "all sections correct (a)"
+    assert tab.text("first-wrong") == "wrong: the marked section (i)"
+    # p0: all right; p1: skipped; p2: section 1 (by mouse, a slip on 2 undone); p3: 0 and 2
+    answers = {"p0-c0": [], "p1-c0": None, "p2-c0": [1], "p3-c0": [0, 2]}
+    for chain in tab.js("CHAINS"):
+        while tab.js("current()[0][current()[1]].chain") != chain or tab.js(
+                "current()[0][current()[1]].type") != "chain":
+            tab.key("ArrowRight")
+        want = answers[chain]
+        if want is None:
+            tab.key("s")
+            assert tab.text("answered") == "your answer: skip"
+        elif not want:
+            tab.key("a")
+            assert tab.text("answered") == "your answer: every section correct, each on its own"
+        elif chain == "p2-c0":
+            tab.click("step-1")
+            tab.click("step-2")
+            assert tab.text("answered") == "your answer: wrong: sections 1, 2"
+            tab.click("step-2")  # unmarked
+            assert "bad" in tab.js("document.getElementById('step-1').className")
+            assert "ok" in tab.js("document.getElementById('step-2').className")
+        else:
+            tab.key("i")  # the cursor starts on section 0
+            tab.key("ArrowDown")
+            tab.key("ArrowDown")
+            tab.key("i")
+        if want:
+            assert tab.text("answered") == "your answer: wrong: sections " + ", ".join(
+                map(str, want))
+    assert tab.text("progress").split(" · ")[1] == "4 answered"
+    reload_when_saved(tab)
+    assert tab.text("progress").split(" · ")[1] == "4 answered"
+    modes = []
+    for _ in range(3):  # m cycles the three modes; the answers stay
+        tab.key("m")
+        modes.append(tab.text("progress").rsplit(" · ", 1)[1])
+    assert modes == ["chain mode", "step mode", "sections mode"]
+    path, got = export(tab, downloads)
+    records = {v["chain"]: v for v in got["verdicts"] if v["mode"] in ("sections", "chain")}
+    assert {c: v.get("wrong", v.get("verdict")) for c, v in records.items()} == {
+        "p0-c0": [], "p1-c0": "skip", "p2-c0": [1], "p3-c0": [0, 2]}
+    assert {v["mode"] for v in records.values() if "wrong" in v} == {"sections"}
+    man = do_import(ds, tmp_path / "v2", [path])
+    assert (man["audit"]["chain_answers_used"], man["audit"]["quarantined"]) == (3, 0)
+    new = rows_of(tmp_path / "v2")
+    assert new["p2"]["human_labels"] == [True, False, True]  # section 2 right on its own
+    assert new["p3"]["human_labels"] == [False, True, False]
+    assert new["p3"]["human_first_error"] == 0
