@@ -144,6 +144,8 @@ def test_checks_answers_travel_apart_from_the_labels_and_feed_the_estimate(ds, t
                for r in rows_of(tmp_path / "v2").values() for v in r["verdicts"])
     q = run(args_to_cfg([f"audit.dir={tmp_path / 'v2'}", f"audit.pack={pack}",
                          "audit.mode=estimate"]))  # fmt: skip
+    assert q["check_answers"] == {"arithmetic": len(calc_true)}
+    assert f"{len(calc_true)} answers to 'arithmetic'" in capsys.readouterr().out
     fig = {(r["source"], r["measure"], r["claim"]): r for r in q["figures"]}
     calc = fig[("calc", "precision_correct", "arithmetic")]
     assert calc["reviews"] == len(calc_true)

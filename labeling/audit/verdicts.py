@@ -2,7 +2,7 @@
 writes from its own tool, docs/audit.md) and Label Studio's JSON export, as `Verdict` and
 `ChainVerdict` records. Pure: text in, records and problems out.
 
-A record answers one of two kinds of question (its `mode`; steps count from 0):
+A record answers one of three kinds of question (its `mode`; steps count from 0):
 - `step` (also a record without `mode`, as files of format /1 have): a question about one
   step, named by its `claim` (`labeling.audit.claims`): `step` "is this step itself
   right?", `arithmetic` "does its arithmetic hold?", `syntax`, `check`.

@@ -66,6 +66,7 @@ def quality(root: Path, pack: Path, method: Method) -> dict[str, Any]:
     return {"pack": plan["pack"], "policy": plan["policy"],
             "after_error": plan.get("after_error", "negative"), "interval": str(method),
             "confidence": 0.95, "reviews": len(steps), "reviewed_chains": len(set(steps)),
+            "check_answers": {c: len(a) for c, a in checked.items()},
             "sampled_chains": len(sampled), "sampled_steps": len(lines),
             "coverage": plan["coverage"], "figures": rows}  # fmt: skip
 
@@ -76,7 +77,9 @@ def format_quality(q: dict[str, Any]) -> str:
         f"{q.get('after_error', 'negative')}",
         f"reviewed: {q.get('reviewed_chains', '?')} of {q.get('sampled_chains', '?')} sampled "
         f"chains, {q['reviews']} steps with a verdict (a chain answer gives one to every",
-        "  step up to its first error); each row rests on its own `reviews`: the labels its",
+        "  step up to its first error)" + "".join(
+            f", {n} answers to '{c}'" for c, n in q.get("check_answers", {}).items()) + (
+            "; each row rests on its own `reviews`: the labels its"),
         "  stratum drew whose claim the answers decide (a step drawn by several strata counts "
         "in each)",
         "claim step: the label is about the step itself, scored against its verdict;",
