@@ -54,7 +54,8 @@ class Claim(StrEnum):
 
 
 # What each locating source's labels claim: only the aspect it checks. A locating source
-# missing here claims `check`; tests/test_audit_claims.py holds every built-in one to a text.
+# missing here claims `check`; tests/test_audit_claim_questions.py holds every built-in one
+# to a text of its own.
 CHECKED: Mapping[str, Claim] = {"calc": Claim.arithmetic, "tests": Claim.syntax}
 
 # The claims a reviewer answers about one step (the step questions); `prefix` is answered
