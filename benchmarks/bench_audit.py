@@ -5,8 +5,8 @@ its human first errors as the oracle reviewer.
 
 1. Labels, from real `prm-label` jobs (Ray and all), cached under --cache (a set is relabeled
    only when its dir has no manifest; --fresh relabels everything):
-   - `answer_calc/<subset>`: each subset with `labels=[answer,calc]` (no model). Its labels
-     are almost all step claims.
+   - `answer_calc/<subset>`: each subset with `labels=[answer,calc]` (no model). Its calc
+     labels claim the arithmetic, which the oracle (step labels) cannot answer: no figure.
    - `mc/<rule>/<subset>` (--mc-subsets): the first --mc-limit chains whose final answer is
      right, given with that answer as the reference, with `labels=[answer,calc,mc]`, the
      embedded SmolLM2 as the completer (`labels.mc.k=4 max_tokens=128` under absolute) and MC's rule

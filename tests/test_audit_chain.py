@@ -49,18 +49,24 @@ def mc_ds(tmp_path: Path) -> Path:
 
 
 def test_a_reviewed_step_is_never_overwritten(mc_ds, tmp_path):
-    """The new user's case: a person marks steps right (one the right boxed answer); an
-    unreviewed earlier MC False and `after_error=negative` must not turn them False."""
+    """The new user's case: a person marks a step right (the right boxed answer); an
+    unreviewed earlier MC False and `after_error=negative` must not turn it False. A step
+    whose every label claims only the prefix is asked its chain's question: a step verdict
+    there answers a question the pack did not ask, and is set aside."""
     assert rows_of(mc_ds)["m0"]["labels"] == [False] * 4
     sample(mc_ds)
     f = page(tmp_path, [{"item": "m0-c0#2", "verdict": "correct"},
                         {"item": "m0-c0#3", "verdict": "correct"}])  # fmt: skip
-    do_import(mc_ds, tmp_path / "v2", [f])
+    man = do_import(mc_ds, tmp_path / "v2", [f])
     new = rows_of(tmp_path / "v2")["m0"]
-    # step 0: MC's own (unreviewed) False; step 1: after it, unreviewed; 2, 3: the person's
-    assert new["labels"] == [False, False, True, True]
+    # step 0: MC's own (unreviewed) False; 1, 2: after it, unreviewed; 3: the person's
+    assert new["labels"] == [False, False, False, True]
     assert new["first_error_step"] == 0
-    assert new["human_labels"] == [None, None, True, True]
+    assert new["human_labels"] == [None, None, None, True]
+    assert man["audit"]["quarantined"] == 1
+    [q] = [r["reason"] for r in quarantine(tmp_path / "v2")]
+    assert q.startswith("verdict on 'Is step 2 (highlighted) itself correct?' for m0-c0#2, "
+                        "which the pack does not ask there (its labels there claim only that")
 
 
 def test_a_chain_answer_sets_every_step_up_to_its_first_error(mc_ds, tmp_path):
@@ -118,14 +124,27 @@ def test_a_step_verdict_that_agrees_with_the_chain_answer_is_kept(mc_ds, tmp_pat
         ([{"mode": "chain", "chain": "m0-c0"}], "is not a step of it", 1),
         ([{"mode": "chain", "chain": "nope", "first_error": 0}], "do not hold", 1),
         ([{"mode": "chain", "first_error": 0}], "malformed chain record", 1),
-        ([{"mode": "sections", "chain": "m0-c0", "wrong": [1]}], "unknown mode 'sections'", 1),
+        ([{"mode": "marks", "chain": "m0-c0", "wrong": [1]}], "unknown mode 'marks'", 1),
+        ([{"mode": "sections", "chain": "m0-c0", "wrong": [4]}], "is not a list of its steps", 1),
+        ([{"mode": "sections", "chain": "m0-c0", "wrong": [1, 1]}], "not a list of its steps", 1),
+        ([{"mode": "sections", "chain": "m0-c0", "wrong": 1}], "is not a list of its steps", 1),
+        ([{"mode": "sections", "chain": "m0-c0", "wrong": [True]}], "not a list of its steps", 1),
+        ([{"mode": "sections", "chain": "m0-c0", "claim": "prefix", "wrong": [1]}],
+         "a sections answer for m0-c0 answers the step claim, not 'prefix'", 1),
+        ([{"mode": "chain", "chain": "m0-c0", "claim": "step", "first_error": 1}],
+         "a chain answer for m0-c0 answers the prefix claim, not 'step'", 1),
+        # one answer per chain, whichever protocol
+        ([{"mode": "chain", "chain": "m0-c0", "first_error": 1},
+          {"mode": "sections", "chain": "m0-c0", "wrong": [1, 3]}], "conflicting chain", 2),
+        ([{"mode": "sections", "chain": "m0-c0", "wrong": [2]},
+          {"item": "m0-c0#0", "verdict": "incorrect"}], "contradicts", 2),
         ([{"mode": ["chain"], "chain": "m0-c0", "first_error": 1}], "unknown mode", 1),
         ([{"item": "m0-c0#0", "verdict": ["correct", "neutral"]}], "unknown verdict", 1),
         ([{"mode": "chain", "chain": "m0-c0", "first_error": 1}] * 2, "duplicate chain answer", 1),
         ([{"mode": "chain", "chain": "m0-c0", "first_error": 1},
           {"mode": "chain", "chain": "m0-c0", "first_error": 2}], "conflicting chain answers", 2),
         ([{"mode": "chain", "chain": "m0-c0", "first_error": 2},
-          {"item": "m0-c0#1", "verdict": "incorrect"}], "contradicts", 2),
+          {"item": "m0-c0#0", "verdict": "incorrect"}], "contradicts", 2),
         # p2's own human labels put its first error at step 1
         ([{"mode": "chain", "chain": "p2-c0", "first_error": -1}],
          "conflicts with the dataset's own human labels", 1),
@@ -191,3 +210,49 @@ def test_an_old_page_export_still_imports(mc_ds, tmp_path):
     man = do_import(mc_ds, tmp_path / "v2", [f])
     assert man["audit"]["verdicts_used"] == 1
     assert rows_of(tmp_path / "v2")["m0"]["labels"] == [True, False, False, False]
+
+
+def test_a_sections_answer_judges_every_step_on_its_own(tmp_path):
+    """DeltaBench's protocol on a trace (after_error=keep): the wrong sections are wrong,
+    every other one right, a section after an error included; it also places the first
+    error (for the prefix claims and `human_first_error`)."""
+    ds = dataset(tmp_path / "v1", [mc_chain("m0", "ic-i", True, "keep"),
+                                   mc_chain("m1", "iiii", True, "keep")], "keep")  # fmt: skip
+    sample(ds)
+    f = page(tmp_path, [{"mode": "sections", "chain": "m0-c0", "wrong": [2, 0]},
+                        {"mode": "sections", "chain": "m1-c0", "wrong": []}])  # fmt: skip
+    man = do_import(ds, tmp_path / "v2", [f])
+    assert (man["audit"]["chain_answers_used"], man["audit"]["quarantined"]) == (2, 0)
+    new = rows_of(tmp_path / "v2")
+    assert new["m0"]["human_labels"] == [False, True, False, True]  # every section said
+    assert new["m0"]["labels"] == [False, True, False, True]
+    assert new["m0"]["human_first_error"] == 0 and new["m0"]["first_error_step"] == 0
+    assert new["m1"]["human_labels"] == [True] * 4 and new["m1"]["human_first_error"] == -1
+    ev = [v["evidence"] for v in new["m0"]["verdicts"] if v["source"] == "human"]
+    assert ev[0] == "incorrect by ann: chain answer, wrong: steps 0, 2 (review page:0)"
+
+
+def test_the_oracle_answers_sections_where_the_labels_rate_every_step(mc_ds, tmp_path):
+    from pipelines.audit.pack import ORACLE
+
+    pack = sample(mc_ds, reviewer="oracle", review_mode="sections")
+    oracle = json.loads((pack / ORACLE).read_text())["verdicts"]
+    said = {v["chain"]: v.get("wrong", v.get("verdict")) for v in oracle
+            if v["mode"] == "sections"}  # fmt: skip
+    # p0, p1: every step rated right; p2's step 2 unrated (after its first error), p3 and
+    # m0 have no human labels: skipped
+    assert said == {"p0-c0": [], "p1-c0": [], "p2-c0": "skip", "p3-c0": "skip", "m0-c0": "skip"}
+    assert {v.get("claim") for v in oracle if v["mode"] == "step"} <= {"arithmetic"}
+    man = do_import(mc_ds, tmp_path / "v2", [pack / ORACLE])
+    assert man["audit"]["chain_answers_used"] == 2 and man["audit"]["quarantined"] == 0
+    assert rows_of(tmp_path / "v2")["p1"]["labels"] == [True, True, True]
+
+
+def test_auto_opens_traces_in_sections_mode(mc_ds):
+    assert json.loads((sample(mc_ds) / "plan.json").read_text())["review_mode"] == "chain"
+    man = json.loads((mc_ds / "manifest.json").read_text())
+    man["split"] = {"mode": "sections"}
+    DatasetDir(mc_ds).write_manifest(man)
+    plan = json.loads((sample(mc_ds) / "plan.json").read_text())
+    assert plan["review_mode"] == "sections"
+    assert '"mode": "sections"' in (mc_ds / "audit" / PAGE).read_text()

@@ -1,5 +1,5 @@
-"""What each label claims (step or prefix), how a reviewer's answers decide it, and the
-estimate scoring every label against its own claim."""
+"""What each label claims (step, a check's own claim, or prefix), how a reviewer's answers
+decide it, and the estimate scoring every label against its own claim."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from labeling.audit.sample import chain_views, parse_stratum, strata, stratum_na
 from labeling.combine import combine
 from labeling.schema import Status, StepVerdict
 
-S, P = Claim.step, Claim.prefix
+S, P, A = Claim.step, Claim.prefix, Claim.arithmetic
 CODE = {"c": StepVerdict(Status.CORRECT, True), "i": StepVerdict(Status.INCORRECT, False),
         "-": StepVerdict.unverifiable()}  # fmt: skip
 
@@ -41,16 +41,18 @@ def test_a_false_after_the_first_error_claims_the_prefix():
     # step 1 is calc's own flag; steps 2-3 are False only as steps after it, though the
     # answer called the last step right
     assert claims["policy"] == [None, S, P, P]
-    assert claims["calc"] == [None, S, None, None]
+    assert claims["calc"] == [None, A, None, None]  # calc claims only the arithmetic
     assert claims["answer"] == [None, None, None, S]
 
 
 def test_a_step_an_exact_source_proved_wrong_is_its_own_claim_after_the_first_error():
     cols = columns(calc="-i-i", answer="---i")
     assert chain_claims(cols, "policy", "negative")["policy"] == [None, S, P, S]
-    # the exact sources judge each step on its own: every False of theirs is a step claim
+    # the exact sources judge each step on its own: every False of theirs is about that
+    # step (calc's: its arithmetic), never a prefix claim
     cols = columns(calc="ii-i", answer="---i")
-    assert chain_claims(cols, "policy", "negative")["calc"] == [S, S, None, S]
+    claims = chain_claims(cols, "policy", "negative")
+    assert claims["calc"] == [A, A, None, A] and claims["answer"] == [None, None, None, S]
 
 
 def test_mc_after_its_first_error_claims_the_prefix():
@@ -77,7 +79,8 @@ def test_a_first_false_after_an_unlabeled_step_claims_the_prefix():
 def test_without_after_error_negative_every_label_is_a_step_claim(after_error):
     cols = columns(after_error, calc="-i--", mc="ciii", answer="---c")
     claims = chain_claims(cols, "policy", after_error)
-    assert {c for cs in claims.values() for c in cs} <= {S, None}
+    assert {c for s, cs in claims.items() if s != "calc" for c in cs} <= {S, None}
+    assert claims["calc"] == [None, A, None, None]
     assert column_claims([True, False, False], after_error, [False] * 3) == [S, S, S]
 
 
@@ -92,7 +95,8 @@ def test_the_sample_stratifies_by_claim():
     names = {k: [v.step for v in vs] for k, vs in strata(chain_views(r, "policy")).items()}
     assert names["policy:incorrect:prefix"] == [2, 3]
     assert names["policy:incorrect:step"] == [1]
-    assert names["calc:incorrect:step"] == [1] and names["answer:correct:step"] == [3]
+    assert names["calc:incorrect:arithmetic"] == [1] and names["answer:correct:step"] == [3]
+    assert not any(n.startswith("calc:") and n.endswith(":step") for n in names)
     assert "policy:incorrect:prefix" not in strata(chain_views(r, "policy", "mask"))
     assert parse_stratum("calc:incorrect") == ("calc", "incorrect", "step")  # older packs
     assert parse_stratum(stratum_name("calc", "null")) == ("calc", "null", None)
@@ -141,7 +145,7 @@ def test_estimate_scores_a_prefix_claim_against_the_chain_first_error():
 
 
 def test_first_error_agreement_needs_the_steps_before_it_reviewed():
-    name = "calc:incorrect:step"
+    name = "calc:incorrect:arithmetic"
     items = [Reviewed("a#2", "a", 2, (name,), {"calc": False}, {"calc": 2})]
     sizes = {name: 5}
     fe = {x.measure: x for x in estimate(items, {"a#2": False}, sizes)}["first_error"]

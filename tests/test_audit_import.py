@@ -121,37 +121,50 @@ def test_oracle_loop_and_the_old_version_is_untouched(ds, tmp_path, mode):
     assert {p: sha256_file(p) for p in before} == before  # never modified
     new = rows_of(tmp_path / "v2")
     # The oracle answers from the data's human labels: p0, p1 all right, p2 wrong at step 1
-    # (nothing said after), p3 has none (skipped). Either mode ends in the same labels: p1's
-    # false calc flag overturned, p2's error located by a person.
-    assert new["p0"]["labels"] == [True, True, True] and new["p0"]["first_error_step"] == -1
+    # (nothing said after), p3 has none (skipped). It skips every "does the arithmetic
+    # hold?": the data's labels judge steps, not their arithmetic.
+    assert {v.get("claim") for v in oracle if v["mode"] == "step"} <= {"step", "arithmetic"}
+    assert all(v["verdict"] == "skip" for v in oracle if v.get("claim") == "arithmetic")
+    assert man["audit"]["check_answers_used"] == 0 and man["audit"]["checks"] == {}
     assert new["p1"]["labels"] == [True, True, True] and new["p1"]["first_error_step"] == -1
-    assert new["p2"]["labels"] == [True, False, False] and new["p2"]["first_error_step"] == 1
     assert new["p3"] == rows_of(ds)["p3"]
     human = {(r["problem_id"], v["step"]): v for r in new.values() for v in r["verdicts"]
              if v["source"] == "human"}  # fmt: skip
-    # p2's step 2 comes after its first error: its prefix is wrong, the step itself unjudged
-    assert set(human) == {("p0", 0), ("p0", 1), ("p0", 2), ("p1", 0), ("p1", 1), ("p1", 2),
-                          ("p2", 0), ("p2", 1)}  # fmt: skip
     assert all("by oracle" in v["evidence"] for v in human.values())
-    assert new["p2"]["human_labels"] == [True, False, None]
     if mode == "chain":
+        # a chain answer decides every step up to its first error, p0's calc-only steps too:
+        # p1's false calc flag overturned, p2's error located by a person; p2's step 2
+        # comes after it: its prefix is wrong, the step itself unjudged
+        assert new["p0"]["labels"] == [True, True, True] and new["p0"]["first_error_step"] == -1
+        assert new["p2"]["labels"] == [True, False, False] and new["p2"]["first_error_step"] == 1
+        assert set(human) == {("p0", 0), ("p0", 1), ("p0", 2), ("p1", 0), ("p1", 1),
+                              ("p1", 2), ("p2", 0), ("p2", 1)}  # fmt: skip
+        assert new["p2"]["human_labels"] == [True, False, None]
         assert {v["chain"]: v.get("first_error") for v in oracle if v["mode"] == "chain"} == {
             "p0-c0": -1, "p1-c0": -1, "p2-c0": 1, "p3-c0": None}
         # p2's last step: the answer's own False, a step claim after the first error, asked
         # on its own; ProcessBench's humans said nothing there, so the oracle skips
-        assert [v for v in oracle if v["mode"] == "step"] == [
-            {"mode": "step", "item": "p2-c0#2", "verdict": "skip"}]
-        assert man["audit"]["chain_answers_used"] == 3 and man["audit"]["skipped"] == 2
+        assert [v for v in oracle if v.get("claim") == "step"] == [
+            {"mode": "step", "item": "p2-c0#2", "claim": "step", "verdict": "skip"}]
+        assert man["audit"]["chain_answers_used"] == 3
         assert "chain answer, first error at step 1" in human[("p2", 1)]["evidence"]
     else:
         # p1's step 2 is False only as a step after its (wrong) first error: a prefix claim,
-        # asked as a chain question; every other sampled label is a step question
+        # asked as a chain question. The step question is asked where a label claims the
+        # step or the uncertainty queue doubts it (p2's first steps: the chain ends wrong
+        # and no source located where); not on p0's first steps, where only calc's True
+        # (the arithmetic holds) is said, so no person judged them here
         assert [v["chain"] for v in oracle if v["mode"] == "chain"] == ["p1-c0"]
         assert man["audit"]["chain_answers_used"] == 1
+        assert {k for k in human if k[0] == "p0"} == {("p0", 2)}
+        assert new["p0"]["labels"] == [None, None, True]
+        assert new["p2"]["labels"] == [True, False, False]
 
 
 def test_human_verdict_overrides_and_moves_the_first_error(ds, tmp_path):
-    sample(ds)
+    # the uncertainty queue asks the step question where only calc's True is said (p2's
+    # step 1: the chain ends wrong and no source located where)
+    sample(ds, queue=10)
     f = page(tmp_path, [{"item": "p2-c0#1", "verdict": "incorrect"},
                         {"item": "p1-c0#1", "verdict": "correct"},
                         {"item": "p3-c0#0", "verdict": "neutral"}])  # fmt: skip
@@ -175,11 +188,24 @@ def test_human_verdict_overrides_and_moves_the_first_error(ds, tmp_path):
         ([{"item": "nope#0", "verdict": "correct"}], "do not hold"),
         (["just a string"], "malformed verdict record"),
         ([{"verdict": "correct"}], "malformed verdict record"),
-        ([{"item": "p0-c0#0", "verdict": "correct"}, {"item": "p0-c0#0", "verdict": "correct"}],
+        ([{"item": "p0-c0#2", "verdict": "correct"}, {"item": "p0-c0#2", "verdict": "correct"}],
          "duplicate verdict"),
-        ([{"item": "p0-c0#0", "verdict": "correct"}, {"item": "p0-c0#0", "verdict": "incorrect"}],
+        ([{"item": "p0-c0#2", "verdict": "correct"}, {"item": "p0-c0#2", "verdict": "incorrect"}],
          "conflicting verdicts"),
-        ([{"item": "p2-c0#0", "verdict": "incorrect"}], "conflicts with the dataset's own human"),
+        ([{"item": "p0-c0#2", "verdict": "incorrect"}], "conflicts with the dataset's own human"),
+        # calc's True on p0's step 0 claims only that its arithmetic holds: "is this step
+        # correct?" does not answer it, named or not
+        ([{"item": "p0-c0#0", "verdict": "correct"}], "which the pack does not ask there"),
+        ([{"item": "p0-c0#0", "claim": "step", "verdict": "correct"}], "does not ask there"),
+        # nor does "does the arithmetic hold?" answer the answer check's claim on p2's end
+        ([{"item": "p2-c0#2", "claim": "arithmetic", "verdict": "correct"}],
+         "asks 'Is step 2 (highlighted) itself correct?' instead"),
+        ([{"item": "p0-c0#0", "claim": "arithmetic", "verdict": "neutral"}],
+         "'neutral' does not answer 'Does the arithmetic in step 0"),
+        ([{"item": "p0-c0#0", "claim": "prefix", "verdict": "correct"}], "unknown claim"),
+        ([{"item": "p0-c0#0", "claim": "arithmetic", "verdict": "correct"},
+          {"item": "p0-c0#0", "claim": "arithmetic", "verdict": "incorrect"}],
+         "conflicting arithmetic verdicts for step p0-c0#0"),
     ],
 )  # fmt: skip
 def test_bad_verdicts_are_quarantined_with_one_sentence(ds, tmp_path, verdicts, reason):
@@ -194,16 +220,17 @@ def test_bad_verdicts_are_quarantined_with_one_sentence(ds, tmp_path, verdicts, 
     human = [(r["problem_id"], v["step"], v["label"]) for r in new.values()
              for v in r["verdicts"] if v["source"] == "human"]  # fmt: skip
     if "duplicate" in reason:
-        assert human == [("p0", 0, True)] and man["audit"]["verdicts_used"] == 1
+        assert human == [("p0", 2, True)] and man["audit"]["verdicts_used"] == 1
     else:
         assert human == [] and new == old and man["audit"]["verdicts_used"] == 0
+        assert man["audit"]["checks"] == {}
     assert man["audit"]["quarantined"] == len(q) == len(verdicts) - ("duplicate" in reason)
 
 
 def test_conflict_across_two_files(ds, tmp_path):
     sample(ds)
-    a = page(tmp_path, [{"item": "p0-c0#0", "verdict": "correct"}], "a.json")
-    b = page(tmp_path, [{"item": "p0-c0#0", "verdict": "incorrect"}], "b.json")
+    a = page(tmp_path, [{"item": "p0-c0#2", "verdict": "correct"}], "a.json")
+    b = page(tmp_path, [{"item": "p0-c0#2", "verdict": "incorrect"}], "b.json")
     man = do_import(ds, tmp_path / "v2", [a, b])
     assert man["audit"]["verdicts_used"] == 0 and man["audit"]["quarantined"] == 2
     assert {r["source_dataset"] for r in quarantine(tmp_path / "v2")} == {"audit:a.json",
@@ -214,13 +241,20 @@ def test_label_studio_export(ds, tmp_path):
     pack = sample(ds)
     tasks = json.loads((pack / "labelstudio_tasks.json").read_text())
     assert (pack / "labelstudio_config.xml").read_text().count("<Choice ") == 3
-    keys = [t["data"]["item"] for t in tasks]
+    # one task per question: p1's step 1 is asked "is it correct?" (the policy's False)
+    # and "does its arithmetic hold?" (calc's flag), each task naming its claim
+    asked = {(t["data"]["item"], t["data"]["claim"]): t["data"]["question"] for t in tasks}
+    assert asked[("p1-c0#1", "arithmetic")].startswith("Does the arithmetic in step 1")
+    assert asked[("p1-c0#1", "step")] == "Is step 1 (highlighted) itself correct?"
+    assert ("p0-c0#0", "step") not in asked  # only calc's True there: its arithmetic
+    assert "$question" in (pack / "labelstudio_config.xml").read_text()
+    keys = [(t["data"]["item"], t["data"]["claim"]) for t in tasks]
     export = [
-        {"id": 1, "data": tasks[keys.index("p1-c0#1")]["data"], "annotations": [
+        {"id": 1, "data": tasks[keys.index(("p1-c0#1", "step"))]["data"], "annotations": [
             {"id": 11, "completed_by": {"email": "a@x"}, "was_cancelled": False,
              "result": [{"from_name": "verdict", "to_name": "chain", "type": "choices",
                          "value": {"choices": ["correct"]}}]}]},
-        {"id": 2, "data": tasks[keys.index("p3-c0#0")]["data"], "annotations": [
+        {"id": 2, "data": tasks[keys.index(("p3-c0#0", "arithmetic"))]["data"], "annotations": [
             {"id": 12, "completed_by": 3, "was_cancelled": True, "result": []}]},
         {"id": 3, "data": {"item": "p3-c0#1"}, "annotations": [
             {"id": 13, "result": [{"value": {"choices": ["wrongish"]}}]}]},
@@ -283,9 +317,14 @@ def test_estimate_writes_the_quality_block_and_the_report_shows_it(ds, tmp_path,
     assert "reviewed: 3 of 4 sampled chains, 8 steps with a verdict" in out
     assert "each row rests on its own `reviews`" in out
     fig = {(r["source"], r["measure"], r["claim"]): r for r in q["figures"]}
-    # calc flags p1's step 1, which the data's humans call right: precision of incorrect 0/1
-    assert fig[("calc", "precision_incorrect", "step")]["estimate"] == 0.0
-    assert fig[("calc", "precision_incorrect", "step")]["reviews"] == 1
+    # calc's labels claim only the arithmetic, which the oracle cannot answer from the
+    # data's step labels: p1's step 1, which the humans call right, is no review of calc's
+    # flag (its rows stand on 0 reviews); the policy's False there is a step claim: wrong
+    assert {(m, c) for s, m, c in fig if s == "calc"} == {
+        ("precision_incorrect", "arithmetic"), ("precision_correct", "arithmetic"),
+        ("first_error", "step"), ("accuracy", "")}  # fmt: skip
+    assert fig[("calc", "precision_incorrect", "arithmetic")]["reviews"] == 0
+    assert fig[("calc", "precision_incorrect", "arithmetic")]["population"] == 1
     # p1's step 2 is False only as a step after that flag: a prefix claim, scored against
     # the chain's first error (none: every step right), so wrong too
     prefix = fig[("verifier_first", "precision_incorrect", "prefix")]

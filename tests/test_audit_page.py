@@ -165,35 +165,66 @@ def test_a_person_reviews_steps_reloads_and_exports(browser, tmp_path):
     pack = sample(ds, review_mode="step")
     tab, downloads = browser, tmp_path / "downloads"
     open_pack(tab, pack, downloads)
-    qs = tab.js("questions().map(q => q.type + ' ' + (q.item ? q.item.key : q.chain))")
-    items = [q.split()[1] for q in qs[:4]]
-    assert [q.split()[0] for q in qs[:4]] == ["step"] * 4
+    qs = tab.js("questions().map(q => q.type + ' ' + (q.item ? q.item.key + ' ' + q.claim"
+                " : q.chain))")
+    # each sampled step is asked the question of every claim its labels make: calc's True
+    # on p3's last step "does the arithmetic hold?", the policy's False "is it correct?";
+    # calc's True alone on p0's first steps only the arithmetic
+    first = [tuple(q.split()[1:]) for q in qs[:4]]
+    assert first == [("p3-c0#2", "step"), ("p3-c0#2", "arithmetic"), ("p0-c0#1", "arithmetic"),
+                     ("p0-c0#0", "arithmetic")]  # fmt: skip
+    assert not any(q.startswith("step p0-c0#0 step") for q in qs)
     # a label that claims the prefix (p1's step 2, False after calc's flag) is asked as its
-    # chain's question, right after that step's own question
-    assert qs[qs.index("step p1-c0#2") + 1] == "chain p1-c0"
+    # chain's question, right after that step's own questions
+    i = qs.index("step p1-c0#2 step")
+    assert qs[i + 1: i + 3] == ["step p1-c0#2 arithmetic", "chain p1-c0"]
     assert tab.text("progress").startswith(f"question 1 of {len(qs)} · 0 answered · step mode")
+    assert tab.text("question") == "Is step 2 (highlighted) itself correct?"
     # blind: the sources' verdicts are hidden until the step is answered
     assert tab.hidden("reveal") and not tab.hidden("step-buttons") and tab.hidden("chain-buttons")
     tab.click("incorrect")
     assert not tab.hidden("reveal")
+    # what each label claims, in its claim's words: calc's ✓ only the arithmetic
+    said = tab.text("said")
+    assert "correct: the arithmetic in this step holds" in said
+    assert "incorrect: this step is wrong" in said
     tab.key("ArrowRight")
+    # the arithmetic question, with its own answers: holds / wrong, no neutral
+    assert tab.text("question").startswith("Does the arithmetic in step 2 (highlighted) hold?")
+    assert (tab.text("correct"), tab.text("incorrect")) == ("holds (c)", "wrong (i)")
+    assert tab.hidden("neutral") and "n neutral" not in tab.text("keys")
     tab.key("c")
+    assert tab.text("answered") == "your answer: holds"
     tab.click("next")
-    tab.key("n")
+    tab.key("n")  # not an answer to "does the arithmetic hold?"
+    assert tab.text("answered") == "not answered yet"
+    tab.key("i")
     tab.key("ArrowRight")
     tab.key("s")
     tab.key("ArrowLeft")
-    tab.click("correct")  # changes its mind on the third step: neutral -> correct
-    want = {items[0]: "incorrect", items[1]: "correct", items[2]: "correct", items[3]: "skip"}
+    tab.click("correct")  # changes its mind on the third question: wrong -> holds
+    want = {("p3-c0#2", "step"): "incorrect", ("p3-c0#2", "arithmetic"): "correct",
+            ("p0-c0#1", "arithmetic"): "correct", ("p0-c0#0", "arithmetic"): "skip"}
     assert tab.text("progress").startswith(f"question 3 of {len(qs)} · 4 answered")
     reload_when_saved(tab)  # progress kept
     assert tab.text("progress").startswith(f"question 3 of {len(qs)} · 4 answered")
-    assert tab.text("answered") == "your answer: correct"
-    _, got = export(tab, downloads)
+    assert tab.text("answered") == "your answer: holds"
+    path, got = export(tab, downloads)
     assert got["reviewer"] == "ann" and got["pack"] == json.loads(
         (pack / "plan.json").read_text())["pack"]
-    assert {v["item"]: v["verdict"] for v in got["verdicts"]} == want
+    # every record names the claim it answers
+    assert {(v["item"], v["claim"]): v["verdict"] for v in got["verdicts"]} == want
     assert {v["mode"] for v in got["verdicts"]} == {"step"}
+    # imported: the step verdict is a human label; the arithmetic answers are not (they
+    # say nothing of whether the step is right) and go to audit.checks
+    man = do_import(ds, tmp_path / "v2", [path])
+    assert (man["audit"]["quarantined"], man["audit"]["verdicts_used"]) == (0, 1)
+    assert man["audit"]["check_answers_used"] == 2 and man["audit"]["read_as_step"] == {}
+    assert {k: v["verdict"] for k, v in man["audit"]["checks"]["arithmetic"].items()} == {
+        "p3-c0#2": "correct", "p0-c0#1": "correct"}
+    new = rows_of(tmp_path / "v2")
+    assert new["p3"]["human_labels"] == [None, None, False]
+    assert new["p0"]["human_labels"] == rows_of(ds)["p0"]["human_labels"]
 
 
 @pytest.mark.browser
@@ -204,8 +235,12 @@ def test_a_person_reviews_chains_reloads_exports_and_imports(browser, tmp_path):
     open_pack(tab, pack, downloads)
     chains = tab.js("CHAINS")
     assert sorted(chains) == ["p0-c0", "p1-c0", "p2-c0", "p3-c0"]
-    assert tab.js("questions().every(q => q.type === 'chain')")  # follow-ups come with answers
-    assert tab.text("progress") == "question 1 of 4 · 0 answered · chain mode"
+    # a step question follows a chain answer that puts the first error before its step; a
+    # check's question ("does the arithmetic hold?") is asked whatever the answer
+    assert tab.js("questions().every(q => q.type === 'chain' || q.claim !== 'step')")
+    assert tab.js("questions().some(q => q.claim === 'arithmetic')")
+    assert tab.text("progress").startswith("question 1 of ")
+    assert tab.text("progress").endswith(" · 0 answered · chain mode")
     assert tab.hidden("reveal") and tab.hidden("step-buttons") and not tab.hidden("chain-buttons")
     assert "Steps count from 0" in tab.text("keys") and tab.text("step-0").startswith("Step 0.")
     # The data's own human labels, which the person's answers agree with: p0 and p1 all
@@ -232,19 +267,30 @@ def test_a_person_reviews_chains_reloads_exports_and_imports(browser, tmp_path):
         assert tab.text("answered") == f"your answer: {said}"
         assert not tab.hidden("reveal")  # the sources' labels, once answered
         tab.key("ArrowRight")
-        # a sampled step claim after the first error is asked on its own, right after
-        after = tab.js("current()[0][current()[1]]")
-        if fe >= 0 and chain in ("p2-c0", "p3-c0"):
-            assert after["type"] == "step" and after["item"]["key"] == f"{chain}#2"
-            assert "comes after it" in tab.text("question")
-            if chain == "p2-c0":
-                tab.key("i")
-            else:
-                tab.click("correct")
+        # then the chain's own step questions: a sampled step claim after the first error,
+        # asked on its own, and each check's question (left unanswered here)
+        asked = []
+        while True:
+            q = tab.js("current()[0][current()[1]]")
+            if q["type"] == "chain" or q["chain"] != chain:
+                break
+            asked.append((q["item"]["key"], q["claim"]))
+            if q["claim"] == "step":
+                assert "comes after it" in tab.text("question")
+                if chain == "p2-c0":
+                    tab.key("i")
+                else:
+                    tab.click("correct")
+            last = tab.js("current()[1] === current()[0].length - 1")
             tab.key("ArrowRight")
-    assert tab.text("progress").startswith("question 6 of 6 · 6 answered · chain mode")
+            if last:
+                break
+        steps = [k for k, c in asked if c == "step"]
+        assert steps == ([f"{chain}#2"] if fe >= 0 and chain in ("p2-c0", "p3-c0") else [])
+    total = tab.js("questions().length")
+    assert tab.text("progress").startswith(f"question {total} of {total} · 6 answered · chain")
     reload_when_saved(tab)
-    assert tab.text("progress").startswith("question 6 of 6 · 6 answered · chain mode")
+    assert tab.text("progress").startswith(f"question {total} of {total} · 6 answered · chain")
     # the other mode asks the same sample step by step; the answers stay
     tab.key("m")
     assert "step mode" in tab.text("progress") and not tab.hidden("step-buttons")
@@ -255,6 +301,7 @@ def test_a_person_reviews_chains_reloads_exports_and_imports(browser, tmp_path):
                   for v in got["verdicts"]) == sorted(
         [("chain", c, fe) for c, fe in answers.items()]
         + [("step", "p2-c0#2", "incorrect"), ("step", "p3-c0#2", "correct")])  # fmt: skip
+    assert {v.get("claim") for v in got["verdicts"] if v["mode"] == "step"} == {"step"}
     # the export, imported: every step up to each first error is the person's
     man = do_import(ds, tmp_path / "v2", [path])
     assert man["audit"]["quarantined"] == 0 and man["audit"]["chain_answers_used"] == 4
@@ -296,3 +343,68 @@ def test_the_page_shows_its_first_question_in_plain_headless_chromium(tmp_path, 
     unit = "section" if sections else "step"
     assert f"Is {unit} " in dom and f"{unit.title()} 0." in dom
     assert ("Judge what the section itself claims" in dom) is sections
+
+
+@pytest.mark.browser
+def test_a_person_marks_the_wrong_sections_of_traces(browser, tmp_path):
+    """A trace pack opens in sections mode (audit.review_mode=auto): per chain, every wrong
+    section, each judged on its own (DeltaBench's protocol), by mouse and by keyboard; the
+    export names the mode and the import gives every section the person's verdict."""
+    ds = write(tmp_path / "v1", ROWS)
+    manifest = json.loads((ds / "manifest.json").read_text())
+    manifest["split"] = {"mode": "sections", "after_error": "keep"}
+    (ds / "manifest.json").write_text(json.dumps(manifest))
+    pack = sample(ds)
+    tab, downloads = browser, tmp_path / "downloads"
+    open_pack(tab, pack, downloads)
+    assert tab.text("progress").endswith("· 0 answered · sections mode")
+    assert tab.text("question").startswith("Which sections are wrong, each judged on its own")
+    assert tab.text("all-correct") == "all sections correct (a)"
+    assert tab.text("first-wrong") == "wrong: the marked section (i)"
+    # p0: all right; p1: skipped; p2: section 1 (by mouse, a slip on 2 undone); p3: 0 and 2
+    answers = {"p0-c0": [], "p1-c0": None, "p2-c0": [1], "p3-c0": [0, 2]}
+    for chain in tab.js("CHAINS"):
+        while tab.js("current()[0][current()[1]].chain") != chain or tab.js(
+                "current()[0][current()[1]].type") != "chain":
+            tab.key("ArrowRight")
+        want = answers[chain]
+        if want is None:
+            tab.key("s")
+            assert tab.text("answered") == "your answer: skip"
+        elif not want:
+            tab.key("a")
+            assert tab.text("answered") == "your answer: every section correct, each on its own"
+        elif chain == "p2-c0":
+            tab.click("step-1")
+            tab.click("step-2")
+            assert tab.text("answered") == "your answer: wrong: sections 1, 2"
+            tab.click("step-2")  # unmarked
+            assert "bad" in tab.js("document.getElementById('step-1').className")
+            assert "ok" in tab.js("document.getElementById('step-2').className")
+        else:
+            tab.key("i")  # the cursor starts on section 0
+            tab.key("ArrowDown")
+            tab.key("ArrowDown")
+            tab.key("i")
+        if want:
+            assert tab.text("answered") == "your answer: wrong: sections " + ", ".join(
+                map(str, want))
+    assert tab.text("progress").split(" · ")[1] == "4 answered"
+    reload_when_saved(tab)
+    assert tab.text("progress").split(" · ")[1] == "4 answered"
+    modes = []
+    for _ in range(3):  # m cycles the three modes; the answers stay
+        tab.key("m")
+        modes.append(tab.text("progress").rsplit(" · ", 1)[1])
+    assert modes == ["chain mode", "step mode", "sections mode"]
+    path, got = export(tab, downloads)
+    records = {v["chain"]: v for v in got["verdicts"] if v["mode"] in ("sections", "chain")}
+    assert {c: v.get("wrong", v.get("verdict")) for c, v in records.items()} == {
+        "p0-c0": [], "p1-c0": "skip", "p2-c0": [1], "p3-c0": [0, 2]}
+    assert {v["mode"] for v in records.values() if "wrong" in v} == {"sections"}
+    man = do_import(ds, tmp_path / "v2", [path])
+    assert (man["audit"]["chain_answers_used"], man["audit"]["quarantined"]) == (3, 0)
+    new = rows_of(tmp_path / "v2")
+    assert new["p2"]["human_labels"] == [True, False, True]  # section 2 right on its own
+    assert new["p3"]["human_labels"] == [False, True, False]
+    assert new["p3"]["human_first_error"] == 0

@@ -108,8 +108,8 @@ def test_strata_are_drawn_from_their_own_steps_and_seeded():
     a = stratified_sample(views, seed=1, budget=20)
     assert a == stratified_sample(views, seed=1, budget=20)  # reproducible
     assert a != stratified_sample(views, seed=2, budget=20)
-    assert set(a) == {"answer:correct:step", "answer:incorrect:step", "calc:correct:step",
-                      "calc:incorrect:step", "policy:correct:step", "policy:incorrect:step"}
+    assert set(a) == {"answer:correct:step", "answer:incorrect:step", "calc:correct:arithmetic",
+                      "calc:incorrect:arithmetic", "policy:correct:step", "policy:incorrect:step"}
     for name, vs in a.items():
         source, status, _ = name.split(":")
         assert all((v.labels[source] is True) == (status == "correct") for v in vs)
@@ -117,7 +117,7 @@ def test_strata_are_drawn_from_their_own_steps_and_seeded():
     assert len({v.key for vs in a.values() for v in vs}) == 20
     # no budget: each stratum up to the reviews a ±0.05 interval needs (all of these toy ones)
     full = stratified_sample(views, seed=1)
-    assert len(full["calc:correct:step"]) == sum(v.labels["calc"] is True for v in views)
+    assert len(full["calc:correct:arithmetic"]) == sum(v.labels["calc"] is True for v in views)
 
 
 def test_queue_puts_disagreement_and_near_threshold_first():

@@ -3,8 +3,10 @@ agreement, and the dataset-wide accuracy of each source's labels, each with a 95
 and the number of reviews behind it. Pure functions on plain data.
 
 Every label is scored against the claim it makes (`labeling.audit.claims`): a `step` claim
-against the reviewer's verdict on that step, a `prefix` claim against the chain's first
-error as the reviewer's answers place it. Only steps a stratum drew count for that stratum
+against the reviewer's verdict on that step, a check's claim (`arithmetic`: calc's True is
+right when the arithmetic holds, whether or not the step is) against the reviewer's answer
+to that check's own question, a `prefix` claim against the chain's first error as the
+reviewer's answers place it. Only steps a stratum drew count for that stratum
 (see `labeling.audit.sample`): queue steps are chosen for doubt and would bias a precision
 downwards. A drawn label whose claim the answers do not decide (the step skipped, a neutral
 under `labels.neutral=mask`, an earlier step of a prefix left unreviewed) is not a review.
@@ -17,7 +19,7 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
 
-from labeling.audit.claims import Claim, claim_right, prefix_right
+from labeling.audit.claims import Claim, check_claim, claim_right, prefix_right
 from labeling.audit.intervals import Interval, clopper_pearson, stratified, wilson
 from labeling.audit.sample import parse_stratum, step_key
 
@@ -45,7 +47,7 @@ class Reviewed:
 class Quality:
     source: str
     measure: str  # precision_incorrect | precision_correct | first_error | accuracy
-    claim: str  # step | prefix: what the scored labels claim ("" for the chain-wide rows)
+    claim: str  # step | arithmetic | syntax | check | prefix ("" for the chain-wide rows)
     estimate: float | None
     low: float
     high: float
@@ -69,15 +71,20 @@ def _steps(human: Mapping[str, bool | None], chain_id: str, upto: int) -> list[b
     return [human.get(step_key(chain_id, j)) for j in range(upto + 1)]
 
 
+ORDER = {"incorrect": 0, "correct": 1, **{str(c): i for i, c in enumerate(Claim)}}
+
+
 def _decided_strata(sizes: Mapping[str, int], source: str) -> list[tuple[str, str, str]]:
-    """(name, status, claim) of the source's decided strata: incorrect before correct, step
-    before prefix; the two step strata always (an empty one reports no reviews)."""
+    """(name, status, claim) of the source's decided strata: incorrect before correct, in
+    `Claim` order; for each status without a stratum of the source's own claim (its check's,
+    or `step`), an empty one (it reports no reviews)."""
     found = {(st, str(c)): name for name in sizes
              for s, st, c in [parse_stratum(name)] if s == source and c is not None}  # fmt: skip
+    own = str(check_claim(source) or Claim.step)
     for status in ("incorrect", "correct"):
-        found.setdefault((status, str(Claim.step)), f"{source}:{status}:{Claim.step}")
-    order = {"incorrect": 0, "correct": 1, str(Claim.step): 0, str(Claim.prefix): 1}
-    return [(found[k], *k) for k in sorted(found, key=lambda k: (order[k[0]], order[k[1]]))]
+        if not any(st == status and c != Claim.prefix for st, c in found):
+            found[(status, own)] = f"{source}:{status}:{own}"
+    return [(found[k], *k) for k in sorted(found, key=lambda k: (ORDER[k[0]], ORDER[k[1]]))]
 
 
 def estimate(
@@ -85,12 +92,15 @@ def estimate(
     human: Mapping[str, bool | None],
     sizes: Mapping[str, int],
     method: Method | str = Method.wilson,
+    checked: Mapping[str, Mapping[str, bool | None]] | None = None,
 ) -> list[Quality]:
     """Quality figures per source from the reviewed `items`. `human` maps a step key to the
     reviewer's boolean for every reviewed step of the dataset (absent or None: not reviewed;
-    a chain answer reviews every step up to its first error); `sizes` maps a stratum name
-    to its size in the dataset."""
+    a chain answer reviews every step up to its first error); `checked` maps a check's claim
+    (`arithmetic`, ...) to {step key: the reviewer's answer to that question}; `sizes` maps
+    a stratum name to its size in the dataset."""
     method = Method(method)
+    checked = checked or {}
     sources = sorted({parse_stratum(name)[0] for name in sizes})
     out: list[Quality] = []
     by_chain: dict[str, list[Reviewed]] = {}
@@ -98,9 +108,12 @@ def estimate(
         by_chain.setdefault(it.chain_id, []).append(it)
     for source in sources:
         counts = []
-        for name, status, claim in _decided_strata(sizes, source):
+        strata_of = _decided_strata(sizes, source)
+        for name, status, claim in strata_of:
             want = status == "correct"
-            got = [claim_right(want, claim, _steps(human, it.chain_id, it.step), it.step)
+            answers = checked.get(claim, {})
+            got = [claim_right(want, claim, _steps(human, it.chain_id, it.step), it.step,
+                               answers.get(it.key))
                    for it in items if name in it.strata]  # fmt: skip
             got = [g for g in got if g is not None]
             k, size = sum(got), sizes.get(name, 0)
@@ -110,13 +123,17 @@ def estimate(
                                iv.high, iv.n, size))  # fmt: skip
         # First-error agreement: the source's first False step is where the reviewers'
         # answers place the chain's first error (wrong there, every earlier step right).
+        # Its first False is drawn by the source's incorrect strata that are not prefix
+        # claims ("calc:incorrect" in packs written before claims).
+        drawn_by = {name for name, status, claim in strata_of
+                    if status == "incorrect" and claim != Claim.prefix} | {
+                        f"{source}:incorrect"}  # fmt: skip
         hits = tried = 0
-        drawn_by = (f"{source}:incorrect:{Claim.step}", f"{source}:incorrect")
         for chain in by_chain.values():
             fe = chain[0].first_errors.get(source)
             if fe is None or fe < 0:
                 continue
-            if not any(it.step == fe and set(drawn_by) & set(it.strata) for it in chain):
+            if not any(it.step == fe and drawn_by & set(it.strata) for it in chain):
                 continue
             steps = _steps(human, chain[0].chain_id, fe)
             right_before = prefix_right(steps, fe - 1) if fe else True
@@ -126,7 +143,7 @@ def estimate(
             hits += steps[fe] is False and right_before is True
         iv = _interval(hits, tried, method)
         out.append(Quality(source, "first_error", str(Claim.step), iv.estimate, iv.low,
-                           iv.high, tried, sizes.get(drawn_by[0], 0)))  # fmt: skip
+                           iv.high, tried, sum(sizes.get(n, 0) for n in drawn_by)))  # fmt: skip
         iv = stratified(counts)
         out.append(Quality(source, "accuracy", "", iv.estimate, iv.low, iv.high, iv.n,
                            sum(size for _, _, size in counts)))  # fmt: skip

@@ -3,15 +3,16 @@ and an uncertainty queue. Pure functions on plain data; seeded and reproducible.
 
 A step's *status* under a source is `correct` (label True), `incorrect` (label False) or
 `null` (no label); a decided label also makes a *claim* (`labeling.audit.claims`): `step`
-(about the step itself) or `prefix` (a False after the first error under
-`after_error=negative`: "the chain has gone wrong by here"). Part one of a review sample is
-**stratified** by (source, status, claim) over the decided labels ("calc:incorrect:step",
-"verifier_first:incorrect:prefix"): within a stratum, steps are taken in the order of a
-seeded hash of their key (a uniformly random order that is the same for every stratum, so
-strata share steps where they overlap and a review counts for each stratum that drew it). A
-step counts for a stratum's estimate only when that stratum drew it (`SampleItem.strata`), so
-the steps one stratum pulls in never bias another. `null` steps are never sampled for
-precision; they count for coverage.
+(about the step itself), a check's own (`arithmetic` for calc, `syntax` for tests: only what
+it checks) or `prefix` (a False after the first error under `after_error=negative`: "the
+chain has gone wrong by here"). Part one of a review sample is **stratified** by (source,
+status, claim) over the decided labels ("calc:correct:arithmetic", "mc:correct:step",
+"verifier_first:incorrect:prefix"), so no estimate mixes two claims: within a stratum,
+steps are taken in the order of a seeded hash of their key (a uniformly random order that
+is the same for every stratum, so strata share steps where they overlap and a review counts
+for each stratum that drew it). A step counts for a stratum's estimate only when that
+stratum drew it (`SampleItem.strata`), so the steps one stratum pulls in never bias another.
+`null` steps are never sampled for precision; they count for coverage.
 
 Part two is the **uncertainty queue**: steps where sources disagree, MC scores near the
 policy's threshold, split judge votes, and steps that decide an ambiguous first error, each
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from labeling import registry
-from labeling.audit.claims import Claim, chain_claims
+from labeling.audit.claims import STEP_CLAIMS, Claim, chain_claims, check_claim
 from labeling.audit.intervals import reviews_for
 from labeling.first_error import first_error
 from labeling.rows import verdicts_from_structs
@@ -61,8 +62,9 @@ class StepView:
     claims: Mapping[str, str | None] = field(default_factory=dict)  # source -> Claim
 
     def claim(self, source: str) -> str:
-        """The claim of `source`'s label here (`step` where none was recorded)."""
-        return self.claims.get(source) or Claim.step
+        """The claim of `source`'s label here; where none was recorded, what the source's
+        labels claim on their own (`check_claim`: calc's `arithmetic`), else `step`."""
+        return self.claims.get(source) or check_claim(source) or Claim.step
 
 
 def _mc_labels(row: Mapping[str, Any], n: int) -> list[bool | None] | None:
@@ -130,7 +132,8 @@ class SampleItem:
 
 
 def stratum_name(source: str, status: str, claim: str | None = Claim.step) -> str:
-    """ "calc:incorrect:step", "verifier_first:incorrect:prefix"; "calc:null" (no claim)."""
+    """ "calc:incorrect:arithmetic", "verifier_first:incorrect:prefix"; "calc:null" (no
+    claim)."""
     return f"{source}:{status}" if status == "null" or claim is None else (
         f"{source}:{status}:{claim}")
 
@@ -142,6 +145,23 @@ def parse_stratum(name: str) -> tuple[str, str, str | None]:
     if status == "null":
         return source, status, None
     return source, status, rest[0] if rest else str(Claim.step)
+
+
+def asks(strata_drawn: list[str], queued: bool = False) -> list[str]:
+    """The claims a sampled step's questions answer, one question each: the claims its
+    strata's labels make (`step`; a check's own, `arithmetic` for calc; `prefix`, asked as
+    its chain's question), and `step` for a step the uncertainty queue holds (`queued`: its
+    doubt is about the step itself)."""
+    claims = {parse_stratum(name)[2] for name in strata_drawn}
+    if queued or not claims:
+        claims.add(str(Claim.step))
+    return [str(c) for c in Claim if str(c) in claims]
+
+
+def step_claims(line: Mapping[str, Any]) -> list[str]:
+    """The step questions (claims) a sample line asks; `prefix` is its chain's question."""
+    said = line.get("asks") or asks(line.get("strata") or [])
+    return [str(c) for c in STEP_CLAIMS if str(c) in said]
 
 
 def stratified_sample(
@@ -173,9 +193,6 @@ def stratified_sample(
     return {name: vs[: taken[name]] for name, vs in groups.items()}
 
 
-WEAK_POSITIVE = ("calc", "tests")  # their True says the checked arithmetic/syntax holds
-
-
 def uncertainty(
     view: StepView, chain: Sequence[StepView], threshold: float
 ) -> tuple[float, list[str]]:
@@ -184,10 +201,11 @@ def uncertainty(
     score = 0.0
     # A prefix claim says nothing about the step itself: it cannot disagree with one.
     decided = {s: x for s, x in view.labels.items()
-               if x is not None and view.claim(s) == Claim.step}  # fmt: skip
-    # An exact check's True (calc, tests) only says the arithmetic or syntax holds, not that
-    # the step is right: against a False it is a weak disagreement.
-    claims = {s: x for s, x in decided.items() if not (x is True and s in WEAK_POSITIVE)}
+               if x is not None and view.claim(s) != Claim.prefix}  # fmt: skip
+    # A check's True (calc, tests) only says the arithmetic or syntax holds, not that the
+    # step is right: against a False it is a weak disagreement. Its False proves the step
+    # wrong, a full disagreement with a True.
+    claims = {s: x for s, x in decided.items() if not (x is True and view.claim(s) != Claim.step)}
     if len(set(decided.values())) > 1:
         score += 1.0 if len(set(claims.values())) > 1 else 0.25
         reasons.append("sources disagree: " + ", ".join(

@@ -41,21 +41,32 @@ def human_verdicts(root: Path) -> dict[str, bool | None]:
             for r in rows for v in r["verdicts"] or () if v["source"] == HUMAN}  # fmt: skip
 
 
+def checked_answers(manifest: dict[str, Any]) -> dict[str, dict[str, bool]]:
+    """A check's claim (`arithmetic`, ...) -> step key -> the reviewer's answer to that
+    question (True: it holds), from the reviewed version's `audit.checks`."""
+    held = (manifest.get("audit") or {}).get("checks") or {}
+    return {claim: {key: a["verdict"] == "correct" for key, a in answers.items()}
+            for claim, answers in held.items()}  # fmt: skip
+
+
 def quality(root: Path, pack: Path, method: Method) -> dict[str, Any]:
     """The manifest's `quality` block for the reviewed dataset at `root`."""
+    from labeling.report.stats import read_manifest
     from pipelines.audit.pack import read_pack
 
     plan, lines = read_pack(pack)
     items = [Reviewed(x["key"], x["chain_id"], x["step"], tuple(x["strata"]), x["labels"],
                       x["first_errors"]) for x in lines]  # fmt: skip
     human = human_verdicts(root)
-    rows = [q.row() for q in estimate(items, human, plan["sizes"], method)]
+    checked = checked_answers(read_manifest(root))
+    rows = [q.row() for q in estimate(items, human, plan["sizes"], method, checked)]
     sampled = {x["chain_id"] for x in lines}
     steps = [k.rsplit("#", 1)[0] for k, v in human.items() if v is not None]
     steps = [c for c in steps if c in sampled]
     return {"pack": plan["pack"], "policy": plan["policy"],
             "after_error": plan.get("after_error", "negative"), "interval": str(method),
             "confidence": 0.95, "reviews": len(steps), "reviewed_chains": len(set(steps)),
+            "check_answers": {c: len(a) for c, a in checked.items()},
             "sampled_chains": len(sampled), "sampled_steps": len(lines),
             "coverage": plan["coverage"], "figures": rows}  # fmt: skip
 
@@ -66,19 +77,22 @@ def format_quality(q: dict[str, Any]) -> str:
         f"{q.get('after_error', 'negative')}",
         f"reviewed: {q.get('reviewed_chains', '?')} of {q.get('sampled_chains', '?')} sampled "
         f"chains, {q['reviews']} steps with a verdict (a chain answer gives one to every",
-        "  step up to its first error); each row rests on its own `reviews`: the labels its",
+        "  step up to its first error)" + "".join(
+            f", {n} answers to '{c}'" for c, n in q.get("check_answers", {}).items()) + (
+            "; each row rests on its own `reviews`: the labels its"),
         "  stratum drew whose claim the answers decide (a step drawn by several strata counts "
         "in each)",
-        "claim step: the label is about the step itself, scored against its verdict; prefix: "
-        "a False",
-        "  after the first error (\"the chain has gone wrong by here\"), scored against the "
-        "chain's first error",
-        f"{'source':<16}{'claim':<8}{'measure':<21}{'estimate':>9}  {'95% interval':<17}"
+        "claim step: the label is about the step itself, scored against its verdict;",
+        "  arithmetic (calc), syntax (tests): only what the check checks, scored against the",
+        "  answer to that question (\"does the arithmetic hold?\"); prefix: a False after the",
+        "  first error (\"the chain has gone wrong by here\"), scored against the chain's first "
+        "error",
+        f"{'source':<16}{'claim':<11}{'measure':<21}{'estimate':>9}  {'95% interval':<17}"
         f"{'reviews':>8}{'population':>11}",
     ]
     for r in q["figures"]:
         est = "–" if r["estimate"] is None else f"{r['estimate']:.3f}"
-        out.append(f"{r['source']:<16}{r.get('claim') or '-':<8}{r['measure']:<21}{est:>9}  "
+        out.append(f"{r['source']:<16}{r.get('claim') or '-':<11}{r['measure']:<21}{est:>9}  "
                    f"[{r['low']:.3f}, {r['high']:.3f}]  {r['reviews']:>8}"
                    f"{r['population']:>11}")  # fmt: skip
     cov = ", ".join(f"{s} {c}" for s, c in q["coverage"].items())
@@ -97,14 +111,18 @@ def run(cfg: DictConfig | AuditJobConfig) -> dict[str, Any]:
                           a.reviewer == "oracle", a.review_mode)  # fmt: skip
         print(f"prm-audit: {plan['items']} steps of {plan['chains']} chains to review "
               f"({plan['stratified_items']} stratified, the rest from the uncertainty queue) "
-              f"-> {pack / 'review.html'} ({a.review_mode} mode)")
+              f"-> {pack / 'review.html'} ({plan['review_mode']} mode)")
         return plan
     if a.mode == Mode["import"]:
         from pipelines.audit.importer import import_verdicts
 
         man = import_verdicts(root, pack, a.verdicts, Path(c.output.dir), c.labels.neutral)
         s = man["audit"]
-        print(f"prm-audit: {s['verdicts_used']} step verdicts and {s['chain_answers_used']} "
+        for f, n in s["read_as_step"].items():
+            print(f"prm-audit: {f}: {n} step records name no claim; read as answering "
+                  "'is this step itself correct?', as files written before claims did")
+        print(f"prm-audit: {s['verdicts_used']} step verdicts, {s['check_answers_used']} "
+              f"answers to checks' own questions and {s['chain_answers_used']} "
               f"chain answers applied ({s['steps_reviewed']} steps reviewed, "
               f"{s['steps_relabeled']} step labels changed in {s['chains_relabeled']} chains), "
               f"{s['quarantined']} quarantined, {s['skipped']} skipped -> "

@@ -15,7 +15,6 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
 from labeling.audit.estimate import Method
-from labeling.audit.verdicts import Mode as ReviewMode
 from labeling.schema import Neutral
 from pipelines.cli import ConfigError
 from pipelines.config_fields import ROWS, SPEED, check_fields, option
@@ -23,6 +22,16 @@ from pipelines.config_fields import ROWS, SPEED, check_fields, option
 # Built with the functional API: `import` is a keyword, and OmegaConf matches enum values
 # by member name, so the member must be called exactly what the user types.
 Mode = StrEnum("Mode", [("sample", "sample"), ("import", "import"), ("estimate", "estimate")])
+
+
+class ReviewMode(StrEnum):
+    """The page's opening mode; every one but `auto` is a verdict record's `mode`
+    (`labeling.audit.verdicts.Mode`)."""
+
+    auto = "auto"  # sections for traces cut into sections (their labels judge each one), else chain
+    chain = "chain"
+    step = "step"
+    sections = "sections"
 
 
 class Reviewer(StrEnum):
@@ -50,10 +59,13 @@ class AuditConfig:
     )
     blind: bool = option(True, "Page: show the sources' verdicts only after the answer.", ROWS)
     review_mode: ReviewMode = option(
-        ReviewMode.chain, "Page: the mode it opens in (the reviewer can switch with m): chain "
+        ReviewMode.auto, "Page: the mode it opens in (the reviewer can switch with m): chain "
         "(click each chain's first wrong step or 'all correct', ProcessBench's protocol; then "
-        "any sampled step after it on its own) | step (rate each sampled step: correct / "
-        "incorrect / neutral). The oracle answers in this mode.", ROWS,
+        "any sampled step after it on its own) | step (each sampled step's own questions) | "
+        "sections (mark every wrong section of a trace, each judged on its own, DeltaBench's "
+        "protocol) | auto (sections for traces cut into sections, chain otherwise). Every "
+        "mode also asks each check's own question (calc: does the arithmetic hold?). The "
+        "oracle answers in this mode.", ROWS,
     )
     reviewer: Reviewer = option(
         Reviewer.person, "sample: person | oracle (also writes verdicts-oracle.json from the "

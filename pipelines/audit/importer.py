@@ -18,6 +18,14 @@ What a reviewed step becomes in the new version:
 A verdict that contradicts a human label the data already carries (ProcessBench, PRM800K) is
 a conflict like any other: quarantined, not applied; a chain answer is applied whole or not
 at all.
+
+An answer to a check's own question (`claim: arithmetic`: "does the arithmetic in this step
+hold?") is not a step label and changes no label: it goes to the manifest's `audit.checks`
+(claim -> step key -> the answer), carried over from the version it was imported into, where
+`estimate` scores calc's labels against it. Every record must answer a question the pack
+asked about its step (`samples.jsonl`'s `asks`); one that does not is quarantined. A file
+whose step records name no claim (written before claims) is read as answering the step
+question, and the import says so once for that file (`audit.read_as_step`).
 """
 
 from __future__ import annotations
@@ -29,7 +37,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from labeling.audit.sample import HUMAN, step_key
+from labeling.audit.claims import Claim
+from labeling.audit.sample import HUMAN, step_claims, step_key
 from labeling.audit.verdicts import RATINGS, ChainVerdict, Problem, Verdict, parse, resolve
 from labeling.combine import DEFAULT_CONSENSUS, combine
 from labeling.first_error import first_error
@@ -151,21 +160,28 @@ def import_verdicts(root: Path, pack: Path, files: list[str], out: Path,
     neutral = neutral or neutral_of(manifest)
     by_key = {step_key(r["chain_id"], i): r for r in rows for i in range(len(r["completions"]))}
     by_chain = {r["chain_id"]: r for r in rows}
-    known = {x["key"] for x in lines} & set(by_key)
+    known = {x["key"]: set(step_claims(x)) for x in lines if x["key"] in by_key}
     chains = {x["chain_id"]: len(by_chain[x["chain_id"]]["completions"])
               for x in lines if x["chain_id"] in by_chain}  # fmt: skip
     verdicts: list[Verdict | ChainVerdict] = []
     problems: list[Problem] = []
     skips = 0
+    read_as_step: dict[str, int] = {}  # file -> its step records that named no claim
     for f in files:
         try:
             got, bad, skipped = parse(Path(f).read_text(), known, Path(f).name, chains)
         except ValueError as exc:
             raise UserError(f"{f}: {exc}") from None
         verdicts, problems, skips = verdicts + got, problems + bad, skips + skipped
+        unnamed = sum(isinstance(v, Verdict) and not v.named for v in got)
+        if unnamed:
+            read_as_step[str(f)] = unnamed
     verdicts, problems = resolve(verdicts, problems, neutral)
+    checks, check_problems = _checks(verdicts, manifest)
+    problems += check_problems
     applied: list[Applied] = []
     answered: dict[str, int] = {}  # chain -> a chain answer's first error
+    verdicts = [v for v in verdicts if isinstance(v, ChainVerdict) or v.claim == Claim.step]
     explicit = {(v.chain, v.step) for v in verdicts if isinstance(v, Verdict)}
     step_verdicts = 0
     for v in verdicts:
@@ -190,7 +206,34 @@ def import_verdicts(root: Path, pack: Path, files: list[str], out: Path,
         "verdicts_used": step_verdicts, "chain_answers_used": len(answered),
         "steps_reviewed": len(applied), "quarantined": len(problems), "skipped": skips,
         "neutral": str(neutral), "steps_relabeled": changed[0], "chains_relabeled": changed[1],
+        "check_answers_used": checks[1], "checks": checks[0], "read_as_step": read_as_step,
     })  # fmt: skip
+
+
+Checks = dict[str, dict[str, dict[str, str]]]  # claim -> step key -> the answer and who gave it
+
+
+def _checks(verdicts: list[Verdict | ChainVerdict], manifest: dict[str, Any]
+            ) -> tuple[tuple[Checks, int], list[Problem]]:  # fmt: skip
+    """((claim -> step key -> answer, answers added), problems): the answers to checks'
+    own questions, over those the version already holds (`audit.checks`); one that differs
+    from a held answer is set aside (the held one stays)."""
+    held = ((manifest.get("audit") or {}).get("checks")) or {}
+    out = {claim: dict(answers) for claim, answers in held.items()}
+    problems, added = [], 0
+    for v in verdicts:
+        if isinstance(v, ChainVerdict) or v.claim == Claim.step:
+            continue
+        mine = out.setdefault(str(v.claim), {})
+        before = mine.get(v.item)
+        if before is not None and before["verdict"] != v.verdict:
+            problems.append(Problem(v.index, v.item, f"{v.claim} verdict {v.verdict} for step "
+                                    f"{v.item} conflicts with the earlier review's "
+                                    f"{before['verdict']}; not used", v.verdict, v.origin))
+            continue
+        added += before is None
+        mine[v.item] = {"verdict": v.verdict, "reviewer": v.reviewer, "review_id": v.review_id}
+    return (out, added), problems
 
 
 def _apply(applied: list[Applied], answered: dict[str, int], by_chain: dict[str, dict],

@@ -20,14 +20,15 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from labeling.audit.claims import Claim
+from labeling.audit.claims import Claim, page_texts, question
 from labeling.audit.estimate import coverage
 from labeling.audit.sample import (
     SampleItem,
     StepView,
+    asks,
     chain_views,
-    parse_stratum,
     review_plan,
+    step_claims,
     strata,
 )
 from labeling.audit.verdicts import PAGE_FORMAT, Mode
@@ -79,21 +80,13 @@ def first_errors(chain: list[StepView]) -> dict[str, int | None]:
     return {s: first_error([v.labels[s] for v in chain]) for s in sources}
 
 
-def asks(strata_drawn: list[str]) -> list[str]:
-    """The questions a sampled step needs: `step` for a step claim (and for a queue step,
-    drawn for a doubt about the step), `chain` for a prefix claim."""
-    claims = {parse_stratum(name)[2] for name in strata_drawn} or {str(Claim.step)}
-    return [q for q, c in ((Mode.step.value, Claim.step), (Mode.chain.value, Claim.prefix))
-            if str(c) in claims]  # fmt: skip
-
-
 def sample_line(it: SampleItem, chain: list[StepView]) -> dict[str, Any]:
     v = it.view
     return {
         "key": v.key, "problem_id": v.problem_id, "chain_id": v.chain_id, "step": v.step,
         "n_steps": v.n_steps, "strata": it.strata, "queue_rank": it.queue_rank,
         "reasons": it.reasons, "labels": dict(v.labels), "claims": dict(v.claims),
-        "first_errors": first_errors(chain), "asks": asks(it.strata),
+        "first_errors": first_errors(chain), "asks": asks(it.strata, it.queue_rank is not None),
     }  # fmt: skip
 
 
@@ -107,7 +100,7 @@ def page_item(line: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
     ]  # fmt: skip
     return {
         "key": line["key"], "chain": line["chain_id"], "step": line["step"],
-        "asks": line.get("asks") or [Mode.step.value], "labels": line["labels"],
+        "asks": line.get("asks") or [str(Claim.step)], "labels": line["labels"],
         "claims": line.get("claims") or {}, "said": said,
         "why": "; ".join(line["reasons"]) or ("stratified: " + ", ".join(line["strata"])),
     }
@@ -140,9 +133,10 @@ def render_page(pack_id: str, chains: dict[str, Any], items: list[dict[str, Any]
     )  # fmt: skip
     # `neutral`: what a neutral step verdict counts as when the page checks it against a
     # chain answer (the dataset's labels.neutral, as the import does by default).
+    # `claims`: every claim's question and words (labeling.audit.claims, their one home).
     data = {"pack": pack_id, "format": PAGE_FORMAT, "blind": blind, "mode": str(mode),
             "neutral": str(neutral), "chains": chains, "items": items,
-            "unit": unit}  # fmt: skip
+            "unit": unit, "claims": page_texts(unit)}  # fmt: skip
     return env.get_template("review.html.j2").render(data=data, title=title)
 
 
@@ -153,16 +147,19 @@ def _ls_chain_html(steps: list[str], mark: int | None = None) -> str:
                    for i, s in enumerate(steps))  # fmt: skip
 
 
-def labelstudio_tasks(items: list[dict[str, Any]], chains: dict[str, Any]
+def labelstudio_tasks(items: list[dict[str, Any]], chains: dict[str, Any], unit: str = "step"
                       ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:  # fmt: skip
-    """(step tasks, chain tasks): one step task per sampled step that needs a step question,
-    the step under review marked; one chain task per chain with a prefix claim to check.
+    """(step tasks, chain tasks): one step task per step question a sampled step needs (one
+    per claim: "is it correct?", "does its arithmetic hold?"), the step under review marked
+    and the question the claim's; one chain task per chain with a prefix claim to check.
     Steps are numbered from 0, as in the data."""
-    step_tasks = [{"data": {"item": it["key"], "problem": chains[it["chain"]]["problem"],
+    step_tasks = [{"data": {"item": it["key"], "claim": claim,
+                            "question": question(claim, unit, it["step"]),
+                            "problem": chains[it["chain"]]["problem"],
                             "chain": _ls_chain_html(chains[it["chain"]]["steps"], it["step"]),
                             "step_number": it["step"]}}
-                  for it in items if Mode.step.value in it["asks"]]  # fmt: skip
-    wanted = dict.fromkeys(it["chain"] for it in items if Mode.chain.value in it["asks"])
+                  for it in items for claim in step_claims(it)]  # fmt: skip
+    wanted = dict.fromkeys(it["chain"] for it in items if str(Claim.prefix) in it["asks"])
     chain_tasks = [{"data": {"chain_id": c, "problem": chains[c]["problem"],
                              "chain": _ls_chain_html(chains[c]["steps"]),
                              "last_step": len(chains[c]["steps"]) - 1}} for c in wanted]
@@ -172,7 +169,7 @@ def labelstudio_tasks(items: list[dict[str, Any]], chains: dict[str, Any]
 LS_INTERFACE = """<View>
   <Header value="Problem"/>
   <Text name="problem" value="$problem"/>
-  <Header value="Is step $step_number (highlighted) itself correct? (Steps count from 0.)"/>
+  <Header value="$question (Steps count from 0.)"/>
   <HyperText name="chain" value="$chain"/>
   <Choices name="verdict" toName="chain" choice="single" showInline="true" required="true">
     <Choice value="correct" hotkey="c"/>
@@ -198,10 +195,14 @@ def write_pack(
     blind: bool, oracle: bool, mode: str = Mode.chain.value,
 ) -> dict[str, Any]:  # fmt: skip
     """Sample the dataset at `root` into the review pack at `pack`; returns the plan. `mode`:
-    the page's opening mode, and the one the oracle answers in."""
+    the page's opening mode, and the one the oracle answers in (`auto`: `sections` for
+    traces cut into sections, whose labels judge each section on its own, else `chain`)."""
     from pipelines.audit.oracle import oracle_export
 
     rows, manifest = load_rows(root)
+    unit = unit_of(manifest)
+    if mode == "auto":
+        mode = Mode.sections.value if unit == "section" else Mode.chain.value
     policy, after_error = policy_of(manifest), after_error_of(manifest)
     by_chain = {r["chain_id"]: r for r in rows}
     if len(by_chain) != len(rows):
@@ -228,10 +229,9 @@ def write_pack(
     items = [page_item(x, by_chain[x["chain_id"]]) for x in lines]
     order = dict.fromkeys(x["chain"] for x in items)
     shown = {c: page_chain(by_chain[c], chains[c]) for c in order}
-    unit = unit_of(manifest)
     title = f"{Path(root).name}: {len(items)} {unit}s of {len(shown)} chains to review"
     text = "".join(json.dumps(x, sort_keys=True) + "\n" for x in lines)
-    step_tasks, chain_tasks = labelstudio_tasks(items, shown)
+    step_tasks, chain_tasks = labelstudio_tasks(items, shown, unit)
     atomic_write_bytes(pack / SAMPLES, text.encode())
     page = render_page(pack_id, shown, items, blind, mode, title, neutral_of(manifest), unit)
     atomic_write_bytes(pack / PAGE, page.encode())
