@@ -1,14 +1,15 @@
-"""The cue words of reasoning moves at the start of a paragraph, per language. Pure data + one
-function.
+"""The cue words of reasoning moves at the start of a paragraph, per language. Pure data + two
+functions.
 
 A reasoning trace changes course at the start of a paragraph: a new attempt or strategy
 ("Alternatively", "Let me try another approach", 换个思路), a check ("Let me verify", 验证一下),
 a correction ("Wait, that's wrong", 等等，不对), a conclusion ("So the answer is", 综上), or a new
 part of the work (a heading, "Case 2", "Now,", 首先). `cue(paragraph)` names the move a
 paragraph opens with and how strongly it marks a new section (`Cue.strength`: 3 strong, 2
-medium, 1 weak); `labeling.steps.sections` weighs them against a token budget. English and Chinese
-are covered (the languages R1-style models think in); a paragraph in another language has no
-cue and is cut by the budget alone.
+medium, 1 weak); `closes(paragraph)` says whether it draws a result ("So ...", "Therefore ...",
+所以), which ends a thought. `labeling.steps.sections` turns both into how strongly the reasoning
+turns at each paragraph. English and Chinese are covered (the languages R1-style models think
+in); a paragraph in another language has no cue and is cut by the budget alone.
 
 What this promises: a pure function of the paragraph's first 80 characters, the same on
 every machine (the tables below are the whole rule; `CUES_VERSION` goes into the manifest).
@@ -22,7 +23,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-CUES_VERSION = "1"  # bump when the tables change: the manifest records which cut a run used
+CUES_VERSION = "2"  # bump when the tables change: the manifest records which cut a run used
 
 
 class Move(StrEnum):
@@ -130,6 +131,10 @@ _COMPILED = tuple(
     for move, strength, pattern in table
 )
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+# A paragraph that draws a result ("So x = 3.", "Therefore n = 4 is bad.", 所以): the thought
+# it ends is closed, and the paragraph after it is where a new one can start.
+_CLOSING = re.compile(_EN_OPENER + r"(?:so|thus|therefore|hence)\b|" + _ZH_OPENER
+                      + r"(?:所以|因此|综上|于是|由此可见|最终)")
 
 
 def cue(paragraph: str) -> Cue | None:
@@ -145,4 +150,13 @@ def cue(paragraph: str) -> Cue | None:
     return None
 
 
-__all__ = ["CUES_VERSION", "Cue", "Move", "cue"]
+def closes(paragraph: str) -> bool:
+    """Whether `paragraph` opens by drawing a result (a conclusion cue, or "so", "thus",
+    "therefore", "hence", 所以, 因此, ...): the thought before the next paragraph is closed."""
+    head = _LEAD.sub("", paragraph[:80])
+    found = cue(head)
+    return (found is not None and found.move == Move.conclusion) or bool(
+        _CLOSING.match(head.lower()))
+
+
+__all__ = ["CUES_VERSION", "Cue", "Move", "closes", "cue"]
