@@ -12,7 +12,8 @@ A thinking model's trace has hundreds of paragraphs (DeltaBench's: 78-362) where
 2. Every paragraph start gets how strongly the reasoning turns there (`turn_strengths`): the
    strength of the cue it opens with (`labeling.steps.cues`: a new attempt, a check, a
    correction, a conclusion, a new part; 3, 2, 1 or 0), plus `CLOSED_BONUS` when the
-   paragraph before it draws a result ("So n = 4 is bad."): a thought ended there.
+   paragraph before it draws a result ("So n = 4 is bad."), twice that when it states an
+   answer (`\\boxed`, "the answer is"): a thought, or a whole attempt, ended there.
 3. Every paragraph starts as a section of its own; boundaries are then merged away, the
    weakest turn first (ties: the pair with the fewest tokens, then the earliest), never by
    spacing cuts evenly. First the boundaries that mark no turn (below `SECTION_COST`: no cue,
@@ -35,9 +36,10 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from labeling.steps.cues import CUES_VERSION, closes, cue
+from labeling.steps.cues import CUES_VERSION, closure, cue
 from labeling.steps.thinking import parse_trace
 
 Span = tuple[int, int]
@@ -105,13 +107,14 @@ def paragraphs(text: str, start: int = 0, end: int | None = None) -> list[Span]:
 def turn_strengths(paras: list[str]) -> list[float]:
     """How strongly the reasoning turns at the start of each paragraph: its cue's strength
     (`labeling.steps.cues`, 0 without one) plus `CLOSED_BONUS` when the paragraph before it
-    draws a result (`closes`). The first paragraph's value is never used."""
+    draws a result, twice that when it states an answer (`closure`). The first paragraph's
+    value is never used."""
     out: list[float] = []
     for k, para in enumerate(paras):
         found = cue(para)
         strength = float(found.strength) if found else 0.0
-        if k and closes(paras[k - 1]):
-            strength += CLOSED_BONUS
+        if k:
+            strength += CLOSED_BONUS * closure(paras[k - 1])
         out.append(strength)
     return out
 
@@ -151,7 +154,7 @@ class _Sections:
         return [k for k in range(self.n) if self.alive[k]]
 
 
-def _merge_weakest(sections: _Sections, removable) -> None:  # noqa: ANN001
+def _merge_weakest(sections: _Sections, removable: Callable[[int], bool]) -> None:
     """Remove boundaries weakest first (`_Sections.key`) while `removable(k)` allows. A
     boundary that is not removable now never becomes so (sections only grow and the count only
     falls), so one pass over a heap with stale entries skipped is exact."""

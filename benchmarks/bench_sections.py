@@ -1,0 +1,143 @@
+"""How well the section cut finds the turns of a trace, measured so that nothing is tuned to the
+records it is scored on. Prints figures.
+
+    .venv/bin/python benchmarks/bench_sections.py loo        # DeltaBench's 4 dev records
+    .venv/bin/python benchmarks/bench_sections.py composed   # restarts in sampled attempts
+
+`loo`: leave-one-out over DeltaBench's dev records for the cut's two free constants
+(`CLOSED_BONUS`, `SMALL_SHARE` in `labeling.steps.sections`): for each record, the pair from a
+small grid with the best boundary recall on the other three (ties: the shipped pair, then the
+grid's order) cuts the held-out record; the held-out hits are summed. Recall is
+`bench_traces.py split`'s: human section starts 2..n that one of our starts hits within one
+paragraph. Also prints, per record, our section count over the human one.
+
+`composed`: long traces made of several sampled attempts at one problem (the BiRM samples of
+`math_shepherd_sample/`, three generators, ten problems each; an attempt's steps are its
+paragraphs), one attempt after another the way a thinking model starts over. The marked
+boundaries are where each attempt after the first starts; nobody chose them by looking at the
+cut. Two forms: the attempts as sampled (each ends "The answer is: ..."), and with that last
+line dropped (a restart without a closed thought). Recall at `max_sections` = the marked
+count and twice it: whether the restarts are among the strongest turns of the trace.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_traces import DELTABENCH, _even, _para_starts, _records, _score  # noqa: E402
+from labeling.steps import sections  # noqa: E402
+from labeling.steps.sections import SectionOptions, section_spans  # noqa: E402
+
+SHEPHERD = ROOT.parent / "shared" / "data" / "math_shepherd_sample"
+GRID = {"CLOSED_BONUS": (0.0, 0.5, 1.0, 2.0, 3.0), "SMALL_SHARE": (0.05, 0.1, 0.25)}
+
+
+def _hits(text: str, human: list[int], last: int, opts: SectionOptions) -> tuple[int, int]:
+    """(human boundaries hit within one paragraph, our section count) for one trace."""
+    starts = _para_starts(text)
+    mine = [bisect.bisect_right(starts, a) for a, _ in section_spans(text, opts)]
+    return _score(mine, human, last)[0], len(mine)
+
+
+def _with(constants: dict[str, float]) -> None:
+    for name, value in constants.items():
+        setattr(sections, name, value)
+
+
+def loo(path: Path, opts: SectionOptions) -> None:
+    records = _records(path)
+    shipped = {name: getattr(sections, name) for name in GRID}
+    pairs = [dict(zip(GRID, values, strict=True)) for values in itertools.product(*GRID.values())]
+    table: list[list[tuple[int, int]]] = []  # [pair][record] -> (hits, count)
+    for pair in pairs:
+        _with(pair)
+        table.append([_hits(d["long_cot"], [s["start"] for s in d["sections"]][1:],
+                            d["sections"][-1]["end"], opts) for d in records])
+    _with(shipped)
+    bounds = [len(d["sections"]) - 1 for d in records]
+    print(f"section_tokens={opts.tokens} max_sections={opts.max_sections}; grid {GRID}")
+    held = 0
+    for r, d in enumerate(records):
+        rest = [k for k in range(len(records)) if k != r]
+        best = max(range(len(pairs)), key=lambda p: (sum(table[p][k][0] for k in rest),
+                                                      pairs[p] == shipped, -p))
+        hits, count = table[best][r]
+        held += hits
+        print(f"{d['id'][:8]} held out: chosen {pairs[best]}, recall {hits}/{bounds[r]}, "
+              f"sections {count} / human {len(d['sections'])} = "
+              f"{count / len(d['sections']):.2f}")
+    p0 = pairs.index(shipped)
+    print(f"leave-one-out recall {held}/{sum(bounds)} = {held / sum(bounds):.3f}; shipped "
+          f"constants on all four {sum(h for h, _ in table[p0])}/{sum(bounds)} = "
+          f"{sum(h for h, _ in table[p0]) / sum(bounds):.3f}")
+
+
+def _composed(attempts_per_trace: int, closed: bool) -> list[tuple[str, list[int]]]:
+    """(trace, 1-based paragraph numbers where attempts 2.. start) for every problem of every
+    BiRM file: its first `attempts_per_trace` attempts with at least three steps."""
+    out = []
+    for path in sorted(SHEPHERD.glob("birm_*.jsonl")):
+        for row in _records(path):
+            attempts = []
+            for o in row["outputs"]:
+                steps = [s.strip() for s in o["response"].split("ки") if s.strip()]
+                if not closed and steps and "the answer is" in steps[-1].lower():
+                    steps = steps[:-1]
+                if len(steps) >= 3:
+                    attempts.append(steps)
+            attempts = attempts[:attempts_per_trace]
+            if len(attempts) < 2:
+                continue
+            marks, paras = [], []
+            for steps in attempts:
+                marks.append(len(paras) + 1)
+                paras.extend(steps)
+            out.append(("\n\n".join(paras), marks[1:]))
+    return out
+
+
+def composed(attempts_per_trace: int) -> None:
+    for closed in (True, False):
+        traces = _composed(attempts_per_trace, closed)
+        form = "as sampled" if closed else "last line dropped"
+        for factor in (1, 2):
+            hit = even = total = 0
+            for text, marks in traces:
+                opts = SectionOptions(max_sections=factor * (len(marks) + 1))
+                starts = _para_starts(text)
+                h, count = _hits(text, marks, len(starts), opts)
+                spread = [bisect.bisect_right(starts, a) for a in _even(text, count)]
+                hit, total = hit + h, total + len(marks)
+                even += _score(spread, marks, len(starts))[0]
+            print(f"{len(traces)} traces of {attempts_per_trace} attempts, {form}, "
+                  f"max_sections = {factor}x marked: restarts hit within one paragraph "
+                  f"{hit}/{total} = {hit / total:.3f} (as many cuts spaced evenly: "
+                  f"{even / total:.3f})")
+
+
+def main() -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="what", required=True)
+    s = sub.add_parser("loo")
+    s.add_argument("--path", type=Path, default=DELTABENCH)
+    s.add_argument("--tokens", type=int, default=SectionOptions().tokens)
+    s.add_argument("--max-sections", type=int, default=SectionOptions().max_sections)
+    c = sub.add_parser("composed")
+    c.add_argument("--attempts", type=int, default=6)
+    args = ap.parse_args()
+    if args.what == "loo":
+        loo(args.path, SectionOptions(args.tokens, args.max_sections))
+    else:
+        composed(args.attempts)
+
+
+if __name__ == "__main__":
+    main()
