@@ -4,10 +4,11 @@ records it is scored on. Prints figures.
     .venv/bin/python benchmarks/bench_sections.py loo        # DeltaBench's 4 dev records
     .venv/bin/python benchmarks/bench_sections.py composed   # restarts in sampled attempts
 
-`loo`: leave-one-out over DeltaBench's dev records for the cut's two free constants
-(`CLOSED_BONUS`, `SMALL_SHARE` in `labeling.steps.sections`): for each record, the pair from a
-small grid with the best boundary recall on the other three (ties: the shipped pair, then the
-grid's order) cuts the held-out record; the held-out hits are summed. Recall is
+`loo`: leave-one-out over DeltaBench's dev records for the cut's free choices (`CLOSED_BONUS`,
+`SMALL_SHARE` in `labeling.steps.sections`, and the strength of a correction cue in
+`labeling.steps.cues`): for each record, the choice from a small grid with the best boundary
+recall on the other three (ties: the shipped one, then the grid's order) cuts the held-out
+record; the held-out hits are summed. Recall is
 `bench_traces.py split`'s: human section starts 2..n that one of our starts hits within one
 paragraph. Also prints, per record, our section count over the human one.
 
@@ -31,11 +32,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_traces import DELTABENCH, _even, _para_starts, _records, _score  # noqa: E402
-from labeling.steps import sections  # noqa: E402
+from labeling.steps import cues, sections  # noqa: E402
 from labeling.steps.sections import SectionOptions, section_spans  # noqa: E402
 
 SHEPHERD = ROOT.parent / "shared" / "data" / "math_shepherd_sample"
-GRID = {"CLOSED_BONUS": (0.0, 0.5, 1.0, 2.0, 3.0), "SMALL_SHARE": (0.05, 0.1, 0.25)}
+GRID = {"CLOSED_BONUS": (0.0, 0.5, 1.0, 2.0, 3.0), "SMALL_SHARE": (0.05, 0.1, 0.25),
+        "correction": (2, 3)}
+_TABLE = cues._COMPILED
 
 
 def _hits(text: str, human: list[int], last: int, opts: SectionOptions) -> tuple[int, int]:
@@ -45,14 +48,21 @@ def _hits(text: str, human: list[int], last: int, opts: SectionOptions) -> tuple
     return _score(mine, human, last)[0], len(mine)
 
 
-def _with(constants: dict[str, float]) -> None:
-    for name, value in constants.items():
-        setattr(sections, name, value)
+def _with(choice: dict[str, float]) -> None:
+    """Cut with `choice`: the sections module's constants, and the correction cues' strength
+    (the compiled cue table rebuilt with it)."""
+    for name, value in choice.items():
+        if name == "correction":
+            cues._COMPILED = tuple((move, int(value) if move == cues.Move.correction else k,
+                                    lang, pattern) for move, k, lang, pattern in _TABLE)
+        else:
+            setattr(sections, name, value)
 
 
 def loo(path: Path, opts: SectionOptions) -> None:
     records = _records(path)
-    shipped = {name: getattr(sections, name) for name in GRID}
+    shipped = {name: getattr(sections, name) for name in GRID if name != "correction"}
+    shipped["correction"] = next(k for move, k, _, _ in _TABLE if move == cues.Move.correction)
     pairs = [dict(zip(GRID, values, strict=True)) for values in itertools.product(*GRID.values())]
     table: list[list[tuple[int, int]]] = []  # [pair][record] -> (hits, count)
     for pair in pairs:

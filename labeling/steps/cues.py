@@ -52,7 +52,9 @@ _LEAD = re.compile(r"^[\s>*_#`\"'“‘(\[]*")
 # patterns see the paragraph's start lower-cased, with an optional "but"/"and"/"okay," first.
 _EN_OPENER = r"(?:(?:but|and|okay|ok|alright|hmm+|well|oh|so|now)[,.!]?\s+)?"
 _EN: tuple[tuple[Move, int, str], ...] = (
-    (Move.correction, 3,
+    # A correction mostly fixes a detail of the thought in progress ("Wait, 2^1 = 2 mod 3"):
+    # medium, below an explicit new strategy, a check or a new part, which open a new sub-goal.
+    (Move.correction, 2,
      r"(?:wait|hold on|hang on|oops|uh[- ]oh|whoops)\b"
      r"|no[,.!]\s+(?:wait|that|this|it)\b"
      r"|actually[,]?\s+(?:no|that|this|it|i|wait|we)\b"
