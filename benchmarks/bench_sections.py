@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import json
 import sys
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from labeling.steps import cues, sections  # noqa: E402
 from labeling.steps.sections import SectionOptions, section_spans  # noqa: E402
 
 SHEPHERD = ROOT.parent / "shared" / "data" / "math_shepherd_sample"
+PROCESSBENCH = ROOT.parent / "shared" / "data" / "processbench_dev"
 GRID = {"CLOSED_BONUS": (0.0, 0.5, 1.0, 2.0, 3.0), "SMALL_SHARE": (0.05, 0.1, 0.25),
         "correction": (2, 3)}
 _TABLE = cues._COMPILED
@@ -88,34 +90,46 @@ def loo(path: Path, opts: SectionOptions) -> None:
           f"{sum(h for h, _ in table[p0]) / sum(bounds):.3f}")
 
 
-def _composed(attempts_per_trace: int, closed: bool) -> list[tuple[str, list[int]]]:
-    """(trace, 1-based paragraph numbers where attempts 2.. start) for every problem of every
-    BiRM file: its first `attempts_per_trace` attempts with at least three steps."""
+def _attempts(source: str) -> list[list[list[str]]]:
+    """Groups of attempts (each a list of steps) to compose traces from. `birm`: the sampled
+    attempts at one problem, per problem of every BiRM file; `processbench`: solutions of six
+    different problems in file order (a trace that moves on to a new sub-problem), from
+    ProcessBench's OlympiadBench and Omni-MATH sets."""
+    if source == "birm":
+        return [[[s.strip() for s in o["response"].split("ки") if s.strip()]
+                 for o in row["outputs"]]
+                for path in sorted(SHEPHERD.glob("birm_*.jsonl")) for row in _records(path)]
+    groups = []
+    for name in ("olympiadbench", "omnimath"):
+        rows = json.loads((PROCESSBENCH / f"{name}.json").read_text())
+        steps = [[s.strip() for s in r["steps"] if s.strip()] for r in rows]
+        groups += [steps[k:k + 6] for k in range(0, len(steps) - 5, 6)]
+    return groups
+
+
+def _composed(source: str, attempts_per_trace: int,
+              closed: bool) -> list[tuple[str, list[int]]]:
+    """(trace, 1-based paragraph numbers where attempts 2.. start) for every group of
+    `_attempts(source)`: its first `attempts_per_trace` attempts with at least three steps;
+    `closed=False` drops each attempt's last step (its stated answer)."""
     out = []
-    for path in sorted(SHEPHERD.glob("birm_*.jsonl")):
-        for row in _records(path):
-            attempts = []
-            for o in row["outputs"]:
-                steps = [s.strip() for s in o["response"].split("ки") if s.strip()]
-                if not closed and steps and "the answer is" in steps[-1].lower():
-                    steps = steps[:-1]
-                if len(steps) >= 3:
-                    attempts.append(steps)
-            attempts = attempts[:attempts_per_trace]
-            if len(attempts) < 2:
-                continue
-            marks, paras = [], []
-            for steps in attempts:
-                marks.append(len(paras) + 1)
-                paras.extend(steps)
-            out.append(("\n\n".join(paras), marks[1:]))
+    for group in _attempts(source):
+        attempts = [steps if closed else steps[:-1] for steps in group]
+        attempts = [steps for steps in attempts if len(steps) >= 3][:attempts_per_trace]
+        if len(attempts) < 2:
+            continue
+        marks, paras = [], []
+        for steps in attempts:
+            marks.append(len(paras) + 1)
+            paras.extend(steps)
+        out.append(("\n\n".join(paras), marks[1:]))
     return out
 
 
 def composed(attempts_per_trace: int) -> None:
-    for closed in (True, False):
-        traces = _composed(attempts_per_trace, closed)
-        form = "as sampled" if closed else "last line dropped"
+    for source, closed in itertools.product(("birm", "processbench"), (True, False)):
+        traces = _composed(source, attempts_per_trace, closed)
+        form = "as sampled" if closed else "last step dropped"
         for factor in (1, 2):
             hit = even = total = 0
             for text, marks in traces:
@@ -125,8 +139,8 @@ def composed(attempts_per_trace: int) -> None:
                 spread = [bisect.bisect_right(starts, a) for a in _even(text, count)]
                 hit, total = hit + h, total + len(marks)
                 even += _score(spread, marks, len(starts))[0]
-            print(f"{len(traces)} traces of {attempts_per_trace} attempts, {form}, "
-                  f"max_sections = {factor}x marked: restarts hit within one paragraph "
+            print(f"{source}: {len(traces)} traces of {attempts_per_trace} attempts, {form}, "
+                  f"max_sections = {factor}x marked: starts hit within one paragraph "
                   f"{hit}/{total} = {hit / total:.3f} (as many cuts spaced evenly: "
                   f"{even / total:.3f})")
 
