@@ -45,8 +45,8 @@ from labeling.steps.thinking import parse_trace
 Span = tuple[int, int]
 
 # How strongly the reasoning must turn for a boundary to stand where the budget does not ask
-# for one: a medium or strong cue (2, 3) does, a weak one (1) or a closed thought alone does
-# not, a weak cue after a closed thought does.
+# for one: a medium or strong cue (2, 3) does, and so does a paragraph after a stated answer;
+# a weak cue (1) or a closed thought alone does not, the two together do.
 SECTION_COST = 1.5
 # What a closed thought ("So n = 4 is bad.") adds to the turn at the next paragraph: a new
 # sub-goal often starts there without a cue word ("our task is to find ...").
