@@ -3,6 +3,7 @@ through the one split entry point (labeling/steps/splitters.py)."""
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -10,8 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labeling.steps.cues import Move, cue
-from labeling.steps.sections import SectionOptions, approx_tokens, paragraphs, section_spans
+from labeling.steps.sections import (
+    SectionOptions,
+    approx_tokens,
+    paragraphs,
+    section_spans,
+    turn_strengths,
+)
 from labeling.steps.splitters import split_spans, split_steps
+from tests.conftest import shared
 from tests.synthetic_traces import long_trace, self_correction_trace
 from tests.tiers import examples
 
@@ -153,3 +161,92 @@ def test_any_text_is_cut_into_ordered_stripped_spans(paras, sep, tokens, cap):
         assert text[a:b].strip() == text[a:b]
         assert not re.search(r"\S", text[prev:a].replace("<think>", "")) or prev == 0
         prev = b
+
+
+# Paragraphs whose turn strength the cue tables fix: an explicit new strategy (3), a hedge (2),
+# a weak transition (1), and plain working that neither turns nor closes a thought.
+_STRONG = "Alternatively, I could factor the polynomial first."
+_HEDGE = "Maybe I can use the symmetry of the roots."
+_WEAK = "Then the value of x is 4."
+_PLAIN = "The value of y is 7 and the value of z is 9."
+
+
+def _turns_and_cut(kinds: list[str], opts: SectionOptions) -> tuple[list[float], list[int]]:
+    """A trace with each paragraph of `kinds` followed by two plain ones; the turn strength of
+    each paragraph and the indices of the paragraphs that open a thinking section."""
+    paras = [p for kind in kinds for p in (kind, _PLAIN, _PLAIN)]
+    text = "<think>\n" + "\n\n".join(paras) + "\n</think>\n\nThe answer is 4."
+    spans = section_spans(text, opts)[:-1]
+    starts = [a for a, _ in paragraphs(text, text.index("\n") + 1, text.index("</think>"))]
+    return turn_strengths(paras), [starts.index(a) for a, _ in spans]
+
+
+def test_cue_strength_orders_the_turns():
+    strengths = turn_strengths([_PLAIN, _STRONG, _HEDGE, _WEAK, _PLAIN])
+    assert strengths[1] > strengths[2] > strengths[3] > strengths[4]
+
+
+def test_a_closed_thought_and_a_stated_answer_strengthen_the_next_turn():
+    after = [turn_strengths([before, _HEDGE])[1]
+             for before in (_PLAIN, "So y is 7.", "Hence y = \\boxed{7}.")]
+    assert after[0] < after[1] < after[2]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_over_the_cap_the_weakest_turns_are_merged_first(seed):
+    rng = random.Random(seed)
+    kinds = [_STRONG] * 4 + [_HEDGE] * 4 + [_WEAK] * 4
+    rng.shuffle(kinds)
+    for cap in (3, 5, 7, 9):
+        strength, opened = _turns_and_cut(kinds, SectionOptions(tokens=10_000, max_sections=cap))
+        assert len(opened) == cap - 1  # the final section takes one
+        kept = [strength[k] for k in opened[1:]]
+        dropped = [s for k, s in enumerate(strength) if k and k not in opened]
+        assert min(kept) >= max(dropped)
+
+
+def test_the_cap_keeps_the_strongest_turns_where_they_are_not_spread_evenly():
+    # Four strong turns in the first fifth of a long trace, hedges after: over the cap, the
+    # cuts stay at the strong turns instead of moving to even spacing.
+    kinds = [_WEAK] + [_STRONG] * 4 + [_HEDGE] * 15
+    _, opened = _turns_and_cut(kinds, SectionOptions(tokens=10_000, max_sections=6))
+    assert opened == [0, 3, 6, 9, 12]
+
+
+def test_without_a_binding_cap_the_count_follows_the_turns():
+    # Weak transitions and plain working make no section of their own: the trace's three
+    # strong turns give four sections however high the cap.
+    kinds = [_WEAK, _STRONG, _WEAK, _STRONG, _WEAK, _WEAK, _STRONG, _WEAK]
+    for cap in (5, 24, 100):
+        _, opened = _turns_and_cut(kinds, SectionOptions(tokens=10_000, max_sections=cap))
+        assert opened == [0, 3, 9, 18]
+
+
+def test_between_equal_turns_the_smaller_pair_is_merged_first():
+    # Three equal turns and room for one: the two that join the smaller pairs go, the one
+    # between the two largest sections stays.
+    paras = [_PLAIN, _STRONG, _STRONG, _PLAIN, _STRONG, _PLAIN, _PLAIN, _PLAIN]
+    text = "<think>\n" + "\n\n".join(paras) + "\n</think>\n\nThe answer is 4."
+    spans = section_spans(text, SectionOptions(tokens=10_000, max_sections=3))
+    assert [text[a:b] for a, b in spans[:-1]] == ["\n\n".join(paras[:4]), "\n\n".join(paras[4:])]
+
+
+def test_on_deltabench_traces_the_cap_keeps_the_strongest_turns():
+    # Real R1-style traces (78-362 paragraphs) are over the cap: no boundary kept is weaker
+    # than one merged away, and the count stays at the cap. A one-token budget leaves every
+    # paragraph its own section before the cap (with the default budget, a strong turn right
+    # after another is merged first as a section under the floor).
+    import json
+
+    path = shared("deltabench/deltabench_examples_dev.jsonl")
+    opts = SectionOptions(tokens=1)
+    for line in path.read_text().splitlines():
+        text = json.loads(line)["long_cot"]
+        spans = section_spans(text, opts)
+        assert len(spans) == opts.max_sections
+        paras = paragraphs(text, 0, spans[-1][0])
+        strength = turn_strengths([text[a:b] for a, b in paras])
+        starts = [a for a, _ in paras]
+        opened = {starts.index(a) for a, _ in spans[1:-1]}
+        assert min(strength[k] for k in opened) >= max(
+            s for k, s in enumerate(strength) if k and k not in opened)

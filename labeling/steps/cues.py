@@ -1,19 +1,21 @@
-"""The cue words of reasoning moves at the start of a paragraph, per language. Pure data + one
-function.
+"""The cue words of reasoning moves at the start of a paragraph, per language. Pure data + two
+functions.
 
 A reasoning trace changes course at the start of a paragraph: a new attempt or strategy
 ("Alternatively", "Let me try another approach", 换个思路), a check ("Let me verify", 验证一下),
 a correction ("Wait, that's wrong", 等等，不对), a conclusion ("So the answer is", 综上), or a new
 part of the work (a heading, "Case 2", "Now,", 首先). `cue(paragraph)` names the move a
 paragraph opens with and how strongly it marks a new section (`Cue.strength`: 3 strong, 2
-medium, 1 weak); `labeling.steps.sections` weighs them against a token budget. English and Chinese
-are covered (the languages R1-style models think in); a paragraph in another language has no
-cue and is cut by the budget alone.
+medium, 1 weak); `closure(paragraph)` says how fully it ends a thought (it draws a result:
+"So ...", 所以; or it states an answer: `\\boxed`). `labeling.steps.sections` turns both into
+how strongly the reasoning turns at each paragraph. English and Chinese are covered (the
+languages R1-style models think in); a paragraph in another language has no cue and is cut by
+the budget alone.
 
-What this promises: a pure function of the paragraph's first 80 characters, the same on
-every machine (the tables below are the whole rule; `CUES_VERSION` goes into the manifest).
-What it does not: understand the text; a cue word used in another sense ("Wait times are
-...") still counts.
+What this promises: `cue` is a pure function of the paragraph's first 80 characters, `closure`
+of the paragraph, the same on every machine (the tables below are the whole rule;
+`CUES_VERSION` goes into the manifest). What it does not: understand the text; a cue word
+used in another sense ("Wait times are ...") still counts.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-CUES_VERSION = "1"  # bump when the tables change: the manifest records which cut a run used
+CUES_VERSION = "2"  # bump when the tables change: the manifest records which cut a run used
 
 
 class Move(StrEnum):
@@ -50,7 +52,9 @@ _LEAD = re.compile(r"^[\s>*_#`\"'“‘(\[]*")
 # patterns see the paragraph's start lower-cased, with an optional "but"/"and"/"okay," first.
 _EN_OPENER = r"(?:(?:but|and|okay|ok|alright|hmm+|well|oh|so|now)[,.!]?\s+)?"
 _EN: tuple[tuple[Move, int, str], ...] = (
-    (Move.correction, 3,
+    # A correction mostly fixes a detail of the thought in progress ("Wait, 2^1 = 2 mod 3"):
+    # medium, below an explicit new strategy, a check or a new part, which open a new sub-goal.
+    (Move.correction, 2,
      r"(?:wait|hold on|hang on|oops|uh[- ]oh|whoops)\b"
      r"|no[,.!]\s+(?:wait|that|this|it)\b"
      r"|actually[,]?\s+(?:no|that|this|it|i|wait|we)\b"
@@ -70,7 +74,6 @@ _EN: tuple[tuple[Move, int, str], ...] = (
      r"perhaps)\s+(?:try|approach|think (?:differently|again|of another|about another)|"
      r"reconsider|rethink|re-?think|go back|start over|step back|look at (?:it|this|the "
      r"problem) (?:differently|another way|from))"
-     r"|(?:maybe|perhaps)\s+(?:i|we)\s+(?:can|could|should|need|am|are)\b"
      r"|on second thought|let me start over|starting over|a different strategy"
      r"|i need a (?:better|different|new|smarter)\b"
      r"|not sure (?:if|whether|that|how) (?:this|that|it)"
@@ -100,6 +103,9 @@ _EN: tuple[tuple[Move, int, str], ...] = (
      r"|\d{1,2}[.)]\s|moving on\b|next[,:]|first(?:ly)?[,:]|second(?:ly)?[,:]|finally[,:]"
      r"|now[,:]?\s+(?:let's|let me|let us|we|i|for|consider|suppose|compute|calculate|"
      r"to|that|the)\b|now[,:]"),
+    # A hedge ("Maybe I can ...", "Perhaps we should ...") is how R1-style models say most
+    # things: a possible new idea, weaker than an explicit change of strategy above.
+    (Move.attempt, 2, r"(?:maybe|perhaps)\s+(?:i|we)\s+(?:can|could|should|need|am|are)\b"),
     (Move.transition, 1,
      r"(?:so|then|thus|therefore|hence|okay|ok|alright|all right|well|hmm+|let me|let's|"
      r"let us|given|since|also|but|however)\b"),
@@ -130,6 +136,13 @@ _COMPILED = tuple(
     for move, strength, pattern in table
 )
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+# A paragraph that draws a result ("So x = 3.", "Therefore n = 4 is bad.", 所以): the thought
+# it ends is closed, and the paragraph after it is where a new one can start.
+_CLOSING = re.compile(_EN_OPENER + r"(?:so|thus|therefore|hence)\b|" + _ZH_OPENER
+                      + r"(?:所以|因此|综上|于是|由此可见|最终)")
+# An answer stated anywhere in a paragraph also ends a thought: what follows checks it or
+# starts over.
+_ANSWERED = re.compile(r"\\boxed|\\fbox|final answer|the answer is|答案是", re.I)
 
 
 def cue(paragraph: str) -> Cue | None:
@@ -145,4 +158,16 @@ def cue(paragraph: str) -> Cue | None:
     return None
 
 
-__all__ = ["CUES_VERSION", "Cue", "Move", "cue"]
+def closure(paragraph: str) -> int:
+    """How fully `paragraph` ends a thought: 2 when it states an answer anywhere (`\\boxed`,
+    "the answer is", 答案是: what follows checks it or starts over), 1 when it opens by drawing
+    a result (a conclusion cue, or "so", "thus", "therefore", "hence", 所以, 因此, ...), else 0."""
+    if _ANSWERED.search(paragraph):
+        return 2
+    head = _LEAD.sub("", paragraph[:80])
+    found = cue(head)
+    return int((found is not None and found.move == Move.conclusion)
+               or bool(_CLOSING.match(head.lower())))
+
+
+__all__ = ["CUES_VERSION", "Cue", "Move", "closure", "cue"]

@@ -1,4 +1,4 @@
-"""Reasoning traces cut into sections: paragraphs merged at reasoning moves, within a budget.
+"""Reasoning traces cut into sections at the turns of the reasoning, within a budget and a cap.
 Pure functions on strings (`split.mode=sections`, through `labeling.steps.splitters`).
 
 A thinking model's trace has hundreds of paragraphs (DeltaBench's: 78-362) where people see
@@ -9,20 +9,23 @@ A thinking model's trace has hundreds of paragraphs (DeltaBench's: 78-362) where
    without tags is all thinking, and its final section starts at the last paragraph that
    states an answer (`\\boxed`, "final answer", 答案), or is its last paragraph. A thinking
    that never closed has no final section.
-2. Each paragraph that opens with a reasoning move gets that cue's strength
-   (`labeling.steps.cues`: a new attempt, a check, a correction, a conclusion, a new part).
-3. The cut maximises the summed strength of the paragraphs that open a section, less
-   `SECTION_COST` per section and less a cost for sections under `SMALL_SHARE` of the budget
-   (a cue right after another does not make a two-line section; in a trace too short to
-   fill the cap with such sections, the floor is its length over the cap), among the cuts whose
-   sections stay within `tokens` (approximate tokens: words, numbers, symbols, CJK
-   characters; a paragraph longer than the budget is a section of its own, never cut) and
-   number at most `max_sections` (the final section included). Weak cues (1) never pay for
-   a section of their own: they are where the budget cuts when it must. Dynamic programming
-   over (paragraph, sections so far): the best cut, exactly, the same for the same text.
-   Where the budget alone needs more sections than the cap, the boundary with the weakest
-   cue goes (ties: the pair with the fewest tokens, then the earliest) until it fits: the
-   cap wins over the budget.
+2. Every paragraph start gets how strongly the reasoning turns there (`turn_strengths`): the
+   strength of the cue it opens with (`labeling.steps.cues`: a new attempt, a check, a
+   correction, a conclusion, a new part; 3, 2, 1 or 0), plus `CLOSED_BONUS` when the
+   paragraph before it draws a result ("So n = 4 is bad."), twice that when it states an
+   answer (`\\boxed`, "the answer is"): a thought, or a whole attempt, ended there.
+3. Every paragraph starts as a section of its own; boundaries are then merged away, the
+   weakest turn first (ties: the pair with the fewest tokens, then the earliest), never by
+   spacing cuts evenly. First the boundaries that mark no turn (below `SECTION_COST`: no cue,
+   a weak cue, a closed thought alone) and those of sections under the floor (`SMALL_SHARE`
+   of the budget, or of the trace's length over the cap if less: a cue right after another
+   does not make a two-line section) go, as long as the joined section stays within `tokens`
+   (approximate tokens: words, numbers, symbols, CJK characters; a paragraph longer than the
+   budget is a section of its own, never cut). What remains is the trace's own structure:
+   its turns, and the weak boundaries where the budget needs them. Then, while more than
+   `max_sections` remain (the final section included), the weakest boundary left is merged,
+   whatever the size: the cap wins over the budget, and the strongest turns are what stay.
+   A heap over the boundaries: O(n log n) in the paragraphs, the same for the same text.
 
 Every section is a span of the text (`Span`), from the start of its first paragraph to the
 end of its last: the text between two sections is whitespace only. What this does not do:
@@ -31,21 +34,26 @@ understand the reasoning (see `labeling.steps.cues`); cut inside a paragraph.
 
 from __future__ import annotations
 
+import heapq
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from labeling.steps.cues import CUES_VERSION, cue
+from labeling.steps.cues import CUES_VERSION, closure, cue
 from labeling.steps.thinking import parse_trace
 
 Span = tuple[int, int]
 
-# What a section costs in the objective: a cue must be stronger than this to open one by
-# itself (strength 2 and 3 do, 1 does not).
+# How strongly the reasoning must turn for a boundary to stand where the budget does not ask
+# for one: a medium or strong cue (2, 3) does, and so does a paragraph after a stated answer;
+# a weak cue (1) or a closed thought alone does not, the two together do.
 SECTION_COST = 1.5
-# A section below SMALL_SHARE of the budget costs up to SMALL_COST more (linearly, the
-# smaller the dearer): a cue word right after another does not make a two-line section.
-SMALL_SHARE = 0.25
-SMALL_COST = 2.0
+# What a closed thought ("So n = 4 is bad.") adds to the turn at the next paragraph: a new
+# sub-goal often starts there without a cue word ("our task is to find ...").
+CLOSED_BONUS = 1.0
+# Sections below SMALL_SHARE of the budget (or of the trace's length over the cap, if that is
+# less) are merged into a neighbour: a cue right after another does not make a two-line section.
+SMALL_SHARE = 0.1
 _BLANK = re.compile(r"\n[ \t]*\n")
 _TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]|[^\W\d_]+|\d+|[^\w\s]")
 _ANSWER = re.compile(r"\\boxed|\\fbox|final answer|the answer is|答案", re.I)
@@ -96,80 +104,89 @@ def paragraphs(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     return out
 
 
-def _windows(tokens: list[int], budget: int) -> list[int]:
-    """For each end j (exclusive), the first paragraph a section ending at j may start at:
-    sections stay within `budget` tokens, except that one paragraph is always allowed."""
-    first, size, lo = [0] * (len(tokens) + 1), 0, 0
-    for j in range(1, len(tokens) + 1):
-        size += tokens[j - 1]
-        while size > budget and lo < j - 1:
-            size -= tokens[lo]
-            lo += 1
-        first[j] = lo
-    return first
+def turn_strengths(paras: list[str]) -> list[float]:
+    """How strongly the reasoning turns at the start of each paragraph: its cue's strength
+    (`labeling.steps.cues`, 0 without one) plus `CLOSED_BONUS` when the paragraph before it
+    draws a result, twice that when it states an answer (`closure`). The first paragraph's
+    value is never used."""
+    out: list[float] = []
+    for k, para in enumerate(paras):
+        found = cue(para)
+        strength = float(found.strength) if found else 0.0
+        if k:
+            strength += CLOSED_BONUS * closure(paras[k - 1])
+        out.append(strength)
+    return out
 
 
-def _gain(i: int, j: int, n: int, size: int, strength: list[int], floor: float) -> float:
-    """What section [i, j) adds to the objective: its opener's strength less SECTION_COST
-    (the first section opens nothing), less the cost of being small (not the final one)."""
-    small = SMALL_COST * (1 - size / floor) if size < floor and j < n else 0.0
-    return (strength[i] - SECTION_COST if i else 0.0) - small
+class _Sections:
+    """The sections of a run of paragraphs as a linked list of their first paragraphs, merged
+    one boundary at a time. Boundary k (k >= 1) is the start of the section opening at
+    paragraph k; removing it joins that section to the one before."""
+
+    def __init__(self, tokens: list[int], strength: list[float]) -> None:
+        n = len(tokens)
+        self.strength, self.n, self.count = strength, n, n
+        self.prev = list(range(-1, n - 1))
+        self.next = list(range(1, n + 1))
+        self.size = list(tokens)
+        self.alive = [True] * n
+
+    def merged(self, k: int) -> int:
+        return self.size[self.prev[k]] + self.size[k]
+
+    def key(self, k: int) -> tuple[float, int, int]:
+        # The weakest turn goes first; ties: the pair with the fewest tokens, then the earliest.
+        return self.strength[k], self.merged(k), k
+
+    def remove(self, k: int) -> list[int]:
+        """Join section k to the one before; returns the boundaries whose key changed."""
+        p, q = self.prev[k], self.next[k]
+        self.size[p] += self.size[k]
+        self.next[p] = q
+        if q < self.n:
+            self.prev[q] = p
+        self.alive[k] = False
+        self.count -= 1
+        return [b for b in (p, q) if 1 <= b < self.n]
+
+    def starts(self) -> list[int]:
+        return [k for k in range(self.n) if self.alive[k]]
 
 
-def _best_cut(tokens: list[int], strength: list[int], budget: int, cap: int) -> list[int]:
-    """Indices of the paragraphs that open a section (0 always): the cut with at most `cap`
-    sections that maximises the summed `_gain`, every section within `budget` tokens (a single
-    paragraph may exceed it). Dynamic programming over (end, sections so far), exact. Ties go
-    to fewer sections, then to the cut whose last section starts later: deterministic. When
-    the budget alone needs more than `cap` sections, the cap wins (`_drop_weakest`)."""
-    n = len(tokens)
-    first = _windows(tokens, budget)
-    prefix = [0]
-    for t in tokens:
-        prefix.append(prefix[-1] + t)
-    # A short trace (a few sentences, a slip and its fix) is cut at its cues however small
-    # the sections: the floor never asks for fewer sections than the cap allows.
-    floor = min(budget * SMALL_SHARE, prefix[n] / cap)
-    fewest = [0] * (n + 1)  # the fewest sections that can end at j
-    for j in range(1, n + 1):
-        fewest[j] = min(fewest[i] for i in range(first[j], j)) + 1
-    if fewest[n] > cap:  # the budget cannot be kept within the cap
-        return _drop_weakest(_best_cut(tokens, strength, budget, fewest[n]), tokens, strength,
-                             cap)
-    neg = float("-inf")
-    # best[j][c]: the best objective with paragraphs 0..j-1 cut into c sections.
-    best = [[neg] * (cap + 1) for _ in range(n + 1)]
-    back = [[0] * (cap + 1) for _ in range(n + 1)]
-    best[0][0] = 0.0
-    for j in range(1, n + 1):
-        row, brow = best[j], back[j]
-        for i in range(j - 1, first[j] - 1, -1):
-            g = _gain(i, j, n, prefix[j] - prefix[i], strength, floor)
-            prev = best[i]
-            for c in range(fewest[i], cap):
-                if prev[c] != neg and prev[c] + g > row[c + 1]:
-                    row[c + 1], brow[c + 1] = prev[c] + g, i
-    top = max(range(1, cap + 1), key=lambda c: (best[n][c], -c))
-    starts, j, c = [], n, top
-    while j > 0:
-        i = back[j][c]
-        starts.append(i)
-        j, c = i, c - 1
-    return sorted(starts)
+def _merge_weakest(sections: _Sections, removable: Callable[[int], bool]) -> None:
+    """Remove boundaries weakest first (`_Sections.key`) while `removable(k)` allows. A
+    boundary that is not removable now never becomes so (sections only grow and the count only
+    falls), so one pass over a heap with stale entries skipped is exact."""
+    heap = [(sections.key(k), k) for k in range(1, sections.n)]
+    heapq.heapify(heap)
+    while heap:
+        key, k = heapq.heappop(heap)
+        if not sections.alive[k] or key != sections.key(k) or not removable(k):
+            continue
+        for b in sections.remove(k):
+            heapq.heappush(heap, (sections.key(b), b))
 
 
-def _drop_weakest(starts: list[int], tokens: list[int], strength: list[int],
-                  cap: int) -> list[int]:
-    """`starts` with the weakest boundaries removed until at most `cap` sections remain."""
-    starts = list(starts)
-    while len(starts) > max(cap, 1):
-        ends = [*starts[1:], len(tokens)]
-        sizes = [sum(tokens[a:b]) for a, b in zip(starts, ends, strict=True)]
-        # Remove boundary k (k >= 1): section k joins section k-1.
-        k = min(range(1, len(starts)),
-                key=lambda k: (strength[starts[k]], sizes[k - 1] + sizes[k], k))
-        del starts[k]
-    return starts
+def _cut(tokens: list[int], strength: list[float], budget: int, cap: int) -> list[int]:
+    """Indices of the paragraphs that open a section (0 always), at most `cap` of them.
+    First the boundaries that do not mark a turn (strength below `SECTION_COST`) and those of
+    sections below the floor are merged, weakest first, where the joined section stays within
+    `budget`; then, while more than `cap` sections remain, the weakest boundary is merged
+    whatever the size: the cap wins over the budget."""
+    cuts = _Sections(tokens, strength)
+    floor = SMALL_SHARE * min(budget, sum(tokens) / cap)
+
+    def structural(k: int) -> bool:
+        if cuts.merged(k) > budget:
+            return False
+        small = min(cuts.size[cuts.prev[k]], cuts.size[k]) < floor
+        return strength[k] < SECTION_COST or small
+
+    _merge_weakest(cuts, structural)
+    if cuts.count > cap:
+        _merge_weakest(cuts, lambda k: cuts.count > cap)
+    return cuts.starts()
 
 
 def section_spans(text: str, options: SectionOptions | None = None) -> list[Span]:
@@ -195,8 +212,8 @@ def section_spans(text: str, options: SectionOptions | None = None) -> list[Span
     spans: list[Span] = []
     if paras and room > 0:
         tokens = [approx_tokens(text[a:b]) for a, b in paras]
-        strength = [c.strength if (c := cue(text[a:b])) else 0 for a, b in paras]
-        starts = _best_cut(tokens, strength, opts.tokens, room)
+        strength = turn_strengths([text[a:b] for a, b in paras])
+        starts = _cut(tokens, strength, opts.tokens, room)
         ends = [*starts[1:], len(paras)]
         spans = [(paras[a][0], paras[b - 1][1]) for a, b in zip(starts, ends, strict=True)]
     elif paras:  # a cap of one: the thinking joins the final section
@@ -205,4 +222,4 @@ def section_spans(text: str, options: SectionOptions | None = None) -> list[Span
 
 
 __all__ = ["SECTION_COST", "SectionOptions", "Span", "approx_tokens", "paragraphs",
-           "section_spans"]
+           "section_spans", "turn_strengths"]
