@@ -82,9 +82,9 @@ def compare(a_rows: dict, b_rows: dict, columns: list[str]) -> dict[str, list[st
             if isinstance(va, list) and isinstance(vb, list) and len(va) == len(vb):
                 steps = [i for i, (x, y) in enumerate(zip(va, vb, strict=True)) if not _same(x, y)]
                 shown = "; ".join(f"#{i}: {va[i]!r} -> {vb[i]!r}" for i in steps[:2])
-                diffs[col].append(f"{key[1]} steps {steps}: {shown}")
+                diffs[col].append(f"{'/'.join(key)} steps {steps}: {shown}")
             else:
-                diffs[col].append(f"{key[1]}: {va!r} -> {vb!r}")
+                diffs[col].append(f"{'/'.join(key)}: {va!r} -> {vb!r}")
     return diffs
 
 
