@@ -83,6 +83,18 @@ def test_a_cut_other_than_trainings_is_a_warning(tmp_path, split, fields, says):
         assert len(got) == 1 and says in got[0], got
 
 
+def test_sections_cut_by_another_version_of_the_cues_is_a_warning(tmp_path):
+    """A checkpoint whose sections an older cue list cut: this install cuts the same trace
+    elsewhere, so the reward says so (the same budget and cap alone are not the same cut)."""
+    from labeling.steps.sections import SectionOptions
+    from tests.reward_ckpt import tiny_prm
+
+    cut = {**SectionOptions().record(), "mode": "sections", "cut_by": "prm-label", "given": []}
+    assert _warned(tiny_prm(tmp_path / "now", split=cut)) == []
+    got = _warned(tiny_prm(tmp_path / "old", split={**cut, "cues_version": "0"}))
+    assert len(got) == 1 and "cues_version" in got[0] and "cues_version=0" in got[0], got
+
+
 @pytest.mark.train
 def test_a_prm_trained_on_sections_scores_the_same_sections(tmp_path):
     """prm-label cuts given R1-style traces into sections, prm-train trains on them, prm-export

@@ -132,8 +132,9 @@ class PRMReward:
                 problems.append(f"reward.split_mode={cfg.split_mode} while the PRM was "
                                 f"trained on chains cut with {trained}")  # fmt: skip
             if trained == "sections" and self.split_mode == "sections":
-                for key, ours in (("section_tokens", self.sections.tokens),
-                                  ("max_sections", self.sections.max_sections)):  # fmt: skip
+                # every key the cut records: its budget and cap, and its cue list's version
+                # (a newer install cuts the same text elsewhere)
+                for key, ours in self.sections.record().items():
                     if record.get(key) is not None and record[key] != ours:
                         problems.append(f"{key}={ours} while training cut with "
                                         f"{key}={record[key]}")  # fmt: skip
