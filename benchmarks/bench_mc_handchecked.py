@@ -64,6 +64,13 @@ def read_rows(root: Path) -> dict[str, dict]:
     return {r["chain_id"]: r for r in rows}
 
 
+def row_of(rows: dict[str, dict], t: dict) -> dict | None:
+    """The run's row of hand-checked chain `t`; None when the run lacks it or its text
+    changed (a chain is never scored against another's verdict)."""
+    r = rows.get(t["chain_id"])
+    return r if r is not None and steps_hash(r["completions"]) == t["steps_sha"] else None
+
+
 def _first_false(labels: list | None) -> int | None:
     return next((i for i, x in enumerate(labels or []) if x is False), None)
 
@@ -73,8 +80,8 @@ def score(rows: dict[str, dict], truth: list[dict]) -> dict:
     flags: list[str] = []
     wrong_chains: list[str] = []
     for t in truth:
-        r = rows.get(t["chain_id"])
-        if r is None or steps_hash(r["completions"]) != t["steps_sha"]:
+        r = row_of(rows, t)
+        if r is None:
             c["missing"] += 1
             continue
         hand, got = t["first_error"], r["first_error_step"]
@@ -129,9 +136,9 @@ def rate_profile(rows: dict[str, dict], truth: list[dict]) -> tuple[int, int, fl
     x_all = n_all = 0
     flat = rising = 0.0
     for t in truth:
-        r = rows.get(t["chain_id"])
+        r = row_of(rows, t)
         conf = (r or {}).get("mc_self_confidence") or {}
-        if r is None or steps_hash(r["completions"]) != t["steps_sha"] or not conf.get("decided"):
+        if r is None or not conf.get("decided"):
             continue
         x0, n0 = conf["successes"], conf["decided"]
         if conf.get("source", "").startswith("chains"):  # the chain's own outcome is in
@@ -164,7 +171,8 @@ def main(argv: list[str] | None = None) -> None:
     per_label = []
     for spec in args.runs:
         name, _, root = spec.partition("=")
-        r = score(read_rows(Path(root)), truth)
+        rows = read_rows(Path(root))
+        r = score(rows, truth)
         c = Counter(r["counts"])
         print(f"| {name} | {c['with_right']}/{c['with']} | {c['with_early']} "
               f"({c['with_early_by_mc']} / {c['with_early_by_calc']} / "
@@ -176,8 +184,7 @@ def main(argv: list[str] | None = None) -> None:
               f"| {c['prefix_claims_right']}/{c['prefix_claims']} | {c['missing']} |")
         for line in r["mc_step0_flags"]:
             print(f"    MC called a right step 0 wrong: {line}")
-        per_label.append((name, c, r["mc_wrong_false"], rate_profile(read_rows(Path(root)),
-                                                                      truth)))
+        per_label.append((name, c, r["mc_wrong_false"], rate_profile(rows, truth)))
     print("\nMC labels before the last step, prefix semantics (False: gone wrong by here):\n")
     print("| run | False right | True right | chains with a wrong False |")
     print("|---|---|---|---|")
