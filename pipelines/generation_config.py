@@ -130,7 +130,8 @@ class SplitConfig:
         400, "sections: token budget per section (approximate).", ROWS, gt=0
     )
     max_sections: int = option(
-        24, "sections: cap per chain, final answer included; wins over the budget.", ROWS, gt=0
+        SectionOptions().max_sections, "sections: cap per chain, final answer included; wins "
+        "over the budget.", ROWS, gt=0
     )
 
     def section_options(self) -> SectionOptions:

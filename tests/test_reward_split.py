@@ -13,6 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from labeling.steps.sections import SectionOptions
 from pipelines.checkpoint.format import StepFormat
 from pipelines.reward import PRMReward, SplitMismatchWarning
 from pipelines.train.lineage import dataset_split
@@ -86,7 +87,6 @@ def test_a_cut_other_than_trainings_is_a_warning(tmp_path, split, fields, says):
 def test_sections_cut_by_another_version_of_the_cues_is_a_warning(tmp_path):
     """A checkpoint whose sections an older cue list cut: this install cuts the same trace
     elsewhere, so the reward says so (the same budget and cap alone are not the same cut)."""
-    from labeling.steps.sections import SectionOptions
     from tests.reward_ckpt import tiny_prm
 
     cut = {**SectionOptions().record(), "mode": "sections", "cut_by": "prm-label", "given": []}
@@ -127,7 +127,8 @@ def test_a_prm_trained_on_sections_scores_the_same_sections(tmp_path):
     final = Path(summary["final"])
     recorded = json.loads((final / "prm_format.json").read_text())["split"]
     assert recorded["mode"] == "sections" and recorded["cut_by"] == "prm-label"
-    assert recorded["max_sections"] == 24 and recorded["section_tokens"] == 400
+    assert recorded["max_sections"] == SectionOptions().max_sections
+    assert recorded["section_tokens"] == SectionOptions().tokens
     served = tmp_path / "served"
     export(final, served)
     assert StepFormat.load(served).split == recorded

@@ -74,7 +74,7 @@ def test_the_cap_wins_over_the_budget():
 def test_a_300_paragraph_trace_gets_tens_of_sections_at_reasoning_moves():
     trace = long_trace(300, seed=5)
     spans = section_spans(trace.text)
-    assert 10 <= len(spans) <= 24
+    assert 10 <= len(spans) <= SectionOptions().max_sections
     opened = [cue(trace.text[a:b]) for a, b in spans[1:-1]]
     strong = sum(1 for c in opened if c is not None and c.strength >= 2)
     assert strong >= 0.8 * len(opened)  # the cuts fall on moves, not at random

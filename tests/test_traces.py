@@ -12,6 +12,7 @@ import pytest
 
 from labeling.datasets import load_problems
 from labeling.schema import GivenChain, Problem, Quarantined
+from labeling.steps.sections import SectionOptions
 from pipelines.label.app import run
 from tests.conftest import compose
 from tests.synthetic_traces import long_trace, self_correction_trace
@@ -43,7 +44,7 @@ def test_given_traces_are_cut_into_sections_and_keep_their_spans(tmp_path):
     m = _job(tmp_path, data)
     assert m["counts"]["problems_labeled"] == 3
     assert m["split"]["mode"] == "sections" and m["split"]["after_error"] == "keep"
-    assert m["split"]["sections"]["max_sections"] == 24
+    assert m["split"]["sections"]["max_sections"] == SectionOptions().max_sections
     assert m["split"]["chains_thinking"] == 3 and m["split"]["chains_thinking_unfinished"] == 1
     by_text = {t.text: t for t in traces}
     rows = _rows(tmp_path)
@@ -54,10 +55,10 @@ def test_given_traces_are_cut_into_sections_and_keep_their_spans(tmp_path):
         of_text[text] = row
         spans = [(s["start"], s["end"]) for s in row["step_spans"]]
         assert [text[a:b] for a, b in spans] == row["completions"]
-        assert 1 < len(spans) <= 24
+        assert 1 < len(spans) <= SectionOptions().max_sections
         assert row["thinking_finished"] is ("</think>" in text)
     long = of_text[traces[0].text]
-    assert 10 <= len(long["completions"]) <= 24  # 300 paragraphs
+    assert 10 <= len(long["completions"]) <= SectionOptions().max_sections  # 300 paragraphs
     assert long["answer_labels"][-1] is True and long["final_answer"] == traces[0].reference
     cut = next(r for r in rows if r["thinking_finished"] is False)
     # Unfinished thinking: the answer is unknown, never read out of the thinking.
@@ -165,7 +166,7 @@ def test_mc_over_sections_continues_inside_the_thinking(closes):
         a, b = spans[first]
         assert a <= trace.error_offset < b  # the section holding the error
         assert all(x is True for x in labels[:first])
-        # at most 6 probes of k=4 rollouts: a binary search over <= 24 sections
+        # at most 6 probes of k=4 rollouts: a binary search over <= 32 sections, then a confirm
         assert mc.last_stats.requests <= 4 * 6
     else:  # rollouts that never close the thinking decide nothing
         assert all(x is None for x in labels[:-1]) and labels[-1] is False
