@@ -139,6 +139,7 @@ def generate(llm, tok, reqs: list[dict]) -> list:
     from vllm import SamplingParams
 
     from pipelines.engine.actor import format_prompt
+    from pipelines.engine.loops import KEY
 
     prompts = [
         {"prompt_token_ids": tok.encode(format_prompt(tok, r["messages"], r["prefix"], True),
@@ -146,7 +147,8 @@ def generate(llm, tok, reqs: list[dict]) -> list:
         for r in reqs
     ]  # fmt: skip
     params = [SamplingParams(n=r["n"], temperature=r["temperature"], top_p=r["top_p"],
-                             max_tokens=r["max_tokens"], seed=r["seed"], stop=r.get("stop") or [])
+                             max_tokens=r["max_tokens"], seed=r["seed"], stop=r.get("stop") or [],
+                             extra_args={KEY: r["end_loops"]} if r.get("end_loops") else None)
               for r in reqs]  # fmt: skip
     return llm.generate(prompts, params, use_tqdm=False)
 

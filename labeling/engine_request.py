@@ -32,6 +32,9 @@ class EngineRequest:
     top_p: float = 1.0
     prefix: str = ""
     stop: tuple[str, ...] = ()
+    # k >= 2: the engine ends a completion once a line came k times in a row (0: never;
+    # `labeling.text.loops`). Rollouts ask for it: a looping one decides nothing more.
+    end_loops: int = 0
     key: str = field(default="", compare=False)  # the caller's own name for it (a problem id)
 
     def __post_init__(self) -> None:
@@ -42,6 +45,8 @@ class EngineRequest:
                              f"n={self.n}, max_tokens={self.max_tokens}")
         if not self.messages:
             raise ValueError("an engine request needs at least one message")
+        if self.end_loops < 0 or self.end_loops == 1:
+            raise ValueError(f"end_loops must be 0 (off) or >= 2, got {self.end_loops}")
 
     @classmethod
     def user(cls, content: str, **fields: object) -> EngineRequest:
@@ -70,7 +75,8 @@ class EngineRequest:
         in a benchmark) samples exactly as this request did."""
         return {"messages": self.chat(), "prefix": self.prefix, "n": self.n, "seed": self.seed,
                 "max_tokens": self.max_tokens, "temperature": self.temperature,
-                "top_p": self.top_p, "stop": list(self.stop)}  # fmt: skip
+                "top_p": self.top_p, "stop": list(self.stop),
+                "end_loops": self.end_loops}  # fmt: skip
 
 
 __all__ = ["EngineRequest", "Messages"]

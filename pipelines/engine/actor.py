@@ -23,7 +23,8 @@ from typing import Any
 
 from labeling.engine_request import EngineRequest
 from labeling.steps.thinking import THINK_OPEN, template_opener, thinking_open
-from pipelines.engine import nucleus
+from labeling.text.loops import ended_in_loop
+from pipelines.engine import loops, nucleus
 from pipelines.engine.feed import EngineFeed
 
 TOO_LONG = {"texts": [""], "tokens": [0], "finish": ["prompt_too_long"]}
@@ -97,6 +98,9 @@ def llm_kwargs(model_path: str, choice: Any, max_model_len: int, enforce_eager: 
         "enable_chunked_prefill": False,
         "max_num_batched_tokens": max(8192, int(max_model_len)),
         "use_tqdm_on_load": verbose,  # the weights' progress bar is start-up noise
+        # Inert unless a request asks for it (`EngineRequest.end_loops`); by name, so that an
+        # engine core in its own process imports it there.
+        "logits_processors": [loops.FQCN],
     }
     if choice.block_size:
         kwargs["block_size"] = choice.block_size
@@ -130,6 +134,7 @@ class VLLMEngine:
         from pipelines.engine import device
 
         self.clock = StartupClock()
+        self._pieces: Any = None
         threads = threads or int(getattr(engine, "threads", 0) or 0)
         self.device = device.choose(
             str(model.dtype), engine.num_gpus, threads,
@@ -154,7 +159,7 @@ class VLLMEngine:
         self.chat = bool(model.use_chat_template)
         self.max_model_len = int(kwargs["max_model_len"])
         # The feed's thread builds the engine and is the only one to run it (see feed.py).
-        self.feed = EngineFeed(lambda: self._build(LLM, kwargs))
+        self.feed = EngineFeed(lambda: self._build(LLM, kwargs), finish_of=self._finish_of)
         self.clock.mark("loaded")
         self.tokenizer = self.llm.get_tokenizer()
         # Callers format and encode prompts while the feed's thread steps the engine, which
@@ -170,6 +175,17 @@ class VLLMEngine:
         self.llm = llm_class(**kwargs)
         seqs = self.llm.llm_engine.vllm_config.scheduler_config.max_num_seqs
         return self.llm.llm_engine, int(seqs)
+
+    def _finish_of(self, params: Any, output: Any) -> str:
+        """vLLM's finish reason of a completion, or "loop" where `LoopEnd` ended it (read
+        back from its tokens with the same runs). Runs in the feed's thread, which decodes."""
+        k = loops.loop_length(params)
+        if k and output.finish_reason == "stop":
+            if self._pieces is None:
+                self._pieces = loops.Pieces(self.tokenizer)
+            if ended_in_loop([self._pieces(t) for t in output.token_ids], k):
+                return "loop"
+        return str(output.finish_reason)
 
     def _item(self, r: EngineRequest) -> tuple[dict, Any] | None:
         from vllm import SamplingParams
@@ -190,6 +206,7 @@ class VLLMEngine:
             max_tokens=max(1, min(r.max_tokens, room - 1)),
             seed=r.seed,
             stop=list(r.stop),
+            extra_args={loops.KEY: r.end_loops} if r.end_loops else None,
         )
         params.output_kind = RequestOutputKind.FINAL_ONLY  # only finished outputs come back
         return {"prompt_token_ids": ids}, params

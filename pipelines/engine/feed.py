@@ -61,11 +61,15 @@ class EngineFeed:
     for it and raises what it raised.
     """
 
-    def __init__(self, build: Callable[[], tuple[Any, int]]) -> None:
+    def __init__(self, build: Callable[[], tuple[Any, int]],
+                 finish_of: Callable[[Any, Any], str] | None = None) -> None:
         self.engine: Any = None
         self.max_num_seqs = 0
         self._inbox: queue.SimpleQueue = queue.SimpleQueue()
-        self._owner: dict[str, tuple[_Call, int, int]] = {}  # request id -> call, index, budget
+        # request id -> call, index, budget, sampling params
+        self._owner: dict[str, tuple[_Call, int, int, Any]] = {}
+        # (params, completion) -> its finish reason: vLLM's, unless the owner knows better
+        self._finish_of = finish_of or (lambda params, c: str(c.finish_reason))
         self._ids = itertools.count()
         self._lock = threading.Lock()  # guards the counters below (read by stats())
         self.tags: dict[str, TagStats] = {}
@@ -136,7 +140,7 @@ class EngineFeed:
                 return
             block = False
             for rid, prompt, params, index, budget in adds:
-                self._owner[rid] = (call, index, budget)
+                self._owner[rid] = (call, index, budget, params)
                 self.engine.add_request(rid, prompt, params)
 
     def _loop(self) -> None:
@@ -157,20 +161,20 @@ class EngineFeed:
             except BaseException as exc:  # fail every waiting call, then refuse new ones
                 log.error("engine step failed: %r", exc)
                 self.error = exc
-                for call, _, _ in list(self._owner.values()):
+                for call, *_ in list(self._owner.values()):
                     if not call.future.done():
                         call.future.set_exception(exc)
                 self._owner.clear()
                 return
 
     def _finish(self, out: Any) -> None:
-        call, index, budget = self._owner.pop(out.request_id)
+        call, index, budget, params = self._owner.pop(out.request_id)
         tokens = [len(c.token_ids) for c in out.outputs]
         call.results[index] = {
             # Model output is untrusted: a lone surrogate could not be written to a shard.
             "texts": [repair(c.text) for c in out.outputs],
             "tokens": tokens,
-            "finish": [str(c.finish_reason) for c in out.outputs],
+            "finish": [self._finish_of(params, c) for c in out.outputs],
         }
         call.left -= 1
         with self._lock:

@@ -70,6 +70,12 @@ class MCSourceConfig:
     temperature: float | None = option(None, "Rollout sampling temperature; null = "
                                        "sampler.temperature.", ROWS, ge=0)
     max_rounds: int = option(200, "Safety cap on requests per chain.", ROWS, gt=0)
+    end_loops: int = option(
+        4, "The engine ends a rollout once it wrote the same line this many times in a row "
+        "(numbering aside), a loop that would run on to the token cap; it is judged by its text "
+        "as any rollout (its answer, else the loop's last number). 0: never; else >= 2.",
+        ROWS, ge=0,
+    )
     model: ModelConfig = option(
         factory=lambda: ModelConfig(name=""),
         help="The completer's model (name, path, dtype...), with an engine pool of its own; "

@@ -259,6 +259,7 @@ def _mc(cfg: LabelJob, m: Any, ctx: BuildContext) -> Verifier:
         self_rollouts=m.self_rollouts,
         max_rounds=m.max_rounds,
         speculate=m.speculate,
+        end_loops=m.end_loops,
         max_tokens=max_tokens,
         temperature=temperature,
         top_p=cfg.sampler.top_p,

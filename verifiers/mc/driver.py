@@ -86,6 +86,8 @@ class MonteCarloVerifier:
         means: its module under `labeling/mc/`, and `docs/labels.md`).
       self_rollouts: completions of the bare question per problem (the self-confidence).
       max_rounds: safety cap on requests per chain.
+      end_loops: k >= 2: the engine ends a rollout that wrote the same line k times in a row
+        (0: never; `labeling.text.loops`); it is judged like any other, by its text.
       speculate: send the requests a search may need next while the engine has room (the
         labels are the same either way: `verifiers.mc.schedule`).
       max_tokens, temperature: per completion (required: the job passes the sampler's when
@@ -115,6 +117,7 @@ class MonteCarloVerifier:
         self_rollouts: int = 16,
         max_rounds: int = 200,
         speculate: bool = True,
+        end_loops: int = 0,
         temperature: float,
         top_p: float = 1.0,
         domain: str | None = None,
@@ -132,6 +135,10 @@ class MonteCarloVerifier:
             check_workers = int((tests_cfg or {}).get("workers", 1)) if domain != "math" else 1
         method.check()  # a config error raises here, not mid-run
         AfterError(after_error)
+        if end_loops < 0 or end_loops == 1:
+            raise ValueError(f"labels.mc.end_loops={end_loops}: choose 0 (never end a looping "
+                             f"rollout) or a number of repeats >= 2")
+        self.end_loops = end_loops
         if self_rollouts < 0 or max_rounds < 1:
             raise ValueError(f"self_rollouts must be >= 0 and max_rounds >= 1, got "
                              f"{self_rollouts} and {max_rounds}")
@@ -258,7 +265,7 @@ class MonteCarloVerifier:
         requests = [
             EngineRequest.user(self.prompt_fn(p), n=n, seed=derive_seed(self.seed, pid, "question"),
                                max_tokens=self.max_tokens, temperature=self.temperature,
-                               top_p=self.top_p)
+                               top_p=self.top_p, end_loops=self.end_loops)
             for pid, p in problems.items()
         ]
         futures = _submit(self.completer, requests)
@@ -371,4 +378,4 @@ class MonteCarloVerifier:
         prompt = self.prompt_fn(problem)
         return EngineRequest.user(prompt, prefix=prefixes[step], n=n, seed=seed,
                                   max_tokens=self.max_tokens, temperature=self.temperature,
-                                  top_p=self.top_p)
+                                  top_p=self.top_p, end_loops=self.end_loops)
