@@ -1,10 +1,9 @@
 """A completion caught in a loop: the same line written again and again.
 
 A weak completer often falls into repeating one line ("14. 6 * 8 = 48", "15. 6 * 8 = 48",
-...) until the token cap. On the first run's prefixes 68 of 516 SmolLM2 rollouts did so,
-and their tails after the third repeat were a fifth of all rollout tokens: compute that
-decides nothing, as such a rollout states no answer (docs/benchmarks.md, "Rollouts that
-loop").
+...) until the token cap. On the first run's prefixes 67 of 516 SmolLM2 rollouts ran to the
+cap so, and what came after their fourth repeat was a fifth of all rollout tokens: compute
+that changes nothing but where the cap falls (docs/benchmarks.md, "Rollouts that loop").
 
 `LineRuns` reads text as it comes, piece by piece, and says when the same line has come
 `k` times in a row. Lines are compared by their key (`line_key`): the text without a
