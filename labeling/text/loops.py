@@ -44,9 +44,11 @@ class LineRuns:
         self.hit = False
 
     def feed(self, piece: str) -> bool:
-        if self.hit or "\n" not in piece:
-            self._tail += piece if not self.hit else ""
-            return self.hit
+        if self.hit:
+            return True
+        if "\n" not in piece:
+            self._tail += piece
+            return False
         *lines, self._tail = (self._tail + piece).split("\n")
         for line in lines:
             key = line_key(line)

@@ -22,14 +22,20 @@ class _Watch:
 
 class LoopEnd(LogitsProcessor):
     def __init__(self, vllm_config: Any, device: torch.device, is_pin_memory: bool) -> None:
-        from transformers import AutoTokenizer
-
-        mc = vllm_config.model_config
-        tokenizer = AutoTokenizer.from_pretrained(
-            mc.tokenizer, revision=mc.tokenizer_revision, trust_remote_code=mc.trust_remote_code)
-        self.pieces = Pieces(tokenizer)
-        self.end = int(tokenizer.eos_token_id)
+        self._model = vllm_config.model_config
+        self._pieces: Pieces | None = None  # the tokenizer, loaded for the first watched request
+        self.end = -1
         self._rows: dict[int, _Watch] = {}
+
+    def _text_of(self) -> Pieces:
+        if self._pieces is None:
+            from transformers import AutoTokenizer
+
+            m = self._model
+            tokenizer = AutoTokenizer.from_pretrained(
+                m.tokenizer, revision=m.tokenizer_revision, trust_remote_code=m.trust_remote_code)
+            self._pieces, self.end = Pieces(tokenizer), int(tokenizer.eos_token_id)
+        return self._pieces
 
     @classmethod
     def validate_params(cls, sampling_params: Any) -> None:
@@ -56,11 +62,14 @@ class LoopEnd(LogitsProcessor):
                     self._rows[b] = wa
                 if wb is not None and how == MoveDirectionality.SWAP:
                     self._rows[a] = wb
+        if not self._rows:
+            return
+        pieces = self._text_of()
         for w in self._rows.values():
             new = w.tokens[w.seen:]
             w.seen += len(new)
             for token in new:
-                if w.runs.feed(self.pieces(token)):
+                if w.runs.feed(pieces(token)):
                     break
 
     def apply(self, logits: torch.Tensor) -> torch.Tensor:
