@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from labeling.text.loops import repeats_ok
+
 Messages = tuple[tuple[str, str], ...]  # a chat: (role, content) pairs, in order
 
 
@@ -45,7 +47,7 @@ class EngineRequest:
                              f"n={self.n}, max_tokens={self.max_tokens}")
         if not self.messages:
             raise ValueError("an engine request needs at least one message")
-        if self.end_loops < 0 or self.end_loops == 1:
+        if not repeats_ok(self.end_loops):
             raise ValueError(f"end_loops must be 0 (off) or >= 2, got {self.end_loops}")
 
     @classmethod

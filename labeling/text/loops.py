@@ -24,6 +24,12 @@ import re
 _ENUMERATOR = re.compile(r"^\s*(?:step\s*\d+\s*[.:)]?|\(?\d+\s*[.:)]|[-*\u2022])\s*", re.I)
 
 
+def repeats_ok(k: object) -> bool:
+    """Whether `k` is a valid number of repeats to end a loop at: 0 (never) or >= 2 (a line
+    once is no loop). Every place that takes one (config, request, engine) asks this."""
+    return isinstance(k, int) and not isinstance(k, bool) and (k == 0 or k >= 2)
+
+
 def line_key(line: str) -> str:
     """What makes two lines the same line: `line` without its enumerator, whitespace
     squashed, case folded ("" for a blank line)."""
@@ -35,7 +41,7 @@ class LineRuns:
     once some line has come `k` times in a row (and stays True)."""
 
     def __init__(self, k: int) -> None:
-        if k < 2:
+        if not repeats_ok(k) or k == 0:
             raise ValueError(f"a loop needs a line at least twice in a row, got k={k}")
         self.k = k
         self._tail = ""  # the line being written (no newline yet)
@@ -78,4 +84,4 @@ def ended_in_loop(pieces: list[str], k: int) -> bool:
     return False
 
 
-__all__ = ["TRAIL", "LineRuns", "ended_in_loop", "line_key"]
+__all__ = ["TRAIL", "LineRuns", "ended_in_loop", "line_key", "repeats_ok"]

@@ -9,7 +9,7 @@ from typing import Any
 import torch
 from vllm.v1.sample.logits_processor import BatchUpdate, LogitsProcessor, MoveDirectionality
 
-from labeling.text.loops import LineRuns
+from labeling.text.loops import LineRuns, repeats_ok
 from pipelines.engine.loops import KEY, Pieces, loop_length
 
 
@@ -40,7 +40,7 @@ class LoopEnd(LogitsProcessor):
     @classmethod
     def validate_params(cls, sampling_params: Any) -> None:
         k = (getattr(sampling_params, "extra_args", None) or {}).get(KEY, 0)
-        if not isinstance(k, int) or k == 1 or k < 0:
+        if not repeats_ok(k):
             raise ValueError(f"{KEY} must be 0 (off) or an integer >= 2, got {k!r}")
 
     def is_argmax_invariant(self) -> bool:

@@ -36,6 +36,7 @@ from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
 from labeling.mc import Estimator, Method, Probe
 from labeling.schema import AfterError, Chain, Problem, SelfConfidence, Status, StepVerdict
+from labeling.text.loops import repeats_ok
 from verifiers.mc.outcome import OutcomeCheck, no_attempt, outcome_check
 from verifiers.mc.protocol import AsyncCompleter, Completer, Completion, RolloutStats
 from verifiers.mc.schedule import Schedule, _submit
@@ -135,7 +136,7 @@ class MonteCarloVerifier:
             check_workers = int((tests_cfg or {}).get("workers", 1)) if domain != "math" else 1
         method.check()  # a config error raises here, not mid-run
         AfterError(after_error)
-        if end_loops < 0 or end_loops == 1:
+        if not repeats_ok(end_loops):
             raise ValueError(f"labels.mc.end_loops={end_loops}: choose 0 (never end a looping "
                              f"rollout) or a number of repeats >= 2")
         self.end_loops = end_loops
