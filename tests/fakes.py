@@ -25,7 +25,7 @@ def mc_verifier(completer, check=None, *, rule: str = "absolute", max_tokens: in
                 after_error: str = "negative", prompt_fn=None, samples_of: str | None = None,
                 check_workers: int | None = None, tests_cfg=None, self_rollouts: int = 0,
                 max_rounds: int = 200, speculate: bool = True, end_loops: int = 0,
-                **settings) -> MonteCarloVerifier:
+                look_ahead: int | None = None, **settings) -> MonteCarloVerifier:
     """A `MonteCarloVerifier` with test settings: method `rule` (the `absolute` method with
     k=8, no early stop and confirm=1 unless `settings` say otherwise) and no self-confidence
     rollouts."""
@@ -34,7 +34,7 @@ def mc_verifier(completer, check=None, *, rule: str = "absolute", max_tokens: in
     chosen = {**{k: v for k, v in base.items() if k in keys}, **settings}
     return MonteCarloVerifier(
         completer, check, method=method(rule, **chosen), self_rollouts=self_rollouts,
-        max_rounds=max_rounds, speculate=speculate, end_loops=end_loops,
+        max_rounds=max_rounds, speculate=speculate, end_loops=end_loops, look_ahead=look_ahead,
         max_tokens=max_tokens, temperature=temperature, domain=domain, seed=seed,
         after_error=after_error, prompt_fn=prompt_fn, samples_of=samples_of,
         check_workers=check_workers, tests_cfg=tests_cfg,

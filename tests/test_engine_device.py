@@ -64,6 +64,17 @@ def test_choose_on_gpu_keeps_vllms_own_core_process():
     assert c.block_size == 0  # vLLM's own default on GPU
 
 
+@pytest.mark.parametrize(("flags", "gpus", "depth"), [
+    (EPYC, 0, 1), (frozenset({"avx2", "fma"}), 0, 1), (SAPPHIRE, 0, 2),
+    (EPYC, 1, 2),
+])
+def test_mc_searches_look_two_probes_ahead_only_where_extra_sequences_are_cheap(flags, gpus,
+                                                                               depth):
+    # An AMX CPU or a GPU waits on the weights at small batches; other CPUs pay per sequence.
+    c = device.choose("auto", gpus, threads=1, flags=flags)
+    assert device.look_ahead(c, flags) == depth
+
+
 def test_apply_sets_the_environment_before_vllm_starts(monkeypatch):
     import torch
 

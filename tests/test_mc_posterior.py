@@ -222,9 +222,9 @@ def test_a_search_that_cannot_place_a_label_stops_before_its_budget():
 @pytest.mark.parametrize(("first_error", "chunk"), [(1, 2), (4, 2), (6, 1), (None, 2)])
 def test_the_requests_looked_ahead_hold_the_next_two_probes(first_error, chunk):
     # Whatever the pending probe brings (all its rollouts decided), the request the search
-    # sends next (its step, first rollout index and n) is among those `lookahead` named
-    # before it, and so is the one after (two probes deep), while the budget holds them. A
-    # driver may therefore send them early.
+    # sends next (its step, first rollout index and n) is among those `lookahead(2)` named
+    # before it, and so is the one after (two probes deep), while the budget holds them;
+    # `lookahead(1)` names the next one's alone. A driver may therefore send them early.
     est = PosteriorSearch(8, rule((8, 16), chunk=chunk), outcome=first_error is None)
 
     def success(i, j):
@@ -233,12 +233,16 @@ def test_the_requests_looked_ahead_hold_the_next_two_probes(first_error, chunk):
     history, checked = [], 0  # (requests looked ahead, budget left after two whole probes)
     while est.pending():
         (p,) = est.pending()
-        for ahead, left in history[-2:]:
+        for ahead, left, _ in history[-2:]:
             if left >= 0:
                 assert (p.step, est.rollouts_at(p.step), p.n) in ahead
                 checked += 1
         left = est.rule.chain_budget - est.rollouts - p.n - 2 * chunk
-        history.append((est.lookahead(), left))
+        one, two = est.lookahead(1), est.lookahead(2)
+        assert set(one) <= set(two) and len(one) <= p.n + 1 and est.lookahead(0) == []
+        if history and history[-1][1] >= 0:
+            assert (p.step, est.rollouts_at(p.step), p.n) in history[-1][2]
+        history.append((two, left, one))
         start = est.rollouts_at(p.step)
         est.record(p.step, [success(p.step, start + j) for j in range(p.n)])
     assert checked >= (0 if first_error is None else 5)  # it went several probes deep

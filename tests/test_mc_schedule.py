@@ -13,8 +13,10 @@ import pytest
 from labeling.engine_request import EngineRequest
 from tests.fakes import FakeCompleter, mc_verifier
 from tests.test_mc_driver import ERR, error_aware, labels, math_item, posterior_rule, sampled_items
+from verifiers.mc import driver
 from verifiers.mc.driver import AsyncCompleter, Completer, Completion
 from verifiers.mc.outcome import MathOutcome
+from verifiers.mc.schedule import Schedule
 
 
 class ThreadedCompleter:
@@ -246,3 +248,38 @@ def test_speculate_off_sends_nothing_ahead_and_gives_the_same_labels(rule):
     assert s2.ahead_requests == s2.wasted_requests == 0
     assert alone == ahead
     assert s2.completions == s1.completions - s1.wasted_tokens // 100  # 100 tokens a rollout
+
+
+def test_the_look_ahead_depth_changes_what_goes_ahead_never_a_label(monkeypatch):
+    """`labels.mc.look_ahead`: 0 sends no probe ahead (a pending probe's own rollouts only);
+    unset, the completer's own depth (the engines' device) is used, 1 for a completer that
+    does not say. The labels and rollouts are the sequential ones at every depth."""
+    items = sampled_items(3)
+    depths = []
+
+    class Recorded(Schedule):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            depths.append(self.depth)
+
+    monkeypatch.setattr(driver, "Schedule", Recorded)
+
+    def run(look_ahead, own=None):
+        fast = ThreadedCompleter(FakeCompleter(posterior_rule), lambda r: 0.001 * (r.seed % 7))
+        fast.capacity = 256
+        if own is not None:
+            fast.look_ahead = own
+        mc = mc_verifier(fast, rule="posterior", probe=2, self_rollouts=8, samples_of="m",
+                         look_ahead=look_ahead)
+        return mc.verify(items), mc.last_stats.ahead_requests
+
+    sequential = mc_verifier(FakeCompleter(posterior_rule), rule="posterior", probe=2,
+                             self_rollouts=8, samples_of="m").verify(items)
+    assert depths == [0]  # no room in the engine: nothing goes ahead
+    for look_ahead, own, depth in [(0, 2, 0), (1, None, 1), (2, None, 2), (None, 2, 2),
+                                   (None, None, 1)]:
+        got, ahead = run(look_ahead, own)
+        assert got == sequential and depths[-1] == depth
+        assert (ahead > 0) == (depth > 0)
+    with pytest.raises(ValueError, match="look_ahead=-1"):
+        mc_verifier(FakeCompleter(posterior_rule), rule="posterior", look_ahead=-1)

@@ -32,11 +32,12 @@ from labeling.schema import AfterError, SelfConfidence
 CANDIDATE = 0.05
 
 MIN_GAIN = 1e-4  # bits: below it no probe is worth its rollouts
-# Probes looked ahead (`lookahead`): two deep is up to 3 + 9 requests for probes of 2.
-AHEAD_DEPTH = 2
-# ... and at most this many rollouts in all, nearest first: a probe grown on a weak problem
+# The probes looked ahead (`lookahead`, as deep as the driver asks: one probe, or two where
+# the engines' device makes extra sequences cheap, `pipelines.engine.device.look_ahead`) hold
+# at most this many rollouts in all, nearest first: a probe grown on a weak problem
 # (`Posterior.request`) has more outcomes, each a bigger request, and on a compute-bound CPU
-# rollouts no probe needs slow the ones it does. 24 = the two-deep tree for probes of 2.
+# rollouts no probe needs slow the ones it does. 24 = the two-deep tree for probes of 2
+# (3 + 9 requests).
 AHEAD_ROLLOUTS = 24
 Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2
 
@@ -70,7 +71,7 @@ class PosteriorSearch(Estimator):
         # Keyed by the counts and the budget left: a choice is a function of both (undecided
         # rollouts spend budget without changing the counts).
         self._choice: dict[tuple[Counts, int], int | None] = {}
-        self._ahead: dict[tuple[Counts, int], list[tuple[int, int, int]]] = {}
+        self._ahead: dict[tuple[Counts, int, int], list[tuple[int, int, int]]] = {}
 
     # --- the posterior and the labels -------------------------------------------------------
 
@@ -188,23 +189,23 @@ class PosteriorSearch(Estimator):
             self._choice[key] = best if useful else None
         return self._choice[key]
 
-    def lookahead(self) -> list[tuple[int, int, int]]:
+    def lookahead(self, depth: int = 1) -> list[tuple[int, int, int]]:
         """The requests the search would send next after each outcome of the pending probe
-        (0 to n successes, all decided) and after each outcome of those (`AHEAD_DEPTH` probes
-        deep), as (step, first rollout index, n), while the budget holds whole probes and
-        their rollouts stay within `AHEAD_ROLLOUTS`: a driver with room sends them early
+        (0 to n successes, all decided), and with `depth` 2 after each outcome of those too,
+        as (step, first rollout index, n), while the budget holds whole probes and their
+        rollouts stay within `AHEAD_ROLLOUTS`: a driver with room sends them early
         (verifiers/mc/schedule.py)."""
         pending = self.pending()
-        if not pending:
+        if not pending or depth < 1:
             return []
-        key = (self._counts(), self.rollouts)
+        key = (self._counts(), self.rollouts, depth)
         if key not in self._ahead:
             out: list[tuple[int, int, int]] = []
             n = self.rule.request
             # A path: its counts, budget left, the probe it makes and the rollouts it added.
             frontier = [(self._counts(), self._left(), pending[0], {})]
             room = AHEAD_ROLLOUTS // n  # requests
-            for _ in range(AHEAD_DEPTH):
+            for _ in range(depth):
                 later = []
                 for counts, left, probe, added in frontier:
                     left -= probe.n

@@ -168,12 +168,13 @@ class Estimator:
         estimator's next probes depend on this one."""
         return []
 
-    def lookahead(self) -> list[tuple[int, int, int]]:
+    def lookahead(self, depth: int = 1) -> list[tuple[int, int, int]]:
         """Requests a driver with room may send early, as (step, first rollout index, n):
         each the very request this estimator would ask for if its pending probes went some
-        way. Here: the first budget of each `ahead` step, one rollout a request (rules that
-        ask more at a time look nowhere unless they say how)."""
-        if self.rule.request != 1:
+        way, up to `depth` probes deep (0: none). Here: the first budget of each `ahead` step,
+        one rollout a request, one probe deep (rules that ask more at a time look nowhere
+        unless they say how)."""
+        if depth < 1 or self.rule.request != 1:
             return []
         return [(step, at, 1) for step in self.ahead()
                 for at in range(self.rollouts_at(step), self.rule.budget(0))]  # fmt: skip

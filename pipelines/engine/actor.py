@@ -262,9 +262,12 @@ class VLLMEngine:
                      if self.window_top_p else "; top-p by vLLM's sort (engine.nucleus=sort)")
         return text
 
-    def capacity(self) -> int:
-        """Sequences the engine runs at once (vLLM's max_num_seqs)."""
-        return self.feed.max_num_seqs
+    def room(self) -> tuple[int, int]:
+        """Sequences the engine runs at once (vLLM's max_num_seqs), and probes deep an MC
+        search may look ahead on it (`device.look_ahead`)."""
+        from pipelines.engine import device
+
+        return self.feed.max_num_seqs, device.look_ahead(self.device)
 
     def ping(self) -> str:
         return "ok"
@@ -351,8 +354,8 @@ class SimulatedEngine:
     def choice(self) -> str:
         return "simulated engine (no model)"
 
-    def capacity(self) -> int:
-        return 0  # answers at once: nothing to fill
+    def room(self) -> tuple[int, int]:
+        return 0, 0  # answers at once: nothing to fill
 
     def ping(self) -> str:
         return "ok"

@@ -28,8 +28,13 @@ class EngineCompleter:
 
     @property
     def capacity(self) -> int:
-        """Requests the engines run at once: the driver speculates up to it (chunk=1)."""
-        return int(self.pool.capacity())
+        """Requests the engines run at once: the driver speculates up to it."""
+        return int(self.pool.room()[0])
+
+    @property
+    def look_ahead(self) -> int:
+        """Probes deep a search may look ahead on these engines (`device.look_ahead`)."""
+        return int(self.pool.room()[1])
 
     @staticmethod
     def _completions(r: EngineRequest, res: dict[str, Any]) -> list[Completion]:

@@ -99,6 +99,19 @@ def isa_tier(flags: frozenset[str]) -> str:
     return "other"
 
 
+def look_ahead(choice: DeviceChoice, flags: frozenset[str] | None = None) -> int:
+    """Probes deep a Monte Carlo search looks ahead on this engine while it has room
+    (`labels.mc.look_ahead` null; `verifiers/mc/schedule.py`). 2 where a sequence more costs
+    a small decode step little: a GPU, or a CPU with AMX, whose small batches wait on the
+    weights (two deep took the MC stage from 71.0 to 54.0 s on Xeon-AMX). 1 on other CPUs,
+    where every sequence more slows the step of all the others: two deep made `make run`'s job
+    191.6 s against 173.2 s in bf16 and 274.7 against 233.0 s in float32 on EPYC-bf16, one
+    deep the same as none (docs/benchmarks.md)."""
+    if choice.device == "gpu":
+        return 2
+    return 2 if isa_tier(cpu_flags() if flags is None else flags) == "amx" else 1
+
+
 def cpu_kind(path: str = "/proc/cpuinfo") -> CpuKind:
     """This machine's CPU kind (the first CPU's entry)."""
     fields: dict[str, str] = {}

@@ -90,7 +90,7 @@ class EnginePool:
         cls = _engine_class(str(engine.kind))
         self.use_ray = bool(ray_cfg.enabled)
         self.placement_groups: list[Any] = []
-        self._capacity: int | None = None
+        self._room: tuple[int, int] | None = None
         self.nodes: list[str] = []  # each engine's node id (Ray only)
         self._retries = {"engine_calls_resent": 0, "engine_requests_resent": 0}
         self._lost: list[int] = []  # retired engines, in the order they were lost
@@ -312,18 +312,18 @@ class EnginePool:
         i = self.router.pick(requests[0], sum(r.n for r in requests))
         return self._call(i, requests, tag)
 
-    def capacity(self) -> int:
-        """Sequences all engines run at once (0 for the simulated engine); asked once."""
-        if self._capacity is None:
+    def room(self) -> tuple[int, int]:
+        """(Sequences all engines run at once, the least MC look-ahead any asks); asked once."""
+        if self._room is None:
             self.ready()
             if self.use_ray:
                 import ray
 
-                live = [self.actors[i] for i in self.router.live()]
-                self._capacity = sum(ray.get([a.capacity.remote() for a in live]))
+                rooms = ray.get([self.actors[i].room.remote() for i in self.router.live()])
             else:
-                self._capacity = self.actors[0].capacity()
-        return self._capacity
+                rooms = [self.actors[0].room()]
+            self._room = sum(r[0] for r in rooms), min((r[1] for r in rooms), default=0)
+        return self._room
 
     def stats(self, timeout_s: float = 5.0) -> dict[str, Any]:
         """Counters summed over the actors: per tag (requests, done, budget, done_budget,

@@ -86,6 +86,11 @@ class MCSourceConfig:
         True, "Send the requests a search may need next while the engines have room (the "
         "labels are the same either way; off: strictly one probe at a time per chain).", SPEED,
     )
+    look_ahead: int | None = option(
+        None, "Probes deep the speculative requests go (0: none); null = the engines' own: 2 on "
+        "a GPU or an AMX CPU, where extra sequences cost little, 1 on other CPUs, where every "
+        "sequence more slows the rest (docs/benchmarks.md).", SPEED, ge=0, le=3,
+    )
 
     def make_method(self) -> Method:
         """The chosen method with its settings (checked)."""

@@ -258,7 +258,7 @@ def _mc(cfg: LabelJob, m: Any, ctx: BuildContext) -> Verifier:
         method=m.make_method(),
         self_rollouts=m.self_rollouts,
         max_rounds=m.max_rounds,
-        speculate=m.speculate,
+        speculate=m.speculate, look_ahead=m.look_ahead,
         end_loops=m.end_loops,
         max_tokens=max_tokens,
         temperature=temperature,

@@ -91,6 +91,8 @@ class MonteCarloVerifier:
         (0: never; `labeling.text.loops`); it is judged like any other, by its text.
       speculate: send the requests a search may need next while the engine has room (the
         labels are the same either way: `verifiers.mc.schedule`).
+      look_ahead: probes deep those requests go (0: only a pending probe's later rollouts);
+        None: the completer's `look_ahead` (the engines' device), else 1.
       max_tokens, temperature: per completion (required: the job passes the sampler's when
         `labels.mc` leaves them unset); top_p: the sampler's in the job (1.0 by default).
         seed: base of the per-(problem, chain, step, rollout) seeds.
@@ -118,6 +120,7 @@ class MonteCarloVerifier:
         self_rollouts: int = 16,
         max_rounds: int = 200,
         speculate: bool = True,
+        look_ahead: int | None = None,
         end_loops: int = 0,
         temperature: float,
         top_p: float = 1.0,
@@ -140,6 +143,10 @@ class MonteCarloVerifier:
             raise ValueError(f"labels.mc.end_loops={end_loops}: choose 0 (never end a looping "
                              f"rollout) or a number of repeats >= 2")
         self.end_loops = end_loops
+        if look_ahead is not None and look_ahead < 0:
+            raise ValueError(f"labels.mc.look_ahead={look_ahead}: choose null (the engines' "
+                             f"own), 0 (none) or a number of probes")
+        self.look_ahead = look_ahead
         if self_rollouts < 0 or max_rounds < 1:
             raise ValueError(f"self_rollouts must be >= 0 and max_rounds >= 1, got "
                              f"{self_rollouts} and {max_rounds}")
@@ -192,7 +199,10 @@ class MonteCarloVerifier:
 
             capacity = int(getattr(self.completer, "capacity", 0) or 0) if self.speculate \
                 else 0
-            schedule = Schedule(self, items, prefixes, stats, pool, capacity)
+            depth = self.look_ahead
+            if depth is None:  # the engines' device decides
+                depth = int(getattr(self.completer, "look_ahead", 1)) if capacity else 0
+            schedule = Schedule(self, items, prefixes, stats, pool, capacity, depth)
             schedule.run(arrivals(), eager=isinstance(self.completer, AsyncCompleter))
             for p, _ in items:
                 confidence_of(p.problem_id)

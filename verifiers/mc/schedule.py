@@ -12,7 +12,8 @@ engine waiting on one sequence. Then the later rollouts of the same probe (up to
 current budget) go out early, each with the seed of its own rollout index. While the engine
 runs well below its room, the requests of the probes that may come next go out too
 (`Estimator.lookahead`: binary search's midpoints on either side; `posterior`'s choices
-after each outcome of its pending probe, two probes deep and at most 24 rollouts a chain),
+after each outcome of its pending probe, `depth` probes deep and at most 24 rollouts a chain;
+the depth is the engines' own, `pipelines.engine.device.look_ahead`),
 each the very request the search would send then (same step, rollout index and n), to
 shorten the chain of waits at the end of a stage: a `posterior` chain searches one probe at
 a time. Results are recorded strictly in
@@ -44,8 +45,9 @@ AHEAD_SHARE = 4
 
 
 class Schedule:
-    def __init__(self, mc, items, prefixes, stats, pool, capacity: int = 0) -> None:
-        self.mc, self.items, self.prefixes = mc, items, prefixes
+    def __init__(self, mc, items, prefixes, stats, pool, capacity: int = 0, depth: int = 1
+                 ) -> None:  # fmt: skip
+        self.mc, self.items, self.prefixes, self.depth = mc, items, prefixes, depth
         self.estimators: list[Estimator | None] = [None] * len(items)  # set as chains arrive
         self.stats, self.pool, self.capacity = stats, pool, capacity
         self.speculate = capacity > 0
@@ -131,7 +133,7 @@ class Schedule:
         # Probes that may come next only fill an engine running well below its room (the
         # end of a stage): on a CPU every extra sequence slows the step of all the others.
         room = min(room, self.capacity // AHEAD_SHARE - self.in_flight) - len(work)
-        if room <= 0:  # looking ahead costs the driver a posterior per outcome: not in vain
+        if room <= 0 or not self.depth:  # looking ahead costs a posterior per outcome
             return work
         ahead = _fair({i: self._early(i) for i in active}, room)
         self.stats.ahead_requests += len(ahead)
@@ -148,7 +150,7 @@ class Schedule:
                 if (p.step, at) not in self.issued[idx]]  # fmt: skip
 
     def _early(self, idx: int) -> list[tuple[int, Probe, int]]:
-        return [(idx, Probe(step, n), at) for step, at, n in self._est(idx).lookahead()
+        return [(idx, Probe(step, n), at) for step, at, n in self._est(idx).lookahead(self.depth)
                 if (step, at) not in self.issued[idx]]  # fmt: skip
 
     def _send(self, work: list[tuple[int, Probe, int]]) -> None:
