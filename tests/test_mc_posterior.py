@@ -230,7 +230,7 @@ def test_the_requests_looked_ahead_hold_the_next_two_probes(first_error, chunk):
     def success(i, j):
         return first_error is None or (i < first_error and every(2)(j))
 
-    history, checked = [], 0  # (requests looked ahead, budget left after two whole probes)
+    history, checked = [], 0  # (two deep, budget left after two whole probes, one deep)
     while est.pending():
         (p,) = est.pending()
         for ahead, left, _ in history[-2:]:

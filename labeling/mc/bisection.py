@@ -191,8 +191,8 @@ class PosteriorSearch(Estimator):
 
     def lookahead(self, depth: int = 1) -> list[tuple[int, int, int]]:
         """The requests the search would send next after each outcome of the pending probe
-        (0 to n successes, all decided), and with `depth` 2 after each outcome of those too,
-        as (step, first rollout index, n), while the budget holds whole probes and their
+        (0 to n successes, all decided), then after each outcome of those, `depth` probes
+        deep, as (step, first rollout index, n), while the budget holds whole probes and their
         rollouts stay within `AHEAD_ROLLOUTS`: a driver with room sends them early
         (verifiers/mc/schedule.py)."""
         pending = self.pending()
