@@ -158,8 +158,8 @@ def _peer(llm, tok, spec: dict, chains: list) -> dict:
     N=8 completions each, one chain per call, every completion checked; sampled as the job
     samples (its temperature and top_p), so the two differ only in how they label."""
     from labeling.schema import Chain, Problem
-    from verifiers.mc.driver import prefix_texts
     from verifiers.mc.outcome import MathOutcome
+    from verifiers.mc.prefixes import prefix_texts
 
     check = MathOutcome()
     t0, engine_s, labeled, tokens = time.time(), 0.0, 0, 0

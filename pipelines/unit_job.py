@@ -217,3 +217,11 @@ class UnitJob:
     def pools(self) -> list[tuple[str, Any]]:
         """The engine pools to report on, as (label, pool): the sampler's ('')."""
         return [("", self.pool)]
+
+
+def failure(exc: BaseException) -> str:
+    """What went wrong, in one line: a Ray task error's first line names only the actor and
+    the call, so its last line (the exception raised inside) is added."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [repr(exc)]
+    head, tail = lines[0][:200], lines[-1][:300]
+    return head if tail == head else f"{head} ... {tail}"

@@ -253,7 +253,7 @@ def test_runs_with_other_sampler_settings_share_no_chain(tmp_path):
 def test_a_failed_unit_says_what_was_raised_inside():
     """A Ray task error's first line names the actor only; the reason keeps the exception
     raised inside (its last line) as well."""
-    from pipelines.label.job import failure
+    from pipelines.unit_job import failure
 
     ray_like = RuntimeError("ray::UnitLabeler.label() (pid=1, ip=192.0.2.2)\n  File x, line 3\n"
                             "MemoryError: the verifier ran out of memory")
@@ -261,3 +261,78 @@ def test_a_failed_unit_says_what_was_raised_inside():
                                  "the verifier ran out of memory")
     assert failure(ValueError("one line")) == "one line"
     assert failure(KeyError()) == "KeyError()"
+
+
+def test_the_question_rollouts_leave_with_the_sampling_and_reach_the_labeler(tmp_path,
+                                                                            monkeypatch):
+    """MC's bare-question requests go out with the unit's sampling requests
+    (`pipelines.label.questions`), the labeler's MC uses their completions instead of asking
+    again, and the shards are those of a run where MC asks for them itself."""
+    from pipelines.engine.completer import EngineCompleter
+    from pipelines.label import job as job_module
+    from pipelines.label.unit import UnitLabeler
+
+    given: list = []
+    label = UnitLabeler.label
+
+    def spy_label(self, problems, samples, questions=None):
+        given.append(questions)
+        return label(self, problems, samples, questions)
+
+    asked_by_mc: list = []  # every request MC's verifier sends through its completer
+    submit, complete = EngineCompleter.submit, EngineCompleter.complete
+
+    def spy_submit(self, requests):
+        asked_by_mc.extend(requests)
+        return submit(self, requests)
+
+    def spy_complete(self, requests):
+        asked_by_mc.extend(requests)
+        return complete(self, requests)
+
+    monkeypatch.setattr(UnitLabeler, "label", spy_label)
+    monkeypatch.setattr(EngineCompleter, "submit", spy_submit)
+    monkeypatch.setattr(EngineCompleter, "complete", spy_complete)
+    mc = ["labels=[answer,mc]", "labels/mc=absolute", "labels.mc.k=2",
+          "labels.mc.self_rollouts=3", "dataset.limit=5", "sampler.n=2",
+          "output.problems_per_unit=3"]
+    a = _job(tmp_path, *mc, name="a")
+    assert len(given) == 2 and all(q is not None for q in given)
+    assert sorted(len(q) for q in given) == [2, 3]  # one entry per problem of the unit
+    assert all(len(c) == 3 for q in given for c in q.values())
+    assert asked_by_mc and all(r.prefix for r in asked_by_mc)  # probes only, no question
+    sc = _rows(tmp_path / "a")["mc_self_confidence"].to_list()
+    assert all(s["rollouts"] == 3 for s in sc)
+
+    # MC asking for them itself: the same rows
+    monkeypatch.setattr(job_module, "mc_question_requests", lambda cfg, problems: [])
+    given.clear()
+    asked_by_mc.clear()
+    b = _job(tmp_path, *mc, name="b")
+    assert given == [None, None]
+    assert sum(not r.prefix for r in asked_by_mc) == 5  # one question request per problem
+    assert [s["sha256"] for s in a["shards"]] == [s["sha256"] for s in b["shards"]]
+
+
+def test_the_jobs_question_requests_are_the_verifiers_own():
+    """The job builds MC's question requests from the config; the labeler's verifier would
+    send the very same ones (seeds included), so their completions are interchangeable."""
+    from labeling.schema import Problem
+    from pipelines.label.app import typed
+    from pipelines.label.questions import mc_question_requests
+    from pipelines.label.sources import build_sources
+    from tests.fakes import FakeCompleter
+
+    cfg = typed(compose(["labels=[answer,mc]", "labels.mc.self_rollouts=5",
+                         "labels.mc.temperature=0.9", "sampler.seed=7"]))
+    problems = [Problem(f"p{i}", "math", "t", f"What is {i} + 1?", reference=str(i + 1))
+                for i in range(3)]
+    mc = build_sources(cfg, "math", FakeCompleter(lambda r: 0.5))["mc"]
+    job_side = mc_question_requests(cfg, problems + problems[:1])  # each problem once
+    assert job_side == [mc.question_request(p) for p in problems]
+    assert [r.key for r in job_side] == ["p0", "p1", "p2"]
+    assert {r.n for r in job_side} == {5} and {r.temperature for r in job_side} == {0.9}
+    assert len({r.seed for r in job_side}) == 3
+    none = typed(compose(["labels=[answer,mc]", "labels.mc.self_rollouts=0"]))
+    assert mc_question_requests(none, problems) == []
+    assert mc_question_requests(typed(compose(["labels=[answer]"])), problems) == []

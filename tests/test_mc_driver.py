@@ -394,3 +394,43 @@ def test_no_warning_when_some_chain_is_probed(caplog):
         mc.verify(sampled_items(2))
     assert not [r for r in caplog.records if "place no label" in r.getMessage()]
     assert mc.last_stats.hopeless_chains < len(sampled_items(2))
+
+
+class RecordingCompleter(FakeCompleter):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.requests: list[EngineRequest] = []
+
+    def complete(self, requests):
+        self.requests.extend(requests)
+        return super().complete(requests)
+
+
+def test_question_completions_the_job_asked_for_are_used_not_asked_again():
+    """Given the bare question's completions (the job sends that request with the sampling:
+    `verifiers.mc.question`), the verifier sends no question request of its own and labels as
+    if it had; a list of the wrong size is not trusted and the question is asked again."""
+    items = sampled_items(3)
+
+    def make():
+        return mc_verifier(RecordingCompleter(posterior_rule), rule="posterior", probe=2,
+                           self_rollouts=8, samples_of="m")
+
+    asking = make()
+    want = asking.verify(items)
+    assert sum(not r.prefix for r in asking.completer.requests) == 3
+
+    given = make()
+    problems = {p.problem_id: p for p, _ in items}
+    requests = [given.question_request(p) for p in problems.values()]
+    answers = FakeCompleter(posterior_rule).complete(requests)
+    given.given_questions = {r.key: a for r, a in zip(requests, answers, strict=True)}
+    assert given.verify(items) == want
+    assert all(r.prefix for r in given.completer.requests)  # probes only
+    assert given.last_stats.self_completions == asking.last_stats.self_completions == 24
+    assert given.last_stats.requests == asking.last_stats.requests
+
+    short = make()
+    short.given_questions = {r.key: a[:5] for r, a in zip(requests, answers, strict=True)}
+    assert short.verify(items) == want
+    assert sum(not r.prefix for r in short.completer.requests) == 3

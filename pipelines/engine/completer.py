@@ -36,22 +36,12 @@ class EngineCompleter:
         """Probes deep a search may look ahead on these engines (`device.look_ahead`)."""
         return int(self.pool.room()[1])
 
-    @staticmethod
-    def _completions(r: EngineRequest, res: dict[str, Any]) -> list[Completion]:
-        completions = [
-            Completion(text, tokens)
-            for text, tokens in zip(res["texts"], res["tokens"], strict=True)
-        ]
-        if len(completions) != r.n:  # e.g. a prompt too long for the context
-            completions += [Completion("", 0)] * (r.n - len(completions))
-        return completions
-
     def submit(self, requests: Sequence[EngineRequest]) -> list[Future[list[Completion]]]:
         out = []
         for r in requests:
             done: Future[list[Completion]] = Future()
             call = self.pool.future([r], tag="rollout")
-            call.add_done_callback(lambda f, r=r, done=done: _relay(f, done, self, r))
+            call.add_done_callback(lambda f, r=r, done=done: _relay(f, done, r))
             out.append(done)
         return out
 
@@ -59,12 +49,20 @@ class EngineCompleter:
         if not requests:
             return []
         results = self.pool.generate(list(requests), tag="rollout")
-        return [self._completions(r, res) for r, res in zip(requests, results, strict=True)]
+        return [completions(r, res) for r, res in zip(requests, results, strict=True)]
 
 
-def _relay(call: Future, done: Future, completer: EngineCompleter, r: EngineRequest) -> None:
+def _relay(call: Future, done: Future, r: EngineRequest) -> None:
     try:
         (res,) = call.result()
-        done.set_result(completer._completions(r, res))
+        done.set_result(completions(r, res))
     except BaseException as exc:  # the engine's error reaches the driver, which raises it
         done.set_exception(exc)
+
+
+def completions(r: EngineRequest, res: dict[str, Any]) -> list[Completion]:
+    """The `r.n` completions of one engine result (empty ones where it has fewer: a prompt
+    too long for the context)."""
+    out = [Completion(text, tokens) for text, tokens in zip(res["texts"], res["tokens"],
+                                                            strict=True)]
+    return out + [Completion("", 0)] * (r.n - len(out))

@@ -42,12 +42,14 @@ from pipelines.label.manifest import (
     who_cut,
     write_report_quietly,
 )
+from pipelines.label.questions import AskedQuestions, mc_question_requests
 from pipelines.label.reuse import PreviousUnit, counts_of, keep_members, previous_units
 from pipelines.label.unit import UnitLabeler, UnitResult
 from pipelines.progress import engine_throughput
 from pipelines.unit_job import (
     UnitJob,
     check_input_paths,
+    failure,
     read_members,
     split_members,
 )
@@ -177,15 +179,22 @@ class LabelJob(UnitJob):
             if not p.given_chains
         ]
 
-    def _submit_sampling(self, problems: list[Problem]) -> tuple[list[EngineRequest], Any]:
+    def _submit_sampling(self, problems: list[Problem]) -> tuple[list[EngineRequest], Any, Any]:
+        """The unit's sampling requests and their ticket, and MC's bare-question rollouts
+        (`pipelines.label.questions`: sent now, so the engines run both in one batch)."""
         requests = self._requests(problems)
-        if not requests:
-            return requests, None
-        self._ensure_engine()
-        # The labelers (their processes, checkers and sandbox pools) start while the engines
-        # load: the first submit below is what waits for the engines.
-        self._ensure_labelers()
-        return requests, self.pool.submit(requests)
+        questions = mc_question_requests(self.cfg, problems)
+        if requests:
+            self._ensure_engine()
+        if requests or questions:
+            # The labelers (their processes, checkers and sandbox pools) start while the
+            # engines load: the first submit below is what waits for the engines.
+            self._ensure_labelers()
+        ticket = self.pool.submit(requests) if requests else None
+        if not questions:
+            return requests, ticket, None
+        pool = self._pool_for(self.cfg.labels.mc.own_model(self.cfg.model))[0]
+        return requests, ticket, AskedQuestions(questions, pool)
 
     def _collect_samples(self, requests, ticket) -> dict[str, list[dict[str, Any]]] | None:
         if ticket is None:
@@ -199,13 +208,13 @@ class LabelJob(UnitJob):
             ]
         return samples
 
-    def _submit_label(self, problems, samples) -> Any:
+    def _submit_label(self, problems, samples, questions=None) -> Any:
         self._ensure_labelers()
         actor = self.labelers[self._calls % len(self.labelers)]
         self._calls += 1
         if not self.cfg.ray.enabled:
-            return actor.label(problems, samples)
-        return actor.label.remote(problems, samples)
+            return actor.label(problems, samples, questions)
+        return actor.label.remote(problems, samples, questions)
 
     def _result(self, ref: Any) -> Any:
         if not self.cfg.ray.enabled:
@@ -214,7 +223,8 @@ class LabelJob(UnitJob):
 
         return ray.get(ref)
 
-    def _labeled(self, ref: Any, problems: list[Problem], samples: Any) -> UnitResult:
+    def _labeled(self, ref: Any, problems: list[Problem], samples: Any,
+                 questions: Any = None) -> UnitResult:
         """The unit's result; if its call failed even after Ray's retries (an actor that
         keeps dying, a crash in a verifier), label problem by problem so that only the
         problems that fail again are quarantined, each with the reason."""
@@ -228,8 +238,9 @@ class LabelJob(UnitJob):
         for p in problems:
             one = {p.problem_id: samples[p.problem_id]} if samples and p.problem_id in samples \
                 else None
+            asked = {k: v for k, v in (questions or {}).items() if k == p.problem_id}
             try:
-                part = self._result(self._submit_label([p], one))
+                part = self._result(self._submit_label([p], one, asked))
             except Exception as exc:
                 reason = f"labeling failed twice: {failure(exc)}"
                 part = UnitResult()
@@ -327,17 +338,18 @@ class LabelJob(UnitJob):
         reused = 0
 
         def finish_label() -> None:
-            unit, key, problems, bad, started, samples, ref = labeling.popleft()
-            result = self._labeled(ref, problems, samples)
+            unit, key, problems, bad, started, samples, questions, ref = labeling.popleft()
+            result = self._labeled(ref, problems, samples, questions)
             rec = self._finish_unit(unit, key, problems, bad, started, result)
             records[unit] = rec
             progress.update(rec)
 
         def start_label() -> None:
-            unit, key, problems, bad, started, requests, ticket = sampling.popleft()
+            unit, key, problems, bad, started, requests, ticket, asked = sampling.popleft()
             samples = self._collect_samples(requests, ticket)
-            labeling.append((unit, key, problems, bad, started, samples,
-                             self._submit_label(problems, samples)))
+            questions = asked.collect() if asked else None
+            labeling.append((unit, key, problems, bad, started, samples, questions,
+                             self._submit_label(problems, samples, questions)))
             while len(labeling) > max(1, len(self.labelers)) - 1:
                 finish_label()
 
@@ -350,8 +362,8 @@ class LabelJob(UnitJob):
                 reused += 1
                 progress.update(rec, reused=True)
                 continue
-            requests, ticket = self._submit_sampling(problems)
-            sampling.append((unit, key, problems, bad, time.monotonic(), requests, ticket))
+            requests, ticket, asked = self._submit_sampling(problems)
+            sampling.append((unit, key, problems, bad, time.monotonic(), requests, ticket, asked))
             while len(sampling) > lookahead:
                 start_label()
         while sampling:
@@ -382,11 +394,3 @@ class LabelJob(UnitJob):
             write_report_quietly(self.out.root)
         log_done(manifest, wall, self.out.root)
         return manifest
-
-
-def failure(exc: BaseException) -> str:
-    """What went wrong, in one line: a Ray task error's first line names only the actor and
-    the call, so its last line (the exception raised inside) is added."""
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [repr(exc)]
-    head, tail = lines[0][:200], lines[-1][:300]
-    return head if tail == head else f"{head} ... {tail}"

@@ -241,7 +241,6 @@ def _model_options() -> dict[str, Any]:
 def _mc(cfg: LabelJob, m: Any, ctx: BuildContext) -> Verifier:
     if ctx.completer is None:
         raise ValueError("labels.mc needs an engine for its completer model")
-    from labeling.prompts import user_message
     from verifiers.mc.driver import MonteCarloVerifier
     from verifiers.mc.outcome import outcome_check
 
@@ -250,7 +249,6 @@ def _mc(cfg: LabelJob, m: Any, ctx: BuildContext) -> Verifier:
     # same sandbox (its `workers` also sets how many checks run at once).
     sandbox = {**asdict(sandbox_config(cfg.sandbox, node_sandbox_slots(cfg))),
                "workers": cfg.sandbox.workers}
-    max_tokens, temperature = m.sampling(cfg.sampler)
     return MonteCarloVerifier(
         completer=ctx.completer,
         check=outcome_check(ctx.domain, cfg.answer_check.timeout_s, sandbox),
@@ -259,20 +257,26 @@ def _mc(cfg: LabelJob, m: Any, ctx: BuildContext) -> Verifier:
         self_rollouts=m.self_rollouts,
         max_rounds=m.max_rounds,
         speculate=m.speculate, look_ahead=m.look_ahead,
-        end_loops=m.end_loops,
-        max_tokens=max_tokens,
-        temperature=temperature,
-        top_p=cfg.sampler.top_p,
         # When the completer is the sampler's model with the same cap, temperature and top_p,
         # the chains it sampled are its own samples from the question.
         samples_of=cfg.model.name if m.own_model(cfg.model) is None
         and m.same_sampling(cfg.sampler) else None,
         after_error=labels.after_error,
         tests_cfg=sandbox,
-        seed=cfg.sampler.seed,
-        # Rollouts see the problem exactly as the sampler showed it.
-        prompt_fn=functools.partial(user_message, math_instruction=cfg.sampler.math_instruction),
+        **rollout_settings(cfg, m),
     )
+
+
+def rollout_settings(cfg: LabelJob, m: Any) -> dict[str, Any]:
+    """How every rollout of `labels.mc` is sampled."""
+    from labeling.prompts import user_message
+
+    max_tokens, temperature = m.sampling(cfg.sampler)
+    return {"max_tokens": max_tokens, "temperature": temperature, "top_p": cfg.sampler.top_p,
+            "end_loops": m.end_loops, "seed": cfg.sampler.seed,
+            # Rollouts see the problem exactly as the sampler showed it.
+            "prompt_fn": functools.partial(user_message,
+                                           math_instruction=cfg.sampler.math_instruction)}
 
 
 @runs("judge", JudgeSourceConfig)

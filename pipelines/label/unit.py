@@ -192,8 +192,12 @@ class UnitLabeler:
         return out, errors
 
     def label(
-        self, problems: list[Problem], samples: dict[str, list[dict[str, Any]]] | None
+        self, problems: list[Problem], samples: dict[str, list[dict[str, Any]]] | None,
+        questions: dict[str, list[Any]] | None = None,
     ) -> UnitResult:
+        """The unit's rows: `samples` are the sampled chains per problem id, `questions` MC's
+        bare-question completions per problem id that the job already asked for
+        (`verifiers.mc.question`; None: MC asks itself)."""
         res = UnitResult()
         per_problem: dict[str, list[Chain]] = {}
         for p in problems:
@@ -217,7 +221,13 @@ class UnitLabeler:
                             if p.reference or p.tests or c.given_outcome is not None]
                 if not todo:
                     continue
-                results, errors = self._verify(source, verifier, todo)
+                if source == "mc":
+                    verifier.given_questions = questions or {}
+                try:
+                    results, errors = self._verify(source, verifier, todo)
+                finally:
+                    if source == "mc":
+                        verifier.given_questions = {}
                 for (p, c), vs, err in zip(todo, results, errors, strict=True):
                     if vs is None:
                         failed.setdefault(p.problem_id, err)

@@ -18,7 +18,8 @@ Before any chain's probe, the completer's self-confidence on each problem is mea
 outcomes of the problem's chains that the completer itself sampled with the rollouts'
 settings (`samples_of`: their model's name), plus `self_rollouts` completions of the bare
 question (one request per problem, seeded by the problem alone, so a problem's figure is the
-same in any batch). The `fall` rule judges every step against it; every rule reports it.
+same in any batch; the job sends it with the sampling: `verifiers.mc.question`). The `fall`
+and `posterior` methods judge every step against it; every method reports it.
 
 Give `verify` many chains at once (hundreds, all chains of a problem together): requests of
 the same chain share the prompt and most of the prefix, which vLLM's prefix caching reuses.
@@ -38,7 +39,9 @@ from labeling.mc import Estimator, Method, Probe
 from labeling.schema import AfterError, Chain, Problem, SelfConfidence, Status, StepVerdict
 from labeling.text.loops import repeats_ok
 from verifiers.mc.outcome import OutcomeCheck, no_attempt, outcome_check
+from verifiers.mc.prefixes import prefix_texts
 from verifiers.mc.protocol import AsyncCompleter, Completer, Completion, RolloutStats
+from verifiers.mc.question import distinct, question_request
 from verifiers.mc.schedule import Schedule, _submit
 
 log = logging.getLogger(__name__)
@@ -47,32 +50,6 @@ __all__ = [
     "AsyncCompleter", "Completer", "Completion", "MonteCarloVerifier", "RolloutStats",
     "prefix_texts",
 ]  # fmt: skip
-
-
-def prefix_texts(chain: Chain, step_separator: str = "\n\n") -> list[str]:
-    """Text of each prefix as the model wrote it, ending with its last step's last character.
-
-    Cut from `chain.text` when every step can be found there in order (keeps the model's own
-    spacing inside the prefix, which keeps its tokens and the prefix cache); otherwise the
-    steps joined with `step_separator`. No prefix ends with the whitespace that separates it
-    from the next step: the model writes that itself. A separator at the very end of a prompt
-    tokenizes unlike the same text mid-chain (SmolLM2's BPE reads a final "\n\n" as one token
-    that it writes as two before a new paragraph), and the model, fed a token it never wrote
-    there, continued "6 * 5 = 30" with "30 = 6 * 5" instead of "The final answer is 30."
-    (0 of 8 against 6 of 8 from the bare question): every such prefix looked wrong.
-    """
-    steps, text = chain.steps, chain.text
-    starts, pos = [], 0
-    for step in steps:
-        at = text.find(step, pos) if text else -1
-        if at < 0:
-            starts = []
-            break
-        starts.append(at)
-        pos = at + len(step)
-    if starts:
-        return [text[: starts[i + 1]].rstrip() for i in range(len(steps) - 1)] + [text[:pos]]
-    return [step_separator.join(steps[: i + 1]) for i in range(len(steps))]
 
 
 class MonteCarloVerifier:
@@ -157,6 +134,9 @@ class MonteCarloVerifier:
         self.seed, self.sep, self.check_workers = seed, step_separator, check_workers
         self.prompt_fn = prompt_fn or (lambda p: p.question)
         self.stats, self.last_stats = RolloutStats(), RolloutStats()
+        # The bare question's completions per problem id that the job already asked for
+        # (verifiers.mc.question); set by the labeler for one unit.
+        self.given_questions: Mapping[str, Sequence[Completion]] = {}
 
     def verify(self, items: Sequence[tuple[Problem, Chain]]) -> list[list[StepVerdict]]:
         stats = RolloutStats(chains=len(items))
@@ -268,23 +248,34 @@ class MonteCarloVerifier:
     def _ask_questions(
         self, items: Sequence[tuple[Problem, Chain]], stats: RolloutStats
     ) -> dict[str, tuple[Problem, Future[list[Completion]]]]:
-        """One request of `self_rollouts` completions of the bare question per problem."""
+        """One request of `self_rollouts` completions of the bare question per problem, unless
+        the job already sent it (`given_questions`: the same request, so the same
+        completions)."""
         n = self.self_rollouts
-        problems = {p.problem_id: p for p, _ in items}
+        problems = distinct(p for p, _ in items)
         if not n or not problems:
             return {}
-        requests = [
-            EngineRequest.user(self.prompt_fn(p), n=n, seed=derive_seed(self.seed, pid, "question"),
-                               max_tokens=self.max_tokens, temperature=self.temperature,
-                               top_p=self.top_p, end_loops=self.end_loops)
-            for pid, p in problems.items()
-        ]
-        futures = _submit(self.completer, requests)
+        asked: dict[str, tuple[Problem, Future[list[Completion]]]] = {}
+        for pid, got in self.given_questions.items():
+            if pid in problems and len(got) == n:
+                asked[pid] = (problems[pid], done := Future())
+                done.set_result(list(got))
+        todo = [p for pid, p in problems.items() if pid not in asked]
+        requests = [self.question_request(p) for p in todo]
+        futures = _submit(self.completer, requests) if requests else []
         if len(futures) != len(requests):
             raise RuntimeError(f"Completer answered {len(futures)} of {len(requests)} requests")
         stats.rounds += 1
-        stats.requests += len(requests)
-        return {pid: (p, f) for (pid, p), f in zip(problems.items(), futures, strict=True)}
+        stats.requests += len(problems)
+        asked |= {p.problem_id: (p, f) for p, f in zip(todo, futures, strict=True)}
+        return asked
+
+    def question_request(self, problem: Problem) -> EngineRequest:
+        """The request of the bare question's rollouts on `problem` (`verifiers.mc.question`)."""
+        return question_request(problem, n=self.self_rollouts, seed=self.seed,
+                                max_tokens=self.max_tokens, temperature=self.temperature,
+                                top_p=self.top_p, end_loops=self.end_loops,
+                                prompt_fn=self.prompt_fn)
 
     def _self_confidence(
         self,
