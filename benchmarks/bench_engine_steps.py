@@ -3,17 +3,18 @@
 The `posterior` MC search sends one probe per chain at a time, so the end of a stage runs a
 few sequences per step for many steps: its speed is the step's fixed cost, not the engine's
 throughput at full batch (docs/benchmarks.md, "the MC stage's tail"). This prints, for one
-bare in-process engine with the job's settings for this machine (dtype `auto`, KV block
-size, preload decision, `vllm.LLM` arguments of `actor.llm_kwargs`; one torch thread, as
-each engine of the default layout on two cores), the milliseconds per decode step and the
-tokens per second at each batch size, with `enforce_eager` (the CPU default) and, with
-`--compiled`, with torch.compile; each with top-p found by vLLM's sort of the vocabulary and
-by the window of `pipelines.engine.nucleus` (`engine.nucleus`, with the share of rows it
-left to the sort). Each mode runs in a fresh process (the preload acts at a process's
-start). Prompts are distinct (no shared prefix), 48 tokens each, every sequence
-decoding all of them, the job's top_p. Nothing is asserted.
+bare in-process engine with the job's settings for this machine (dtype `auto` unless
+`--dtype` names others, KV block size, preload decision, `vllm.LLM` arguments of
+`actor.llm_kwargs`; one torch thread, as each engine of the default layout on two cores),
+the milliseconds per decode step and the tokens per second at each batch size, with
+`enforce_eager` (the CPU default) and, with `--compiled`, with torch.compile; each with
+top-p found by vLLM's sort of the vocabulary and by the window of `pipelines.engine.nucleus`
+(`engine.nucleus`, with the share of rows it left to the sort). Each mode runs in a fresh
+process (the preload acts at a process's start). Prompts are distinct (no shared prefix),
+48 tokens each, every sequence decoding all of them, the job's top_p. Nothing is asserted.
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_engine_steps.py [--compiled] [--rows 2 8 256]
+        [--dtype bfloat16 float32]
 """
 
 from __future__ import annotations
@@ -32,11 +33,11 @@ TOKENS = 48
 
 
 def _curve(model: str, eager: bool, window: bool, threads: int, rows: list[int], top_p: float,
-           queue) -> None:  # fmt: skip
+           dtype: str, queue) -> None:  # fmt: skip
     from pipelines.engine import device, nucleus
     from pipelines.engine.actor import llm_kwargs
 
-    choice = device.choose("auto", 0, threads)
+    choice = device.choose(dtype, 0, threads)
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
     device.apply(choice)
     from vllm import LLM, SamplingParams
@@ -84,6 +85,9 @@ def main() -> None:
     ap.add_argument("--compiled", action="store_true", help="also run with torch.compile")
     ap.add_argument("--nucleus", nargs="+", choices=["sort", "window"], default=["sort", "window"],
                     help="top-p by vLLM's sort and/or the window (engine.nucleus)")
+    ap.add_argument("--dtype", nargs="+", default=["auto"],
+                    choices=["auto", "bfloat16", "float32"],
+                    help="weights dtype (model.dtype); several: one curve each")
     ap.add_argument("--model", default="", help="model directory (default: the embedded one)")
     args = ap.parse_args()
     from pipelines.engine.device import cpu_flags, cpu_kind
@@ -102,12 +106,13 @@ def main() -> None:
           f"{TOKENS} tokens per sequence")
     ctx = mp.get_context("spawn")
     results = []
-    modes = [(eager, way == "window") for eager in ([True, False] if args.compiled else [True])
-             for way in args.nucleus]  # fmt: skip
-    for eager, window in modes:
+    modes = [(eager, way == "window", dtype)
+             for eager in ([True, False] if args.compiled else [True])
+             for way in args.nucleus for dtype in args.dtype]  # fmt: skip
+    for eager, window, dtype in modes:
         queue = ctx.Queue()
         proc = ctx.Process(target=_curve, args=(model, eager, window, args.threads, args.rows,
-                                                SamplerConfig().top_p, queue))  # fmt: skip
+                                                SamplerConfig().top_p, dtype, queue))  # fmt: skip
         proc.start()
         results.append(_result(proc, queue))
     print("| mode | start | " + " | ".join(f"{n} seqs: ms/step, tok/s" for n in args.rows)
