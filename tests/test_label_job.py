@@ -336,3 +336,6 @@ def test_the_jobs_question_requests_are_the_verifiers_own():
     none = typed(compose(["labels=[answer,mc]", "labels.mc.self_rollouts=0"]))
     assert mc_question_requests(none, problems) == []
     assert mc_question_requests(typed(compose(["labels=[answer]"])), problems) == []
+    # No reference and no tests: the rollouts could not be judged, so none are sent.
+    bare = Problem("q", "math", "t", "What is 2 + 2?", reference="")
+    assert [r.key for r in mc_question_requests(cfg, [bare, *problems[:1]])] == ["p0"]

@@ -24,7 +24,9 @@ log = logging.getLogger("prm-label")
 def mc_question_requests(cfg: LabelJob, problems: list[Problem]) -> list[EngineRequest]:
     """The requests of `labels.mc`'s bare-question rollouts on `problems` (none without MC),
     the very ones its verifier would send (`verifiers.mc.question`): the job sends them with
-    the unit's sampling and hands their completions to the labeler."""
+    the unit's sampling and hands their completions to the labeler. A problem with neither a
+    reference nor tests gets none: its rollouts could not be judged, and MC sees its chains
+    only when the user states their outcome (then it asks itself)."""
     m = cfg.labels.mc
     if m is None or not m.self_rollouts:
         return []
@@ -32,7 +34,7 @@ def mc_question_requests(cfg: LabelJob, problems: list[Problem]) -> list[EngineR
 
     settings = rollout_settings(cfg, m)
     return [question_request(p, n=m.self_rollouts, **settings)
-            for p in distinct(problems).values()]
+            for p in distinct(problems).values() if p.reference or p.tests]
 
 
 class AskedQuestions:

@@ -1,10 +1,9 @@
 """The bare question's rollouts: the request that measures the completer's self-confidence.
 
 One request of `n` completions per problem, seeded by the problem alone, so it is the same
-request whoever sends it. The label job sends it with the unit's sampling requests, so the
-engines generate the chains and these rollouts in one batch instead of starting them once the
-chains are sampled, in a second batch whose tail runs nearly empty; it hands the completions
-to the labeler (`MonteCarloVerifier.given_questions`). A verifier not given them asks itself.
+request whoever sends it: the label job sends it with the unit's sampling requests
+(`pipelines/label/questions.py`, which says why) and hands the completions to the labeler
+(`MonteCarloVerifier.given_questions`). A verifier not given them asks itself.
 """
 
 from __future__ import annotations
