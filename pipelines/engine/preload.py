@@ -130,6 +130,10 @@ RULES: dict[tuple[str, str], tuple[bool, str]] = {
     # The `amx` tier had no consistent winner in the pairs measured, so it has no rule.
     ("AuthenticAMD", "avx512_bf16"): (
         True, "faster preloaded in alternating bare sampling runs (docs/benchmarks.md)"),
+    # Float32 there, as the job runs it: bf16 is slower without AMX (`device.choose_dtype`).
+    ("GenuineIntel", "avx512_bf16"): (
+        True, "faster preloaded in every alternating pair of `prm-prepare-model --calibrate` "
+              "(float32; docs/benchmarks.md)"),
     # Float32 there, as the job runs it: no native bf16.
     ("AuthenticAMD", "avx2"): (
         True, "faster preloaded in every alternating pair of `prm-prepare-model --calibrate` "
