@@ -109,8 +109,9 @@ def look_ahead(choice: DeviceChoice, flags: frozenset[str] | None = None) -> int
     a small decode step little: a GPU, or a CPU with AMX, whose small batches wait on the
     weights (two deep took the MC stage from 71.0 to 54.0 s on Xeon-AMX). 1 on other CPUs,
     where every sequence more slows the step of all the others: two deep made `make run`'s job
-    191.6 s against 173.2 s in bf16 and 274.7 against 233.0 s in float32 on EPYC-bf16, one
-    deep the same as none (docs/benchmarks.md)."""
+    191.6 s against 173.2 s in bf16 and 274.7 against 233.0 s in float32 on EPYC-bf16 (297.9
+    against 263.8 s on an Intel Xeon without AMX, float32), one deep the same as none
+    (docs/benchmarks.md)."""
     if choice.device == "gpu":
         return 2
     return 2 if isa_tier(cpu_flags() if flags is None else flags) == "amx" else 1
