@@ -149,7 +149,9 @@ def choose_dtype(
             return "float16", f"GPU of compute capability {gpu_capability} has no bf16 units"
         return "bfloat16", "GPU"
     native = sorted(NATIVE_BF16_FLAGS & flags)
-    if native == ["avx512_bf16"] and (cpu_kind().vendor if vendor is None else vendor) == INTEL:
+    # Tier `avx512_bf16` means no AMX (that is tier `amx`); the vendor is read only then.
+    if isa_tier(flags) == "avx512_bf16" and INTEL == (
+            cpu_kind().vendor if vendor is None else vendor):
         return "float32", ("an Intel CPU with avx512_bf16 but no AMX: bf16 decoded batches "
                            "slower than float32 there (docs/benchmarks.md)")  # fmt: skip
     if native:

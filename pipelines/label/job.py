@@ -238,7 +238,8 @@ class LabelJob(UnitJob):
         for p in problems:
             one = {p.problem_id: samples[p.problem_id]} if samples and p.problem_id in samples \
                 else None
-            asked = {k: v for k, v in (questions or {}).items() if k == p.problem_id}
+            asked = {p.problem_id: questions[p.problem_id]} \
+                if questions and p.problem_id in questions else None
             try:
                 part = self._result(self._submit_label([p], one, asked))
             except Exception as exc:
