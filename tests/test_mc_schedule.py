@@ -283,3 +283,21 @@ def test_the_look_ahead_depth_changes_what_goes_ahead_never_a_label(monkeypatch)
         assert (ahead > 0) == (depth > 0)
     with pytest.raises(ValueError, match="look_ahead=-1"):
         mc_verifier(FakeCompleter(posterior_rule), rule="posterior", look_ahead=-1)
+
+
+def test_early_requests_fill_the_room_in_sequences_one_chain_per_turn():
+    """The engines' room is counted in sequences: a request of n rollouts takes n of it, so
+    early requests never ask the engines for more than the room they have."""
+    from labeling.mc import Probe
+    from verifiers.mc.schedule import _fair
+
+    queues = {0: [(0, Probe(1, 4), 0), (0, Probe(2, 4), 0)],
+              1: [(1, Probe(3, 2), 0), (1, Probe(5, 2), 2)],
+              2: [(2, Probe(0, 1), 4)]}  # fmt: skip
+    assert _fair(queues, 7) == [(0, Probe(1, 4), 0), (1, Probe(3, 2), 0), (2, Probe(0, 1), 4)]
+    # The second turn's first request (4 sequences) does not fit the 2 left: it stops there
+    # rather than letting a later chain jump the queue.
+    assert _fair(queues, 9) == _fair(queues, 7)
+    assert _fair(queues, 11) == _fair(queues, 7) + [(0, Probe(2, 4), 0)]
+    assert _fair(queues, 3) == []  # the first request alone is 4 sequences
+    assert _fair(queues, 0) == []

@@ -5,12 +5,13 @@ checked, recorded, and that chain's next probe goes out at once (no rounds: a ch
 waits for another chain's slowest rollout). With an async completer a chain's first probe
 goes out as soon as its own outcome is checked, while the others' are still being checked.
 
-Speculation (only while fewer than `capacity` requests are in flight, `capacity` coming from
-the completer: the engines' batch room). With chunk 1 a probe asks for one rollout at a time
-and stops as soon as its step is settled, so a chain near the end of the stage keeps the
-engine waiting on one sequence. Then the later rollouts of the same probe (up to the step's
-current budget) go out early, each with the seed of its own rollout index. While the engine
-runs well below its room, the requests of the probes that may come next go out too
+Speculation (only while fewer than `capacity` sequences are in flight, `capacity` coming from
+the completer: the engines' batch room; a request of n rollouts is n sequences). With chunk 1
+a probe asks for one rollout at a time and stops as soon as its step is settled, so a chain
+near the end of the stage keeps the engine waiting on one sequence. Then the later rollouts
+of the same probe (up to the step's current budget) go out early, each with the seed of its
+own rollout index. While the engine runs well below its room, the requests of the probes that
+may come next go out too
 (`Estimator.lookahead`: binary search's midpoints on either side; `posterior`'s choices
 after each outcome of its pending probe, `depth` probes deep and at most 24 rollouts a chain;
 the depth is the engines' own, `pipelines.engine.device.look_ahead`),
@@ -39,7 +40,7 @@ from labeling.mc import Estimator, Probe
 from verifiers.mc.protocol import AsyncCompleter, Completion
 
 # Rollouts of probes that may come next go out only while fewer than capacity / AHEAD_SHARE
-# requests are in flight. With all 256 of the CPU engine's room open to them, the MC stage of
+# sequences are in flight. With all 256 of the CPU engine's room open to them, the MC stage of
 # 113 chains took 127 s instead of 111 s (more sequences per step, 10% of them wasted).
 AHEAD_SHARE = 4
 
@@ -57,7 +58,8 @@ class Schedule:
         self.ready: list[dict[int, dict[int, list[Completion]]]] = [{} for _ in items]
         self.open: set[int] = set()  # chains with probes left (filled as they arrive)
         self.arriving = False  # no speculation until every chain's first probe is out
-        self.in_flight = 0
+        self.in_flight = 0  # requests out (the run ends when none is)
+        self.seqs = 0  # their sequences: what fills the engines' room
         self.done: queue.SimpleQueue = queue.SimpleQueue()  # (idx, step, index, req, future)
         self.cache: dict[tuple[int, int, str], bool | None] = {}
 
@@ -99,8 +101,9 @@ class Schedule:
         if not finished:
             return
         self.in_flight -= len(finished)
-        for idx, step, at, *_ in finished:
+        for idx, step, at, req, _ in finished:
             self.flying[idx].discard((step, at))
+            self.seqs -= req.n
         self.record([(i, step, at, req, fut.result()) for i, step, at, req, fut in finished])
         self.launch(sorted({idx for idx, *_ in finished}))
 
@@ -122,17 +125,18 @@ class Schedule:
                 self.waves[idx] += 1
                 work += [(idx, p, est.rollouts_at(p.step)) for p in probes]
         self._send(work)
-        if self.speculate and not self.arriving and self.in_flight < self.capacity:
-            self._send(self._spare(self.capacity - self.in_flight))
+        if self.speculate and not self.arriving and self.seqs < self.capacity:
+            self._send(self._spare(self.capacity - self.seqs))
 
     def _spare(self, room: int) -> list[tuple[int, Probe, int]]:
-        """Up to `room` requests sent early, one per chain per turn (fair): first the later
-        rollouts of pending probes, then the requests of the probes that may come next."""
+        """Requests sent early, up to `room` sequences, one per chain per turn (fair): first
+        the later rollouts of pending probes, then the requests of the probes that may come
+        next."""
         active = [i for i in sorted(self.open) if self.waves[i] < self.mc.max_rounds]
         work = _fair({i: self._later(i) for i in active}, room)
         # Probes that may come next only fill an engine running well below its room (the
         # end of a stage): on a CPU every extra sequence slows the step of all the others.
-        room = min(room, self.capacity // AHEAD_SHARE - self.in_flight) - len(work)
+        room = min(room, self.capacity // AHEAD_SHARE - self.seqs) - _seqs(work)
         if room <= 0 or not self.depth:  # looking ahead costs a posterior per outcome
             return work
         ahead = _fair({i: self._early(i) for i in active}, room)
@@ -168,6 +172,7 @@ class Schedule:
         s.max_batch_requests = max(s.max_batch_requests, len(requests))
         s.max_batch_completions = max(s.max_batch_completions, sum(r.n for r in requests))
         self.in_flight += len(requests)
+        self.seqs += sum(r.n for r in requests)
         s.max_in_flight = max(s.max_in_flight, self.in_flight)
         for (idx, probe, at), req, fut in zip(work, requests, futures, strict=True):
             self.flying[idx].add((probe.step, at))
@@ -248,16 +253,25 @@ class Schedule:
 
 def _fair(queues: dict[int, list[tuple[int, Probe, int]]], limit: int
           ) -> list[tuple[int, Probe, int]]:  # fmt: skip
-    """Up to `limit` of the queued requests, one per chain per turn, each queue in order."""
+    """Queued requests of up to `limit` sequences in all, one per chain per turn, each queue
+    in order."""
     out: list[tuple[int, Probe, int]] = []
-    turn = 0
-    while len(out) < limit:
+    turn, left = 0, limit
+    while left > 0:
         row = [q[turn] for q in queues.values() if turn < len(q)]
         if not row:
             break
-        out += row[: limit - len(out)]
+        for item in row:
+            if item[1].n > left:
+                return out
+            out.append(item)
+            left -= item[1].n
         turn += 1
     return out
+
+
+def _seqs(work: list[tuple[int, Probe, int]]) -> int:
+    return sum(p.n for _, p, _ in work)
 
 
 def _submit(completer: Any, requests: Sequence[EngineRequest]) -> list[Future]:
