@@ -187,7 +187,11 @@ class RayConfig:
         None, "None = start a local Ray; auto = join a running cluster.", SPEED
     )
     num_cpus: int | None = option(None, "CPUs of the local Ray (None = all).", SPEED, gt=0)
-    label_actors: int = option(1, "Verifier actors labeling units in parallel.", SPEED, gt=0)
+    label_actors: int | None = option(
+        None, "Verifier actors labeling units in parallel. null: 2 on a local Ray when the job "
+        "labels several units and none of its problems runs code in the sandbox (one unit's "
+        "Monte Carlo rollouts fill the engines while the next unit's start), else 1.", SPEED,
+        gt=0)
     label_num_cpus: float = option(
         0.0, "Ray CPUs reserved per verifier actor. 0: its heavy work (sympy, math-verify, the "
         "sandbox) runs in child processes Ray does not count, and CPU engines own the cores.",

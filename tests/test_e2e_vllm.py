@@ -35,7 +35,10 @@ def test_vllm_on_ray_end_to_end(tmp_path, tiny_model_dir, ray_runtime):
     assert c["problems_in"] == 3 == c["problems_labeled"] + c["problems_quarantined"]
     assert c["chains_sampled"] == 6
     assert m["tokens"]["sample"] > 0 and m["model"]["name"] == "tiny-llama"
-    assert json.loads((out / "manifest.json").read_text())["shards"] == m["shards"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["shards"] == m["shards"]
+    # Two units of math on a local Ray: two labelers by default (ray.label_actors null).
+    assert manifest["config"]["ray"]["label_actors"] == 2 and len(m["shards"]) == 2
 
     # The output loads with Hugging Face datasets (TRL's loader) as it is.
     from datasets import load_dataset

@@ -44,6 +44,7 @@ from pipelines.label.manifest import (
 )
 from pipelines.label.questions import AskedQuestions, mc_question_requests
 from pipelines.label.reuse import PreviousUnit, counts_of, keep_members, previous_units
+from pipelines.label.sources import settle_labelers
 from pipelines.label.unit import UnitLabeler, UnitResult
 from pipelines.progress import engine_throughput
 from pipelines.unit_job import (
@@ -159,7 +160,7 @@ class LabelJob(UnitJob):
             scheduling_strategy="SPREAD",  # over a cluster's nodes, beside their engines
         )(UnitLabeler)
         self.labelers = [
-            cls.remote(self.cfg, self.hash, completer, critic) for _ in range(rc.label_actors)
+            cls.remote(self.cfg, self.hash, completer, critic) for _ in range(rc.label_actors or 1)
         ]
         # Asked now, answered by each labeler's first life; read at the end (manifest.redone), so
         # the labelers start while the engines load instead of before.
@@ -325,6 +326,8 @@ class LabelJob(UnitJob):
         plan, keys = self.plan(items, oc.problems_per_unit,
                                {n: u.members for n, u in before.items()} if prev else None)
         self._say_what_resume_redoes(keys)
+        settle_labelers(self.cfg, len(plan), {x.domain for x in items.values()
+                                               if isinstance(x, Problem)})
         self.refresh = refresh_cost(plan) if prev else None
         if prev:
             cost = self.refresh
