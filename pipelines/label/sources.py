@@ -299,11 +299,10 @@ def _judge(cfg: LabelJob, j: Any, ctx: BuildContext) -> Verifier:
 def labelers(cfg: LabelJob, units: int, domains: Collection[str]) -> int:
     """Verifier actors the job starts: `ray.label_actors`, or when it is null, 2 on a local
     Ray for several units of problems that run no code, else 1. A second labeler runs one
-    unit's Monte Carlo stage while the other's tail leaves the engines half idle (gsm8k, 2
-    units of 12: 466.6 against 421.9 s, labels identical; docs/benchmarks.md). Code stays at
-    one: each labeler's sandbox runs share the node's sandbox memory (`node_sandbox_slots`),
-    so a second one would halve every run's memory limit, and that can change a test's
-    outcome."""
+    unit's Monte Carlo stage while the other's tail leaves the engines half idle (faster, the
+    same labels: docs/benchmarks.md, the MC stage's tail). Code stays at one: each labeler's
+    sandbox runs share the node's sandbox memory (`node_sandbox_slots`), so a second one would
+    halve every run's memory limit, and that can change a test's outcome."""
     rc = cfg.ray
     if rc.label_actors is not None:
         return int(rc.label_actors)

@@ -41,9 +41,8 @@ from verifiers.mc.protocol import AsyncCompleter, Completion
 
 # Rollouts of probes that may come next go out only while fewer than capacity / AHEAD_SHARE
 # sequences are in flight. With all 256 of the CPU engine's room open to them, the MC stage of
-# 113 chains took 127 s instead of 111 s (more sequences per step, 10% of them wasted). A
-# sixteenth (counted in sequences) was slower too: make run's job 255.3 s against 243.3 s one
-# probe ahead, 257.4 s two ahead (Xeon-bf16, float32, 2026-11-29).
+# 113 chains took 127 s instead of 111 s (more sequences per step, 10% of them wasted); a
+# sixteenth was slower too (docs/benchmarks.md, the MC stage's tail).
 AHEAD_SHARE = 4
 
 
