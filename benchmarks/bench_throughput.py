@@ -174,7 +174,7 @@ def job_side(args: argparse.Namespace) -> dict:
                    "repeats": args.repeats},
         "mc": {"chains": len(items), "requests": len(sent), "tokens": st.tokens,
                "seconds": mc_s, "labeled_steps": labeled, "max_in_flight": st.max_in_flight,
-               "wasted_requests": st.wasted_requests, "wasted_tokens": st.wasted_tokens,
+               "wasted_rollouts": st.wasted_rollouts, "wasted_tokens": st.wasted_tokens,
                "ahead_requests": st.ahead_requests,
                "prefix_cache_hit_rate": round(rollout["cached_tokens"]
                                               / max(rollout["prompt_tokens"], 1), 3),

@@ -126,7 +126,7 @@ class TraceCompleter:
             p = 0.8 if len(r.prefix) <= trace.error_offset else 0.05
             got = []
             for j in range(r.n):
-                ok = random.Random(f"{r.seed}/{j}").random() < p
+                ok = random.Random(r.seed + j).random() < p
                 answer = trace.reference if ok else str(int(trace.reference) + 1)
                 got.append(Completion("Continuing.\n</think>\n\nThe answer is "
                                       f"\\boxed{{{answer}}}.", self.tokens))

@@ -45,10 +45,11 @@ class FakeCompleter:
     """A deterministic stand-in for the engine, for tests and the simulation benchmark.
 
     Completion j of a request succeeds with probability `p_success(request)`, drawn from a
-    generator seeded with (request.seed, j): the same requests give the same completions in
-    any batch order. The text is `template` with `{answer}` = `right` on success, `wrong` on
-    failure (default: a boxed math answer); each completion reports `tokens` generated tokens.
-    `batches` records every call's size.
+    generator seeded with request.seed + j, the seed vLLM gives a request's j-th completion:
+    the same rollouts in any batch order and any grouping into requests. The text is
+    `template` with `{answer}` = `right` on success, `wrong` on failure (default: a boxed
+    math answer); each completion reports `tokens` generated tokens. `batches` records every
+    call's size.
     """
 
     def __init__(
@@ -70,7 +71,7 @@ class FakeCompleter:
             p = self.p_success(req)
             got = []
             for j in range(req.n):
-                ok = random.Random(f"{req.seed}/{j}").random() < p
+                ok = random.Random(req.seed + j).random() < p
                 answer = self.right if ok else self.wrong
                 got.append(Completion(self.template.format(answer=answer), self.tokens))
             out.append(got)

@@ -121,12 +121,12 @@ def test_speculation_fills_the_engine_without_changing_a_label(estimator):
     fast.capacity = 256
     speculative, s2 = _verify(fast, items, estimator, k=4)
     assert speculative == sequential
-    assert s2.requests - s2.wasted_requests == s1.requests  # every useful rollout, once
+    assert s2.requests - s2.wasted_rollouts == s1.requests  # every useful rollout, once
     assert s2.max_in_flight > s1.max_batch_requests  # it did send ahead
     if estimator == "binary_search":  # including probes that were not pending yet
         assert s2.ahead_requests > 0
     recorded = sum(v.rollouts for vs in speculative for v in vs)
-    assert recorded == s1.completions == s2.completions - s2.wasted_requests
+    assert recorded == s1.completions == s2.completions - s2.wasted_rollouts
 
 
 def test_first_probes_go_out_while_later_outcomes_are_still_being_checked():
@@ -201,21 +201,21 @@ class SilentAfter(FakeCompleter):
         for req, got in zip(requests, out, strict=True):
             if req.prefix.endswith(self.marker):
                 for j in range(len(got)):
-                    if random.Random(f"{req.seed}/{j}/silent").random() < 0.7:
+                    if random.Random(f"{req.seed + j}/silent").random() < 0.7:
                         got[j] = Completion("", 1)
         return out
 
 
 def test_no_attempt_rollouts_under_speculation_change_no_label():
-    items = sampled_items(2)
+    items = sampled_items(3)
 
     def run(completer):
         mc = mc_verifier(completer, rule="posterior", probe=2, self_rollouts=8,
                          samples_of="m")
         return mc.verify(items), mc.last_stats
 
-    rounds, s1 = run(SilentAfter("Step 2: x2 ok", posterior_rule))
-    fast = ThreadedCompleter(SilentAfter("Step 2: x2 ok", posterior_rule),
+    rounds, s1 = run(SilentAfter("Step 3: x3 ok", posterior_rule))
+    fast = ThreadedCompleter(SilentAfter("Step 3: x3 ok", posterior_rule),
                              lambda r: 0.001 * (r.seed % 7))
     fast.capacity = 256
     continuous, s2 = run(fast)
@@ -226,6 +226,11 @@ def test_no_attempt_rollouts_under_speculation_change_no_label():
     # needed is wasted, never recorded)
     assert [v.rollouts for vs in continuous for v in vs] == \
         [v.rollouts for vs in rounds for v in vs]
+    # A top-up of the undecided rollouts is served by a request sent early for a bigger
+    # probe of the same step (rollout i has its seed in any request): no rollout goes out
+    # twice.
+    sent = [(r.prefix, r.seed + j) for _, r in fast.sent for j in range(r.n)]
+    assert len(sent) == len(set(sent))
 
 
 @pytest.mark.parametrize("rule", ["posterior", "absolute"])
@@ -244,8 +249,8 @@ def test_speculate_off_sends_nothing_ahead_and_gives_the_same_labels(rule):
 
     ahead, s1 = run(True)
     alone, s2 = run(False)
-    assert s1.ahead_requests + s1.wasted_requests > 0  # the engine's room was used
-    assert s2.ahead_requests == s2.wasted_requests == 0
+    assert s1.ahead_requests + s1.wasted_rollouts > 0  # the engine's room was used
+    assert s2.ahead_requests == s2.wasted_rollouts == 0
     assert alone == ahead
     assert s2.completions == s1.completions - s1.wasted_tokens // 100  # 100 tokens a rollout
 

@@ -290,7 +290,8 @@ class SimulatedEngine:
 
     Each completion is 2-6 "Step k:" paragraphs with small arithmetic claims, some wrong,
     ending in \\boxed{n} (after `</think>` when the prefix ends inside a thinking part); it
-    depends only on the request's seed and prefix, so runs are reproducible.
+    depends only on the request's seed + j (vLLM's seed of completion j) and prefix, so runs
+    are reproducible.
     Token counts are word counts.
     """
 
@@ -325,7 +326,7 @@ class SimulatedEngine:
         for r in requests:
             texts = []
             for j in range(r.n):
-                rng = random.Random(r.seed * 1_000_003 + j)
+                rng = random.Random(r.seed + j)  # vLLM's seed of a request's j-th completion
                 texts.append(self._one(rng, r.prefix))
             results.append(
                 {

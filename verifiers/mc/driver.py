@@ -46,6 +46,14 @@ from verifiers.mc.schedule import Schedule, _submit
 
 log = logging.getLogger(__name__)
 
+
+def rollout_seed(seed: int, problem_id: str, chain_id: str, step: int, index: int) -> int:
+    """The seed of rollout `index` from prefix `step`: the step's seed plus the index. An
+    engine seeds a request's j-th completion with its seed + j (vLLM does), so rollout i has
+    this seed in any request that holds it: a second probe from the same prefix draws new
+    samples, and a request sent early the very samples the sequential search draws."""
+    return derive_seed(seed, problem_id, chain_id, step) + index
+
 __all__ = [
     "AsyncCompleter", "Completer", "Completion", "MonteCarloVerifier", "RolloutStats",
     "prefix_texts",
@@ -371,12 +379,8 @@ class MonteCarloVerifier:
         problem, chain = item
         step, n = probe.step, probe.n
         assert est is not None
-        # The rollout index makes a second chunk from the same prefix draw new samples, and
-        # a speculative chunk the very samples the sequential one would have drawn.
-        seed = derive_seed(
-            self.seed, problem.problem_id, chain.chain_id, step,
-            est.rollouts_at(step) if index is None else index,
-        )  # fmt: skip
+        seed = rollout_seed(self.seed, problem.problem_id, chain.chain_id, step,
+                            est.rollouts_at(step) if index is None else index)
         prompt = self.prompt_fn(problem)
         return EngineRequest.user(prompt, prefix=prefixes[step], n=n, seed=seed,
                                   max_tokens=self.max_tokens, temperature=self.temperature,

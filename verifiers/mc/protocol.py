@@ -57,7 +57,7 @@ class RolloutStats:
     max_batch_requests: int = 0
     max_batch_completions: int = 0
     max_in_flight: int = 0  # most requests waiting for the engine at once
-    wasted_requests: int = 0  # speculative rollouts a settled step did not need (dropped)
+    wasted_rollouts: int = 0  # speculative rollouts a settled step did not need (dropped)
     wasted_tokens: int = 0  # their tokens (included in `tokens`)
     ahead_requests: int = 0  # rollouts sent for probes that were not pending yet
     unfinished_chains: int = 0  # chains still undecided when max_rounds ran out

@@ -15,13 +15,18 @@ may come next go out too
 (`Estimator.lookahead`: binary search's midpoints on either side; `posterior`'s choices
 after each outcome of its pending probe, `depth` probes deep and at most 24 rollouts a chain;
 the depth is the engines' own, `pipelines.engine.device.look_ahead`),
-each the very request the search would send then (same step, rollout index and n), to
-shorten the chain of waits at the end of a stage: a `posterior` chain searches one probe at
-a time. Results are recorded strictly in
-index order, only once the step is probed and only if the request is the one the probe asks
-for (else it is dropped and the probe's own request goes out), so the labels, seeds and
-recorded rollouts are exactly those of the sequential schedule; what no probe needed is
-counted as `wasted_*` and dropped.
+to shorten the chain of waits at the end of a stage: a `posterior` chain searches one probe
+at a time.
+
+Rollouts are kept by their index at a step, not by the request that brought them: rollout i
+of a step has the seed `driver.rollout_seed(.., i)` in any request (an engine gives the
+j-th completion of a request seeded s the seed s + j, as vLLM does), so a probe of n
+rollouts is served by whatever requests hold its n indices, and only the indices no request
+holds go out. A request sent early for a probe that then asks fewer rollouts (a top-up of
+the undecided ones) is not lost: its first rollouts serve the top-up, the rest wait for the
+step's next probe. Results are recorded strictly in index order, a whole probe at a time,
+only once the step is probed, so the labels, seeds and recorded rollouts are exactly those
+of the sequential schedule; what no probe needed is counted as `wasted_*` and dropped.
 
 Pure Python: no engine, no threads of its own (the completer's futures call back).
 """
@@ -54,9 +59,10 @@ class Schedule:
         self.stats, self.pool, self.capacity = stats, pool, capacity
         self.speculate = capacity > 0
         self.waves = [0] * len(items)
-        self.flying: list[set[tuple[int, int]]] = [set() for _ in items]  # (step, index) out
-        self.issued: list[set[tuple[int, int]]] = [set() for _ in items]  # ever sent
-        self.ready: list[dict[int, dict[int, list[Completion]]]] = [{} for _ in items]
+        # Per chain, rollouts by (step, index): out now, ever sent, and back (not recorded).
+        self.flying: list[set[tuple[int, int]]] = [set() for _ in items]
+        self.issued: list[set[tuple[int, int]]] = [set() for _ in items]
+        self.ready: list[dict[int, dict[int, Completion]]] = [{} for _ in items]
         self.open: set[int] = set()  # chains with probes left (filled as they arrive)
         self.arriving = False  # no speculation until every chain's first probe is out
         self.in_flight = 0  # requests out (the run ends when none is)
@@ -103,7 +109,7 @@ class Schedule:
             return
         self.in_flight -= len(finished)
         for idx, step, at, req, _ in finished:
-            self.flying[idx].discard((step, at))
+            self.flying[idx].difference_update((step, at + j) for j in range(req.n))
             self.seqs -= req.n
         self.record([(i, step, at, req, fut.result()) for i, step, at, req, fut in finished])
         self.launch(sorted({idx for idx, *_ in finished}))
@@ -119,12 +125,13 @@ class Schedule:
         for idx in chains:
             if self.estimators[idx] is None or self.waves[idx] >= self.mc.max_rounds:
                 continue
-            est = self._est(idx)
-            probes = [p for p in est.pending()  # nothing out for it yet
-                      if (p.step, est.rollouts_at(p.step)) not in self.flying[idx]]
-            if probes:
+            est, held = self._est(idx), self._held(idx)
+            # the rollouts of each pending probe that are neither back nor out
+            missing = [w for p in est.pending()
+                       for w in self._runs(idx, p.step, est.rollouts_at(p.step), p.n, held)]
+            if missing:
                 self.waves[idx] += 1
-                work += [(idx, p, est.rollouts_at(p.step)) for p in probes]
+                work += missing
         self._send(work)
         if self.speculate and not self.arriving and self.seqs < self.capacity:
             self._send(self._spare(self.capacity - self.seqs))
@@ -155,8 +162,35 @@ class Schedule:
                 if (p.step, at) not in self.issued[idx]]  # fmt: skip
 
     def _early(self, idx: int) -> list[tuple[int, Probe, int]]:
-        return [(idx, Probe(step, n), at) for step, at, n in self._est(idx).lookahead(self.depth)
-                if (step, at) not in self.issued[idx]]  # fmt: skip
+        """The rollouts of the probes the search may make next that were never sent (the
+        probes after two outcomes may share rollouts: the same step, asked for in probes of
+        different sizes)."""
+        out: list[tuple[int, Probe, int]] = []
+        skip = set(self.issued[idx])
+        for step, at, n in self._est(idx).lookahead(self.depth):
+            runs = self._runs(idx, step, at, n, skip)
+            skip.update((step, a + j) for _, p, a in runs for j in range(p.n))
+            out += runs
+        return out
+
+    def _held(self, idx: int) -> set[tuple[int, int]]:
+        """The chain's rollouts back or on their way, as (step, index)."""
+        return self.flying[idx] | {(step, i) for step, buf in self.ready[idx].items()
+                                   for i in buf}  # fmt: skip
+
+    @staticmethod
+    def _runs(idx: int, step: int, at: int, n: int, skip: set[tuple[int, int]]
+              ) -> list[tuple[int, Probe, int]]:  # fmt: skip
+        """Rollouts at..at+n-1 of `step` not in `skip`, as requests of consecutive indices."""
+        out: list[tuple[int, Probe, int]] = []
+        for i in range(at, at + n):
+            if (step, i) in skip:
+                continue
+            if out and out[-1][2] + out[-1][1].n == i:
+                out[-1] = (idx, Probe(step, out[-1][1].n + 1), out[-1][2])
+            else:
+                out.append((idx, Probe(step, 1), i))
+        return out
 
     def _send(self, work: list[tuple[int, Probe, int]]) -> None:
         if not work:
@@ -176,8 +210,9 @@ class Schedule:
         self.seqs += sum(r.n for r in requests)
         s.max_in_flight = max(s.max_in_flight, self.in_flight)
         for (idx, probe, at), req, fut in zip(work, requests, futures, strict=True):
-            self.flying[idx].add((probe.step, at))
-            self.issued[idx].add((probe.step, at))
+            rollouts = [(probe.step, at + j) for j in range(probe.n)]
+            self.flying[idx].update(rollouts)
+            self.issued[idx].update(rollouts)
             fut.add_done_callback(functools.partial(self._done, idx, probe.step, at, req))
 
     def _done(self, idx: int, step: int, at: int, req: EngineRequest, fut: Future) -> None:
@@ -205,14 +240,17 @@ class Schedule:
             s.checks += 1
             s.undecided_checks += ok is None
         for idx, step, at, _, got in results:
-            self.ready[idx].setdefault(step, {})[at] = got
+            buf = self.ready[idx].setdefault(step, {})
+            for j, c in enumerate(got):
+                buf[at + j] = c
         for idx in dict.fromkeys(idx for idx, *_ in results):
             self._deliver(idx)
         s.check_seconds += time.perf_counter() - started
 
     def _deliver(self, idx: int) -> None:
-        """Record the chain's results in rollout order, each once its step is probed, until
-        nothing more can be recorded; drop what no probe of the chain can need any more."""
+        """Record the chain's rollouts in index order, a whole probe at a time once its step
+        is probed, until nothing more can be recorded; drop what no probe of the chain can
+        need any more."""
         est, ready = self._est(idx), self.ready[idx]
         progress = True
         while progress:
@@ -225,11 +263,8 @@ class Schedule:
                     continue
                 at = est.rollouts_at(step)
                 asked = next((p.n for p in est.pending() if p.step == step), 0)
-                if at in buf and asked and len(buf[at]) != asked:
-                    self._waste({at: buf.pop(at)})  # not the probe's request: it goes out anew
-                    continue
-                if at in buf and asked:
-                    got = buf.pop(at)
+                if asked and all(i in buf for i in range(at, at + asked)):
+                    got = [buf.pop(i) for i in range(at, at + asked)]
                     # None (the check decided nothing) stays None: neither success nor failure
                     results = [self.cache[(idx, step, c.text)] for c in got]
                     est.record(step, results, sum(c.tokens for c in got))
@@ -239,10 +274,9 @@ class Schedule:
             for buf in ready.values():
                 self._waste(buf)
 
-    def _waste(self, buf: dict[int, list[Completion]]) -> None:
-        for got in buf.values():
-            self.stats.wasted_requests += 1
-            self.stats.wasted_tokens += sum(c.tokens for c in got)
+    def _waste(self, buf: dict[int, Completion]) -> None:
+        self.stats.wasted_rollouts += len(buf)
+        self.stats.wasted_tokens += sum(c.tokens for c in buf.values())
         buf.clear()
 
     def flush(self) -> None:
