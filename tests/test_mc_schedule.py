@@ -117,12 +117,20 @@ def test_speculation_fills_the_engine_without_changing_a_label(estimator):
         return 0.05 if ERR in r.prefix else 0.5
 
     sequential, s1 = _verify(FakeCompleter(rule), items, estimator, k=4)
-    fast = ThreadedCompleter(FakeCompleter(rule), lambda r: 0.001 * (r.seed % 7))
+    # Every answer waits until more requests went out than the sequential search's biggest
+    # batch (so a loaded machine answering fast cannot hide whether it sent ahead); a
+    # schedule that never sends ahead leaves the wait to time out.
+    held: list[bool] = []
+
+    def hold(r):
+        held.append(until(lambda: len(fast.sent) > s1.max_batch_requests, timeout_s=10.0))
+
+    fast = ThreadedCompleter(FakeCompleter(rule), lambda r: 0.001 * (r.seed % 7), hold)
     fast.capacity = 256
     speculative, s2 = _verify(fast, items, estimator, k=4)
     assert speculative == sequential
     assert s2.requests - s2.wasted_rollouts == s1.requests  # every useful rollout, once
-    assert s2.max_in_flight > s1.max_batch_requests  # it did send ahead
+    assert all(held) and s2.max_in_flight > s1.max_batch_requests  # it did send ahead
     if estimator == "binary_search":  # including probes that were not pending yet
         assert s2.ahead_requests > 0
     recorded = sum(v.rollouts for vs in speculative for v in vs)
