@@ -8,7 +8,14 @@ import math
 
 import pytest
 
-from labeling.mc import FirstErrorModel, Posterior, PosteriorMethod, PosteriorSearch, method
+from labeling.mc import (
+    FirstErrorModel,
+    Posterior,
+    PosteriorMethod,
+    PosteriorSearch,
+    bisection,
+    method,
+)
 from labeling.mc import first_error_model as model
 from labeling.mc.bisection import AHEAD_ROLLOUTS
 from labeling.schema import SelfConfidence, Status
@@ -239,7 +246,7 @@ def test_the_requests_looked_ahead_hold_the_next_two_probes(first_error, chunk):
                 checked += 1
         left = est.rule.chain_budget - est.rollouts - p.n - 2 * chunk
         one, two = est.lookahead(1), est.lookahead(2)
-        assert set(one) <= set(two) and len(one) <= p.n + 1 and est.lookahead(0) == []
+        assert set(one) <= set(two) and est.lookahead(0) == []
         if history and history[-1][1] >= 0:
             assert (p.step, est.rollouts_at(p.step), p.n) in history[-1][2]
         history.append((two, left, one))
@@ -247,6 +254,55 @@ def test_the_requests_looked_ahead_hold_the_next_two_probes(first_error, chunk):
         est.record(p.step, [success(p.step, start + j) for j in range(p.n)])
     assert checked >= (0 if first_error is None else 5)  # it went several probes deep
     assert est.lookahead() == []  # a finished search looks nowhere
+
+
+def test_one_deep_names_only_the_next_probes_when_no_deeper_one_is_likely(monkeypatch):
+    # With the likely requests beyond `depth` turned off, lookahead(1) is the next probe
+    # after each outcome of the pending one: at most n + 1 requests.
+    monkeypatch.setattr(bisection, "LIKELY", 1.01)
+    est = PosteriorSearch(8, rule((3, 16), chunk=3), outcome=False)
+    while est.pending():
+        (p,) = est.pending()
+        assert len(est.lookahead(1)) <= p.n + 1
+        est.record(p.step, [False] * p.n)
+
+
+def test_a_search_that_keeps_failing_has_its_likely_later_probes_looked_ahead():
+    # A weak completer (3 in 16 from the question) that fails every rollout: the search
+    # probes on with failures the likeliest outcome, so lookahead(1) names, besides the
+    # next probe after each outcome, the one after that on the likely path; the search
+    # then makes it (the driver's early rollouts are used, not wasted).
+    est = PosteriorSearch(8, Posterior(0.05, 3.0, 32, 2, (3, 16), True, 6), outcome=False)
+    made, named = [], []
+    while est.pending():
+        (p,) = est.pending()
+        made.append((p.step, est.rollouts_at(p.step), p.n))
+        named.append(est.lookahead(1))
+        est.record(p.step, [False] * p.n)
+    deeper = [r for i, r in enumerate(made[2:]) if r in named[i]]
+    assert len(made) >= 4 and len(deeper) >= 2
+    assert all(len(n) > 0 for n in named)
+
+
+def test_the_predicted_outcomes_are_the_model_s_own_odds():
+    # P(k successes in n more | counts) = Z(counts with k of n more) C(n, k) / Z(counts),
+    # Z the model's total weight: the predictive the look-ahead ranks paths by.
+    m = FirstErrorModel(6, (4, 16), False, True, None)
+    counts = ((2, 4), (0, 0), (1, 6), (0, 0), (0, 0))
+
+    def total(c):
+        log_j = m._log_joint(c)
+        top = log_j.max()
+        return top + math.log(float(sum(map(math.exp, (log_j - top).ravel()))))
+
+    for i, n in ((0, 2), (2, 3), (4, 1)):
+        got = m.predictive(counts, i, n)
+        assert abs(sum(got) - 1) < 1e-9
+        for k in range(n + 1):
+            c = list(counts)
+            c[i] = (c[i][0] + k, c[i][1] + n)
+            want = math.comb(n, k) * math.exp(total(tuple(c)) - total(counts))
+            assert got[k] == pytest.approx(want, rel=1e-6)
 
 
 def test_looking_ahead_changes_no_choice():

@@ -39,6 +39,11 @@ MIN_GAIN = 1e-4  # bits: below it no probe is worth its rollouts
 # rollouts no probe needs slow the ones it does. 24 = the two-deep tree for probes of 2
 # (3 + 9 requests).
 AHEAD_ROLLOUTS = 24
+# Beyond `depth` the look-ahead goes on only with the request the search makes with at least
+# this probability (so at most one a level), while the paths to it are this few states (each
+# costs a posterior and a choice, ~4 ms on a CPU core).
+LIKELY = 0.5
+LIKELY_STATES = 32
 Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2
 
 
@@ -192,42 +197,67 @@ class PosteriorSearch(Estimator):
     def lookahead(self, depth: int = 1) -> list[tuple[int, int, int]]:
         """The requests the search would send next after each outcome of the pending probe
         (0 to n successes, all decided), then after each outcome of those, `depth` probes
-        deep, as (step, first rollout index, n), while the budget holds whole probes and their
-        rollouts stay within `AHEAD_ROLLOUTS`: a driver with room sends them early
+        deep, as (step, first rollout index, n); then, deeper, the one request the search
+        makes with probability >= `LIKELY` by the posterior's own prediction of the outcomes
+        (a weak completer's search that keeps probing one step while it fails), level by
+        level while one is. All while the budget holds whole probes and the rollouts stay
+        within `AHEAD_ROLLOUTS`: a driver with room sends them early
         (verifiers/mc/schedule.py)."""
         pending = self.pending()
         if not pending or depth < 1:
             return []
         key = (self._counts(), self.rollouts, depth)
         if key not in self._ahead:
-            out: list[tuple[int, int, int]] = []
-            n = self.rule.request
-            # A path: its counts, budget left, the probe it makes and the rollouts it added.
-            frontier = [(self._counts(), self._left(), pending[0], {})]
-            room = AHEAD_ROLLOUTS // n  # requests
-            for _ in range(depth):
-                later = []
-                for counts, left, probe, added in frontier:
-                    left -= probe.n
-                    added = added | {probe.step: added.get(probe.step, 0) + probe.n}
-                    if left < n or len(out) >= room:
-                        continue
-                    x, d = counts[probe.step]
-                    for ok in range(probe.n + 1):
-                        then = (*counts[: probe.step], (x + ok, d + probe.n),
-                                *counts[probe.step + 1:])
-                        step = self._next(then, left)
-                        if step is None:
-                            continue
-                        request = (step, self.rollouts_at(step) + added.get(step, 0), n)
-                        if request not in out:
-                            if len(out) >= room:
-                                continue
-                            out.append(request)
-                        later.append((then, left, Probe(step, n), added))
-                frontier = later
-            self._ahead[key] = out
+            self._ahead[key] = self._tree(pending[0], depth)
         return self._ahead[key]
+
+    def _tree(self, first: Probe, depth: int) -> list[tuple[int, int, int]]:
+        assert self.model is not None
+        out: list[tuple[int, int, int]] = []
+        n = self.rule.request
+        room = AHEAD_ROLLOUTS // n  # requests
+        # A path: its counts, budget left, the probe it makes, the rollouts it added, and
+        # how likely the search is to take it.
+        frontier: list[tuple[Counts, int, Probe, dict[int, int], float]] = [
+            (self._counts(), self._left(), first, {}, 1.0)]
+        level = 0
+        while frontier and len(out) < room:
+            level += 1
+            reach: dict[tuple[int, int, int], float] = {}  # request: P(the search makes it)
+            later = []
+            for counts, left, probe, added, p in frontier:
+                left -= probe.n
+                added = added | {probe.step: added.get(probe.step, 0) + probe.n}
+                if left < n:
+                    continue
+                x, d = counts[probe.step]
+                odds = self.model.predictive(counts, probe.step, probe.n)
+                for ok in range(probe.n + 1):
+                    then = (*counts[: probe.step], (x + ok, d + probe.n),
+                            *counts[probe.step + 1:])
+                    step = self._next(then, left)
+                    if step is None:
+                        continue
+                    request = (step, self.rollouts_at(step) + added.get(step, 0), n)
+                    reach[request] = reach.get(request, 0.0) + p * odds[ok]
+                    later.append((then, left, Probe(step, n), added, p * odds[ok], request))
+            if level > depth:  # beyond `depth`: only the request the search likely makes
+                best = max(reach, key=reach.__getitem__, default=None)
+                if best is None or reach[best] < LIKELY:
+                    break
+                reach = {best: reach[best]}
+            out += [r for r in reach if r not in out][: room - len(out)]
+            # Paths in the same state go on alike: merged (outcomes at one step that sum
+            # alike), so a long likely run costs a few posteriors a level, not (n+1)^level.
+            merged: dict[tuple, list] = {}
+            for c, lf, pr, a, q, r in later:
+                if r in reach and r in out:  # a request the room left out goes no deeper
+                    k = (c, lf, pr, tuple(sorted(a.items())))
+                    merged.setdefault(k, [c, lf, pr, a, 0.0])[4] += q
+            frontier = [tuple(v) for v in merged.values()]  # type: ignore[misc]
+            if level >= depth and len(frontier) > LIKELY_STATES:
+                break
+        return out
 
     def may_probe(self, step: int) -> bool:
         # Any step may come next while the search goes on (results sent early wait for it).

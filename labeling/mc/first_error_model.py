@@ -218,23 +218,33 @@ class FirstErrorModel:
         joint = self._joint(counts)
         h_now = _entropy(joint.sum(1))
         out = []
-        ks = np.arange(n + 1)
-        log_comb = np.array([math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-                             for k in ks])
         for i in range(self.n_steps - 1):
-            x0, n0 = counts[i] if i < len(counts) else (0, 0)
-            pred = []
-            for log_lik in (self._log_on, self._log_off):
-                # the next n given the counts so far: P(all) / P(so far), per column
-                now = log_lik(i, x0, n0)
-                lp = np.stack([log_comb[k] + log_lik(i, x0 + k, n0 + n) - now for k in ks], 1)
-                pred.append(np.exp(lp))  # (C, n+1)
-            # e > i: prefix i on track; e <= i: off track
-            by_x = np.vstack([joint[: i + 1] @ pred[1], joint[i + 1:] @ pred[0]])  # (M+1, n+1)
+            by_x = self._by_outcome(joint, counts, i, n)
             p_x = by_x.sum(0)
-            h_after = sum(p_x[k] * _entropy(by_x[:, k] / p_x[k]) for k in ks if p_x[k] > 0)
+            h_after = sum(p_x[k] * _entropy(by_x[:, k] / p_x[k]) for k in range(n + 1)
+                          if p_x[k] > 0)  # fmt: skip
             out.append(max(float(h_now - h_after), 0.0))
         return out
+
+    def predictive(self, counts: Sequence[tuple[int, int]], i: int, n: int) -> list[float]:
+        """P(k successes in n more decided rollouts of prefix i | the counts), k = 0..n."""
+        p_x = self._by_outcome(self._joint(counts), counts, i, n).sum(0)
+        return [float(p) for p in p_x / p_x.sum()]
+
+    def _by_outcome(self, joint: np.ndarray, counts: Sequence[tuple[int, int]], i: int,
+                    n: int) -> np.ndarray:
+        """P(e, k successes in n more rollouts of prefix i), (M+1, n+1)."""
+        x0, n0 = counts[i] if i < len(counts) else (0, 0)
+        ks = range(n + 1)
+        log_comb = [math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) for k in ks]
+        pred = []
+        for log_lik in (self._log_on, self._log_off):
+            # the next n given the counts so far: P(all) / P(so far), per column
+            now = log_lik(i, x0, n0)
+            lp = np.stack([log_comb[k] + log_lik(i, x0 + k, n0 + n) - now for k in ks], 1)
+            pred.append(np.exp(lp))  # (C, n+1)
+        # e > i: prefix i on track; e <= i: off track
+        return np.vstack([joint[: i + 1] @ pred[1], joint[i + 1:] @ pred[0]])
 
 
 def _prob(log_odds: np.ndarray) -> np.ndarray:
