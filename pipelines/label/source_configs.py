@@ -89,7 +89,8 @@ class MCSourceConfig:
     look_ahead: int | None = option(
         None, "Probes deep the speculative requests go (0: none); null = the engines' own: 2 on "
         "a GPU or an AMX CPU, where extra sequences cost little, 1 on other CPUs, where every "
-        "sequence more slows the rest (docs/benchmarks.md).", SPEED, ge=0, le=3,
+        "sequence more slows the rest (docs/benchmarks.md); deeper, posterior sends only the probe "
+        "it makes with probability >= 0.5.", SPEED, ge=0, le=3,
     )
 
     def make_method(self) -> Method:
