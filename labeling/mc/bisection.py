@@ -225,7 +225,15 @@ class PosteriorSearch(Estimator):
             level += 1
             reach: dict[tuple[int, int, int], float] = {}  # request: P(the search makes it)
             later = []
+            deeper = level > depth
+            if deeper:  # likeliest paths first, and only while they may still decide
+                frontier.sort(key=lambda path: -path[4])
+            unseen = sum(path[4] for path in frontier)
             for counts, left, probe, added, p in frontier:
+                top = max(reach.values(), default=0.0)
+                if deeper and (top >= LIKELY or top + unseen < LIKELY):
+                    break  # found (the rest only adds to it), or out of reach
+                unseen -= p
                 left -= probe.n
                 added = added | {probe.step: added.get(probe.step, 0) + probe.n}
                 if left < n:
@@ -241,7 +249,7 @@ class PosteriorSearch(Estimator):
                     request = (step, self.rollouts_at(step) + added.get(step, 0), n)
                     reach[request] = reach.get(request, 0.0) + p * odds[ok]
                     later.append((then, left, Probe(step, n), added, p * odds[ok], request))
-            if level > depth:  # beyond `depth`: only the request the search likely makes
+            if deeper:  # beyond `depth`: only the request the search likely makes
                 best = max(reach, key=reach.__getitem__, default=None)
                 if best is None or reach[best] < LIKELY:
                     break
