@@ -257,12 +257,12 @@ class PosteriorSearch(Estimator):
             out += [r for r in reach if r not in out][: room - len(out)]
             # Paths in the same state go on alike: merged (outcomes at one step that sum
             # alike), so a long likely run costs a few posteriors a level, not (n+1)^level.
-            merged: dict[tuple, list] = {}
+            merged: dict[tuple, tuple[Counts, int, Probe, dict[int, int], float]] = {}
             for c, lf, pr, a, q, r in later:
                 if r in reach and r in out:  # a request the room left out goes no deeper
                     k = (c, lf, pr, tuple(sorted(a.items())))
-                    merged.setdefault(k, [c, lf, pr, a, 0.0])[4] += q
-            frontier = [tuple(v) for v in merged.values()]  # type: ignore[misc]
+                    merged[k] = (c, lf, pr, a, q + (merged[k][4] if k in merged else 0.0))
+            frontier = list(merged.values())
             if level >= depth and len(frontier) > LIKELY_STATES:
                 break
         return out
