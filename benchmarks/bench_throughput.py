@@ -6,11 +6,12 @@
 
 1. The job's way (`EnginePool` on a local Ray with every core, the job's defaults: engines
    auto (on CPU one single-thread engine per core), dtype auto, in-process core):
-   (a) sampling: the builtin math problems' requests, as `LabelJob` sends them, `--repeats`
-   times with new seeds; (b) Monte Carlo rollouts: `MonteCarloVerifier` + `EngineCompleter`
-   (continuous: one future per probe, speculation when the engines have room) with the job's
-   MC defaults over the first `--mc-chains` sampled chains; every request it sent is
-   recorded (the useful ratio leaves out speculative rollouts a settled step dropped);
+   (a) sampling: the requests for `--dataset`'s problems (builtin_math), as `LabelJob`
+   sends them, `--repeats` times with new seeds; (b) Monte Carlo rollouts:
+   `MonteCarloVerifier` + `EngineCompleter` (continuous: one future per probe, speculation
+   when the engines have room) with the job's MC defaults over the first `--mc-chains`
+   sampled chains; every request it sent is recorded (the useful ratio leaves out
+   speculative rollouts a settled step dropped);
    (c) those recorded requests again as one flat call through fresh engine actors.
 2. Bare `vllm.LLM.generate` in fresh processes without Ray (`bare_engine.py`; engine core
    in-process, KV blocks of 32 tokens, tcmalloc and Intel OpenMP preloaded where found, as
@@ -130,7 +131,7 @@ def job_side(args: argparse.Namespace) -> dict:
     choice = f"{len(pool.actors)} x {ray.get(pool.actors[0].choice.remote())}"
     timeline = [describe_startup(m, pool.started_at)
                 for m in ray.get([a.startup.remote() for a in pool.actors])]  # fmt: skip
-    problems = [p for p in load_problems({"name": "builtin_math", "limit": args.problems})]
+    problems = [p for p in load_problems({"name": args.dataset, "limit": args.problems})]
     requests = [
         {"messages": [{"role": "user", "content": user_message(p, s.math_instruction)}],
          "prefix": "", "n": s.n, "seed": derive_seed(s.seed, p.problem_id),
@@ -160,6 +161,10 @@ def job_side(args: argparse.Namespace) -> dict:
     verdicts = mc.verify(items)
     mc_s = time.perf_counter() - t
     labeled = sum(v.label is not None for vs in verdicts for v in vs)
+    # Labels MC placed itself (the last step is the chain's own outcome): with a completer
+    # that never reaches these answers every label is an outcome and the stage's rollouts
+    # were the question's (builtin_math for SmolLM2).
+    placed = sum(v.label is not None for vs in verdicts for v in vs[:-1])
     st = mc.last_stats
     rollout = pool.stats()["tags"]["rollout"]
     pool.shutdown()
@@ -173,7 +178,9 @@ def job_side(args: argparse.Namespace) -> dict:
                    "seconds": sum(x["s"] for x in passes), "passes": passes,
                    "repeats": args.repeats},
         "mc": {"chains": len(items), "requests": len(sent), "tokens": st.tokens,
-               "seconds": mc_s, "labeled_steps": labeled, "max_in_flight": st.max_in_flight,
+               "seconds": mc_s, "labeled_steps": labeled, "placed_before_last": placed,
+               "hopeless_chains": st.hopeless_chains, "question_rollouts": st.self_completions,
+               "max_in_flight": st.max_in_flight,
                "wasted_rollouts": st.wasted_rollouts, "wasted_tokens": st.wasted_tokens,
                "ahead_requests": st.ahead_requests,
                "prefix_cache_hit_rate": round(rollout["cached_tokens"]
@@ -214,6 +221,9 @@ def bare_layouts(gpu: bool) -> list[tuple[int, int]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dataset", default="builtin_math",
+                    help="problems (labeling.datasets): builtin_math is beyond SmolLM2 (every "
+                    "label an outcome), starter_math partly within it")  # fmt: skip
     ap.add_argument("--problems", type=int, default=16)
     ap.add_argument("--n", type=int, default=4)
     ap.add_argument("--max-tokens", type=int, default=128)
