@@ -375,9 +375,9 @@ def strength_table(args: argparse.Namespace) -> None:
     print(f"{kind}: {args.problems} problems x {args.n} chains of {args.length} steps each; "
           f"good r ~ U{tuple(args.good)}, bad r ~ U{tuple(args.bad)}; seed {args.seed}; "
           f"posterior: level {p.level}, factor {p.factor}, chain_budget {p.chain_budget}, "
-          f"probe {p.probe}, self_rollouts 16; fall: level {f.level}, "
+          f"probe {p.probe}, self_rollouts {rules['posterior'][1]}; fall: level {f.level}, "
           f"fell_below {f.fell_below}, kept_above {f.kept_above}, max_rollouts "
-          f"{f.max_rollouts}, self_rollouts 16, chunk {f.chunk}; absolute: k "
+          f"{f.max_rollouts}, self_rollouts {rules['fall'][1]}, chunk {f.chunk}; absolute: k "
           f"{a.k}, confirm {a.confirm}; any_success: k {n.k}\n")
     print("| self-confidence | rule | first-error precision (placed) | recall | False "
           "precision | error recall | FP rate | rollouts/chain | requests/chain "
