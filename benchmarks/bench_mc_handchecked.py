@@ -24,7 +24,11 @@ rule and with another), it reports, over the hand-checked chains found in the ru
 - how the completer's rate runs along right chains: over the prefixes MC probed that the
   hand says are right, the successes against what the question's rate predicts flat (the
   same rate as from the question) and rising (`posterior`'s hazard profile, s^(1 - (i+1)/M)):
-  the evidence for the posterior's hedge against flat profiles (`first_error_model.PROFILES`).
+  the evidence for the posterior's hedge against flat profiles (`first_error_model.PROFILES`);
+- what the run spent (its manifest: job time, engine-busy seconds, rollout tokens) against
+  the MC labels it got right: right MC labels per engine-hour, the figure a method's speed
+  should be judged by (a fast method's wrong labels are no gain). It covers the whole run,
+  so it means most when every chain of the run is hand-checked (`make run`'s 48).
 
     .venv/bin/python benchmarks/bench_mc_handchecked.py before=/tmp/mc/before after=/tmp/mc/after
 """
@@ -62,6 +66,13 @@ def read_rows(root: Path) -> dict[str, dict]:
               for s in manifest["shards"] if s.get("path")]
     rows = pa.concat_tables(tables).to_pylist() if tables else []
     return {r["chain_id"]: r for r in rows}
+
+
+def cost(root: Path) -> dict:
+    """What the run spent, from its manifest."""
+    m = json.loads((root / "manifest.json").read_text())
+    return {"job_s": m["wall_time_s"], "busy_s": m["throughput"]["engine_busy_s"],
+            "rollout_tokens": m["tokens"]["rollout"], "chains": m["counts"]["chains"]}
 
 
 def row_of(rows: dict[str, dict], t: dict) -> dict | None:
@@ -184,11 +195,12 @@ def main(argv: list[str] | None = None) -> None:
               f"| {c['prefix_claims_right']}/{c['prefix_claims']} | {c['missing']} |")
         for line in r["mc_step0_flags"]:
             print(f"    MC called a right step 0 wrong: {line}")
-        per_label.append((name, c, r["mc_wrong_false"], rate_profile(rows, truth)))
+        per_label.append((name, c, r["mc_wrong_false"], rate_profile(rows, truth),
+                          cost(Path(root))))
     print("\nMC labels before the last step, prefix semantics (False: gone wrong by here):\n")
     print("| run | False right | True right | chains with a wrong False |")
     print("|---|---|---|---|")
-    for name, c, chains, _ in per_label:
+    for name, c, chains, *_ in per_label:
         print(f"| {name} | {c['mc_False_right']}/{c['mc_False']} "
               f"| {c['mc_True_right']}/{c['mc_True']} | {c['mc_wrong_false_chains']} "
               f"({', '.join(chains) or 'none'}) |")
@@ -196,8 +208,20 @@ def main(argv: list[str] | None = None) -> None:
     print("| run | successes / rollouts | expected flat (the question's rate) | expected "
           "rising (posterior's hazard profile) |")
     print("|---|---|---|---|")
-    for name, _, _, (x, n, flat, rising) in per_label:
+    for name, _, _, (x, n, flat, rising), _ in per_label:
         print(f"| {name} | {x}/{n} | {flat:.1f} | {rising:.1f} |")
+    print("\nWhat the run spent against the MC labels it got right (steps before the last):\n")
+    print("| run | hand-checked chains / the run's | job | engine-busy | rollout tokens | MC "
+          "labels right / wrong | right per engine-hour | rollout tokens per right label |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, c, _, _, k in per_label:
+        right = c["mc_False_right"] + c["mc_True_right"]
+        wrong = c["mc_False"] + c["mc_True"] - right
+        scored = c["with"] + c["without"]
+        print(f"| {name} | {scored}/{k['chains']} | {k['job_s']:.1f} s | {k['busy_s']:.1f} s "
+              f"| {k['rollout_tokens']:,} | {right} / {wrong} "
+              f"| {3600 * right / max(k['busy_s'], 1e-9):.0f} "
+              f"| {k['rollout_tokens'] / max(right, 1):.0f} |")
 
 
 if __name__ == "__main__":
