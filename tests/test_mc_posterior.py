@@ -423,3 +423,26 @@ def test_looking_ahead_of_grown_probes_stays_within_its_rollouts():
         ahead = est.lookahead()
         assert ahead and {r[2] for r in ahead} == {n}
         assert sum(r[2] for r in ahead) <= AHEAD_ROLLOUTS
+
+
+def test_a_probe_at_a_step_with_undecided_rollouts_is_sized_for_them():
+    # Nothing undecided yet: a probe goes out as it is.
+    est = PosteriorSearch(4, rule((4, 16), chunk=2, budget=12), outcome=False)
+    first = est.pending()[0]
+    assert est.extra(first) == 0
+    # One of its two came back undecided (share 1/2): the top-up of one goes out as
+    # 1 / (1 - 1/2) + 1 = 3 rollouts.
+    est.record(first.step, [None, False])
+    top_up = est.pending()[0]
+    assert (top_up.step, top_up.n) == (first.step, 1)
+    assert est.extra(top_up) == 2
+    # A step whose rollouts mostly decide nothing is sized for at most UNDECIDED_MAX, and
+    # never past the chain's budget (12: 3 made, 9 left).
+    est.record(first.step, [None])
+    est.record(first.step, [None])
+    assert est.pending()[0].n == 1
+    share = min(3 / 4, bisection.UNDECIDED_MAX)
+    assert est.extra(est.pending()[0]) == math.ceil(1 / (1 - share)) + 1 - 1
+    est.record(first.step, [None] * 4)
+    left = 12 - est.rollouts
+    assert est.extra(est.pending()[0]) == left - est.pending()[0].n

@@ -241,6 +241,33 @@ def test_no_attempt_rollouts_under_speculation_change_no_label():
     assert len(sent) == len(set(sent))
 
 
+def test_top_ups_of_undecided_rollouts_go_out_with_their_probe_never_changing_a_label():
+    """A probe at a step whose rollouts come back undecided goes out, with room, sized for
+    the step's undecided share (`PosteriorSearch.extra`): fewer requests there one after
+    another, the very labels and recorded rollouts of the sequential search."""
+    items = sampled_items(3)
+    marker = "Step 3: x3 ok"
+
+    def run(speculate: bool):
+        fast = ThreadedCompleter(SilentAfter(marker, posterior_rule),
+                                 lambda r: 0.001 * (r.seed % 7))
+        fast.capacity = 256
+        mc = mc_verifier(fast, rule="posterior", probe=2, self_rollouts=8, samples_of="m",
+                         speculate=speculate, look_ahead=0)  # no look-ahead: extras only
+        out = mc.verify(items)
+        return out, mc.last_stats, [r.n for _, r in fast.sent if r.prefix.endswith(marker)], fast
+
+    seq, s1, silent_seq, _ = run(False)
+    got, s2, silent_spec, fast = run(True)
+    assert s1.no_attempts > 0 and s2.ahead_requests == 0
+    assert got == seq
+    assert [v.rollouts for vs in got for v in vs] == [v.rollouts for vs in seq for v in vs]
+    assert len(silent_spec) < len(silent_seq)  # top-ups served by rollouts sent with a probe
+    assert max(silent_spec) > max(silent_seq)
+    sent = [(r.prefix, r.seed + j) for _, r in fast.sent for j in range(r.n)]
+    assert len(sent) == len(set(sent))  # no rollout goes out twice
+
+
 @pytest.mark.parametrize("rule", ["posterior", "absolute"])
 def test_speculate_off_sends_nothing_ahead_and_gives_the_same_labels(rule):
     """`labels.mc.speculate=false` on an engine with room: one probe at a time per chain, no

@@ -18,6 +18,7 @@ The labels: `labeling.mc.posterior` (the method's module).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,6 +45,8 @@ AHEAD_ROLLOUTS = 24
 # costs a posterior and a choice, ~4 ms on a CPU core).
 LIKELY = 0.5
 LIKELY_STATES = 32
+# `extra`: the undecided share a step's top-ups are sized for at most (x5 the rollouts)
+UNDECIDED_MAX = 0.8
 Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2
 
 
@@ -266,6 +269,23 @@ class PosteriorSearch(Estimator):
             if level >= depth and len(frontier) > LIKELY_STATES:
                 break
         return out
+
+    def extra(self, probe: Probe) -> int:
+        """Rollouts worth sending with `probe` beyond its n. A probe needs n *decided*
+        rollouts; where a step's rollouts come back undecided (no attempt at an answer, a
+        check that decided nothing) it is topped up a round at a time, each round as long as
+        its slowest rollout, and the last minute of a stage was such top-ups one after
+        another (docs/benchmarks.md). So once a step has an undecided rollout, a probe there
+        goes out sized for the step's undecided share u so far: n / (1 - u) and one more,
+        within the budget. Rollouts are recorded by their index, so what a probe does not take
+        waits for the step's next one and the labels are the same."""
+        made = self.rollouts_at(probe.step)
+        undecided = made - self.counts(probe.step)[1]
+        if not undecided:
+            return 0
+        share = min(undecided / made, UNDECIDED_MAX)
+        want = math.ceil(probe.n / (1 - share)) + 1
+        return max(min(want, self._left()) - probe.n, 0)
 
     def may_probe(self, step: int) -> bool:
         # Any step may come next while the search goes on (results sent early wait for it).

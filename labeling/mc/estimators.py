@@ -184,6 +184,11 @@ class Estimator:
         are kept for it meanwhile)."""
         return any(p.step == step for p in self.pending())
 
+    def extra(self, probe: Probe) -> int:
+        """Rollouts a driver with room may send with `probe` beyond its n, for the probes
+        after it at the same step (none here: see `PosteriorSearch.extra`)."""
+        return 0
+
     def labels(self) -> list[bool | None]:
         """Hard label per step before `after_error` is applied; None where undecided."""
         raise NotImplementedError

@@ -24,9 +24,12 @@ j-th completion of a request seeded s the seed s + j, as vLLM does), so a probe 
 rollouts is served by whatever requests hold its n indices, and only the indices no request
 holds go out. A request sent early for a probe that then asks fewer rollouts (a top-up of
 the undecided ones) is not lost: its first rollouts serve the top-up, the rest wait for the
-step's next probe. Results are recorded strictly in index order, a whole probe at a time,
-only once the step is probed, so the labels, seeds and recorded rollouts are exactly those
-of the sequential schedule; what no probe needed is counted as `wasted_*` and dropped.
+step's next probe. With room, a probe at a step whose rollouts have come back undecided goes
+out with the rollouts its top-ups would ask for (`Estimator.extra`), so the end of a stage is
+not a chain of one-rollout rounds. Results are recorded strictly in index order, a whole
+probe at a time, only once the step is probed, so the labels, seeds and recorded rollouts
+are exactly those of the sequential schedule; what no probe needed is counted as
+`wasted_*` and dropped.
 
 Pure Python: no engine, no threads of its own (the completer's futures call back).
 """
@@ -127,14 +130,20 @@ class Schedule:
                 continue
             est, held = self._est(idx), self._held(idx)
             # the rollouts of each pending probe that are neither back nor out
+            # with room, a probe at a step whose rollouts come back undecided goes out with
+            # the rollouts its top-ups would ask for (`Estimator.extra`)
             missing = [w for p in est.pending()
-                       for w in self._runs(idx, p.step, est.rollouts_at(p.step), p.n, held)]
+                       for w in self._runs(idx, p.step, est.rollouts_at(p.step),
+                                           p.n + self._extra(est, p), held)]
             if missing:
                 self.waves[idx] += 1
                 work += missing
         self._send(work)
         if self.speculate and not self.arriving and self.seqs < self.capacity:
             self._send(self._spare(self.capacity - self.seqs))
+
+    def _extra(self, est: Estimator, probe: Probe) -> int:
+        return est.extra(probe) if self.speculate and self.seqs < self.capacity else 0
 
     def _spare(self, room: int) -> list[tuple[int, Probe, int]]:
         """Requests sent early, up to `room` sequences, one per chain per turn (fair): first
