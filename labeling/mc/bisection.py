@@ -274,11 +274,11 @@ class PosteriorSearch(Estimator):
         """Rollouts worth sending with `probe` beyond its n. A probe needs n *decided*
         rollouts; where a step's rollouts come back undecided (no attempt at an answer, a
         check that decided nothing) it is topped up a round at a time, each round as long as
-        its slowest rollout, and the last minute of a stage was such top-ups one after
-        another (docs/benchmarks.md). So once a step has an undecided rollout, a probe there
-        goes out sized for the step's undecided share u so far: n / (1 - u) and one more,
-        within the budget. Rollouts are recorded by their index, so what a probe does not take
-        waits for the step's next one and the labels are the same."""
+        its slowest rollout, and much of a stage's last minute was such top-ups one after
+        another (docs/benchmarks.md, the MC stage's tail). So once a step has an undecided
+        rollout, a probe there goes out sized for the step's undecided share u so far: n / (1 -
+        u) and one more, within the budget. Rollouts are recorded by their index, so what a
+        probe does not take waits for the step's next one and the labels are the same."""
         made = self.rollouts_at(probe.step)
         undecided = made - self.counts(probe.step)[1]
         if not undecided:

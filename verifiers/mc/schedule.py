@@ -129,9 +129,8 @@ class Schedule:
             if self.estimators[idx] is None or self.waves[idx] >= self.mc.max_rounds:
                 continue
             est, held = self._est(idx), self._held(idx)
-            # the rollouts of each pending probe that are neither back nor out
-            # with room, a probe at a step whose rollouts come back undecided goes out with
-            # the rollouts its top-ups would ask for (`Estimator.extra`)
+            # the rollouts of each pending probe that are neither back nor out, and with room
+            # those its top-ups would ask for where its step's rollouts come back undecided
             missing = [w for p in est.pending()
                        for w in self._runs(idx, p.step, est.rollouts_at(p.step),
                                            p.n + self._extra(est, p), held)]
