@@ -446,3 +446,9 @@ def test_a_probe_at_a_step_with_undecided_rollouts_is_sized_for_them():
     est.record(first.step, [None] * 4)
     left = 12 - est.rollouts
     assert est.extra(est.pending()[0]) == left - est.pending()[0].n
+    # The cap, exactly: a probe of two that came back all undecided goes out as 2 / (1 - 4/5)
+    # + 1 = 11 rollouts.
+    est = PosteriorSearch(4, rule((4, 16), chunk=2, budget=32), outcome=False)
+    first = est.pending()[0]
+    est.record(first.step, [None, None])
+    assert est.pending()[0].n + est.extra(est.pending()[0]) == 11

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 from labeling.first_error import prefix_claim
@@ -45,8 +46,9 @@ AHEAD_ROLLOUTS = 24
 # costs a posterior and a choice, ~4 ms on a CPU core).
 LIKELY = 0.5
 LIKELY_STATES = 32
-# `extra`: the undecided share a step's top-ups are sized for at most (x5 the rollouts)
-UNDECIDED_MAX = 0.8
+# `extra`: the undecided share a step's top-ups are sized for at most (x5 the rollouts); a
+# fraction, so that n / (1 - share) is exact (in floats 2 / (1 - 0.8) rounds up to 11)
+UNDECIDED_MAX = Fraction(4, 5)
 Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2
 
 
@@ -283,7 +285,7 @@ class PosteriorSearch(Estimator):
         undecided = made - self.counts(probe.step)[1]
         if not undecided:
             return 0
-        share = min(undecided / made, UNDECIDED_MAX)
+        share = min(Fraction(undecided, made), UNDECIDED_MAX)
         want = math.ceil(probe.n / (1 - share)) + 1
         return max(min(want, self._left()) - probe.n, 0)
 
