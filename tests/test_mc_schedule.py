@@ -341,3 +341,24 @@ def test_early_requests_fill_the_room_in_sequences_one_chain_per_turn():
     assert _fair(queues, 11) == _fair(queues, 7) + [(0, Probe(2, 4), 0)]
     assert _fair(queues, 3) == []  # the first request alone is 4 sequences
     assert _fair(queues, 0) == []
+
+
+def test_no_private_name_crosses_the_seam_between_driver_and_schedule():
+    """The schedule reaches the driver through `Rollouts` only: it reads no private attribute
+    of another object, and the driver imports no private name of the schedule's."""
+    import ast
+    from pathlib import Path
+
+    import verifiers.mc.schedule as schedule
+
+    tree = ast.parse(Path(schedule.__file__).read_text())
+    crossing = [f"line {n.lineno}: .{n.attr}" for n in ast.walk(tree)
+                if isinstance(n, ast.Attribute) and n.attr.startswith("_")
+                and not n.attr.startswith("__")
+                and not (isinstance(n.value, ast.Name) and n.value.id == "self")]
+    assert not crossing, crossing
+    for module in (driver, schedule):
+        tree = ast.parse(Path(module.__file__).read_text())
+        imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                    and (n.module or "").startswith("verifiers.mc") for a in n.names]
+        assert not [name for name in imported if name.startswith("_")], imported

@@ -35,14 +35,14 @@ from typing import Any
 
 from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
-from labeling.mc import Estimator, Method, Probe
+from labeling.mc import Estimator, Method
 from labeling.schema import AfterError, Chain, Problem, SelfConfidence, Status, StepVerdict
 from labeling.text.loops import repeats_ok
 from verifiers.mc.outcome import OutcomeCheck, no_attempt, outcome_check
 from verifiers.mc.prefixes import prefix_texts
-from verifiers.mc.protocol import AsyncCompleter, Completer, Completion, RolloutStats
+from verifiers.mc.protocol import AsyncCompleter, Completer, Completion, RolloutStats, futures
 from verifiers.mc.question import distinct, question_request
-from verifiers.mc.schedule import Schedule, _submit
+from verifiers.mc.schedule import Rollouts, Schedule
 
 log = logging.getLogger(__name__)
 
@@ -190,7 +190,8 @@ class MonteCarloVerifier:
             depth = self.look_ahead
             if depth is None:  # the engines' device decides
                 depth = int(getattr(self.completer, "look_ahead", 1)) if capacity else 0
-            schedule = Schedule(self, items, prefixes, stats, pool, capacity, depth)
+            schedule = Schedule(_Rollouts(self, items, prefixes, stats), len(items), stats, pool,
+                                max_rounds=self.max_rounds, capacity=capacity, depth=depth)
             schedule.run(arrivals(), eager=isinstance(self.completer, AsyncCompleter))
             for p, _ in items:
                 confidence_of(p.problem_id)
@@ -270,12 +271,10 @@ class MonteCarloVerifier:
                 done.set_result(list(got))
         todo = [p for pid, p in problems.items() if pid not in asked]
         requests = [self.question_request(p) for p in todo]
-        futures = _submit(self.completer, requests) if requests else []
-        if len(futures) != len(requests):
-            raise RuntimeError(f"Completer answered {len(futures)} of {len(requests)} requests")
+        sent = futures(self.completer, requests) if requests else []
         stats.rounds += 1
         stats.requests += len(problems)
-        asked |= {p.problem_id: (p, f) for p, f in zip(todo, futures, strict=True)}
+        asked |= {p.problem_id: (p, f) for p, f in zip(todo, sent, strict=True)}
         return asked
 
     def question_request(self, problem: Problem) -> EngineRequest:
@@ -345,43 +344,36 @@ class MonteCarloVerifier:
         except ValueError as exc:
             return f"outcome check failed: {exc}"[:300]
 
-    def _run(
-        self,
-        items: Sequence[tuple[Problem, Chain]],
-        prefixes: list[list[str]],
-        stats: RolloutStats,
-        key: tuple[int, int, str],
-    ) -> bool | None:
-        idx, step, text = key
-        problem, prefix = items[idx][0], prefixes[idx][step]
-        if no_attempt(problem, prefix, text, self.prompt_fn(problem)):
-            stats.no_attempts += 1
+
+class _Rollouts(Rollouts):
+    """The driver's side of the schedule's seam for one `verify` call: chain `i` is
+    `items[i]`, its prefix texts `prefixes[i]`."""
+
+    def __init__(self, mc: MonteCarloVerifier, items: Sequence[tuple[Problem, Chain]],
+                 prefixes: list[list[str]], stats: RolloutStats) -> None:  # fmt: skip
+        self.mc, self.items, self.prefixes, self.stats = mc, items, prefixes, stats
+
+    def request(self, chain: int, step: int, index: int, n: int) -> EngineRequest:
+        mc, (problem, item) = self.mc, self.items[chain]
+        seed = rollout_seed(mc.seed, problem.problem_id, item.chain_id, step, index)
+        return EngineRequest.user(mc.prompt_fn(problem), prefix=self.prefixes[chain][step], n=n,
+                                  seed=seed, max_tokens=mc.max_tokens,
+                                  temperature=mc.temperature, top_p=mc.top_p,
+                                  end_loops=mc.end_loops)
+
+    def check(self, chain: int, step: int, text: str) -> bool | None:
+        mc, problem, prefix = self.mc, self.items[chain][0], self.prefixes[chain][step]
+        if no_attempt(problem, prefix, text, mc.prompt_fn(problem)):
+            self.stats.no_attempts += 1
             return None
         # One pathological completion must not sink the labels of every chain in the batch:
         # a check that raises on model output counts as undecided, and is logged.
         try:
-            return self.check(problem, prefix, text)
+            return mc.check(problem, prefix, text)
         except Exception as exc:
-            stats.check_errors += 1
+            self.stats.check_errors += 1
             log.warning("outcome check raised on a rollout of %s: %r", problem.problem_id, exc)
             return None
 
-    def _request(
-        self,
-        item: tuple[Problem, Chain],
-        prefixes: list[str],
-        est: Estimator | None,
-        probe: Probe,
-        index: int | None = None,
-    ) -> EngineRequest:
-        """The request for `probe`, whose first rollout is number `index` at its step
-        (default: the next one the estimator expects)."""
-        problem, chain = item
-        step, n = probe.step, probe.n
-        assert est is not None
-        seed = rollout_seed(self.seed, problem.problem_id, chain.chain_id, step,
-                            est.rollouts_at(step) if index is None else index)
-        prompt = self.prompt_fn(problem)
-        return EngineRequest.user(prompt, prefix=prefixes[step], n=n, seed=seed,
-                                  max_tokens=self.max_tokens, temperature=self.temperature,
-                                  top_p=self.top_p, end_loops=self.end_loops)
+    def submit(self, requests: Sequence[EngineRequest]) -> list[Future[list[Completion]]]:
+        return futures(self.mc.completer, requests)

@@ -76,3 +76,21 @@ class RolloutStats:
                 setattr(self, name, max(getattr(self, name), value))
             else:
                 setattr(self, name, getattr(self, name) + value)
+
+
+def futures(completer: Completer | AsyncCompleter, requests: Sequence[EngineRequest]
+            ) -> list[Future[list[Completion]]]:  # fmt: skip
+    """One future per request, in order: the completer's own (`AsyncCompleter`), or done
+    futures around one batch `complete()` call. RuntimeError when the completer answers
+    another number of requests."""
+    if isinstance(completer, AsyncCompleter):
+        out = completer.submit(requests)
+    else:
+        out = []
+        for got in completer.complete(requests):
+            fut: Future[list[Completion]] = Future()
+            fut.set_result(got)
+            out.append(fut)
+    if len(out) != len(requests):
+        raise RuntimeError(f"Completer answered {len(out)} of {len(requests)} requests")
+    return out

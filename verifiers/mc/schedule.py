@@ -40,12 +40,12 @@ import functools
 import queue
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import Future
-from typing import Any
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Protocol
 
 from labeling.engine_request import EngineRequest
 from labeling.mc import Estimator, Probe
-from verifiers.mc.protocol import AsyncCompleter, Completion
+from verifiers.mc.protocol import Completion, RolloutStats
 
 # Rollouts of probes that may come next go out only while fewer than capacity / AHEAD_SHARE
 # sequences are in flight. With all 256 of the CPU engine's room open to them, the MC stage of
@@ -54,18 +54,45 @@ from verifiers.mc.protocol import AsyncCompleter, Completion
 AHEAD_SHARE = 4
 
 
+class Rollouts(Protocol):
+    """The seam between the schedule and the driver (`verifiers.mc.driver`): what the schedule
+    asks of the driver for one `verify` call, chains named by their index in it. The schedule
+    decides when and which rollouts go out; the driver knows what a request holds, how a
+    rollout is judged, and the engine."""
+
+    def request(self, chain: int, step: int, index: int, n: int) -> EngineRequest:
+        """The request of rollouts `index`..`index + n - 1` from prefix `step` of `chain`
+        (each rollout's seed is a function of its index: the same in any request)."""
+        ...
+
+    def check(self, chain: int, step: int, text: str) -> bool | None:
+        """Whether the rollout `text` from prefix `step` of `chain` reached the answer; None
+        when the check decides nothing. Never raises on model output."""
+        ...
+
+    def submit(self, requests: Sequence[EngineRequest]) -> list[Future[list[Completion]]]:
+        """One future per request, in order (`verifiers.mc.protocol.futures`)."""
+        ...
+
+
 class Schedule:
-    def __init__(self, mc, items, prefixes, stats, pool, capacity: int = 0, depth: int = 1
-                 ) -> None:  # fmt: skip
-        self.mc, self.items, self.prefixes, self.depth = mc, items, prefixes, depth
-        self.estimators: list[Estimator | None] = [None] * len(items)  # set as chains arrive
+    """The traffic of the module docstring for `chains` chains: `rollouts` is the driver's
+    side of the seam, `pool` runs the checks, `max_rounds` caps a chain's waves of requests,
+    `capacity` is the engines' room in sequences (0: no speculation) and `depth` how many
+    probes deep speculation looks."""
+
+    def __init__(self, rollouts: Rollouts, chains: int, stats: RolloutStats,
+                 pool: ThreadPoolExecutor, *, max_rounds: int, capacity: int = 0,
+                 depth: int = 1) -> None:  # fmt: skip
+        self.rollouts, self.depth, self.max_rounds = rollouts, depth, max_rounds
+        self.estimators: list[Estimator | None] = [None] * chains  # set as chains arrive
         self.stats, self.pool, self.capacity = stats, pool, capacity
         self.speculate = capacity > 0
-        self.waves = [0] * len(items)
+        self.waves = [0] * chains
         # Per chain, rollouts by (step, index): out now, ever sent, and back (not recorded).
-        self.flying: list[set[tuple[int, int]]] = [set() for _ in items]
-        self.issued: list[set[tuple[int, int]]] = [set() for _ in items]
-        self.ready: list[dict[int, dict[int, Completion]]] = [{} for _ in items]
+        self.flying: list[set[tuple[int, int]]] = [set() for _ in range(chains)]
+        self.issued: list[set[tuple[int, int]]] = [set() for _ in range(chains)]
+        self.ready: list[dict[int, dict[int, Completion]]] = [{} for _ in range(chains)]
         self.open: set[int] = set()  # chains with probes left (filled as they arrive)
         self.arriving = False  # no speculation until every chain's first probe is out
         self.in_flight = 0  # requests out (the run ends when none is)
@@ -126,7 +153,7 @@ class Schedule:
         """Send what the given chains need next, then fill spare room speculatively."""
         work: list[tuple[int, Probe, int]] = []
         for idx in chains:
-            if self.estimators[idx] is None or self.waves[idx] >= self.mc.max_rounds:
+            if self.estimators[idx] is None or self.waves[idx] >= self.max_rounds:
                 continue
             est, held = self._est(idx), self._held(idx)
             # the rollouts of each pending probe that are neither back nor out, and with room
@@ -148,7 +175,7 @@ class Schedule:
         """Requests sent early, up to `room` sequences, one per chain per turn (fair): first
         the later rollouts of pending probes, then the requests of the probes that may come
         next."""
-        active = [i for i in sorted(self.open) if self.waves[i] < self.mc.max_rounds]
+        active = [i for i in sorted(self.open) if self.waves[i] < self.max_rounds]
         work = _fair({i: self._later(i) for i in active}, room)
         # Probes that may come next only fill an engine running well below its room (the
         # end of a stage): on a CPU every extra sequence slows the step of all the others.
@@ -203,10 +230,8 @@ class Schedule:
     def _send(self, work: list[tuple[int, Probe, int]]) -> None:
         if not work:
             return
-        mc = self.mc
-        requests = [mc._request(self.items[i], self.prefixes[i], self.estimators[i], p, at)
-                    for i, p, at in work]  # fmt: skip
-        futures = _submit(mc.completer, requests)
+        requests = [self.rollouts.request(i, p.step, at, p.n) for i, p, at in work]
+        futures = self.rollouts.submit(requests)
         if len(futures) != len(requests):
             raise RuntimeError(f"Completer answered {len(futures)} of {len(requests)} requests")
         s = self.stats
@@ -242,8 +267,8 @@ class Schedule:
             for c in got
             if (idx, step, c.text) not in cache
         ))  # fmt: skip
-        run = functools.partial(self.mc._run, self.items, self.prefixes, s)
-        for key, ok in zip(todo, self.pool.map(run, todo), strict=True):
+        oks = self.pool.map(lambda key: self.rollouts.check(*key), todo)
+        for key, ok in zip(todo, oks, strict=True):
             cache[key] = ok
             s.checks += 1
             s.undecided_checks += ok is None
@@ -316,15 +341,3 @@ def _fair(queues: dict[int, list[tuple[int, Probe, int]]], limit: int
 def _seqs(work: list[tuple[int, Probe, int]]) -> int:
     return sum(p.n for _, p, _ in work)
 
-
-def _submit(completer: Any, requests: Sequence[EngineRequest]) -> list[Future]:
-    """One future per request: the completer's own (`AsyncCompleter`), or done futures around
-    one batch `complete()` call."""
-    if isinstance(completer, AsyncCompleter):
-        return completer.submit(requests)
-    futures: list[Future] = []
-    for got in completer.complete(requests):
-        fut: Future = Future()
-        fut.set_result(got)
-        futures.append(fut)
-    return futures
