@@ -14,10 +14,10 @@ from __future__ import annotations
 import itertools
 import math
 
-from labeling.mc import Absolute, AbsoluteMethod, PerStep
+from labeling.mc import Absolute, ChainFacts, PerStep
 
 SETTINGS = [  # (k, chunk, confirm) of the absolute rule: its defaults first
-    (AbsoluteMethod().k, AbsoluteMethod().chunk, AbsoluteMethod().confirm),
+    (Absolute().k, Absolute().chunk, Absolute().confirm),
     (5, 1, 1),
     (8, 1, 1),
     (5, 5, 1),
@@ -29,7 +29,8 @@ def means(p: float, k: int, chunk: int, confirm: int) -> tuple[float, float]:
     plain = ours = 0.0
     for seq in itertools.product((True, False), repeat=k * confirm):
         weight = math.prod(p if x else 1 - p for x in seq)
-        est = PerStep(2, Absolute(k, chunk, confirm, 0.0), outcome=False)
+        est = PerStep(ChainFacts(2, outcome=False),
+                      Absolute(k=k, chunk=chunk, confirm=confirm))
         used = 0
         while est.pending():
             n = est.pending()[0].n

@@ -114,7 +114,7 @@ def job_side(args: argparse.Namespace) -> dict:
     from pipelines.engine.prepare_model import prepare
     from pipelines.engine.runtime import init_ray
     from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig, SamplerConfig
-    from pipelines.label.source_configs import mc_config
+    from pipelines.label.mc_sections import SECTIONS
     from verifiers.mc.driver import MonteCarloVerifier
 
     s = SamplerConfig(n=args.n, max_tokens=args.max_tokens)
@@ -149,7 +149,7 @@ def job_side(args: argparse.Namespace) -> dict:
             return super().submit(reqs)
 
     name = args.mc_rule or DEFAULT_METHOD
-    m = mc_config(name)(max_tokens=args.mc_tokens)
+    m = SECTIONS[name](max_tokens=args.mc_tokens)
     max_tokens, temperature = m.sampling(s)
     mc = MonteCarloVerifier(
         Recording(pool), domain="math", method=mc_method(name, args.mc),

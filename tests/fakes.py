@@ -9,7 +9,8 @@ import random
 from collections.abc import Callable, Sequence
 
 from labeling.engine_request import EngineRequest
-from labeling.mc import METHODS, Absolute, PerStep, method
+from labeling.mc import METHODS, Absolute, ChainFacts, PerStep, Posterior, PosteriorSearch, method
+from labeling.schema import AfterError
 from verifiers.mc.driver import Completion, MonteCarloVerifier
 
 
@@ -17,7 +18,37 @@ def absolute(k: int = 8, chunk: int | None = None, confirm: int = 1,
              threshold: float = 0.0) -> Absolute:
     """The `absolute` rule in the setting most tests were written for (Math-Shepherd's k=8,
     no early stop, one success settles): a test's choice, not MC's defaults."""
-    return Absolute(k, chunk, confirm, threshold)
+    return Absolute(k=k, chunk=chunk, confirm=confirm, threshold=threshold)
+
+
+@dataclasses.dataclass(frozen=True)
+class PosteriorCase:
+    """A `posterior` method and a problem's self-confidence counts as the driver reports
+    them (`SelfConfidence`: this chain's own outcome in them when the completer `sampled` it)."""
+
+    method: Posterior
+    base: tuple[int, int]
+    sampled: bool = True
+
+
+def posterior_case(base, sampled=True, level=0.05, factor=3.0, budget=32, chunk=1,
+                   chunk_max=None) -> PosteriorCase:
+    """Probes of `chunk` rollouts (grown up to `chunk_max` on a weak problem; None: fixed)."""
+    return PosteriorCase(Posterior(level=level, factor=factor, chain_budget=budget, probe=chunk,
+                                   probe_max=chunk if chunk_max is None else chunk_max),
+                         base, sampled)
+
+
+def posterior_search(n_steps, case: PosteriorCase, *, outcome=None, after_error="negative",
+                     self_confidence=None, probe_right=True, may_err=None) -> PosteriorSearch:
+    """The chain's `posterior` search, given counts as the driver reports them: the chain's
+    own outcome comes out of them as the driver leaves it out of `ChainFacts.base`."""
+    own = case.sampled and outcome is not None
+    base = (case.base[0] - int(own and bool(outcome)), case.base[1] - int(own))
+    chain = ChainFacts(n_steps, outcome, base, case.sampled, AfterError(after_error),
+                       self_confidence)
+    return PosteriorSearch(chain, dataclasses.replace(case.method, probe_right=probe_right),
+                           may_err=may_err)
 
 
 def mc_verifier(completer, check=None, *, rule: str = "absolute", max_tokens: int = 64,
@@ -103,7 +134,7 @@ def mean_score(rule, p: float, rollouts: int) -> float:
     total = 0.0
     for seq in itertools.product([True, False], repeat=rollouts):
         weight = math.prod(p if x else 1 - p for x in seq)
-        est = PerStep(2, rule, outcome=False)
+        est = PerStep(ChainFacts(2, outcome=False), rule)
         used = 0
         while est.pending():
             n = est.pending()[0].n

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labeling.mc import BinarySearch, PerStep, Probe, method
-from labeling.mc.method import per_step_or_bisection
+from labeling.mc import BinarySearch, ChainFacts, PerStep, Probe, Search, method
+from labeling.mc.searches import step_search
 from labeling.schema import Status
 from tests.fakes import absolute, drive, mean_score
 from tests.tiers import examples
@@ -45,7 +45,7 @@ def test_bad_options_raise(kwargs):
 
 
 def make_estimator(name, n_steps, rule, probe_right=True, **kw):
-    return per_step_or_bisection(name, probe_right, n_steps, rule, **kw)
+    return step_search(Search(name), ChainFacts(n_steps, **kw), rule, probe_right=probe_right)
 
 
 def test_unknown_estimator_names_the_choices():
@@ -68,7 +68,7 @@ def test_last_step_is_never_rolled_out():
     est = make_estimator("binary_search", 4, absolute(), outcome=False)
     with pytest.raises(IndexError):
         est.record(3, [True])
-    assert all(p.step < 3 for p in PerStep(4, absolute(), outcome=False).pending())
+    assert all(p.step < 3 for p in PerStep(ChainFacts(4, outcome=False), absolute()).pending())
 
 
 def test_binary_search_right_answer_chain_is_free_only_when_asked():
@@ -80,21 +80,22 @@ def test_binary_search_right_answer_chain_is_free_only_when_asked():
 
 def test_binary_search_probes_a_right_answer_chain_and_finds_its_wrong_step():
     # The chain reached the right answer, but fresh rollouts from step 4 on never do.
-    est = drive(BinarySearch(10, absolute(k=4), outcome=True), truth_oracle(4))
+    est = drive(BinarySearch(ChainFacts(10, outcome=True), absolute(k=4)), truth_oracle(4))
     assert est.rollouts > 0 and est.first_error() == 4
     labels = [v.label for v in est.verdicts()]
     assert labels[:4] == [True] * 4 and labels[4] is False
 
 
 def test_binary_search_right_answer_chain_on_track_everywhere_costs_log_probes():
-    est = drive(BinarySearch(10, absolute(k=4), outcome=True), truth_oracle(99))
+    est = drive(BinarySearch(ChainFacts(10, outcome=True), absolute(k=4)), truth_oracle(99))
     assert est.first_error() == -1 and 0 < est.rollouts <= 4 * math.ceil(math.log2(10))
 
 
 @pytest.mark.parametrize("length", [2, 3, 5, 8, 13, 32])
 def test_binary_search_finds_every_first_error_with_log_probes(length):
     for error in range(length):
-        est = drive(BinarySearch(length, absolute(k=4), outcome=False), truth_oracle(error))
+        est = drive(BinarySearch(ChainFacts(length, outcome=False), absolute(k=4)),
+                    truth_oracle(error))
         assert est.first_error() == error
         probes = sum(1 for i in range(length) if est.rollouts_at(i))
         assert probes <= math.ceil(math.log2(length))
@@ -103,13 +104,14 @@ def test_binary_search_finds_every_first_error_with_log_probes(length):
 
 
 def test_binary_search_with_unknown_outcome_leaves_the_last_step_open():
-    est = drive(BinarySearch(6, absolute(k=2), outcome=None), truth_oracle(99))
+    est = drive(BinarySearch(ChainFacts(6, outcome=None), absolute(k=2)), truth_oracle(99))
     verdicts = est.verdicts()
     assert [v.label for v in verdicts] == [True] * 5 + [None]
     assert verdicts[-1].status == Status.UNVERIFIABLE
     assert est.first_error() is None
     # ... but an error before the last step is still found.
-    assert drive(BinarySearch(6, absolute(k=2), outcome=None), truth_oracle(2)).first_error() == 2
+    est = drive(BinarySearch(ChainFacts(6, outcome=None), absolute(k=2)), truth_oracle(2))
+    assert est.first_error() == 2
 
 
 def _transitions(settled):
@@ -138,8 +140,9 @@ def rollout_tables(draw):
 @given(rollout_tables())
 def test_binary_search_agrees_with_brute_force_on_random_chains(table):
     length, k, draws = table
-    est = drive(BinarySearch(length, absolute(k=k), outcome=False), lambda i, j: draws[i, j])
-    brute = PerStep(length, absolute(k=k), outcome=False)
+    est = drive(BinarySearch(ChainFacts(length, outcome=False), absolute(k=k)),
+                lambda i, j: draws[i, j])
+    brute = PerStep(ChainFacts(length, outcome=False), absolute(k=k))
     for i in range(length - 1):
         brute.record(i, [draws[i, j] for j in range(k)])
     settled = [brute.settled(i) for i in range(length)]
@@ -152,7 +155,7 @@ def test_binary_search_agrees_with_brute_force_on_random_chains(table):
 
 
 def test_early_stop_settles_a_probe_at_its_first_success():
-    est = BinarySearch(9, absolute(k=8, chunk=1), outcome=False)
+    est = BinarySearch(ChainFacts(9, outcome=False), absolute(k=8, chunk=1))
     assert est.pending() == [Probe(3, 1)]
     est.record(3, [False])
     assert est.pending() == [Probe(3, 1)]  # still open: one failure decides nothing
@@ -166,12 +169,12 @@ def test_early_stop_settles_a_probe_at_its_first_success():
 
 
 def test_pending_is_idempotent():
-    est = PerStep(5, absolute(k=4, chunk=2), outcome=False)
+    est = PerStep(ChainFacts(5, outcome=False), absolute(k=4, chunk=2))
     assert est.pending() == est.pending() == [Probe(i, 2) for i in range(4)]
 
 
 def test_later_success_settles_earlier_prefixes_without_rollouts():
-    est = BinarySearch(8, absolute(k=4), outcome=False)
+    est = BinarySearch(ChainFacts(8, outcome=False), absolute(k=4))
     est.record(3, [False, True, False, False])
     verdicts = est.verdicts()
     for v in verdicts[:3]:
@@ -181,25 +184,25 @@ def test_later_success_settles_earlier_prefixes_without_rollouts():
 
 
 def test_threshold_decides_labels_and_early_stop():
-    est = PerStep(3, absolute(k=4, threshold=0.5, chunk=1), outcome=False)
+    est = PerStep(ChainFacts(3, outcome=False), absolute(k=4, threshold=0.5, chunk=1))
     est.record(0, [True, True, True])  # 3 > 0.5*4: on track whatever comes next
     assert est.settled(0) is True
     est.record(1, [False, False, False])  # at most 1 of 4 left: off track
     assert est.settled(1) is False
     assert [p.step for p in est.pending()] == []
-    est2 = PerStep(2, absolute(k=4, threshold=0.5), outcome=False)
+    est2 = PerStep(ChainFacts(2, outcome=False), absolute(k=4, threshold=0.5))
     est2.record(0, [True, True, False, False])  # exactly 0.5 is not above the threshold
     assert est2.settled(0) is False
 
 
 def test_confirm_needs_repeated_success_and_extends_the_budget():
-    est = BinarySearch(4, absolute(k=2, confirm=2, chunk=1), outcome=False)
+    est = BinarySearch(ChainFacts(4, outcome=False), absolute(k=2, confirm=2, chunk=1))
     assert est.pending() == [Probe(1, 1)]
     est.record(1, [True])
     assert est.settled(1) is None and est.pending() == [Probe(1, 1)]
     est.record(1, [False, False, False])  # 4 = 2*(1+1) rollouts with one success: off track
     assert est.settled(1) is False
-    est2 = BinarySearch(4, absolute(k=2, confirm=2), outcome=False)
+    est2 = BinarySearch(ChainFacts(4, outcome=False), absolute(k=2, confirm=2))
     est2.record(1, [False, True])
     est2.record(1, [False, True])
     assert est2.settled(1) is True
@@ -214,7 +217,7 @@ def test_confirm_needs_repeated_success_and_extends_the_budget():
     ],
 )
 def test_after_error_policies(after_error, expected):
-    est = BinarySearch(5, absolute(k=2), after_error=after_error, outcome=False)
+    est = BinarySearch(ChainFacts(5, after_error=after_error, outcome=False), absolute(k=2))
     est.record(2, [False, False])
     est.record(0, [True, False])
     est.record(1, [False, False])
@@ -225,7 +228,7 @@ def test_after_error_policies(after_error, expected):
 
 
 def test_per_step_is_math_shepherd():
-    est = PerStep(5, absolute(k=4), outcome=False)
+    est = PerStep(ChainFacts(5, outcome=False), absolute(k=4))
     assert est.pending() == [Probe(i, 4) for i in range(4)]
     results = [[True] * 4, [False] * 4, [True, False, False, False], [False] * 4]
     for i, r in enumerate(results):
@@ -237,20 +240,16 @@ def test_per_step_is_math_shepherd():
     assert est.first_error() == 1
     assert [v.rollouts for v in verdicts] == [4, 4, 4, 4, 0]
     assert [v.tokens for v in verdicts] == [7, 7, 7, 7, 0]
-    mono = PerStep(5, absolute(k=4), outcome=False, monotone=True)
-    for i, r in enumerate(results):
-        mono.record(i, r)
-    assert mono.first_error() == 3  # the success at step 2 vouches for step 1
 
 
 def test_statuses_follow_labels():
-    est = drive(BinarySearch(6, absolute(k=2), outcome=False), truth_oracle(3))
+    est = drive(BinarySearch(ChainFacts(6, outcome=False), absolute(k=2)), truth_oracle(3))
     statuses = [v.status for v in est.verdicts()]
     assert statuses == [Status.CORRECT] * 3 + [Status.INCORRECT] * 3
 
 
 def test_unfinished_search_labels_only_what_it_knows():
-    est = BinarySearch(9, absolute(k=2), outcome=False, after_error="mask")
+    est = BinarySearch(ChainFacts(9, outcome=False, after_error="mask"), absolute(k=2))
     est.record(4, [False, False])  # first probe failed; the search stops here (max rounds)
     labels = [v.label for v in est.verdicts()]
     assert labels == [None] * 4 + [False] + [None] * 4
@@ -269,13 +268,13 @@ def test_mc_score_is_unbiased_under_early_stopping(k, chunk, confirm, threshold,
 
 
 def test_mc_score_without_early_stopping_is_the_plain_fraction():
-    est = PerStep(3, absolute(k=5), outcome=False)
+    est = PerStep(ChainFacts(3, outcome=False), absolute(k=5))
     est.record(0, [True, False, True, False, False])
     assert est.score(0) == pytest.approx(0.4)
 
 
 def test_undecided_rollouts_cost_budget_but_decide_nothing():
-    est = PerStep(3, absolute(k=3, chunk=1), outcome=False)
+    est = PerStep(ChainFacts(3, outcome=False), absolute(k=3, chunk=1))
     for _ in range(3):
         est.record(0, [None])
     assert est.exhausted(0) and est.settled(0) is None and est.score(0) is None
@@ -283,13 +282,13 @@ def test_undecided_rollouts_cost_budget_but_decide_nothing():
     v = est.verdicts()[0]
     assert v.status == Status.UNVERIFIABLE and v.label is None and v.rollouts == 3
     # one decided failure among undecided ones is a measured failure (threshold 0)
-    est = PerStep(3, absolute(k=3, chunk=1), outcome=False)
+    est = PerStep(ChainFacts(3, outcome=False), absolute(k=3, chunk=1))
     est.record(0, [None, False, None])
     assert est.settled(0) is False and est.score(0) == 0.0
 
 
 def test_binary_search_stops_at_a_midpoint_nobody_could_check():
-    est = BinarySearch(9, absolute(k=2, chunk=1), outcome=False)
+    est = BinarySearch(ChainFacts(9, outcome=False), absolute(k=2, chunk=1))
     mid = est.pending()[0].step
     est.record(mid, [None])
     est.record(mid, [None])

@@ -4,14 +4,15 @@ labeling.mc, so the documented semantics and the code cannot drift apart."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 import pytest
 
 from labeling.combine import combine
-from labeling.mc import METHODS, PerStep, method
-from labeling.schema import Status, StepVerdict
+from labeling.mc import METHODS, ChainFacts, method
+from labeling.schema import AfterError, Status, StepVerdict
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "labels.md"
 CODES = {
@@ -91,15 +92,17 @@ def test_documented_mc_example(row):
     opts = dict(part.split("=") for part in filter(None, (p.strip() for p in options.split(","))))
     after = opts.pop("after_error", "negative")
     sampled = opts.pop("sampled", "no") == "yes"  # the completer wrote the chain (posterior)
-    mc = method(rule_name, **{k: _value(v) for k, v in opts.items()})
+    settings = {k: _value(v) for k, v in opts.items()}
+    # `posterior` chooses its own probes (its bisection); the other rules run every step
+    if "estimator" in {f.name for f in dataclasses.fields(METHODS[rule_name])}:
+        settings.setdefault("estimator", "per_step")
+    mc = method(rule_name, **settings)
     successes, asked = (int(x) for x in confidence.split("/"))
     steps = [s.strip().replace("∅", "") for s in rollouts.strip("`").split("·")]
     outcome = answer == "right"
-    rule = mc.rule((successes, asked), sampled=sampled, outcome=outcome)
-    # `posterior` chooses its own probes (its bisection); the other rules run every step
-    est = (mc.search(len(steps) + 1, rule, outcome=outcome, after_error=after)
-           if rule_name == "posterior"
-           else PerStep(len(steps) + 1, rule, outcome=outcome, after_error=after))
+    # the table's self-confidence is the problem's, this chain's outcome in it when sampled
+    base = (successes - int(sampled and outcome), asked - int(sampled))
+    est = mc.search(ChainFacts(len(steps) + 1, outcome, base, sampled, AfterError(after)))
     used = [0] * len(steps)
     while est.pending():
         for probe in est.pending():

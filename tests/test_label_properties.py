@@ -8,10 +8,11 @@ from hypothesis import strategies as st
 
 from labeling.combine import combine
 from labeling.first_error import first_error as first_error_step
-from labeling.mc import BinarySearch, Fall, PerStep, Posterior, PosteriorSearch
+from labeling.mc import BinarySearch, ChainFacts, Fall, PerStep
+from labeling.mc.fall import FallBinary, FallPerStep, FallTest
 from labeling.registry import complete_sources, locating_sources
 from labeling.schema import Status, StepVerdict
-from tests.fakes import absolute, drive
+from tests.fakes import absolute, drive, posterior_case, posterior_search
 from tests.tiers import examples
 
 COMPLETE_SOURCES, LOCATING_SOURCES = complete_sources(), locating_sources()
@@ -150,8 +151,8 @@ def test_binary_search_agrees_with_per_step_on_monotone_success(n, data, opts):
 
     rule = absolute(k=opts["k"], confirm=opts["confirm"],
                     chunk=opts["k"] if opts["chunk_all"] else 1)
-    per_step = drive(PerStep(n, rule, outcome=outcome), oracle)
-    search = drive(BinarySearch(n, rule, outcome=outcome), oracle)
+    per_step = drive(PerStep(ChainFacts(n, outcome=outcome), rule), oracle)
+    search = drive(BinarySearch(ChainFacts(n, outcome=outcome), rule), oracle)
     expected = error if error < n else -1
     assert per_step.first_error() == expected
     assert search.first_error() == expected
@@ -168,7 +169,7 @@ def test_undecided_rollouts_never_change_a_label(k, data):
     b = data.draw(st.permutations(decided + [None] * data.draw(st.integers(0, spare))))
     labels = []
     for results in (a, b):
-        est = PerStep(2, absolute(k=k), outcome=False)
+        est = PerStep(ChainFacts(2, outcome=False), absolute(k=k))
         est.record(0, list(results))
         labels.append((est.settled(0) if est.rollouts_at(0) >= k else None, est.score(0)))
     if len(b) == k:
@@ -188,7 +189,7 @@ BASES = st.sampled_from([(0, 8), (1, 12), (3, 12), (6, 12), (11, 12), (5, 5)])
 
 
 def _fall(base, own=0, cap=12, chunk=1):
-    return Fall(0.05, 0.1, 0.75, cap, chunk, base, own)
+    return FallTest(Fall(max_rollouts=cap, chunk=chunk), base, own)
 
 
 def _drive(est, draws):
@@ -222,7 +223,7 @@ def _rate(counts):
 
 
 @FALL_SETTINGS
-@given(st.integers(2, 7), BASES, st.data(), st.sampled_from([PerStep, BinarySearch]),
+@given(st.integers(2, 7), BASES, st.data(), st.sampled_from([FallPerStep, FallBinary]),
        st.sampled_from([True, False, None]), st.booleans())
 def test_fall_never_calls_a_step_wrong_where_its_rate_did_not_fall(n, base, data, cls, outcome,
                                                                    own):
@@ -232,7 +233,7 @@ def test_fall_never_calls_a_step_wrong_where_its_rate_did_not_fall(n, base, data
     draws = [data.draw(st.lists(st.sampled_from([True, False, None]), max_size=12))
              for _ in range(n)]
     rule = _fall(base, own=int(own and outcome is not None))
-    est = _drive(cls(n, rule, outcome=outcome), draws)
+    est = _drive(cls(ChainFacts(n, outcome=outcome), rule), draws)
     for i, label in enumerate(est.labels()[:-1]):
         if label is False:
             before = est.counts(i - 1) if i else base
@@ -240,17 +241,17 @@ def test_fall_never_calls_a_step_wrong_where_its_rate_did_not_fall(n, base, data
 
 
 @FALL_SETTINGS
-@given(st.integers(1, 7), st.integers(0, 20), st.sampled_from([PerStep, BinarySearch]),
+@given(st.integers(1, 7), st.integers(0, 20), st.sampled_from([FallPerStep, FallBinary]),
        st.sampled_from([True, False, None]), AFTER)
 def test_a_completer_that_never_succeeds_labels_nothing(n, asked, cls, outcome, after):
     # It never reached the answer from the question, nor from any step: no step but the last
     # (the chain's own answer) gets a label, and nothing is rolled out.
-    est = cls(n, _fall((0, asked)), outcome=outcome, after_error=after)
+    est = cls(ChainFacts(n, outcome=outcome, after_error=after), _fall((0, asked)))
     _labels_nothing_when_nothing_succeeds(est, n, outcome)
 
 
 @FALL_SETTINGS
-@given(st.integers(2, 6), BASES, st.data(), st.sampled_from([PerStep, BinarySearch]),
+@given(st.integers(2, 6), BASES, st.data(), st.sampled_from([FallPerStep, FallBinary]),
        st.sampled_from([True, False]))
 def test_fall_undecided_rollouts_change_nothing(n, base, data, cls, outcome):
     # The same decided outcomes with undecided ones mixed in anywhere (within the budget):
@@ -269,7 +270,7 @@ def test_fall_undecided_rollouts_change_nothing(n, base, data, cls, outcome):
             out.append(x)
         mixed.append(out + [None] * (len(spots) - at))
     rule = _fall(base, cap=20)
-    _same_verdicts(lambda: cls(n, rule, outcome=outcome), decided, mixed)
+    _same_verdicts(lambda: cls(ChainFacts(n, outcome=outcome), rule), decided, mixed)
 
 
 # --- the `posterior` rule --------------------------------------------------------------------
@@ -281,7 +282,7 @@ POSTERIOR_SETTINGS = settings(max_examples=examples(60), deadline=None)
 
 
 def _posterior(base, sampled, budget=20, chunk=1):
-    return Posterior(0.05, 3.0, budget, chunk, base, sampled)
+    return posterior_case(base, sampled, budget=budget, chunk=chunk)
 
 
 def _fell_by(counts, base, i, may_err=None):
@@ -310,7 +311,7 @@ def test_posterior_never_calls_a_step_wrong_where_no_rate_fell(n, base, data, ou
              for _ in range(n)]
     if sampled and outcome is not None:  # the driver's base holds a sampled chain's outcome
         base = (base[0] + int(outcome), base[1] + 1)
-    est = _drive(PosteriorSearch(n, _posterior(base, sampled), outcome=outcome), draws)
+    est = _drive(posterior_search(n, _posterior(base, sampled), outcome=outcome), draws)
     counts = [est.counts(i) for i in range(n - 1)]
     for i, label in enumerate(est.labels()[:-1]):
         if label is False:
@@ -328,8 +329,8 @@ def test_posterior_never_blames_steps_that_name_nothing(n, base, data, outcome, 
     flags = [*data.draw(st.lists(st.booleans(), min_size=n - 1, max_size=n - 1)), True]
     if sampled and outcome is not None:
         base = (base[0] + int(outcome), base[1] + 1)
-    est = _drive(PosteriorSearch(n, _posterior(base, sampled), outcome=outcome,
-                                 may_err=flags), draws)
+    est = _drive(posterior_search(n, _posterior(base, sampled), outcome=outcome,
+                                  may_err=flags), draws)
     counts = [est.counts(i) for i in range(n - 1)]
     labels = est.labels()
     for i, label in enumerate(labels[:-1]):
@@ -349,7 +350,7 @@ def test_posterior_a_completer_that_never_succeeds_labels_nothing(n, asked, outc
     # is rolled out.
     sampled = sampled and outcome is not True
     base = (0, asked + int(sampled and outcome is not None))
-    est = PosteriorSearch(n, _posterior(base, sampled), outcome=outcome, after_error=after)
+    est = posterior_search(n, _posterior(base, sampled), outcome=outcome, after_error=after)
     _labels_nothing_when_nothing_succeeds(est, n, outcome)
 
 
@@ -367,4 +368,4 @@ def test_posterior_undecided_rollouts_change_nothing(n, base, data, outcome, chu
             out += [None] * data.draw(st.integers(0, 2)) + [x]
         mixed.append(out)
     rule = _posterior((base[0] + int(outcome), base[1] + 1), True, budget=120, chunk=chunk)
-    _same_verdicts(lambda: PosteriorSearch(n, rule, outcome=outcome), decided, mixed)
+    _same_verdicts(lambda: posterior_search(n, rule, outcome=outcome), decided, mixed)

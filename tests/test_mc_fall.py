@@ -7,14 +7,15 @@ import math
 
 import pytest
 
-from labeling.mc import BinarySearch, Fall, FallMethod, PerStep, method
+from labeling.mc import ChainFacts, Fall, method
+from labeling.mc.fall import FallBinary, FallPerStep, FallTest
 from labeling.mc.stats import bayes_factor, betainc
 from labeling.schema import SelfConfidence, Status
 from tests.fakes import drive, every, mean_score
 
 
 def fall(base, own=0, cap=20, chunk=1, level=0.05):
-    return Fall(level, 0.1, 0.75, cap, chunk, base, own)
+    return FallTest(Fall(level=level, max_rollouts=cap, chunk=chunk), base, own)
 
 
 def test_betainc_matches_closed_forms():
@@ -41,7 +42,7 @@ def test_a_harmless_opening_line_is_not_called_wrong():
     # ("To solve this problem, we need to find...") changes nothing (rate 1/4 after it too),
     # the real error is step 3 (rate 0 from there). Today's absolute rule (2 successes in
     # 5..10 rollouts) would often call step 0 wrong; the fall rule places the error at 3.
-    est = drive(BinarySearch(6, fall((3, 12)), outcome=False),
+    est = drive(FallBinary(ChainFacts(6, outcome=False), fall((3, 12))),
                 lambda i, j: i < 3 and every(4)(j))
     labels = [v.label for v in est.verdicts()]
     assert labels == [True, True, True, False, False, False]
@@ -51,7 +52,7 @@ def test_a_harmless_opening_line_is_not_called_wrong():
 
 
 def test_a_weak_completer_labels_nothing_and_says_why():
-    est = BinarySearch(6, fall((1, 12)), outcome=False)
+    est = FallBinary(ChainFacts(6, outcome=False), fall((1, 12)))
     assert est.futile and est.pending() == [] and est.rollouts == 0
     verdicts = est.verdicts()
     assert [v.label for v in verdicts] == [None] * 5 + [False]  # the chain's own answer
@@ -62,7 +63,7 @@ def test_a_weak_completer_labels_nothing_and_says_why():
 def test_undecided_within_the_cap_is_unverifiable_with_its_counts():
     # A step whose rate sits between "fell" and "kept" (a third of the self-confidence)
     # never decides: after max_rollouts it is unverifiable and the search stops there.
-    est = drive(BinarySearch(4, fall((8, 16), cap=12), outcome=False),
+    est = drive(FallBinary(ChainFacts(4, outcome=False), fall((8, 16), cap=12)),
                 lambda i, j: every(6)(j))
     mid = next(i for i in range(3) if est.rollouts_at(i))
     v = est.verdicts()[mid]
@@ -73,7 +74,7 @@ def test_undecided_within_the_cap_is_unverifiable_with_its_counts():
 def test_the_first_fall_needs_a_kept_step_before_it():
     # Step 1 is off track but step 0 was never decided (its rollouts were all undecided):
     # the fall is somewhere in 0..1, so neither is called wrong.
-    est = PerStep(4, fall((6, 12), cap=12), outcome=False)
+    est = FallPerStep(ChainFacts(4, outcome=False), fall((6, 12), cap=12))
     est.record(0, [None] * 12)
     est.record(1, [False] * 12)
     est.record(2, [False] * 12)
@@ -86,18 +87,18 @@ def test_per_step_and_binary_search_agree_on_a_clear_fall():
     def rate(i, j):
         return i < 2 and every(2)(j)
 
-    a = drive(PerStep(6, fall((6, 12)), outcome=False), rate)
-    b = drive(BinarySearch(6, fall((6, 12)), outcome=False), rate)
+    a = drive(FallPerStep(ChainFacts(6, outcome=False), fall((6, 12))), rate)
+    b = drive(FallBinary(ChainFacts(6, outcome=False), fall((6, 12))), rate)
     assert a.first_error() == b.first_error() == 2
     assert b.rollouts < a.rollouts
 
 
 def test_the_chains_own_answer_counts_as_one_trial_of_every_step():
-    est = BinarySearch(5, fall((6, 12), own=1), outcome=True)
+    est = FallBinary(ChainFacts(5, outcome=True), fall((6, 12), own=1))
     assert [est.counts(i) for i in range(5)] == [(1, 1)] * 4 + [(0, 0)]
     assert est.rollouts == 0
     with pytest.raises(ValueError, match="outcome"):
-        BinarySearch(5, fall((6, 12), own=1), outcome=None)
+        FallBinary(ChainFacts(5, outcome=None), fall((6, 12), own=1))
 
 
 def test_the_last_step_is_the_chains_outcome_even_after_an_error():
@@ -107,7 +108,7 @@ def test_the_last_step_is_the_chains_outcome_even_after_an_error():
         return i < 1 and every(2)(j)
 
     for after, last in (("negative", False), ("mask", None), ("keep", True)):
-        est = drive(BinarySearch(4, fall((6, 12)), outcome=True, after_error=after), rate)
+        est = drive(FallBinary(ChainFacts(4, outcome=True, after_error=after), fall((6, 12))), rate)
         v = est.verdicts()[-1]
         assert est.first_error() == 1 and v.label is last and v.score == 1.0
         assert "the chain's own answer is right" in v.evidence
@@ -120,7 +121,7 @@ def test_the_score_is_unbiased_under_the_falls_stopping_rule(p):
 
 def test_verdicts_carry_the_counts_and_the_self_confidence():
     sc = SelfConfidence(6, 12, 8, "chains+rollouts")
-    est = drive(BinarySearch(4, fall((6, 12)), outcome=False, self_confidence=sc),
+    est = drive(FallBinary(ChainFacts(4, outcome=False, self_confidence=sc), fall((6, 12))),
                 lambda i, j: i < 1 and every(2)(j))
     for v in est.verdicts():
         assert v.self_confidence == sc
@@ -128,14 +129,19 @@ def test_verdicts_carry_the_counts_and_the_self_confidence():
 
 
 def test_rules_by_name_and_their_options():
-    assert method("any_success", k=3).rule((0, 0), sampled=False, outcome=None).confirm == 1
-    assert method("absolute").rule((0, 0), sampled=False, outcome=None).confirm == 2
-    d = FallMethod()
-    assert method("fall").rule((2, 9), sampled=True, outcome=False) == Fall(
-        d.level, d.fell_below, d.kept_above, d.max_rollouts, d.chunk, (2, 9), 1)
-    # the chain's own outcome is a trial only when it was sampled by the completer and known
-    assert method("fall").rule((2, 9), sampled=True, outcome=None).own == 0
-    assert method("fall").rule((2, 9), sampled=False, outcome=True).own == 0
+    # any_success is absolute with one success to confirm and no threshold
+    anyone, once = method("any_success", k=3), method("absolute", k=3, confirm=1)
+    assert all(anyone.decide(d, s, left) == once.decide(d, s, left)
+               for d in range(4) for s in range(d + 1) for left in range(4))
+    assert [anyone.budget(s) for s in range(3)] == [once.budget(s) for s in range(3)]
+    assert method("absolute").confirm == 2
+    d = Fall()
+    # a sampled chain's own outcome joins the question's counts and is a trial of every prefix
+    est = method("fall").search(ChainFacts(4, False, (2, 8), True))
+    assert est.rule == FallTest(d, (2, 9), 1)
+    # ... only when it was sampled by the completer and known
+    assert method("fall").search(ChainFacts(4, None, (2, 9), True)).rule.own == 0
+    assert method("fall").search(ChainFacts(4, True, (2, 9), False)).rule.own == 0
     for name, bad in (("fall", dict(level=0.5)), ("fall", dict(fell_below=0.8)),
                       ("fall", dict(max_rollouts=0)), ("median", {}),
                       ("fall", dict(self_rollouts=-1)), ("fall", dict(chunk=30))):

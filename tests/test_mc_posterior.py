@@ -9,21 +9,22 @@ import math
 import pytest
 
 from labeling.mc import (
+    ChainFacts,
     FirstErrorModel,
     Posterior,
-    PosteriorMethod,
     PosteriorSearch,
     bisection,
+    estimator,
     method,
 )
 from labeling.mc import first_error_model as model
 from labeling.mc.bisection import AHEAD_ROLLOUTS
 from labeling.schema import SelfConfidence, Status
-from tests.fakes import drive, every
+from tests.fakes import drive, every, posterior_case, posterior_search
 
 
 def rule(base, sampled=True, level=0.05, factor=3.0, budget=32, chunk=1):
-    return Posterior(level, factor, budget, chunk, base, sampled)
+    return posterior_case(base, sampled, level, factor, budget, chunk)
 
 
 # --- the model, against closed forms and an independent integral ------------------------------
@@ -134,7 +135,7 @@ def test_a_harmless_opening_line_is_not_called_wrong():
     # The completer reaches the answer from the question about 1 time in 4 (5/20), from
     # steps 0..2 half the time (the opening line costs nothing; the rate rises along a right
     # chain as the hazard model has it), never from step 3 on: the error is located at 3.
-    est = drive(PosteriorSearch(6, rule((5, 20)), outcome=False),
+    est = drive(posterior_search(6, rule((5, 20)), outcome=False),
                 lambda i, j: i < 3 and every(2)(j))
     labels = [v.label for v in est.verdicts()]
     assert labels == [True, True, True, False, False, False]
@@ -148,14 +149,14 @@ def test_a_rate_that_does_not_rise_leaves_steps_open_never_wrong():
     # The same at exactly the question's rate, 1/4: a sampled chain's right steps usually
     # raise the rate (the hazard model), so the rule cannot be sure they are right within
     # its budget; it leaves them open and calls none of them wrong.
-    est = drive(PosteriorSearch(6, rule((5, 20)), outcome=False),
+    est = drive(posterior_search(6, rule((5, 20)), outcome=False),
                 lambda i, j: i < 3 and every(4)(j))
     assert False not in est.labels()[:3]
     assert est.rollouts <= 32 and est.pending() == []
 
 
 def test_a_right_chain_is_right_after_one_success_near_its_end():
-    est = drive(PosteriorSearch(6, rule((8, 20)), outcome=True), lambda i, j: True)
+    est = drive(posterior_search(6, rule((8, 20)), outcome=True), lambda i, j: True)
     assert [v.label for v in est.verdicts()] == [True] * 6
     assert est.rollouts <= 2
 
@@ -163,14 +164,14 @@ def test_a_right_chain_is_right_after_one_success_near_its_end():
 def test_no_label_rests_on_the_prior_alone():
     # A right answer from a completer that solves most of its problems: "no error" is likely
     # before any rollout, but nothing is labeled until a rollout says so.
-    est = PosteriorSearch(5, rule((18, 20)), outcome=True)
+    est = posterior_search(5, rule((18, 20)), outcome=True)
     assert est.belief().p_gt(3) > 0.95
     assert est.labels() == [None] * 4 + [True]
     assert est.pending()  # it asks instead
 
 
 def test_a_completer_that_never_solved_the_problem_is_not_asked():
-    est = PosteriorSearch(5, rule((0, 16)), outcome=False)
+    est = posterior_search(5, rule((0, 16)), outcome=False)
     assert est.pending() == [] and est.rollouts == 0
     verdicts = est.verdicts()
     assert [v.label for v in verdicts] == [None] * 4 + [False]
@@ -181,7 +182,7 @@ def test_a_completer_that_never_solved_the_problem_is_not_asked():
 def test_an_error_somewhere_in_a_span_places_no_false():
     # Step 0 keeps the rate, steps 1..3 all fail, but step 1 is never decided on its own
     # (a cheap budget): the chain went wrong somewhere from 1 on; no step claim is made.
-    est = drive(PosteriorSearch(5, rule((5, 20), budget=6), outcome=False),
+    est = drive(posterior_search(5, rule((5, 20), budget=6), outcome=False),
                 lambda i, j: i == 0 and j % 2 == 0)
     labels = est.labels()
     assert False not in labels[:-1]
@@ -189,7 +190,7 @@ def test_an_error_somewhere_in_a_span_places_no_false():
 
 
 def test_a_probe_is_topped_up_to_its_decided_rollouts():
-    est = PosteriorSearch(5, rule((5, 20), chunk=2), outcome=False)
+    est = posterior_search(5, rule((5, 20), chunk=2), outcome=False)
     (p,) = est.pending()
     assert p.n == 2 and est.pending() == [p]  # pure: asking twice gives the same
     est.record(p.step, [None, False])
@@ -202,9 +203,9 @@ def test_a_probe_is_topped_up_to_its_decided_rollouts():
 def test_the_budget_stops_the_search():
     # Half the rollouts succeed before step 2, none after: locating the error needs more
     # than the budget of 10, which the search spends and then stops.
-    est = drive(PosteriorSearch(4, rule((10, 20), budget=10), outcome=False),
+    est = drive(posterior_search(4, rule((10, 20), budget=10), outcome=False),
                 lambda i, j: i < 2 and every(2)(j))
-    assert est.rollouts == 10 and est.pending() == [] and est.exhausted(0)
+    assert est.rollouts == 10 and est.pending() == [] and est.room(0) == 0
     assert False not in est.labels()[:-1]
 
 
@@ -213,14 +214,14 @@ def test_a_search_that_cannot_place_a_label_stops_before_its_budget():
     # once no first error could be located even if every remaining rollout went its way,
     # the search stops; no step is called wrong on the way (no first error is located), but
     # the chain has gone wrong by some step: a prefix claim, False from there on.
-    est = drive(PosteriorSearch(8, rule((5, 20)), outcome=False), lambda i, j: False)
+    est = drive(posterior_search(8, rule((5, 20)), outcome=False), lambda i, j: False)
     assert est.rollouts < 32 and est.pending() == []
     labels, at = est.labels(), est.prefix_claim()
     assert est.first_error() is None and at is not None and at > 0
     assert labels[:at] == [None] * at and labels[at:] == [False] * (8 - at)
     assert "prefix claim" in est.verdicts()[at].evidence
     # under after_error=mask or keep no prefix claim is written
-    masked = drive(PosteriorSearch(8, rule((5, 20)), outcome=False, after_error="mask"),
+    masked = drive(posterior_search(8, rule((5, 20)), outcome=False, after_error="mask"),
                    lambda i, j: False)
     assert masked.rollouts == est.rollouts and masked.prefix_claim() is None
     assert masked.labels()[:-1] == [None] * 7
@@ -232,7 +233,7 @@ def test_the_requests_looked_ahead_hold_the_next_two_probes(first_error, chunk):
     # sends next (its step, first rollout index and n) is among those `lookahead(2)` named
     # before it, and so is the one after (two probes deep), while the budget holds them;
     # `lookahead(1)` names the next one's alone. A driver may therefore send them early.
-    est = PosteriorSearch(8, rule((8, 16), chunk=chunk), outcome=first_error is None)
+    est = posterior_search(8, rule((8, 16), chunk=chunk), outcome=first_error is None)
 
     def success(i, j):
         return first_error is None or (i < first_error and every(2)(j))
@@ -244,7 +245,7 @@ def test_the_requests_looked_ahead_hold_the_next_two_probes(first_error, chunk):
             if left >= 0:
                 assert (p.step, est.rollouts_at(p.step), p.n) in ahead
                 checked += 1
-        left = est.rule.chain_budget - est.rollouts - p.n - 2 * chunk
+        left = est.method.chain_budget - est.rollouts - p.n - 2 * chunk
         one, two = est.lookahead(1), est.lookahead(2)
         assert set(one) <= set(two) and est.lookahead(0) == []
         if history and history[-1][1] >= 0:
@@ -260,7 +261,7 @@ def test_one_deep_names_only_the_next_probes_when_no_deeper_one_is_likely(monkey
     # With the likely requests beyond `depth` turned off, lookahead(1) is the next probe
     # after each outcome of the pending one: at most n + 1 requests.
     monkeypatch.setattr(bisection, "LIKELY", 1.01)
-    est = PosteriorSearch(8, rule((3, 16), chunk=3), outcome=False)
+    est = posterior_search(8, rule((3, 16), chunk=3), outcome=False)
     while est.pending():
         (p,) = est.pending()
         assert len(est.lookahead(1)) <= p.n + 1
@@ -272,7 +273,7 @@ def test_a_search_that_keeps_failing_has_its_likely_later_probes_looked_ahead():
     # probes on with failures the likeliest outcome, so lookahead(1) names, besides the
     # next probe after each outcome, the one after that on the likely path; the search
     # then makes it (the driver's early rollouts are used, not wasted).
-    est = PosteriorSearch(8, Posterior(0.05, 3.0, 32, 2, (3, 16), True, 6), outcome=False)
+    est = posterior_search(8, posterior_case((3, 16), True, chunk=2, chunk_max=6), outcome=False)
     made, named = [], []
     while est.pending():
         (p,) = est.pending()
@@ -309,7 +310,7 @@ def test_looking_ahead_changes_no_choice():
     # `ahead` asks the search about counts it has not seen; the choices it then makes on
     # the real counts are those of a search that never looked ahead.
     def run(look):
-        est = PosteriorSearch(8, rule((8, 16), chunk=2), outcome=False)
+        est = posterior_search(8, rule((8, 16), chunk=2), outcome=False)
         steps = []
         while est.pending():
             if look:
@@ -324,7 +325,7 @@ def test_looking_ahead_changes_no_choice():
 
 
 def test_scores_are_the_posterior_that_the_chain_is_still_right():
-    est = drive(PosteriorSearch(6, rule((5, 20)), outcome=False),
+    est = drive(posterior_search(6, rule((5, 20)), outcome=False),
                 lambda i, j: i < 3 and every(2)(j))
     scores = [v.score for v in est.verdicts()]
     assert scores[:-1] == pytest.approx([est.belief().p_gt(i) for i in range(5)])
@@ -334,7 +335,7 @@ def test_scores_are_the_posterior_that_the_chain_is_still_right():
 
 def test_verdicts_carry_the_counts_the_self_confidence_and_the_figures():
     sc = SelfConfidence(5, 20, 16, "chains+rollouts")
-    est = drive(PosteriorSearch(6, rule((5, 20)), outcome=False, self_confidence=sc),
+    est = drive(posterior_search(6, rule((5, 20)), outcome=False, self_confidence=sc),
                 lambda i, j: i < 3 and every(2)(j))
     for i, v in enumerate(est.verdicts()[:-1]):
         assert v.self_confidence == sc and (v.successes, v.decided) == est.counts(i)
@@ -344,33 +345,30 @@ def test_verdicts_carry_the_counts_the_self_confidence_and_the_figures():
 
 
 def test_own_outcome_comes_out_of_the_base_of_a_sampled_chain():
-    # The driver counts a sampled chain's own answer in the self-confidence; the model takes
-    # it as the outcome instead (once, not twice).
-    est = PosteriorSearch(4, rule((1, 5)), outcome=True)
-    assert est.model is not None
-    with pytest.raises(ValueError):
-        PosteriorSearch(4, rule((0, 5)), outcome=True)  # the base cannot hold this success
-    assert PosteriorSearch(4, rule((0, 5), sampled=False), outcome=True).model is not None
+    # The driver reports a sampled chain's own answer in the self-confidence but gives the
+    # search the others' counts; the model takes the chain's answer as the outcome (once, not
+    # twice), the rates a fall is seen against are the problem's.
+    est = posterior_search(4, rule((1, 5)), outcome=True)
+    assert est.model is not None and est.base == (0, 4) and est.counted == (1, 5)
+    assert posterior_search(4, rule((0, 5), sampled=False), outcome=True).model is not None
 
 
 def test_probe_right_false_skips_right_chains():
-    est = PosteriorSearch(4, rule((5, 20)), outcome=True, probe_right=False)
+    est = posterior_search(4, rule((5, 20)), outcome=True, probe_right=False)
     assert est.pending() == [] and est.labels() == [None, None, None, True]
 
 
 @pytest.mark.parametrize("n_steps", [0, 1])
 def test_chains_too_short_to_probe(n_steps):
-    est = PosteriorSearch(n_steps, rule((5, 20)), outcome=False)
+    est = posterior_search(n_steps, rule((5, 20)), outcome=False)
     assert est.pending() == [] and [v.label for v in est.verdicts()] == [False] * n_steps
 
 
 def test_the_rule_by_name_and_its_options():
-    opts, d = method("posterior"), PosteriorMethod()
-    rule_ = opts.rule((2, 9), sampled=True, outcome=False)
-    assert rule_ == Posterior(d.level, d.factor, d.chain_budget, d.probe, (2, 9), True,
-                              d.probe_max)
-    assert isinstance(opts.search(4, rule_, outcome=False, after_error="negative"),
-                      PosteriorSearch)
+    opts = method("posterior")
+    assert opts == Posterior()
+    est = opts.search(ChainFacts(4, False, (2, 8), True))
+    assert isinstance(est, PosteriorSearch) and est.method is opts and est.counted == (2, 9)
     # the posterior method searches by its own bisection: no estimator key to set
     with pytest.raises(ValueError, match="estimator is not a key of posterior"):
         method("posterior", estimator="per_step")
@@ -379,7 +377,7 @@ def test_the_rule_by_name_and_its_options():
         with pytest.raises(ValueError):
             method("posterior", **bad)
     with pytest.raises(ValueError):
-        rule((5, 4))
+        ChainFacts(4, False, (5, 4))
 
 
 @pytest.mark.parametrize("level", [0.05, 0.15, 0.25, 0.35])
@@ -387,7 +385,7 @@ def test_a_looser_level_never_stops_the_search_before_it_starts(level):
     # A clear error at step 3 (never reached from there on; half the time before it): every
     # level locates it. The search once skipped first errors the posterior gave less than
     # `level`, so from about 0.25 up (mass spread over nine places) it stopped at once.
-    est = drive(PosteriorSearch(6, rule((5, 20), level=level), outcome=False),
+    est = drive(posterior_search(6, rule((5, 20), level=level), outcome=False),
                 lambda i, j: i < 3 and every(2)(j))
     assert est.rollouts > 0
     assert [v.label for v in est.verdicts()][:4] == [True, True, True, False]
@@ -401,16 +399,16 @@ def test_a_looser_level_never_stops_the_search_before_it_starts(level):
     ((1, 20), 2, None, 32, 2),  # no growth asked for
     ((1, 20), 2, 6, 4, 4),  # never past the chain's budget
     ((0, 20), 2, 6, 32, 6),  # nothing is probed then (the search skips), but it is defined
-    ((1, 20), None, 6, 32, 32),  # chunk None: the whole budget, as before
 ])
 def test_probe_grows_on_a_problem_the_completer_rarely_solves(base, chunk, chunk_max, budget,
                                                               size):
-    assert Posterior(0.05, 3.0, budget, chunk, base, True, chunk_max).request == size
+    grown = chunk if chunk_max is None else chunk_max
+    assert Posterior(chain_budget=budget, probe=chunk, probe_max=grown).request(base) == size
 
 
 def test_a_grown_probe_is_what_the_search_asks_and_waits_for():
-    r = Posterior(0.05, 3.0, 32, 2, (2, 20), False, 6)  # 5 rollouts a probe
-    est = PosteriorSearch(4, r, outcome=False)
+    r = posterior_case((2, 20), False, chunk=2, chunk_max=6)  # 5 rollouts a probe
+    est = posterior_search(4, r, outcome=False)
     (probe,) = est.pending()
     assert probe.n == 5
     est.record(probe.step, [False, False, None])  # 2 decided of 5: the probe is not complete
@@ -419,7 +417,7 @@ def test_a_grown_probe_is_what_the_search_asks_and_waits_for():
 
 def test_looking_ahead_of_grown_probes_stays_within_its_rollouts():
     for base, n in (((2, 20), 5), ((10, 20), 2)):
-        est = PosteriorSearch(8, Posterior(0.05, 3.0, 32, 2, base, False, 6), outcome=False)
+        est = posterior_search(8, posterior_case(base, False, chunk=2, chunk_max=6), outcome=False)
         ahead = est.lookahead()
         assert ahead and {r[2] for r in ahead} == {n}
         assert sum(r[2] for r in ahead) <= AHEAD_ROLLOUTS
@@ -427,7 +425,7 @@ def test_looking_ahead_of_grown_probes_stays_within_its_rollouts():
 
 def test_a_probe_at_a_step_with_undecided_rollouts_is_sized_for_them():
     # Nothing undecided yet: a probe goes out as it is.
-    est = PosteriorSearch(4, rule((4, 16), chunk=2, budget=12), outcome=False)
+    est = posterior_search(4, rule((4, 16), chunk=2, budget=12), outcome=False)
     first = est.pending()[0]
     assert est.extra(first) == 0
     # One of its two came back undecided (share 1/2): the top-up of one goes out as
@@ -441,14 +439,14 @@ def test_a_probe_at_a_step_with_undecided_rollouts_is_sized_for_them():
     est.record(first.step, [None])
     est.record(first.step, [None])
     assert est.pending()[0].n == 1
-    share = min(3 / 4, bisection.UNDECIDED_MAX)
+    share = min(3 / 4, estimator.UNDECIDED_MAX)
     assert est.extra(est.pending()[0]) == math.ceil(1 / (1 - share)) + 1 - 1
     est.record(first.step, [None] * 4)
     left = 12 - est.rollouts
     assert est.extra(est.pending()[0]) == left - est.pending()[0].n
     # The cap, exactly: a probe of two that came back all undecided goes out as 2 / (1 - 4/5)
     # + 1 = 11 rollouts.
-    est = PosteriorSearch(4, rule((4, 16), chunk=2, budget=32), outcome=False)
+    est = posterior_search(4, rule((4, 16), chunk=2, budget=32), outcome=False)
     first = est.pending()[0]
     est.record(first.step, [None, None])
     assert est.pending()[0].n + est.extra(est.pending()[0]) == 11

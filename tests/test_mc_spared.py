@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from labeling.mc import FirstErrorModel, Posterior, PosteriorSearch
+from labeling.mc import FirstErrorModel
 from labeling.mc.spared import may_err, names_nothing, restates
-from tests.fakes import drive
+from tests.fakes import drive, posterior_case, posterior_search
 
 
 @pytest.mark.parametrize("step", [
@@ -225,7 +225,7 @@ def test_the_hazard_acts_only_where_a_step_may_err():
 
 
 def _rule(base):
-    return Posterior(0.05, 3.0, 32, 2, base, True)
+    return posterior_case(base, True, chunk=2)
 
 
 def test_a_plan_in_words_is_not_blamed_for_the_wrong_answer_after_it():
@@ -234,13 +234,13 @@ def test_a_plan_in_words_is_not_blamed_for_the_wrong_answer_after_it():
     # after the plan. Unspared, the plan is the located first error; spared, the wrong
     # answer is (the last step: the chain's own outcome).
     never = lambda i, j: False  # noqa: E731
-    blamed = drive(PosteriorSearch(2, _rule((7, 17)), outcome=False), never)
+    blamed = drive(posterior_search(2, _rule((7, 17)), outcome=False), never)
     assert blamed.labels() == [False, False]
-    spared = drive(PosteriorSearch(2, _rule((7, 17)), outcome=False, may_err=(False, True)),
+    spared = drive(posterior_search(2, _rule((7, 17)), outcome=False, may_err=(False, True)),
                    never)
     assert spared.labels() == [None, False]
     assert spared.rollouts == 0  # nothing left to learn: the error can only be the last step
-    late = drive(PosteriorSearch(3, _rule((7, 17)), outcome=False, may_err=(False, True, True)),
+    late = drive(posterior_search(3, _rule((7, 17)), outcome=False, may_err=(False, True, True)),
                  never)
     assert "names nothing" in late.verdicts()[0].evidence
     assert "names nothing" not in late.verdicts()[1].evidence
@@ -255,28 +255,28 @@ def test_a_derailing_opening_line_is_its_own_baseline(outcome):
     # line spared, the rate after it is the new baseline and no fall is seen after it.
     late = lambda i, j: i >= 4 and j % 2 == 0  # noqa: E731
     flags = (False, True, True, True, True, True)
-    blamed = drive(PosteriorSearch(6, _rule((15, 19)), outcome=outcome), late)
+    blamed = drive(posterior_search(6, _rule((15, 19)), outcome=outcome), late)
     assert blamed.labels()[0] is False
-    spared = drive(PosteriorSearch(6, _rule((15, 19)), outcome=outcome, may_err=flags), late)
+    spared = drive(posterior_search(6, _rule((15, 19)), outcome=outcome, may_err=flags), late)
     assert False not in spared.labels()[:-1]
     never = lambda i, j: False  # noqa: E731
-    silent = drive(PosteriorSearch(6, _rule((15, 19)), outcome=outcome, may_err=flags), never)
+    silent = drive(posterior_search(6, _rule((15, 19)), outcome=outcome, may_err=flags), never)
     assert False not in silent.labels()[:-1]  # derailed for good: MC cannot tell
 
 
 def test_a_fall_after_a_derailing_line_is_still_an_error():
     # The line halves the rate (15/19 from the question, 1 in 2 after it), which is no
     # error; the rate then falls to nothing across step 3: located there.
-    est = drive(PosteriorSearch(6, _rule((15, 19)), outcome=False,
-                                may_err=(False, True, True, True, True, True)),
+    est = drive(posterior_search(6, _rule((15, 19)), outcome=False,
+                                 may_err=(False, True, True, True, True, True)),
                 lambda i, j: i < 3 and j % 2 == 0)
     assert est.labels()[3] is False and False not in est.labels()[:3]
 
 
 def test_an_error_after_a_spared_line_is_still_located():
     # The opening line is spared and right; the rate falls across step 2: located there.
-    est = drive(PosteriorSearch(6, _rule((5, 20)), outcome=False,
-                                may_err=(False, True, True, True, True, True)),
+    est = drive(posterior_search(6, _rule((5, 20)), outcome=False,
+                                 may_err=(False, True, True, True, True, True)),
                 lambda i, j: i < 2 and j % 2 == 0)
     assert est.labels()[:3] == [True, True, False]
 
@@ -289,10 +289,10 @@ def test_a_loop_the_completer_fails_after_is_not_blamed(success):
     # LOOP through the search, the completer solving the question 8 times in 17. Unspared, a
     # step of the loop is the located first error or the chain is claimed wrong by it;
     # spared, only the cut-off last step can be wrong.
-    blamed = drive(PosteriorSearch(7, _rule((8, 17)), outcome=False), success)
+    blamed = drive(posterior_search(7, _rule((8, 17)), outcome=False), success)
     assert False in blamed.labels()[1:6]
-    spared = drive(PosteriorSearch(7, _rule((8, 17)), outcome=False,
-                                   may_err=may_err(LOOP, GRACE)), success)
+    spared = drive(posterior_search(7, _rule((8, 17)), outcome=False,
+                                    may_err=may_err(LOOP, GRACE)), success)
     assert False not in spared.labels()[:-1] and spared.labels()[-1] is False
     assert "restates" in spared.verdicts()[3].evidence
 

@@ -1,9 +1,10 @@
-"""Monte Carlo step labels. One module per method behind one protocol (`method.Method`):
-`posterior` (the default), `fall`, `absolute`, `any_success`; each holds its settings, its
-rule and its math. The searches (`estimators`: per_step, binary_search; `bisection`:
-posterior's), the model behind `posterior` (`first_error_model`), the statistics behind
-`fall` (`stats`), the steps never blamed (`blame`) and the score (`unbiased`) serve them.
-Pure: no engine, no I/O."""
+"""Monte Carlo step labels. One class per method, each its module's frozen settings behind one
+protocol (`method.Method`): `posterior` (the default), `fall`, `absolute`, `any_success`,
+registered in `METHODS`. A method's `search(chain)` is the chain's estimator
+(`estimator.Estimator`: bookkeeping and verdicts); the per-step rules search by `searches`
+(per_step, binary_search), `posterior` by `bisection` over its model (`first_error_model`);
+`stats` is the statistics behind `fall`, `spared` the steps never blamed, `unbiased` the
+score. Pure: no engine, no I/O."""
 
 from __future__ import annotations
 
@@ -12,22 +13,31 @@ import typing
 from enum import Enum
 from typing import Any
 
-from labeling.fields import out_of_range
-from labeling.mc.absolute import Absolute, AbsoluteMethod
-from labeling.mc.any_success import AnySuccessMethod
+from labeling.mc.absolute import Absolute
+from labeling.mc.any_success import AnySuccess
 from labeling.mc.bisection import PosteriorSearch
-from labeling.mc.estimators import ESTIMATORS, BinarySearch, Estimator, PerStep, Probe, Rule, Search
-from labeling.mc.fall import Fall, FallMethod
+from labeling.mc.estimator import ChainFacts, Estimator, Probe
+from labeling.mc.fall import Fall
 from labeling.mc.first_error_model import FirstErrorModel
 from labeling.mc.method import Method, not_a_key
-from labeling.mc.posterior import Posterior, PosteriorMethod
+from labeling.mc.posterior import Posterior
+from labeling.mc.searches import BinarySearch, PerStep, Search, StepRule, StepSearch
 from labeling.mc.unbiased import unbiased_rate
+from labeling.registry import Registry
+
+
+def _a_method(name: str, cls: type) -> None:
+    if not (dataclasses.is_dataclass(cls) and getattr(cls, "name", None) == name):
+        raise ValueError(f"MC method {name!r} must be a dataclass whose `name` is {name!r}")
+    if not isinstance(cls(), Method):
+        raise ValueError(f"MC method {name!r} does not answer the protocol labeling.mc.Method")
+
 
 # Every method by name; the config group `labels/mc` offers these, the first the default.
-METHODS: dict[str, type[Method]] = {
-    m.name: m for m in (PosteriorMethod, FallMethod, AbsoluteMethod, AnySuccessMethod)
-}
-DEFAULT_METHOD = PosteriorMethod.name
+# Adding one: its module and `METHODS.register(<name>, <class>)`.
+METHODS: Registry[type[Method]] = Registry(
+    "MC method", {m.name: m for m in (Posterior, Fall, Absolute, AnySuccess)}, check=_a_method)
+DEFAULT_METHOD = Posterior.name
 
 
 def method(name: str = DEFAULT_METHOD, **settings: Any) -> Method:
@@ -49,18 +59,11 @@ def method(name: str = DEFAULT_METHOD, **settings: Any) -> Method:
                 raise ValueError(f"labels.mc.{key}={value!r} must be one of "
                                  f"{', '.join(kind.__members__)}")
             settings[key] = kind(value)
-    made = cls(**settings)
-    for f in dataclasses.fields(made):  # type: ignore[arg-type]
-        wrong = out_of_range(f"labels.mc.{f.name}", f, getattr(made, f.name))
-        if wrong:
-            raise ValueError(wrong)
-    made.check()
-    return made
+    return cls(**settings)
 
 
 __all__ = [
-    "DEFAULT_METHOD", "ESTIMATORS", "METHODS", "Absolute", "AbsoluteMethod", "AnySuccessMethod",
-    "BinarySearch", "Estimator", "Fall", "FallMethod", "FirstErrorModel", "Method", "PerStep",
-    "Posterior", "PosteriorMethod", "PosteriorSearch", "Probe", "Rule", "Search", "method",
-    "unbiased_rate",
+    "DEFAULT_METHOD", "METHODS", "Absolute", "AnySuccess", "BinarySearch", "ChainFacts",
+    "Estimator", "Fall", "FirstErrorModel", "Method", "PerStep", "Posterior", "PosteriorSearch",
+    "Probe", "Search", "StepRule", "StepSearch", "method", "unbiased_rate",
 ]  # fmt: skip

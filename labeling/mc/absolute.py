@@ -1,32 +1,30 @@
 """The `absolute` method: a prefix is on track when its own rollouts clear a fixed bar.
 
-`Absolute` (the rule of `absolute` and `any_success`) compares the prefix's own success count with
-a fixed bar: on track after `confirm` successes (each success earning k more rollouts), or,
-with `threshold` t, when the success rate exceeds t; off track when the budget runs out
-first. It does not know how good the completer is, so a weak completer makes every prefix
-look off track.
+It compares the prefix's own success count with a fixed bar: on track after `confirm`
+successes (each success earning k more rollouts), or, with `threshold` t, when the success
+rate exceeds t; off track when the budget runs out first. It does not know how good the
+completer is, so a weak completer makes every prefix look off track.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from labeling.fields import ROWS, option
-from labeling.mc.estimators import Search
-from labeling.mc.method import (
-    PerStepRuleMethod,
-    count_evidence,
-    estimator_option,
-    probe_right_option,
-)
+from labeling.mc.estimator import ChainFacts
+from labeling.mc.method import Settings, chunk_within, estimator_option, probe_right_option
+from labeling.mc.searches import Search, StepSearch, step_search
 
 
 @dataclass(frozen=True)
-class AbsoluteMethod(PerStepRuleMethod):
-    """The settings of `absolute` (help on each field)."""
+class Absolute(Settings):
+    """The `absolute` method's settings (help on each field), and its rule
+    (`labeling.mc.searches.StepRule`): it reads a prefix's counts alone."""
 
     name: ClassVar[str] = "absolute"
+    needs_self_confidence: ClassVar[bool] = False
+    max_look_ahead: ClassVar[int | None] = 1
 
     estimator: Search = estimator_option()
     k: int = option(5, "Rollouts per probed prefix (per_step: per step; Math-Shepherd used "
@@ -40,38 +38,13 @@ class AbsoluteMethod(PerStepRuleMethod):
         "at once).", ROWS, gt=0)
     probe_right: bool = probe_right_option()
 
-    def check(self) -> None:
+    def combine(self) -> None:
         if self.confirm > 1 and self.threshold > 0:
             raise ValueError("labels.mc.confirm > 1 and threshold > 0 do not combine")
-        if self.chunk is not None and self.chunk > self.k:
-            raise ValueError(f"labels.mc.chunk={self.chunk} must be at most k={self.k}")
+        chunk_within(self.chunk, "k", self.k)
 
-    def rule(self, base: tuple[int, int], *, sampled: bool, outcome: bool | None) -> Absolute:
-        return Absolute(self.k, self.chunk, self.confirm, self.threshold)
-
-
-
-@dataclass(frozen=True, slots=True)
-class Absolute:
-    """On track after `confirm` successes (each earning `k` more rollouts), or with
-    `threshold` > 0 when successes/decided > threshold over k rollouts. `chunk`: rollouts per
-    request (None: k)."""
-
-    k: int
-    chunk: int | None
-    confirm: int
-    threshold: float
-
-    def __post_init__(self) -> None:
-        if self.k < 1:
-            raise ValueError(f"k (rollouts per probe) must be >= 1, got {self.k}")
-        if not 0.0 <= self.threshold < 1.0:
-            raise ValueError(f"threshold must be in [0, 1), got {self.threshold}")
-        if not 1 <= self.request <= self.k:
-            raise ValueError(f"chunk must be in 1..k={self.k}, got {self.chunk}")
-        if self.confirm < 1 or (self.confirm > 1 and self.threshold > 0):
-            raise ValueError("confirm must be >= 1, and 1 when threshold > 0; got "
-                             f"{self.confirm}")
+    def search(self, chain: ChainFacts) -> StepSearch:
+        return step_search(self.estimator, chain, self, probe_right=self.probe_right)
 
     @property
     def request(self) -> int:
@@ -94,14 +67,5 @@ class Absolute:
             return False if decided else None  # cannot pass the bar any more
         return None
 
-    def can_fall(self, decided: int, successes: int, left: int) -> bool:
-        return True
 
-    own: ClassVar[int] = 0  # the chain's own outcome is no trial of its prefixes
-    reach: ClassVar[bool] = False
-
-    def evidence(self, est: Any, step: int, label: bool | None) -> str:
-        return count_evidence(est, step, label)
-
-
-__all__ = ["Absolute", "AbsoluteMethod"]
+__all__ = ["Absolute"]

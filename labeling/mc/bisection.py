@@ -18,15 +18,16 @@ The labels: `labeling.mc.posterior` (the method's module).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING
 
 from labeling.first_error import prefix_claim
-from labeling.mc.estimators import Estimator, Probe
+from labeling.mc.estimator import ChainFacts, Estimator, Probe
 from labeling.mc.first_error_model import ErrorPosterior, FirstErrorModel
-from labeling.schema import AfterError, SelfConfidence
+from labeling.schema import AfterError
+
+if TYPE_CHECKING:
+    from labeling.mc.posterior import Posterior
 
 # The search goes on while a first error the posterior gives at least this much (or `level`,
 # if lower) could still be located. Tied to `level` alone, a looser level (0.25 and up, the
@@ -46,36 +47,27 @@ AHEAD_ROLLOUTS = 24
 # costs a posterior and a choice, ~4 ms on a CPU core).
 LIKELY = 0.5
 LIKELY_STATES = 32
-# `extra`: the undecided share a step's top-ups are sized for at most (x5 the rollouts); a
-# fraction, so that n / (1 - share) is exact (in floats 2 / (1 - 0.8) rounds up to 11)
-UNDECIDED_MAX = Fraction(4, 5)
 Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2
 
 
 class PosteriorSearch(Estimator):
-    """The search and labels of the module docstring for one chain. `probe_right=False`
-    rolls nothing out for a chain whose own answer is right (its steps stay unlabeled);
-    `may_err[i]` False: step i cannot be the first error (`labeling.mc.spared`)."""
+    """The search and labels of the module docstring for one chain, with `method`'s settings.
+    `may_err[i]` False: step i cannot be the first error (`labeling.mc.spared`). The model
+    reads the chain's own outcome itself (`chain.base` holds the others'); the rates a fall
+    is seen against, the probe size and the evidence use the problem's counts with it
+    (`counted`)."""
 
-    name = "posterior"
-    rule: Any  # labeling.mc.posterior.Posterior
-
-    def __init__(self, n_steps: int, rule: Any, *, probe_right: bool = True,
-                 outcome: bool | None = None, after_error: str = "negative",
-                 self_confidence: SelfConfidence | None = None,
-                 may_err: Sequence[bool] | None = None) -> None:
-        super().__init__(n_steps, rule, after_error=after_error, outcome=outcome,
-                         self_confidence=self_confidence)
-        base = rule.base
-        if rule.sampled and outcome is not None:  # the driver counted the chain's own outcome
-            base = (base[0] - int(outcome), base[1] - 1)
-            if base[0] < 0 or base[1] < base[0]:
-                raise ValueError(f"self-confidence {rule.base} cannot include this sampled "
-                                 f"chain's own {'right' if outcome else 'wrong'} outcome")
-        self.model = FirstErrorModel(n_steps, base, outcome, rule.sampled, may_err) \
+    def __init__(self, chain: ChainFacts, method: Posterior,
+                 may_err: Sequence[bool] | None = None) -> None:  # fmt: skip
+        super().__init__(chain)
+        n_steps, outcome = chain.n_steps, chain.outcome
+        self.method, self.base, self.counted = method, chain.base, chain.with_own
+        self.model = FirstErrorModel(n_steps, chain.base, outcome, chain.sampled, may_err) \
             if n_steps > 1 else None
         self.may_err = tuple(may_err) if may_err is not None else (True,) * n_steps
-        self.skip = self.futile or n_steps < 2 or (not probe_right and outcome is True)
+        # A completer that never reached the answer from the question cannot show a fall.
+        self.futile = n_steps > 1 and not self.counted[0]
+        self.skip = self.futile or n_steps < 2 or (not method.probe_right and outcome is True)
         self._probe: tuple[int, int] | None = None  # (step, decided count that completes it)
         self._seen: dict[Counts, tuple[ErrorPosterior, list[bool | None]]] = {}
         # Keyed by the counts and the budget left: a choice is a function of both (undecided
@@ -104,7 +96,7 @@ class PosteriorSearch(Estimator):
         return self._seen[counts]
 
     def _label(self, post: ErrorPosterior, counts: Counts) -> list[bool | None]:
-        m, level, f = self.n_steps, self.rule.level, self.rule.factor
+        m, level, f = self.n_steps, self.method.level, self.method.factor
         out: list[bool | None] = [None] * (m - 1)
         if self.skip:
             return out + [self.outcome]
@@ -122,7 +114,7 @@ class PosteriorSearch(Estimator):
         """fell[i]: some probed prefix j <= i succeeded less often than the question or an
         earlier probed prefix (compared as fractions, exactly), across a step that may err:
         a lower rate after steps that cannot err only (`may_err`) is the new baseline."""
-        best = self.rule.base if self.rule.base[1] else None  # the highest rate so far
+        best = self.counted if self.counted[1] else None  # the highest rate so far
         out, seen, last = [], False, -1  # last: the previous probed prefix (-1: the question)
         for i, (x, n) in enumerate(counts):
             if n:
@@ -148,7 +140,7 @@ class PosteriorSearch(Estimator):
         """`labels` (the located ones) with the prefix claim of the module docstring, under
         `after_error=negative` only: the search never reads it (it still looks for the
         first error itself), so the rollouts are the same with or without it."""
-        m, level, f = self.n_steps, self.rule.level, self.rule.factor
+        m, level, f = self.n_steps, self.method.level, self.method.factor
         if self.skip or self.after_error != AfterError.negative or False in labels[:-1]:
             return labels
         fell = self._fell(self._counts())
@@ -173,7 +165,7 @@ class PosteriorSearch(Estimator):
     # --- the search -------------------------------------------------------------------------
 
     def _left(self) -> int:
-        return max(self.rule.chain_budget - self.rollouts, 0)
+        return max(self.method.chain_budget - self.rollouts, 0)
 
     def pending(self) -> list[Probe]:
         if self.skip or not self._left():
@@ -182,7 +174,7 @@ class PosteriorSearch(Estimator):
             step, target = self._probe
             return [Probe(step, min(target - self.counts(step)[1], self._left()))]
         best = self._next(self._counts(), self._left())
-        return [] if best is None else [Probe(best, min(self.rule.request, self._left()))]
+        return [] if best is None else [Probe(best, min(self.request, self._left()))]
 
     def _next(self, counts: Counts, left: int) -> int | None:
         """The step probed next from these counts with `left` rollouts of budget; None when
@@ -193,7 +185,7 @@ class PosteriorSearch(Estimator):
         key = (counts, left)
         if key not in self._choice:
             assert self.model is not None
-            gains = self.model.gains(counts, self.rule.request)
+            gains = self.model.gains(counts, self.request)
             best = max(range(len(gains)), key=lambda i: (gains[i], i))
             useful = gains[best] >= MIN_GAIN and self._reachable(counts, left)
             self._choice[key] = best if useful else None
@@ -219,7 +211,7 @@ class PosteriorSearch(Estimator):
     def _tree(self, first: Probe, depth: int) -> list[tuple[int, int, int]]:
         assert self.model is not None
         out: list[tuple[int, int, int]] = []
-        n = self.rule.request
+        n = self.request
         room = AHEAD_ROLLOUTS // n  # requests
         # A path: its counts, budget left, the probe it makes, the rollouts it added, and
         # how likely the search is to take it.
@@ -272,23 +264,6 @@ class PosteriorSearch(Estimator):
                 break
         return out
 
-    def extra(self, probe: Probe) -> int:
-        """Rollouts worth sending with `probe` beyond its n. A probe needs n *decided*
-        rollouts; where a step's rollouts come back undecided (no attempt at an answer, a
-        check that decided nothing) it is topped up a round at a time, each round as long as
-        its slowest rollout, and much of a stage's last minute was such top-ups one after
-        another (docs/benchmarks.md, the MC stage's tail). So once a step has an undecided
-        rollout, a probe there goes out sized for the step's undecided share u so far: n / (1 -
-        u) and one more, within the budget. Rollouts are recorded by their index, so what a
-        probe does not take waits for the step's next one and the labels are the same."""
-        made = self.rollouts_at(probe.step)
-        undecided = made - self.counts(probe.step)[1]
-        if not undecided:
-            return 0
-        share = min(Fraction(undecided, made), UNDECIDED_MAX)
-        want = math.ceil(probe.n / (1 - share)) + 1
-        return max(min(want, self._left()) - probe.n, 0)
-
     def may_probe(self, step: int) -> bool:
         # Any step may come next while the search goes on (results sent early wait for it).
         return step < self.n_steps - 1 and bool(self.pending())
@@ -300,7 +275,7 @@ class PosteriorSearch(Estimator):
         succeeding from the step before it (from the last probed step, for "none"). If not,
         no rollout can place a label that matters: the search stops."""
         assert self.model is not None
-        m, level = self.n_steps, self.rule.level
+        m, level = self.n_steps, self.method.level
         p_le = self._at(counts)[0].p_le
         p_e = [p_le[0], *(p_le[i] - p_le[i - 1] for i in range(1, m)), 1 - p_le[m - 1]]
         for e in range(m + 1):
@@ -320,7 +295,7 @@ class PosteriorSearch(Estimator):
 
     def record(self, step: int, successes: list[bool | None], tokens: int = 0) -> None:
         if self._probe is None or self._probe[0] != step:
-            self._probe = (step, self.counts(step)[1] + self.rule.request)
+            self._probe = (step, self.counts(step)[1] + self.request)
         super().record(step, successes, tokens)
         if self.counts(step)[1] >= self._probe[1]:
             self._probe = None
@@ -329,8 +304,15 @@ class PosteriorSearch(Estimator):
         """Rollouts from `step` allowed now: those made plus the pending probe's."""
         return self.rollouts_at(step) + sum(p.n for p in self.pending() if p.step == step)
 
-    def exhausted(self, step: int) -> bool:
-        return not self._left()
+    def room(self, step: int) -> int:
+        return self._left()
+
+    @property
+    def request(self) -> int:
+        return self.method.request(self.counted)
+
+    def evidence(self, step: int, label: bool | None) -> str:
+        return self.method.evidence(self, step, label)
 
 
 __all__ = ["PosteriorSearch"]

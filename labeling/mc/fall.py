@@ -15,16 +15,17 @@ with probability at most about `level` (and a fallen one kept, likewise), whatev
 stopping time; estimated from a few rollouts it holds on average over its posterior, not for
 every problem (an overestimated self-confidence makes right steps look fallen:
 `benchmarks/bench_mc_simulation.py --given` measures it). A completer that cannot show a fall
-even if every allowed rollout failed (`can_fall`) is not asked: it cannot tell.
+even if every allowed rollout failed (`FallTest.can_fall`) is not asked: it cannot tell.
 
-`own`: when the chain itself was sampled by the completer with the rollouts' settings, its
-continuation after a prefix is one more sample from that prefix: the `Fall` rule counts the
-chain's own outcome as one decided trial of every prefix (no rollout made, no token spent).
-A right answer thus needs more failures before any of its steps is called wrong.
+The chain's own outcome: when the chain itself was sampled by the completer with the
+rollouts' settings, it is one more sample from the question (it joins the self-confidence
+counts) and its continuation after a prefix is one more sample from that prefix: one
+decided trial of every prefix (no rollout made, no token spent). A right answer thus needs
+more failures before any of its steps is called wrong.
 
 The first error. A step is False only where the rate falls across it: prefix i off track
 while prefix i-1 is on track (the question itself for step 0), and the observed success rate
-at i below the one before it (`Estimator.fall_at`). Where an off-track prefix has an undecided
+at i below the one before it (`FallSearch.fall_at`). Where an off-track prefix has an undecided
 predecessor, the fall is somewhere before it and no step is called wrong. The labels read by
 reach: every prefix before an on-track one is on track.
 """
@@ -32,20 +33,23 @@ reach: every prefix before an on-track one is on track.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from labeling.fields import ROWS, option
-from labeling.mc.estimators import Search
-from labeling.mc.method import PerStepRuleMethod, estimator_option, probe_right_option
+from labeling.mc.estimator import ChainFacts
+from labeling.mc.method import Settings, chunk_within, estimator_option, probe_right_option
+from labeling.mc.searches import BinarySearch, PerStep, Search, StepSearch
 from labeling.mc.stats import bayes_factor
+from labeling.mc.unbiased import unbiased_rate
 
 
 @dataclass(frozen=True)
-class FallMethod(PerStepRuleMethod):
-    """The settings of `fall` (help on each field)."""
+class Fall(Settings):
+    """The `fall` method's settings (help on each field); `search` runs its test."""
 
     name: ClassVar[str] = "fall"
     needs_self_confidence: ClassVar[bool] = True
+    max_look_ahead: ClassVar[int | None] = 1
 
     estimator: Search = estimator_option()
     level: float = option(
@@ -68,75 +72,53 @@ class FallMethod(PerStepRuleMethod):
         "max_rollouts at once).", ROWS, gt=0)
     probe_right: bool = probe_right_option()
 
-    def check(self) -> None:
+    def combine(self) -> None:
         if not self.fell_below < self.kept_above:
             raise ValueError(f"labels.mc needs fell_below < kept_above, got {self.fell_below} "
                              f"and {self.kept_above}")
-        if self.chunk is not None and self.chunk > self.max_rollouts:
-            raise ValueError(f"labels.mc.chunk={self.chunk} must be at most "
-                             f"max_rollouts={self.max_rollouts}")
+        chunk_within(self.chunk, "max_rollouts", self.max_rollouts)
 
-    def rule(self, base: tuple[int, int], *, sampled: bool, outcome: bool | None) -> Fall:
-        # A chain the completer sampled with these settings is one more sample of each of
-        # its prefixes: its own outcome is one decided trial of every prefix.
-        own = int(sampled and outcome is not None)
-        return Fall(self.level, self.fell_below, self.kept_above, self.max_rollouts,
-                    self.chunk, base, own)
-
+    def search(self, chain: ChainFacts) -> StepSearch:
+        # A chain the completer sampled with these settings is one more sample from the
+        # question and from each of its prefixes.
+        test = FallTest(self, chain.with_own, int(chain.sampled and chain.outcome is not None))
+        if self.estimator == Search.per_step:
+            return FallPerStep(chain, test)
+        return FallBinary(chain, test, probe_right=self.probe_right)
 
 
 @dataclass(frozen=True, slots=True)
-class Fall:
-    """The sequential test of the module docstring. `base`: the self-confidence counts
-    (successes, decided); `own`: 1 when the chain's own outcome is a trial of every prefix."""
+class FallTest:
+    """The sequential test of the module docstring on one chain (`labeling.mc.searches.
+    StepRule`): `base`, the self-confidence counts (successes, decided) it is judged against;
+    `own`, 1 when the chain's own outcome is a trial of every prefix."""
 
-    level: float
-    fell_below: float
-    kept_above: float
-    max_rollouts: int
-    chunk: int | None
+    fall: Fall
     base: tuple[int, int]
     own: int = 0
 
-    def __post_init__(self) -> None:
-        if not 0 < self.level < 0.5:
-            raise ValueError(f"level must be in (0, 0.5), got {self.level}")
-        if not 0 < self.fell_below < self.kept_above <= 1:
-            raise ValueError(f"need 0 < fell_below < kept_above <= 1, got {self.fell_below}, "
-                             f"{self.kept_above}")
-        if self.max_rollouts < 1 or not 1 <= self.request <= self.max_rollouts:
-            raise ValueError(f"max_rollouts must be >= 1 and chunk in 1..max_rollouts, got "
-                             f"{self.max_rollouts}, {self.chunk}")
-
     @property
     def request(self) -> int:
-        return self.max_rollouts if self.chunk is None else self.chunk
-
-    @property
-    def k(self) -> int:  # the first probe's budget (speculation in the driver asks)
-        return self.max_rollouts
+        f = self.fall
+        return f.max_rollouts if f.chunk is None else f.chunk
 
     def budget(self, successes: int) -> int:
-        return self.max_rollouts
-
-    @property
-    def base_rate(self) -> float:
-        s, n = self.base
-        return s / n if n else 0.0
+        return self.fall.max_rollouts
 
     def factor(self, decided: int, successes: int) -> float:
         """The Bayes factor fell:kept of these counts."""
-        return bayes_factor((successes, decided), self.base, self.fell_below, self.kept_above)
+        f = self.fall
+        return bayes_factor((successes, decided), self.base, f.fell_below, f.kept_above)
 
     def decide(self, decided: int, successes: int, left: int) -> bool | None:
         if not decided:
             return None
-        b = self.factor(decided, successes)
+        b, level = self.factor(decided, successes), self.fall.level
         # The observed-rate guard keeps "never False where the rate did not fall" exact on
         # the counts themselves, whatever the posterior does at tiny counts.
-        if b >= 1 / self.level and successes * self.base[1] < self.base[0] * decided:
+        if b >= 1 / level and successes * self.base[1] < self.base[0] * decided:
             return False
-        if b <= self.level:
+        if b <= level:
             return True
         return None
 
@@ -144,39 +126,99 @@ class Fall:
         """Could the test still call this prefix fallen if every remaining rollout failed?"""
         if not self.base[0]:
             return False  # the completer never reached the answer: nothing can fall
-        return self.factor(decided + left, successes) >= 1 / self.level
+        return self.factor(decided + left, successes) >= 1 / self.fall.level
 
-    reach: ClassVar[bool] = True  # labels by reach: True up to the last kept prefix
 
-    def evidence(self, est: Any, step: int, label: bool | None) -> str:
-        successes, decided = est.counts(step)
-        rollouts = est.rollouts_at(step)
-        base = f"self-confidence {self.base[0]}/{self.base[1]} from the question"
-        if est.futile:
-            return (f"unverifiable: the completer cannot show a fall here ({base}): even "
-                    f"{self.max_rollouts} failed rollouts from a step would not reach "
-                    f"level {self.level}")
-        own = " (the chain's own continuation counted)" if self.own else ""
-        counts = f"{successes}/{decided} trials reached the answer{own}"
-        if rollouts > decided - self.own:
-            counts += f" ({rollouts - decided + self.own} of {rollouts} rollouts undecided)"
+class FallSearch(StepSearch):
+    """What `fall` adds to a per-step search: the chain's own outcome as a trial of every
+    prefix, no rollout where the completer cannot show a fall (`futile`), and the labels read
+    by reach with a False only where the rate falls (the module docstring)."""
+
+    rule: FallTest
+
+    def __init__(self, chain: ChainFacts, rule: FallTest, **kw: bool) -> None:
+        super().__init__(chain, rule, **kw)  # type: ignore[call-arg]
+        if rule.own:
+            if chain.outcome is None:
+                raise ValueError("own=1 needs the chain's outcome")
+            for t in self._tally[:-1]:
+                t.decided, t.successes = 1, int(chain.outcome)
+        first = self.counts(0) if chain.n_steps else (0, 0)
+        # A completer that could not show a fall even if every allowed rollout failed
+        # cannot tell a wrong step from a right one here: nothing is rolled out.
+        self.futile = chain.n_steps > 1 and not rule.can_fall(first[1], first[0],
+                                                              rule.budget(0))
+
+    def budget(self, step: int) -> int:
+        return 0 if self.futile else super().budget(step)
+
+    def score(self, step: int) -> float | None:
+        successes, decided = self.counts(step)
+        return unbiased_rate(self.rule, decided, successes, self.rule.own) if decided else None
+
+    def fall_at(self, step: int) -> bool:
+        """The success rate falls across `step` (see the module docstring)."""
+        if step == self.n_steps - 1:
+            return self.outcome is False and (step == 0 or self.settled(step - 1) is True)
+        if self.settled(step) is not False or (step and self.settled(step - 1) is not True):
+            return False
+        s, n = self.counts(step)
+        b_s, b_n = self.counts(step - 1) if step else self.rule.base
+        return s * b_n < b_s * n
+
+    def reach_labels(self) -> list[bool | None]:
+        """True up to the last on-track prefix, False at a fall right after it, the rest
+        unlabeled (the last step: the outcome)."""
+        last = self.n_steps - 1
+        lo = max((i for i in self.chain.probed if self.settled(i) is True), default=-1)
+        out: list[bool | None] = [True] * (lo + 1) + [None] * (self.n_steps - lo - 1)
+        if self.n_steps:
+            out[last] = self.outcome
+        if lo + 1 < last and self.fall_at(lo + 1):
+            out[lo + 1] = False  # the steps after it: `after_error` decides
+        return out
+
+    def evidence(self, step: int, label: bool | None) -> str:
+        f, base, own = self.rule.fall, self.rule.base, self.rule.own
+        successes, decided = self.counts(step)
+        rollouts = self.rollouts_at(step)
+        sc = f"self-confidence {base[0]}/{base[1]} from the question"
+        if self.futile:
+            return (f"unverifiable: the completer cannot show a fall here ({sc}): even "
+                    f"{f.max_rollouts} failed rollouts from a step would not reach "
+                    f"level {f.level}")
+        counted = " (the chain's own continuation counted)" if own else ""
+        counts = f"{successes}/{decided} trials reached the answer{counted}"
+        if rollouts > decided - own:
+            counts += f" ({rollouts - decided + own} of {rollouts} rollouts undecided)"
         if not rollouts:
             return "a later prefix kept the completer's rate" if label is True else ""
-        b = self.factor(decided, successes)
-        settled = est.settled(step)
-        if label is False and est.fall_at(step):
-            before = f"step {step - 1}: {'/'.join(map(str, est.counts(step - 1)))}" if step \
-                else f"the question: {self.base[0]}/{self.base[1]}"
+        b = self.rule.factor(decided, successes)
+        settled = self.settled(step)
+        if label is False and self.fall_at(step):
+            before = f"step {step - 1}: {'/'.join(map(str, self.counts(step - 1)))}" if step \
+                else f"the question: {base[0]}/{base[1]}"
             return (f"the success rate falls across this step: {counts} against {before}; "
-                    f"Bayes factor fell:kept {b:.3g} >= 1/{self.level}")
+                    f"Bayes factor fell:kept {b:.3g} >= 1/{f.level}")
         if settled is True:
-            return f"kept: {counts} ({base}); Bayes factor fell:kept {b:.3g} <= {self.level}"
+            return f"kept: {counts} ({sc}); Bayes factor fell:kept {b:.3g} <= {f.level}"
         if settled is False:
             placed = "" if label is False else "; the step before it is undecided, so the fall " \
                 "is not placed"
-            return f"off track: {counts} ({base}); Bayes factor fell:kept {b:.3g}{placed}"
-        return (f"unverifiable: {counts} ({base}) decide nothing within {self.max_rollouts} "
+            return f"off track: {counts} ({sc}); Bayes factor fell:kept {b:.3g}{placed}"
+        return (f"unverifiable: {counts} ({sc}) decide nothing within {f.max_rollouts} "
                 f"rollouts (Bayes factor fell:kept {b:.3g})")
 
 
-__all__ = ["Fall", "FallMethod"]
+class FallPerStep(FallSearch, PerStep):
+    def labels(self) -> list[bool | None]:
+        return self.reach_labels()
+
+
+class FallBinary(FallSearch, BinarySearch):
+    def labels(self) -> list[bool | None]:
+        # OmegaPRM's skip (a right chain, `probe_right` off) labels by the search's bounds.
+        return BinarySearch.labels(self) if self.skipped else self.reach_labels()
+
+
+__all__ = ["Fall", "FallBinary", "FallPerStep", "FallSearch", "FallTest"]

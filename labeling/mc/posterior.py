@@ -36,11 +36,11 @@ A completer that never reached the answer from the question (self-confidence 0/n
 count at all) rolls nothing out and labels nothing but the last step: a rate cannot be seen
 to fall from zero.
 
-How the chain's own outcome counts: the driver's self-confidence counts include the outcomes
-of the chains the completer sampled with the rollouts' settings (`sampled`), this one's too;
-the model takes this chain's outcome out of them and reads it as the outcome of a chain whose
-first error follows the completer's own hazard (its prior). For a chain another model wrote
-the prior over e is uniform.
+How the chain's own outcome counts: the self-confidence counts a chain is given hold the
+outcomes of the problem's *other* chains the completer sampled with the rollouts' settings
+(`ChainFacts.base`); the model reads this chain's own outcome as the outcome of a chain whose
+first error follows the completer's own hazard (its prior) when the completer sampled it
+(`sampled`). For a chain another model wrote the prior over e is uniform.
 
 Which steps it spares (`spare_steps`): a step that names nothing or only restates the question
 or an earlier step is never blamed, and the rate after it is its own baseline
@@ -49,23 +49,24 @@ or an earlier step is never blamed, and the rate after it is its own baseline
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from labeling.fields import ROWS, option
 from labeling.mc.bisection import PosteriorSearch
-from labeling.mc.method import Method
+from labeling.mc.estimator import ChainFacts
+from labeling.mc.method import Settings
 from labeling.mc.spared import may_err
-from labeling.schema import SelfConfidence
 
 
 @dataclass(frozen=True)
-class PosteriorMethod(Method):
-    """The settings of `posterior` (help on each field)."""
+class Posterior(Settings):
+    """The `posterior` method's settings (help on each field); `search` runs its search
+    (`labeling.mc.bisection`)."""
 
     name: ClassVar[str] = "posterior"
     needs_self_confidence: ClassVar[bool] = True
+    max_look_ahead: ClassVar[int | None] = None  # as deep as asked
 
     level: float = option(
         0.05, "Every label has posterior probability >= 1 - level of being right (a located "
@@ -76,8 +77,7 @@ class PosteriorMethod(Method):
     chain_budget: int = option(
         32, "Most rollouts per chain (the question's not counted); the search stops earlier "
         "once the first error is located or every step is right.", ROWS, gt=0)
-    # 2 halves the engine's rounds against 1 for 4-8% more rollouts and the same precision
-    # and recall (bench_mc_simulation.py)
+    # Why 2 by default: docs/benchmarks.md (the posterior's probe size).
     probe: int = option(
         2, "Decided rollouts per probe before the search chooses the next step (fewer: fewer "
         "rollouts, more rounds of the engine).", ROWS, gt=0)
@@ -94,7 +94,7 @@ class PosteriorMethod(Method):
         True, "Search the steps of chains whose answer is right too (false: such a chain's "
         "steps stay unlabeled, no rollout).", ROWS)
 
-    def check(self) -> None:
+    def combine(self) -> None:
         if self.probe_max < self.probe:
             raise ValueError(f"labels.mc.probe_max={self.probe_max} must be >= "
                              f"labels.mc.probe={self.probe} (probe_max = probe keeps every "
@@ -103,94 +103,32 @@ class PosteriorMethod(Method):
             raise ValueError(f"labels.mc.probe={self.probe} must be at most "
                              f"chain_budget={self.chain_budget}")
 
-    def rule(self, base: tuple[int, int], *, sampled: bool, outcome: bool | None
-             ) -> Posterior:  # fmt: skip
-        return Posterior(self.level, self.factor, self.chain_budget, self.probe, base,
-                         sampled, self.probe_max)
+    def search(self, chain: ChainFacts) -> PosteriorSearch:
+        spared = may_err(chain.steps, chain.question) if self.spare_steps and chain.steps \
+            else None
+        return PosteriorSearch(chain, self, may_err=spared)
 
-    def search(self, n_steps: int, rule: Any, *, outcome: bool | None, after_error: str,
-               self_confidence: SelfConfidence | None = None, steps: Sequence[str] = (),
-               question: str = "") -> PosteriorSearch:
-        spared = may_err(steps, question) if self.spare_steps and steps else None
-        return PosteriorSearch(n_steps, rule, probe_right=self.probe_right, outcome=outcome,
-                               after_error=after_error, self_confidence=self_confidence,
-                               may_err=spared)
-
-
-@dataclass(frozen=True, slots=True)
-class Posterior:
-    """The `posterior` rule: no per-step test; the chain's first error is located jointly
-    from every probe (`labeling.mc.posterior`, searched by `labeling.mc.bisection`).
-    `level`: a label needs posterior probability >= 1 - level; `factor`: the rollouts' own
-    Bayes factor it needs; `chain_budget`: rollouts per chain; `chunk`: decided rollouts per
-    probe (None: the whole budget at once); `base`: the problem's self-confidence counts
-    (this chain's own outcome included when `sampled`, as the driver counts them);
-    `sampled`: the completer wrote the chain with the rollouts' settings; `chunk_max`: a
-    probe grows past `chunk` on a problem the completer rarely solves (`request`)."""
-
-    level: float
-    factor: float
-    chain_budget: int
-    chunk: int | None
-    base: tuple[int, int]
-    sampled: bool = False
-    chunk_max: int | None = None
-
-    def __post_init__(self) -> None:
-        if not 0 < self.level < 0.5:
-            raise ValueError(f"level must be in (0, 0.5), got {self.level}")
-        if self.factor < 1:
-            raise ValueError(f"factor must be >= 1, got {self.factor}")
-        if self.chain_budget < 1 or not 1 <= self.request <= self.chain_budget:
-            raise ValueError(f"chain_budget must be >= 1 and chunk in 1..chain_budget, got "
-                             f"{self.chain_budget}, {self.chunk}")
-        if not 0 <= self.base[0] <= self.base[1]:
-            raise ValueError(f"base counts need 0 <= successes <= decided, got {self.base}")
-        if self.chunk_max is not None and self.chunk is not None and self.chunk_max < self.chunk:
-            raise ValueError(f"chunk_max must be >= chunk, got {self.chunk_max} < {self.chunk}")
-
-    @property
-    def request(self) -> int:
-        """Decided rollouts per probe: `chunk`, grown on a weak problem to the number from
-        which an on-track prefix is expected to give half a success, ceil(0.5 / s) with s
-        the self-confidence's Jeffreys mean (x + 0.5) / (n + 1), up to `chunk_max`. A weak
-        completer's probe of 2 mostly reads 0 of 2 whatever the step, so the search took a
-        round per probe for little; bigger probes there take ~25-55% fewer rounds for ~5%
-        more rollouts and the same precision and recall (bench_mc_simulation.py). A function
-        of the problem's counts alone, so the labels do not depend on the schedule."""
-        if self.chunk is None:
-            return self.chain_budget
-        if self.chunk_max is None:
-            return self.chunk
-        x, n = self.base
+    def request(self, base: tuple[int, int]) -> int:
+        """Decided rollouts per probe on a problem with self-confidence counts `base`:
+        `probe`, grown on a weak problem to the number from which an on-track prefix is
+        expected to give half a success, ceil(0.5 / s) with s the self-confidence's Jeffreys
+        mean (x + 0.5) / (n + 1), up to `probe_max` (a weak completer's probe of 2 mostly
+        reads 0 of 2 whatever the step; why this size: docs/benchmarks.md). A function of the
+        problem's counts alone, so the labels do not depend on the schedule."""
+        x, n = base
         grown = -(-(n + 1) // (2 * x + 1))  # ceil(0.5 (n + 1) / (x + 0.5)), exactly
-        return min(max(self.chunk, grown), self.chunk_max, self.chain_budget)
+        return min(max(self.probe, grown), self.probe_max, self.chain_budget)
 
-    @property
-    def k(self) -> int:
-        return self.request
-
-    def budget(self, successes: int) -> int:
-        return self.chain_budget
-
-    def decide(self, decided: int, successes: int, left: int) -> bool | None:
-        return None  # no step is decided on its own counts
-
-    def can_fall(self, decided: int, successes: int, left: int) -> bool:
-        """A completer that never reached the answer from the question is not asked."""
-        return self.base[0] > 0
-
-    own: ClassVar[int] = 0  # the chain's own outcome enters the model, not the counts
-    reach: ClassVar[bool] = False
-
-    def evidence(self, est: Any, step: int, label: bool | None) -> str:
-        base = f"self-confidence {self.base[0]}/{self.base[1]}"
-        if getattr(est, "skip", False) or not est.rollouts:
+    def evidence(self, est: PosteriorSearch, step: int, label: bool | None) -> str:
+        """The words of a verdict of `est` (this method's search)."""
+        base = f"self-confidence {est.counted[0]}/{est.counted[1]}"
+        if est.skip or not est.rollouts:
             if est.futile:
                 return (f"unverifiable: the completer never reached the answer from the question "
                         f"({base}): a rate cannot be seen to fall from zero; nothing rolled out")
             return "unverifiable: nothing rolled out for this chain"
-        post = est.belief()  # type: ignore[attr-defined]
+        post = est.belief()
+        assert post is not None
         successes, decided = est.counts(step)
         rollouts = est.rollouts_at(step)
         counts = f"{successes}/{decided} rollouts from here reached the answer" if rollouts \
@@ -201,13 +139,13 @@ class Posterior:
         figures = (f"P(first error at or before this step) = {p_le:.3g}; the rollouts' Bayes "
                    f"factor for it {f:.3g}; {counts}; {base}; level {self.level}, factor "
                    f"{self.factor}")
-        if not est.may_err[step]:  # type: ignore[attr-defined]
+        if not est.may_err[step]:
             figures += ("; the step cannot be the first error (it names nothing: no number, "
                         "variable or formula; or it restates the question or an earlier step): "
                         "never blamed")
         if label is True:
             return f"on track: {figures}"
-        if label is False and est.prefix_claim() == step:  # type: ignore[attr-defined]
+        if label is False and est.prefix_claim() == step:
             return (f"the chain has gone wrong by this step (a prefix claim: the first error "
                     f"lies at or before it, where is not located): {figures}")
         if label is False:
@@ -215,4 +153,4 @@ class Posterior:
         return f"unverifiable: {figures}"
 
 
-__all__ = ["Posterior", "PosteriorMethod"]
+__all__ = ["Posterior"]

@@ -5,25 +5,27 @@ from __future__ import annotations
 
 from functools import lru_cache
 from math import comb
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from labeling.mc.searches import StepRule
 
 
-def unbiased_rate(rule: Any, decided: int, successes: int) -> float:
+def unbiased_rate(rule: StepRule, decided: int, successes: int, own: int = 0) -> float:
     """Unbiased estimate of a prefix's success rate under the stopping rule that ran
     (Girshick, Mosteller and Savage, 1946): among the orders of outcomes the rule would have
-    let reach (decided, successes), the share whose first trial succeeded. Exact when every
-    rollout was decided; with undecided ones it treats the decided rollouts as the trials."""
+    let reach (decided, successes), the share whose first trial succeeded. `own`: 1 when the
+    chain's own outcome was the first trial (no rollout). Exact when every rollout was
+    decided; with undecided ones it treats the decided rollouts as the trials."""
     if not decided:
         raise ValueError("no decided trial")
     if successes in (0, decided):
         return successes / decided  # every admissible order agrees
-    return _path_share(rule, decided, successes)
+    return _path_share(rule, decided, successes, own)
 
 
 @lru_cache(maxsize=4096)
-def _path_share(rule: Any, decided: int, successes: int) -> float:
-    own = rule.own
-
+def _path_share(rule: StepRule, decided: int, successes: int, own: int) -> float:
     def budget(s: int) -> int:  # in trials: the rule's rollouts plus the chain's own outcome
         return rule.budget(s) + own
 

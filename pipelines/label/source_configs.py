@@ -7,13 +7,11 @@ here is listed by hand anywhere else.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import typing
 from dataclasses import dataclass
 from typing import ClassVar
 
 from labeling.judge.protocol import JudgeVote
-from labeling.mc import METHODS, Method, method
+from labeling.mc import METHODS, Method
 from pipelines.config_fields import ROWS, SPEED, option
 from pipelines.generation_config import ModelConfig, SamplerConfig
 from verifiers.sandbox.result import NODE_MEMORY_SHARE, SANDBOX_TIMEOUT_S, SANDBOX_WORKERS
@@ -46,8 +44,9 @@ class TestsSourceConfig:
 @dataclass
 class MCSourceConfig:
     """The keys every Monte Carlo method has (how rollouts are sampled, by which model, how
-    many from the bare question). The method's own keys come from its module
-    (`labeling/mc/<method>.py`) through `mc_config`: `labels/mc=<method>` chooses one."""
+    many from the bare question). Each method's section (`pipelines.label.mc_sections`) adds
+    its own keys, declared in its module (`labeling/mc/<method>.py`): `labels/mc=<method>`
+    chooses one."""
 
     method_name: ClassVar[str] = ""
 
@@ -90,18 +89,26 @@ class MCSourceConfig:
         None, "Probes deep the speculative requests go (0: none); null = the engines' own: 2 on "
         "a GPU or an AMX CPU, where extra sequences cost little, 1 on other CPUs, where every "
         "sequence more slows the rest (docs/benchmarks.md); deeper, posterior sends only the probe "
-        "it makes with probability >= 0.5.", SPEED, ge=0, le=3,
+        "it makes with probability >= 0.5. fall, absolute and any_success look one probe ahead: "
+        "more is an error at start (null: at most one).", SPEED, ge=0, le=3,
     )
 
     def make_method(self) -> Method:
-        """The chosen method with its settings (checked)."""
+        """The chosen method with its settings (checked): ValueError (one sentence) when
+        `method` names another than this section's, when the settings do not combine, or
+        when `look_ahead` asks more probes than the method's search looks ahead."""
         if self.method != self.method_name:
             raise ValueError(f"labels.mc.method={self.method} chooses nothing: choose the method "
                              f"with labels/mc={self.method} (this section is "
                              f"{self.method_name}'s)")
         cls = METHODS[self.method_name]
-        return method(self.method_name, **{f.name: getattr(self, f.name)
-                                          for f in dataclasses.fields(cls)})  # type: ignore[arg-type]
+        made = cls(**{f.name: getattr(self, f.name)  # type: ignore[call-arg]
+                      for f in dataclasses.fields(cls)})  # type: ignore[arg-type]
+        deepest = cls.max_look_ahead
+        if self.look_ahead is not None and deepest is not None and self.look_ahead > deepest:
+            raise ValueError(f"labels.mc.look_ahead={self.look_ahead}: {self.method_name} looks "
+                             f"at most {deepest} probe ahead; choose 0, {deepest} or null")
+        return made
 
     def own_model(self, sampler: ModelConfig) -> ModelConfig | None:
         """The completer's model when it is not the sampler's, else None (share its pool)."""
@@ -117,25 +124,6 @@ class MCSourceConfig:
         the sampler's by construction). With the sampler's model too (`own_model` None), a
         sampled chain is a sample of the completer."""
         return self.sampling(sampler) == (sampler.max_tokens, sampler.temperature)
-
-
-@functools.cache
-def mc_config(name: str) -> type[MCSourceConfig]:
-    """The `labels.mc` section of method `name`: the common keys, then the method's own
-    (declared once, in its module, with their help and ranges). Another method's key is no
-    key of it: Hydra refuses it at start (`labels.mc.k is not a key of posterior; ...`)."""
-    cls = METHODS[name]
-    hints = typing.get_type_hints(cls)
-    fields = [(f.name, hints[f.name], dataclasses.field(default=f.default, metadata=f.metadata))
-              for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
-    base = next(f for f in dataclasses.fields(MCSourceConfig) if f.name == "method")
-    fields.insert(0, ("method", str, dataclasses.field(default=name, metadata=base.metadata)))
-    made = dataclasses.make_dataclass(
-        f"MC{''.join(w.title() for w in name.split('_'))}Config", fields,
-        bases=(MCSourceConfig,), namespace={"method_name": name, "__doc__": cls.__doc__},
-    )
-    made.__module__ = __name__
-    return made
 
 
 @dataclass

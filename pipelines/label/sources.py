@@ -16,14 +16,13 @@ import functools
 import logging
 import math
 import shutil
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from labeling import registry
-from labeling.mc import METHODS
 from labeling.registry import Registry
 from pipelines.generation_config import (
     AnswerCheckConfig,
@@ -34,6 +33,7 @@ from pipelines.generation_config import (
     SplitConfig,
     chains_in_sections,
 )
+from pipelines.label.mc_sections import SECTIONS as MC_SECTIONS
 from pipelines.label.source_configs import (
     AnswerSourceConfig,
     CalcSourceConfig,
@@ -41,7 +41,6 @@ from pipelines.label.source_configs import (
     MCSourceConfig,
     SandboxSettings,
     TestsSourceConfig,
-    mc_config,
 )
 from verifiers.base import GivenOutcome, Verifier
 
@@ -84,8 +83,9 @@ class HowToRun:
     section: type
     build: Builder
     # A section chosen by name (`labels/<source>=<option>`, each option a subclass of
-    # `section` with keys of its own): (option, its section), the first the default.
-    variants: tuple[tuple[str, type], ...] = ()
+    # `section` with keys of its own): {option: its section}, the first the default (a
+    # registry, read when the options are registered: a toy's option is one).
+    variants: Mapping[str, type] = field(default_factory=dict)
     # Sub-sections chosen by name too (`labels/<source>/<key>=<option>`): key, its default
     # option, and a function giving every option's node (read when registering, not before).
     choices: tuple[tuple[str, str, Callable[[], dict[str, Any]]], ...] = ()
@@ -102,7 +102,7 @@ def _declared(name: str, entry: HowToRun) -> None:
 _RUNS: Registry[HowToRun] = Registry("label source builder", check=_declared)
 
 
-def runs(name: str, section: type, variants: tuple[tuple[str, type], ...] = (),
+def runs(name: str, section: type, variants: Mapping[str, type] | None = None,
          choices: tuple[tuple[str, str, Callable[[], dict[str, Any]]], ...] = ()
          ) -> Callable[[Builder], Builder]:  # fmt: skip
     """Decorate the builder of built-in source `name` (declared in labeling/registry.py),
@@ -110,7 +110,7 @@ def runs(name: str, section: type, variants: tuple[tuple[str, type], ...] = (),
     sub-sections in `choices` chosen by name too)."""
 
     def wrap(fn: Builder) -> Builder:
-        _RUNS.register(name, HowToRun(section, fn, variants, choices))
+        _RUNS.register(name, HowToRun(section, fn, variants or {}, choices))
         return fn
 
     return wrap
@@ -169,9 +169,9 @@ def register_options() -> None:
         # `labels/mc/model=qwen_coder_0_5b` a sub-section's option.
         subs = _RUNS[name].choices
         cs.store(group="labels", name=name, node={"defaults": [
-            {name: variants[0][0]}, *({f"{name}/{key}": default} for key, default, _ in subs),
+            {name: next(iter(variants))}, *({f"{name}/{key}": default} for key, default, _ in subs),
             "_self_"]})
-        for option_name, variant in variants:
+        for option_name, variant in variants.items():
             cs.store(group=f"labels/{name}", name=option_name, node=variant)
         for key, _, options in subs:
             for option_name, node in options().items():
@@ -239,7 +239,7 @@ def _model_options() -> dict[str, Any]:
     return options
 
 
-@runs("mc", MCSourceConfig, tuple((name, mc_config(name)) for name in METHODS),
+@runs("mc", MCSourceConfig, MC_SECTIONS,
       choices=(("model", "sampler", _model_options),))
 def _mc(cfg: LabelJob, m: Any, ctx: BuildContext) -> Verifier:
     if ctx.completer is None:

@@ -31,11 +31,12 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
-from labeling.mc import Estimator, Method
+from labeling.mc import ChainFacts, Estimator, Method
 from labeling.schema import AfterError, Chain, Problem, SelfConfidence, Status, StepVerdict
 from labeling.text.loops import repeats_ok
 from verifiers.mc.outcome import OutcomeCheck, no_attempt, outcome_check
@@ -122,7 +123,6 @@ class MonteCarloVerifier:
         self.check: OutcomeCheck = check or outcome_check(domain, tests_options=tests_cfg)
         if check_workers is None:  # sandbox runs are slow: as many as the sandbox allows
             check_workers = int((tests_cfg or {}).get("workers", 1)) if domain != "math" else 1
-        method.check()  # a config error raises here, not mid-run
         AfterError(after_error)
         if not repeats_ok(end_loops):
             raise ValueError(f"labels.mc.end_loops={end_loops}: choose 0 (never end a looping "
@@ -150,7 +150,7 @@ class MonteCarloVerifier:
         stats = RolloutStats(chains=len(items))
         prefixes = [prefix_texts(chain, self.sep) for _, chain in items]
         outcomes: list[bool | None | str] = [None] * len(items)
-        confidence: dict[str, SelfConfidence] = {}
+        confidence: dict[str, _Confidence] = {}
         # A method that judges with the self-confidence waits for it; the others report it.
         needs_base = self.method.needs_self_confidence
 
@@ -159,7 +159,7 @@ class MonteCarloVerifier:
             # while the engine generates them.
             asked = self._ask_questions(items, stats)
 
-            def confidence_of(pid: str) -> SelfConfidence:
+            def confidence_of(pid: str) -> _Confidence:
                 if pid not in confidence:
                     confidence[pid] = self._self_confidence(pid, items, outcomes, asked, stats,
                                                             pool)
@@ -177,13 +177,13 @@ class MonteCarloVerifier:
                     pid = items[idx][0].problem_id
                     left[pid] -= 1
                     if not needs_base:
-                        yield idx, self._estimator(*items[idx], outcome, None)
+                        yield idx, self._estimator(idx, items[idx], outcome, None)
                         continue
                     waiting.setdefault(pid, []).append(idx)
                     if not left[pid]:
-                        sc = confidence_of(pid)
+                        known = confidence_of(pid)
                         for j in waiting.pop(pid):
-                            yield j, self._estimator(*items[j], outcomes[j], sc)
+                            yield j, self._estimator(j, items[j], outcomes[j], known)
 
             capacity = int(getattr(self.completer, "capacity", 0) or 0) if self.speculate \
                 else 0
@@ -203,7 +203,7 @@ class MonteCarloVerifier:
                 out.append([StepVerdict(Status.ERROR, evidence=str(outcomes[idx]))] * n)
                 continue
             stats.unfinished_chains += not est.done
-            est.self_confidence = confidence[items[idx][0].problem_id]
+            est.self_confidence = confidence[items[idx][0].problem_id].report
             out.append(est.verdicts())
         self._say_if_nothing_could_be_placed(items, schedule.estimators, confidence, stats)
         self.last_stats = stats
@@ -216,7 +216,7 @@ class MonteCarloVerifier:
 
     def _say_if_nothing_could_be_placed(
         self, items: Sequence[tuple[Problem, Chain]], estimators: Sequence[Estimator | None],
-        confidence: dict[str, SelfConfidence], stats: RolloutStats,
+        confidence: dict[str, _Confidence], stats: RolloutStats,
     ) -> None:
         """One warning when no chain with a step to probe got a single rollout: the method
         found, from the completer's self-confidence alone, that no label could be placed
@@ -227,7 +227,7 @@ class MonteCarloVerifier:
         stats.hopeless_chains += sum(not e.rollouts for _, e in probed)
         if not probed or any(e.rollouts for _, e in probed):
             return
-        seen = {p.problem_id: confidence[p.problem_id] for p, _ in probed}
+        seen = {p.problem_id: confidence[p.problem_id].report for p, _ in probed}
         rates = Counter(f"{sc.successes}/{sc.decided}" for sc in seen.values())
         log.warning(
             "mc: the completer's self-confidence (%s) lets %s place no label within its "
@@ -236,18 +236,20 @@ class MonteCarloVerifier:
             ", ".join(f"{r} on {n} problem{'s' * (n > 1)}" for r, n in rates.most_common()),
             self.method.name, len(probed))
 
-    def _estimator(self, problem: Problem, chain: Chain, outcome: bool | None | str,
-                   sc: SelfConfidence | None) -> Estimator | None:
+    def _estimator(self, idx: int, item: tuple[Problem, Chain], outcome: bool | None | str,
+                   known: _Confidence | None) -> Estimator | None:
         """The chain's estimator, or None when its outcome could not be checked (bad
         reference data: the reason is the outcome)."""
         if isinstance(outcome, str):
             return None
-        # How a chain the completer sampled itself counts is the method's business.
-        rule = self.method.rule((sc.successes, sc.decided) if sc else (0, 0),
-                                sampled=self._is_sample(chain), outcome=outcome)
-        return self.method.search(len(chain.steps), rule, outcome=outcome,
-                                  after_error=self.after_error, self_confidence=sc,
-                                  steps=chain.steps, question=problem.question)
+        problem, chain = item
+        # How the chain's own outcome counts (a chain the completer sampled itself) is the
+        # method's business: the counts it is given are the problem's other evidence.
+        facts = ChainFacts(len(chain.steps), outcome, known.others(idx) if known else (0, 0),
+                           self._is_sample(chain), AfterError(self.after_error),
+                           known.report if known else None, tuple(chain.steps),
+                           problem.question)
+        return self.method.search(facts)
 
     # -- self-confidence ------------------------------------------------------------------
 
@@ -292,11 +294,11 @@ class MonteCarloVerifier:
         asked: dict[str, tuple[Problem, Future[list[Completion]]]],
         stats: RolloutStats,
         pool: ThreadPoolExecutor,
-    ) -> SelfConfidence:
-        """The completer's successes from the bare question on problem `pid`, as counts: its
-        sampled chains' outcomes (those known) and its question rollouts."""
-        chains = [o for (p, c), o in zip(items, outcomes, strict=True)
-                  if p.problem_id == pid and self._is_sample(c) and isinstance(o, bool)]
+    ) -> _Confidence:
+        """The completer's successes from the bare question on problem `pid`: its sampled
+        chains' outcomes (those known, by chain) and its question rollouts."""
+        chains = {idx: o for idx, ((p, c), o) in enumerate(zip(items, outcomes, strict=True))
+                  if p.problem_id == pid and self._is_sample(c) and isinstance(o, bool)}
         runs: list[bool | None] = []
         tokens = 0
         if pid in asked:
@@ -312,8 +314,9 @@ class MonteCarloVerifier:
             runs = list(pool.map(lambda c: self._check_one(problem, c.text, stats), got))
         decided = [r for r in runs if r is not None]
         source = "+".join(name for name, xs in (("chains", chains), ("rollouts", runs)) if xs)
-        return SelfConfidence(sum(chains) + sum(decided), len(chains) + len(decided),
-                              len(runs), source or "none", tokens)
+        report = SelfConfidence(sum(chains.values()) + sum(decided), len(chains) + len(decided),
+                                len(runs), source or "none", tokens)
+        return _Confidence(report, (sum(decided), len(decided)), chains)
 
     def _check_one(self, problem: Problem, text: str, stats: RolloutStats) -> bool | None:
         if no_attempt(problem, "", text, self.prompt_fn(problem)):
@@ -343,6 +346,22 @@ class MonteCarloVerifier:
             return self.check(problem, prefixes[-1], "")
         except ValueError as exc:
             return f"outcome check failed: {exc}"[:300]
+
+
+@dataclass(frozen=True, slots=True)
+class _Confidence:
+    """A problem's self-confidence: `report`, what every verdict of its chains reports;
+    `rollouts`, the question rollouts' (successes, decided); `chains`, the outcomes of its
+    chains the completer sampled with the rollouts' settings, by chain index."""
+
+    report: SelfConfidence
+    rollouts: tuple[int, int]
+    chains: dict[int, bool]
+
+    def others(self, idx: int) -> tuple[int, int]:
+        """The counts chain `idx` is judged against: everything but its own outcome."""
+        others = [o for j, o in self.chains.items() if j != idx]
+        return self.rollouts[0] + sum(others), self.rollouts[1] + len(others)
 
 
 class _Rollouts(Rollouts):

@@ -190,7 +190,7 @@ class Schedule:
         """The later rollouts of the chain's pending probes, up to each step's budget: only
         where a probe asks one rollout at a time (chunk 1), each its own request."""
         est = self._est(idx)
-        if est.rule.request != 1:
+        if est.request != 1:
             return []
         return [(idx, Probe(p.step, 1), at) for p in est.pending()
                 for at in range(est.rollouts_at(p.step), est.budget(p.step))
