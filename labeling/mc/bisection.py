@@ -38,13 +38,13 @@ MIN_GAIN = 1e-4  # bits: below it no probe is worth its rollouts
 # The probes looked ahead (`lookahead`, as deep as the driver asks: one probe, or two where
 # the engines' device makes extra sequences cheap, `pipelines.engine.device.look_ahead`) hold
 # at most this many rollouts in all, nearest first: a probe grown on a weak problem
-# (`Posterior.request`) has more outcomes, each a bigger request, and on a compute-bound CPU
-# rollouts no probe needs slow the ones it does. 24 = the two-deep tree for probes of 2
-# (3 + 9 requests).
+# (`Posterior.request`) has more outcomes, each a bigger request, and on a compute-bound
+# engine rollouts no probe needs slow the ones it does. 24 = the two-deep tree for probes of
+# 2 (3 + 9 requests).
 AHEAD_ROLLOUTS = 24
 # Beyond `depth` the look-ahead goes on only with the request the search makes with at least
 # this probability (so at most one a level), while the paths to it are this few states (each
-# costs a posterior and a choice, ~4 ms on a CPU core).
+# costs a posterior and a choice: docs/benchmarks.md).
 LIKELY = 0.5
 LIKELY_STATES = 32
 Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2

@@ -63,14 +63,11 @@ PROFILES = {True: ((1.0, 0.5), (0.5, 0.25), (0.0, 0.25)), False: ((0.0, 1.0),)}
 _TINY = 1e-12
 # (d, prior weight): a step that names nothing or restates (`may_err` False) cannot err, but it can
 # derail a weak completer (it goes on restating the goal), so the rate from it on is d times
-# the profile's, d unknown: half the weight on "no change", most of the rest on a mild fall
-# (spared opening lines of the hand-checked first-run chains: 0.6 of the question's rate on
-# average), a thin tail for a completer the line stops cold (15 of 19 from the question, 0
-# of 4 after it). The rate after such a step is then its own baseline, and only a fall
-# across a step that may err reads as an error. The tail costs recall on derailed chains
-# (`bench_mc_simulation.py --opener`): a tail of 0.5 on d <= 1/2 left 0.29 of the wrong
-# prefixes found at self-confidence 0.3, this 0.40, none 0.58 (but the cold stop blamed on
-# the next step), at False precision 0.96-0.98 each.
+# the profile's, d unknown: half the weight on "no change", most of the rest on a mild fall,
+# a thin tail for a completer the line stops cold. The rate after such a step is then its own
+# baseline, and only a fall across a step that may err reads as an error. The tail trades
+# recall on derailed chains for blaming the right step (`bench_mc_simulation.py --opener`;
+# the figures behind these weights: docs/benchmarks.md).
 DERAIL = ((1.0, 0.5), (0.7, 0.2), (0.5, 0.2), (0.25, 0.05), (0.1, 0.05))
 _NEVER = -1e4  # log prior of a step that cannot be the first error (exp underflows to 0)
 

@@ -7,7 +7,7 @@ completions are checked with the outcome check, the result goes to that chain's 
 the chain's next probe goes out at once. No chain waits for another's slowest rollout, so the
 engine stays fed while any chain has a pending probe (continuous batching does the rest). Nor
 does it wait for the other chains' own outcome checks: a chain's first probe leaves as soon as
-its outcome is known (the checks of 113 math chains took 1.3 s of engine idling before).
+its outcome is known (what the wait cost: docs/benchmarks.md).
 
 With an `AsyncCompleter` (one future per request: the vLLM engine pool) that is what happens.
 A plain `Completer` (a batch answered at once: the fakes) gets one call per wave of newly

@@ -13,7 +13,7 @@ of the same probe (up to the step's current budget) go out early, each with the 
 own rollout index. While the engine runs well below its room, the requests of the probes that
 may come next go out too
 (`Estimator.lookahead`: binary search's midpoints on either side; `posterior`'s choices
-after each outcome of its pending probe, `depth` probes deep and at most 24 rollouts a chain;
+after each outcome of its pending probe, `depth` probes deep and at most `AHEAD_ROLLOUTS` a chain;
 the depth is the engines' own, `pipelines.engine.device.look_ahead`),
 to shorten the chain of waits at the end of a stage: a `posterior` chain searches one probe
 at a time.
@@ -48,9 +48,9 @@ from labeling.mc import Estimator, Probe
 from verifiers.mc.protocol import Completion, RolloutStats
 
 # Rollouts of probes that may come next go out only while fewer than capacity / AHEAD_SHARE
-# sequences are in flight. With all 256 of the CPU engine's room open to them, the MC stage of
-# 113 chains took 127 s instead of 111 s (more sequences per step, 10% of them wasted); a
-# sixteenth was slower too (docs/benchmarks.md, the MC stage's tail).
+# sequences are in flight: with all the engines' room open to them the stage took longer
+# (more sequences per step, some of them wasted), and so it did with a sixteenth
+# (docs/benchmarks.md, the MC stage's tail).
 AHEAD_SHARE = 4
 
 
@@ -178,7 +178,8 @@ class Schedule:
         active = [i for i in sorted(self.open) if self.waves[i] < self.max_rounds]
         work = _fair({i: self._later(i) for i in active}, room)
         # Probes that may come next only fill an engine running well below its room (the
-        # end of a stage): on a CPU every extra sequence slows the step of all the others.
+        # end of a stage): on a compute-bound engine every extra sequence slows the step of all
+        # the others.
         room = min(room, self.capacity // AHEAD_SHARE - self.seqs) - _seqs(work)
         if room <= 0 or not self.depth:  # looking ahead costs a posterior per outcome
             return work
