@@ -157,3 +157,101 @@ def test_the_method_key_records_the_choice_and_chooses_nothing():
     assert cfg.labels.mc.method == "fall"  # printed configs and the manifest say which ran
     with pytest.raises(ConfigError, match="choose the method with labels/mc=fall"):
         typed(compose(["labels=[answer,mc]", "labels.mc.method=fall"]))
+
+
+# --- the protocol asks only what every method answers ----------------------------------------
+
+def _estimators():
+    """{method name: a chain's estimator under it} for every shipped method."""
+    from labeling.mc import ChainFacts
+
+    chain = ChainFacts(5, False, (5, 10), True, steps=("a = 1",) * 5, question="q")
+    return {name: method(name).search(chain) for name in METHODS}
+
+
+def _trivial(fn) -> bool:
+    """A body that answers nothing: pass, ..., a constant, an empty list, NotImplementedError."""
+    import ast
+    import inspect
+    import textwrap
+
+    fn = getattr(fn, "fget", fn)
+    body = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0].body
+    body = [b for b in body if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant))]
+    if not body:
+        return True
+    if len(body) > 1:
+        return False
+    b = body[0]
+    return (isinstance(b, ast.Pass) or isinstance(b, ast.Raise)
+            or isinstance(b, ast.Return) and (b.value is None or isinstance(
+                b.value, ast.Constant | ast.List | ast.Tuple) and not getattr(b.value, "elts", 0)))
+
+
+def _protocol_members() -> list[tuple[str, str]]:
+    """(which, name) of what the driver asks: `Method`'s members and `Estimator`'s."""
+    from labeling.mc import Estimator, Method
+
+    members = [("method", n) for n in ("name", "needs_self_confidence", "max_look_ahead",
+                                       "search")]
+    assert set(Method.__annotations__) | {"search"} == {n for _, n in members}
+    members += [("estimator", n) for n, v in vars(Estimator).items()
+                if not n.startswith("_") and (callable(v) or isinstance(v, property))]
+    return members
+
+
+@pytest.mark.parametrize(("which", "member"), _protocol_members())
+def test_every_method_answers_each_member_of_the_protocol(which, member):
+    ests = _estimators()
+    owners = {}
+    for name, est in ests.items():
+        obj = METHODS[name] if which == "method" else type(est)
+        owner = next(c for c in obj.__mro__ if member in vars(c))
+        value = vars(owner)[member]
+        if callable(value) or isinstance(value, property):
+            assert not _trivial(value) or which == "method", \
+                f"{name} answers {member} with a stub ({owner.__qualname__})"
+        owners[name] = owner
+    if which == "estimator":
+        # a member no method implements but one (the others inheriting a shared stub) is a
+        # branch in disguise: the stubs are refused above, so each owner is meaningful
+        assert all(not _trivial(vars(o)[member]) for o in owners.values())
+
+
+
+def _one_method_only() -> set[str]:
+    """Attribute names that exactly one method (its class or its estimator's) has."""
+    seen: dict[str, set[str]] = {}
+    for name, est in _estimators().items():
+        names = set(dir(METHODS[name])) | set(dir(est)) | set(vars(est)) | set(
+            vars(getattr(est, "rule", None)) if hasattr(getattr(est, "rule", None), "__dict__")
+            else dir(getattr(est, "rule", None) or object))
+        for n in names:
+            seen.setdefault(n, set()).add(name)
+    return {n for n, who in seen.items() if len(who) == 1 and not n.startswith("__")}
+
+
+def test_shared_code_reads_nothing_only_one_method_has():
+    """A real guard against branching on the method: the shared MC code (the estimator base,
+    the searches, the protocol, the driver and schedule) reads no attribute of a method,
+    rule or estimator that only one method has (`rule.reach` once was one)."""
+    import ast
+
+    only = _one_method_only()
+    assert {"chain_budget", "fell_below", "may_err"} <= only  # the guard sees such names
+    receivers = {"est", "rule", "method", "m", "mc", "estimator"}
+    shared = [ROOT / "labeling/mc" / f for f in ("estimator.py", "searches.py", "method.py",
+                                                 "unbiased.py", "__init__.py")]
+    shared += sorted((ROOT / "verifiers/mc").glob("*.py"))
+    found = []
+    for path in shared:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Attribute) or node.attr not in only:
+                continue
+            v = node.value
+            who = v.id if isinstance(v, ast.Name) else v.attr if isinstance(
+                v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == "self" \
+                else None
+            if who in receivers:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {who}.{node.attr}")
+    assert not found, "\n".join(found)

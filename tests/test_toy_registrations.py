@@ -12,6 +12,8 @@ that test without anyone editing it; (2) the discovering test's own check passes
 - label source: one `sources.register(SourceSpec(...), section, build)`
   (pipelines/label/sources.py), its section dataclass and its builder; `labels=[<name>]`
   composes from the registration (no YAML needed), and its columns join the shard schema;
+- MC method: its module (a frozen settings dataclass answering `labeling.mc.Method`) and one
+  `mc_sections.register(<its labels.mc section>)`; `labels/mc=<name>` then composes;
 - app: one line in `[project.scripts]`, its module declaring `APP = HydraApp(...)`, and
   `conf/<config_name>.yaml`.
 """
@@ -23,16 +25,22 @@ import shutil
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from hydra.core.config_store import ConfigStore
 
-from labeling import datasets, registry
+from labeling import datasets, mc, registry
+from labeling.fields import ROWS as MC_ROWS
+from labeling.fields import option as mc_option
+from labeling.mc import ChainFacts, PerStep
+from labeling.mc.method import Settings
 from labeling.schema import Problem
 from pipelines.cli import HydraApp
 from pipelines.config_fields import ROWS, option
 from pipelines.generation_config import SamplerConfig
-from pipelines.label import sources
+from pipelines.label import mc_sections, sources
+from pipelines.label.source_configs import MCSourceConfig
 from pipelines.search import registry as strategies
 from pipelines.search.strategies import Decision
 from tests import apps
@@ -180,3 +188,63 @@ def test_a_toy_app_is_one_registration(conf, tmp_path):
         check_primary(conf / "toy.yaml", ToyAppConfig)
     cfg = compose(["greeting=hi", "sampler=greedy"], config_name="toy", conf_dir=str(conf))
     assert _run_toy(cfg) == "hi at temperature 0.0"
+
+
+# --- a Monte Carlo method -----------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Coin(Settings):
+    """The toy MC method: every prefix on track after one rollout that reaches the answer."""
+
+    name: ClassVar[str] = "coin"
+    needs_self_confidence: ClassVar[bool] = False
+    max_look_ahead: ClassVar[int | None] = 1
+
+    k: int = mc_option(2, "Rollouts per prefix.", MC_ROWS, gt=0)
+
+    @property
+    def request(self) -> int:
+        return self.k
+
+    def budget(self, successes: int) -> int:
+        return self.k
+
+    def decide(self, decided: int, successes: int, left: int) -> bool | None:
+        return True if successes else (False if decided and not left else None)
+
+    def search(self, chain: ChainFacts) -> PerStep:
+        return PerStep(chain, self)
+
+
+@dataclasses.dataclass
+class MCCoinConfig(MCSourceConfig):
+    method_class: ClassVar[type] = Coin
+    method_name: ClassVar[str] = "coin"
+
+    method: str = mc_sections.named("coin")
+    k: int = mc_sections.setting(Coin, "k")
+
+
+def test_a_toy_mc_method_is_one_module_and_one_registration():
+    from pipelines.label.app import typed
+
+    assert "coin" not in mc.METHODS
+    with mc_sections.registered(MCCoinConfig):
+        assert "coin" in mc.METHODS  # what the MC tests are parametrized over
+        cfg = typed(compose(["labels=[answer,mc]", "labels/mc=coin", "labels.mc.k=3"]))
+        made = cfg.labels.mc.make_method()
+        assert made == Coin(k=3) and type(cfg.labels.mc).method_name == "coin"
+        est = made.search(ChainFacts(3, outcome=False))
+        assert [p.n for p in est.pending()] == [3, 3]
+    assert "coin" not in mc.METHODS and "coin" not in mc_sections.SECTIONS
+
+    @dataclasses.dataclass
+    class Stray(MCSourceConfig):  # a section whose keys are not its method's
+        method_class: ClassVar[type] = Coin
+        method_name: ClassVar[str] = "coin"
+        method: str = mc_sections.named("coin")
+
+    with pytest.raises(ValueError, match="exactly the keys"), mc_sections.registered(Stray):
+        pass
+    assert "coin" not in mc.METHODS
