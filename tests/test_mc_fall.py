@@ -147,3 +147,14 @@ def test_rules_by_name_and_their_options():
                       ("fall", dict(self_rollouts=-1)), ("fall", dict(chunk=30))):
         with pytest.raises(ValueError):
             method(name, **bad)
+
+
+def test_a_probe_at_a_step_with_undecided_rollouts_is_sized_for_them_under_fall_too():
+    # The chain's own outcome is a decided trial without a rollout: the undecided share is
+    # of the rollouts made (1 of 1 here, sized for at most 4 in 5: 1 / (1 - 4/5) + 1 = 6).
+    est = method("fall", estimator="binary_search").search(ChainFacts(4, False, (6, 12), True))
+    (probe,) = est.pending()
+    assert est.counts(probe.step) == (0, 1) and est.extra(probe) == 0
+    est.record(probe.step, [None])
+    (probe,) = est.pending()
+    assert probe.n == 1 and est.extra(probe) == 5

@@ -89,6 +89,7 @@ class Probe:
 class _Tally:
     rollouts: int = 0  # made, decided or not (cost, budget)
     decided: int = 0  # trials whose check said success or failure
+    undecided: int = 0  # rollouts whose check decided nothing
     successes: int = 0
     tokens: int = 0
 
@@ -118,6 +119,7 @@ class Estimator:
         t = self._tally[step]
         t.rollouts += len(successes)
         t.decided += sum(s is not None for s in successes)
+        t.undecided += sum(s is None for s in successes)
         t.successes += sum(s is True for s in successes)
         t.tokens += tokens
 
@@ -193,8 +195,7 @@ class Estimator:
         far: n / (1 - u) and one more, within `room`. Rollouts are recorded by their index,
         so what a probe does not take waits for the step's next one and the labels are the
         same."""
-        made = self.rollouts_at(probe.step)
-        undecided = made - self.counts(probe.step)[1]
+        made, undecided = self.rollouts_at(probe.step), self._tally[probe.step].undecided
         if not undecided:
             return 0
         share = min(Fraction(undecided, made), UNDECIDED_MAX)
