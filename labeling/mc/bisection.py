@@ -186,7 +186,8 @@ class PosteriorSearch(Estimator):
         if key not in self._choice:
             assert self.model is not None
             gains = self.model.gains(counts, self.request)
-            best = max(range(len(gains)), key=lambda i: (gains[i], i))
+            # only the prefixes the search covers (`ChainFacts.probed`) are chosen
+            best = max(self.chain.probed, key=lambda i: (gains[i], i))
             useful = gains[best] >= MIN_GAIN and self._reachable(counts, left)
             self._choice[key] = best if useful else None
         return self._choice[key]
@@ -266,7 +267,7 @@ class PosteriorSearch(Estimator):
 
     def may_probe(self, step: int) -> bool:
         # Any step may come next while the search goes on (results sent early wait for it).
-        return step < self.n_steps - 1 and bool(self.pending())
+        return step in self.chain.probed and bool(self.pending())
 
     def _reachable(self, counts: Counts, left: int) -> bool:
         """Whether some first error the posterior still gives at least `level` (or "no error

@@ -31,14 +31,14 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
 from labeling.mc import ChainFacts, Estimator, Method
-from labeling.schema import AfterError, Chain, Problem, SelfConfidence, Status, StepVerdict
+from labeling.schema import AfterError, Chain, Problem, Status, StepVerdict
 from labeling.text.loops import repeats_ok
+from verifiers.mc.confidence import Asked, Confidence, ask, judge_question_rollout, measure
 from verifiers.mc.outcome import OutcomeCheck, no_attempt, outcome_check
 from verifiers.mc.prefixes import prefix_texts
 from verifiers.mc.protocol import AsyncCompleter, Completer, Completion, RolloutStats, futures
@@ -150,16 +150,17 @@ class MonteCarloVerifier:
         stats = RolloutStats(chains=len(items))
         prefixes = [prefix_texts(chain, self.sep) for _, chain in items]
         outcomes: list[bool | None | str] = [None] * len(items)
-        confidence: dict[str, _Confidence] = {}
+        confidence: dict[str, Confidence] = {}
         # A method that judges with the self-confidence waits for it; the others report it.
         needs_base = self.method.needs_self_confidence
 
         with ThreadPoolExecutor(max(1, self.check_workers)) as pool:
             # The bare question's rollouts go out first; the chains' own outcomes are checked
             # while the engine generates them.
-            asked = self._ask_questions(items, stats)
+            asked = ask(self.completer, distinct(p for p, _ in items), self.self_rollouts,
+                        self.given_questions, self.question_request, stats)
 
-            def confidence_of(pid: str) -> _Confidence:
+            def confidence_of(pid: str) -> Confidence:
                 if pid not in confidence:
                     confidence[pid] = self._self_confidence(pid, items, outcomes, asked, stats,
                                                             pool)
@@ -216,7 +217,7 @@ class MonteCarloVerifier:
 
     def _say_if_nothing_could_be_placed(
         self, items: Sequence[tuple[Problem, Chain]], estimators: Sequence[Estimator | None],
-        confidence: dict[str, _Confidence], stats: RolloutStats,
+        confidence: dict[str, Confidence], stats: RolloutStats,
     ) -> None:
         """One warning when no chain with a step to probe got a single rollout: the method
         found, from the completer's self-confidence alone, that no label could be placed
@@ -237,7 +238,7 @@ class MonteCarloVerifier:
             self.method.name, len(probed))
 
     def _estimator(self, idx: int, item: tuple[Problem, Chain], outcome: bool | None | str,
-                   known: _Confidence | None) -> Estimator | None:
+                   known: Confidence | None) -> Estimator | None:
         """The chain's estimator, or None when its outcome could not be checked (bad
         reference data: the reason is the outcome)."""
         if isinstance(outcome, str):
@@ -256,29 +257,6 @@ class MonteCarloVerifier:
     def _is_sample(self, chain: Chain) -> bool:
         return self.samples_of is not None and chain.model == self.samples_of
 
-    def _ask_questions(
-        self, items: Sequence[tuple[Problem, Chain]], stats: RolloutStats
-    ) -> dict[str, tuple[Problem, Future[list[Completion]]]]:
-        """One request of `self_rollouts` completions of the bare question per problem, unless
-        the job already sent it (`given_questions`: the same request, so the same
-        completions)."""
-        n = self.self_rollouts
-        problems = distinct(p for p, _ in items)
-        if not n or not problems:
-            return {}
-        asked: dict[str, tuple[Problem, Future[list[Completion]]]] = {}
-        for pid, got in self.given_questions.items():
-            if pid in problems and len(got) == n:
-                asked[pid] = (problems[pid], done := Future())
-                done.set_result(list(got))
-        todo = [p for pid, p in problems.items() if pid not in asked]
-        requests = [self.question_request(p) for p in todo]
-        sent = futures(self.completer, requests) if requests else []
-        stats.rounds += 1
-        stats.requests += len(problems)
-        asked |= {p.problem_id: (p, f) for p, f in zip(todo, sent, strict=True)}
-        return asked
-
     def question_request(self, problem: Problem) -> EngineRequest:
         """The request of the bare question's rollouts on `problem` (`verifiers.mc.question`)."""
         return question_request(problem, n=self.self_rollouts, seed=self.seed,
@@ -286,55 +264,16 @@ class MonteCarloVerifier:
                                 top_p=self.top_p, end_loops=self.end_loops,
                                 prompt_fn=self.prompt_fn)
 
-    def _self_confidence(
-        self,
-        pid: str,
-        items: Sequence[tuple[Problem, Chain]],
-        outcomes: list[bool | None | str],
-        asked: dict[str, tuple[Problem, Future[list[Completion]]]],
-        stats: RolloutStats,
-        pool: ThreadPoolExecutor,
-    ) -> _Confidence:
-        """The completer's successes from the bare question on problem `pid`: its sampled
-        chains' outcomes (those known, by chain) and its question rollouts."""
+    def _self_confidence(self, pid: str, items: Sequence[tuple[Problem, Chain]],
+                         outcomes: list[bool | None | str], asked: Asked,
+                         stats: RolloutStats, pool: ThreadPoolExecutor) -> Confidence:  # fmt: skip
+        """Problem `pid`'s self-confidence (`verifiers.mc.confidence`)."""
         chains = {idx: o for idx, ((p, c), o) in enumerate(zip(items, outcomes, strict=True))
                   if p.problem_id == pid and self._is_sample(c) and isinstance(o, bool)}
-        runs: list[bool | None] = []
-        tokens = 0
-        if pid in asked:
-            problem, future = asked[pid]
-            got = future.result()
-            if len(got) != self.self_rollouts:
-                raise RuntimeError(f"Completer returned {len(got)} completions, asked for "
-                                   f"{self.self_rollouts}")
-            tokens = sum(c.tokens for c in got)
-            stats.completions += len(got)
-            stats.self_completions += len(got)
-            stats.tokens += tokens
-            runs = list(pool.map(lambda c: self._check_one(problem, c.text, stats), got))
-        decided = [r for r in runs if r is not None]
-        source = "+".join(name for name, xs in (("chains", chains), ("rollouts", runs)) if xs)
-        report = SelfConfidence(sum(chains.values()) + sum(decided), len(chains) + len(decided),
-                                len(runs), source or "none", tokens)
-        return _Confidence(report, (sum(decided), len(decided)), chains)
-
-    def _check_one(self, problem: Problem, text: str, stats: RolloutStats) -> bool | None:
-        if no_attempt(problem, "", text, self.prompt_fn(problem)):
-            stats.no_attempts += 1
-            ok = None
-        else:
-            try:
-                ok = self.check(problem, "", text)
-            except ValueError:
-                return None  # bad reference data: the chains' own outcome checks report it
-            except Exception as exc:
-                stats.check_errors += 1
-                log.warning("outcome check raised on a question rollout of %s: %r",
-                            problem.problem_id, exc)
-                return None
-        stats.checks += 1
-        stats.undecided_checks += ok is None
-        return ok
+        return measure(pid, chains, asked, self.self_rollouts,
+                       lambda problem, text: judge_question_rollout(
+                           self.check, self.prompt_fn(problem), problem, text, stats),
+                       stats, pool)
 
     def _outcome(self, item: tuple[Problem, Chain], prefixes: list[str]) -> bool | None | str:
         """The chain's own outcome, or the reason it cannot be judged (bad reference data:
@@ -346,22 +285,6 @@ class MonteCarloVerifier:
             return self.check(problem, prefixes[-1], "")
         except ValueError as exc:
             return f"outcome check failed: {exc}"[:300]
-
-
-@dataclass(frozen=True, slots=True)
-class _Confidence:
-    """A problem's self-confidence: `report`, what every verdict of its chains reports;
-    `rollouts`, the question rollouts' (successes, decided); `chains`, the outcomes of its
-    chains the completer sampled with the rollouts' settings, by chain index."""
-
-    report: SelfConfidence
-    rollouts: tuple[int, int]
-    chains: dict[int, bool]
-
-    def others(self, idx: int) -> tuple[int, int]:
-        """The counts chain `idx` is judged against: everything but its own outcome."""
-        others = [o for j, o in self.chains.items() if j != idx]
-        return self.rollouts[0] + sum(others), self.rollouts[1] + len(others)
 
 
 class _Rollouts(Rollouts):
