@@ -255,3 +255,22 @@ def test_shared_code_reads_nothing_only_one_method_has():
             if who in receivers:
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {who}.{node.attr}")
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_a_look_ahead_deeper_than_the_method_looks_stops_at_start(name):
+    """`labels.mc.look_ahead` is never read as less than asked without a word: deeper than
+    the method's `max_look_ahead` is an error at start; within it, the depth asked."""
+    from pipelines.cli import ConfigError
+    from pipelines.label.app import typed
+
+    deepest = METHODS[name].max_look_ahead
+    base = ["labels=[answer,mc]", f"labels/mc={name}"]
+    for depth in range(0, 4):
+        override = [*base, f"labels.mc.look_ahead={depth}"]
+        if deepest is not None and depth > deepest:
+            with pytest.raises(ConfigError, match=f"{name} looks at most {deepest} probe"):
+                typed(compose(override))
+        else:
+            assert typed(compose(override)).labels.mc.look_ahead == depth
+    assert sum(m.max_look_ahead is None for m in METHODS.values()) == 1  # posterior's
