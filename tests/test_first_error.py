@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from labeling.combine import combine
 from labeling.first_error import first_error, first_flag, located_first_error, prefix_claim
-from labeling.mc import BinarySearch
+from labeling.mc import BinarySearch, ChainFacts
 from labeling.schema import Status, StepVerdict
 from tests.fakes import absolute
 from tests.tiers import examples
@@ -60,7 +60,7 @@ def test_the_policy_column_is_the_rule(labels):
 
 
 def test_the_mc_search_reports_only_a_located_error():
-    est = BinarySearch(9, absolute(k=2), outcome=False, after_error="mask")
+    est = BinarySearch(ChainFacts(9, outcome=False, after_error="mask"), absolute(k=2))
     est.record(4, [False, False])  # the first probe failed; nothing before it is known
     assert first_error([v.label for v in est.verdicts()]) == 4
     assert est.first_error() is None

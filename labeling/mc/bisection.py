@@ -19,15 +19,12 @@ The labels: `labeling.mc.posterior` (the method's module).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from labeling.first_error import prefix_claim
 from labeling.mc.estimator import ChainFacts, Estimator, Probe
 from labeling.mc.first_error_model import ErrorPosterior, FirstErrorModel
 from labeling.schema import AfterError
-
-if TYPE_CHECKING:
-    from labeling.mc.posterior import Posterior
 
 # The search goes on while a first error the posterior gives at least this much (or `level`,
 # if lower) could still be located. Tied to `level` alone, a looser level (0.25 and up, the
@@ -50,6 +47,19 @@ LIKELY_STATES = 32
 Counts = tuple[tuple[int, int], ...]  # (successes, decided) of prefixes 0..M-2
 
 
+class PosteriorSettings(Protocol):
+    """What the search asks of the `posterior` method's settings (`labeling.mc.posterior`)."""
+
+    level: float
+    factor: float
+    chain_budget: int
+    probe_right: bool
+
+    def request(self, base: tuple[int, int]) -> int: ...
+
+    def evidence(self, est: PosteriorSearch, step: int, label: bool | None) -> str: ...
+
+
 class PosteriorSearch(Estimator):
     """The search and labels of the module docstring for one chain, with `method`'s settings.
     `may_err[i]` False: step i cannot be the first error (`labeling.mc.spared`). The model
@@ -57,7 +67,7 @@ class PosteriorSearch(Estimator):
     is seen against, the probe size and the evidence use the problem's counts with it
     (`counted`)."""
 
-    def __init__(self, chain: ChainFacts, method: Posterior,
+    def __init__(self, chain: ChainFacts, method: PosteriorSettings,
                  may_err: Sequence[bool] | None = None) -> None:  # fmt: skip
         super().__init__(chain)
         n_steps, outcome = chain.n_steps, chain.outcome

@@ -17,10 +17,9 @@ that ran (`labeling.mc.unbiased.unbiased_rate`); the evidence keeps the raw coun
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Protocol
 
 from labeling.mc.estimator import ChainFacts, Estimator, Probe
-from labeling.mc.unbiased import unbiased_rate
+from labeling.mc.unbiased import StepRule, unbiased_rate
 
 
 class Search(StrEnum):
@@ -28,17 +27,6 @@ class Search(StrEnum):
 
     per_step = "per_step"  # Math-Shepherd: every prefix until its rule decides
     binary_search = "binary_search"  # OmegaPRM: bisection for the first error
-
-
-class StepRule(Protocol):
-    """What a per-step search asks of a chain's rule."""
-
-    @property
-    def request(self) -> int: ...  # rollouts per request
-
-    def budget(self, successes: int) -> int: ...  # rollouts a prefix with these successes may have
-
-    def decide(self, decided: int, successes: int, left: int) -> bool | None: ...
 
 
 def count_evidence(est: Estimator, step: int, label: bool | None) -> str:

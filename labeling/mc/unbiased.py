@@ -5,10 +5,19 @@ from __future__ import annotations
 
 from functools import lru_cache
 from math import comb
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from labeling.mc.searches import StepRule
+
+class StepRule(Protocol):
+    """A per-step stopping rule: what a per-step search (`labeling.mc.searches`) and this
+    estimate ask of it."""
+
+    @property
+    def request(self) -> int: ...  # rollouts per request
+
+    def budget(self, successes: int) -> int: ...  # rollouts a prefix with these successes may have
+
+    def decide(self, decided: int, successes: int, left: int) -> bool | None: ...
 
 
 def unbiased_rate(rule: StepRule, decided: int, successes: int, own: int = 0) -> float:
