@@ -78,7 +78,8 @@ class MonteCarloVerifier:
       speculate: send the requests a search may need next while the engine has room (the
         labels are the same either way: `verifiers.mc.schedule`).
       look_ahead: probes deep those requests go (0: only a pending probe's later rollouts);
-        None: the completer's `look_ahead` (the engines' device), else 1.
+        None: the completer's `look_ahead` (the engines' device), else 1, at most the
+        method's `max_look_ahead` (the job refuses a deeper `labels.mc.look_ahead` at start).
       max_tokens, temperature: per completion (required: the job passes the sampler's when
         `labels.mc` leaves them unset); top_p: the sampler's in the job (1.0 by default).
         seed: base of the per-(problem, chain, step, rollout) seeds.
@@ -189,8 +190,10 @@ class MonteCarloVerifier:
             capacity = int(getattr(self.completer, "capacity", 0) or 0) if self.speculate \
                 else 0
             depth = self.look_ahead
-            if depth is None:  # the engines' device decides
+            if depth is None:  # the engines' device decides, as deep as the method looks
                 depth = int(getattr(self.completer, "look_ahead", 1)) if capacity else 0
+                if self.method.max_look_ahead is not None:
+                    depth = min(depth, self.method.max_look_ahead)
             schedule = Schedule(_Rollouts(self, items, prefixes, stats), len(items), stats, pool,
                                 max_rounds=self.max_rounds, capacity=capacity, depth=depth)
             schedule.run(arrivals(), eager=isinstance(self.completer, AsyncCompleter))
