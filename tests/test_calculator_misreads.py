@@ -56,7 +56,7 @@ ONE_STEP = [
     (
         "train/intermediate_algebra/844",
         r"\[\frac{2}{\frac{1}{a} + \frac{1}{b}} = \frac{2ab}{a + b} = \frac{3}{2},\]so $a + b = \frac{4}{3} ab = 4.$",
-        U,
+        "correct",  # the symbolic checks read the identity and it holds
     ),
     ("train/geometry/883", r"which means that $DF = 2 QD = \boxed{8\sqrt{13}}$.", U),
     ("train/geometry/784", r"Similarly, $GQ = 4/AC = 4/5$ and $GR = 4/AB = 4/3$.", U),

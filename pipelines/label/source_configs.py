@@ -34,6 +34,16 @@ class AnswerSourceConfig:
 @dataclass
 class CalcSourceConfig:
     timeout_s: float = option(2.0, "Wall-clock bound of one sympy claim check.", ROWS, gt=0)
+    symbolic: bool = option(
+        True,
+        "Check relations between expressions too (identities, derivations, claimed solutions;"
+        " docs/labels.md); false: numbers only.",
+        ROWS,
+    )
+    symbolic_timeout_s: float = option(
+        5.0, "Wall-clock bound of one step's symbolic checks; past it the step abstains.", ROWS,
+        gt=0,
+    )
 
 
 @dataclass

@@ -212,9 +212,15 @@ def _answer(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
 
 @runs("calc", CalcSourceConfig)
 def _calc(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
-    from verifiers.calculator.verifier import CalculatorVerifier
+    from verifiers.calculator.verifier import CalcConfig, CalculatorVerifier
 
-    return CalculatorVerifier(timeout_s=section.timeout_s)
+    return CalculatorVerifier(
+        config=CalcConfig(
+            timeout_s=section.timeout_s,
+            symbolic=section.symbolic,
+            symbolic_timeout_s=section.symbolic_timeout_s,
+        )
+    )
 
 
 @runs("tests", TestsSourceConfig)

@@ -28,6 +28,7 @@ from fractions import Fraction
 
 from labeling.schema import Chain, Problem, Status, StepVerdict
 from verifiers.base import ChainVerifier
+from verifiers.calculator.chain_algebra import ChainAlgebra, symbolic_results, warm_checks
 from verifiers.calculator.claims import (
     APPROX_WORDS,
     ClaimResult,
@@ -50,7 +51,6 @@ from verifiers.calculator.evaluate import (
     linear,
     sympy_compare,
     to_fraction,
-    warm_sympy,
 )
 from verifiers.calculator.excuses import excused, numbers, tested
 from verifiers.calculator.extract import (
@@ -99,6 +99,8 @@ class CalcConfig:
     memory_mb: int = 1024  # address-space cap of the worker
     use_sympy: bool = True  # False: irrational claims are skipped, no worker is started
     check_equations: bool = True  # linear equations in one unknown, step to step
+    symbolic: bool = True  # relations between expressions (`chain_algebra`), in the worker
+    symbolic_timeout_s: float = 5.0  # wall clock of one step's symbolic checks
 
 
 @dataclass(slots=True)
@@ -142,6 +144,11 @@ class CalculatorVerifier(ChainVerifier):
         )
         if defines_star(question):
             steps = [read_as_defined(step) for step in steps]
+        algebra = (
+            ChainAlgebra(question, self._sympy_worker, self.config.symbolic_timeout_s)
+            if self.config.symbolic and self.config.use_sympy
+            else None
+        )
         steps = mark_cuts(steps)
         last_eq: _Equation | None = None
         carry = None  # the named result the previous step ended on
@@ -152,6 +159,8 @@ class CalculatorVerifier(ChainVerifier):
             known |= numbers(step)
             results.extend(restated_across(carry, step, problem_claims))
             carry = carried(step)
+            if algebra is not None:
+                results.extend(symbolic_results(algebra.check(step)))
             out.append(_verdict(results))
         return out
 
@@ -217,12 +226,8 @@ class CalculatorVerifier(ChainVerifier):
         text = link_text(link)
         if not self.config.use_sympy:
             return ClaimResult("skipped", text, reason="needs sympy (disabled)")
-        if self._worker is None:
-            self._worker = KillableWorker(
-                memory_mb=self.config.memory_mb, warmup=warm_sympy, warmup_timeout=_WARM_TIMEOUT_S
-            )
         try:
-            left, right, equal = self._worker.call(
+            left, right, equal = self._sympy_worker().call(
                 sympy_compare, link.left.node, link.right.node, timeout=self.config.timeout_s
             )
         except (CheckTimeoutError, CheckMemoryError, CheckCrashedError) as exc:
@@ -237,6 +242,14 @@ class CalculatorVerifier(ChainVerifier):
             return ClaimResult("skipped", text, reason="not a real number")
         computed, claimed = (rv, lv) if link.left.plain and not link.right.plain else (lv, rv)
         return judge(link, computed, claimed, approx, problem_claims, ctx)
+
+    def _sympy_worker(self) -> KillableWorker:
+        """The one child that runs every sympy check of this verifier, started on first use."""
+        if self._worker is None:
+            self._worker = KillableWorker(
+                memory_mb=self.config.memory_mb, warmup=warm_checks, warmup_timeout=_WARM_TIMEOUT_S
+            )
+        return self._worker
 
     def _check_equation(
         self,

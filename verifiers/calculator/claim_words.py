@@ -1,0 +1,112 @@
+"""The words and marks around written relations that decide what they claim.
+
+One set of abstention rules for the symbolic checks: the vocabularies (`NOT_CLAIMED`,
+`CASES`, `TRIAL`, ...) and the small readers of a member's text (`lone`, `free_letters`). What
+each word does is said where `claims_kind`, `identities` and `solutions` use it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from verifiers.calculator.symbolic import Outcome, confirmed, readings
+
+WORD = re.compile(r"[a-z]+|\?")
+# The clause is tested, supposed, rejected or corrected, not claimed.
+NOT_CLAIMED = frozenset(
+    "if suppose supposing assume assuming check checking test testing verify verifying try"
+    " trying whether when otherwise not isn incorrect wrong mistake instead should error"
+    " false contradiction impossible extraneous reject rejected discard invalid doesn"
+    " cannot never no neither nor hypothetically would could might ? approximately"
+    " about roughly nearly around mod modulo pmod congruent estimate estimated recheck"
+    " correction correct actually wait remainder remainders either".split()
+)
+# Two expressions set equal because each equals a third: a condition, whatever the chain.
+SET_EQUAL = re.compile(r"\bthe same\b|\bset(ting)?\b.{0,25}\bequal|equat(e|ing)\b|are equal")
+# Words that derive an equation from the one before it.
+DERIVES = re.compile(
+    r"\bso\b|then|thus|hence|therefore|implies|gives|giving|\bget|obtain|subtract|\badd|divid"
+    r"|multipl|simplif|rearrang|\bmov|becomes|yields|leads|expand|isolat|solv|⟹|\\implies"
+    r"|\\rightarrow|\\to\b|\\Rightarrow|\\Longrightarrow|\bhave\b|factor",
+)
+# Words that make the next equation a case, an alternative or another equation of a system.
+CASES = frozenset(
+    "or either case cases if when where suppose otherwise and also second another alternatively"
+    " similarly whereas while given for each first other".split()
+)
+# Words that give an unknown a value to try, not one found.
+TRIAL = frozenset("let set setting at plug plugging substitute substituting put putting take"
+                   " taking choose choosing pick".split())
+# Words that present values as what solving gave.
+SOLVES = re.compile(r"\bso\b|thus|hence|therefore|solv|\bget|gives|obtain|\bfind|found|yields")
+# Words that open a trial: a value the step gives after them may answer the trial.
+TRIES = frozenset(
+    "if for when suppose let plug plugging substitute substituting try trying test testing"
+    " check checking".split()
+)
+# Words after a value that say what it gives when tried ("x = 2 gives us (x - 2) = 0").
+TRIAL_RESULT = frozenset("gives give yields yield makes make into".split())
+# Words that only join an equation to the value it gives ("... = c, or c = 2336").
+CONNECTS = frozenset("or so i e that is which means we get have then giving and".split())
+# Words that make the values a step gives belong to different cases of a system.
+ALTERNATIVES = frozenset("or either case cases if suppose otherwise when".split())
+FUNC_DEF = re.compile(r"^([a-zA-Z])\s*\(\s*([a-z])\s*\)$")
+# A letter outside a command: the member may hold an unknown.
+LETTER = re.compile(
+    r"(?<![\\A-Za-z])[A-Za-z]|\\(?:alpha|beta|gamma|delta|theta|lambda|mu|phi|psi|omega|sigma"
+    r"|tau|rho)(?![A-Za-z])"
+)
+COMMANDS = re.compile(r"\\[A-Za-z]+")
+GREEK_COMMAND = re.compile(
+    r"\\(?:alpha|beta|gamma|delta|theta|lambda|mu|phi|psi|omega|sigma|tau|rho)(?![A-Za-z])"
+)
+BARE_LETTERS = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+PLAIN = re.compile(r"^\s*-?\s*\d+(\.\d+)?\s*$")
+LONE = re.compile(
+    r"^(?:[A-Za-z]|\\(?:alpha|beta|gamma|delta|theta|lambda|mu|phi|psi|omega|sigma|tau|rho))"
+    r"(?:_\{?\w+\}?)?$"
+)
+
+
+def word_set(text: str) -> set[str]:
+    return set(WORD.findall(text.lower()))
+
+
+def lone(member: str) -> bool:
+    return bool(LONE.match(member.replace(" ", "")))
+
+
+def compact(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+
+def numeric(member: str, defs: dict) -> bool:
+    if LETTER.search(member) and not applies(member, defs):
+        return False
+    found = readings(member, defs)
+    return bool(found) and not any(e.free_symbols for e in found)
+
+
+def free_letters(text: str, defs: dict) -> bool:
+    """Whether the text names an unknown: a letter that is neither a sum's or product's bound
+    variable (`\\sum_{k=1}^{10} k`) nor a function the chain defined, applied."""
+    bound = set(re.findall(r"_\s*\{\s*([A-Za-z])\s*=", text))
+    for name in defs:
+        text = re.sub(rf"(?<![A-Za-z\\]){name}\s*\(", "(", text)
+    if GREEK_COMMAND.search(text):
+        return True
+    letters = set("".join(re.findall(r"[A-Za-z]+", COMMANDS.sub(" ", text))))
+    return bool(letters - bound)
+
+
+def applies(text: str, defs: dict) -> bool:
+    return any(re.search(rf"(?<![A-Za-z\\]){name}\s*\(", text) for name in defs)
+
+
+def confirm(outcome: Outcome, members: tuple[str, ...], defs: dict) -> Outcome:
+    """A False only where the library's reader reads every member as ours does."""
+    if confirmed(members, defs):
+        return outcome
+    return Outcome("skipped", outcome.text, reason="the two readers disagree on what is written")
+

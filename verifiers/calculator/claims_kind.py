@@ -1,0 +1,173 @@
+"""Which written relations a step claims, and which it only sets up or solves.
+
+The symbolic checks' abstention rules, in one place. A relation between expressions is one of:
+
+- a **claim** (checked): a link of a chain of rewrites `A = B = C` after its first (the first
+  link may be the equation being solved, `2^{x-1} + 3^x = 2^{2x} 3^{-x} = (4/3)^x`); any
+  `A = B` whose sides differ by a nonzero constant (as an equation it would have no solution,
+  and the text does not say it has none); a relation between numbers where an exact reading
+  adds to the numeric reader's (a log, a binomial, a sum, trig, a factorial, a function the
+  chain defined). A false identity stands only if it is also false given every condition the
+  problem and the chain wrote about its symbols (`symbolic.follows`): "x^3 + y^3 = (x + y)(4(x
+  + y) - xy)" after "x^2 + y^2 = 4(x + y)" is a substitution, not a slip.
+- a **condition** (not checked as written): an equation with a lone symbol on one side (a
+  definition, a substitution, an assignment), one with a number on one side and symbols on the
+  other, any other two-member equation. Derivations and claimed solutions are checked
+  against conditions.
+- a **definition** `f(x) = ...` with no unknown but its argument: read, never checked; later
+  `f(2)` is read through it. A function defined twice in different ways is not read at all.
+
+Nothing is judged in a clause the text tests, supposes or rejects ("if", "suppose", "check",
+"?", "not", "incorrect", "instead", "extraneous", ...), approximates (`\\approx`, "about"),
+reads modulo something (`\\equiv`, "mod"), or sets equal ("same", "equate", "both"). An
+equation is compared with the condition just before it only when it follows it directly (in
+one display, or across words that derive: "so", "then", "subtract", ...) and never across a
+case or an alternative ("or", "case", "if", "for", "each"), an assignment of the unknown, or
+when both equations share a side ("x - 4 = 1", "x - 4 = 11": cases). A claimed solution is
+put back into the condition written just before it in the same step.
+"""
+
+from __future__ import annotations
+
+from verifiers.calculator.claim_words import (
+    FUNC_DEF,
+    LETTER,
+    NOT_CLAIMED,
+    SET_EQUAL,
+    TRIAL_RESULT,
+    TRIES,
+    compact,
+    confirm,
+    lone,
+    numeric,
+    word_set,
+)
+from verifiers.calculator.identities import judge_link
+from verifiers.calculator.relations import admissible
+from verifiers.calculator.solutions import (
+    Assignment,
+    Condition,
+    Step,
+    derivation,
+    derived_from_any,
+    difference,
+    follows_directly,
+    solutions,
+    unknowns,
+)
+from verifiers.calculator.symbolic import Outcome, readings
+
+__all__ = ["judge_step"]
+
+_MAX_KNOWN = 40
+
+
+def judge_step(payload: tuple) -> tuple[list[Outcome], tuple, tuple, dict]:
+    """(outcomes, last condition, known conditions, functions) after one step.
+
+    `payload` is (clauses, last, known, defs, given): the step's clauses as (members, ops,
+    before, after, region) tuples; the last condition of the step before as a (left, right)
+    tuple or (); every condition the problem and the chain wrote so far as (left, right)
+    tuples; the chain's function definitions {name: (arg, body) or None when ambiguous}; the
+    compact texts of the problem's own relations."""
+    clauses, last, known, def_texts, given = payload
+    known = list(known)
+    def_texts = dict(def_texts)
+    defs = _definitions(def_texts)
+    step = Step()
+    previous = Condition(last[0], last[1], -1, -1) if last else None
+    step_words = set().union(*(word_set(c[2]) for c in clauses)) if clauses else set()
+    skipped_region = -1
+    trials = False
+    # What the text says after a display ("This is a contradiction") speaks of all of it.
+    region_after = {c[4]: c[3] for c in clauses}
+    for k, (members, ops, before, after, region) in enumerate(clauses):
+        words = word_set(before) | word_set(region_after[region].split(".")[0])
+        if (m := FUNC_DEF.match(members[0].replace(" ", ""))) and ops[0] == "=":
+            _define(def_texts, m.group(1), m.group(2), members[1])
+            defs = _definitions(def_texts)
+            continue
+        if words & TRIES:
+            trials = True  # from here on, a value this step gives may answer a trial
+        if (
+            words & NOT_CLAIMED
+            or set(ops) & {"~", "===", "!="}
+            or SET_EQUAL.search(before.lower())
+            or region == skipped_region
+        ):
+            # A trial or a case, and whatever the same display derives from it.
+            previous = None
+            skipped_region = region
+            step.barriers.append(k)
+            continue
+        if lone(members[0]) and ops[0] == "=":
+            previous = None  # an unknown given a value: the next equation starts afresh
+            if (
+                len(members) >= 2
+                and numeric(members[-1], defs)
+                and not trials
+                and not word_set(after.split(".")[0]) & TRIAL_RESULT
+                and "=" in ops
+            ):
+                step.assignments.append(
+                    Assignment(compact(members[0]), members[-1], k, region, before)
+                )
+        for i, op in enumerate(ops):
+            left, right = members[i], members[i + 1]
+            if not (admissible(left) and admissible(right)):
+                continue
+            if compact(f"{left}={right}") in given or (i == 0 and lone(left)):
+                continue
+            outcome = judge_link(members, i, op, defs, known, before)
+            if outcome is not None:
+                if outcome.outcome == "false":
+                    outcome = confirm(outcome, (left, right), defs)
+                step.out.append(outcome)
+                continue
+            if op != "=" or not LETTER.search(left + right):
+                continue
+            here = Condition(left, right, k, region)
+            if previous is not None and follows_directly(previous, here, before):
+                result = derivation(previous, here, before, defs)
+                # A system's next line may come from any of its equations: a derivation
+                # consistent with another equation of the step is no slip.
+                if result is not None and derived_from_any(here, step.conditions, defs):
+                    result = None
+                if result is not None and not any(
+                    derivation(other, here, before, defs) is None
+                    and difference(other.left, other.right, defs) is not None
+                    and unknowns(other, defs) == unknowns(here, defs)
+                    for other in step.conditions if other is not previous
+                ):  # fmt: skip
+                    members_read = (previous.left, previous.right, left, right)
+                    step.out.append(confirm(result, members_read, defs))
+            step.conditions.append(here)
+            known.append((left, right))
+            previous = here
+    step.out.extend(solutions(step, defs, step_words))
+    last_out = (previous.left, previous.right) if previous is not None else ()
+    return step.out, last_out, tuple(known[-_MAX_KNOWN:]), def_texts
+
+
+
+def _define(def_texts: dict, name: str, arg: str, body: str) -> None:
+    if name in def_texts and def_texts[name] != (arg, body):
+        def_texts[name] = None  # defined twice, differently: which one a later use means is ours
+    else:  # to guess, so neither is read
+        def_texts[name] = (arg, body)
+
+
+def _definitions(def_texts: dict) -> dict:
+    import sympy
+
+    defs = {}
+    for name, found in def_texts.items():
+        if found is None:
+            continue
+        arg, body = found
+        parsed = readings(body, defs)
+        # `f(x) = 2` says where f is 2, not what f is: a definition uses its argument.
+        if len(parsed) == 1 and sympy.Symbol(arg) in parsed[0].free_symbols:
+            defs[name] = (sympy.Symbol(arg), parsed[0])
+    return defs
+

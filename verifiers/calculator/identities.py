@@ -1,0 +1,198 @@
+"""Identities a step claims: which links between expressions claim to hold for every value.
+
+See `verifiers.calculator.claims_kind` for the rules in words; `judge_link` applies them to one
+link and evaluates it (`symbolic.compare_identity`, exact numbers for relations between
+numbers), `known_polynomials` and `symbolic.follows` spare a link that the problem's or the
+chain's conditions make true.
+"""
+
+from __future__ import annotations
+
+import re
+
+from verifiers.calculator.claim_words import (
+    BARE_LETTERS,
+    LETTER,
+    PLAIN,
+    applies,
+    free_letters,
+    lone,
+    numeric,
+)
+from verifiers.calculator.relations import admissible
+from verifiers.calculator.symbolic import (
+    Outcome,
+    check_number,
+    compare_identity,
+    follows,
+    readings,
+    same_value,
+)
+
+
+def judge_link(
+    members: tuple[str, ...], i: int, op: str, defs: dict, known: list, before: str
+) -> Outcome | None:
+    """A claim's outcome, or None when the link is a condition (or unreadable)."""
+    left, right = members[i], members[i + 1]
+    text = f"{left} {op} {right}"
+    if not free_letters(left + right, defs) or (
+        applies(left + right, defs) and numeric(left, defs) and numeric(right, defs)
+    ):
+        if op != "=" and LETTER.search(left + right):
+            return None  # `f(0) > 0`: a property a function is said to have, often a supposition
+        if PLAIN.match(left) and PLAIN.match(right):
+            return None  # `10 = -10`: two numbers side by side compare; they compute nothing
+        outcome = check_number(left, op, right, defs)
+        if outcome.outcome == "false" and _recovered(members, i, defs):
+            return Outcome("skipped", text, reason="a later member has the true value")
+        return outcome
+    lefts, rights = readings(left, defs), readings(right, defs)
+    if not lefts or not rights or op != "=" or lone(left) or lone(right):
+        return None
+    one_sided = not all(e.free_symbols for e in lefts + rights)
+    if not one_sided and any(a.free_symbols != b.free_symbols for a in lefts for b in rights):
+        return None  # a member brings unknowns of its own: coefficients to match, a condition
+    verdicts = [compare_identity(a, b) for a in lefts for b in rights]
+    symbolic_side = lefts[0] if lefts[0].free_symbols else rights[0]
+    if one_sided and (
+        any(v[1] is None for v in verdicts)
+        or not symbolic_side.free_symbols
+        or _same_degree(symbolic_side, symbolic_side) is not None
+    ):
+        # A number on one side: an equation to solve, unless the other side is a function
+        # that is constant (`\sin^2 x + \cos^2 x`); a polynomial that collapses to a number is
+        # a case tested, not an identity claimed.
+        return None
+    if any(v[0] != "false" for v in verdicts):
+        if one_sided:
+            return None
+        return Outcome("holds", text) if verdicts[0][0] == "holds" else None
+    # From here the link is false wherever it is read; one side a number and the other
+    # constant-valued (`\sin^2 x + \cos^2 x = 2`) is no equation anyone solves.
+    _, constant, witness = verdicts[0]
+    # A chain is one of rewrites when another of its links between expressions holds as an
+    # identity; `a/b = c/d = e/f` and `abc = 6(a + b + c)` set up conditions instead. A link
+    # on its own claims an identity when it rewrites one form into another (factored or
+    # grouped against expanded) keeping the leading terms, as a slip in a rewrite does.
+    if constant is None and not (
+        (
+            _rewrites(members, i, defs)
+            and _same_degree(lefts[0], rights[0])
+            and _terms(lefts[0] - rights[0]) == 1
+        )
+        or _rewrite_of(left, right, lefts[0], rights[0], before)
+    ):
+        return None
+    if follows(lefts[0] - rights[0], known_polynomials(known, defs, lefts[0], rights[0])):
+        return None  # true given what the problem or the chain wrote about its symbols
+    if constant is not None:
+        return Outcome("false", text, reason=f"the two sides differ by {fmt(constant)}")
+    subs, a, b = witness
+    at = ", ".join(f"{s} = {v}" for s, v in subs.items())
+    return Outcome("false", text, reason=f"at {at} the sides are {fmt(a)} and {fmt(b)}")
+
+
+
+# Words that announce a rewrite of one expression, not an equation to solve.
+_REWRITE = re.compile(r"expand|factor|multiply(ing)? out|distribut|identity|formula")
+_FORMULA = re.compile(
+    r"formula\W*$|the identity\W*$|double.angle|half.angle"
+)
+# A form written grouped: a power or a product of a bracket, a fraction.
+_GROUPED = re.compile(r"\)\s*\^|\)\s*\(|\d\s*\(|[A-Za-z]\s*\(|\\frac|\\sqrt|\)\s*[A-Za-z]")
+
+
+def _terms(expr) -> int:
+    import sympy
+
+    return len(sympy.Add.make_args(sympy.expand(sympy.fraction(sympy.together(expr))[0])))
+
+
+def _same_degree(a, b) -> bool | None:
+    """Whether two polynomials have the same total degree (None: not polynomials)."""
+    import sympy
+
+    names = sorted(a.free_symbols | b.free_symbols, key=str)
+    try:
+        pa, pb = sympy.Poly(sympy.expand(a), *names), sympy.Poly(sympy.expand(b), *names)
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
+        return None
+    return pa.total_degree() == pb.total_degree() >= 1
+
+
+def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
+    """A two-member link that rewrites one form into another: a grouped form (a power or a
+    product of brackets, a fraction) against an expanded one of the same degree, whose
+    difference is smaller than either side (a slip changes a term or two), or any two forms
+    the text announces as a rewrite ("expanding", "by the double-angle formula")."""
+    cue = bool(_REWRITE.search(before.lower()[-80:]))
+    degree = _same_degree(a, b)
+    if degree is None:
+        # "This simplifies to 1/x^2 = 1/(5 - x)^2" is an equation as often as not: beyond
+        # polynomials only a named identity makes the link a claim.
+        return bool(_FORMULA.search(before.lower()[-30:]))
+    grouped = (bool(_GROUPED.search(left)), bool(_GROUPED.search(right)))
+    if grouped[0] == grouped[1] or not degree:
+        return False  # the same form on both sides: an equation between them, as likely
+    return cue or _terms(a - b) == 1
+
+
+def _rewrites(members: tuple[str, ...], i: int, defs: dict) -> bool:
+    """Whether another link of the chain, between expressions with unknowns, is an identity."""
+    for j in range(len(members) - 1):
+        if j == i or not (admissible(members[j]) and admissible(members[j + 1])):
+            continue
+        a, b = readings(members[j], defs), readings(members[j + 1], defs)
+        if len(a) != 1 or len(b) != 1 or not a[0].free_symbols or not b[0].free_symbols:
+            continue
+        if lone(members[j]) or lone(members[j + 1]):
+            continue
+        if compare_identity(a[0], b[0])[0] == "holds":
+            return True
+    return False
+
+
+def known_polynomials(known: list, defs: dict, *exprs) -> list | None:
+    """The known conditions about the claim's symbols, as expressions equal to zero; None when
+    one of them cannot be read (then nothing can be said about what they imply)."""
+    symbols = set().union(*(e.free_symbols for e in exprs))
+    out = []
+    letters = {str(s)[0] for s in symbols}
+    for left, right in known:
+        a, b = readings(left, defs), readings(right, defs)
+        if not (admissible(left) and admissible(right)) or len(a) != 1 or len(b) != 1:
+            if set(BARE_LETTERS.findall(left + right)) & letters:
+                return None  # a condition about these unknowns we cannot read
+            continue
+        expr = a[0] - b[0]
+        if expr.free_symbols & symbols:
+            out.append(expr)
+    return out
+
+
+def _recovered(members: tuple[str, ...], i: int, defs: dict) -> bool:
+    """`5!/2! = (5·4·3)/(2·1) = 60`: two members on either side of the false link agree, so
+    the chain takes the slip back (or the slip is a typo between right values)."""
+    values = []
+    for member in members:
+        found = readings(member, defs)
+        values.append(found[0] if len(found) == 1 and not found[0].free_symbols else None)
+    return any(
+        values[j] is not None
+        and values[k] is not None
+        and (j, k) != (i, i + 1)
+        and same_value(values[j], values[k])
+        for j in range(i + 1)
+        for k in range(i + 1, len(values))
+    )
+
+
+def fmt(value) -> str:
+    import sympy
+
+    simple = sympy.nsimplify(value, tolerance=1e-25, rational=True)
+    if simple.is_Rational and len(str(simple)) <= 20:
+        return str(simple)
+    return str(sympy.N(value, 6))
+

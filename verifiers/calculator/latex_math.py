@@ -1,0 +1,330 @@
+"""A member of a relation (whitelisted LaTeX) to a sympy expression, built directly.
+
+Why not only `latex2sympy2_extended`: its ANTLR grammar runs in pure Python and takes tens of
+milliseconds on an expression it has not seen (most of them), and it reads `2(3)` as 5 and
+lowercases symbols unless told not to. This reader covers the whitelist `relations.admissible`
+lets through and builds sympy objects node by node (no text is ever evaluated); a False the
+symbolic checker finds is read again by `latex2sympy2_extended` and stands only if both
+readers agree on both sides (`symbolic.confirmed`).
+
+Grammar, loosest first: sum of terms; a term is factors joined by `\\cdot`, `\\times`, `/`,
+`\\div` or juxtaposition (`2x`, `ab`, `x(x-3)`); a factor is an optional sign and a power; a
+power is a primary with `^` and `!`. Primaries: numbers, one-letter symbols (with a
+subscript), Greek letters, `\\pi`, groups in `()`, `[]`, `{}`, `\\frac`, `\\sqrt[n]{}`,
+`\\binom`, functions (trig, `\\ln`, `\\log`, `\\log_b`, a letter the chain defined), finite
+`\\sum`/`\\prod` with integer bounds. A function's argument without parentheses runs over the
+juxtaposed factors that follow it (`\\sin 2x` is sin(2x)) and stops at the next function.
+`ParseError` for anything else: what is not read whole is not read.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["ParseError", "read_member"]
+
+
+class ParseError(ValueError):
+    """The member holds something outside the grammar."""
+
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>\d+(?:\{,\}\d{3})*(?:\.\d+)?)|(?P<cmd>\\[A-Za-z]+)|(?P<letter>[A-Za-z])"
+    r"|(?P<sym>[-+*/^_!(){}\[\],]))"
+)
+_GREEK = frozenset("alpha beta gamma delta theta lambda mu phi psi omega sigma tau rho".split())
+_TRIG = frozenset("sin cos tan cot sec csc".split())
+# Letters that name functions more often than numbers: `f(x)` is no product we may read.
+_FUNCTION_LETTERS = frozenset("f g h p q".split())
+_IGNORED = frozenset("left right displaystyle".split())
+_MAX_RANGE = 2000
+_DERIVATIVE = re.compile(r"\\frac\s*\{\s*d|\bd[a-z]\b")
+_MAX_EXPONENT = 10_000
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    pos = 0
+    text = text.rstrip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            raise ParseError(f"unreadable at {text[pos:pos + 10]!r}")
+        pos = m.end()
+        kind = m.lastgroup or ""
+        value = m.group(kind)
+        if kind == "cmd":
+            name = value[1:]
+            if name in _IGNORED:
+                continue
+            if name in ("cdot", "times"):
+                kind, value = "sym", "*"
+            elif name == "div":
+                kind, value = "sym", "/"
+            elif name in ("dfrac", "tfrac"):
+                value = "\\frac"
+        if kind == "num":
+            value = value.replace("{,}", "")
+        out.append((kind, value))
+    return out
+
+
+class _Reader:
+    def __init__(self, tokens: list[tuple[str, str]], log_base: str, functions: frozenset):
+        import sympy
+
+        self.sp = sympy
+        self.toks = tokens
+        self.i = 0
+        self.log_base = log_base
+        self.functions = functions
+
+    # --- token helpers ---------------------------------------------------------------------
+    def peek(self, ahead: int = 0) -> tuple[str, str]:
+        j = self.i + ahead
+        return self.toks[j] if j < len(self.toks) else ("end", "")
+
+    def take(self, value: str | None = None) -> tuple[str, str]:
+        tok = self.peek()
+        if tok[0] == "end" or (value is not None and tok[1] != value):
+            raise ParseError(f"expected {value!r}, found {tok[1]!r}")
+        self.i += 1
+        return tok
+
+    def group(self):
+        """`{...}` or a single token's primary (`^2`, `\\frac12`)."""
+        if self.peek()[1] == "{":
+            self.take("{")
+            value = self.sum()
+            self.take("}")
+            return value
+        kind, value = self.peek()
+        if kind == "num" and len(value) > 1:
+            raise ParseError("`^23`, `\\frac12`: which digits the group takes is a guess")
+        return self.primary()
+
+    # --- grammar ----------------------------------------------------------------------------
+    def sum(self):
+        value = self.term()
+        while self.peek()[1] in ("+", "-"):
+            op = self.take()[1]
+            right = self.term()
+            value = value + right if op == "+" else value - right
+        return value
+
+    def term(self):
+        value = self.signed()
+        while True:
+            kind, tok = self.peek()
+            if tok in ("*", "/"):
+                self.take()
+                right = self.signed()
+                value = value * right if tok == "*" else value / right
+                after = self.peek()
+                if tok == "/" and self._starts_primary(*after):
+                    raise ParseError("`1/2x`: what the division covers is a guess")
+            elif self._starts_primary(kind, tok):
+                value = value * self.power()
+            else:
+                return value
+
+    def signed(self):
+        if self.peek()[1] == "-":
+            self.take()
+            return -self.signed()
+        if self.peek()[1] == "+":
+            self.take()
+            return self.signed()
+        return self.power()
+
+    def _starts_primary(self, kind: str, tok: str) -> bool:
+        return kind in ("num", "letter", "cmd") or tok in ("(", "[", "{")
+
+    def power(self):
+        base = self.primary()
+        while True:
+            tok = self.peek()[1]
+            if tok == "^":
+                self.take()
+                exponent = self.signed_group()
+                if exponent.is_number and abs(exponent) > _MAX_EXPONENT:
+                    raise ParseError("exponent too large")
+                base = self.sp.Pow(base, exponent)
+            elif tok == "!":
+                self.take()
+                if not (base.is_Integer and 0 <= base <= 1000):
+                    raise ParseError("factorial of something other than a small integer")
+                base = self.sp.factorial(base)
+            else:
+                return base
+
+    def signed_group(self):
+        if self.peek()[1] == "-":
+            self.take()
+            return -self.group()
+        return self.group()
+
+    def primary(self):
+        sp = self.sp
+        kind, tok = self.take()
+        if kind == "num":
+            return sp.Rational(tok)
+        if kind == "letter":
+            if self.peek()[1] == "(" and tok in self.functions:
+                self.take("(")
+                arg = self.sum()
+                self.take(")")
+                return sp.Function(tok)(arg)
+            if self.peek()[1] == "(" and (tok.isupper() or tok in _FUNCTION_LETTERS):
+                raise ParseError(f"`{tok}(...)`: a function nobody defined, or a product")
+            return sp.Symbol(tok + self.subscript())
+        if tok in ("(", "["):
+            value = self.sum()
+            self.take(")" if tok == "(" else "]")
+            return value
+        if tok == "{":
+            value = self.sum()
+            self.take("}")
+            return value
+        if kind != "cmd":
+            raise ParseError(f"unexpected {tok!r}")
+        name = tok[1:]
+        if name in _GREEK:
+            return sp.Symbol(name + self.subscript())
+        if name == "pi":
+            return sp.pi
+        if name == "frac":
+            num = self.group()
+            den = self.group()
+            return num / den
+        if name == "sqrt":
+            index = None
+            if self.peek()[1] == "[":
+                self.take("[")
+                index = self.sum()
+                self.take("]")
+            radicand = self.group()
+            return sp.sqrt(radicand) if index is None else sp.root(radicand, index)
+        if name == "binom":
+            n, k = self.group(), self.group()
+            if not (n.is_Integer and k.is_Integer):
+                raise ParseError("binomial of non-integers")
+            return sp.binomial(n, k)
+        if name in _TRIG or name in ("ln", "log"):
+            return self.function(name)
+        if name in ("sum", "prod"):
+            return self.big_operator(name)
+        raise ParseError(f"command {tok}")
+
+    def subscript(self) -> str:
+        if self.peek()[1] != "_":
+            return ""
+        self.take("_")
+        if self.peek()[1] == "{":
+            self.take("{")
+            parts = []
+            while self.peek()[1] != "}":
+                kind, value = self.take()
+                if kind not in ("num", "letter"):
+                    raise ParseError("subscript")
+                parts.append(value)
+            self.take("}")
+            return "_" + "".join(parts)
+        kind, value = self.take()
+        if kind not in ("num", "letter"):
+            raise ParseError("subscript")
+        return "_" + value
+
+    def function(self, name: str):
+        sp = self.sp
+        base = None
+        if name == "log" and self.peek()[1] == "_":
+            self.take("_")
+            base = self.group()
+        exponent = None
+        if self.peek()[1] == "^":
+            self.take("^")
+            exponent = self.signed_group()
+            if exponent.is_number and exponent < 0:
+                raise ParseError("an inverse function written as a power")
+        arg = self.argument()
+        if name == "ln":
+            value = sp.log(arg)
+        elif name == "log":
+            if base is None:
+                base = sp.Integer(10) if self.log_base == "10" else None
+            value = sp.log(arg) if base is None else sp.log(arg, base)
+        else:
+            if not arg.free_symbols and not arg.has(sp.pi):
+                raise ParseError("`\\tan 45`: an angle in degrees or in radians is a guess")
+            value = getattr(sp, name)(arg)
+        return value if exponent is None else value**exponent
+
+    def argument(self):
+        """`(x)`, `{x}`, or the juxtaposed factors up to the next function or operator."""
+        if self.peek()[1] in ("(", "{", "["):
+            return self.primary()  # `\\sin(x)^2` squares the sine, not x
+        value = None
+        while True:
+            kind, tok = self.peek()
+            if kind == "cmd" and tok[1:] in _TRIG | {"ln", "log", "sum", "prod"}:
+                break
+            if not (kind in ("num", "letter") or tok in ("\\pi", "\\frac", "\\sqrt")
+                    or tok[1:] in _GREEK):  # fmt: skip
+                break
+            factor = self.power()
+            value = factor if value is None else value * factor
+        if value is None:
+            raise ParseError("a function without its argument")
+        return value
+
+    def big_operator(self, name: str):
+        # Only a member that is one whole sum or product is read (`read_member`): inside a
+        # larger expression, where its body ends is a guess.
+        raise ParseError(f"\\{name} inside a larger expression")
+
+
+def _bounds(text: str) -> tuple[str, int, int, str] | None:
+    """`\\sum_{k=1}^{10} body` as (op, low, high, body text)."""
+    m = re.match(
+        r"^\s*\\(sum|prod)\s*_\s*\{\s*([a-z])\s*=\s*(-?\d+)\s*\}\s*\^\s*(?:\{\s*(-?\d+)\s*\}|(\d))"
+        r"\s*(.+)$",
+        text,
+        re.S,
+    )
+    if not m:
+        return None
+    op, var, low, high = m.group(1), m.group(2), int(m.group(3)), int(m.group(4) or m.group(5))
+    return op, low, high, var + "\x00" + m.group(6)
+
+
+@lru_cache(maxsize=8192)
+def read_member(text: str, log_base: str = "10", functions: frozenset = frozenset()):
+    """The member as a sympy expression (`ParseError` when outside the grammar).
+
+    `log_base` "10" reads an unbased `\\log` as base 10, anything else as natural;
+    `functions` are letters the chain defined as functions (`f(2)` is then an application)."""
+    import sympy
+
+    if _DERIVATIVE.search(text):
+        raise ParseError("a derivative in Leibniz notation")
+    if (big := _bounds(text)) is not None:
+        op, low, high, rest = big
+        var, body_text = rest.split("\x00", 1)
+        if not 0 <= high - low <= _MAX_RANGE:
+            raise ParseError("range too long")
+        trig = re.search(r"\\(sin|cos|tan|cot|sec|csc)(?![A-Za-z])", body_text)
+        if trig and "\\pi" not in body_text:
+            raise ParseError("`\\sum \\cos 2x`: an angle in degrees or in radians is a guess")
+        body = read_member(body_text, log_base, functions)
+        if "+" in body_text.replace("{+", "").strip("+-") or "-" in body_text.strip("-"):
+            raise ParseError("which terms a sum covers is not written")
+        symbol = sympy.Symbol(var)
+        values = [body.xreplace({symbol: sympy.Integer(k)}) for k in range(low, high + 1)]
+        return sympy.Add(*values) if op == "sum" else sympy.Mul(*values)
+    reader = _Reader(_tokens(text), log_base, functions)
+    value = reader.sum()
+    if reader.peek()[0] != "end":
+        raise ParseError(f"left over: {reader.peek()[1]!r}")
+    return value

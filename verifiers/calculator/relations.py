@@ -1,0 +1,216 @@
+"""From a step's LaTeX to written relations: chains of members joined by `=`, `<`, `\\le`, ...
+
+The reader of the symbolic checks. Pure text work, no evaluation: it finds the math a step
+writes (`$...$`, `\\(...\\)`, `\\[...\\]`, `$$...$$`, `align`-like environments), cuts it into
+clauses (line breaks, `\\quad`, `\\text{...}` words, top-level commas and semicolons), and each
+clause into a chain of members at its top-level relation signs. A member is kept only when every
+piece of it is on a whitelist the parser reads exactly (`admissible`): numbers, one-letter and
+Greek symbols, `\\frac`, `\\sqrt`, powers, implicit products, `\\cdot`, `\\times`, `\\div`,
+logs, trig, `\\binom`, finite sums and products with written bounds, factorials. Anything else
+(`\\text`, degrees, `\\%`, `\\pm`, primes, `\\overline`, juxtaposed capitals that name points or
+segments, `e` and `i` whose meaning is not ours to guess) makes the member unreadable, and a
+chain with an unreadable member keeps only the links between readable neighbours.
+
+What this does NOT do: read relations written in words ("is equal to"), read plain-text math
+outside LaTeX delimiters (the numeric reader does that), or decide what a relation claims
+(`verifiers.calculator.symbolic` does).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+__all__ = ["Clause", "Relation", "admissible", "clauses", "math_regions"]
+
+# Relation signs at the top level of a clause, longest spelling first.
+_RELATIONS = (
+    (r"\leqslant", "<="), (r"\geqslant", ">="), (r"\leq", "<="), (r"\geq", ">="),
+    (r"\le", "<="), (r"\ge", ">="), (r"\neq", "!="), (r"\ne", "!="), (r"\approx", "~"),
+    (r"\equiv", "==="), (r"\sim", "~"), ("<=", "<="), (">=", ">="), ("=", "="), ("<", "<"),
+    (">", ">"), ("≈", "~"), ("≤", "<="), ("≥", ">="), ("≠", "!="),
+)  # fmt: skip
+# Signs that end a clause: what follows is another statement.
+_CLAUSE_BREAKS = (
+    r"\implies", r"\Rightarrow", r"\Longrightarrow", r"\rightarrow", r"\Leftrightarrow",
+    r"\iff", r"\therefore", r"\to", r"\quad", r"\qquad", r"\\", ";", r"\text", r"\textbf",
+    r"\mathrm", r"\mbox", r"\hspace", r"\because",
+)  # fmt: skip
+_REGION = re.compile(
+    r"\\\[(?P<a>.+?)\\\]|\$\$(?P<b>.+?)\$\$|\\\((?P<c>.+?)\\\)|(?<!\\)\$(?P<d>[^$]+?)(?<!\\)\$"
+    r"|\\begin\{(?P<env>align\*?|aligned|equation\*?|gather\*?|eqnarray\*?|split)\}"
+    r"(?P<e>.+?)\\end\{(?P=env)\}",
+    re.S,
+)
+# Commands a member may hold: the parser reads each of them exactly.
+_ALLOWED_COMMANDS = frozenset(
+    "frac dfrac tfrac sqrt cdot times div pi sin cos tan cot sec csc log ln binom sum prod"
+    " left right alpha beta gamma delta theta lambda mu phi psi omega sigma tau rho".split()
+)
+_COMMAND = re.compile(r"\\([A-Za-z]+)")
+_SPACING = re.compile(r"\\[,;:! ]|\\(?:displaystyle|limits|big|Big|bigg|Bigg)(?![A-Za-z])")
+_TEXT_ARG = re.compile(r"\\(?:text|textbf|mathrm|mbox|operatorname)\s*\{([^{}]*)\}")
+_LETTERS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]+")
+# Two capitals side by side name points or segments (AB, ABC), never a product we may read.
+# Unit spellings written bare in math ("5 cm"): letters that are no product of unknowns.
+_UNITS = frozenset("cm mm km kg mg ft yd mph hr hrs min mins sec ml lb lbs oz sq".split())
+_CAPITALS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]*[A-Z][A-Z]")
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """`left op right`, two neighbouring members of a chain; `index` is the link's place."""
+
+    left: str
+    op: str
+    right: str
+    index: int  # 0 for the chain's first link
+    length: int  # members in the whole chain
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """One clause of math: its chain of members and the words written just before it."""
+
+    members: tuple[str, ...]
+    ops: tuple[str, ...]
+    before: str  # the prose (or `\\text` words) between the previous clause and this one
+    region: int  # which math region of the step
+    after: str = ""  # the prose right after the region, when this is its last clause
+
+    @property
+    def links(self) -> list[Relation]:
+        return [
+            Relation(self.members[i], op, self.members[i + 1], i, len(self.members))
+            for i, op in enumerate(self.ops)
+        ]
+
+
+def math_regions(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, body) of every delimited math region, in order."""
+    out = []
+    for m in _REGION.finditer(text):
+        body = next(g for g in (m.group(k) for k in "abcde") if g is not None)
+        out.append((m.start(), m.end(), body))
+    return out
+
+
+def _depth_split(body: str, seps: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Cut `body` at top-level occurrences of `seps` (outside braces, brackets and parentheses):
+    [(piece, separator that ended it)]. A command separator (`\\le`) must not run on into
+    letters (`\\left`)."""
+    out: list[tuple[str, str]] = []
+    depth, start, i = 0, 0, 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and body.startswith(("\\{", "\\}"), i):
+            depth += 1 if body[i + 1] == "{" else -1
+            i += 2
+            continue
+        if ch in "{([":
+            depth += 1
+        elif ch in "})]":
+            depth -= 1
+        elif depth == 0:
+            if ch == "," and body[i - 1 : i].isdigit() and re.match(r"\d{3}(?!\d)", body[i + 1 :]):
+                i += 1  # "1,999,999": a thousands separator, not a list
+                continue
+            for sep in seps:
+                if body.startswith(sep, i) and not (
+                    sep[-1].isalpha() and body[i + len(sep) : i + len(sep) + 1].isalpha()
+                ):
+                    out.append((body[start:i], sep))
+                    i += len(sep)
+                    start = i
+                    break
+            else:
+                i += 1
+                continue
+            continue
+        i += 1
+    out.append((body[start:], ""))
+    return out
+
+
+def _relation_split(clause: str) -> tuple[list[str], list[str]]:
+    spellings = tuple(s for s, _ in _RELATIONS)
+    canon = dict(_RELATIONS)
+    pieces = _depth_split(clause, spellings)
+    # A sentence's full stop or comma written inside the math belongs to the prose.
+    members = [p.strip().rstrip(".,;").strip() for p, _ in pieces]
+    ops = [canon[sep] for _, sep in pieces[:-1]]
+    return members, ops
+
+
+def clauses(step: str) -> list[Clause]:
+    """Every clause of math in the step, with the words before it. A line that starts with
+    `=` (in an `align`, or a display right after another) goes on with the chain before it."""
+    out: list[Clause] = []
+    last_end = 0
+    regions = math_regions(step)
+    open_chain = False  # the last clause read may go on in a line that starts with `=`
+    for region, (start, end, body) in enumerate(regions):
+        prose = step[last_end:start]
+        last_end = end
+        following = step[end : regions[region + 1][0] if region + 1 < len(regions) else None]
+        first = len(out)
+        body = _SPACING.sub(" ", body.replace("&", " "))
+        # `\text{or}` and friends are words between clauses; keep them as the next one's words.
+        body = _TEXT_ARG.sub(lambda m: "\\text" + " " + m.group(1).replace("\\", " ") + " ", body)
+        pieces = _depth_split(body, _CLAUSE_BREAKS + (",",))
+        words = prose
+        open_chain = open_chain and not prose.strip()
+        for piece, sep in pieces:
+            text = piece.strip()
+            if sep in (r"\text", r"\textbf", r"\mathrm", r"\mbox"):
+                words += " " + text
+                continue
+            if not text:
+                words += " " + sep
+                continue
+            members, ops = _relation_split(text)
+            if len(members) > 1 and members[0] == "" and open_chain and all(members[1:]):
+                last = out[-1]
+                out[-1] = replace(
+                    last, members=last.members + tuple(members[1:]), ops=last.ops + tuple(ops)
+                )
+            elif ops and all(members):
+                out.append(Clause(tuple(members), tuple(ops), words.strip(), region))
+            open_chain = bool(ops) and all(members[1:]) and bool(out)
+            words = sep if sep not in (",",) else ","
+        if len(out) > first:
+            out[-1] = replace(out[-1], after=following)
+    return out
+
+
+def admissible(member: str) -> bool:
+    """Whether every piece of a member is one the parser reads exactly and we read alike."""
+    if not member or len(member) > 400:
+        return False
+    if any(c in member for c in "'%&|$\"?:") or re.search(r"[^\d)\s]\s*!", member):
+        return False
+    for name in _COMMAND.findall(member):
+        if name not in _ALLOWED_COMMANDS:
+            return False
+    if r"\circ" in member or "^\\circ" in member or "_" in _strip_bounds(member):
+        return False
+    if _CAPITALS.search(_COMMAND.sub(" ", member)):
+        return False
+    bound = set(re.findall(r"_\s*\{\s*([a-z])\s*=", member))  # a sum's index, `i` too
+    words = [w for w in _LETTERS.findall(_COMMAND.sub(" ", member)) if w not in bound]
+    if any("e" in w or "i" in w or w in _UNITS for w in words):
+        return False
+    if re.search(r"\d\s*\\[dt]?frac", member):  # 2\frac{1}{2}: a mixed number or a product
+        return False
+    if re.search(r"\d\s*,\s*\d{3}", member) or re.search(r"\d\.\d*\.", member):
+        return False
+    if re.search(r"\^\s*\{?\s*-\s*1\s*\}?\s*\(", member):
+        return False  # `f^{-1}(5)`: an inverse function, not a reciprocal
+    if re.search(r"(?<![\d.])0\d", member):
+        return False  # `000`: the tail of a number cut at a comma
+    return True
+
+
+def _strip_bounds(member: str) -> str:
+    """The member without the subscripts the whitelist reads (`\\log_2`, `\\sum_{k=1}`)."""
+    return re.sub(r"\\(log|sum|prod)\s*_\s*(\{[^{}]*\}|\w)", r"\\\1", member)

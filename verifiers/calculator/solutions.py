@@ -1,0 +1,270 @@
+"""Derivations and claimed solutions: equations judged against the conditions before them.
+
+See `verifiers.calculator.claims_kind` for the rules in words. A step's conditions and the
+values it gives its unknowns are collected in a `Step`; `derivation` compares an equation with
+the one it follows from, `solutions` puts the values back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from verifiers.calculator.claim_words import (
+    ALTERNATIVES,
+    CASES,
+    CONNECTS,
+    DERIVES,
+    SOLVES,
+    compact,
+    word_set,
+)
+from verifiers.calculator.relations import admissible
+from verifiers.calculator.symbolic import (
+    Outcome,
+    confirmed,
+    follows,
+    readings,
+    roots_of,
+    same_value,
+    value_at,
+)
+
+
+@dataclass
+class Condition:
+    left: str
+    right: str
+    clause: int  # -1: from an earlier step
+    region: int
+
+
+@dataclass
+class Assignment:
+    name: str
+    value: str
+    clause: int
+    region: int
+    before: str
+
+
+@dataclass
+class Step:
+    out: list[Outcome] = field(default_factory=list)
+    conditions: list[Condition] = field(default_factory=list)
+    assignments: list[Assignment] = field(default_factory=list)
+    barriers: list[int] = field(default_factory=list)  # clauses skipped as trials or cases
+
+
+
+def follows_directly(first: Condition, second: Condition, before: str) -> bool:
+    """Whether `second` is written as derived from `first` (see the module docstring)."""
+    if word_set(before) & CASES:
+        return False
+    if compact(first.left) == compact(second.left) or compact(first.right) == compact(
+        second.right
+    ):
+        return False  # "x - 4 = 1", "x - 4 = 11": cases side by side
+    if first.clause >= 0 and first.region == second.region and second.clause == first.clause + 1:
+        return True  # one display, the next line or across `\implies`
+    return bool(DERIVES.search(before.lower()))
+
+
+def derivation(first: Condition, second: Condition, before: str, defs: dict):
+    """An equation judged against the condition before it (None: nothing to say)."""
+    e1 = difference(first.left, first.right, defs)
+    e2 = difference(second.left, second.right, defs)
+    if e1 is None or e2 is None:
+        return None
+    names = sorted(e1.free_symbols | e2.free_symbols, key=str)
+    if not names or e1.free_symbols != e2.free_symbols:
+        return None
+    text = f"{second.left} = {second.right}"
+    source = f"`{first.left} = {first.right}`"
+    if len(names) == 1:
+        r1, r2 = roots_of(e1, names[0]), roots_of(e2, names[0])
+        if r1 is None or r2 is None or not r1 or not r2 or r1 <= r2 or r2 <= r1:
+            return None
+        if not all(r.is_real for r in r1 | r2):
+            return None
+        return Outcome(
+            "false", text, _roots(names[0], r2), _roots(names[0], r1),
+            f"does not follow from {source}",
+        )  # fmt: skip
+    # Several unknowns: a system's equations sit side by side as often as one derives from
+    # another, and a new one may combine several; no derivation is judged there.
+    return None
+
+
+def derived_from_any(second: Condition, conditions: list[Condition], defs: dict) -> bool:
+    """Whether the equation follows from the step's equations together (a system's sum or
+    difference, a substitution)."""
+    e2 = difference(second.left, second.right, defs)
+    if e2 is None:
+        return True
+    found = [difference(c.left, c.right, defs) for c in conditions]
+    found = [e for e in found if e is not None and e.free_symbols & e2.free_symbols]
+    return bool(found) and follows(e2, found)
+
+
+def difference(left: str, right: str, defs: dict):
+    if not (admissible(left) and admissible(right)):
+        return None
+    a, b = readings(left, defs), readings(right, defs)
+    if len(a) != 1 or len(b) != 1:
+        return None
+    return a[0] - b[0]
+
+
+def _roots(var, roots) -> str:
+    return f"{var} in {{{', '.join(sorted(str(r) for r in roots))}}}"
+
+
+def solutions(step: Step, defs: dict, step_words: set[str]) -> list[Outcome]:
+    """Claimed solutions put back into the condition written just before them."""
+    out: list[Outcome] = []
+    if step_words & {"either", "case", "cases"}:
+        return out  # each value belongs to its own case, written before or after it
+    by_condition: dict[int, list[Assignment]] = {}
+    for a in step.assignments:
+        before = [c for c in step.conditions if c.clause < a.clause]
+        if not before or word_set(a.before) & (CASES - {"and", "or"}):
+            continue
+        if any(before[-1].clause < b < a.clause for b in step.barriers):
+            continue  # a trial or a case between them: which equation the value solves is unsure
+        by_condition.setdefault(step.conditions.index(before[-1]), []).append(a)
+    for index, assigned in by_condition.items():
+        condition = step.conditions[index]
+        e = difference(condition.left, condition.right, defs)
+        if e is None:
+            continue
+        names = {str(s) for s in e.free_symbols}
+        mine = [a for a in assigned if a.name in names]
+        if len(names) == 1 and mine:
+            # "x - 8 = 12 or x - 8 = -12", then "x = 20 or x = -4": each value may solve any
+            # equation in that unknown the step wrote before it.
+            others = [c for c in step.conditions[:index] if unknowns(c, defs) == names]
+            out.extend(_one_unknown(condition, e, mine, defs, others))
+        elif len(names) > 1 and not step_words & ALTERNATIVES:
+            out.extend(_system(step, names, assigned, defs))
+    # "x + y = 10 and x - y = 4 give 2x = 14, so x = 7 and y = 4": the values of a system's
+    # unknowns, given together, answer every equation of the system the step wrote.
+    given_names = {a.name for a in step.assignments}
+    if not step_words & ALTERNATIVES:
+        for condition in step.conditions:
+            names = unknowns(condition, defs)
+            if len(names) > 1 and names <= given_names:
+                found = _system(step, names, step.assignments, defs)
+                out.extend(o for o in found if o.text not in {x.text for x in out})
+    return out
+
+
+def unknowns(condition: Condition, defs: dict) -> set[str]:
+    e = difference(condition.left, condition.right, defs)
+    return {str(s) for s in e.free_symbols} if e is not None else set()
+
+
+def _one_unknown(
+    condition: Condition, e, assigned: list[Assignment], defs: dict, others: list
+) -> list[Outcome]:
+    var = next(iter(e.free_symbols))
+    roots = roots_of(e, var)
+    if roots is None and len(assigned) == 1 and not others:
+        return _substituted(condition, e, var, assigned[0], defs)
+    if roots is None or not roots:
+        return []
+    for other in others:
+        more = roots_of(difference(other.left, other.right, defs), var)
+        if more is None:
+            return []
+        roots = roots | more
+    values = [(a, readings(a.value, defs)) for a in assigned]
+    values = [(a, v[0]) for a, v in values if len(v) == 1]
+    if len(values) > len(roots):
+        return []  # more values than the equations have roots: they answer something wider
+    hits = [a for a, v in values if any(same_value(v, r) for r in roots)]
+    direct = len(values) == 1 and (
+        (
+            values[0][0].clause == condition.clause + 1
+            and (
+                values[0][0].region == condition.region
+                or word_set(values[0][0].before) <= CONNECTS
+            )
+        )
+        or bool(DERIVES.search(values[0][0].before.lower()))
+    )
+    if not hits and not direct:
+        return []  # none of them solves it: they may answer another question
+    out = []
+    for a, _ in values:
+        if a in hits:
+            continue
+        if confirmed((condition.left, condition.right, a.value), defs):
+            out.append(Outcome(
+                "false", f"{var} = {a.value}", a.value, _roots(var, roots),
+                f"does not solve `{condition.left} = {condition.right}`",
+            ))  # fmt: skip
+    return out
+
+
+def _substituted(condition: Condition, e, var, a: Assignment, defs: dict) -> list[Outcome]:
+    """One value put back into an equation we cannot solve exactly (`3^x = 81`, then
+    `x = 3`), when it is written as that equation's solution (see `_one_unknown`)."""
+    found = readings(a.value, defs)
+    if len(found) != 1 or not (
+        a.clause == condition.clause + 1 or DERIVES.search(a.before.lower())
+    ):
+        return []
+    left, right = readings(condition.left, defs), readings(condition.right, defs)
+    if len(left) != 1 or len(right) != 1:
+        return []
+    point = {var: found[0]}
+    sides = (value_at(left[0], point), value_at(right[0], point))
+    if None in sides or same_value(*sides):
+        return []  # undefined or beyond the digits we trust there: nothing to say
+    if not confirmed((condition.left, condition.right, a.value), defs):
+        return []
+    return [Outcome(
+        "false", f"{var} = {a.value}", a.value, "-",
+        f"does not solve `{condition.left} = {condition.right}`",
+    )]  # fmt: skip
+
+
+def _system(step: Step, names: set[str], assigned: list[Assignment], defs: dict):
+    import sympy
+
+    chosen: dict[str, Assignment] = {}
+    for a in assigned:
+        if a.name in names:
+            if a.name in chosen:
+                return []  # two values of one unknown: alternatives
+            chosen[a.name] = a
+    if set(chosen) != names:
+        return []
+    clauses = sorted(a.clause for a in chosen.values())
+    opening = min(chosen.values(), key=lambda a: a.clause)
+    if clauses[-1] - clauses[0] != len(clauses) - 1 or not SOLVES.search(opening.before.lower()):
+        return []  # not given together, one after the other, as what solving gave
+    point = {}
+    for name, a in chosen.items():
+        found = readings(a.value, defs)
+        if len(found) != 1:
+            return []
+        point[sympy.Symbol(name)] = found[0]
+    first = min(a.clause for a in chosen.values())
+    for condition in step.conditions:
+        if condition.clause >= first:
+            break
+        e = difference(condition.left, condition.right, defs)
+        if e is None or not e.free_symbols or not {str(s) for s in e.free_symbols} <= names:
+            continue
+        residue = sympy.simplify(e.xreplace(point))
+        members = (condition.left, condition.right) + tuple(a.value for a in chosen.values())
+        if residue != 0 and confirmed(members, defs):
+            shown = ", ".join(f"{n} = {chosen[n].value}" for n in sorted(names))
+            return [Outcome(
+                "false", shown,
+                reason=f"does not satisfy `{condition.left} = {condition.right}` "
+                f"(off by {residue})",
+            )]  # fmt: skip
+    return []
+
