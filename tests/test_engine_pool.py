@@ -22,7 +22,7 @@ def request(seed: int, prompt: str = "q") -> EngineRequest:
 def test_in_process_pool_calls_and_counts():
     pool = EnginePool("", ModelConfig(), EngineConfig(kind="simulated"), RayConfig(enabled=False))
     one = pool.generate([request(1), request(2)])
-    assert len(one) == 2 and all(len(r["texts"]) == 2 for r in one)
+    assert len(one) == 2 and all(len(r.completions) == 2 for r in one)
     assert pool.future([request(1)]).result() == one[:1]  # same seed, same text
     stats = pool.stats()
     assert stats["actors"] == 1 and stats["tags"]["all"]["requests"] == 3

@@ -18,6 +18,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from labeling.engine_request import EngineRequest
+from labeling.engine_result import EngineResult
 from verifiers.mc.protocol import Completion
 
 
@@ -60,9 +61,8 @@ def _relay(call: Future, done: Future, r: EngineRequest) -> None:
         done.set_exception(exc)
 
 
-def completions(r: EngineRequest, res: dict[str, Any]) -> list[Completion]:
+def completions(r: EngineRequest, res: EngineResult) -> list[Completion]:
     """The `r.n` completions of one engine result (empty ones where it has fewer: a prompt
     too long for the context)."""
-    out = [Completion(text, tokens) for text, tokens in zip(res["texts"], res["tokens"],
-                                                            strict=True)]
+    out = [Completion(c.text, c.tokens) for c in res.completions]
     return out + [Completion("", 0)] * (r.n - len(out))

@@ -35,6 +35,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from labeling.engine_request import EngineRequest
+from labeling.engine_result import EngineResult
 from pipelines.cli import AppLogger
 from pipelines.engine.actor import SimulatedEngine, VLLMEngine
 from pipelines.engine.feed import sum_stats
@@ -295,14 +296,15 @@ class EnginePool:
                 ticket.append((chunk, self._call(i, [requests[j] for j in chunk], tag)))
         return ticket
 
-    def collect(self, ticket: list[Any]) -> list[dict[str, Any]]:
+    def collect(self, ticket: list[Any]) -> list[EngineResult]:
         results: list[Any] = [None] * sum(len(chunk) for chunk, _ in ticket)
         for chunk, fut in ticket:
             for j, res in zip(chunk, fut.result(), strict=True):
                 results[j] = res
         return results
 
-    def generate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:
+    def generate(self, requests: list[EngineRequest],
+                 tag: str = "sample") -> list[EngineResult]:  # fmt: skip
         return self.collect(self.submit(requests, tag))
 
     def future(self, requests: list[EngineRequest], tag: str = "rollout") -> Future:
