@@ -78,7 +78,7 @@ class StartupClock:
 
 
 def describe_startup(marks: list[tuple[str, float]], since: float) -> str:
-    """'process +0.4s, actor +2.1s, ...': each phase's end after `since` (the pool's start)."""
+    """`process +0.4s, actor +2.1s, ...`: each phase's end after `since` (the pool's start)."""
     return ", ".join(f"{phase} {at - since:+.1f}s" for phase, at in marks)
 
 

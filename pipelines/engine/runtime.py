@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-# Ray warns at every start that token authentication is on (its default since 2.5x); it is
+# Ray warns at every start that token authentication is on (its default in recent Ray); it is
 # nothing a user of this tool acts on, and it sat between the progress lines of every run.
 # A logger's filters see only its own records, so the emitting module's logger is named.
 QUIET = {"ray._private.authentication.authentication_token_setup":
