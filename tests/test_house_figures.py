@@ -118,3 +118,35 @@ def g():
 
 def test_every_allowed_place_exists():
     assert all((ROOT / rel).is_file() for rel in ISA_CODE)
+
+
+# docs/benchmarks.md is a page of current figures: each the latest of its kind, given once.
+# What was tried and not adopted lives in git history (`git log -p -- docs/benchmarks.md`), so
+# the page neither grows with every experiment nor keeps a notebook of them.
+BENCHMARKS_PAGE = ROOT / "docs" / "benchmarks.md"
+BENCHMARKS_MAX_LINES = 600
+_NOTEBOOK = re.compile(r"\b(?:tried(?:,| and)? not (?:kept|adopted)|not kept|not adopted)\b",
+                       re.IGNORECASE)
+
+
+def page_problems(text: str, max_lines: int = BENCHMARKS_MAX_LINES) -> list[str]:
+    """Why `text` is not a current-figures page: too long, or a tried-and-dropped entry."""
+    problems = []
+    lines = text.splitlines()
+    if len(lines) > max_lines:
+        problems.append(f"{len(lines)} lines, more than {max_lines}: keep the current figure "
+                        "of each kind and leave earlier ones to git history")
+    problems += [f"line {i}: {line.strip()[:80]!r} (what was tried and dropped: git history)"
+                 for i, line in enumerate(lines, 1) if _NOTEBOOK.search(line)]
+    return problems
+
+
+def test_the_benchmarks_page_holds_current_figures_only():
+    assert page_problems(BENCHMARKS_PAGE.read_text()) == []
+
+
+def test_the_page_check_bites_on_length_and_on_a_notebook_entry():
+    assert page_problems("figure\n" * 3, max_lines=3) == []
+    assert len(page_problems("figure\n" * 4, max_lines=3)) == 1
+    planted = "- Tried, not kept: a bigger batch (12.0 s against 11.8 s).\n"
+    assert len(page_problems(planted, max_lines=3)) == 1
