@@ -14,7 +14,10 @@ the test at the moment it starts one of these things unmarked:
   `python -m pipelines...`;
 - `browser`: a chromium subprocess;
 - `train`: the PRM training loop (`pipelines.train.loop.train_loop`) or a transformers
-  `Trainer.train` (TRL's trainers).
+  `Trainer.train` (TRL's trainers);
+- `slow`: a test that ran a minute or more (`slow_after_s` in the ini file: its setup, call
+  and teardown together, module fixtures charged to the test that set them up) while it
+  carries none of the markers above: it fails at the phase that crossed the minute.
 
 A start inside a fixture counts for the fixture as well: every later test that uses that
 fixture (a session-scoped cluster, say) needs the marker even though the fixture is already
@@ -57,6 +60,7 @@ def examples(n: int) -> int:
 
 
 KINDS = ("engine", "ray", "sandbox", "app", "browser", "train")
+SLOW_AFTER_S = 60.0  # pyproject's `slow` marker: "takes a minute or more"
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
 
@@ -66,6 +70,8 @@ class _State:
     fixtures: list[Any] = field(default_factory=list)  # FixtureDefs being set up, innermost last
     fixture_kinds: dict[int, set[str]] = field(default_factory=dict)  # id(FixtureDef) -> kinds
     undo: list[Callable[[], None]] = field(default_factory=list)  # puts the originals back
+    seconds: dict[str, float] = field(default_factory=dict)  # nodeid -> phases' time so far
+    slow: set[str] = field(default_factory=set)  # tests already failed for their time
 
 
 _state = _State()
@@ -194,6 +200,11 @@ def _guard_popen() -> None:
     _state.undo.append(lambda: setattr(subprocess.Popen, "__init__", original))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini("slow_after_s", "seconds after which a test without a marker of what it "
+                  "starts must be marked slow (tests/tiers.py)", default=str(SLOW_AFTER_S))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     registered = {line.split(":")[0].strip() for line in config.getini("markers")}
     missing = [k for k in KINDS if k not in registered]
@@ -244,6 +255,22 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
 def pytest_runtest_teardown(item: pytest.Item) -> Any:
     with _running(item):
         return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Fail the phase in which a test without any tier marker passes `slow_after_s`."""
+    report = yield
+    spent = _state.seconds.get(item.nodeid, 0.0) + call.duration
+    _state.seconds[item.nodeid] = spent
+    limit = float(item.config.getini("slow_after_s"))
+    marked = any(item.get_closest_marker(k) is not None for k in (*KINDS, "slow"))
+    if spent >= limit and not marked and report.passed and item.nodeid not in _state.slow:
+        _state.slow.add(item.nodeid)  # once per test: its later phases keep their outcome
+        report.outcome = "failed"
+        report.longrepr = (f"{item.nodeid} took {spent:.1f}s (at least {limit:g}s) without "
+                           "@pytest.mark.slow or a marker of what it starts: mark it")
+    return report
 
 
 @contextlib.contextmanager
