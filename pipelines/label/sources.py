@@ -40,7 +40,7 @@ from pipelines.label.source_configs import (
     JudgeSourceConfig,
     MCSourceConfig,
     SandboxSettings,
-    TestsSourceConfig,
+    SyntaxSourceConfig,
     mc_config,
 )
 from verifiers.base import GivenOutcome, Verifier
@@ -217,7 +217,7 @@ def _calc(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
     return CalculatorVerifier(timeout_s=section.timeout_s)
 
 
-@runs("tests", TestsSourceConfig)
+@runs("tests", SyntaxSourceConfig)
 def _tests(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
     from verifiers.code_syntax import SyntaxVerifier
 
@@ -356,5 +356,4 @@ def sandbox_config(settings: SandboxSettings, node_slots: int) -> Any:
 def _code_outcome(settings: SandboxSettings, node_slots: int) -> Verifier:
     from verifiers.code_tests import CodeTestVerifier
 
-    return CodeTestVerifier(sandbox_config(settings, node_slots), workers=settings.workers,
-                            syntax=False, name="answer")
+    return CodeTestVerifier(sandbox_config(settings, node_slots), workers=settings.workers)
