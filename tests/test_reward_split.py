@@ -27,7 +27,7 @@ def _dataset(root: Path, split: dict | None, model: str = "SmolLM2", dataset: st
              cut: int | None = None, given: int | None = None) -> str:  # fmt: skip
     """Shards with a manifest saying how its chains were cut (`cut`/`given`: the label
     job's counts; None leaves them out)."""
-    from pipelines.train.data import synthetic_rows, write_shards
+    from tests.prm_fixtures import synthetic_rows, write_shards
 
     write_shards(synthetic_rows(6, 2, seed=3), root)
     manifest = json.loads((root / "manifest.json").read_text())
@@ -101,9 +101,9 @@ def test_a_prm_trained_on_sections_scores_the_same_sections(tmp_path):
     """prm-label cuts given R1-style traces into sections, prm-train trains on them, prm-export
     copies the record, and the reward cuts each trace into exactly the rows' sections."""
     from pipelines.checkpoint.export import export
-    from pipelines.checkpoint.model import build_tiny_model
     from pipelines.label.app import run as label
     from pipelines.train.app import run as train
+    from tests.prm_fixtures import build_tiny_model
 
     traces = [long_trace(n, seed=s) for n, s in ((60, 1), (40, 2), (30, 3), (50, 4))]
     data = tmp_path / "t.jsonl"
