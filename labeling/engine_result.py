@@ -7,8 +7,8 @@ ask for text (Monte Carlo, the judge) and prm-search's strategies read it, and t
 for the context) builds it through `EngineResult.of` or `EngineResult.too_long`; callers read
 `completions` (or the `texts`/`tokens`/`finish` columns), never a dict.
 
-Plain frozen data: it pickles across Ray process boundaries. `Finish` is a `StrEnum`, so a
-finish reason written to a shard (`Chain.finish_reason`) is the same plain string as before.
+Plain frozen data: it pickles across Ray process boundaries. `Finish` is a `StrEnum`: a
+finish reason written to a shard (`Chain.finish_reason`) is its plain string value.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from labeling.engine_request import EngineRequest
-from pipelines.engine.pool import EnginePool, gpus_per_engine
+from pipelines.engine.placement import gpus_per_engine
+from pipelines.engine.pool import EnginePool
 from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig
 
 

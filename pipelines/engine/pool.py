@@ -39,8 +39,6 @@ from labeling.engine_result import EngineResult
 from pipelines.cli import AppLogger
 from pipelines.engine.actor import SimulatedEngine, VLLMEngine
 from pipelines.engine.feed import sum_stats
-from pipelines.engine.layout import resolve_actors
-from pipelines.engine.placement import gpus_per_engine
 from pipelines.engine.routing import Router
 from pipelines.engine.start import start_engines
 from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig
@@ -339,5 +337,4 @@ class EnginePool:
             raise RuntimeError(f"every engine of the pool is gone ({exc})") from exc
 
 
-# gpus_per_engine and resolve_actors: importable from here, as before the split.
-__all__ = ["EnginePool", "engine_lost", "gpus_per_engine", "resolve_actors"]
+__all__ = ["EnginePool", "engine_lost"]
