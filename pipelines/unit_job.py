@@ -34,6 +34,8 @@ from labeling.schema import Problem, Quarantined
 from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
 from labeling.unit_plan import PlannedUnit, plan_units
 from pipelines.cli import UserError
+from pipelines.engine.pool import EnginePool
+from pipelines.engine.prepare_model import prepare
 from pipelines.engine.runtime import init_ray
 from pipelines.progress import Progress
 
@@ -71,8 +73,6 @@ def resolve_model(model: Any, engine_kind: str) -> str:
     if str(engine_kind) == "simulated":
         return "simulated"
     if not model.path:
-        from pipelines.engine.prepare_model import prepare
-
         try:
             return str(prepare(model=model.name))
         except ValueError as exc:
@@ -180,8 +180,6 @@ class UnitJob:
         """An engine pool for `model` (Ray started first) and the model's path; kwargs go to
         `EnginePool` (`wait=False`: return while the engines load; the pool says when they
         are ready)."""
-        from pipelines.engine.pool import EnginePool
-
         t = time.monotonic()
         init_ray(ray)
         if kwargs.get("verbose"):

@@ -25,6 +25,7 @@ import torch.nn.functional as F  # noqa: N812 (the usual torch alias)
 from torch import nn
 
 from pipelines.checkpoint.format import FORMATS, StepFormat
+from pipelines.engine.prepare_model import prepare
 
 IGNORE = -100  # masked hard label: torch's cross_entropy default ignore_index
 # CausalLM forwards that post-process logits after lm_head; reading lm_head rows would differ.
@@ -272,8 +273,6 @@ def check_causal_lm(lm: nn.Module) -> None:
 def resolve_model_path(path: str | Path) -> Path:
     """`""` means the embedded default model, prepared (once) into the cache."""
     if str(path) == "":
-        from pipelines.engine.prepare_model import prepare
-
         return prepare()
     return Path(path).expanduser()
 

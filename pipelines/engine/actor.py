@@ -26,8 +26,9 @@ from labeling.engine_request import EngineRequest
 from labeling.engine_result import EngineResult, Finish
 from labeling.steps.thinking import THINK_OPEN, template_opener, thinking_open
 from labeling.text.loops import ended_in_loop
-from pipelines.engine import loops, nucleus
+from pipelines.engine import device, loops, nucleus, preload
 from pipelines.engine.feed import EngineFeed
+from pipelines.generation_config import EngineConfig, ModelConfig
 
 
 def prompt_head(tokenizer: Any, messages: list[dict[str, str]], chat: bool) -> str:
@@ -119,11 +120,9 @@ class VLLMEngine:
     """
 
     def __init__(
-        self, model_path: str, model: Any, engine: Any, threads: int = 0, verbose: bool = False,
+        self, model_path: str, model: ModelConfig, engine: EngineConfig, threads: int = 0,
+        verbose: bool = False,
     ) -> None:  # fmt: skip
-        # model: ModelConfig, engine: EngineConfig (pipelines.generation_config)
-        from pipelines.engine import device
-
         self.clock = StartupClock()
         self._pieces: Any = None
         threads = threads or int(getattr(engine, "threads", 0) or 0)
@@ -242,8 +241,6 @@ class VLLMEngine:
     def choice(self) -> str:
         text = self.device.describe()
         if self.device.device == "cpu":
-            from pipelines.engine import preload
-
             names, paths = preload.loaded(), preload.loaded_paths()
             text += f"; {preload.describe(names)}"
             if paths:  # resolved on this engine's node, mapped in its own process
@@ -258,8 +255,6 @@ class VLLMEngine:
     def room(self) -> tuple[int, int]:
         """Sequences the engine runs at once (vLLM's max_num_seqs), and probes deep an MC
         search may look ahead on it (`device.look_ahead`)."""
-        from pipelines.engine import device
-
         return self.feed.max_num_seqs, device.look_ahead(self.device)
 
     def ping(self) -> str:
@@ -289,8 +284,8 @@ class SimulatedEngine:
     """
 
     def __init__(
-        self, model_path: str = "", model: Any = None, engine: Any = None, threads: int = 0,
-        verbose: bool = False,
+        self, model_path: str = "", model: ModelConfig | None = None,
+        engine: EngineConfig | None = None, threads: int = 0, verbose: bool = False,
     ) -> None:  # fmt: skip
         self.calls = 0
         self.counts = {"requests": 0, "tokens": 0}

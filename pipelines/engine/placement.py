@@ -19,6 +19,8 @@ import os
 from typing import Any
 
 from pipelines.cli import AppLogger
+from pipelines.engine import preload
+from pipelines.engine.device import choose_dtype, cpu_flags, cpu_kind
 from pipelines.engine.layout import Node, PlanError, Slot, cpu_plan, engine_bytes
 
 log = AppLogger()  # [prm-label] or [prm-search]: the app that runs the pool
@@ -49,9 +51,6 @@ def resolve_preload(existing: str, requested: bool | None = None,
     for this node's CPU (`preload.decide`; `requested` is `engine.preload`) and, when it is
     on, the libraries; advice when one is missing; the node's id). `node_preload_env` runs it
     in the driver for the driver's own node and by a task placed on every other node."""
-    from pipelines.engine import preload
-    from pipelines.engine.device import cpu_kind
-
     node = ""
     try:
         import ray
@@ -100,8 +99,6 @@ def cpu_slots(model_path: str, model: Any, engine: Any, nodes: list[dict], share
               local: bool) -> list[Slot]:  # fmt: skip
     """The CPU plan over the live nodes (Ray's node dicts); a plan that cannot fit a local
     Ray is a PlanError (on a cluster a warning: an autoscaler may add the room)."""
-    from pipelines.engine.device import choose_dtype, cpu_flags
-
     dtype, _ = choose_dtype(str(model.dtype), False, cpu_flags(), None)
     need = engine_bytes(model_path, dtype, model.kv_cache_gib)
     infos = [Node(n["NodeID"], n["Resources"]["CPU"], n["Resources"].get("memory", 0.0))

@@ -37,7 +37,7 @@ from typing import Any
 from labeling.engine_request import EngineRequest
 from labeling.engine_result import EngineResult
 from pipelines.cli import AppLogger
-from pipelines.engine.actor import SimulatedEngine, VLLMEngine
+from pipelines.engine.actor import SimulatedEngine, VLLMEngine, describe_startup
 from pipelines.engine.feed import sum_stats
 from pipelines.engine.routing import Router
 from pipelines.engine.start import start_engines
@@ -126,8 +126,6 @@ class EnginePool:
                 where = f"node {self.nodes[i][:8]}: " if self.nodes else ""
                 log.info("engine %d/%d: %s%s", i + 1, n, where, text)
             if self.verbose and self.kind == "vllm":
-                from pipelines.engine.actor import describe_startup
-
                 for i, marks in enumerate(ray.get([a.startup.remote() for a in self.actors])):
                     log.info("engine %d/%d start-up after the pool began: %s", i + 1, n,
                              describe_startup(marks, self.started_at))

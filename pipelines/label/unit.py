@@ -31,12 +31,14 @@ from labeling.schema import (
     StepVerdict,
     rating_label,
 )
+from labeling.steps.code import split_code_steps
 from labeling.steps.splitters import split_spans
 from labeling.steps.thinking import parse_trace
 from labeling.text.unicode import escape_row, unwritable_field
 from pipelines.generation_config import SplitConfig
 from pipelines.label.config import LabelJobConfig
 from pipelines.label.sources import build_sources
+from verifiers.answer import extract_answer
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +60,6 @@ def split_chain(
     """(steps, their character spans in `text`): math through the one split entry point
     (`labeling.steps.splitters`), code by statements (no spans: code steps are rebuilt)."""
     if problem.domain == "code":
-        from labeling.steps.code import split_code_steps
-
         steps = split_code_steps(text, split.code_mode, problem.entry_point, problem.question)
         return steps, ()
     spans = split_spans(text, split.mode, split.section_options())
@@ -306,7 +306,6 @@ class UnitLabeler:
 def _final_answer(problem: Problem, chain: Chain) -> str:
     if problem.domain != "math":
         return ""
-    from verifiers.answer import extract_answer
 
     answer, _ = extract_answer(chain.text)
     return answer or ""

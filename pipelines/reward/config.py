@@ -23,7 +23,7 @@ from labeling.prm.reward import (
     END_TOKENS,
 )
 from labeling.prm.search import Aggregation
-from pipelines.cli import ConfigError
+from pipelines.cli import ConfigError, composition_sentence
 from pipelines.config_fields import ROWS, SPEED, check_fields, option
 from pipelines.reward.format_check import FormatRule
 from pipelines.split_config import RewardSplit
@@ -179,8 +179,6 @@ def reward_config(values: Any = None, **fields: Any) -> RewardConfig:
     TRL and verl entry points pass keywords). A wrong key, type or enum value raises
     ConfigError naming the valid choices."""
     from omegaconf.errors import OmegaConfBaseException
-
-    from pipelines.cli import composition_sentence
 
     try:
         merged = OmegaConf.merge(OmegaConf.structured(RewardConfig), values or {}, fields)

@@ -44,11 +44,15 @@ from labeling.prm.reward import (
     strip_end_tokens,
     token_ends,
 )
+from labeling.steps.code import split_code_steps
 from labeling.steps.sections import SectionOptions, approx_tokens
+from labeling.steps.splitters import split_spans
+from pipelines.checkpoint.format import FORMAT_FILE, StepFormat
 from pipelines.cli import ConfigError
 from pipelines.reward.config import RewardBackend, RewardConfig, RewardDomain, reward_config
 from pipelines.reward.format_check import format_note
 from pipelines.serve.client import ScoringError
+from verifiers.answer import AnswerChecker
 
 log = logging.getLogger("prm-reward")
 # Steps scored per completion when neither the config nor the checkpoint says (prm-label's
@@ -81,8 +85,6 @@ def build_scorer(cfg: RewardConfig) -> Any:
 def recorded_format(checkpoint: str | Path) -> Any:
     """The checkpoint's `StepFormat` (its `split` record and lengths); None for a third-party
     checkpoint without prm_format.json."""
-    from pipelines.checkpoint.format import FORMAT_FILE, StepFormat
-
     path = Path(checkpoint).expanduser()
     return StepFormat.load(path) if (path / FORMAT_FILE).is_file() else None
 
@@ -178,11 +180,8 @@ class PRMReward:
     def _split(self, text: str, prompt: str) -> tuple[list[str], list[int | None]]:
         """(steps, each step's end in `text`) through the project's one splitter per domain."""
         if self.cfg.domain == RewardDomain.code:
-            from labeling.steps.code import split_code_steps
-
             steps = split_code_steps(text, self.code_mode, "", prompt)
             return steps, step_ends(text, steps)  # code steps are rebuilt: found, or None
-        from labeling.steps.splitters import split_spans
 
         spans = split_spans(text, self.split_mode, self.sections)
         return [text[a:b] for a, b in spans], [b for _, b in spans]
@@ -324,8 +323,6 @@ class PRMReward:
             self.stats["no_reference"] += 1
             return None
         if self._checker is None:
-            from verifiers.answer import AnswerChecker
-
             self._checker = AnswerChecker(timeout_s=self.cfg.outcome_timeout_s)
         result = self._checker.outcome(text, ref)
         said = {None: "undecided", True: "right", False: "wrong"}[result.correct]
