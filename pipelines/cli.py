@@ -96,6 +96,7 @@ def composition_sentence(exc: BaseException) -> str:
     with the valid group options or keys where the mistake was a name."""
     from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
+    # Read only when a composition failed; every app imports this module at start.
     from labeling.mc.method import not_a_key
 
     missing = _MISSING_OPTION.search(str(exc))

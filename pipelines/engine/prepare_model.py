@@ -269,6 +269,7 @@ def main() -> None:
         path = prepare(args.dest, args.model)
         print(path)
         if args.calibrate:
+            # The calibration's engines (vLLM) and problem sets load only for --calibrate.
             from pipelines.engine.calibrate import calibrate
 
             calibrate(str(path), max(1, args.runs))

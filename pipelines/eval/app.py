@@ -43,6 +43,7 @@ def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
     elif c.mode == "direct":
         metrics, examples = eval_direct(c)
     elif c.mode == "checkpoint":
+        # torch and transformers load only for a checkpoint's evaluation.
         from pipelines.eval.checkpoint import evaluate_checkpoint
 
         return evaluate_checkpoint(c.checkpoint, c.output.dir)  # writes metrics.json, a table

@@ -148,6 +148,7 @@ def write_report_quietly(root: Path) -> None:
     """report.html beside the manifest. A plotting failure must not fail a finished run:
     the shards and manifest are already written, so it only logs a warning."""
     try:
+        # matplotlib loads only when the report is drawn, at the job's end.
         from pipelines.report.app import write_report
 
         path = write_report(root)

@@ -31,6 +31,7 @@ def mc_question_requests(cfg: LabelJob, problems: list[Problem]) -> list[EngineR
     m = cfg.labels.mc
     if m is None or not m.self_rollouts:
         return []
+    # Monte Carlo's modules load only for a job with labels.mc on.
     from verifiers.mc.question import distinct, question_request
 
     settings = rollout_settings(cfg, m)

@@ -51,7 +51,8 @@ from pipelines.checkpoint.format import FORMAT_FILE, StepFormat
 from pipelines.cli import ConfigError
 from pipelines.reward.config import RewardBackend, RewardConfig, RewardDomain, reward_config
 from pipelines.reward.format_check import format_note
-from pipelines.serve.client import ScoringError
+from pipelines.reward.trl_reward import TRLReward
+from pipelines.serve.client import PRMClient, ScoringError
 from verifiers.answer import AnswerChecker
 
 log = logging.getLogger("prm-reward")
@@ -71,10 +72,10 @@ def build_scorer(cfg: RewardConfig) -> Any:
         raise ConfigError(f"reward.checkpoint {cfg.checkpoint!r} is not a directory; set it to "
                           "a PRM checkpoint (prm-train writes <output.dir>/final)")  # fmt: skip
     if cfg.backend == RewardBackend.checkpoint:
+        # The in-process scorer (torch, transformers) loads only for backend=checkpoint.
         from pipelines.scoring import PRMScorer
 
         return PRMScorer.load(path, device=cfg.device, batch_size=cfg.batch_size, bf16=cfg.bf16)
-    from pipelines.serve.client import PRMClient
 
     if cfg.backend == RewardBackend.vllm:
         return PRMClient.local(path, batch_size=cfg.batch_size, dtype=cfg.dtype,
@@ -369,8 +370,6 @@ class PRMReward:
 
     def trl(self, reference: str | None = "answer", name: str = "prm_reward") -> Any:
         """This reward as a TRL `reward_funcs` entry (see `pipelines.reward.trl_reward`)."""
-        from pipelines.reward.trl_reward import TRLReward
-
         return TRLReward(self, reference=reference, name=name)
 
     def close(self) -> None:

@@ -200,6 +200,7 @@ class SearchJob(UnitJob):
         manifest["summary"] = summarize(read_rows(self.out.root))
         self.out.write_manifest(manifest)
         if self.cfg.output.report:
+            # matplotlib loads only when the report is drawn.
             from pipelines.search.report import write_report
 
             write_report(self.out.root, manifest)

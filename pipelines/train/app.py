@@ -36,6 +36,7 @@ from pipelines.train.config import TrainAppConfig, register, to_config
 
 def run(cfg: Any) -> dict[str, Any]:
     """Train as configured; returns the summary written to `<output.dir>/summary.json`."""
+    # torch (and Ray) load when training starts, not when the config is read or --help runs.
     from pipelines.train.loop import ray_worker, train_loop
 
     conf = to_config(cfg)
@@ -73,6 +74,7 @@ def run(cfg: Any) -> dict[str, Any]:
 
 
 def _run_and_print(cfg: DictConfig) -> None:
+    # torch's side of the checkpoint, after training only.
     from pipelines.checkpoint.export import serve_command
 
     summary = run(cfg)
