@@ -83,9 +83,10 @@ def describe_startup(marks: list[tuple[str, float]], since: float) -> str:
     return ", ".join(f"{phase} {at - since:+.1f}s" for phase, at in marks)
 
 
-def llm_kwargs(model_path: str, choice: Any, max_model_len: int, enforce_eager: bool,
-               prefix_caching: bool, verbose: bool = False) -> dict[str, Any]:  # fmt: skip
-    """`vllm.LLM`'s arguments for one engine of the job (`choice`: a `device.DeviceChoice`);
+def llm_kwargs(model_path: str, choice: device.DeviceChoice, max_model_len: int,
+               enforce_eager: bool, prefix_caching: bool,
+               verbose: bool = False) -> dict[str, Any]:  # fmt: skip
+    """`vllm.LLM`'s arguments for one engine of the job (`choice`: the device's choice);
     the bare engines of the benchmarks and the calibration take the same."""
     kwargs: dict[str, Any] = {
         "model": model_path,

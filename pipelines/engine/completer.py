@@ -15,15 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import Future
-from typing import Any
 
 from labeling.engine_request import EngineRequest
 from labeling.engine_result import EngineResult
+from pipelines.engine.pool import EnginePool
 from verifiers.mc.protocol import Completion
 
 
 class EngineCompleter:
-    def __init__(self, pool: Any, model_name: str = "") -> None:
+    def __init__(self, pool: EnginePool, model_name: str = "") -> None:
         self.pool = pool
         self.model_name = model_name
 

@@ -10,14 +10,14 @@ own when its model differs from the sampler's, else the sampler's (see
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from labeling.engine_request import EngineRequest
 from labeling.engine_result import Completion
+from pipelines.engine.pool import EnginePool
 
 
 class EngineJudge:
-    def __init__(self, pool: Any, model_name: str = "") -> None:
+    def __init__(self, pool: EnginePool, model_name: str = "") -> None:
         self.pool = pool
         self.model_name = model_name
 

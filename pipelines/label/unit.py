@@ -39,6 +39,8 @@ from pipelines.generation_config import SplitConfig
 from pipelines.label.config import LabelJobConfig
 from pipelines.label.sources import build_sources
 from verifiers.answer import extract_answer
+from verifiers.base import Verifier
+from verifiers.judge import JudgeModel
 
 log = logging.getLogger(__name__)
 
@@ -68,12 +70,13 @@ def split_chain(
 
 class UnitLabeler:
     def __init__(
-        self, cfg: LabelJobConfig, config_hash: str, completer: Any = None, critic: Any = None
+        self, cfg: LabelJobConfig, config_hash: str, completer: Any = None,
+        critic: JudgeModel | None = None,
     ) -> None:
         self.cfg = cfg
         self.config_hash = config_hash  # written to every row and quarantine record
         self.completer = completer
-        self.critic = critic  # the judge's model (verifiers.judge.JudgeModel), if labels.judge
+        self.critic = critic  # the judge's model, if labels.judge
         self._sources: dict[str, dict[str, Any]] = {}
         self.model_name = cfg.model.name
 
@@ -182,7 +185,7 @@ class UnitLabeler:
     # -- verdicts -------------------------------------------------------------------------
 
     def _verify(
-        self, source: str, verifier: Any, items: list[tuple[Problem, Chain]]
+        self, source: str, verifier: Verifier, items: list[tuple[Problem, Chain]]
     ) -> tuple[list[list[StepVerdict] | None], list[str]]:
         """Verdicts per item; on a batch failure, retry item by item to isolate the bad one."""
         try:

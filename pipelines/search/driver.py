@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from labeling.engine_request import EngineRequest
 from labeling.engine_result import Completion, Finish
 from labeling.prm.search import PRMScoreError, check_scores
+from pipelines.engine.pool import EnginePool
 from pipelines.search.strategies import Ask, Decision, Strategy
 
 log = logging.getLogger("prm-search")
@@ -47,7 +48,7 @@ class PoolGenerator:
     """`Generator` over `pipelines.engine.pool.EnginePool`: the strategies' requests go to
     the pool as they are."""
 
-    def __init__(self, pool: Any) -> None:
+    def __init__(self, pool: EnginePool) -> None:
         self.pool = pool
 
     def submit(self, requests: list[EngineRequest]) -> Any:
