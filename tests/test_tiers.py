@@ -134,7 +134,8 @@ def test_commands_are_judged_by_their_program(args, shell, kind):
     assert (found[0] if found else None) == kind
 
 
-# The slow guard with a limit of half a second (`slow_after_s`): the planted tests sleep past it.
+# The slow guard with a limit of half a CPU second (`slow_after_s`): the planted tests work
+# past it (a sleep would not count: the guard reads CPU time).
 PLANTED_SLOW = '''
 import time
 
@@ -143,27 +144,37 @@ import pytest
 PAST = 0.7
 
 
+def work(seconds=PAST):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
 def test_unmarked_long():
-    time.sleep(PAST)
+    work()
 
 
 def test_unmarked_short():
     pass
 
 
+def test_unmarked_waiting():
+    time.sleep(PAST)  # waits without working: a loaded machine looks like this
+
+
 @pytest.mark.slow
 def test_marked_slow():
-    time.sleep(PAST)
+    work()
 
 
 @pytest.mark.app
 def test_marked_by_what_it_starts():
-    time.sleep(PAST)
+    work()
 
 
 @pytest.fixture(scope="module")
 def long_setup():
-    time.sleep(PAST)
+    work()
 
 
 def test_unmarked_long_fixture_user(long_setup):
@@ -190,6 +201,7 @@ def test_slow_guard_fails_an_unmarked_long_test(tmp_path):
     assert {name: outcome for name, (outcome, _) in got.items()} == {
         "test_unmarked_long": "failed",
         "test_unmarked_short": "passed",
+        "test_unmarked_waiting": "passed",
         "test_marked_slow": "passed",
         "test_marked_by_what_it_starts": "passed",
         "test_unmarked_long_fixture_user": "error",
