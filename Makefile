@@ -89,16 +89,22 @@ FIRST_RUN := dataset=starter_math labels=[answer,calc,mc] sampler.temperature=0.
 run: setup
 	$(BIN)/prm-label $(FIRST_RUN)
 
-# Every test: first those that can share the machine, on every core (pytest-xdist), then
-# those that take all of it (Ray, engines, training), one at a time; each part prints its 25
-# slowest. (Not xdist's loadgroup: with pytest 9.2 its groups are silently ignored.)
+# Every test in two tiers: first those that can share the machine, on every core
+# (pytest-xdist), then those that take all of it (Ray, engines, training), one at a time; each
+# part prints its 25 slowest. (Not xdist's loadgroup: with pytest 9.2 its groups are silently
+# ignored.) $(call TIERS,pytest,marker filter or empty,pytest arguments): `make test` and
+# `make test-latest` both run the suite this way.
 MACHINE := ray or engine or train
+define TIERS
+rc=0; \
+$(1) -n auto -m "not ($(MACHINE))$(if $(2), and $(2))" --durations=25 $(3) || rc=$$?; \
+[ $$rc -ne 5 ] || rc=0; \
+$(1) -m "($(MACHINE))$(if $(2), and $(2))" --durations=25 $(3) || { s=$$?; [ $$s -eq 5 ] || rc=$$s; }; \
+exit $$rc
+endef
+
 test: setup test-deps
-	@rc=0; \
-	$(BIN)/pytest -n auto -m "not ($(MACHINE))" --durations=25 $(PYTEST_ARGS) || rc=$$?; \
-	[ $$rc -ne 5 ] || rc=0; \
-	$(BIN)/pytest -m "$(MACHINE)" --durations=25 $(PYTEST_ARGS) || { s=$$?; [ $$s -eq 5 ] || rc=$$s; }; \
-	exit $$rc
+	@$(call TIERS,$(BIN)/pytest,,$(PYTEST_ARGS))
 
 # The inner loop: no set-up (an existing venv), every test that starts none of the markers'
 # things (pyproject.toml), Hypothesis's quick profile. One file: $(BIN)/pytest tests/test_x.py
@@ -140,7 +146,7 @@ lock-one: $(UV)
 	$(UV) $(COMPILE_MODEL) >> $(LOCK)
 
 # The newest versions the ranges allow, in a scratch venv, and the fast tests on them: what
-# moved is printed first. If they pass, `cp $(NEWEST) requirements/` (or
+# moved is printed first; the tiers run as in `make test`, less the slow tests. If they pass, `cp $(NEWEST) requirements/` (or
 # `make lock UPGRADE=1`) moves the lock forward, and `make test` checks it in full.
 LATEST ?= /tmp/prm-latest
 NEWEST  = $(LATEST)/$(notdir $(LOCK))
@@ -155,7 +161,7 @@ test-latest: setup test-deps $(UV)
 	test -x $(LATEST)/bin/python || $(PYTHON) -m venv $(LATEST)
 	$(LATEST)/bin/pip install -q --require-hashes --no-deps -r $(NEWEST)
 	$(LATEST)/bin/pip install -q --no-deps --no-build-isolation -e .
-	$(LATEST)/bin/pytest -n auto -x -m "not slow" $(PYTEST_ARGS)
+	@$(call TIERS,$(LATEST)/bin/pytest,not slow,-x $(PYTEST_ARGS))
 
 clean:
 	rm -rf runs outputs multirun .pytest_cache

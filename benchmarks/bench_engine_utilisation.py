@@ -42,7 +42,7 @@ def sample_chains(pool, problems_n: int, n: int, instruction: str) -> list:
     items = []
     sent = [EngineRequest.from_plain(r) for r in requests]
     for p, req, res in zip(problems, requests, pool.generate(sent), strict=True):
-        for i, text in enumerate(res["texts"]):
+        for i, text in enumerate(res.texts):
             steps = tuple(split_steps(text))
             if steps:
                 items.append((p, Chain(p.problem_id, chain_id(p.problem_id, "m", i), i, text,

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from labeling.engine_request import EngineRequest
+from labeling.engine_result import Finish
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "gsm8k" / "train.jsonl"
 
@@ -64,10 +65,10 @@ def main() -> None:
     checker = AnswerChecker()
     right = 0
     for p, res in zip(problems, results, strict=True):
-        right += bool(checker.outcome(res["texts"][0], p.reference).correct)
+        right += bool(checker.outcome(res.texts[0], p.reference).correct)
     checker.close()
-    tokens = sum(r["tokens"][0] for r in results)
-    cut = sum(r["finish"][0] == "length" for r in results)
+    tokens = sum(r.tokens[0] for r in results)
+    cut = sum(r.finish[0] is Finish.LENGTH for r in results)
     print(f"GSM8K (first {len(problems)} train problems, greedy, {args.max_tokens} tokens): "
           f"{right}/{len(problems)} = {right / len(problems):.0%} correct; {cut} cut at the cap")
     print(f"{tokens} tokens: {tokens / inside:.1f} tok/s inside generate, "

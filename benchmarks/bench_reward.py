@@ -63,7 +63,7 @@ def completions(n: int) -> list[tuple[str, str]]:
     if path.exists():
         rows = [(r["problem"], "\n\n".join(r["steps"])) for r in json.loads(path.read_text())]
     else:
-        from pipelines.train.data import synthetic_rows
+        from tests.prm_fixtures import synthetic_rows
 
         rows = [(r["prompt"], "\n\n".join(r["completions"])) for r in synthetic_rows(64, 1)]
     return [rows[i % len(rows)] for i in range(n)]

@@ -33,7 +33,7 @@ from pathlib import Path
 
 def _train(root: Path) -> Path:
     from pipelines.train.app import run
-    from pipelines.train.data import synthetic_rows, write_shards
+    from tests.prm_fixtures import synthetic_rows, write_shards
 
     write_shards(synthetic_rows(16, 2, seed=1), root / "labels")
     summary = run(
@@ -115,7 +115,7 @@ def main() -> None:
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
     os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
     from pipelines.scoring import PRMScorer
-    from pipelines.train.data import synthetic_rows
+    from tests.prm_fixtures import synthetic_rows
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-scoring-"))
     ckpt = Path(args.checkpoint) if args.checkpoint else _train(tmp)

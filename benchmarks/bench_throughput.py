@@ -57,7 +57,7 @@ def chains_of(problems: list, requests: list[dict], results: list[dict]) -> list
 
     items = []
     for p, req, res in zip(problems, requests, results, strict=True):
-        for i, text in enumerate(res["texts"]):
+        for i, text in enumerate(res.texts):
             steps = tuple(split_steps(text))
             if len(steps) >= 2:
                 cid = chain_id(p.problem_id, "m", i)
@@ -74,7 +74,7 @@ def sample_repeats(pool, requests: list[dict], repeats: int) -> tuple[list[dict]
         again = [EngineRequest.from_plain(r | {"seed": r["seed"] + rep}) for r in requests]
         t = time.perf_counter()
         got = pool.collect(pool.submit(again, tag="sample"))
-        passes.append({"tokens": sum(sum(r["tokens"]) for r in got), "s": time.perf_counter() - t})
+        passes.append({"tokens": sum(sum(r.tokens) for r in got), "s": time.perf_counter() - t})
         results = results or got
     return passes, results
 
@@ -90,7 +90,7 @@ def flat_in_job_engine(pool, samples: list[dict], sent: list) -> tuple[int, floa
     flat = list(sent)  # the rollout requests are engine requests already
     before = pool.stats()
     t = time.perf_counter()
-    tokens = sum(sum(r["tokens"]) for r in pool.generate(flat, tag="rollout"))
+    tokens = sum(sum(r.tokens) for r in pool.generate(flat, tag="rollout"))
     seconds = time.perf_counter() - t
     after = pool.stats()
     engines = len(pool.actors)

@@ -136,8 +136,7 @@ def main() -> None:
     ap.add_argument("--out", default="", help="also write the result as JSON here")
     cli = ap.parse_args()
 
-    from pipelines.checkpoint.model import build_tiny_model
-    from pipelines.train.data import synthetic_rows, write_shards
+    from tests.prm_fixtures import build_tiny_model, synthetic_rows, write_shards
 
     with tempfile.TemporaryDirectory() as tmp:
         rows = synthetic_rows(200, 1, seed=0, steps=(cli.chain_steps, cli.chain_steps))

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from labeling.shards import input_shards
 from pipelines.eval.checkpoint import evaluate_checkpoint, load_processbench
 from pipelines.train.app import run
-from pipelines.train.data import synthetic_rows, write_shards
+from tests.prm_fixtures import synthetic_rows, write_shards
 
 
 def _norm(text: str) -> str:
@@ -97,7 +97,7 @@ def _check_no_leak(auto_shards: str, held_out: list[dict]) -> None:
 
 def _dry_run_inputs(out: Path) -> dict[str, str]:
     """Synthetic stand-ins for every input, plus a tiny model (no downloads)."""
-    from pipelines.checkpoint.model import build_tiny_model
+    from tests.prm_fixtures import build_tiny_model
 
     auto = synthetic_rows(60, 2, seed=11)
     bon = synthetic_rows(12, 4, seed=12)

@@ -41,7 +41,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 from pipelines.checkpoint.export import new_prm  # noqa: E402
 from pipelines.checkpoint.format import StepFormat  # noqa: E402
 from pipelines.checkpoint.model import (  # noqa: E402
-    build_tiny_model,
     collate_ids,
     ensure_tokens,
     load_tokenizer,
@@ -50,8 +49,8 @@ from pipelines.checkpoint.model import (  # noqa: E402
     tokenize_rows,
 )
 from pipelines.train.app import run  # noqa: E402
-from pipelines.train.data import synthetic_rows, write_shards  # noqa: E402
 from pipelines.train.packing import padded  # noqa: E402
+from tests.prm_fixtures import build_tiny_model, synthetic_rows, write_shards  # noqa: E402
 
 QWEN = {"vocab_size": 151936, "num_key_value_heads": 2, "tie_word_embeddings": True,
         "max_position_embeddings": 32768, "rope_theta": 1e6}  # fmt: skip

@@ -11,7 +11,7 @@ A request is a chat (`messages`, normally one user message) and `prefix`, the st
 assistant's answer: the engine renders both with the chat template, tokenised once, so a
 rollout from a chain's prefix sees exactly the text the chain was sampled with and vLLM's
 prefix cache shares it. The request is frozen and pickles as a plain dataclass (it crosses Ray
-process boundaries). A result is {"texts": [...n], "tokens": [...n], "finish": [...n]}.
+process boundaries). The answer is an `EngineResult` (labeling/engine_result.py).
 """
 
 from __future__ import annotations

@@ -9,11 +9,10 @@ Code: the question, asking for one fenced Python block (see `labeling.steps.code
 from __future__ import annotations
 
 from labeling.schema import Problem
+from labeling.steps.code import build_code_prompt
 
 
 def user_message(problem: Problem, math_instruction: str) -> str:
     if problem.domain == "code":
-        from labeling.steps.code import build_code_prompt
-
         return build_code_prompt(problem)
     return f"{problem.question.strip()}\n\n{math_instruction}"

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipelines.cli_help import group_options
+from pipelines import cli_help
+from pipelines.confdir import CONF_DIR
 
 
 class UserError(Exception):
@@ -95,12 +96,13 @@ def composition_sentence(exc: BaseException) -> str:
     with the valid group options or keys where the mistake was a name."""
     from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
+    # Read only when a composition failed; every app imports this module at start.
     from labeling.mc.method import not_a_key
 
     missing = _MISSING_OPTION.search(str(exc))
     if missing:
         group, name = missing.groups()
-        options = group_options(group)
+        options = cli_help.group_options(group)
         listed = f"; choose from {', '.join(options)}" if options else ""
         return f"{group}={name}: no such option in group '{group}'{listed}"
     cause: BaseException | None = exc
@@ -135,10 +137,8 @@ def compose_or_explain(prog: str, conf_dir: str, config_name: str, argv: Sequenc
     Also notes which directories on the way to Hydra's run dir exist already, so that a run
     that fails at start can remove what it created (`remove_failed_start`).
     Multirun sweeps and Hydra's own flags are left to Hydra."""
-    from pipelines.cli_help import help_page, wants_help
-
-    if schema is not None and wants_help(argv):
-        print(help_page(prog, doc, schema, conf_dir, config_name, argv))
+    if schema is not None and cli_help.wants_help(argv):
+        print(cli_help.help_page(prog, doc, schema, conf_dir, config_name, argv))
         sys.exit(0)
     if any(a.startswith("-") for a in argv):
         return
@@ -249,8 +249,6 @@ class HydraApp:
         """Register the config, compose it once (`--help` and bad overrides end here) and
         hand it to Hydra, which runs `run` under `run_or_explain`."""
         import hydra
-
-        from pipelines.confdir import CONF_DIR
 
         self.register()
         if self.extra_overrides is not None:  # before Hydra's own flags (--cfg job, -m)

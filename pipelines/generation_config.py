@@ -18,11 +18,10 @@ from hydra.core.config_store import ConfigStore
 from labeling.datasets import Adapter, check_adapter, gives_sections
 from labeling.datasets.generic import FieldsConfig
 from labeling.schema import Domain
-from labeling.steps.code import CodeSplitMode
-from labeling.steps.sections import SectionOptions
 from labeling.steps.splitters import SplitMode
 from pipelines.cli import ConfigError
 from pipelines.config_fields import ROWS, SPEED, option
+from pipelines.split_config import SplitConfig
 from verifiers.answer import ANSWER_TIMEOUT_S
 
 
@@ -111,31 +110,6 @@ class SamplerConfig:
         "Appended to math questions.",
         ROWS,
     )
-
-
-@dataclass
-class SplitConfig:
-    mode: SplitMode = option(
-        SplitMode.auto, "Math steps: auto | blank_line | step_marker | line | sections "
-        "(reasoning traces: paragraphs merged at reasoning moves, labeling/steps/sections.py).",
-        ROWS,
-    )
-    code_mode: CodeSplitMode = option(
-        CodeSplitMode.statement, "Code steps: line|statement|block.", ROWS
-    )
-    max_steps: int = option(
-        40, "Chains with more steps are quarantined (stage split).", ROWS, gt=0
-    )
-    section_tokens: int = option(
-        400, "sections: token budget per section (approximate).", ROWS, gt=0
-    )
-    max_sections: int = option(
-        SectionOptions().max_sections, "sections: cap per chain, final answer included; wins "
-        "over the budget.", ROWS, gt=0
-    )
-
-    def section_options(self) -> SectionOptions:
-        return SectionOptions(self.section_tokens, self.max_sections)
 
 
 @dataclass

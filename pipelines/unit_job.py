@@ -34,7 +34,10 @@ from labeling.schema import Problem, Quarantined
 from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
 from labeling.unit_plan import PlannedUnit, plan_units
 from pipelines.cli import UserError
+from pipelines.engine.pool import EnginePool
+from pipelines.engine.prepare_model import prepare
 from pipelines.engine.runtime import init_ray
+from pipelines.generation_config import DatasetConfig, EngineConfig, ModelConfig, RayConfig
 from pipelines.progress import Progress
 
 Members = dict[str, Problem | Quarantined]
@@ -64,15 +67,13 @@ def code_version() -> str:
         return version("prm-labeler")
 
 
-def resolve_model(model: Any, engine_kind: str) -> str:
+def resolve_model(model: ModelConfig, engine_kind: str) -> str:
     """The engine's model: `model.path` when it exists, a profile this tool prepares by name
     (converted on first use, see `prepare_model`) when the path is empty, or a hub id (for
     clusters that can reach a hub). A path that is not there is one sentence."""
     if str(engine_kind) == "simulated":
         return "simulated"
     if not model.path:
-        from pipelines.engine.prepare_model import prepare
-
         try:
             return str(prepare(model=model.name))
         except ValueError as exc:
@@ -85,7 +86,7 @@ def resolve_model(model: Any, engine_kind: str) -> str:
     return model.path
 
 
-def read_members(dataset: Any) -> Members:
+def read_members(dataset: DatasetConfig) -> Members:
     """Every input record by member id (see the module): what units are cut from."""
     members: Members = {}
     for index, x in enumerate(load_problems(asdict(dataset))):
@@ -176,12 +177,11 @@ class UnitJob:
             return None
         return rec
 
-    def start_pool(self, model: Any, engine: Any, ray: Any, **kwargs: Any) -> tuple[Any, str]:
+    def start_pool(self, model: ModelConfig, engine: EngineConfig, ray: RayConfig,
+                   **kwargs: Any) -> tuple[EnginePool, str]:  # fmt: skip
         """An engine pool for `model` (Ray started first) and the model's path; kwargs go to
         `EnginePool` (`wait=False`: return while the engines load; the pool says when they
         are ready)."""
-        from pipelines.engine.pool import EnginePool
-
         t = time.monotonic()
         init_ray(ray)
         if kwargs.get("verbose"):

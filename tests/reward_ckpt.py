@@ -10,7 +10,7 @@ import torch
 
 from pipelines.checkpoint.export import new_prm, save_checkpoint
 from pipelines.checkpoint.format import StepFormat
-from pipelines.checkpoint.model import build_tiny_model
+from tests.prm_fixtures import build_tiny_model
 
 WORDS = [
     "Start at 3 and add 4 , 2 . 3 + 4 = 7 7 + 2 = 9 The answer is \\boxed{9} .",

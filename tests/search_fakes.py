@@ -11,7 +11,7 @@ import math
 import random
 
 from labeling.engine_request import EngineRequest
-from pipelines.search.strategies import Sample
+from labeling.engine_result import Completion, Finish
 
 RIGHT = "42"
 
@@ -29,17 +29,17 @@ class FakeGenerator:
         self.right_share = right_share
         self.calls: list[int] = []  # requests per submit (the lockstep batching)
 
-    def _one(self, g: EngineRequest, j: int) -> Sample:
+    def _one(self, g: EngineRequest, j: int) -> Completion:
         rng = random.Random(g.seed * 1_000_003 + j)
         text = chain_text(rng, g.prefix.count("Step ") + 1, self.right_share)
         for stop in g.stop:
             if stop in text:
                 text = text[: text.index(stop)]
         words = text.split(" ")
-        finish = "stop"
+        finish = Finish.STOP
         if len(words) > g.max_tokens:
-            text, finish = " ".join(words[: g.max_tokens]), "length"
-        return Sample(text, len(text.split()), finish)
+            text, finish = " ".join(words[: g.max_tokens]), Finish.LENGTH
+        return Completion(text, len(text.split()), finish)
 
     def submit(self, requests):
         self.calls.append(len(requests))

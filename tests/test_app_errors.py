@@ -61,7 +61,7 @@ def test_an_existing_output_dir_keeps_its_files_after_a_failed_start(tmp_path):
 
 @pytest.fixture
 def shards_without_human_labels(tmp_path) -> Path:
-    from pipelines.train.data import synthetic_rows, write_shards
+    from tests.prm_fixtures import synthetic_rows, write_shards
 
     return write_shards(synthetic_rows(6, 2), tmp_path / "shards")
 

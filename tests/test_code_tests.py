@@ -59,16 +59,17 @@ def test_code_test_verifier_outcome_on_last_step():
     )
     assert good[-1].status == Status.CORRECT and good[-1].score == 1.0
     assert wrong[-1].status == Status.INCORRECT and wrong[-1].label is False
-    assert wrong[1].status == Status.CORRECT  # the syntax of a wrong program is fine
-    assert broken[2].status == Status.INCORRECT and broken[-1].label is False
+    assert all(v.status == Status.UNVERIFIABLE for v in wrong[:-1])  # the outcome only
+    assert broken[-1].label is False
+    assert SyntaxVerifier().verify_chain(ADD, chain(BROKEN))[2].status == Status.INCORRECT
     assert empty[-1].status == Status.INCORRECT and "no code" in empty[-1].evidence
-    assert verifier.name == "tests" and isinstance(verifier, Verifier)
+    assert verifier.name == "answer" and isinstance(verifier, Verifier)
 
 
 @pytest.mark.sandbox
 @needs_sandbox
 def test_outcome_mode_feeds_combine():
-    outcome = CodeTestVerifier(FAST, syntax=False, name="answer")
+    outcome = CodeTestVerifier(FAST)
     c = chain(BROKEN)
     verdicts = {
         "answer": outcome.verify_chain(ADD, c),
@@ -84,7 +85,7 @@ def test_outcome_mode_feeds_combine():
 def test_timeout_is_a_timeout_verdict_that_decides_nothing():
     text = "```python\ndef add(a, b):\n    while True:\n        pass\n```"
     c = chain(text)
-    verdicts = CodeTestVerifier(FAST, name="answer", syntax=False).verify_chain(ADD, c)
+    verdicts = CodeTestVerifier(FAST).verify_chain(ADD, c)
     assert verdicts[-1].status == Status.TIMEOUT and verdicts[-1].label is None
     # the labels, the first error and the outcome agree: nothing is known
     for policy in ("verifier_first", "outcome"):

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from labeling.engine_result import EngineResult, Finish
 from pipelines.engine.feed import EngineFeed
 
 
@@ -49,8 +50,10 @@ def test_the_building_thread_runs_every_step() -> None:
     feed = EngineFeed(build)
     assert feed.max_num_seqs == 8
     params = SimpleNamespace(n=1, max_tokens=4)
-    results = feed.submit([("a", params), None, ("b", params)], "sample", {"texts": []}).result(5)
-    assert [r["texts"] for r in results] == [["A"], [], ["B"]]
+    empty = EngineResult.too_long()
+    results = feed.submit([("a", params), None, ("b", params)], "sample", empty).result(5)
+    assert [r.texts for r in results] == [["A"], [""], ["B"]]
+    assert results[0].finish == [Finish.STOP] and results[1] == empty
     assert engine.threads == set(built_in)
     assert built_in[0] != threading.get_ident()
     tag = feed.stats()["tags"]["sample"]
@@ -70,6 +73,7 @@ def test_model_text_with_a_lone_surrogate_comes_back_writable() -> None:
     # characters are kept; the text must encode as UTF-8 for the shard writer.
     feed = EngineFeed(lambda: (FakeEngine(), 8))
     params = SimpleNamespace(n=1, max_tokens=4)
-    (res,) = feed.submit([("x\ud800\x00\x07y", params)], "sample", {"texts": []}).result(5)
-    assert res["texts"] == ["X\ufffd\x00\x07Y"]
-    res["texts"][0].encode("utf-8")
+    (res,) = feed.submit([("x\ud800\x00\x07y", params)], "sample",
+                         EngineResult.too_long()).result(5)
+    assert res.texts == ["X\ufffd\x00\x07Y"]
+    res.texts[0].encode("utf-8")

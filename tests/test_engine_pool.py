@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from labeling.engine_request import EngineRequest
-from pipelines.engine.pool import EnginePool, gpus_per_engine
+from pipelines.engine.placement import gpus_per_engine
+from pipelines.engine.pool import EnginePool
 from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig
 
 
@@ -22,7 +23,7 @@ def request(seed: int, prompt: str = "q") -> EngineRequest:
 def test_in_process_pool_calls_and_counts():
     pool = EnginePool("", ModelConfig(), EngineConfig(kind="simulated"), RayConfig(enabled=False))
     one = pool.generate([request(1), request(2)])
-    assert len(one) == 2 and all(len(r["texts"]) == 2 for r in one)
+    assert len(one) == 2 and all(len(r.completions) == 2 for r in one)
     assert pool.future([request(1)]).result() == one[:1]  # same seed, same text
     stats = pool.stats()
     assert stats["actors"] == 1 and stats["tags"]["all"]["requests"] == 3

@@ -22,7 +22,7 @@ from pipelines.checkpoint.format import StepFormat
 from pipelines.checkpoint.model import load_tokenizer, tokenize_row
 from pipelines.scoring import PRMScorer
 from pipelines.train.app import run
-from pipelines.train.data import synthetic_rows, write_shards
+from tests.prm_fixtures import synthetic_rows, write_shards
 
 pytestmark = [pytest.mark.train, pytest.mark.engine, pytest.mark.app]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from labeling.engine_request import EngineRequest
+from labeling.engine_result import Completion, EngineResult, Finish
 from labeling.ids import chain_id
 from labeling.judge.protocol import (
     JudgeAnswer,
@@ -17,7 +18,7 @@ from labeling.judge.protocol import (
 from labeling.schema import Chain, Problem, Status
 from pipelines.engine.judge import EngineJudge
 from verifiers.base import Verifier
-from verifiers.judge import Critique, JudgeVerifier
+from verifiers.judge import JudgeVerifier
 
 STEPS = ("Tom has 3 + 4 = 7 apples.", "He buys 2 more: 7 + 2 = 10.", "The answer is \\boxed{10}.")
 
@@ -125,12 +126,12 @@ def test_unparsable_votes_are_noted_and_all_unparsable_is_an_error_verdict():
 class FakeJudge:
     """Answers every request with scripted texts; records the calls."""
 
-    def __init__(self, texts, finish="stop"):
+    def __init__(self, texts, finish=Finish.STOP):
         self.texts, self.finish, self.calls = texts, finish, []
 
     def critique(self, requests):
         self.calls.append(list(requests))
-        return [[Critique(t, 5, self.finish) for t in self.texts[: r.n]] for r in requests]
+        return [[Completion(t, 5, self.finish) for t in self.texts[: r.n]] for r in requests]
 
 
 def items(n_chains=2):
@@ -155,10 +156,10 @@ def test_verifier_sends_one_batch_with_votes_and_stable_seeds():
 
 
 def test_verifier_reports_why_a_vote_never_came():
-    long_prompt = JudgeVerifier(FakeJudge([""], finish="prompt_too_long"), votes=1)
+    long_prompt = JudgeVerifier(FakeJudge([""], finish=Finish.PROMPT_TOO_LONG), votes=1)
     v = long_prompt.verify(items(1))[0]
     assert v[0].status == Status.ERROR and "does not fit" in v[0].evidence
-    cut = JudgeVerifier(FakeJudge(["Let me check paragraph 0 carefully"], "length"), votes=1)
+    cut = JudgeVerifier(FakeJudge(["Let me check paragraph 0 carefully"], Finish.LENGTH), votes=1)
     assert "cut at max_tokens" in cut.verify(items(1))[0][0].evidence
     nothing = JudgeVerifier(FakeJudge([]), votes=2).verify(items(1))[0]
     assert nothing[0].status == Status.ERROR and "returned nothing" in nothing[0].evidence
@@ -175,15 +176,15 @@ class FakePool:
 
     def generate(self, requests):
         self.requests += requests
-        return [{"texts": ["\\boxed{0}"] * r.n, "tokens": [4] * r.n,
-                 "finish": ["stop"] * r.n} for r in requests]
+        return [EngineResult.of(["\\boxed{0}"] * r.n, [4] * r.n, [Finish.STOP] * r.n)
+                for r in requests]
 
 
 def test_engine_critic_sends_chat_requests_without_prefix():
     pool = FakePool()
     out = EngineJudge(pool, "m").critique(
         [EngineRequest.user("judge this", n=2, seed=11, max_tokens=32, temperature=0.5)])
-    assert out == [[Critique("\\boxed{0}", 4, "stop")] * 2]
+    assert out == [[Completion("\\boxed{0}", 4, Finish.STOP)] * 2]
     (req,) = pool.requests
     assert req.chat() == [{"role": "user", "content": "judge this"}]
     assert (req.prefix, req.n, req.seed, req.max_tokens) == ("", 2, 11, 32)

@@ -104,7 +104,7 @@ class _Pool:
 
 
 def test_the_judge_gets_its_own_pool_only_for_another_model(monkeypatch, tmp_path):
-    from pipelines.engine import pool as pool_module
+    import pipelines.unit_job as pool_module  # where the job looks the pool class up
     from pipelines.label.job import LabelJob
 
     monkeypatch.setattr(pool_module, "EnginePool", _Pool)
@@ -128,7 +128,7 @@ def test_the_judge_gets_its_own_pool_only_for_another_model(monkeypatch, tmp_pat
 
 
 def test_a_judge_and_a_completer_of_the_same_model_share_one_pool(monkeypatch, tmp_path):
-    from pipelines.engine import pool as pool_module
+    import pipelines.unit_job as pool_module  # where the job looks the pool class up
     from pipelines.label.job import LabelJob
 
     monkeypatch.setattr(pool_module, "EnginePool", _Pool)

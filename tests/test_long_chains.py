@@ -13,10 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipelines.checkpoint.format import StepFormat
-from pipelines.checkpoint.model import build_tiny_model, cut_counts, load_tokenizer, tokenize_row
+from pipelines.checkpoint.model import cut_counts, load_tokenizer, tokenize_row
 from pipelines.label.app import run as label
 from pipelines.train.app import run as train
 from tests.conftest import compose
+from tests.prm_fixtures import build_tiny_model
 from tests.synthetic_traces import long_trace
 from tests.tiers import examples
 
@@ -113,7 +114,7 @@ def test_prm_train_on_long_traces_reports_what_it_dropped(tmp_path, caplog):
 @pytest.mark.train
 def test_a_run_where_no_label_fits_stops_with_the_fix(tmp_path):
     from pipelines.cli import UserError
-    from pipelines.train.data import synthetic_rows, write_shards
+    from tests.prm_fixtures import synthetic_rows, write_shards
 
     rows = synthetic_rows(6, 1, seed=0)
     write_shards(rows, tmp_path / "labels")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from labeling.engine_request import EngineRequest
+from labeling.engine_result import Finish
 from labeling.schema import Chain, Problem
 from labeling.text.loops import TRAIL, LineRuns, ended_in_loop, line_key
 from tests.fakes import mc_verifier
@@ -109,9 +110,9 @@ def test_the_engine_ends_a_looping_rollout_and_leaves_the_rest_of_the_batch_alon
                                max_tokens=40, temperature=0.7)
     free, alone = engine.generate([loop, other], tag="rollout")
     ended, beside = engine.generate([replace(loop, end_loops=3), other], tag="rollout")
-    assert ended["finish"] == ["loop"] and free["finish"] != ["loop"]
-    text = ended["texts"][0]
-    assert free["texts"][0].startswith(text) and ended["tokens"][0] < free["tokens"][0]
+    assert ended.finish == [Finish.LOOP] and free.finish != [Finish.LOOP]
+    text = ended.texts[0]
+    assert free.texts[0].startswith(text) and ended.tokens[0] < free.tokens[0]
     runs = LineRuns(3)
     assert runs.feed(text) and line_key(text.rstrip().splitlines()[-1]) == "6 * 8 = 48"
     assert beside == alone

@@ -7,14 +7,8 @@ import pytest
 from labeling.shards import input_shards
 from pipelines.cli import UserError
 from pipelines.train.config import PRMDataConfig
-from pipelines.train.data import (
-    ChainStream,
-    iter_examples,
-    row_targets,
-    synthetic_rows,
-    validation_examples,
-    write_shards,
-)
+from pipelines.train.data import ChainStream, iter_examples, row_targets, validation_examples
+from tests.prm_fixtures import synthetic_rows, write_shards
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import torch
 
 from pipelines.checkpoint.export import QWEN_PRM_TEMPLATE, new_prm, save_checkpoint
 from pipelines.checkpoint.format import StepFormat
-from pipelines.checkpoint.model import build_tiny_model, load_tokenizer
+from pipelines.checkpoint.model import load_tokenizer
 from pipelines.eval.checkpoint import (
     aggregate,
     best_of_n,
@@ -20,7 +20,7 @@ from pipelines.eval.checkpoint import (
     processbench_f1,
 )
 from pipelines.scoring import PRMScorer
-from pipelines.train.data import synthetic_rows, write_shards
+from tests.prm_fixtures import build_tiny_model, synthetic_rows, write_shards
 
 
 def test_a_prm_flags_steps_under_the_threshold_and_never_an_unscored_one():

@@ -12,7 +12,8 @@ import torch
 from pipelines.checkpoint.export import export, load_checkpoint, new_prm, save_checkpoint
 from pipelines.checkpoint.export import main as export_main
 from pipelines.checkpoint.format import StepFormat
-from pipelines.checkpoint.model import IGNORE, build_tiny_model, collate, tokenize_row
+from pipelines.checkpoint.model import IGNORE, collate, tokenize_row
+from tests.prm_fixtures import build_tiny_model
 
 TEXTS = ["Start at 3 and add 4 .\n\n3 + 4 = 7\n\n7 + 2 = 9\n\n", "what is 1 + 1 ? 2"]
 

@@ -140,7 +140,7 @@ def test_split_rules_come_from_the_checkpoint_unless_set(tmp_path):
     ck = tiny_prm(tmp_path, split={"mode": "line", "code_mode": "statement", "max_steps": 40})
     text = "3 + 4 = 7\n7 + 2 = 9\n\nThe answer is 9 ."
     assert len(PRMReward.load(ck).score(["q"], [text])[0].steps) == 3  # line: every line
-    assert len(PRMReward.load(ck, split_mode="blank_line").score(["q"], [text])[0].steps) == 2
+    assert len(PRMReward.load(ck, split={"mode": "blank_line"}).score(["q"], [text])[0].steps) == 2
 
 
 TRACE = ("<think>\nFirst, 3 + 4 = 7.\n\nWait, let me check: 7 + 2 = 9.\n\nAlternatively, "
@@ -155,12 +155,12 @@ def test_reasoning_traces_are_cut_into_sections_with_the_recorded_budget(tmp_pat
     want = split_spans(TRACE, "sections", SectionOptions(400, 2))
     assert len(got.steps) == len(want) == 2  # the cap the data was cut with, not the default
     assert [s.char_end for s in got.steps] == [b for _, b in want]
-    assert len(PRMReward.load(ck, max_sections=24).score(["q"], [TRACE])[0].steps) == 4
+    assert len(PRMReward.load(ck, split={"max_sections": 24}).score(["q"], [TRACE])[0].steps) == 4
 
 
 def test_rules_this_install_cannot_use_fail_at_start(tmp_path):
     ck = tiny_prm(tmp_path, split={"mode": "sentences"})
-    with pytest.raises(ConfigError, match="split rules.*reward.split_mode"):
+    with pytest.raises(ConfigError, match="split rules.*reward.split.mode"):
         PRMReward.load(ck)
 
 

@@ -36,9 +36,8 @@ def _trl():
 
 def _train_prm(root: Path) -> Path:
     """A PRM prm-train trained a few steps on synthetic chains cut with `line`."""
-    from pipelines.checkpoint.model import build_tiny_model
     from pipelines.train.app import run
-    from pipelines.train.data import synthetic_rows, write_shards
+    from tests.prm_fixtures import build_tiny_model, synthetic_rows, write_shards
 
     rows = synthetic_rows(12, 2, seed=7)
     data = write_shards(rows, root / "labels")

@@ -27,7 +27,7 @@ def _dataset(root: Path, split: dict | None, model: str = "SmolLM2", dataset: st
              cut: int | None = None, given: int | None = None) -> str:  # fmt: skip
     """Shards with a manifest saying how its chains were cut (`cut`/`given`: the label
     job's counts; None leaves them out)."""
-    from pipelines.train.data import synthetic_rows, write_shards
+    from tests.prm_fixtures import synthetic_rows, write_shards
 
     write_shards(synthetic_rows(6, 2, seed=3), root)
     manifest = json.loads((root / "manifest.json").read_text())
@@ -67,7 +67,8 @@ def _warned(ckpt: Path, **fields) -> list[str]:
 
 @pytest.mark.parametrize(("split", "fields", "says"), [
     ({**LINE, "cut_by": "prm-label", "given": []}, {}, None),
-    ({**LINE, "cut_by": "prm-label", "given": []}, {"split_mode": "auto"}, "trained on chains"),
+    ({**LINE, "cut_by": "prm-label", "given": []}, {"split": {"mode": "auto"}},
+     "trained on chains"),
     ({"mode": None, "cut_by": "mixed", "rules": {"a": LINE, "b": {**LINE, "mode": "auto"}},
       "given": []}, {}, "different rules"),
     ({"mode": None, "cut_by": "given", "given": ["d"]}, {}, "already split"),
@@ -100,9 +101,9 @@ def test_a_prm_trained_on_sections_scores_the_same_sections(tmp_path):
     """prm-label cuts given R1-style traces into sections, prm-train trains on them, prm-export
     copies the record, and the reward cuts each trace into exactly the rows' sections."""
     from pipelines.checkpoint.export import export
-    from pipelines.checkpoint.model import build_tiny_model
     from pipelines.label.app import run as label
     from pipelines.train.app import run as train
+    from tests.prm_fixtures import build_tiny_model
 
     traces = [long_trace(n, seed=s) for n, s in ((60, 1), (40, 2), (30, 3), (50, 4))]
     data = tmp_path / "t.jsonl"
@@ -143,7 +144,7 @@ def test_a_prm_trained_on_sections_scores_the_same_sections(tmp_path):
         assert len(ends) == len(row["completions"]) > 3
     # told to cut otherwise, the reward says so where a script sees it
     assert any("trained on chains cut with sections" in w
-               for w in _warned(served, split_mode="auto"))
+               for w in _warned(served, split={"mode": "auto"}))
 
 
 def _text(row: dict, traces: list) -> str:
@@ -175,3 +176,17 @@ def test_the_label_job_says_who_cut_its_chains(tmp_path):
     assert dataset_split([got["text"]])["mode"] == "sections"
     both = dataset_split([got["text"], got["steps"]])
     assert both["cut_by"] == "prm-label" and both["given"] == [got["steps"]]
+
+
+def test_the_reward_cut_has_splits_names_and_falls_back_to_the_record():
+    from dataclasses import fields
+
+    from pipelines.split_config import RewardSplit, SplitConfig
+
+    names = {f.name for f in fields(RewardSplit)}
+    assert names == {f.name for f in fields(SplitConfig)} - {"max_steps"}
+    cut = RewardSplit(mode=None, max_sections=24)
+    record = {"mode": "line", "max_sections": 8, "section_tokens": 300}
+    assert [cut.pick(n, record) for n in ("mode", "max_sections", "section_tokens")] == [
+        "line", 24, 300]
+    assert cut.pick("code_mode", {}) == SplitConfig().code_mode and not cut.sets_rule()

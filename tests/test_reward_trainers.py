@@ -79,7 +79,7 @@ def test_verl_prompt_key_names_the_field(prm_ckpt):
 
 def _dataset(root: Path, split: dict | None, model: str = "SmolLM2",
              dataset: str = "gsm8k") -> str:  # fmt: skip
-    from pipelines.train.data import synthetic_rows, write_shards
+    from tests.prm_fixtures import synthetic_rows, write_shards
 
     write_shards(synthetic_rows(6, 2, seed=3), root)
     manifest = json.loads((root / "manifest.json").read_text())
@@ -91,8 +91,8 @@ def _dataset(root: Path, split: dict | None, model: str = "SmolLM2",
 
 @pytest.mark.train
 def test_prm_train_writes_the_split_rules_into_the_checkpoint(tmp_path):
-    from pipelines.checkpoint.model import build_tiny_model
     from pipelines.train.app import run
+    from tests.prm_fixtures import build_tiny_model
     from tests.reward_ckpt import WORDS
 
     line = {"mode": "line", "code_mode": "statement", "max_steps": 40}

@@ -31,7 +31,7 @@ def test_the_engine_gives_a_request_s_jth_completion_the_seed_plus_j():
     last_two = replace(three, n=2, seed=42)
     together = engine.generate([three, last_two], tag="rollout")
     apart = [engine.generate([r], tag="rollout")[0] for r in (last_two, three)]
-    assert len(set(together[0]["texts"])) > 1  # the seeds draw different samples
+    assert len(set(together[0].texts)) > 1  # the seeds draw different samples
     for big, small in (together, apart[::-1]):
-        assert big["texts"][1:] == small["texts"]
-        assert big["tokens"][1:] == small["tokens"]
+        assert big.texts[1:] == small.texts
+        assert big.tokens[1:] == small.tokens

@@ -25,7 +25,7 @@ def ray_runtime():
 @pytest.fixture(scope="module")
 def prm_checkpoint(tmp_path_factory, tiny_model_dir) -> Path:
     from pipelines.train.app import run
-    from pipelines.train.data import synthetic_rows, write_shards
+    from tests.prm_fixtures import synthetic_rows, write_shards
 
     root = tmp_path_factory.mktemp("prm")
     write_shards(synthetic_rows(8, 2, seed=1), root / "labels")

@@ -11,6 +11,7 @@ from functools import partial
 import pytest
 
 from labeling.engine_request import EngineRequest
+from labeling.engine_result import EngineResult
 from labeling.prm.search import Aggregation, PRMScoreError
 from labeling.steps.splitters import split_steps
 from pipelines.cli import ConfigError
@@ -20,7 +21,6 @@ from pipelines.search.driver import Task, run_tasks
 from pipelines.search.job import SearchJob, final_answer, states_answer
 from pipelines.search.strategies import (
     SAMPLING,
-    Sample,
     TreeParams,
     sampling,
     tree_search,
@@ -336,7 +336,7 @@ def test_load_prm_refuses_a_missing_checkpoint(tmp_path):
 def test_a_prompt_too_long_gives_empty_finished_candidates():
     class TooLong(FakeGenerator):
         def submit(self, items):
-            return [[Sample("", 0, "prompt_too_long")] for _ in items]
+            return [list(EngineResult.too_long().completions) for _ in items]
 
     (d,), _, _ = run_one(tree(params(4)), gen=TooLong())
     assert (d.answer, d.tokens, d.candidates, d.rounds) == (None, 0, 4, 1)

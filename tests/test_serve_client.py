@@ -10,8 +10,9 @@ import pytest
 
 from pipelines.checkpoint.export import new_prm, save_checkpoint
 from pipelines.checkpoint.format import StepFormat
-from pipelines.checkpoint.model import build_tiny_model, tokenize_row
+from pipelines.checkpoint.model import tokenize_row
 from pipelines.serve import PRMClient, ScoringError
+from tests.prm_fixtures import build_tiny_model
 
 CHAINS = [("Start at 3", ["3 + 4 = 7", "7 + 2 = 9"]), ("what is 1 + 1 ?", ["2"])]
 

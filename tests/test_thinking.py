@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from labeling.engine_result import EngineResult, Finish
 from labeling.schema import Problem, Status
 from labeling.steps.thinking import (
     answer_region,
@@ -15,7 +16,7 @@ from labeling.steps.thinking import (
     template_opener,
     thinking_open,
 )
-from pipelines.engine.actor import format_prompt, with_opener
+from pipelines.engine.actor import format_prompt
 from verifiers.answer import UNFINISHED, AnswerChecker, extract_answer
 from verifiers.mc.outcome import MathOutcome
 
@@ -76,15 +77,16 @@ class _Tok:
 def test_the_engine_keeps_a_thinking_the_template_opened():
     tok, chat = _Tok(), [{"role": "user", "content": "Q"}]
     assert template_opener(format_prompt(tok, chat, "", True)) == "<think>\n"
-    sampled = with_opener({"texts": ["hmm\n</think>\n42"], "tokens": [3], "finish": ["stop"]},
-                          "<think>\n")
-    text = sampled["texts"][0]
+    sampled = EngineResult.of(["hmm\n</think>\n42"], [3], [Finish.STOP]).with_opener("<think>\n")
+    text = sampled.texts[0]
     assert text == "<think>\nhmm\n</think>\n42" and parse_trace(text).finished
     # A rollout from a prefix of that text sees exactly what the chain was sampled with.
     assert format_prompt(tok, chat, text[:12], True) == "<|User|>Q<|Assistant|>" + text[:12]
     assert template_opener("<|Assistant|>") == "" and template_opener("<think>x") == ""
-    cut = with_opener({"texts": ["hmm, 41"], "tokens": [2], "finish": ["length"]}, "<think>\n")
-    assert parse_trace(cut["texts"][0]).finished is False  # cut inside: unfinished
+    cut = EngineResult.of(["hmm, 41"], [2], [Finish.LENGTH]).with_opener("<think>\n")
+    assert parse_trace(cut.texts[0]).finished is False  # cut inside: unfinished
+    too_long = EngineResult.too_long()
+    assert too_long.with_opener("<think>\n") == too_long  # an empty answer stays empty
 
 
 def test_the_simulated_engine_closes_a_thinking_it_continues():
@@ -95,5 +97,5 @@ def test_the_simulated_engine_closes_a_thinking_it_continues():
     inside, plain = (EngineRequest.user("Q", n=2, seed=1, max_tokens=64, temperature=0.8,
                                         prefix=p) for p in ("<think>\nhmm\n\n", ""))
     [a, b] = engine.generate([inside, plain])
-    assert all(rollout_answer_text(inside.prefix, t) is not None for t in a["texts"])
-    assert all("</think>" not in t for t in b["texts"])
+    assert all(rollout_answer_text(inside.prefix, t) is not None for t in a.texts)
+    assert all("</think>" not in t for t in b.texts)

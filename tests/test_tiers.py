@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tiers import KINDS, _command_kind, _scripts
+from tests.tiers import KINDS, SLOW_AFTER_S, _command_kind, _scripts
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -132,3 +132,85 @@ def test_every_kind_is_a_registered_marker():
 def test_commands_are_judged_by_their_program(args, shell, kind):
     found = _command_kind(args, shell, _scripts())
     assert (found[0] if found else None) == kind
+
+
+# The slow guard with a limit of half a CPU second (`slow_after_s`): the planted tests work
+# past it (a sleep would not count: the guard reads CPU time).
+PLANTED_SLOW = '''
+import time
+
+import pytest
+
+PAST = 0.7
+
+
+def work(seconds=PAST):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def test_unmarked_long():
+    work()
+
+
+def test_unmarked_short():
+    pass
+
+
+def test_unmarked_waiting():
+    time.sleep(PAST)  # waits without working: a loaded machine looks like this
+
+
+@pytest.mark.slow
+def test_marked_slow():
+    work()
+
+
+@pytest.mark.app
+def test_marked_by_what_it_starts():
+    work()
+
+
+@pytest.fixture(scope="module")
+def long_setup():
+    work()
+
+
+def test_unmarked_long_fixture_user(long_setup):
+    pass
+'''
+
+
+def test_slow_guard_fails_an_unmarked_long_test(tmp_path):
+    markers = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"][
+        "ini_options"]["markers"]
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\naddopts = --strict-markers\nslow_after_s = 0.5\nmarkers =\n"
+        + "".join(f"    {m}\n" for m in markers))
+    (tmp_path / "test_planted_slow.py").write_text(PLANTED_SLOW)
+    report = tmp_path / "report.xml"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "tests.tiers", "-p", "no:cacheprovider",
+         f"--junitxml={report}", "test_planted_slow.py"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
+    assert report.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    got = _outcomes(report)
+    assert {name: outcome for name, (outcome, _) in got.items()} == {
+        "test_unmarked_long": "failed",
+        "test_unmarked_short": "passed",
+        "test_unmarked_waiting": "passed",
+        "test_marked_slow": "passed",
+        "test_marked_by_what_it_starts": "passed",
+        "test_unmarked_long_fixture_user": "error",
+    }, proc.stdout[-3000:]
+    assert "without @pytest.mark.slow" in got["test_unmarked_long"][1]
+
+
+def test_the_slow_limit_is_the_markers_minute():
+    markers = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"][
+        "ini_options"]["markers"]
+    slow = next(m for m in markers if m.startswith("slow:"))
+    assert "a minute or more" in slow and SLOW_AFTER_S == 60.0

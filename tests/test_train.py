@@ -12,15 +12,14 @@ from hydra import compose, initialize_config_dir
 
 from pipelines.checkpoint.export import load_checkpoint as load_prm
 from pipelines.checkpoint.format import ExportFormat
-from pipelines.checkpoint.model import build_tiny_model
 from pipelines.cli import ConfigError
 from pipelines.confdir import CONF_DIR
 from pipelines.train.app import run
 from pipelines.train.config import LabelSource, register, to_config
-from pipelines.train.data import synthetic_rows, write_shards
 from pipelines.train.loop import lr_factor
 from pipelines.train.metrics import auroc
 from tests.conftest import app_error_line
+from tests.prm_fixtures import build_tiny_model, synthetic_rows, write_shards
 
 
 @pytest.fixture(scope="module")

@@ -12,14 +12,15 @@ import torch
 
 from pipelines.checkpoint.export import load_checkpoint, new_prm, save_checkpoint, weights_of
 from pipelines.checkpoint.format import StepFormat
-from pipelines.checkpoint.model import build_tiny_model, tokenize_row
+from pipelines.checkpoint.model import tokenize_row
 from pipelines.cli import ConfigError
 from pipelines.train.app import run
 from pipelines.train.background import CheckpointWriter, Prefetcher, micro_batches, to_host
 from pipelines.train.config import to_config
-from pipelines.train.data import ChainStream, synthetic_rows, write_shards
+from pipelines.train.data import ChainStream
 from pipelines.train.metrics import _forward_loss
 from pipelines.train.packing import check_isolation, packed, padded
+from tests.prm_fixtures import build_tiny_model, synthetic_rows, write_shards
 
 CPU = torch.device("cpu")
 

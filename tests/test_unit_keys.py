@@ -27,7 +27,7 @@ def _label_config_with_every_source() -> Any:
     cfg = lc.LabelJobConfig()
     labels = cfg.labels
     labels.answer, labels.calc, labels.tests = (sc.AnswerSourceConfig(), sc.CalcSourceConfig(),
-                                                sc.TestsSourceConfig())  # fmt: skip
+                                                sc.SyntaxSourceConfig())  # fmt: skip
     labels.mc, labels.judge = sc.MCSourceConfig(), sc.JudgeSourceConfig()
     return cfg
 
@@ -101,7 +101,7 @@ def test_switching_a_source_on_changes_the_key():
 
     cfg = lc.LabelJobConfig()
     key = config_hash(cfg)
-    cfg.labels.tests = sc.TestsSourceConfig()  # a section with no fields of its own
+    cfg.labels.tests = sc.SyntaxSourceConfig()  # a section with no fields of its own
     assert config_hash(cfg) != key
 
 

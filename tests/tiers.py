@@ -14,7 +14,13 @@ the test at the moment it starts one of these things unmarked:
   `python -m pipelines...`;
 - `browser`: a chromium subprocess;
 - `train`: the PRM training loop (`pipelines.train.loop.train_loop`) or a transformers
-  `Trainer.train` (TRL's trainers).
+  `Trainer.train` (TRL's trainers);
+- `slow`: a test that worked a minute or more (`slow_after_s` in the ini file: CPU seconds
+  of the test's process and of the children it waited for, over its setup, call and
+  teardown, module fixtures charged to the test that set them up) while it carries none of
+  the markers above: it fails at the phase that crossed the minute. CPU time, not the
+  clock's: on a machine other jobs share, a fast test's wall time can grow many times over
+  and must not fail it. Not seen: a test that waits a minute without working.
 
 A start inside a fixture counts for the fixture as well: every later test that uses that
 fixture (a session-scoped cluster, say) needs the marker even though the fixture is already
@@ -33,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.abc
+import resource
 import shlex
 import subprocess
 import sys
@@ -57,6 +64,7 @@ def examples(n: int) -> int:
 
 
 KINDS = ("engine", "ray", "sandbox", "app", "browser", "train")
+SLOW_AFTER_S = 60.0  # pyproject's `slow` marker: "takes a minute or more"
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
 
@@ -66,6 +74,8 @@ class _State:
     fixtures: list[Any] = field(default_factory=list)  # FixtureDefs being set up, innermost last
     fixture_kinds: dict[int, set[str]] = field(default_factory=dict)  # id(FixtureDef) -> kinds
     undo: list[Callable[[], None]] = field(default_factory=list)  # puts the originals back
+    seconds: dict[str, float] = field(default_factory=dict)  # nodeid -> CPU s of its phases
+    slow: set[str] = field(default_factory=set)  # tests already failed for their time
 
 
 _state = _State()
@@ -194,6 +204,11 @@ def _guard_popen() -> None:
     _state.undo.append(lambda: setattr(subprocess.Popen, "__init__", original))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini("slow_after_s", "seconds after which a test without a marker of what it "
+                  "starts must be marked slow (tests/tiers.py)", default=str(SLOW_AFTER_S))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     registered = {line.split(":")[0].strip() for line in config.getini("markers")}
     missing = [k for k in KINDS if k not in registered]
@@ -246,14 +261,39 @@ def pytest_runtest_teardown(item: pytest.Item) -> Any:
         return (yield)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Fail the phase in which a test without any tier marker passes `slow_after_s`."""
+    report = yield
+    spent = _state.seconds.get(item.nodeid, 0.0)
+    limit = float(item.config.getini("slow_after_s"))
+    marked = any(item.get_closest_marker(k) is not None for k in (*KINDS, "slow"))
+    if spent >= limit and not marked and report.passed and item.nodeid not in _state.slow:
+        _state.slow.add(item.nodeid)  # once per test: its later phases keep their outcome
+        report.outcome = "failed"
+        report.longrepr = (f"{item.nodeid} worked {spent:.1f} CPU s (at least {limit:g}) without "
+                           "@pytest.mark.slow or a marker of what it starts: mark it")
+    return report
+
+
 @contextlib.contextmanager
 def _running(item: pytest.Item) -> Iterator[None]:
-    """The test whose phase runs now: what a start is charged to."""
+    """The test whose phase runs now: what a start and CPU time are charged to."""
     _state.item = item
+    start = _cpu_seconds()
     try:
         yield
     finally:
         _state.item = None
+        spent = _cpu_seconds() - start
+        _state.seconds[item.nodeid] = _state.seconds.get(item.nodeid, 0.0) + spent
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process (all its threads) and of the children it waited for."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 @pytest.hookimpl(wrapper=True)

@@ -1,10 +1,9 @@
 """The unit tests of a code chain, run in the sandbox: the `answer` source on code.
 
 `CodeTestVerifier` runs the whole program against all tests and puts the outcome on the last
-step (`score` = fraction of tests passed); built with `syntax=True` it also gives every
-earlier step its prefix-syntax verdict (`verifiers.code_syntax`, the `tests` source). With
-`name="answer", syntax=False` (how prm-label builds it) it is the code twin of
-`AnswerVerifier`: only the last step.
+step (`score` = fraction of tests passed), every earlier step `unverifiable`: the code twin
+of `AnswerVerifier`. The per-step syntax verdicts are another source
+(`verifiers.code_syntax.SyntaxVerifier`, registered as `tests`).
 
 A chain without code fails its tests (bad model output is a verdict); a problem without tests
 raises ValueError (bad reference data). Timeouts and memory blow-ups are `timeout` verdicts
@@ -20,7 +19,7 @@ from collections.abc import Sequence
 from labeling.schema import Chain, Problem, Status, StepVerdict
 from labeling.steps.code import extract_code
 from verifiers.base import ChainVerifier
-from verifiers.code_syntax import chain_text, syntax_verdicts
+from verifiers.code_syntax import chain_text
 from verifiers.sandbox.result import SANDBOX_WORKERS
 from verifiers.sandbox.runner import ExecutionResult, SandboxConfig, default_sandbox
 
@@ -43,20 +42,14 @@ def outcome_verdict(result: ExecutionResult | None) -> StepVerdict:
 
 
 class CodeTestVerifier(ChainVerifier):
-    """Syntax verdicts per step and the test outcome on the last step; runs in batches,
-    `workers` sandboxes at a time."""
+    """The test outcome on the last step; runs in batches, `workers` sandboxes at a time."""
 
-    def __init__(
-        self,
-        config: SandboxConfig | None = None,
-        workers: int = SANDBOX_WORKERS,
-        syntax: bool = True,
-        name: str = "tests",
-    ) -> None:
+    name = "answer"
+
+    def __init__(self, config: SandboxConfig | None = None,
+                 workers: int = SANDBOX_WORKERS) -> None:  # fmt: skip
         self.sandbox = default_sandbox(config)  # raises SandboxUnavailableError up front
         self.workers = workers
-        self.syntax = syntax
-        self.name = name
 
     def verify_chain(self, problem: Problem, chain: Chain) -> list[StepVerdict]:
         return self.verify([(problem, chain)])[0]
@@ -69,15 +62,12 @@ class CodeTestVerifier(ChainVerifier):
         ran = self.sandbox.run_many([(items[i][0], codes[i]) for i in runnable], self.workers)
         results: dict[int, ExecutionResult] = dict(zip(runnable, ran, strict=True))
         out = []
-        for i, (problem, chain) in enumerate(items):
+        for i, (_, chain) in enumerate(items):
             n = len(chain.steps)
             if n == 0:
                 out.append([])
                 continue
-            if self.syntax:
-                verdicts = syntax_verdicts(problem, chain)
-            else:
-                verdicts = [StepVerdict.unverifiable()] * n
+            verdicts = [StepVerdict.unverifiable()] * n
             verdicts[-1] = outcome_verdict(results.get(i))
             out.append(verdicts)
         return out

@@ -22,10 +22,10 @@ label-quality table for how often it agrees with human labels).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from labeling.engine_request import EngineRequest
+from labeling.engine_result import Completion, Finish
 from labeling.ids import derive_seed
 from labeling.judge.protocol import (
     JudgeAnswer,
@@ -45,16 +45,9 @@ from labeling.schema import Chain, Problem, Status, StepVerdict
 PROTOCOLS = ("first_error", "sections")
 
 
-@dataclass(frozen=True, slots=True)
-class Critique:
-    text: str
-    tokens: int  # generated tokens
-    finish: str = ""  # the engine's finish reason: stop | length | prompt_too_long
-
-
 @runtime_checkable
 class JudgeModel(Protocol):
-    def critique(self, requests: Sequence[EngineRequest]) -> list[list[Critique]]:
+    def critique(self, requests: Sequence[EngineRequest]) -> list[list[Completion]]:
         """For each request, in order, up to `request.n` samples (fewer only when the engine
         could not run it, e.g. a prompt longer than the context)."""
         ...
@@ -128,28 +121,28 @@ class JudgeVerifier:
         return out
 
 
-def _parse(sample: Critique, steps: Sequence[str]) -> JudgeAnswer:
+def _parse(sample: Completion, steps: Sequence[str]) -> JudgeAnswer:
     """A vote, with the engine's reason when it never produced an answer."""
     n_steps = len(steps)
-    if sample.finish == "prompt_too_long":
+    if sample.finish is Finish.PROMPT_TOO_LONG:
         return JudgeAnswer(sample.text, None, "the critic prompt does not fit the judge's "
                             "model.max_model_len", sample.tokens)
     answer = parse_answer(sample.text, n_steps, sample.tokens, steps)
-    if answer.first_error is None and sample.finish == "length":
+    if answer.first_error is None and sample.finish is Finish.LENGTH:
         return JudgeAnswer(answer.text, None, f"{answer.problem}; cut at max_tokens",
                             answer.tokens)
     return answer
 
 
-def _parse_sections(sample: Critique, n_sections: int) -> SectionVote:
+def _parse_sections(sample: Completion, n_sections: int) -> SectionVote:
     """A section vote, with the engine's reason when it never produced an answer."""
-    if sample.finish == "prompt_too_long":
+    if sample.finish is Finish.PROMPT_TOO_LONG:
         return SectionVote(sample.text, None, "the critic prompt does not fit the judge's "
                            "model.max_model_len", sample.tokens)
     vote = parse_sections_answer(sample.text, n_sections, sample.tokens)
-    if vote.errors is None and sample.finish == "length":
+    if vote.errors is None and sample.finish is Finish.LENGTH:
         return SectionVote(vote.text, None, f"{vote.problem}; cut at max_tokens", vote.tokens)
     return vote
 
 
-__all__ = ["JudgeModel", "JudgeAnswer", "Critique", "JudgeVerifier"]
+__all__ = ["JudgeModel", "JudgeAnswer", "JudgeVerifier"]

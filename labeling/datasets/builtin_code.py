@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from labeling.datasets.builtin_code_tasks import builtin_code_tasks
 from labeling.datasets.common import make_problem
 from labeling.schema import Problem
 
 
 def load(options: dict[str, Any]) -> Iterator[Problem]:
-    from labeling.datasets.builtin_code_tasks import builtin_code_tasks
-
     for task in builtin_code_tasks():
         yield make_problem(
             "code",

@@ -64,10 +64,10 @@ class SectionOptions:
     """The parameters of the cut (`split.section_tokens`, `split.max_sections`)."""
 
     tokens: int = 400
-    # DeltaBench's annotators drew 13-34 sections on the four dev traces, 66-654 tokens each,
-    # with no relation to the trace's length, so the cap decides the count (every dev trace
-    # reaches it). 32 keeps the median count within 2x of theirs (1.6x) and hits 0.64 of their
-    # boundaries within one paragraph, 0.55 at 24 (bench_traces.py split --max-sections N).
+    # DeltaBench's annotators drew sections of any length, unrelated to the trace's, so the
+    # cap decides the count (every dev trace reaches it). 32 keeps the median count within
+    # twice theirs and hits more of their boundaries than a smaller cap (docs/benchmarks.md,
+    # "Reasoning traces": bench_traces.py split --max-sections N).
     max_sections: int = 32
 
     def __post_init__(self) -> None:
@@ -83,8 +83,8 @@ class SectionOptions:
 
 def approx_tokens(text: str) -> int:
     """A tokenizer-free token count: words, digit runs, symbols and CJK characters each count
-    one. SmolLM2's tokenizer gives 1.16-1.30 times as many on DeltaBench's four dev traces,
-    1.66 on the digit-heavy synthetic traces of tests/ (it splits numbers into digits)."""
+    one. A model's tokenizer gives somewhat more, and more still on digit-heavy text if it
+    splits numbers into digits (docs/benchmarks.md, "Reasoning traces")."""
     return len(_TOKEN.findall(text))
 
 

@@ -1,9 +1,10 @@
 """A completion caught in a loop: the same line written again and again.
 
 A weak completer often falls into repeating one line ("14. 6 * 8 = 48", "15. 6 * 8 = 48",
-...) until the token cap. On the first run's prefixes 67 of 516 SmolLM2 rollouts ran to the
-cap so, and what came after their fourth repeat was a fifth of all rollout tokens: compute
-that changes nothing but where the cap falls (docs/benchmarks.md, "Rollouts that loop").
+...) until the token cap. On the first run's prefixes many of SmolLM2's capped rollouts
+ran to the cap so, and what came after their fourth repeat was a large share of all rollout
+tokens: compute that changes nothing but where the cap falls (docs/benchmarks.md,
+"Rollouts that loop").
 
 `LineRuns` reads text as it comes, piece by piece, and says when the same line has come
 `k` times in a row. Lines are compared by their key (`line_key`): the text without a

@@ -17,8 +17,11 @@ from omegaconf import DictConfig
 
 from labeling.audit.estimate import Method, Reviewed, estimate
 from labeling.audit.sample import HUMAN, step_key
+from labeling.report.stats import read_manifest
 from labeling.shards import DatasetDir
 from pipelines.audit.config import AuditJobConfig, Mode, register, validate
+from pipelines.audit.importer import import_verdicts
+from pipelines.audit.pack import load_rows, read_pack, write_pack
 from pipelines.cli import HydraApp
 from pipelines.config_fields import typed_config
 
@@ -34,8 +37,6 @@ def pack_dir(cfg: AuditJobConfig) -> Path:
 
 def human_verdicts(root: Path) -> dict[str, bool | None]:
     """Step key -> the imported reviewer's boolean (None: neutral under `mask`)."""
-    from pipelines.audit.pack import load_rows
-
     rows, _ = load_rows(root)
     return {step_key(r["chain_id"], v["step"]): v["label"]
             for r in rows for v in r["verdicts"] or () if v["source"] == HUMAN}  # fmt: skip
@@ -51,9 +52,6 @@ def checked_answers(manifest: dict[str, Any]) -> dict[str, dict[str, bool]]:
 
 def quality(root: Path, pack: Path, method: Method) -> dict[str, Any]:
     """The manifest's `quality` block for the reviewed dataset at `root`."""
-    from labeling.report.stats import read_manifest
-    from pipelines.audit.pack import read_pack
-
     plan, lines = read_pack(pack)
     items = [Reviewed(x["key"], x["chain_id"], x["step"], tuple(x["strata"]), x["labels"],
                       x["first_errors"]) for x in lines]  # fmt: skip
@@ -105,8 +103,6 @@ def run(cfg: DictConfig | AuditJobConfig) -> dict[str, Any]:
     c = typed(cfg)
     a, root, pack = c.audit, Path(c.audit.dir), pack_dir(c)
     if a.mode == Mode["sample"]:
-        from pipelines.audit.pack import write_pack
-
         plan = write_pack(root, pack, a.seed, a.target_halfwidth, a.budget, a.queue, a.blind,
                           a.reviewer == "oracle", a.review_mode)  # fmt: skip
         print(f"prm-audit: {plan['items']} steps of {plan['chains']} chains to review "
@@ -114,8 +110,6 @@ def run(cfg: DictConfig | AuditJobConfig) -> dict[str, Any]:
               f"-> {pack / 'review.html'} ({plan['review_mode']} mode)")
         return plan
     if a.mode == Mode["import"]:
-        from pipelines.audit.importer import import_verdicts
-
         man = import_verdicts(root, pack, a.verdicts, Path(c.output.dir), c.labels.neutral)
         s = man["audit"]
         for f, n in s["read_as_step"].items():

@@ -37,6 +37,7 @@ from labeling.first_error import first_error
 from labeling.report.stats import read_manifest
 from labeling.schema import Neutral
 from labeling.shards import atomic_write_bytes, read_shard, shard_files
+from pipelines.audit.oracle import oracle_export
 from pipelines.cli import UserError
 
 SAMPLES, PLAN, PAGE = "samples.jsonl", "plan.json", "review.html"
@@ -197,8 +198,6 @@ def write_pack(
     """Sample the dataset at `root` into the review pack at `pack`; returns the plan. `mode`:
     the page's opening mode, and the one the oracle answers in (`auto`: `sections` for
     traces cut into sections, whose labels judge each section on its own, else `chain`)."""
-    from pipelines.audit.oracle import oracle_export
-
     rows, manifest = load_rows(root)
     unit = unit_of(manifest)
     if mode == "auto":

@@ -25,6 +25,7 @@ import torch.nn.functional as F  # noqa: N812 (the usual torch alias)
 from torch import nn
 
 from pipelines.checkpoint.format import FORMATS, StepFormat
+from pipelines.engine.prepare_model import prepare
 
 IGNORE = -100  # masked hard label: torch's cross_entropy default ignore_index
 # CausalLM forwards that post-process logits after lm_head; reading lm_head rows would differ.
@@ -272,8 +273,6 @@ def check_causal_lm(lm: nn.Module) -> None:
 def resolve_model_path(path: str | Path) -> Path:
     """`""` means the embedded default model, prepared (once) into the cache."""
     if str(path) == "":
-        from pipelines.engine.prepare_model import prepare
-
         return prepare()
     return Path(path).expanduser()
 
@@ -304,60 +303,3 @@ def load_tokenizer(path: str | Path) -> Any:
         # Padding is masked out by attention and targets, so any id works; EOS is customary.
         tok.pad_token = tok.eos_token if tok.eos_token is not None else tok.unk_token
     return tok
-
-
-def build_tiny_model(
-    directory: str | Path,
-    texts: list[str],
-    hidden: int = 64,
-    layers: int = 2,
-    seed: int = 0,
-    arch: str = "llama",
-    shape: dict[str, Any] | None = None,
-) -> Path:
-    """A random tiny Llama (or Qwen2) causal LM + word-level tokenizer trained on `texts`,
-    saved as an HF directory. For tests, benchmarks and smoke runs only (nothing is
-    downloaded); it learns, slowly. vLLM's CPU attention needs hidden/2 = 64. `shape`
-    overrides config fields (a real model's sizes, e.g. for `benchmarks/gpu_check.py`)."""
-    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
-    from transformers import (
-        LlamaConfig,
-        LlamaForCausalLM,
-        PreTrainedTokenizerFast,
-        Qwen2Config,
-        Qwen2ForCausalLM,
-    )
-
-    raw = Tokenizer(models.WordLevel(unk_token="<unk>"))
-    # Whitespace runs are tokens of their own, so a "\n\n" separator is a real token.
-    raw.pre_tokenizer = pre_tokenizers.Split(Regex(r"\s+|\w+|[^\w\s]"), behavior="isolated")
-    specials = ["<unk>", "<pad>", "<s>", "</s>"]
-    raw.train_from_iterator(texts, trainers.WordLevelTrainer(special_tokens=specials))
-    tok = PreTrainedTokenizerFast(
-        tokenizer_object=raw,
-        unk_token="<unk>",
-        pad_token="<pad>",
-        bos_token="<s>",
-        eos_token="</s>",
-    )
-    torch.manual_seed(seed)
-    config_cls, model_cls = (
-        (Qwen2Config, Qwen2ForCausalLM) if arch == "qwen2" else (LlamaConfig, LlamaForCausalLM)
-    )
-    fields = dict(
-        vocab_size=len(tok),
-        hidden_size=hidden,
-        intermediate_size=2 * hidden,
-        num_hidden_layers=layers,
-        num_attention_heads=2,
-        num_key_value_heads=2,
-        max_position_embeddings=2048,
-        pad_token_id=tok.pad_token_id,
-        bos_token_id=tok.bos_token_id,
-        eos_token_id=tok.eos_token_id,
-    )
-    config = config_cls(**{**fields, **(shape or {})})
-    directory = Path(directory)
-    model_cls(config).save_pretrained(directory)
-    tok.save_pretrained(directory)
-    return directory

@@ -1,7 +1,8 @@
 """Text generation behind one small interface: a vLLM engine, or a simulated one.
 
 A request is an `EngineRequest` (labeling/engine_request.py): a chat, the assistant's prefix
-and the sampling fields. A result is {"texts": [...n], "tokens": [...n], "finish": [...n]}.
+and the sampling fields. A result is an `EngineResult` (labeling/engine_result.py): its
+completions, each with a `Finish`.
 
 The engine formats prompts itself (chat template + the assistant prefix, tokenised once
 without extra special tokens) so that sampling and Monte Carlo rollouts see exactly the same
@@ -22,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from labeling.engine_request import EngineRequest
+from labeling.engine_result import EngineResult, Finish
 from labeling.steps.thinking import THINK_OPEN, template_opener, thinking_open
 from labeling.text.loops import ended_in_loop
-from pipelines.engine import loops, nucleus
+from pipelines.engine import device, loops, nucleus, preload
 from pipelines.engine.feed import EngineFeed
-
-TOO_LONG = {"texts": [""], "tokens": [0], "finish": ["prompt_too_long"]}
+from pipelines.generation_config import EngineConfig, ModelConfig
 
 
 def prompt_head(tokenizer: Any, messages: list[dict[str, str]], chat: bool) -> str:
@@ -41,8 +42,9 @@ def prompt_head(tokenizer: Any, messages: list[dict[str, str]], chat: bool) -> s
 def format_prompt(tokenizer: Any, messages: list[dict[str, str]], prefix: str, chat: bool) -> str:
     """The full prompt text: chat template with the generation prompt, then the prefix. When
     the template opens a thinking part and the prefix starts with its own `<think>` (a
-    sampled trace, which keeps the template's opener: `with_opener`), the prefix's stands in
-    for the template's, so a rollout sees exactly the text the chain was sampled with."""
+    sampled trace, which keeps the template's opener: `EngineResult.with_opener`), the
+    prefix's stands in for the template's, so a rollout sees exactly the text the chain was
+    sampled with."""
     head = prompt_head(tokenizer, messages, chat)
     opener = template_opener(head)
     if opener and prefix.startswith(THINK_OPEN):
@@ -77,13 +79,14 @@ class StartupClock:
 
 
 def describe_startup(marks: list[tuple[str, float]], since: float) -> str:
-    """'process +0.4s, actor +2.1s, ...': each phase's end after `since` (the pool's start)."""
+    """`process +0.4s, actor +2.1s, ...`: each phase's end after `since` (the pool's start)."""
     return ", ".join(f"{phase} {at - since:+.1f}s" for phase, at in marks)
 
 
-def llm_kwargs(model_path: str, choice: Any, max_model_len: int, enforce_eager: bool,
-               prefix_caching: bool, verbose: bool = False) -> dict[str, Any]:  # fmt: skip
-    """`vllm.LLM`'s arguments for one engine of the job (`choice`: a `device.DeviceChoice`);
+def llm_kwargs(model_path: str, choice: device.DeviceChoice, max_model_len: int,
+               enforce_eager: bool, prefix_caching: bool,
+               verbose: bool = False) -> dict[str, Any]:  # fmt: skip
+    """`vllm.LLM`'s arguments for one engine of the job (`choice`: the device's choice);
     the bare engines of the benchmarks and the calibration take the same."""
     kwargs: dict[str, Any] = {
         "model": model_path,
@@ -107,16 +110,6 @@ def llm_kwargs(model_path: str, choice: Any, max_model_len: int, enforce_eager: 
     return kwargs
 
 
-def with_opener(result: dict[str, Any], opener: str) -> dict[str, Any]:
-    """A sampling result whose texts start with the thinking opener the chat template wrote
-    for the model (DeepSeek-R1's and QwQ's templates end with `<think>\\n`): the trace keeps
-    its whole thinking part, and a trace cut inside it reads as unfinished, not as a plain
-    chain. Only for requests without a prefix (a continuation follows its prefix)."""
-    if not opener or result.get("finish", [""])[0] == "prompt_too_long":
-        return result
-    return {**result, "texts": [opener + t for t in result["texts"]]}
-
-
 class VLLMEngine:
     """One vLLM engine fed continuously (`EngineFeed`). Create it inside a Ray actor or under
     `if __name__ == "__main__":` (vLLM may spawn processes).
@@ -128,11 +121,9 @@ class VLLMEngine:
     """
 
     def __init__(
-        self, model_path: str, model: Any, engine: Any, threads: int = 0, verbose: bool = False,
+        self, model_path: str, model: ModelConfig, engine: EngineConfig, threads: int = 0,
+        verbose: bool = False,
     ) -> None:  # fmt: skip
-        # model: ModelConfig, engine: EngineConfig (pipelines.generation_config)
-        from pipelines.engine import device
-
         self.clock = StartupClock()
         self._pieces: Any = None
         threads = threads or int(getattr(engine, "threads", 0) or 0)
@@ -176,16 +167,16 @@ class VLLMEngine:
         seqs = self.llm.llm_engine.vllm_config.scheduler_config.max_num_seqs
         return self.llm.llm_engine, int(seqs)
 
-    def _finish_of(self, params: Any, output: Any) -> str:
-        """vLLM's finish reason of a completion, or "loop" where `LoopEnd` ended it (read
+    def _finish_of(self, params: Any, output: Any) -> Finish:
+        """vLLM's finish reason of a completion, or `LOOP` where `LoopEnd` ended it (read
         back from its tokens with the same runs). Runs in the feed's thread, which decodes."""
         k = loops.loop_length(params)
-        if k and output.finish_reason == "stop":
+        if k and Finish.of(output.finish_reason) is Finish.STOP:
             if self._pieces is None:
                 self._pieces = loops.Pieces(self.tokenizer)
             if ended_in_loop([self._pieces(t) for t in output.token_ids], k):
-                return "loop"
-        return str(output.finish_reason)
+                return Finish.LOOP
+        return Finish.of(output.finish_reason)
 
     def _item(self, r: EngineRequest) -> tuple[dict, Any] | None:
         from vllm import SamplingParams
@@ -195,7 +186,7 @@ class VLLMEngine:
         ids = self.encoder.encode(text, add_special_tokens=False)
         # A prompt too long for the context cannot be cut from the left (the question would
         # be lost): max_tokens shrinks to the room left, and without room the request is
-        # answered with one empty completion marked "prompt_too_long".
+        # answered with one empty completion marked `PROMPT_TOO_LONG`.
         room = self.max_model_len - len(ids)
         if room < 2:
             return None
@@ -214,8 +205,8 @@ class VLLMEngine:
     def submit(self, requests: list[EngineRequest], tag: str = "sample") -> Future:
         """A future of the results, in request order; resolves when all are done. A
         request without a prefix whose chat template opens a thinking part gets the opener
-        back at the start of its texts (`with_opener`)."""
-        inner = self.feed.submit([self._item(r) for r in requests], tag, TOO_LONG)
+        back at the start of its texts (`EngineResult.with_opener`)."""
+        inner = self.feed.submit([self._item(r) for r in requests], tag, EngineResult.too_long())
         openers = [
             "" if r.prefix else template_opener(prompt_head(self.encoder, r.chat(), self.chat))
             for r in requests
@@ -230,16 +221,18 @@ class VLLMEngine:
             except BaseException as exc:  # the caller sees the engine's own error
                 outer.set_exception(exc)
                 return
-            outer.set_result([with_opener(res, o)
+            outer.set_result([res.with_opener(o)
                               for res, o in zip(results, openers, strict=True)])
 
         inner.add_done_callback(done)
         return outer
 
-    def generate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:
+    def generate(self, requests: list[EngineRequest],
+                 tag: str = "sample") -> list[EngineResult]:  # fmt: skip
         return self.submit(requests, tag).result()
 
-    async def agenerate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:
+    async def agenerate(self, requests: list[EngineRequest],
+                        tag: str = "sample") -> list[EngineResult]:  # fmt: skip
         """`generate` for Ray: an async actor serves many calls at once, all in one batch."""
         return await asyncio.wrap_future(self.submit(requests, tag))
 
@@ -249,8 +242,6 @@ class VLLMEngine:
     def choice(self) -> str:
         text = self.device.describe()
         if self.device.device == "cpu":
-            from pipelines.engine import preload
-
             names, paths = preload.loaded(), preload.loaded_paths()
             text += f"; {preload.describe(names)}"
             if paths:  # resolved on this engine's node, mapped in its own process
@@ -265,8 +256,6 @@ class VLLMEngine:
     def room(self) -> tuple[int, int]:
         """Sequences the engine runs at once (vLLM's max_num_seqs), and probes deep an MC
         search may look ahead on it (`device.look_ahead`)."""
-        from pipelines.engine import device
-
         return self.feed.max_num_seqs, device.look_ahead(self.device)
 
     def ping(self) -> str:
@@ -296,8 +285,8 @@ class SimulatedEngine:
     """
 
     def __init__(
-        self, model_path: str = "", model: Any = None, engine: Any = None, threads: int = 0,
-        verbose: bool = False,
+        self, model_path: str = "", model: ModelConfig | None = None,
+        engine: EngineConfig | None = None, threads: int = 0, verbose: bool = False,
     ) -> None:  # fmt: skip
         self.calls = 0
         self.counts = {"requests": 0, "tokens": 0}
@@ -318,7 +307,8 @@ class SimulatedEngine:
         steps += [*close, f"The answer is \\boxed{{{rng.randint(0, 60)}}}."]
         return "\n\n".join(steps)
 
-    def generate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:
+    def generate(self, requests: list[EngineRequest],
+                 tag: str = "sample") -> list[EngineResult]:  # fmt: skip
         self.calls += 1
         if self.delay_s:
             time.sleep(self.delay_s)
@@ -328,15 +318,10 @@ class SimulatedEngine:
             for j in range(r.n):
                 rng = random.Random(r.seed + j)  # vLLM's seed of a request's j-th completion
                 texts.append(self._one(rng, r.prefix))
-            results.append(
-                {
-                    "texts": texts,
-                    "tokens": [len(t.split()) for t in texts],
-                    "finish": ["stop"] * len(texts),
-                }
-            )
+            results.append(EngineResult.of(texts, [len(t.split()) for t in texts],
+                                           [Finish.STOP] * len(texts)))
         self.counts["requests"] += len(requests)
-        self.counts["tokens"] += sum(sum(r["tokens"]) for r in results)
+        self.counts["tokens"] += sum(sum(r.tokens) for r in results)
         return results
 
     def submit(self, requests: list[EngineRequest], tag: str = "sample") -> Future:
@@ -344,7 +329,8 @@ class SimulatedEngine:
         fut.set_result(self.generate(requests, tag))
         return fut
 
-    async def agenerate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:
+    async def agenerate(self, requests: list[EngineRequest],
+                        tag: str = "sample") -> list[EngineResult]:  # fmt: skip
         return self.generate(requests, tag)
 
     def stats(self) -> dict[str, Any]:

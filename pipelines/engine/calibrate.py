@@ -30,15 +30,18 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+from labeling.datasets import load_problems
+from labeling.prompts import user_message
+from pipelines.engine import device, preload
+from pipelines.engine.actor import format_prompt, llm_kwargs
+from pipelines.engine.device import cpu_kind, visible_cores
+from pipelines.generation_config import SamplerConfig
+
 # One run's work: enough tokens that a run lasts several seconds per engine.
 PROMPTS, N, MAX_TOKENS = 16, 4, 96
 
 
 def _requests() -> list[tuple[list[dict[str, str]], int]]:
-    from labeling.datasets import load_problems
-    from labeling.prompts import user_message
-    from pipelines.generation_config import SamplerConfig
-
     instruction = SamplerConfig().math_instruction
     problems = list(load_problems({"name": "builtin_math", "limit": PROMPTS}))
     return [([{"role": "user", "content": user_message(p, instruction)}], 1000 + i)
@@ -48,9 +51,6 @@ def _requests() -> list[tuple[list[dict[str, str]], int]]:
 def _engine(model_path: str, part: int, parts: int, barrier: Any, queue: Any) -> None:
     """One engine process: start, warm up, wait for the others, generate its share."""
     try:
-        from pipelines.engine import device
-        from pipelines.engine.actor import format_prompt, llm_kwargs
-
         choice = device.choose("auto", 0, 1)
         # The job's KV cache (model.kv_cache_gib's default); without it the CPU backend
         # reserves a share of all RAM and refuses to start beside other processes.
@@ -100,9 +100,6 @@ def run_once(model_path: str, env: dict[str, str], parts: int) -> float:
 
 def calibrate(model_path: str, runs: int = 3, say: Any = print) -> dict[str, Any]:
     """Measure (see the module docstring), write the result for this CPU kind and return it."""
-    from pipelines.engine import preload
-    from pipelines.engine.device import cpu_kind, visible_cores
-
     libs = preload.find_libs()
     env = preload.preload_env(libs)
     if not env:

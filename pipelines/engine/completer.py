@@ -15,14 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import Future
-from typing import Any
 
 from labeling.engine_request import EngineRequest
+from labeling.engine_result import EngineResult
+from pipelines.engine.pool import EnginePool
 from verifiers.mc.protocol import Completion
 
 
 class EngineCompleter:
-    def __init__(self, pool: Any, model_name: str = "") -> None:
+    def __init__(self, pool: EnginePool, model_name: str = "") -> None:
         self.pool = pool
         self.model_name = model_name
 
@@ -60,9 +61,8 @@ def _relay(call: Future, done: Future, r: EngineRequest) -> None:
         done.set_exception(exc)
 
 
-def completions(r: EngineRequest, res: dict[str, Any]) -> list[Completion]:
+def completions(r: EngineRequest, res: EngineResult) -> list[Completion]:
     """The `r.n` completions of one engine result (empty ones where it has fewer: a prompt
     too long for the context)."""
-    out = [Completion(text, tokens) for text, tokens in zip(res["texts"], res["tokens"],
-                                                            strict=True)]
+    out = [Completion(c.text, c.tokens) for c in res.completions]
     return out + [Completion("", 0)] * (r.n - len(out))

@@ -8,9 +8,9 @@ each from a measurement (docs/benchmarks.md, "Throughput"):
   have no bf16 units); on CPUs bfloat16 where the CPU has native bf16 instructions
   (`avx512_bf16` or `amx_bf16` on x86, `bf16` on Arm), float32 otherwise. Without native bf16
   the CPU emulates it and bf16 ran slower than float32; with `avx512_bf16` it ran faster on
-  AMD EPYC and with AMX on Intel Xeon. An Intel Xeon with `avx512_bf16` but no AMX (AMX
-  hidden by the VM) gets float32: there bf16 decoded 0.64-0.78x float32's tokens/s at 32-256
-  sequences and `make run`'s job took 306.6 against 261.3 s.
+  AMD CPUs and with AMX on Intel ones. An Intel CPU with `avx512_bf16` but no AMX (AMX
+  hidden by the VM) gets float32: there bf16 decoded batches slower than float32 and
+  `make run`'s job took longer.
 - CPU: vLLM's engine core in the actor's own process (`VLLM_ENABLE_V1_MULTIPROCESSING=0`).
   The separate core process busy-polls and holds a whole core; in-process the same engine
   started several times sooner and generated faster. GPUs keep the separate core
@@ -107,11 +107,10 @@ def look_ahead(choice: DeviceChoice, flags: frozenset[str] | None = None) -> int
     """Probes deep a Monte Carlo search looks ahead on this engine while it has room
     (`labels.mc.look_ahead` null; `verifiers/mc/schedule.py`). 2 where a sequence more costs
     a small decode step little: a GPU, or a CPU with AMX, whose small batches wait on the
-    weights (two deep took the MC stage from 71.0 to 54.0 s on Xeon-AMX). 1 on other CPUs,
-    where every sequence more slows the step of all the others: two deep made `make run`'s job
-    191.6 s against 173.2 s in bf16 and 274.7 against 233.0 s in float32 on EPYC-bf16 (297.9
-    against 263.8 s on an Intel Xeon without AMX, float32), one deep the same as none
-    (docs/benchmarks.md)."""
+    weights (two deep shortened the MC stage there). 1 on other CPUs, where every sequence
+    more slows the step of all the others: two deep made `make run`'s job slower there in
+    bf16 and float32 alike, one deep the same as none (docs/benchmarks.md, "The MC stage's
+    tail")."""
     if choice.device == "gpu":
         return 2
     return 2 if isa_tier(cpu_flags() if flags is None else flags) == "amx" else 1
@@ -156,7 +155,7 @@ def choose_dtype(
                            "slower than float32 there (docs/benchmarks.md)")  # fmt: skip
     if native:
         return "bfloat16", f"the CPU has native bf16 ({', '.join(native)})"
-    return "float32", "the CPU has no native bf16 (it would be emulated, ~3x slower)"
+    return "float32", "the CPU has no native bf16 (it would be emulated, and slower)"
 
 
 def visible_cores() -> int:

@@ -27,6 +27,7 @@ from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from labeling.engine_result import EngineResult, Finish
 from labeling.text.unicode import repair
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,7 @@ class TagStats:
 @dataclass(slots=True)
 class _Call:
     future: Future
-    results: list[dict[str, Any]]
+    results: list[EngineResult]
     left: int
     tag: str
     tokens: int = 0
@@ -62,14 +63,14 @@ class EngineFeed:
     """
 
     def __init__(self, build: Callable[[], tuple[Any, int]],
-                 finish_of: Callable[[Any, Any], str] | None = None) -> None:
+                 finish_of: Callable[[Any, Any], Finish] | None = None) -> None:
         self.engine: Any = None
         self.max_num_seqs = 0
         self._inbox: queue.SimpleQueue = queue.SimpleQueue()
         # request id -> call, index, budget, sampling params
         self._owner: dict[str, tuple[_Call, int, int, Any]] = {}
         # (params, completion) -> its finish reason: vLLM's, unless the owner knows better
-        self._finish_of = finish_of or (lambda params, c: str(c.finish_reason))
+        self._finish_of = finish_of or (lambda params, c: Finish.of(c.finish_reason))
         self._ids = itertools.count()
         self._lock = threading.Lock()  # guards the counters below (read by stats())
         self.tags: dict[str, TagStats] = {}
@@ -97,14 +98,15 @@ class EngineFeed:
             ready.set()
         self._loop()
 
-    def submit(self, items: list[tuple[Any, Any] | None], tag: str, empty: dict) -> Future:
+    def submit(self, items: list[tuple[Any, Any] | None], tag: str,
+               empty: EngineResult) -> Future:  # fmt: skip
         """`items`: per request (prompt, SamplingParams) or None (answered with `empty` at
         once, e.g. a prompt too long for the context). Returns a future of the results."""
         fut: Future = Future()
         if self.error is not None:
             fut.set_exception(RuntimeError(f"the engine failed earlier: {self.error!r}"))
             return fut
-        call = _Call(fut, [dict(empty) for _ in items], sum(x is not None for x in items), tag)
+        call = _Call(fut, [empty] * len(items), sum(x is not None for x in items), tag)
         budget = [x[1].n * x[1].max_tokens if x is not None else 0 for x in items]
         with self._lock:
             t = self.tags.setdefault(tag, TagStats())
@@ -170,12 +172,12 @@ class EngineFeed:
     def _finish(self, out: Any) -> None:
         call, index, budget, params = self._owner.pop(out.request_id)
         tokens = [len(c.token_ids) for c in out.outputs]
-        call.results[index] = {
+        call.results[index] = EngineResult.of(
             # Model output is untrusted: a lone surrogate could not be written to a shard.
-            "texts": [repair(c.text) for c in out.outputs],
-            "tokens": tokens,
-            "finish": [self._finish_of(params, c) for c in out.outputs],
-        }
+            [repair(c.text) for c in out.outputs],
+            tokens,
+            [self._finish_of(params, c) for c in out.outputs],
+        )
         call.left -= 1
         with self._lock:
             t = self.tags[call.tag]

@@ -10,29 +10,20 @@ own when its model differs from the sampler's, else the sampler's (see
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from labeling.engine_request import EngineRequest
-from verifiers.judge import Critique
+from labeling.engine_result import Completion
+from pipelines.engine.pool import EnginePool
 
 
 class EngineJudge:
-    def __init__(self, pool: Any, model_name: str = "") -> None:
+    def __init__(self, pool: EnginePool, model_name: str = "") -> None:
         self.pool = pool
         self.model_name = model_name
 
-    def critique(self, requests: Sequence[EngineRequest]) -> list[list[Critique]]:
+    def critique(self, requests: Sequence[EngineRequest]) -> list[list[Completion]]:
         if not requests:
             return []
-        results = self.pool.generate(list(requests))
-        out = []
-        for res in results:
-            # A prompt too long for the context comes back as one empty "prompt_too_long"
-            # sample: an `error` verdict naming the reason, never a vote.
-            out.append([
-                Critique(text, tokens, finish)
-                for text, tokens, finish in zip(
-                    res["texts"], res["tokens"], res["finish"], strict=True
-                )
-            ])
-        return out
+        # A prompt too long for the context comes back as one empty `PROMPT_TOO_LONG`
+        # sample: an `error` verdict naming the reason, never a vote.
+        return [list(res.completions) for res in self.pool.generate(list(requests))]

@@ -24,8 +24,8 @@ from pathlib import Path
 from pipelines.cli import UserError
 
 # Resident memory of one CPU engine actor beyond its weights and KV cache (Python, torch,
-# vLLM, Ray's worker): 1.3-1.4 GB measured for SmolLM2-135M (peak RSS 3.7-3.8 GB with a
-# 2 GiB KV cache and 0.27 GB of weights), rounded up.
+# vLLM, Ray's worker), measured for SmolLM2-135M and rounded up (docs/benchmarks.md,
+# "Engines").
 ENGINE_OVERHEAD_BYTES = int(1.5 * 2**30)
 # Share of the memory Ray reports for a node that engines may take (the labelers, the
 # sandbox and the driver need the rest).

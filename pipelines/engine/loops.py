@@ -11,7 +11,7 @@ name, so that an engine core in a process of its own (GPU) imports it there. It 
 request's new tokens before every forward pass, one piece of text per token (`Pieces`: each
 token decoded once per engine and cached): a dictionary lookup per running request per
 step. The engine's feed reads the same runs back from a finished completion's tokens
-(`labeling.text.loops.ended_in_loop`) and marks its finish "loop".
+(`labeling.text.loops.ended_in_loop`) and marks its finish `Finish.LOOP`.
 """
 
 from __future__ import annotations

@@ -19,12 +19,15 @@ import os
 from typing import Any
 
 from pipelines.cli import AppLogger
+from pipelines.engine import preload
+from pipelines.engine.device import choose_dtype, cpu_flags, cpu_kind
 from pipelines.engine.layout import Node, PlanError, Slot, cpu_plan, engine_bytes
+from pipelines.generation_config import EngineConfig, ModelConfig
 
 log = AppLogger()  # [prm-label] or [prm-search]: the app that runs the pool
 
 
-def gpus_per_engine(model: Any, engine: Any) -> float:
+def gpus_per_engine(model: ModelConfig, engine: EngineConfig) -> float:
     """GPUs one engine holds: `engine.num_gpus`, at least `model.tensor_parallel_size` on GPU."""
     if not engine.num_gpus:
         return 0.0
@@ -49,9 +52,6 @@ def resolve_preload(existing: str, requested: bool | None = None,
     for this node's CPU (`preload.decide`; `requested` is `engine.preload`) and, when it is
     on, the libraries; advice when one is missing; the node's id). `node_preload_env` runs it
     in the driver for the driver's own node and by a task placed on every other node."""
-    from pipelines.engine import preload
-    from pipelines.engine.device import cpu_kind
-
     node = ""
     try:
         import ray
@@ -69,7 +69,7 @@ def resolve_preload(existing: str, requested: bool | None = None,
     return preload.preload_env(libs, existing) | env, preload.missing_advice(libs), node
 
 
-def node_preload_env(engine: Any, node_ids: list[str]) -> dict[str, dict[str, str]]:
+def node_preload_env(engine: EngineConfig, node_ids: list[str]) -> dict[str, dict[str, str]]:
     """{node id: env of that node's CPU vLLM engines: whether tcmalloc and Intel OpenMP are
     preloaded (`engine.preload`; auto decides per node, see `preload.decide`) and from where}.
     The driver's own node is resolved here, without a task (a worker process to start);
@@ -96,12 +96,11 @@ def node_preload_env(engine: Any, node_ids: list[str]) -> dict[str, dict[str, st
     return out
 
 
-def cpu_slots(model_path: str, model: Any, engine: Any, nodes: list[dict], share: float,
+def cpu_slots(model_path: str, model: ModelConfig, engine: EngineConfig, nodes: list[dict],
+              share: float,
               local: bool) -> list[Slot]:  # fmt: skip
     """The CPU plan over the live nodes (Ray's node dicts); a plan that cannot fit a local
     Ray is a PlanError (on a cluster a warning: an autoscaler may add the room)."""
-    from pipelines.engine.device import choose_dtype, cpu_flags
-
     dtype, _ = choose_dtype(str(model.dtype), False, cpu_flags(), None)
     need = engine_bytes(model_path, dtype, model.kv_cache_gib)
     infos = [Node(n["NodeID"], n["Resources"]["CPU"], n["Resources"].get("memory", 0.0))

@@ -16,7 +16,8 @@ group reserved with a STRICT_PACK placement group so its GPUs sit on one node); 
 one single-thread engine per core, as many as the node's memory holds, each placed on its
 node (node affinity) and reserving the CPUs it runs threads on, with tcmalloc and Intel
 OpenMP preloaded where measured faster (`preload.py`, `engine.preload`); `placement.py`
-turns the plan into actor options. `wait=False` returns while the engines load (`ready()`).
+turns the plan into actor options and `start.py` starts the actors. `wait=False` returns
+while the engines load (`ready()`).
 A dead actor is restarted by Ray (`max_restarts`) and its call retried (`max_task_retries`).
 An engine that cannot come back (its node died: CPU engines are bound to their node) fails
 its calls; the pool retires it from the router and sends each failed call to a live engine,
@@ -30,26 +31,20 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from concurrent.futures import Future
 from typing import Any
 
 from labeling.engine_request import EngineRequest
+from labeling.engine_result import EngineResult
 from pipelines.cli import AppLogger
-from pipelines.engine.actor import SimulatedEngine, VLLMEngine
+from pipelines.engine.actor import SimulatedEngine, VLLMEngine, describe_startup
 from pipelines.engine.feed import sum_stats
-from pipelines.engine.layout import resolve_actors
-from pipelines.engine.placement import (
-    cpu_slots,
-    gpu_placement,
-    gpus_per_engine,
-    node_preload_env,
-)
 from pipelines.engine.routing import Router
+from pipelines.engine.start import start_engines
+from pipelines.generation_config import EngineConfig, ModelConfig, RayConfig
 
 log = AppLogger()  # [prm-label] or [prm-search]: the app that runs the pool
 
-MAX_CONCURRENT_CALLS = 4096  # calls one async engine actor serves at once; more wait in Ray
 # Sequences an engine may have waiting beyond the least busy one before a request leaves its
 # prompt's owner engine (routing.py): small next to an engine's room (256 on CPU).
 ROUTE_SLACK = 8
@@ -74,9 +69,9 @@ class EnginePool:
     def __init__(
         self,
         model_path: str,
-        model: Any,  # ModelConfig
-        engine: Any,  # EngineConfig
-        ray_cfg: Any,  # RayConfig
+        model: ModelConfig,
+        engine: EngineConfig,
+        ray_cfg: RayConfig,
         verbose: bool = False,  # vLLM's own INFO logs (debug.verbose_engine)
         cpu_share: float = 1.0,  # of each node's cores, when another pool shares them
         every_s: float = 10.0,  # start-up progress line period (debug.log_every_s)
@@ -104,64 +99,9 @@ class EnginePool:
             self._ready = True
             log.info("engine: %s", self.actors[0].choice())
             return
-        import ray
-
-        gpus = gpus_per_engine(model, engine)
-        nodes = [n for n in ray.nodes() if n.get("Alive") and n["Resources"].get("CPU")]
-        env = {
-            "VLLM_CPU_KVCACHE_SPACE": str(model.kv_cache_gib),
-            # vLLM's INFO lines (config dumps) would drown the job's own progress lines.
-            "VLLM_LOGGING_LEVEL": "INFO" if verbose else "ERROR",
-            # torch's C++ warnings (the CPU engine's NUMA binding notice at every start) are
-            # read when torch loads, so they are set for the engine process from the start.
-            "TORCH_CPP_LOG_LEVEL": "INFO" if verbose else "ERROR",
-        }
-        options = {
-            "max_restarts": ray_cfg.max_restarts,
-            "max_task_retries": ray_cfg.max_task_retries,
-            "max_concurrency": MAX_CONCURRENT_CALLS,
-            "runtime_env": {"env_vars": env},
-        }
-        remote_cls = ray.remote(cls)
-        # Named, so a copy of the pool (in a labeler actor) finds the engines by name and is
-        # never created with actor handles among its arguments: Ray cannot keep those for
-        # the copy's restarts (ray-project/ray#53727; it logs an error line for them).
-        prefix = f"prm-engine-{uuid.uuid4().hex[:12]}"
-        if gpus:
-            n = resolve_actors(int(engine.actors), gpus, ray.cluster_resources().get("GPU", 0.0),
-                               len(nodes))  # fmt: skip
-            cpus = float(engine.num_cpus) or 1.0
-            self.names = [f"{prefix}-{i}" for i in range(n)]
-            self.actors = []
-            for name in self.names:
-                pg, placed = gpu_placement(gpus, cpus)
-                self.placement_groups.append(pg)
-                self.actors.append(remote_cls.options(
-                    **options, name=name, num_cpus=cpus, num_gpus=gpus, **placed).remote(
-                    model_path, model, engine, 0, verbose))  # fmt: skip
-            self.units = [gpus] * n  # engine-hours are GPU-hours
-        else:
-            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-            slots = cpu_slots(model_path, model, engine, nodes, cpu_share, not ray_cfg.address)
-            cores = {n["NodeID"]: n["Resources"]["CPU"] for n in nodes}
-            t = time.time()
-            preload = node_preload_env(engine, sorted({s.node_id for s in slots}))
-            if verbose:
-                log.info("engine: preload decided and looked up in %.1fs", time.time() - t)
-            self.names = [f"{prefix}-{i}" for i in range(len(slots))]
-            self.actors = [
-                remote_cls.options(**options | {"runtime_env": {"env_vars": env | preload.get(
-                                       s.node_id, {})}},
-                                   name=name, num_cpus=s.cpus, num_gpus=0,
-                                   scheduling_strategy=NodeAffinitySchedulingStrategy(
-                                       s.node_id, soft=False)).remote(
-                    model_path, model, engine, s.threads, verbose)
-                for name, s in zip(self.names, slots, strict=True)
-            ]  # fmt: skip
-            self.nodes = [s.node_id for s in slots]
-            # Engine-hours are node-hours: an engine counts the share of its node's cores it runs.
-            self.units = [s.threads / cores[s.node_id] for s in slots]
+        started = start_engines(cls, model_path, model, engine, ray_cfg, verbose, cpu_share)
+        self.actors, self.names, self.units = started.actors, started.names, started.units
+        self.nodes, self.placement_groups = started.nodes, started.placement_groups
         self.router = Router(len(self.actors), ROUTE_SLACK)
         if wait:
             self.ready()
@@ -186,8 +126,6 @@ class EnginePool:
                 where = f"node {self.nodes[i][:8]}: " if self.nodes else ""
                 log.info("engine %d/%d: %s%s", i + 1, n, where, text)
             if self.verbose and self.kind == "vllm":
-                from pipelines.engine.actor import describe_startup
-
                 for i, marks in enumerate(ray.get([a.startup.remote() for a in self.actors])):
                     log.info("engine %d/%d start-up after the pool began: %s", i + 1, n,
                              describe_startup(marks, self.started_at))
@@ -295,14 +233,15 @@ class EnginePool:
                 ticket.append((chunk, self._call(i, [requests[j] for j in chunk], tag)))
         return ticket
 
-    def collect(self, ticket: list[Any]) -> list[dict[str, Any]]:
+    def collect(self, ticket: list[Any]) -> list[EngineResult]:
         results: list[Any] = [None] * sum(len(chunk) for chunk, _ in ticket)
         for chunk, fut in ticket:
             for j, res in zip(chunk, fut.result(), strict=True):
                 results[j] = res
         return results
 
-    def generate(self, requests: list[EngineRequest], tag: str = "sample") -> list[dict]:
+    def generate(self, requests: list[EngineRequest],
+                 tag: str = "sample") -> list[EngineResult]:  # fmt: skip
         return self.collect(self.submit(requests, tag))
 
     def future(self, requests: list[EngineRequest], tag: str = "rollout") -> Future:
@@ -396,5 +335,4 @@ class EnginePool:
             raise RuntimeError(f"every engine of the pool is gone ({exc})") from exc
 
 
-# gpus_per_engine and resolve_actors: importable from here, as before the split.
-__all__ = ["EnginePool", "engine_lost", "gpus_per_engine", "resolve_actors"]
+__all__ = ["EnginePool", "engine_lost"]

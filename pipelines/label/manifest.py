@@ -15,6 +15,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from labeling.report.coverage import coverage_sentences, source_coverage
+from labeling.report.stats import scan_dataset
 from labeling.shards import DatasetDir
 from pipelines.label.config import LabelJobConfig
 
@@ -146,6 +148,7 @@ def write_report_quietly(root: Path) -> None:
     """report.html beside the manifest. A plotting failure must not fail a finished run:
     the shards and manifest are already written, so it only logs a warning."""
     try:
+        # matplotlib loads only when the report is drawn, at the job's end.
         from pipelines.report.app import write_report
 
         path = write_report(root)
@@ -184,9 +187,6 @@ def say_coverage(root: Path) -> None:
     """The job's last lines: what each source could judge and what it left unverifiable, and
     why; a warning with the figure when the Monte Carlo completer rarely solves the problems
     it completes. A figure must not fail a finished run: a failure to count is logged."""
-    from labeling.report.coverage import coverage_sentences, source_coverage
-    from labeling.report.stats import scan_dataset
-
     try:
         said, low = coverage_sentences(source_coverage(scan_dataset(root)[0]))
     except Exception as exc:

@@ -15,6 +15,7 @@ from typing import Any
 
 from labeling.engine_request import EngineRequest
 from labeling.schema import Problem
+from pipelines.engine.completer import completions
 from pipelines.label.sources import LabelJob, rollout_settings
 from pipelines.unit_job import failure
 
@@ -30,6 +31,7 @@ def mc_question_requests(cfg: LabelJob, problems: list[Problem]) -> list[EngineR
     m = cfg.labels.mc
     if m is None or not m.self_rollouts:
         return []
+    # Monte Carlo's modules load only for a job with labels.mc on.
     from verifiers.mc.question import distinct, question_request
 
     settings = rollout_settings(cfg, m)
@@ -47,8 +49,6 @@ class AskedQuestions:
     def collect(self) -> dict[str, list[Any]] | None:
         """The completions per problem id; None when the call failed (the labeler then asks
         again, and an engine fault that lasts surfaces there, per problem)."""
-        from pipelines.engine.completer import completions
-
         try:
             results = self.pool.collect(self.ticket)
         except Exception as exc:

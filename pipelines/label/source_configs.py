@@ -47,8 +47,10 @@ class CalcSourceConfig:
 
 
 @dataclass
-class TestsSourceConfig:
-    """On: a syntax verdict per step of code chains (the tests run as the `answer` source)."""
+class SyntaxSourceConfig:
+    """The `tests` source (a name kept: it is the `tests_labels` column of every shard): on,
+    a prefix-syntax verdict per step of code chains (`verifiers.code_syntax`); the unit tests
+    run once, as the `answer` source."""
 
 
 @dataclass

@@ -40,7 +40,7 @@ from pipelines.label.source_configs import (
     JudgeSourceConfig,
     MCSourceConfig,
     SandboxSettings,
-    TestsSourceConfig,
+    SyntaxSourceConfig,
 )
 from verifiers.base import GivenOutcome, Verifier
 
@@ -223,7 +223,7 @@ def _calc(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
     )
 
 
-@runs("tests", TestsSourceConfig)
+@runs("tests", SyntaxSourceConfig)
 def _tests(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
     from verifiers.code_syntax import SyntaxVerifier
 
@@ -362,5 +362,4 @@ def sandbox_config(settings: SandboxSettings, node_slots: int) -> Any:
 def _code_outcome(settings: SandboxSettings, node_slots: int) -> Verifier:
     from verifiers.code_tests import CodeTestVerifier
 
-    return CodeTestVerifier(sandbox_config(settings, node_slots), workers=settings.workers,
-                            syntax=False, name="answer")
+    return CodeTestVerifier(sandbox_config(settings, node_slots), workers=settings.workers)

@@ -18,6 +18,7 @@ from typing import Any
 
 from labeling import registry
 from labeling.combine import combine
+from labeling.engine_result import Completion, EngineResult, Finish
 from labeling.ids import chain_id
 from labeling.registry import Role
 from labeling.rows import labeled_row, quarantine_row
@@ -30,14 +31,21 @@ from labeling.schema import (
     StepVerdict,
     rating_label,
 )
+from labeling.steps.code import split_code_steps
 from labeling.steps.splitters import split_spans
 from labeling.steps.thinking import parse_trace
 from labeling.text.unicode import escape_row, unwritable_field
 from pipelines.generation_config import SplitConfig
 from pipelines.label.config import LabelJobConfig
 from pipelines.label.sources import build_sources
+from verifiers.answer import extract_answer
+from verifiers.base import Verifier
+from verifiers.judge import JudgeModel
 
 log = logging.getLogger(__name__)
+
+# One problem's sampled chains: its sampling request's seed and the engine's answer.
+Sampled = tuple[int, EngineResult]
 
 
 @dataclass
@@ -54,8 +62,6 @@ def split_chain(
     """(steps, their character spans in `text`): math through the one split entry point
     (`labeling.steps.splitters`), code by statements (no spans: code steps are rebuilt)."""
     if problem.domain == "code":
-        from labeling.steps.code import split_code_steps
-
         steps = split_code_steps(text, split.code_mode, problem.entry_point, problem.question)
         return steps, ()
     spans = split_spans(text, split.mode, split.section_options())
@@ -64,12 +70,13 @@ def split_chain(
 
 class UnitLabeler:
     def __init__(
-        self, cfg: LabelJobConfig, config_hash: str, completer: Any = None, critic: Any = None
+        self, cfg: LabelJobConfig, config_hash: str, completer: Any = None,
+        critic: JudgeModel | None = None,
     ) -> None:
         self.cfg = cfg
         self.config_hash = config_hash  # written to every row and quarantine record
         self.completer = completer
-        self.critic = critic  # the judge's model (verifiers.judge.JudgeModel), if labels.judge
+        self.critic = critic  # the judge's model, if labels.judge
         self._sources: dict[str, dict[str, Any]] = {}
         self.model_name = cfg.model.name
 
@@ -102,7 +109,7 @@ class UnitLabeler:
         return tuple(rating_label(r, self.cfg.labels.neutral) for r in g.human_ratings)
 
     def _chains(
-        self, problem: Problem, samples: list[dict[str, Any]] | None, res: UnitResult
+        self, problem: Problem, sampled: Sampled | None, res: UnitResult
     ) -> list[Chain]:
         """The problem's chains, split: given ones (already split, or one text each), or
         sampled ones. A chain that cannot be split becomes a quarantine row."""
@@ -123,22 +130,25 @@ class UnitLabeler:
                           given_outcome=g.outcome_correct)
                 )
             return chains
-        for i, s in enumerate(samples or []):
+        seed, result = sampled if sampled is not None else (0, EngineResult(()))
+        for i, s in enumerate(result.completions):
             # The text is part of the id: runs with other sampler settings, seeds or models
             # give other texts, and a diff or lineage must not pair them as one chain.
-            cid = chain_id(problem.problem_id, self.model_name, i, (s["text"],))
-            chain = self._cut(problem, cid, i, s["text"], self.model_name, res, sample=s)
+            cid = chain_id(problem.problem_id, self.model_name, i, (s.text,))
+            chain = self._cut(problem, cid, i, s.text, self.model_name, res, sample=s,
+                              seed=seed)
             if chain is not None:
                 chains.append(chain)
         return chains
 
     def _cut(self, problem: Problem, cid: str, index: int, text: str, model: str,
-             res: UnitResult, sample: dict[str, Any] | None = None,
+             res: UnitResult, sample: Completion | None = None, seed: int = 0,
              given: GivenChain | None = None) -> Chain | None:
-        """One chain's text cut into steps, or None with a quarantine row saying why."""
+        """One chain's text cut into steps, or None with a quarantine row saying why
+        (`seed`: the sampling request's, for a sampled chain)."""
         split = self.cfg.split
         reason = ""
-        if sample is not None and sample["finish"] == "prompt_too_long":
+        if sample is not None and sample.finish is Finish.PROMPT_TOO_LONG:
             reason = "the prompt does not fit in model.max_model_len"
         steps: list[str] = []
         spans: tuple[tuple[int, int], ...] = ()
@@ -164,8 +174,8 @@ class UnitLabeler:
                          thinking_finished=finished,
                          given_outcome=given.outcome_correct if given else None)
         return Chain(problem.problem_id, cid, index, text, tuple(steps), model,
-                     sampler_seed=sample["seed"], tokens=sample["tokens"],
-                     finish_reason=sample["finish"], spans=spans, thinking_finished=finished)
+                     sampler_seed=seed, tokens=sample.tokens, finish_reason=sample.finish.value,
+                     spans=spans, thinking_finished=finished)
 
     def _q(self, p: Problem, reason: str, stage: str, cid: str = "", raw: str = "") -> dict:
         q = Quarantined(p.source_dataset, -1, reason, raw[:2000] or p.question[:2000],
@@ -175,7 +185,7 @@ class UnitLabeler:
     # -- verdicts -------------------------------------------------------------------------
 
     def _verify(
-        self, source: str, verifier: Any, items: list[tuple[Problem, Chain]]
+        self, source: str, verifier: Verifier, items: list[tuple[Problem, Chain]]
     ) -> tuple[list[list[StepVerdict] | None], list[str]]:
         """Verdicts per item; on a batch failure, retry item by item to isolate the bad one."""
         try:
@@ -192,10 +202,11 @@ class UnitLabeler:
         return out, errors
 
     def label(
-        self, problems: list[Problem], samples: dict[str, list[dict[str, Any]]] | None,
+        self, problems: list[Problem], samples: dict[str, Sampled] | None,
         questions: dict[str, list[Any]] | None = None,
     ) -> UnitResult:
-        """The unit's rows: `samples` are the sampled chains per problem id, `questions` MC's
+        """The unit's rows: `samples` are the sampled chains per problem id (the sampling
+        request's seed and the engine's result), `questions` MC's
         bare-question completions per problem id that the job already asked for
         (`verifiers.mc.question`; None: MC asks itself)."""
         res = UnitResult()
@@ -204,7 +215,8 @@ class UnitLabeler:
             chains = self._chains(p, (samples or {}).get(p.problem_id), res)
             per_problem[p.problem_id] = chains
             if not p.given_chains:
-                res.counts["chains_sampled"] += len((samples or {}).get(p.problem_id) or [])
+                got = (samples or {}).get(p.problem_id)
+                res.counts["chains_sampled"] += len(got[1].completions) if got else 0
         failed: dict[str, str] = {}  # problem_id -> reason
         verdicts: dict[str, dict[str, list[StepVerdict]]] = {}  # chain_id -> source -> list
         for domain in ("math", "code"):
@@ -297,7 +309,6 @@ class UnitLabeler:
 def _final_answer(problem: Problem, chain: Chain) -> str:
     if problem.domain != "math":
         return ""
-    from verifiers.answer import extract_answer
 
     answer, _ = extract_answer(chain.text)
     return answer or ""

@@ -14,14 +14,13 @@ from typing import Any
 import polars as pl
 
 from labeling.report.stats import HUMAN
-from pipelines.report.plots import (  # plt, png: importable from here, as before the split
+from pipelines.report.plots import (
     plot_agreement,
     plot_first_error,
     plot_labels,
     plot_mc,
     plot_quality,
     plt,
-    png,  # noqa: F401  (pipelines/search/report.py draws its own plots with it)
 )
 from pipelines.report.story import run_story, sources_run
 

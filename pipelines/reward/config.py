@@ -23,11 +23,10 @@ from labeling.prm.reward import (
     END_TOKENS,
 )
 from labeling.prm.search import Aggregation
-from labeling.steps.code import CodeSplitMode
-from labeling.steps.splitters import SplitMode
-from pipelines.cli import ConfigError
+from pipelines.cli import ConfigError, composition_sentence
 from pipelines.config_fields import ROWS, SPEED, check_fields, option
 from pipelines.reward.format_check import FormatRule
+from pipelines.split_config import RewardSplit
 
 
 class RewardBackend(StrEnum):
@@ -41,8 +40,8 @@ class RewardBackend(StrEnum):
 class RewardDomain(StrEnum):
     """Which of the project's splitters cuts a completion (as prm-label cut that domain)."""
 
-    math = "math"  # labeling.steps.splitters.split_steps with split.mode
-    code = "code"  # labeling.steps.code.split_code_steps with split.code_mode
+    math = "math"  # labeling.steps.splitters.split_steps with reward.split.mode
+    code = "code"  # labeling.steps.code.split_code_steps with reward.split.code_mode
 
 
 @dataclass
@@ -66,22 +65,10 @@ class RewardConfig:
         "How step scores become one reward: min (default: adding steps cannot raise it), "
         "last, prod (shrinks with length) or mean (pays for padding with easy steps).", ROWS,
     )  # fmt: skip
-    split_mode: SplitMode | None = option(
-        None, "math: how a completion is cut into steps; unset = the rules recorded with the "
-        "checkpoint (what training saw), else auto.", ROWS
-    )  # fmt: skip
-    code_mode: CodeSplitMode | None = option(
-        None, "code: how a completion is cut into steps; unset = as recorded, else statement.",
-        ROWS,
-    )  # fmt: skip
-    section_tokens: int | None = option(
-        None, "split mode sections: token budget per section; unset = as recorded, else the "
-        "splitter's default.", ROWS, gt=0
-    )  # fmt: skip
-    max_sections: int | None = option(
-        None, "split mode sections: cap per completion; unset = as recorded, else the "
-        "splitter's default.", ROWS, gt=0
-    )  # fmt: skip
+    split: RewardSplit = option(
+        factory=RewardSplit, help="How completions are cut into steps: split's fields by "
+        "the same names, each unset = as recorded with the checkpoint (what training saw).",
+    )
     domain: RewardDomain = option(RewardDomain.math, "Which splitter cuts completions.", ROWS)
     empty_reward: float = option(
         DEFAULT_EMPTY_REWARD,
@@ -192,8 +179,6 @@ def reward_config(values: Any = None, **fields: Any) -> RewardConfig:
     TRL and verl entry points pass keywords). A wrong key, type or enum value raises
     ConfigError naming the valid choices."""
     from omegaconf.errors import OmegaConfBaseException
-
-    from pipelines.cli import composition_sentence
 
     try:
         merged = OmegaConf.merge(OmegaConf.structured(RewardConfig), values or {}, fields)

@@ -26,6 +26,7 @@ from enum import StrEnum
 
 from labeling.prm.reward import Note
 from labeling.steps.thinking import THINK_CLOSE, THINK_OPEN, parse_trace
+from verifiers.answer import extract_answer
 
 
 class FormatRule(StrEnum):
@@ -48,8 +49,6 @@ def format_note(text: str, rule: FormatRule | str, code: bool = False) -> Note |
     if trace.finished is False:
         return Note.unfinished
     if rule is FormatRule.answer and not code:
-        from verifiers.answer import extract_answer
-
         answer, _ = extract_answer(text)
         if answer is None or not answer.strip():
             return Note.no_answer

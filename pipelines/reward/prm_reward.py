@@ -5,7 +5,7 @@
     reward.score(prompts, completions, references)           # -> [CompletionReward, ...]
 
 Each completion is cut into steps by the project's one splitter with the rules training saw
-(`split` recorded in the checkpoint's prm_format.json by prm-train; `split_mode` overrides),
+(`split` recorded in the checkpoint's prm_format.json by prm-train; `reward.split` overrides),
 formatted and scored as training formatted its chains (`tokenize_row`, through whichever
 backend: `PRMScorer` in-process, a local vLLM engine or a `vllm serve` through `PRMClient`),
 and folded into one number (`labeling.prm.reward.fold`: `aggregation`, `empty_reward`, and a
@@ -44,11 +44,16 @@ from labeling.prm.reward import (
     strip_end_tokens,
     token_ends,
 )
+from labeling.steps.code import split_code_steps
 from labeling.steps.sections import SectionOptions, approx_tokens
+from labeling.steps.splitters import split_spans
+from pipelines.checkpoint.format import FORMAT_FILE, StepFormat
 from pipelines.cli import ConfigError
 from pipelines.reward.config import RewardBackend, RewardConfig, RewardDomain, reward_config
 from pipelines.reward.format_check import format_note
-from pipelines.serve.client import ScoringError
+from pipelines.reward.trl_reward import TRLReward
+from pipelines.serve.client import PRMClient, ScoringError
+from verifiers.answer import AnswerChecker
 
 log = logging.getLogger("prm-reward")
 # Steps scored per completion when neither the config nor the checkpoint says (prm-label's
@@ -67,10 +72,10 @@ def build_scorer(cfg: RewardConfig) -> Any:
         raise ConfigError(f"reward.checkpoint {cfg.checkpoint!r} is not a directory; set it to "
                           "a PRM checkpoint (prm-train writes <output.dir>/final)")  # fmt: skip
     if cfg.backend == RewardBackend.checkpoint:
+        # The in-process scorer (torch, transformers) loads only for backend=checkpoint.
         from pipelines.scoring import PRMScorer
 
         return PRMScorer.load(path, device=cfg.device, batch_size=cfg.batch_size, bf16=cfg.bf16)
-    from pipelines.serve.client import PRMClient
 
     if cfg.backend == RewardBackend.vllm:
         return PRMClient.local(path, batch_size=cfg.batch_size, dtype=cfg.dtype,
@@ -81,8 +86,6 @@ def build_scorer(cfg: RewardConfig) -> Any:
 def recorded_format(checkpoint: str | Path) -> Any:
     """The checkpoint's `StepFormat` (its `split` record and lengths); None for a third-party
     checkpoint without prm_format.json."""
-    from pipelines.checkpoint.format import FORMAT_FILE, StepFormat
-
     path = Path(checkpoint).expanduser()
     return StepFormat.load(path) if (path / FORMAT_FILE).is_file() else None
 
@@ -94,13 +97,11 @@ class PRMReward:
         self.cfg = cfg
         fmt = recorded_format(cfg.checkpoint)
         record = (fmt.split if fmt is not None else None) or {}
-        self.split_mode = str(cfg.split_mode or record.get("mode") or "auto")
-        self.code_mode = str(cfg.code_mode or record.get("code_mode") or "statement")
-        default = SectionOptions()
-        self.sections = SectionOptions(
-            cfg.section_tokens or record.get("section_tokens") or default.tokens,
-            cfg.max_sections or record.get("max_sections") or default.max_sections,
-        )  # only the `sections` mode reads them
+        cut = cfg.split
+        self.split_mode = str(cut.pick("mode", record))
+        self.code_mode = str(cut.pick("code_mode", record))
+        self.sections = SectionOptions(cut.pick("section_tokens", record),
+                                       cut.pick("max_sections", record))  # `sections` only
         self._check_split()
         self.split_said = self._say_split(record)
         # Bounded work: steps past these are counted, never sent to the PRM (see _cap).
@@ -118,7 +119,7 @@ class PRMReward:
         (shown by scripts and the server alike, not a log line) when that is not the cut
         the PRM was trained on: the config overrides the recorded rule, or the record says
         the training chains were cut by mixed rules or came already split."""
-        cfg = self.cfg
+        cfg, cut = self.cfg, self.cfg.split
         mode = self.split_mode if cfg.domain == RewardDomain.math else self.code_mode
         how = f"{cfg.domain} completions are cut into steps with {mode}"
         if mode == "sections":
@@ -128,8 +129,8 @@ class PRMReward:
         problems = []
         if cfg.domain == RewardDomain.math:
             trained = record.get("mode")
-            if cfg.split_mode and trained and str(cfg.split_mode) != trained:
-                problems.append(f"reward.split_mode={cfg.split_mode} while the PRM was "
+            if cut.mode and trained and str(cut.mode) != trained:
+                problems.append(f"reward.split.mode={cut.mode} while the PRM was "
                                 f"trained on chains cut with {trained}")  # fmt: skip
             if trained == "sections" and self.split_mode == "sections":
                 # every key the cut records: its budget and cap, and its cue list's version
@@ -138,24 +139,24 @@ class PRMReward:
                     if record.get(key) is not None and record[key] != ours:
                         problems.append(f"{key}={ours} while training cut with "
                                         f"{key}={record[key]}")  # fmt: skip
-        elif cfg.code_mode and record.get("code_mode") and cfg.code_mode != record["code_mode"]:
-            problems.append(f"reward.code_mode={cfg.code_mode} while the PRM was trained on "
-                            f"chains cut with {record['code_mode']}")  # fmt: skip
-        if cut_by == "mixed" and not (cfg.split_mode or cfg.code_mode):
+        elif cut.code_mode and record.get("code_mode") and cut.code_mode != record["code_mode"]:
+            problems.append(f"reward.split.code_mode={cut.code_mode} while the PRM was trained "
+                            f"on chains cut with {record['code_mode']}")  # fmt: skip
+        if cut_by == "mixed" and not cut.sets_rule():
             rules = record.get("rules") or {}
             problems.append("the PRM was trained on chains cut by different rules ("
                             + "; ".join(f"{p}: {r.get('mode')}" for p, r in rules.items())
-                            + "), so no cut repeats training; set reward.split_mode")
-        elif cut_by == "given" and not cfg.split_mode:
+                            + "), so no cut repeats training; set reward.split.mode")
+        elif cut_by == "given" and not cut.mode:
             problems.append("the PRM was trained only on chains that came already split "
-                            "(no rule to repeat); set reward.split_mode to the nearest cut")
+                            "(no rule to repeat); set reward.split.mode to the nearest cut")
         elif record.get("given") and cut_by in ("prm-label", "people"):
             problems.append(f"some training chains came already split ({len(record['given'])} "
                             "dataset(s)); those were not cut this way")  # fmt: skip
-        if not record and not (cfg.split_mode or cfg.code_mode):
+        if not record and not cut.sets_rule():
             problems.append("the checkpoint records no split rules (not trained by prm-train "
-                            "on prm-label data?); set reward.split_mode to how it was trained")
-        said = ("as set in the reward config" if (cfg.split_mode or cfg.code_mode) else
+                            "on prm-label data?); set reward.split.mode to how it was trained")
+        said = ("as set in the reward config" if cut.sets_rule() else
                 "as recorded with the checkpoint" if record.get("mode") else "the default")
         sentence = f"{how}, {said}"
         if problems:
@@ -175,16 +176,13 @@ class PRMReward:
             self._split("a", "")
         except ValueError as exc:
             raise ConfigError(f"the checkpoint's split rules cannot be used here ({exc}); set "
-                              "reward.split_mode") from exc  # fmt: skip
+                              "reward.split.mode") from exc  # fmt: skip
 
     def _split(self, text: str, prompt: str) -> tuple[list[str], list[int | None]]:
         """(steps, each step's end in `text`) through the project's one splitter per domain."""
         if self.cfg.domain == RewardDomain.code:
-            from labeling.steps.code import split_code_steps
-
             steps = split_code_steps(text, self.code_mode, "", prompt)
             return steps, step_ends(text, steps)  # code steps are rebuilt: found, or None
-        from labeling.steps.splitters import split_spans
 
         spans = split_spans(text, self.split_mode, self.sections)
         return [text[a:b] for a, b in spans], [b for _, b in spans]
@@ -326,8 +324,6 @@ class PRMReward:
             self.stats["no_reference"] += 1
             return None
         if self._checker is None:
-            from verifiers.answer import AnswerChecker
-
             self._checker = AnswerChecker(timeout_s=self.cfg.outcome_timeout_s)
         result = self._checker.outcome(text, ref)
         said = {None: "undecided", True: "right", False: "wrong"}[result.correct]
@@ -374,8 +370,6 @@ class PRMReward:
 
     def trl(self, reference: str | None = "answer", name: str = "prm_reward") -> Any:
         """This reward as a TRL `reward_funcs` entry (see `pipelines.reward.trl_reward`)."""
-        from pipelines.reward.trl_reward import TRLReward
-
         return TRLReward(self, reference=reference, name=name)
 
     def close(self) -> None:

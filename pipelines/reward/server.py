@@ -159,6 +159,7 @@ class RewardServer:
     def __init__(self, reward: PRMReward, cfg: ServerConfig | None = None) -> None:
         import uvicorn
 
+        # vLLM's server module, for this test-and-benchmark helper only.
         from pipelines.serve.server import free_port
 
         cfg = cfg or ServerConfig(port=free_port())

@@ -38,6 +38,7 @@ _REWARDS: dict[str, Any] = {}
 def _reward(kwargs: dict[str, Any]) -> Any:
     key = json.dumps(kwargs, sort_keys=True, default=str)
     if key not in _REWARDS:
+        # verl loads this file by path in every worker: the PRM (torch) loads at the first score.
         from pipelines.reward.config import reward_config
         from pipelines.reward.prm_reward import PRMReward
 

@@ -17,6 +17,7 @@ from labeling.prm.search import PRMScoreError
 from pipelines.cli import HydraApp, explain
 from pipelines.config_fields import typed_config
 from pipelines.search.config import SearchConfig, register, validate
+from pipelines.search.job import SearchJob
 
 
 def typed(cfg: DictConfig | SearchConfig | dict) -> SearchConfig:
@@ -26,8 +27,6 @@ def typed(cfg: DictConfig | SearchConfig | dict) -> SearchConfig:
 
 def run(cfg: DictConfig | SearchConfig | dict) -> dict:
     """Run the search; returns the manifest (also `<output.dir>/manifest.json`)."""
-    from pipelines.search.job import SearchJob
-
     return SearchJob(typed(cfg)).run()
 
 

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from labeling.engine_request import EngineRequest
+from labeling.engine_result import Completion, Finish
 from labeling.prm.search import PRMScoreError, check_scores
-from pipelines.search.strategies import Ask, Decision, Sample, Strategy
+from pipelines.engine.pool import EnginePool
+from pipelines.search.strategies import Ask, Decision, Strategy
 
 log = logging.getLogger("prm-search")
 
@@ -26,7 +28,7 @@ log = logging.getLogger("prm-search")
 class Generator(Protocol):
     def submit(self, requests: list[EngineRequest]) -> Any: ...
 
-    def collect(self, ticket: Any) -> list[list[Sample]]: ...
+    def collect(self, ticket: Any) -> list[list[Completion]]: ...
 
 
 class StepScorer(Protocol):
@@ -46,19 +48,15 @@ class PoolGenerator:
     """`Generator` over `pipelines.engine.pool.EnginePool`: the strategies' requests go to
     the pool as they are."""
 
-    def __init__(self, pool: Any) -> None:
+    def __init__(self, pool: EnginePool) -> None:
         self.pool = pool
 
     def submit(self, requests: list[EngineRequest]) -> Any:
         return self.pool.submit(list(requests))
 
-    def collect(self, ticket: Any) -> list[list[Sample]]:
+    def collect(self, ticket: Any) -> list[list[Completion]]:
         results = self.pool.collect(ticket)
-        return [
-            [Sample(t, int(k), str(f)) for t, k, f in
-             zip(r["texts"], r["tokens"], r["finish"], strict=True)]
-            for r in results
-        ]  # fmt: skip
+        return [list(r.completions) for r in results]
 
 
 def run_tasks(
@@ -114,11 +112,12 @@ def run_tasks(
     return [o or [] for o in out]
 
 
-def _checked(g: EngineRequest, samples: list[Sample], where: str) -> list[Sample]:
+def _checked(g: EngineRequest, samples: list[Completion], where: str) -> list[Completion]:
     """The samples of one request. A prompt the engine refused as too long for the context
     comes back as one empty sample: that is n empty (finished) continuations, a real
     outcome. Any other count is an engine fault."""
-    if len(samples) != g.n and samples and all(s.finish == "prompt_too_long" for s in samples):
+    too_long = samples and all(s.finish is Finish.PROMPT_TOO_LONG for s in samples)
+    if len(samples) != g.n and too_long:
         return [samples[0]] * g.n
     if len(samples) != g.n:
         raise ValueError(f"the engine returned {len(samples)} samples instead of {g.n} for "

@@ -28,8 +28,9 @@ from labeling.steps.splitters import split_steps
 from pipelines.config_fields import config_hash as rows_hash
 from pipelines.search import registry
 from pipelines.search.config import SearchConfig
-from pipelines.search.driver import Generator, StepScorer, Task, run_tasks
+from pipelines.search.driver import Generator, PoolGenerator, StepScorer, Task, run_tasks
 from pipelines.search.output import read_rows, summarize, write_unit
+from pipelines.search.prm import load_prm
 from pipelines.search.registry import SearchContext
 from pipelines.unit_job import (
     UnitJob,
@@ -100,12 +101,8 @@ class SearchJob(UnitJob):
 
     def _ensure_backends(self) -> None:
         if self.prm is None and registry.needs_prm(self.cfg.search.strategies):
-            from pipelines.search.prm import load_prm
-
             self.prm = load_prm(self.cfg.prm)
         if self.generator is None:
-            from pipelines.search.driver import PoolGenerator
-
             self.pool, self.model_path = self.start_pool(self.cfg.model, self.cfg.engine,
                                                          self.cfg.ray)  # fmt: skip
             self.generator = PoolGenerator(self.pool)
@@ -203,6 +200,7 @@ class SearchJob(UnitJob):
         manifest["summary"] = summarize(read_rows(self.out.root))
         self.out.write_manifest(manifest)
         if self.cfg.output.report:
+            # matplotlib loads only when the report is drawn.
             from pipelines.search.report import write_report
 
             write_report(self.out.root, manifest)

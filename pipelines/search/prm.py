@@ -44,10 +44,12 @@ def load_prm(cfg: PRMConfig) -> BackendScorer | None:
         raise ConfigError(f"prm.checkpoint {cfg.checkpoint!r} is not a directory; set it to a "
                           "PRM checkpoint (prm-train writes <output.dir>/final)")  # fmt: skip
     if cfg.backend == PRMBackend.checkpoint:
+        # torch and transformers load only for the in-process backend.
         from pipelines.scoring import PRMScorer
 
         scorer = PRMScorer.load(path, device=cfg.device, batch_size=cfg.batch_size)
         return BackendScorer(scorer, f"checkpoint {path.name}")
+    # The HTTP or in-process vLLM client, only for those backends.
     from pipelines.serve.client import PRMClient
 
     client = PRMClient.for_server(path, cfg.url, model=cfg.served_name,

@@ -15,7 +15,8 @@ import polars as pl
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from labeling.shards import atomic_write_bytes
-from pipelines.report.html import CSP, STYLE, esc, kv_table, plt, png, table
+from pipelines.report.html import CSP, STYLE, esc, kv_table, table
+from pipelines.report.plots import plt, png
 
 MARKERS = "osD^v<>ph*"
 

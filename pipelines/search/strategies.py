@@ -2,7 +2,8 @@
 
 A strategy is a generator that yields what it needs and receives the answer:
 - `list[EngineRequest]` (continue these prefixes; the one engine request type,
-  `labeling.engine_request`) -> `list[list[Sample]]`, one list of `n` samples per request;
+  `labeling.engine_request`) -> `list[list[Completion]]` (`labeling.engine_result`), one
+  list of `n` samples per request;
 - `Ask` (score these step lists) -> `list[list[float]]`, already checked (one probability
   per step: `labeling.prm.search.check_scores`);
 and finally returns its `Decision`s. A strategy gets its problem's `base` request (the chat,
@@ -36,6 +37,7 @@ from collections.abc import Callable, Collection, Generator
 from dataclasses import dataclass, field, replace
 
 from labeling.engine_request import EngineRequest
+from labeling.engine_result import Completion, Finish
 from labeling.ids import derive_seed
 from labeling.prm.search import (
     Aggregation,
@@ -46,13 +48,6 @@ from labeling.prm.search import (
     top_k,
     weighted_vote,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Sample:
-    text: str
-    tokens: int
-    finish: str = "stop"
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +178,7 @@ class TreeParams:
     aggregation: Aggregation
 
 
-def _finished(sample: Sample, total: int, last: bool, cap: int, ends: Ends) -> bool:
+def _finished(sample: Completion, total: int, last: bool, cap: int, ends: Ends) -> bool:
     return last or not sample.text.strip() or total >= cap or ends(sample.text)
 
 
@@ -223,7 +218,7 @@ def tree_search(
                 total = c.tokens + s.tokens
                 fin = _finished(s, total, last, base.max_tokens, ends)
                 # A step cut by step_max_tokens goes on in the next round, mid-paragraph.
-                cut = fin or s.finish == "length"
+                cut = fin or s.finish is Finish.LENGTH
                 text = c.text + s.text + ("" if cut else p.stop)
                 cands.append(Candidate(text, total, fin, c.group))
         calls += yield from _score(cands, split, p.aggregation)

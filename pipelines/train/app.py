@@ -25,7 +25,9 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
+from pipelines.checkpoint.format import StepFormat
 from pipelines.cli import HydraApp, explain
+from pipelines.train import data as prm_data
 from pipelines.train.config import TrainAppConfig, register, to_config
 
 # torch, Ray Train and the model code load when a run starts, not with the app's declaration
@@ -34,7 +36,7 @@ from pipelines.train.config import TrainAppConfig, register, to_config
 
 def run(cfg: Any) -> dict[str, Any]:
     """Train as configured; returns the summary written to `<output.dir>/summary.json`."""
-    from pipelines.train import data as prm_data
+    # torch (and Ray) load when training starts, not when the config is read or --help runs.
     from pipelines.train.loop import ray_worker, train_loop
 
     conf = to_config(cfg)
@@ -72,8 +74,8 @@ def run(cfg: Any) -> dict[str, Any]:
 
 
 def _run_and_print(cfg: DictConfig) -> None:
+    # torch's side of the checkpoint, after training only.
     from pipelines.checkpoint.export import serve_command
-    from pipelines.checkpoint.format import StepFormat
 
     summary = run(cfg)
     print(json.dumps({k: v for k, v in summary.items() if k != "format"}, indent=2))

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from labeling import registry
 from labeling.combine import consensus_reason
 from labeling.rows import verdicts_from_structs
-from labeling.shards import MANIFEST, input_shards
+from labeling.shards import input_shards
 from pipelines.cli import UserError
 from pipelines.train.config import LABEL_SOURCES, PRMDataConfig
 
@@ -268,90 +268,3 @@ def validation_examples(cfg: PRMDataConfig, seed: int) -> Iterator[Example]:
             return
         count += 1
         yield ex
-
-
-def synthetic_rows(
-    n_problems: int, chains_per_problem: int = 1, seed: int = 0, steps: tuple[int, int] = (2, 5)
-) -> list[dict[str, Any]]:
-    """LABELED_SCHEMA rows of one-digit addition chains with known first errors.
-
-    For tests, benchmarks and the experiment's dry run. Only the columns training and
-    evaluation read are meaningful (prompt, completions, labels, mc_scores, mc_rollouts,
-    verdicts, problem_id, domain, outcome_correct, final_answer, first_error_step); the
-    rest hold valid placeholders.
-    """
-    rng = random.Random(seed)
-    rows = []
-    for p in range(n_problems):
-        start = rng.randrange(10)
-        adds = [rng.randrange(1, 10) for _ in range(rng.randint(*steps))]
-        for c in range(chains_per_problem):
-            error = rng.randrange(len(adds)) if rng.random() < 0.5 else -1
-            total, texts, labels, scores = start, [], [], []
-            for i, a in enumerate(adds):
-                claimed = total + a + (rng.randint(1, 3) if i == error else 0)
-                texts.append(f"{total} + {a} = {claimed}")
-                total = claimed
-                ok = error < 0 or i < error
-                labels.append(ok)
-                scores.append(rng.uniform(0.6, 1.0) if ok else rng.uniform(0.0, 0.2))
-            verdicts = [
-                {
-                    "source": "mc",
-                    "step": i,
-                    "status": "correct" if ok else "incorrect",
-                    "label": ok,
-                    "score": s,
-                    "rollouts": 4,
-                    "evidence": "",
-                }
-                for i, (ok, s) in enumerate(zip(labels, scores, strict=True))
-            ]
-            rows.append(
-                {
-                    "prompt": f"Start at {start} and add {' , '.join(map(str, adds))} .",
-                    "completions": texts,
-                    "labels": labels,
-                    "problem_id": f"syn{seed}-{p}",
-                    "chain_id": f"syn{seed}-{p}-{c}",
-                    "chain_index": c,
-                    "domain": "math",
-                    "source_dataset": "synthetic",
-                    "reference_answer": str(start + sum(adds)),
-                    "final_answer": str(total),
-                    "outcome_correct": error < 0,
-                    "first_error_step": error,
-                    "mc_scores": scores,
-                    "mc_rollouts": [4] * len(texts),
-                    "verdicts": verdicts,
-                    "sample_tokens": 0,
-                    "rollout_tokens": 0,
-                    "rollouts": 4 * len(texts),
-                    "model": "synthetic",
-                    "sampler_seed": seed,
-                    "label_policy": "mc",
-                    "config_hash": "synthetic",
-                }
-            )
-    return rows
-
-
-def write_shards(rows: list[dict[str, Any]], directory: str | Path, per_shard: int = 64) -> Path:
-    """Write rows as `<directory>/shards/*.parquet` + manifest.json (LABELED_SCHEMA)."""
-    import json
-
-    import pyarrow as pa
-
-    from labeling.schema import LABELED_SCHEMA
-
-    directory = Path(directory)
-    (directory / "shards").mkdir(parents=True, exist_ok=True)
-    shards = []
-    for i in range(0, len(rows), per_shard):
-        table = pa.Table.from_pylist(rows[i : i + per_shard], schema=LABELED_SCHEMA)
-        name = f"shards/part-{i // per_shard:05d}.parquet"
-        pq.write_table(table, directory / name)
-        shards.append({"path": name, "rows": table.num_rows})
-    # The same manifest layout prm-label writes (the fields readers use).
-    (directory / MANIFEST).write_text(json.dumps({"shards": shards, "counts": {"rows": len(rows)}}))
-    return directory

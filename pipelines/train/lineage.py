@@ -79,7 +79,7 @@ def dataset_split(paths: list[str]) -> dict[str, Any] | None:
     if len(rules) > 1:
         log.warning(
             "the datasets were cut into steps by different rules (%s); the checkpoint records "
-            "them as mixed, so a reward must set its split_mode", "; ".join(
+            "them as mixed, so a reward must set its split.mode", "; ".join(
                 f"{p}: {json.dumps(s, sort_keys=True)}" for p, s in cut.items()),
         )  # fmt: skip
         return {"mode": None, "cut_by": "mixed", "rules": cut, "given": given}

@@ -38,7 +38,7 @@ APPROX_WORDS = frozenset(
 _DIMENSIONS = {
     "time": "second seconds sec secs minute minutes min mins hour hours hr hrs day days week"
     " weeks month months year years decade decades",
-    "length": "inch inches foot feet ft yard yards mile miles mm cm meter meters metre metres km"
+    "distance": "inch inches foot feet ft yard yards mile miles mm cm meter meters metre metres km"
     " kilometer kilometers",
     "mass": "gram grams kg kilogram kilograms pound pounds lb lbs ounce ounces oz ton tons",
     "volume": "cup cups pint pints quart quarts gallon gallons liter liters litre litres ml"

@@ -229,7 +229,7 @@ def _to_sympy(node: Node):  # noqa: ANN202 - sympy is imported lazily, only in t
 
 def warm_sympy() -> None:
     """One small comparison in the worker: importing sympy and its first simplify and N (lazy
-    loading, ~0.3 s) are then not charged to a real check's time budget."""
+    loading) are then not charged to a real check's time budget."""
     sympy_compare(("sqrt", ("num", Fraction(2), 0)), ("num", Fraction(1), 0))
 
 

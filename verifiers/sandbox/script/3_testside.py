@@ -362,7 +362,7 @@ def test_side(pid, result_fd, tests_fd, rfd, wfd):
         else:  # it flushes what the tests made it print when its channel closes: let it
             with contextlib.suppress(OSError):  # already closed
                 os.close(wfd)
-            death(pid, cpu_s)  # its exit (<= 0.3 s): "done" may tear the sandbox down
+            death(pid, cpu_s)  # its exit (`death` waits a moment): "done" may tear the sandbox down
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
         emit("done", 0, "ok")
