@@ -72,7 +72,7 @@ from enum import StrEnum
 
 import labeling.registry as registry
 from labeling.first_error import first_error, first_flag
-from labeling.schema import AfterError, Status, StepVerdict
+from labeling.schema import AfterError, ProvenError, Status, StepVerdict
 
 # Each source's role (whole-chain, locating, complete) is declared in labeling/registry.py;
 # the policies ask the registry, so a source registered later counts like a built-in one.
@@ -133,6 +133,20 @@ def exact_first_error(
     found = [_flag(verdicts.get(s)) for s in sources]
     found = [i for i in found if i >= 0]
     return min(found) if found else -1
+
+
+def proven_error(verdicts: Mapping[str, Sequence[StepVerdict]]) -> ProvenError | None:
+    """The earliest step a source that locates errors (`calc`, `tests`) proved wrong, with
+    that source (the first in registry order on a tie); None when none did. What the label
+    job hands Monte Carlo as its search's bound (`Chain.proven_error`): under every policy
+    but `outcome`, `mc` and `judge` that step is False in `labels` (and so is the first
+    error at or before it)."""
+    flags = [(_flag(verdicts.get(s)), s) for s in registry.locating_sources()]
+    found = [(i, s) for i, s in flags if i >= 0]
+    if not found:
+        return None
+    step, source = min(found, key=lambda f: f[0])
+    return ProvenError(step, source)
 
 
 def _flag(verdicts: Sequence[StepVerdict] | None) -> int:
