@@ -17,7 +17,9 @@ labeling/registry.py: whole-chain `answer`, locating `calc`/`tests`, complete `m
 Exact sources prove steps wrong, but only `calc` and `tests` *locate* an error: a wrong final
 answer (`answer`) is reported on the last step whatever step went wrong first. `mc` and
 `judge` judge every step, so their "no error" is a claim too; a locating exact source that
-found nothing only says the arithmetic/syntax it checked holds.
+found nothing only says the arithmetic/syntax it checked holds. The label job runs the exact
+sources first and hands MC the earliest step they proved wrong (`proven_error`): MC searches
+only the steps before it, and its labels from it on follow `after_error` like these.
 
 Policies (`policy=`):
 - `outcome`: steps of a chain with a correct outcome are all positive; in a chain with a
@@ -138,9 +140,9 @@ def exact_first_error(
 def proven_error(verdicts: Mapping[str, Sequence[StepVerdict]]) -> ProvenError | None:
     """The earliest step a source that locates errors (`calc`, `tests`) proved wrong, with
     that source (the first in registry order on a tie); None when none did. What the label
-    job hands Monte Carlo as its search's bound (`Chain.proven_error`): under every policy
-    but `outcome`, `mc` and `judge` that step is False in `labels` (and so is the first
-    error at or before it)."""
+    job hands Monte Carlo as its search's bound (`Chain.proven_error`): under
+    `verifier_first` and `consensus` that step is False in `labels`, so the first error is
+    at or before it, and MC's own labels say the same from it on."""
     flags = [(_flag(verdicts.get(s)), s) for s in registry.locating_sources()]
     found = [(i, s) for i, s in flags if i >= 0]
     if not found:

@@ -185,3 +185,25 @@ def test_the_label_job_runs_the_exact_checks_first_and_hands_mc_their_proof():
     assert seen[0][1] is None and seen[1][1] is None  # the exact checks see no proof
     assert seen[2][1] == ProvenError(1, "calc")
     assert res.rows
+
+
+@pytest.mark.parametrize(("name", "settings"), SETTINGS, ids=IDS)
+def test_no_request_goes_out_past_the_proof_even_sent_ahead(name, settings):
+    """With room in the engine the driver sends what a search may ask next (speculation):
+    never a prefix at or after the proven error, and the labels are the round-by-round ones."""
+    from tests.test_mc_schedule import ThreadedCompleter
+
+    if "chunk" in {f.name for f in dataclasses.fields(METHODS[name])}:
+        settings = {**settings, "chunk": 1}  # one rollout a request: what is sent ahead
+    problem, chain = item(proven=WRONG)
+    counting = CountingCompleter()
+    fast = ThreadedCompleter(counting, lambda r: 0.001 * (r.seed % 7))
+    fast.capacity = 256
+    mc = mc_verifier(fast, rule=name, self_rollouts=16, look_ahead=1, **settings)
+    ahead = mc.verify([(problem, chain)])[0]
+    stats = mc.last_stats
+    assert stats.ahead_requests + stats.wasted_rollouts > 0  # it did send early
+    sent = counting.per_step(chain)
+    assert sum(sent[:WRONG]) > 0 and sum(sent[WRONG:]) == 0, sent
+    _, rounds, _ = run(name, settings, WRONG)
+    assert ahead == rounds

@@ -21,6 +21,10 @@ question (one request per problem, seeded by the problem alone, so a problem's f
 same in any batch; the job sends it with the sampling: `verifiers.mc.question`). The `fall`
 and `posterior` methods judge every step against it; every method reports it.
 
+A chain that arrives with a step an exact check proved wrong (`Chain.proven_error`: the label
+job runs `calc` and `tests` first) is searched only before that step (`ChainFacts.proven`):
+no rollout at or after it, and none at all when it is step 0 (`RolloutStats.bounded_*`).
+
 Give `verify` many chains at once (hundreds, all chains of a problem together): requests of
 the same chain share the prompt and most of the prefix, which vLLM's prefix caching reuses.
 """
