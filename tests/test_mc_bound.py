@@ -86,6 +86,7 @@ def test_no_rollout_at_or_after_a_proven_error(name, settings):
     assert verdicts[WRONG].label is False and verdicts[WRONG].status == Status.INCORRECT
     assert "bounded by calc at step 5: no rollout at or after it" in verdicts[WRONG].evidence
     assert all(v.label is False for v in verdicts[WRONG:])  # after_error=negative
+    assert all("after the proven error at step 5" in v.evidence for v in verdicts[WRONG + 1:])
     assert (stats.bounded_chains, stats.bounded_prefixes) == (1, LENGTH - 1 - WRONG)
 
 

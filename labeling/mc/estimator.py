@@ -263,7 +263,9 @@ class Estimator:
             t, why = self._tally[i], ""
             if error >= 0 and i > error and self.after_error != AfterError.keep:
                 label = False if self.after_error == AfterError.negative else None
-                what = "prefix claim" if unlocated == error else "first error"
+                proven = self.chain.proven
+                what = "proven error" if proven is not None and proven.step == error \
+                    else "prefix claim" if unlocated == error else "first error"
                 why = f"after the {what} at step {error} (after_error={self.after_error})"
             bound = self.bound_evidence(i)
             score = self.score(i) if i < self.n_steps - 1 and not bound else None
