@@ -25,6 +25,9 @@ rule and with another), it reports, over the hand-checked chains found in the ru
   hand says are right, the successes against what the question's rate predicts flat (the
   same rate as from the question) and rising (`posterior`'s hazard profile, s^(1 - (i+1)/M)):
   the evidence for the posterior's hedge against flat profiles (`first_error_model.PROFILES`);
+- over every chain of the run, the rollouts made at or after the chain's first step `calc`
+  proved wrong (MC rolls out none there since exact checks bound its search: a run of older
+  code shows what that saves), and the chains calc flagged at step 0;
 - what the run spent (its manifest: job time, engine-busy seconds, rollout tokens) against
   the MC labels it got right: right MC labels per engine-hour, the figure a method's speed
   should be judged by (a fast method's wrong labels are no gain). It covers the whole run,
@@ -52,7 +55,7 @@ from labeling.first_error import prefix_claim  # noqa: E402
 DATA = Path(__file__).resolve().parent / "data" / "handchecked_starter.json"
 COLUMNS = ["problem_id", "chain_id", "completions", "labels", "first_error_step", "mc_labels",
            "calc_labels", "answer_labels", "outcome_correct", "mc_successes", "mc_decided",
-           "mc_self_confidence", "model"]
+           "mc_self_confidence", "model", "mc_rollouts"]
 
 
 def steps_hash(steps: list[str]) -> str:
@@ -140,6 +143,23 @@ def score(rows: dict[str, dict], truth: list[dict]) -> dict:
     return {"counts": dict(c), "mc_step0_flags": flags, "mc_wrong_false": wrong_chains}
 
 
+def past_proof(rows: dict[str, dict]) -> Counter:
+    """Over every chain of the run: MC's rollouts (question's aside), the chains with a step
+    calc proved wrong, those at step 0, and the rollouts at or after the first such step."""
+    c: Counter = Counter()
+    for r in rows.values():
+        made = r["mc_rollouts"] or []
+        c["rollouts"] += sum(made)
+        flag = _first_false(r["calc_labels"])
+        if flag is None:
+            continue
+        c["flagged"] += 1
+        c["flagged_step0"] += flag == 0
+        c["past"] += sum(made[flag:])
+        c["flagged_chain_rollouts"] += sum(made)
+    return c
+
+
 def rate_profile(rows: dict[str, dict], truth: list[dict]) -> tuple[int, int, float, float]:
     """(successes, decided, expected flat, expected rising) over the hand-right prefixes MC
     probed. The question's rate s is the self-confidence count without this chain's own
@@ -196,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
         for line in r["mc_step0_flags"]:
             print(f"    MC called a right step 0 wrong: {line}")
         per_label.append((name, c, r["mc_wrong_false"], rate_profile(rows, truth),
-                          cost(Path(root))))
+                          cost(Path(root)), past_proof(rows)))
     print("\nMC labels before the last step, prefix semantics (False: gone wrong by here):\n")
     print("| run | False right | True right | chains with a wrong False |")
     print("|---|---|---|---|")
@@ -208,13 +228,13 @@ def main(argv: list[str] | None = None) -> None:
     print("| run | successes / rollouts | expected flat (the question's rate) | expected "
           "rising (posterior's hazard profile) |")
     print("|---|---|---|---|")
-    for name, _, _, (x, n, flat, rising), _ in per_label:
+    for name, _, _, (x, n, flat, rising), *_ in per_label:
         print(f"| {name} | {x}/{n} | {flat:.1f} | {rising:.1f} |")
     print("\nWhat the run spent against the MC labels it got right (steps before the last):\n")
     print("| run | hand-checked chains / the run's | job | engine-busy | rollout tokens | MC "
           "labels right / wrong | right per engine-hour | rollout tokens per right label |")
     print("|---|---|---|---|---|---|---|---|")
-    for name, c, _, _, k in per_label:
+    for name, c, _, _, k, _ in per_label:
         right = c["mc_False_right"] + c["mc_True_right"]
         wrong = c["mc_False"] + c["mc_True"] - right
         scored = c["with"] + c["without"]
@@ -222,6 +242,14 @@ def main(argv: list[str] | None = None) -> None:
               f"| {k['rollout_tokens']:,} | {right} / {wrong} "
               f"| {3600 * right / max(k['busy_s'], 1e-9):.0f} "
               f"| {k['rollout_tokens'] / max(right, 1):.0f} |")
+
+    print("\nRollouts and the steps calc proved wrong (every chain of the run):\n")
+    print("| run | chains with a calc False (at step 0) | MC rollouts | of them on those chains "
+          "| at or after their first calc False |")
+    print("|---|---|---|---|---|")
+    for name, *_, b in per_label:
+        print(f"| {name} | {b['flagged']} ({b['flagged_step0']}) | {b['rollouts']:,} "
+              f"| {b['flagged_chain_rollouts']:,} | {b['past']:,} |")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,9 @@ labeling/registry.py: whole-chain `answer`, locating `calc`/`tests`, complete `m
 Exact sources prove steps wrong, but only `calc` and `tests` *locate* an error: a wrong final
 answer (`answer`) is reported on the last step whatever step went wrong first. `mc` and
 `judge` judge every step, so their "no error" is a claim too; a locating exact source that
-found nothing only says the arithmetic/syntax it checked holds.
+found nothing only says the arithmetic/syntax it checked holds. The label job runs the exact
+sources first and hands MC the earliest step they proved wrong (`proven_error`): MC searches
+only the steps before it, and its labels from it on follow `after_error` like these.
 
 Policies (`policy=`):
 - `outcome`: steps of a chain with a correct outcome are all positive; in a chain with a
@@ -72,7 +74,7 @@ from enum import StrEnum
 
 import labeling.registry as registry
 from labeling.first_error import first_error, first_flag
-from labeling.schema import AfterError, Status, StepVerdict
+from labeling.schema import AfterError, ProvenError, Status, StepVerdict
 
 # Each source's role (whole-chain, locating, complete) is declared in labeling/registry.py;
 # the policies ask the registry, so a source registered later counts like a built-in one.
@@ -133,6 +135,20 @@ def exact_first_error(
     found = [_flag(verdicts.get(s)) for s in sources]
     found = [i for i in found if i >= 0]
     return min(found) if found else -1
+
+
+def proven_error(verdicts: Mapping[str, Sequence[StepVerdict]]) -> ProvenError | None:
+    """The earliest step a source that locates errors (`calc`, `tests`) proved wrong, with
+    that source (the first in registry order on a tie); None when none did. What the label
+    job hands Monte Carlo as its search's bound (`Chain.proven_error`): under
+    `verifier_first` and `consensus` that step is False in `labels`, so the first error is
+    at or before it, and MC's own labels say the same from it on."""
+    flags = [(_flag(verdicts.get(s)), s) for s in registry.locating_sources()]
+    found = [(i, s) for i, s in flags if i >= 0]
+    if not found:
+        return None
+    step, source = min(found, key=lambda f: f[0])
+    return ProvenError(step, source)
 
 
 def _flag(verdicts: Sequence[StepVerdict] | None) -> int:

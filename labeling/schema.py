@@ -164,8 +164,24 @@ class GivenChain:
 
 
 @dataclass(frozen=True, slots=True)
+class ProvenError:
+    """An exact check's proof that a chain is wrong at `step`: `source` (`calc`, `tests`: a
+    source that locates errors) found the step `incorrect`. The chain's first error is then
+    at or before it, so Monte Carlo searches only the steps before it (docs/labels.md)."""
+
+    step: int
+    source: str
+
+    def __post_init__(self) -> None:
+        if self.step < 0:
+            raise ValueError(f"a proven error needs a step >= 0, got {self.step}")
+
+
+@dataclass(frozen=True, slots=True)
 class Chain:
-    """One reasoning chain for a problem, split into steps."""
+    """One reasoning chain for a problem, split into steps. `proven_error`: set by the label
+    job for the sources that run after the exact checks (the earliest step they proved wrong;
+    None: none proved or not run yet)."""
 
     problem_id: str
     chain_id: str
@@ -182,6 +198,7 @@ class Chain:
     given_outcome: bool | None = None  # outcome known from the input data, if any
     spans: tuple[tuple[int, int], ...] = ()  # each step's character span in `text`, if cut
     thinking_finished: bool | None = None  # the trace's thinking closed; None: no thinking
+    proven_error: ProvenError | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,12 +72,16 @@ class PosteriorSearch(Estimator):
         super().__init__(chain)
         n_steps, outcome = chain.n_steps, chain.outcome
         self.method, self.base, self.counted = method, chain.base, chain.with_own
-        self.model = FirstErrorModel(n_steps, chain.base, outcome, chain.sampled, may_err) \
-            if n_steps > 1 else None
+        proven = chain.proven.step if chain.proven else None
+        self.model = FirstErrorModel(n_steps, chain.base, outcome, chain.sampled, may_err,
+                                     proven) if n_steps > 1 else None
         self.may_err = tuple(may_err) if may_err is not None else (True,) * n_steps
         # A completer that never reached the answer from the question cannot show a fall.
         self.futile = n_steps > 1 and not self.counted[0]
-        self.skip = self.futile or n_steps < 2 or (not method.probe_right and outcome is True)
+        # Nothing to roll out (one step, or a proven error at step 0), or a right chain left
+        # unsearched (`probe_right` off; a proven error makes a chain a wrong one).
+        self.skip = self.futile or not chain.probed or (not method.probe_right and chain.right)
+        self.stop = len(chain.probed)  # the steps searched: 0..stop-1
         self._probe: tuple[int, int] | None = None  # (step, decided count that completes it)
         self._seen: dict[Counts, tuple[ErrorPosterior, list[bool | None]]] = {}
         # Keyed by the counts and the budget left: a choice is a function of both (undecided
@@ -109,7 +113,7 @@ class PosteriorSearch(Estimator):
         m, level, f = self.n_steps, self.method.level, self.method.factor
         out: list[bool | None] = [None] * (m - 1)
         if self.skip:
-            return out + [self.outcome]
+            return self.with_proof(out + [self.outcome])
         reached = [any(x for x, _ in counts[i:]) for i in range(m - 1)]
         right = max((i for i in range(m - 1) if post.p_gt(i) >= 1 - level
                      and post.factor[i] <= 1 / f and reached[i]), default=-1)
@@ -118,7 +122,7 @@ class PosteriorSearch(Estimator):
         if (i < m - 1 and post.p_le[i] >= 1 - level and post.factor[i] >= f
                 and self._fell(counts)[i]):
             out[i] = False  # the steps after it: `after_error` decides, as under every rule
-        return out + [self.outcome]
+        return self.with_proof(out + [self.outcome])
 
     def _fell(self, counts: Counts) -> list[bool]:
         """fell[i]: some probed prefix j <= i succeeded less often than the question or an
@@ -141,7 +145,7 @@ class PosteriorSearch(Estimator):
 
     def labels(self) -> list[bool | None]:
         if self.n_steps < 2:
-            return [self.outcome] * self.n_steps
+            return self.with_proof([self.outcome] * self.n_steps)
         post, located = self._state()
         return self._with_prefix_claim(post, list(located))
 
@@ -151,10 +155,10 @@ class PosteriorSearch(Estimator):
         `after_error=negative` only: the search never reads it (it still looks for the
         first error itself), so the rollouts are the same with or without it."""
         m, level, f = self.n_steps, self.method.level, self.method.factor
-        if self.skip or self.after_error != AfterError.negative or False in labels[:-1]:
+        if self.skip or self.after_error != AfterError.negative or False in labels[:self.stop]:
             return labels
         fell = self._fell(self._counts())
-        for i in range(m - 1):
+        for i in range(self.stop):
             if labels[i] is None and post.p_le[i] >= 1 - level and post.factor[i] >= f \
                     and fell[i]:
                 labels[i:m - 1] = [False] * (m - 1 - i)
@@ -189,7 +193,7 @@ class PosteriorSearch(Estimator):
     def _next(self, counts: Counts, left: int) -> int | None:
         """The step probed next from these counts with `left` rollouts of budget; None when
         the search stops (the first error found, every step right, nothing to learn)."""
-        labels = self._at(counts)[1][:-1]
+        labels = self._at(counts)[1][:self.stop]  # a proven error is False, not found
         if left <= 0 or False in labels or None not in labels:
             return None
         key = (counts, left)
@@ -283,23 +287,24 @@ class PosteriorSearch(Estimator):
         """Whether some first error the posterior still gives at least `level` (or "no error
         before the last step") could be located within the budget left, even if the whole
         budget went its way twice over: every rollout failing from it, and every rollout
-        succeeding from the step before it (from the last probed step, for "none"). If not,
-        no rollout can place a label that matters: the search stops."""
+        succeeding from the step before it (from the last probed step, for "none" or a
+        proven error: those need only the steps before them right). If not, no rollout can
+        place a label that matters: the search stops."""
         assert self.model is not None
-        m, level = self.n_steps, self.method.level
+        m, level, stop = self.n_steps, self.method.level, self.stop
         p_le = self._at(counts)[0].p_le
         p_e = [p_le[0], *(p_le[i] - p_le[i - 1] for i in range(1, m)), 1 - p_le[m - 1]]
         for e in range(m + 1):
             if p_e[e] < min(level, CANDIDATE):
                 continue
             trial = list(counts)
-            if e <= m - 2:
+            if e < stop:
                 trial[e] = (trial[e][0], trial[e][1] + left)
-            before = min(e, m - 1) - 1
+            before = min(e, stop) - 1
             if before >= 0:
                 trial[before] = (trial[before][0] + left, trial[before][1] + left)
             labels = self._label(self.model.posterior(trial), tuple(trial))
-            want = [True] * min(e, m - 1) + ([False] if e <= m - 2 else [])
+            want = [True] * min(e, stop) + ([False] if e < stop else [])
             if labels[: len(want)] == want:
                 return True
         return False

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from labeling.first_error import located_first_error, prefix_claim
-from labeling.schema import AfterError, SelfConfidence, Status, StepVerdict
+from labeling.schema import AfterError, ProvenError, SelfConfidence, Status, StepVerdict
 
 # `extra`: the undecided share a step's top-ups are sized for at most (x5 the rollouts); a
 # fraction, so that n / (1 - share) is exact (in floats 2 / (1 - 0.8) rounds up to 11)
@@ -45,6 +45,9 @@ class ChainFacts:
     rollouts' settings (this chain's own outcome is not in it; how it counts is the method's
     business). `sampled`: the completer wrote this chain with the rollouts' settings.
     `steps`, `question`: the texts (a method may spare steps that cannot be wrong).
+    `proven`: the earliest step an exact check proved wrong (`calc`, `tests`), or None. The
+    chain's first error is at or before it, so no search rolls out a prefix at or after it
+    (`probed`): that step is False, the steps after it are `after_error`'s.
     """
 
     n_steps: int
@@ -55,10 +58,14 @@ class ChainFacts:
     self_confidence: SelfConfidence | None = None
     steps: tuple[str, ...] = ()
     question: str = ""
+    proven: ProvenError | None = None
 
     def __post_init__(self) -> None:
         if self.n_steps < 0:
             raise ValueError(f"n_steps must be >= 0, got {self.n_steps}")
+        if self.proven is not None and self.proven.step >= self.n_steps:
+            raise ValueError(f"a proven error at step {self.proven.step} of a chain of "
+                             f"{self.n_steps} steps")
         if not 0 <= self.base[0] <= self.base[1]:
             raise ValueError(f"base counts need 0 <= successes <= decided, got {self.base}")
         object.__setattr__(self, "after_error", AfterError(self.after_error))
@@ -73,8 +80,31 @@ class ChainFacts:
     @property
     def probed(self) -> range:
         """The prefixes a search may roll out: every one but the last (the whole chain, whose
-        label is its outcome). The one place that bounds a search."""
-        return range(max(self.n_steps - 1, 0))
+        label is its outcome) and none at or after a proven error. The one place that bounds
+        a search."""
+        end = self.n_steps - 1 if self.proven is None else min(self.proven.step,
+                                                               self.n_steps - 1)
+        return range(max(end, 0))
+
+    @property
+    def right(self) -> bool:
+        """The chain's own answer is right and no exact check proved a step wrong: what
+        `probe_right=false` leaves unsearched (a proof makes a chain a wrong one)."""
+        return self.outcome is True and self.proven is None
+
+    def proof(self, step: int) -> bool | None:
+        """What the proven error says of `step`: False at it, None (nothing measured) after
+        it up to the last step, whose label stays the chain's own outcome; no word (None)
+        before it or without one. Callers ask `beyond` first."""
+        if self.proven is None or step < self.proven.step:
+            return None
+        if step == self.proven.step:
+            return False
+        return self.outcome if step == self.n_steps - 1 else None
+
+    def beyond(self, step: int) -> bool:
+        """`step` is at or after the proven error: its label is `proof(step)`."""
+        return self.proven is not None and step >= self.proven.step
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,16 +232,30 @@ class Estimator:
         want = math.ceil(probe.n / (1 - share)) + 1
         return max(min(want, self.room(probe.step)) - probe.n, 0)
 
+    def with_proof(self, labels: list[bool | None]) -> list[bool | None]:
+        """`labels` with the proven error's word on every step at or after it
+        (`ChainFacts.proof`): what every search's labels are, whatever it measured."""
+        return [self.chain.proof(i) if self.chain.beyond(i) else x for i, x in enumerate(labels)]
+
+    def bound_evidence(self, step: int) -> str:
+        """The words of a step at or after the proven error ("" before it)."""
+        proven = self.chain.proven
+        if proven is None or step < proven.step:
+            return ""
+        said = f"bounded by {proven.source} at step {proven.step}: no rollout at or after it"
+        return f"{said}; {proven.source} proves this step wrong" if step == proven.step \
+            else said
+
     def first_error(self) -> int | None:
         """The first error the rollouts have located exactly (`located_first_error`: every
         step before it labeled right); -1 when every step is labeled right; None when the
         rollouts so far do not decide it."""
-        return located_first_error(self.labels())
+        return located_first_error(self.with_proof(self.labels()))
 
     def verdicts(self) -> list[StepVerdict]:
         """One verdict per step: label = hard label (None: not measured and not inferable),
         score = the search's soft label, the counts behind it, the cost at that step."""
-        labels = self.labels()
+        labels = self.with_proof(self.labels())
         error = next((i for i, x in enumerate(labels) if x is False), -1)
         unlocated = prefix_claim(labels)
         out = []
@@ -219,16 +263,19 @@ class Estimator:
             t, why = self._tally[i], ""
             if error >= 0 and i > error and self.after_error != AfterError.keep:
                 label = False if self.after_error == AfterError.negative else None
-                what = "prefix claim" if unlocated == error else "first error"
+                proven = self.chain.proven
+                what = "proven error" if proven is not None and proven.step == error \
+                    else "prefix claim" if unlocated == error else "first error"
                 why = f"after the {what} at step {error} (after_error={self.after_error})"
-            score = self.score(i) if i < self.n_steps - 1 else None
+            bound = self.bound_evidence(i)
+            score = self.score(i) if i < self.n_steps - 1 and not bound else None
             if i == self.n_steps - 1 and self.outcome is not None:
                 score = 1.0 if self.outcome else 0.0
                 own = f"the chain's own answer is {'right' if self.outcome else 'wrong'}"
-                why = f"{why}; {own}" if why else own
+                measured = f"{own}; {bound}" if bound else own
             else:
-                measured = self.evidence(i, labels[i])
-                why = f"{why}; {measured}" if why and measured else why or measured
+                measured = bound or self.evidence(i, labels[i])
+            why = f"{why}; {measured}" if why and measured else why or measured
             status = {True: Status.CORRECT, False: Status.INCORRECT, None: Status.UNVERIFIABLE}
             out.append(StepVerdict(status[label], label, score, why, t.rollouts, t.tokens,
                                    t.successes, t.decided, self.self_confidence))

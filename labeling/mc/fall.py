@@ -168,7 +168,7 @@ class FallSearch(StepSearch):
 
     def reach_labels(self) -> list[bool | None]:
         """True up to the last on-track prefix, False at a fall right after it, the rest
-        unlabeled (the last step: the outcome)."""
+        unlabeled (the last step: the outcome; at and after a proven error: its word)."""
         last = self.n_steps - 1
         lo = max((i for i in self.chain.probed if self.settled(i) is True), default=-1)
         out: list[bool | None] = [True] * (lo + 1) + [None] * (self.n_steps - lo - 1)
@@ -176,7 +176,7 @@ class FallSearch(StepSearch):
             out[last] = self.outcome
         if lo + 1 < last and self.fall_at(lo + 1):
             out[lo + 1] = False  # the steps after it: `after_error` decides
-        return out
+        return self.with_proof(out)
 
     def evidence(self, step: int, label: bool | None) -> str:
         f, base, own = self.rule.fall, self.rule.base, self.rule.own

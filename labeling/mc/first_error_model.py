@@ -100,19 +100,27 @@ class FirstErrorModel:
     """The model of the module docstring for one chain of `n_steps` steps.
 
     `base`: the self-confidence counts (successes, decided) without this chain's outcome;
-    `outcome`: the chain's own answer (None: unknown); `sampled`: the completer wrote it."""
+    `outcome`: the chain's own answer (None: unknown); `sampled`: the completer wrote it;
+    `proven`: a step an exact check proved wrong (None: none), so e <= proven: the prior
+    is conditioned on it (no mass after it, nor on "none")."""
 
     def __init__(self, n_steps: int, base: tuple[int, int], outcome: bool | None,
-                 sampled: bool, may_err: Sequence[bool] | None = None) -> None:
+                 sampled: bool, may_err: Sequence[bool] | None = None,
+                 proven: int | None = None) -> None:
         if n_steps < 1:
             raise ValueError(f"a chain needs a step, got n_steps={n_steps}")
         if not 0 <= base[0] <= base[1]:
             raise ValueError(f"base counts must be 0 <= successes <= decided, got {base}")
         if may_err is not None and len(may_err) != n_steps:
             raise ValueError(f"may_err needs one flag per step ({n_steps}), got {len(may_err)}")
+        if proven is not None and not 0 <= proven < n_steps:
+            raise ValueError(f"a proven error at step {proven} of {n_steps} steps")
         m = self.n_steps = n_steps
-        # The last step may always err: a wrong outcome needs somewhere to lie.
+        # The last step may always err: a wrong outcome needs somewhere to lie; so may a step
+        # proven wrong.
         allowed = [True] * m if may_err is None else [*map(bool, may_err[:-1]), True]
+        if proven is not None:
+            allowed[proven] = True
         u = (np.arange(GRID) + 0.5) * (math.pi / 2) / GRID
         sn, cs = np.sin(u), np.cos(u)
         a, b = base[0] + 0.5, base[1] - base[0] + 0.5
@@ -156,6 +164,8 @@ class FirstErrorModel:
                     for a in allowed]
             rows.append(np.full_like(s, -math.log(sum(allowed) + 1)))
         prior = np.stack(rows)
+        if proven is not None:  # e <= proven: the rows after it (and "none") get no mass
+            prior[proven + 1:] = _NEVER
         if outcome is not None:
             recover = np.vstack([off, RECOVERY * np.ones_like(s)[None]])  # error at 0..M-1
             right = np.vstack([recover, np.ones_like(s)[None]])

@@ -32,6 +32,10 @@ outcome, as under every rule):
 `mc_scores`: P(e > i), the posterior probability that the chain is still right through step
 i (soft labels; `1 - score` is P(e <= i)); None where nothing was rolled out.
 
+A step an exact check proved wrong (`ChainFacts.proven`) bounds e: the prior is conditioned
+on e <= that step (`FirstErrorModel(proven=...)`), only the prefixes before it are probed, and
+the search stops once they are all right (e is then the proven step) or e is located before.
+
 A completer that never reached the answer from the question (self-confidence 0/n, or no
 count at all) rolls nothing out and labels nothing but the last step: a rate cannot be seen
 to fall from zero.

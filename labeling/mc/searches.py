@@ -54,7 +54,10 @@ class StepSearch(Estimator):
 
     def settled(self, step: int) -> bool | None:
         """On track (True), off track (False), or not decided yet (None) by the trials of
-        `step` alone. For the last step: the chain's outcome."""
+        `step` alone. For the last step: the chain's outcome; at or after a proven error: its
+        word (`ChainFacts.proof`), no rollout made there."""
+        if self.chain.beyond(step):
+            return self.chain.proof(step)
         if step == self.n_steps - 1:
             return self.outcome
         successes, decided = self.counts(step)
@@ -117,16 +120,17 @@ class BinarySearch(StepSearch):
     """OmegaPRM's first-error search: about log2(M) probes per chain.
 
     Invariant: every prefix <= lo is on track (lo = -1: only the question, assumed solvable),
-    prefix hi is off track (hi = M: none known). The next probe is the midpoint of (lo, hi);
-    an on-track probe moves lo up, an off-track one moves hi down, until hi = lo + 1 and hi
-    is the first error. Steps strictly between lo and hi are never labeled: there is no
-    evidence for them, and neither are the steps beyond a midpoint the rule could not decide
-    (the search stops there).
+    prefix hi is off track (hi = M: none known; a step an exact check proved wrong is off
+    track). The next probe is the midpoint of (lo, hi); an on-track probe moves lo up, an
+    off-track one moves hi down, until hi = lo + 1 and hi is the first error. Steps strictly
+    between lo and hi are never labeled: there is no evidence for them, and neither are the
+    steps beyond a midpoint the rule could not decide (the search stops there).
 
     A chain whose own answer is right: OmegaPRM stops (lo = M-1, every step on track by reach,
-    no rollouts), which labels the wrong steps of a lucky chain right. With `probe_right`
-    (the default) its steps are searched like any other chain's, so a step from which fresh
-    rollouts fail is found even when the chain recovered.
+    no rollouts), which labels the wrong steps of a lucky chain right; not one with a step
+    an exact check proved wrong, which is searched below that step like a wrong chain. With
+    `probe_right` (the default) its steps are searched like any other chain's, so a step
+    from which fresh rollouts fail is found even when the chain recovered.
 
     The search assumes success falls with the step (monotone). Where it does not (counts 0,
     5, 0, 0 over four steps), what it reports depends on the midpoints it probed: a step
@@ -140,8 +144,9 @@ class BinarySearch(StepSearch):
 
     @property
     def skipped(self) -> bool:
-        """OmegaPRM's skip: a right chain is not searched (`probe_right` off)."""
-        return self.outcome is True and not self.probe_right
+        """OmegaPRM's skip: a right chain (`ChainFacts.right`: none proven wrong) is not
+        searched (`probe_right` off)."""
+        return self.chain.right and not self.probe_right
 
     def bounds(self) -> tuple[int, int]:
         """(lo, hi) from the recorded rollouts and the chain outcome."""

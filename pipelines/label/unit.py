@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from labeling import registry
-from labeling.combine import combine
+from labeling.combine import combine, proven_error
 from labeling.engine_result import Completion, EngineResult, Finish
 from labeling.ids import chain_id
 from labeling.registry import Role
@@ -225,11 +225,15 @@ class UnitLabeler:
             ]
             if not items:
                 continue
-            for source, verifier in self.sources(domain).items():
+            for source, verifier in _exact_first(self.sources(domain)):
                 todo = items
+                if not registry.get(source).exact:
+                    # The exact checks have run: the sources after them see each chain's
+                    # earliest proven error (Monte Carlo searches only the steps before it).
+                    todo = [(p, _proven(c, verdicts.get(c.chain_id, {}))) for p, c in items]
                 if registry.get(source).role == Role.whole_chain:
                     # Nothing to check the end against and no outcome given: no verdict.
-                    todo = [(p, c) for p, c in items
+                    todo = [(p, c) for p, c in todo
                             if p.reference or p.tests or c.given_outcome is not None]
                 if not todo:
                     continue
@@ -304,6 +308,18 @@ class UnitLabeler:
                 res.quarantine.append(self._q(p, why, "split"))
         res.counts["rows"] = len(res.rows)
         return res
+
+
+def _exact_first(sources: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The sources in the order they run: the exact checks (`answer`, `calc`, `tests`) first,
+    so that what they prove reaches the sources after them; otherwise registry order."""
+    return sorted(sources.items(), key=lambda kv: not registry.get(kv[0]).exact)
+
+
+def _proven(chain: Chain, verdicts: dict[str, list[StepVerdict]]) -> Chain:
+    """`chain` with its earliest proven error from the exact sources' `verdicts`."""
+    found = proven_error(verdicts)
+    return chain if found == chain.proven_error else replace(chain, proven_error=found)
 
 
 def _final_answer(problem: Problem, chain: Chain) -> str:

@@ -21,6 +21,10 @@ question (one request per problem, seeded by the problem alone, so a problem's f
 same in any batch; the job sends it with the sampling: `verifiers.mc.question`). The `fall`
 and `posterior` methods judge every step against it; every method reports it.
 
+A chain that arrives with a step an exact check proved wrong (`Chain.proven_error`: the label
+job runs `calc` and `tests` first) is searched only before that step (`ChainFacts.proven`):
+no rollout at or after it, and none at all when it is step 0 (`RolloutStats.bounded_*`).
+
 Give `verify` many chains at once (hundreds, all chains of a problem together): requests of
 the same chain share the prompt and most of the prefix, which vLLM's prefix caching reuses.
 """
@@ -207,6 +211,9 @@ class MonteCarloVerifier:
                 out.append([StepVerdict(Status.ERROR, evidence=str(outcomes[idx]))] * n)
                 continue
             stats.unfinished_chains += not est.done
+            if est.chain.proven is not None:
+                stats.bounded_chains += 1
+                stats.bounded_prefixes += n - 1 - len(est.chain.probed)
             est.self_confidence = confidence[items[idx][0].problem_id].report
             out.append(est.verdicts())
         self._say_if_nothing_could_be_placed(items, schedule.estimators, confidence, stats)
@@ -226,8 +233,8 @@ class MonteCarloVerifier:
         found, from the completer's self-confidence alone, that no label could be placed
         within its budget (a completer that never solves these problems), so the chains'
         steps stay unverifiable and nothing more was spent than the question's rollouts."""
-        probed = [(p, e) for (p, c), e in zip(items, estimators, strict=True)
-                  if e is not None and len(c.steps) > 1]
+        probed = [(p, e) for (p, _), e in zip(items, estimators, strict=True)
+                  if e is not None and e.chain.probed]
         stats.hopeless_chains += sum(not e.rollouts for _, e in probed)
         if not probed or any(e.rollouts for _, e in probed):
             return
@@ -252,7 +259,7 @@ class MonteCarloVerifier:
         facts = ChainFacts(len(chain.steps), outcome, known.others(idx) if known else (0, 0),
                            self._is_sample(chain), AfterError(self.after_error),
                            known.report if known else None, tuple(chain.steps),
-                           problem.question)
+                           problem.question, chain.proven_error)
         return self.method.search(facts)
 
     # -- self-confidence ------------------------------------------------------------------

@@ -62,6 +62,8 @@ class RolloutStats:
     ahead_requests: int = 0  # rollouts sent for probes that were not pending yet
     unfinished_chains: int = 0  # chains still undecided when max_rounds ran out
     hopeless_chains: int = 0  # chains the method could place no label on: no rollout made
+    bounded_chains: int = 0  # chains with a step an exact check proved wrong (calc, tests)
+    bounded_prefixes: int = 0  # of their prefixes, those at or after it: never rolled out
     checks: int = 0  # outcome checks actually run (cache hits excluded)
     undecided_checks: int = 0  # checks that returned None (undecided: they cost budget only)
     no_attempts: int = 0  # of them: math rollouts that made no attempt at an answer (wrote
