@@ -203,8 +203,11 @@ def check(argv: list[str], cwd: Path) -> None:
         else:
             assert importlib.util.find_spec(args[1]), f"python -m {args[1]}: no such module"
     elif name == "python" and args[:1] == ["-c"]:
+        # The docs' commands run from a clone's root, where `python -c` imports its folders
+        # (`tests.prm_fixtures`); the block's own folder stands in for the clone's files.
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
         proc = subprocess.run([sys.executable, "-c", args[1]], cwd=cwd, capture_output=True,
-                              text=True, timeout=120)  # fmt: skip
+                              text=True, timeout=120, env=env)  # fmt: skip
         assert proc.returncode == 0, f"python -c: {proc.stderr[-1500:]}"
     elif name == "python":
         assert (ROOT / args[0]).is_file(), f"python {args[0]}: no such file in the repository"

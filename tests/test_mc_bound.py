@@ -155,6 +155,7 @@ def test_proven_error_is_the_earliest_locating_flag():
 
 
 def test_the_label_job_runs_the_exact_checks_first_and_hands_mc_their_proof():
+    from labeling.engine_result import Completion, EngineResult, Finish
     from pipelines.label.app import typed
     from pipelines.label.unit import UnitLabeler
     from tests.conftest import compose
@@ -180,8 +181,8 @@ def test_the_label_job_runs_the_exact_checks_first_and_hands_mc_their_proof():
                                 "answer": Recorder("answer")}
     problem, chain = item()
     given = dataclasses.replace(problem, given_chains=())
-    res = labeler.label([given], {"p0": [{"text": chain.text, "seed": 0, "tokens": 1,
-                                          "finish": "stop"}]})
+    sampled = EngineResult((Completion(chain.text, 1, Finish.STOP),))
+    res = labeler.label([given], {"p0": (0, sampled)})
     assert [name for name, _ in seen] == ["calc", "answer", "mc"]
     assert seen[0][1] is None and seen[1][1] is None  # the exact checks see no proof
     assert seen[2][1] == ProvenError(1, "calc")
