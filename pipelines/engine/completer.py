@@ -64,5 +64,5 @@ def _relay(call: Future, done: Future, r: EngineRequest) -> None:
 def completions(r: EngineRequest, res: EngineResult) -> list[Completion]:
     """The `r.n` completions of one engine result (empty ones where it has fewer: a prompt
     too long for the context)."""
-    out = [Completion(c.text, c.tokens) for c in res.completions]
+    out = list(res.completions)
     return out + [Completion("", 0)] * (r.n - len(out))

@@ -15,12 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Protocol, runtime_checkable
 
 from labeling.engine_request import EngineRequest
-
-
-@dataclass(frozen=True, slots=True)
-class Completion:
-    text: str  # the continuation only, without the prefix
-    tokens: int  # generated tokens
+from labeling.engine_result import Completion  # the engine's one completion type (re-exported)
 
 
 @runtime_checkable
