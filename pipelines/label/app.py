@@ -41,23 +41,27 @@ def run(cfg: DictConfig | LabelJobConfig) -> dict:
 
 
 def named_by_file(args: list[str]) -> list[str]:
-    """Overrides that name the dataset after the file it reads: `dataset=processbench
+    """Overrides that name a subset after the file it reads, for formats whose files are
+    subsets (`labeling.datasets.subsets_by_file`): `dataset=processbench
     dataset.path=.../math.json` labels subset `processbench_math` (rows, reports, and the
-    default `output.dir` runs/processbench_math), not `processbench` whichever file it read.
-    Nothing changes when the name or adapter is set, or no path is given."""
+    default `output.dir` runs/processbench_math). Any other input keeps its dataset's name
+    whatever its file is called (a dated dump refreshes by content); nothing changes when
+    the name is set or no path is given."""
+    from labeling.datasets import subsets_by_file
+
     given = {a.split("=", 1)[0].lstrip("+~"): a.split("=", 1)[1] for a in args if "=" in a}
     path = given.get("dataset.path")
-    if not path or "dataset.name" in given or "dataset.adapter" in given:
-        return []
     group = given.get("dataset", "builtin_math")
+    if not path or "dataset.name" in given or not subsets_by_file(group):
+        return []
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem)
     if not stem or stem == group:
         return []
-    return [f"dataset.adapter={group}", f"dataset.name={group}_{stem}"]
+    return [f"dataset.name={group}_{stem}"]
 
 
 APP = HydraApp("prm-label", "config", label_job_schema, register, run, __doc__,
-               extra_overrides=named_by_file)
+               extra_overrides=named_by_file, check=typed)
 
 
 def main() -> None:

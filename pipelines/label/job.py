@@ -32,6 +32,7 @@ from labeling.unit_plan import PlannedUnit, refresh_cost
 from pipelines.config_fields import config_hash as rows_hash
 from pipelines.engine.runtime import init_ray
 from pipelines.generation_config import ModelConfig
+from pipelines.hydra_argv import sweep_job
 from pipelines.label.config import LabelJobConfig, resolve
 from pipelines.label.manifest import (
     build_manifest,
@@ -386,6 +387,7 @@ class LabelJob(UnitJob):
         manifest["split"].update(who_cut(self.out.root, manifest["shards"]))
         manifest["unit_cutting"] = "content"  # older versions cut units in input order
         manifest["lineage"]["refresh"] = self.refresh
+        manifest["sweep"] = sweep_job()  # which job of a multirun, its swept values
         manifest["retries"] = retries = redone(
             self.pool, self.labelers if self.cfg.ray.enabled else [], self._places,
             self.units_retried_by_problem)
