@@ -332,7 +332,7 @@ def run_or_explain(
         run(cfg)
         return 0
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted; the same command resumes", file=sys.stderr)
+        print(f"{prog}: interrupted; run the same command to resume", file=sys.stderr)
         return Interrupted.status
     except Exception as exc:
         sentence = explain_fn(exc)
@@ -343,8 +343,8 @@ def run_or_explain(
         if sentence is None:
             traceback.print_exc()
             sentence = f"{type(exc).__name__}: {first_line(exc)}"
-        word = "stopped" if status == Interrupted.status else "error"
-        print(f"{prog}: {word}: {sentence}", file=sys.stderr)
+        word = "" if status == Interrupted.status else "error: "
+        print(f"{prog}: {word}{sentence}", file=sys.stderr)
         return status
 
 

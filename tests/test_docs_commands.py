@@ -41,7 +41,7 @@ SCRIPTS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scrip
 MODULES = {target.split(":")[0]: name for name, target in SCRIPTS.items()}
 HYDRA_APPS = hydra_apps()  # the scripts whose module declares `APP = HydraApp(...)`
 OTHER_TOOLS = {"pip", "ray", "curl"}
-SHELL = {"cd", "mkdir", "mktemp", "printf", "echo"}
+SHELL = {"cd", "mkdir", "mktemp", "printf", "echo", "cat"}
 RECORDED = set(SCRIPTS) | OTHER_TOOLS | {"python", "make"}
 SEP = "\x1e"  # ends one recorded command (its fields are NUL-separated)
 
@@ -61,12 +61,26 @@ def shell_blocks() -> list[tuple[str, str]]:
     return out
 
 
+def without_heredocs(text: str) -> str:
+    """The block without the bodies of its here-documents (`cat > f <<'EOF'` ... `EOF`): a
+    file's text, not commands."""
+    out, end = [], None
+    for line in text.splitlines():
+        if end is not None:
+            end = None if line.strip() == end else end
+            continue
+        out.append(line)
+        found = re.search(r"<<-?\s*['\"]?(\w+)['\"]?", line)
+        end = found.group(1) if found else None
+    return "\n".join(out)
+
+
 def command_names(text: str) -> set[str]:
     """The first word of every simple command in a block (pipelines, lists, `$(...)`)."""
     import shlex
 
     names = set()
-    for line in text.replace("\\\n", " ").splitlines():
+    for line in without_heredocs(text).replace("\\\n", " ").splitlines():
         lex = shlex.shlex(line.replace("$(", "; "), posix=True, punctuation_chars=True)
         lex.whitespace_split, lex.commenters = True, "#"
         first = True
@@ -102,8 +116,11 @@ def _sweeps(args: list[str]) -> list[list[str]]:
     """A multirun's overrides, one list per job (Hydra's own parser splits the sweeps)."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    flags = [a for a in args if a.startswith("-") and a not in ("-m", "--multirun")]
-    overrides = [a for a in args if not a.startswith("-")]
+    from pipelines.hydra_argv import split_argv
+
+    line = split_argv(args)
+    flags = [a for a in line.flags if a not in ("-m", "--multirun")]
+    overrides = line.overrides
     choices = []
     for o in OverridesParser.create().parse_overrides(overrides):
         key = o.get_key_element()

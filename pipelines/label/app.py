@@ -16,7 +16,8 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from pipelines.cli import HydraApp
+from labeling.shards import DatasetDir
+from pipelines.cli import HydraApp, Interrupted, QualityError
 from pipelines.config_fields import typed_config
 from pipelines.label.config import (
     LabelJobConfig,
@@ -34,10 +35,39 @@ def typed(cfg: DictConfig | LabelJobConfig) -> LabelJobConfig:
 
 
 def run(cfg: DictConfig | LabelJobConfig) -> dict:
-    """Run the job; returns the manifest (also written to `<output.dir>/manifest.json`)."""
+    """Run the job; returns the manifest (also written to `<output.dir>/manifest.json`).
+    Raises `Interrupted` (exit 130) on SIGINT/SIGTERM, saying how many units are kept, and
+    `QualityError` (exit 3) when more problems were quarantined than
+    `output.max_quarantined_share` allows (the dataset is written first)."""
     from pipelines.label.job import LabelJob
 
-    return LabelJob(typed(cfg)).run()
+    job_cfg = typed(cfg)
+    try:
+        manifest = LabelJob(job_cfg).run()
+    except KeyboardInterrupt:
+        kept = len(DatasetDir(job_cfg.output.dir).done_units())
+        units = "unit is" if kept == 1 else "units are"
+        raise Interrupted(f"interrupted: {kept} finished {units} kept in "
+                          f"{job_cfg.output.dir}; run the same command to resume") from None
+    check_quarantined(manifest["counts"], job_cfg.output.max_quarantined_share,
+                      job_cfg.output.dir)
+    return manifest
+
+
+def check_quarantined(counts: dict, most: float | None, where: str) -> None:
+    """`QualityError` when the quarantined share of the problems is above `most` (None: when
+    every problem was quarantined, so nothing was labeled)."""
+    n, bad = counts.get("problems_in", 0), counts.get("problems_quarantined", 0)
+    if not n:
+        return
+    share = bad / n
+    why = f"the reasons are in {where}/quarantine"
+    if most is None and bad == n:
+        raise QualityError(f"all {n} problems were quarantined, none labeled "
+                           f"(output.max_quarantined_share=1 allows it); {why}")
+    if most is not None and share > most:
+        raise QualityError(f"{bad} of {n} problems quarantined ({share:.0%}), above "
+                           f"output.max_quarantined_share={most}; {why}")
 
 
 def named_by_file(args: list[str]) -> list[str]:

@@ -100,6 +100,11 @@ class LabelOutputConfig(UnitOutputConfig):
     previous: str | None = option(
         None, "Earlier dataset version to reuse unchanged units from.", SPEED
     )
+    max_quarantined_share: float | None = option(
+        None, "Exit 3 (after writing the dataset) when more than this share of the input's "
+        "problems is quarantined; null = only when every problem is (nothing labeled).",
+        SPEED, ge=0, le=1,
+    )
 
 
 @dataclass
