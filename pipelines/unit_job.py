@@ -5,7 +5,8 @@ What both jobs do around their own per-unit work lives here, once:
 - hold the output directory's lock so that two runs cannot interleave, and drop the manifest
   until the run writes it again (a dir without one is unfinished);
 - read the input into members (a problem by its content id; a record the loader quarantined
-  and a second copy of a problem by ids of their own) and cut them into units by content
+  and a second copy of a problem by ids of their own, from their content and how many
+  copies came before: never a line number) and cut them into units by content
   (`labeling.unit_plan`), so the order of the input does not matter;
 - key a unit by its members and the job's config hash (the hash of the fields that change
   rows, `config_fields.config_hash`), and skip a unit whose record and shard check out
@@ -22,6 +23,7 @@ from __future__ import annotations
 import logging
 import subprocess
 import time
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
@@ -88,16 +90,32 @@ def resolve_model(model: Any, engine_kind: str) -> str:
 def read_members(dataset: Any) -> Members:
     """Every input record by member id (see the module): what units are cut from."""
     members: Members = {}
+    seen: Counter[str] = Counter()  # copies of each bad record so far
     for index, x in enumerate(load_problems(asdict(dataset))):
+        if isinstance(x, Problem) and x.problem_id in members:
+            x = Quarantined(x.source_dataset, index,
+                            "duplicate of an earlier problem with the same content",
+                            x.question[:2000], x.problem_id, "load")
         if isinstance(x, Quarantined):
-            members["q" + config_hash({"i": index, "raw": x.raw, "why": x.reason})] = x
-        elif x.problem_id in members:
-            members[f"d{x.problem_id}-{index}"] = Quarantined(
-                x.source_dataset, index, "duplicate of an earlier problem with the same content",
-                x.question[:2000], x.problem_id, "load")
+            members[load_member(x, seen)] = x
         else:
             members[x.problem_id] = x
     return members
+
+
+def load_member(q: Quarantined, seen: Counter[str]) -> str:
+    """The member id of a record the loader quarantined, counting copies in `seen`: a second
+    copy of a problem `d<problem id>-<copy>`, an unreadable record `q<hash of its text and
+    reason>` (`-<copy>` from the second copy on). By content and copy, never by line number,
+    so a bad line that moved in tomorrow's dump is the same member and a refresh carries it
+    with its unit (`pipelines.label.reuse` computes the same ids from the previous version's
+    quarantine rows)."""
+    if q.problem_id:
+        seen["d" + q.problem_id] += 1
+        return f"d{q.problem_id}-{seen['d' + q.problem_id]}"
+    key = "q" + config_hash({"raw": q.raw, "why": q.reason})
+    seen[key] += 1
+    return key if seen[key] == 1 else f"{key}-{seen[key]}"
 
 
 def split_members(items: Members, pu: PlannedUnit) -> tuple[list[Problem], list[Quarantined]]:

@@ -40,6 +40,7 @@ from pipelines.label.manifest import (
     log_done,
     redone,
     say_coverage,
+    split_cost,
     who_cut,
     write_report_quietly,
 )
@@ -74,6 +75,7 @@ class LabelJob(UnitJob):
         self.refresh: dict[str, int] | None = None  # what a refresh copied and labeled
         self.units_retried_by_problem = 0  # units whose labeling call failed (see _labeled)
         self._places: list[Any] = []  # each labeler's (node, pid) at start: Ray refs
+        self.reused_units: set[int] = set()  # resumed or copied: not this run's work
 
     # -- set-up ---------------------------------------------------------------------------
 
@@ -270,7 +272,7 @@ class LabelJob(UnitJob):
         old = before.get(pu.unit)
         if prev is None or old is None:
             return None
-        if pu.kind == "same" and not old.has_load_rows:
+        if pu.kind == "same":
             for rel in (old.record.shard, old.record.quarantine):
                 if rel:
                     atomic_copy(prev.root / rel, self.out.root / rel)
@@ -364,6 +366,7 @@ class LabelJob(UnitJob):
             rec = self._reuse(pu, key, prev, before)
             if rec is not None:
                 records[unit] = rec
+                self.reused_units.add(unit)
                 reused += 1
                 progress.update(rec, reused=True)
                 continue
@@ -387,6 +390,7 @@ class LabelJob(UnitJob):
         manifest["split"].update(who_cut(self.out.root, manifest["shards"]))
         manifest["unit_cutting"] = "content"  # older versions cut units in input order
         manifest["lineage"]["refresh"] = self.refresh
+        manifest["cost"].update(split_cost(records, self.reused_units))
         manifest["sweep"] = sweep_job()  # which job of a multirun, its swept values
         manifest["retries"] = retries = redone(
             self.pool, self.labelers if self.cfg.ray.enabled else [], self._places,

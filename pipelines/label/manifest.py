@@ -30,6 +30,25 @@ def _cost(counts: dict[str, Any], tokens: dict[str, Any], wall: float) -> dict[s
     }
 
 
+def split_cost(records: dict[int, Any], reused: set[int]) -> dict[str, Any]:
+    """The manifest's cost of this run (`tonight`: the units it labeled) apart from what it
+    reused (`copied`: units copied from `output.previous` or resumed, with what they had
+    cost when made), and `rollouts` of this run alone."""
+    def part(units: list[Any]) -> dict[str, Any]:
+        counts: Counter = Counter()
+        tokens: Counter = Counter()
+        for r in units:
+            counts.update(r.counts)
+            tokens.update(r.tokens)
+        return {"units": len(units), "problems": counts.get("problems_in", 0),
+                "problems_quarantined": counts.get("problems_quarantined", 0),
+                "rollouts": counts.get("rollouts", 0), "tokens": dict(tokens)}
+
+    tonight = part([r for n, r in records.items() if n not in reused])
+    copied = part([r for n, r in records.items() if n in reused])
+    return {"rollouts": tonight["rollouts"], "tonight": tonight, "copied": copied}
+
+
 def _filter(cfg: LabelJobConfig, counts: dict[str, Any]) -> dict[str, Any]:
     """What the label policy kept: `consensus` drops chains whose sources disagree (they are
     in the quarantine with the reason); other policies keep every labeled chain."""
