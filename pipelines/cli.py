@@ -303,6 +303,13 @@ def remove_failed_start(top: Path | None, leftovers: tuple[str, ...] = (".lock",
     return True
 
 
+def remove_started_dirs() -> None:
+    """Remove what this process's start created on the way to Hydra's run dir, when it holds
+    nothing but Hydra's own files (a run that wrote nothing: a failed start, a dry run)."""
+    for top in _NEW_DIRS:
+        remove_failed_start(top)
+
+
 _APP = ["prm-label"]  # the running app's name; `run_or_explain` sets it
 
 
@@ -338,8 +345,7 @@ def run_or_explain(
         sentence = explain_fn(exc)
         status = getattr(exc, "status", UserError.status) if sentence is not None else 1
         if status == UserError.status:
-            for top in _NEW_DIRS:
-                remove_failed_start(top)
+            remove_started_dirs()
         if sentence is None:
             traceback.print_exc()
             sentence = f"{type(exc).__name__}: {first_line(exc)}"

@@ -226,9 +226,11 @@ class UnitJob:
             **summary,
         }  # fmt: skip
 
-    def progress(self, every_s: float, total: int | None) -> Progress:
-        """Progress lines for this run; each engine pool's work is reported once it runs."""
-        progress = Progress(self.app, every_s, total)
+    def progress(self, every_s: float, total: int | None, units: int | None = None,
+                 eta_s: float | None = None) -> Progress:
+        """Progress lines for this run (`total` problems in `units` units, `eta_s` the
+        plan's estimate); each engine pool's work is reported once it runs."""
+        progress = Progress(self.app, every_s, total, units, eta_s)
         progress.watch(self.pools)
         return progress
 

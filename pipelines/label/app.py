@@ -5,6 +5,7 @@
     prm-label dataset=processbench labels=[answer,calc]   # given chains, no model
     prm-label labels=[answer,mc] labels/mc=fall labels.mc.estimator=per_step
     prm-label ray=cluster                       # join a running Ray cluster
+    prm-label dataset=gsm8k dry_run=true        # the plan and its estimate; nothing runs
 
 `main()` only parses the config and calls `run(cfg)`, which tests call directly.
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from labeling.shards import DatasetDir
-from pipelines.cli import HydraApp, Interrupted, QualityError
+from pipelines.cli import HydraApp, Interrupted, QualityError, remove_started_dirs
 from pipelines.config_fields import typed_config
 from pipelines.label.config import (
     LabelJobConfig,
@@ -42,6 +43,11 @@ def run(cfg: DictConfig | LabelJobConfig) -> dict:
     from pipelines.label.job import LabelJob
 
     job_cfg = typed(cfg)
+    if job_cfg.dry_run:
+        try:
+            return LabelJob(job_cfg).dry_run()
+        finally:
+            remove_started_dirs()  # Hydra's run dir: a dry run leaves nothing behind
     try:
         manifest = LabelJob(job_cfg).run()
     except KeyboardInterrupt:

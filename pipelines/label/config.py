@@ -125,6 +125,11 @@ class LabelJobConfig(GenerationConfig):
         factory=SandboxSettings, help="The sandbox code answers and code rollouts run in."
     )
     debug: DebugConfig = option(factory=DebugConfig, help="Logging.")
+    dry_run: bool = option(
+        False, "Read and check the input, plan the units against output.dir (resume) and "
+        "output.previous (refresh), print what would be labeled and reused with an estimate "
+        "of chains, tokens, rollouts and time, and stop: no engine, nothing written.", SPEED,
+    )
 
 
 def validate(cfg: LabelJobConfig) -> None:
