@@ -18,7 +18,7 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from labeling.shards import DatasetDir
-from pipelines.cli import HydraApp, Interrupted, QualityError, remove_started_dirs
+from pipelines.cli import HydraApp, Interrupted, QualityError
 from pipelines.config_fields import typed_config
 from pipelines.label.config import (
     LabelJobConfig,
@@ -27,6 +27,7 @@ from pipelines.label.config import (
     resolve,
     validate,
 )
+from pipelines.precheck import remove_started_dirs
 
 
 def typed(cfg: DictConfig | LabelJobConfig) -> LabelJobConfig:
