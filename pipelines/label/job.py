@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter, deque
-from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,7 +26,7 @@ from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
-from labeling.shards import UnitRecord, atomic_copy
+from labeling.shards import UnitRecord
 from labeling.unit_plan import PlannedUnit, refresh_cost
 from pipelines.config_fields import config_hash as rows_hash
 from pipelines.engine.runtime import init_ray
@@ -38,8 +37,10 @@ from pipelines.label.manifest import (
     build_manifest,
     given_model,
     log_done,
+    numerics,
     redone,
     say_coverage,
+    say_numerics,
     split_cost,
     who_cut,
     write_report_quietly,
@@ -53,7 +54,7 @@ from pipelines.label.plan import (
     say_what_resume_redoes,
 )
 from pipelines.label.questions import AskedQuestions, mc_question_requests
-from pipelines.label.reuse import counts_of, keep_members
+from pipelines.label.reuse import copy_unit
 from pipelines.label.sources import settle_labelers
 from pipelines.label.unit import UnitLabeler, UnitResult
 from pipelines.progress import engine_throughput
@@ -83,6 +84,7 @@ class LabelJob(UnitJob):
         self.units_retried_by_problem = 0  # units whose labeling call failed (see _labeled)
         self._places: list[Any] = []  # each labeler's (node, pid) at start: Ray refs
         self.reused_units: set[int] = set()  # resumed or copied: not this run's work
+        self.numerics: dict[str, Any] = {}
 
     # -- set-up ---------------------------------------------------------------------------
 
@@ -270,31 +272,14 @@ class LabelJob(UnitJob):
     # -- the run --------------------------------------------------------------------------
 
     def _reuse(self, pu: PlannedUnit, plan: RunPlan) -> UnitRecord | None:
-        """Done already (resume), or copied from the previous version: whole when its members
-        are the same, else the rows of the members still in the input (nothing relabeled)."""
-        key, prev = plan.keys[pu.unit], plan.prev
+        """Done already (resume), or copied from the previous version (`reuse.copy_unit`)."""
         if pu.unit in plan.resumed:
             return plan.resumed[pu.unit]
         old = plan.before.get(pu.unit)
-        if prev is None or old is None:
+        if plan.prev is None or old is None:
             return None
-        if pu.kind == "same":
-            for rel in (old.record.shard, old.record.quarantine):
-                if rel:
-                    atomic_copy(prev.root / rel, self.out.root / rel)
-            rec = UnitRecord(**{**asdict(old.record), "unit": pu.unit, "key": key,
-                                "reused_from": str(prev.root)})
-            self.out.write_record(rec)
-            return rec
-        rows, quar, gone_rows, gone_quar = keep_members(prev, old, set(pu.members))
-        gone_counts, gone_tokens = counts_of(gone_rows, gone_quar, self.cfg.sampler.n)
-        counts = {k: v - gone_counts.get(k, 0) for k, v in old.record.counts.items()}
-        tokens = {k: v - gone_tokens.get(k, 0) for k, v in old.record.tokens.items()}
-        rec = self.out.write_unit(pu.unit, key, rows.to_pylist(), quar.to_pylist(), counts,
-                                  tokens, 0.0, self.cfg.output.row_group_size)
-        rec.reused_from = str(prev.root)
-        self.out.write_record(rec)
-        return rec
+        return copy_unit(self.out, plan.prev, old, pu, plan.keys[pu.unit], self.cfg.sampler.n,
+                         self.cfg.output.row_group_size)
 
     def _finish_unit(self, unit, key, problems, bad, started, result) -> UnitRecord:
         counts: Counter = Counter(result.counts)
@@ -329,6 +314,8 @@ class LabelJob(UnitJob):
         guess = estimate(self.cfg, summary, self.hash)
         for line in plan_lines(self.cfg, summary, guess):
             log.info(line)
+        self.numerics = numerics(self.cfg, [self.cfg.model, *self._own_models()])
+        say_numerics(self.numerics)
         records: dict[int, UnitRecord] = {}
         progress = self.progress(self.cfg.debug.log_every_s, summary["records"],
                                  len(plan.units), guess.get("seconds"))
@@ -385,6 +372,7 @@ class LabelJob(UnitJob):
         manifest["lineage"]["refresh"] = self.refresh
         manifest["cost"].update(split_cost(records, self.reused_units))
         manifest["sweep"] = sweep_job()  # which job of a multirun, its swept values
+        manifest["numerics"] = self.numerics  # whether the same config and seed repeat
         manifest["retries"] = retries = redone(
             self.pool, self.labelers if self.cfg.ray.enabled else [], self._places,
             self.units_retried_by_problem)

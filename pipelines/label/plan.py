@@ -20,6 +20,7 @@ from typing import Any
 from labeling.schema import Problem, Quarantined
 from labeling.shards import DatasetDir, UnitRecord
 from labeling.unit_plan import PlannedUnit
+from pipelines.label.manifest import numerics, numerics_line
 from pipelines.label.reuse import PreviousUnit, previous_units
 from pipelines.unit_job import Members, read_members
 
@@ -153,10 +154,11 @@ def dry_run(job: Any) -> dict[str, Any]:
     job.check_inputs()
     summary = make_plan(job).summary()
     est = estimate(job.cfg, summary, job.hash)
+    same = numerics(job.cfg, [job.cfg.model, *job._own_models()])
     print("prm-label dry run (nothing started, nothing written):")
-    for line in plan_lines(job.cfg, summary, est):
+    for line in [*plan_lines(job.cfg, summary, est), numerics_line(same)]:
         print("  " + line)
-    return {"dry_run": True, "plan": summary, "estimate": est}
+    return {"dry_run": True, "plan": summary, "estimate": est, "numerics": same}
 
 
 def say_what_resume_redoes(job: Any, keys: dict[int, str]) -> None:

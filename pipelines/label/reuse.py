@@ -11,14 +11,15 @@ quarantined last night is carried with its unit, not read as tonight's work.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from labeling.schema import QUARANTINE_SCHEMA, Quarantined, labeled_schema
-from labeling.shards import DatasetDir, UnitRecord, read_shard
+from labeling.shards import DatasetDir, UnitRecord, atomic_copy, read_shard
+from labeling.unit_plan import PlannedUnit
 from pipelines.unit_job import load_member
 
 LOAD = "load"
@@ -125,3 +126,27 @@ def keep_members(prev: DatasetDir, unit: PreviousUnit, members: set[str]) -> tup
     in_quar = pa.array([m in members for m in unit.quarantine_members], pa.bool_())
     return (rows.filter(in_rows), quar.filter(in_quar), rows.filter(pc.invert(in_rows)),
             quar.filter(pc.invert(in_quar)))
+
+
+def copy_unit(out: DatasetDir, prev: DatasetDir, old: PreviousUnit, pu: PlannedUnit, key: str,
+              samples_per_problem: int, row_group_size: int) -> UnitRecord:
+    """Copy the previous version's unit `old` into `out` as unit `pu` (key `key`): whole when
+    its members are the same, else the rows of the members still in the input, with the
+    counts and tokens of the rest taken off (nothing relabeled)."""
+    if pu.kind == "same":
+        for rel in (old.record.shard, old.record.quarantine):
+            if rel:
+                atomic_copy(prev.root / rel, out.root / rel)
+        rec = UnitRecord(**{**asdict(old.record), "unit": pu.unit, "key": key,
+                            "reused_from": str(prev.root)})
+        out.write_record(rec)
+        return rec
+    rows, quar, gone_rows, gone_quar = keep_members(prev, old, set(pu.members))
+    gone_counts, gone_tokens = counts_of(gone_rows, gone_quar, samples_per_problem)
+    counts = {k: v - gone_counts.get(k, 0) for k, v in old.record.counts.items()}
+    tokens = {k: v - gone_tokens.get(k, 0) for k, v in old.record.tokens.items()}
+    rec = out.write_unit(pu.unit, key, rows.to_pylist(), quar.to_pylist(), counts, tokens, 0.0,
+                         row_group_size)
+    rec.reused_from = str(prev.root)
+    out.write_record(rec)
+    return rec
