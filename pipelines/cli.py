@@ -1,5 +1,6 @@
-"""What the Hydra apps share: typed errors and the exit status each means, the pre-check of
-the config, `--help` (config fields themselves: `pipelines.config_fields`).
+"""What the Hydra apps share: the exit status each outcome means, running an app under them,
+and the app's declaration (errors and their sentences: `pipelines.errors`; the check of a
+config before Hydra runs: `pipelines.precheck`; config fields: `pipelines.config_fields`).
 
 Every Hydra app declares itself once, in its own module: `APP = HydraApp(...)` (its script
 name as in pyproject's `[project.scripts]`, its primary config `conf/<config_name>.yaml`, its
@@ -8,7 +9,7 @@ The tests find every app from `[project.scripts]` and that declaration, and ever
 option from `conf/` (tests/apps.py): a new app is tested for `--help`, composing with each
 group option, defaults written once and shipping in the wheel without a test list to edit.
 
-Exit statuses (docs/exit-codes.md keeps the table a scheduler reads):
+Exit statuses (docs/nightly.md keeps the table a scheduler reads):
 - 0: done.
 - 2: the configuration (one sentence on stderr, no traceback, nothing left behind): a key,
   type or enum value that does not fit the structured config, a value outside its field's
