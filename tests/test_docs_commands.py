@@ -199,6 +199,11 @@ def check_app(name: str, args: list[str], cwd: Path) -> None:
         code, _, err = run_main(name, [*args, "--help"], cwd)
         assert code == 0, f"{name} --help: {err[-1500:]}"
         return
+    if name == "prm-label" and (runs_for_real(args)):
+        dry = args if "dry_run=true" in args else [*args, "dry_run=true"]
+        code, out, err = run_main(name, dry, cwd)
+        assert code == 0, f"{name} {' '.join(dry)}: {err[-1500:]}"
+        assert "prm-label dry run" in out, out[-1500:]
     jobs = _sweeps(args) if {"-m", "--multirun"} & set(args) else [args]
     for job in jobs:
         code, out, err = run_main(name, [*job, "--cfg", "job", "--resolve"], cwd)
@@ -208,6 +213,13 @@ def check_app(name: str, args: list[str], cwd: Path) -> None:
         for value in _strings(printed):
             if value.startswith("../shared/data/") and SHARED_DATA.is_dir():
                 assert (cwd / value).exists(), f"{name}: {value} does not exist"
+
+
+def runs_for_real(args: list[str]) -> bool:
+    """A prm-label command the docs show for a scheduler's sake (a dry run, a sweep, a job
+    file under --config-dir) runs for real, as a dry run (no engine starts): every job of the
+    sweep, the job file's whole config, the plan printed."""
+    return bool({"dry_run=true", "-m", "--multirun", "--config-dir"} & set(args))
 
 
 def check(argv: list[str], cwd: Path) -> None:
@@ -267,3 +279,15 @@ def test_every_documented_command_runs_as_written(text, tmp_path):
     assert commands, "the block ran no command"
     for cwd, argv in commands:
         check(argv, cwd)
+
+
+def test_the_exit_status_table_lists_every_status_the_apps_use():
+    """docs/nightly.md's table holds 0, 1 and each `JobExit`'s status, and nothing else."""
+    from pipelines import cli
+
+    text = (ROOT / "docs" / "nightly.md").read_text()
+    section = text.split("## Exit statuses", 1)[1].split("\n## ", 1)[0]
+    documented = {int(m) for m in re.findall(r"^\| (\d+) \|", section, re.M)}
+    kinds = [cli.JobExit, *cli.JobExit.__subclasses__()]
+    kinds += [k for c in list(kinds) for k in c.__subclasses__()]
+    assert documented == {0, 1} | {k.status for k in kinds}, documented
