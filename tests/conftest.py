@@ -65,7 +65,7 @@ def chromium() -> str:
     return path
 
 
-def compose(overrides: list[str], config_name: str = "config", conf_dir: str = CONF_DIR):
+def compose(overrides: list[str], config_name: str = "prm-label", conf_dir: str = CONF_DIR):
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 

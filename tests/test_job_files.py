@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import app_error_line, run_app
 
-HEAD = "defaults:\n  - config\n  - override engine: simulated\n  - override ray: inprocess\n"
+HEAD = "defaults:\n  - prm-label\n  - override engine: simulated\n  - override ray: inprocess\n"
 
 
 def job_file(tmp_path, body: str, head: str = HEAD) -> list[str]:

@@ -97,7 +97,7 @@ def named_by_file(args: list[str]) -> list[str]:
     return [f"dataset.name={group}_{stem}"]
 
 
-APP = HydraApp("prm-label", "config", label_job_schema, register, run, __doc__,
+APP = HydraApp("prm-label", "prm-label", label_job_schema, register, run, __doc__,
                extra_overrides=named_by_file, check=typed)
 
 

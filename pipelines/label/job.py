@@ -33,6 +33,7 @@ from pipelines.engine.runtime import init_ray
 from pipelines.generation_config import ModelConfig
 from pipelines.hydra_argv import sweep_job
 from pipelines.label.config import LabelJobConfig, resolve
+from pipelines.label.labelers import settle_labelers
 from pipelines.label.manifest import (
     build_manifest,
     given_model,
@@ -55,7 +56,6 @@ from pipelines.label.plan import (
 )
 from pipelines.label.questions import AskedQuestions, mc_question_requests
 from pipelines.label.reuse import copy_unit
-from pipelines.label.sources import settle_labelers
 from pipelines.label.unit import UnitLabeler, UnitResult
 from pipelines.progress import engine_throughput
 from pipelines.unit_job import (
