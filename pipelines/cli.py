@@ -90,14 +90,17 @@ def run_or_explain(
         return status
 
 
-def _interrupt_on_sigterm() -> None:
+def interrupt_on_sigterm() -> None:
     """SIGTERM (a scheduler's stop) ends the run as Ctrl-C does: the finished units stay, the
-    lock is released and the exit status is 130."""
+    lock is released and the exit status is 130. Called again after `ray.init`, which sets a
+    handler of its own (`sys.exit(15)`); a no-op off the main thread."""
+    import threading
 
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, stop)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,7 @@ class HydraApp:
         sys.argv[1:] = line.line(extra)
         compose_or_explain(self.prog, CONF_DIR, self.config_name, sys.argv[1:],
                            self.current_schema(), self.doc, self.check)  # fmt: skip
-        _interrupt_on_sigterm()
+        interrupt_on_sigterm()
         statuses: list[int] = []
 
         def task(cfg: Any) -> None:
@@ -159,4 +162,4 @@ class HydraApp:
 
 __all__ = ["AppLogger", "ConfigError", "HydraApp", "Interrupted", "JobExit", "QualityError",
            "UserError", "composition_sentence", "explain", "first_line", "off_sentence",
-           "run_or_explain"]
+           "interrupt_on_sigterm", "run_or_explain"]

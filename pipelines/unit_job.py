@@ -35,7 +35,7 @@ from labeling.ids import config_hash
 from labeling.schema import Problem, Quarantined
 from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
 from labeling.unit_plan import PlannedUnit, plan_units
-from pipelines.cli import UserError
+from pipelines.cli import UserError, interrupt_on_sigterm
 from pipelines.engine.runtime import init_ray
 from pipelines.progress import Progress
 
@@ -135,6 +135,7 @@ class UnitJob:
         self.pool: Any = None  # the engine pool, started on first use
         self.model_path = ""
         self.log = logging.getLogger(self.app)
+        self._progress: Progress | None = None  # closed after every run, interrupted too
 
     # -- what a job writes ------------------------------------------------------------------
 
@@ -165,6 +166,8 @@ class UnitJob:
             (self.out.root / "manifest.json").unlink(missing_ok=True)  # unfinished until written
             return self._run()
         finally:
+            if self._progress is not None:  # its thread asks the engines: stop it first
+                self._progress.close()
             self.close()
             lock.release()
 
@@ -202,6 +205,7 @@ class UnitJob:
 
         t = time.monotonic()
         init_ray(ray)
+        interrupt_on_sigterm()  # ray.init replaced SIGTERM's handler with its own
         if kwargs.get("verbose"):
             self.log.info("ray ready in %.1fs", time.monotonic() - t)
         path = resolve_model(model, engine.kind)
@@ -230,7 +234,7 @@ class UnitJob:
                  eta_s: float | None = None) -> Progress:
         """Progress lines for this run (`total` problems in `units` units, `eta_s` the
         plan's estimate); each engine pool's work is reported once it runs."""
-        progress = Progress(self.app, every_s, total, units, eta_s)
+        progress = self._progress = Progress(self.app, every_s, total, units, eta_s)
         progress.watch(self.pools)
         return progress
 

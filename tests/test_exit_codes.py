@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import run_app
 
-QUICK = ["engine=simulated", "ray=inprocess", "output.report=false"]
+QUICK = ["engine=simulated", "output.report=false"]
 
 
 def dump(tmp_path: Path, good: int, bad: int) -> Path:
@@ -29,7 +29,7 @@ def dump(tmp_path: Path, good: int, bad: int) -> Path:
 @pytest.mark.app
 def test_a_run_whose_every_problem_is_quarantined_exits_3(tmp_path):
     out = tmp_path / "out"
-    proc = run_app("prm-label", [*QUICK, "dataset=generic",
+    proc = run_app("prm-label", [*QUICK, "ray=inprocess", "dataset=generic",
                                  f"dataset.path={dump(tmp_path, 0, 2)}", f"output.dir={out}"],
                    tmp_path)
     assert proc.returncode == 3, proc.stderr[-2000:]
@@ -41,7 +41,8 @@ def test_a_run_whose_every_problem_is_quarantined_exits_3(tmp_path):
 @pytest.mark.app
 @pytest.mark.parametrize(("most", "status"), [("0.2", 3), ("0.5", 0)])
 def test_the_quarantined_share_a_run_may_have_is_the_users(tmp_path, most, status):
-    proc = run_app("prm-label", [*QUICK, "dataset=generic", f"dataset.path={dump(tmp_path, 2, 1)}",
+    proc = run_app("prm-label", [*QUICK, "ray=inprocess", "dataset=generic",
+                                 f"dataset.path={dump(tmp_path, 2, 1)}",
                                  f"output.dir={tmp_path / 'out'}",
                                  f"output.max_quarantined_share={most}"], tmp_path)
     assert proc.returncode == status, proc.stderr[-2000:]
@@ -51,10 +52,13 @@ def test_the_quarantined_share_a_run_may_have_is_the_users(tmp_path, most, statu
 
 
 @pytest.mark.app
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_an_interrupted_run_exits_130_with_one_line_and_resumes(tmp_path, sig):
+@pytest.mark.parametrize(("sig", "ray"), [
+    (signal.SIGINT, "ray=inprocess"), (signal.SIGTERM, "ray=inprocess"),
+    pytest.param(signal.SIGTERM, "ray=local", marks=pytest.mark.ray),  # ray.init's own handler
+])
+def test_an_interrupted_run_exits_130_with_one_line_and_resumes(tmp_path, sig, ray):
     out = tmp_path / "out"
-    args = [*QUICK, "dataset.limit=null", "dataset.count=400", "sampler.n=8",
+    args = [*QUICK, ray, "ray.num_cpus=2", "dataset.limit=null", "dataset.count=400", "sampler.n=8",
             "output.problems_per_unit=8", f"output.dir={out}"]
     proc = subprocess.Popen([str(Path(sys.executable).with_name("prm-label")), *args],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -82,7 +86,8 @@ def test_an_interrupted_run_exits_130_with_one_line_and_resumes(tmp_path, sig):
 def test_anything_else_exits_1_with_its_reason_last(tmp_path):
     broken = tmp_path / "broken.parquet"
     broken.write_text("not parquet")
-    proc = run_app("prm-label", [*QUICK, "dataset=generic", f"dataset.path={broken}",
+    proc = run_app("prm-label", [*QUICK, "ray=inprocess", "dataset=generic",
+                                 f"dataset.path={broken}",
                                  f"output.dir={tmp_path / 'out'}"], tmp_path)
     assert proc.returncode == 1, proc.stderr[-2000:]
     last = proc.stderr.strip().splitlines()[-1]

@@ -28,6 +28,7 @@ from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
 from labeling.shards import UnitRecord
 from labeling.unit_plan import PlannedUnit, refresh_cost
+from pipelines.cli import interrupt_on_sigterm
 from pipelines.config_fields import config_hash as rows_hash
 from pipelines.engine.runtime import init_ray
 from pipelines.generation_config import ModelConfig
@@ -307,6 +308,7 @@ class LabelJob(UnitJob):
         items, prev = plan.items, plan.prev
         say_what_resume_redoes(self, plan.keys)
         init_ray(self.cfg.ray)
+        interrupt_on_sigterm()  # ray.init replaced SIGTERM's handler with its own
         settle_labelers(self.cfg, len(plan.units), {x.domain for x in items.values()
                                                      if isinstance(x, Problem)})
         self.refresh = refresh_cost(plan.units) if prev else None
