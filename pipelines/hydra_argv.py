@@ -190,12 +190,13 @@ def sweep_job() -> dict[str, Any] | None:
 
 def in_sweep(cfg: Any) -> None:
     """In a multirun job, `output.dir` gets the job's own folder (`sweep_job`), so no job
-    writes over another's output; nothing outside a multirun."""
+    writes over another's output; nothing outside a multirun, or when nothing is swept."""
     from pathlib import Path
 
     from omegaconf import OmegaConf
 
     job = sweep_job()
-    if job is None or OmegaConf.select(cfg, "output.dir") is None:
-        return
+    apart = [k for k in job["swept"] if k.lstrip("+~") != "output.dir"] if job else []
+    if not apart or OmegaConf.select(cfg, "output.dir") is None:
+        return  # nothing swept, or only output.dir: each job writes where a run would
     cfg.output.dir = str(Path(str(cfg.output.dir)) / job["name"])

@@ -54,3 +54,14 @@ def test_a_sweep_with_one_bad_job_stops_before_any_job_starts(tmp_path):
     assert proc.returncode == 2, proc.stderr[-3000:]
     assert lines == ["prm-label: error: sampler.n=0 must be > 0"]
     assert not out.exists()
+
+
+def test_a_jobs_folder_is_named_by_its_swept_values_only():
+    from pipelines.hydra_argv import sweep_name
+
+    job = ["dataset=gsm8k", "sampler.temperature=0.6", "labels=[answer,mc]", "output.dir=x"]
+    assert sweep_name(job, ["sampler.temperature"], 0) == "sampler.temperature=0.6"
+    assert sweep_name(job, ["labels", "sampler.temperature"], 3) == \
+        "labels=_answer,mc_,sampler.temperature=0.6"
+    assert sweep_name(job, ["output.dir"], 2) == "job-2"  # the jobs are apart already
+    assert sweep_name(["model.path=" + "m" * 200], ["model.path"], 5) == "job-5"
