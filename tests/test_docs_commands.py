@@ -178,7 +178,10 @@ def run_main(name: str, argv: list[str], cwd: Path) -> tuple[int, str, str]:
     module, func = SCRIPTS[name].split(":")
     main = getattr(importlib.import_module(module), func)
     out, err = io.StringIO(), io.StringIO()
+    import signal
+
     saved, here, code = sys.argv, Path.cwd(), 0
+    sigterm = signal.getsignal(signal.SIGTERM)  # an app sets its own (exit 130)
     sys.argv = [name, *argv]
     try:
         os.chdir(cwd)
@@ -189,6 +192,7 @@ def run_main(name: str, argv: list[str], cwd: Path) -> tuple[int, str, str]:
     finally:
         sys.argv = saved
         os.chdir(here)
+        signal.signal(signal.SIGTERM, sigterm)
     return code, out.getvalue(), err.getvalue()
 
 
