@@ -90,17 +90,33 @@ def run_or_explain(
         return status
 
 
-def interrupt_on_sigterm() -> None:
+def interrupt_on_sigterm(again: bool = False) -> None:
     """SIGTERM (a scheduler's stop) ends the run as Ctrl-C does: the finished units stay, the
-    lock is released and the exit status is 130. Called again after `ray.init`, which sets a
-    handler of its own (`sys.exit(15)`); a no-op off the main thread."""
+    lock is released and the exit status is 130. `HydraApp.main` sets it; `again=True` sets
+    it again after `ray.init` (which sets a handler of its own, `sys.exit(15)`) only when an
+    app set it first (a job run in-process by a test keeps its process's handler). A process
+    forked afterwards (a checker) gets SIGTERM's default back: it dies as it would have.
+    A no-op off the main thread."""
+    import os
     import threading
 
+    if again and not _SIGTERM_SET:
+        return
+    owner = os.getpid()
+
     def stop(signum: int, frame: Any) -> None:
+        if os.getpid() != owner:  # a forked child: die of the signal, as without us
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
         raise KeyboardInterrupt
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, stop)
+        _SIGTERM_SET.append(True)
+
+
+_SIGTERM_SET: list[bool] = []  # whether an app's main() set the handler in this process
 
 
 @dataclass(frozen=True)

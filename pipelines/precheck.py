@@ -156,6 +156,18 @@ def remove_failed_start(top: Path | None, leftovers: tuple[str, ...] = (".lock",
 
 def remove_started_dirs() -> None:
     """Remove what this process's start created on the way to Hydra's run dir, when it holds
-    nothing but Hydra's own files (a run that wrote nothing: a failed start, a dry run)."""
+    nothing but Hydra's own files (a run that wrote nothing: a failed start, a dry run). The
+    log handlers writing into a removed folder are closed and dropped first, so that a later
+    line does not fail on a file that is gone."""
+    import logging
+
     for top in _NEW_DIRS:
+        if top is None or not top.is_dir():
+            continue
+        for logger in [logging.getLogger(), *logging.getLogger().manager.loggerDict.values()]:
+            for h in list(getattr(logger, "handlers", [])):
+                name = getattr(h, "baseFilename", None)
+                if name and Path(name).is_relative_to(top.absolute()):
+                    logger.removeHandler(h)
+                    h.close()
         remove_failed_start(top)

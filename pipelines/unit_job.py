@@ -205,7 +205,7 @@ class UnitJob:
 
         t = time.monotonic()
         init_ray(ray)
-        interrupt_on_sigterm()  # ray.init replaced SIGTERM's handler with its own
+        interrupt_on_sigterm(again=True)  # ray.init replaced SIGTERM's handler
         if kwargs.get("verbose"):
             self.log.info("ray ready in %.1fs", time.monotonic() - t)
         path = resolve_model(model, engine.kind)

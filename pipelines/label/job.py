@@ -308,7 +308,7 @@ class LabelJob(UnitJob):
         items, prev = plan.items, plan.prev
         say_what_resume_redoes(self, plan.keys)
         init_ray(self.cfg.ray)
-        interrupt_on_sigterm()  # ray.init replaced SIGTERM's handler with its own
+        interrupt_on_sigterm(again=True)  # ray.init replaced SIGTERM's handler
         settle_labelers(self.cfg, len(plan.units), {x.domain for x in items.values()
                                                      if isinstance(x, Problem)})
         self.refresh = refresh_cost(plan.units) if prev else None
