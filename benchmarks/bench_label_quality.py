@@ -92,7 +92,7 @@ def config(args):
     overrides = [f"model={args.model}", f"engine={args.engine}", "ray=inprocess",
                  "labels=[answer,calc,mc,judge]", *args.override]
     with initialize_config_dir(config_dir=CONF_DIR, version_base=None):
-        return typed(compose(config_name="config", overrides=overrides))
+        return typed(compose(config_name="prm-label", overrides=overrides))
 
 
 def engine_pool(cfg):

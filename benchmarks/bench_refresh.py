@@ -92,11 +92,11 @@ def real_refresh(n: int, size: int) -> None:
                   f"output.problems_per_unit={size}", "sampler.n=2", "output.report=false"]
         with initialize_config_dir(config_dir=CONF_DIR, version_base=None):
             t = time.monotonic()
-            v1 = run(compose("config", [*common, f"dataset.path={root / 'a.jsonl'}",
+            v1 = run(compose("prm-label", [*common, f"dataset.path={root / 'a.jsonl'}",
                                         f"output.dir={root / 'v1'}"]))
             t1 = time.monotonic() - t
             t = time.monotonic()
-            v2 = run(compose("config", [*common, f"dataset.path={root / 'b.jsonl'}",
+            v2 = run(compose("prm-label", [*common, f"dataset.path={root / 'b.jsonl'}",
                                         f"output.dir={root / 'v2'}",
                                         f"output.previous={root / 'v1'}"]))
             t2 = time.monotonic() - t

@@ -19,7 +19,8 @@ def _source_tree() -> Path | None:
     """`conf/` beside the `pipelines/` being run: a checkout (editable install, PYTHONPATH).
     `__init__.py` marks it as ours, so an unrelated `conf/` folder of site-packages is not."""
     here = Path(__file__).resolve().parents[1] / "conf"
-    return here if (here / "__init__.py").is_file() and (here / "config.yaml").is_file() else None
+    ours = (here / "__init__.py").is_file() and (here / "prm-label.yaml").is_file()
+    return here if ours else None
 
 
 def _installed() -> Path | None:
@@ -28,7 +29,7 @@ def _installed() -> Path | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     for location in spec.submodule_search_locations:
-        if (Path(location) / "config.yaml").is_file():
+        if (Path(location) / "prm-label.yaml").is_file():
             return Path(location)
     return None
 
@@ -41,7 +42,7 @@ def find_conf_dir() -> str:
     if found is None:
         raise RuntimeError(
             f"no config found: neither {Path(__file__).resolve().parents[1] / 'conf'} nor an "
-            f"importable {PACKAGE} package holds config.yaml; reinstall prm-labeler"
+            f"importable {PACKAGE} package holds prm-label.yaml; reinstall prm-labeler"
         )
     return str(found)
 

@@ -91,6 +91,13 @@ class DatasetConfig:
         "dataset.fields.question=q dataset.fields.response=output."
     )
 
+    def __post_init__(self) -> None:
+        # Each `dataset=<option>` names its adapter, so `dataset.name=` alone renames a
+        # dataset; an adapter equal to the name is written as none (one form per config, so
+        # the config hash, and every unit key, stays what it was before options named it).
+        if self.adapter is not None and str(self.adapter) == self.name:
+            self.adapter = None
+
 
 @dataclass
 class SamplerConfig:

@@ -97,12 +97,21 @@ def engine_throughput(pool: Any, wall: float, counts: dict[str, Any]) -> dict[st
 
 
 class Progress:
-    def __init__(self, app: str, every_s: float, total: int | None) -> None:
+    """Unit lines: units and problems done of the totals, the reused among them, rates and an
+    ETA. The first finished unit always gets a line; the ETA is measured from this run's own
+    labeled problems, and before the first of them it is `eta_s` (the plan's estimate)
+    counted down, when there is one."""
+
+    def __init__(self, app: str, every_s: float, total: int | None,
+                 units: int | None = None, eta_s: float | None = None) -> None:
         self.log = logging.getLogger(app)
         self.every = float(every_s)
-        self.t0 = self.last = time.monotonic()
-        self.problems = self.chains = self.tokens = self.reused = 0
+        self.t0 = time.monotonic()
+        self.last: float | None = None  # when the last unit line was written
+        self.problems = self.chains = self.tokens = self.reused = self.units_done = 0
         self.total = total
+        self.units = units
+        self.eta_s = eta_s
         self.bar = (
             tqdm(total=total, unit="problem", desc=app, dynamic_ncols=True)
             if sys.stderr.isatty()
@@ -148,8 +157,9 @@ class Progress:
     def update(self, rec: UnitRecord, reused: bool = False) -> None:
         n = rec.counts.get("problems_in", 0)
         self.problems += n
-        self.chains += rec.counts.get("chains", 0)
-        self.tokens += sum(rec.tokens.values())  # label: sample + rollout; search: generated
+        self.units_done += 1
+        self.chains += 0 if reused else rec.counts.get("chains", 0)
+        self.tokens += 0 if reused else sum(rec.tokens.values())  # this run's work only
         self.reused += n if reused else 0
         dt = max(time.monotonic() - self.t0, 1e-9)
         stats = {"chains/s": f"{self.chains / dt:.2f}"} if self.chains else {}
@@ -157,19 +167,29 @@ class Progress:
         if self.bar is not None:
             self.bar.update(n)
             self.bar.set_postfix(stats, refresh=False)
-        elif time.monotonic() - self.last >= self.every or (self.total and
-                                                           self.problems >= self.total):
-            self.last = time.monotonic()
-            eta = ""
-            fresh = self.problems - self.reused
-            if self.total and fresh:
-                rate = fresh / dt
-                eta = f", ETA {max(self.total - self.problems, 0) / rate:.0f}s"
-            self.log.info(
-                "%d problems%s (%d reused), %s%s", self.problems,
-                f"/{self.total}" if self.total else "", self.reused,
-                ", ".join(f"{v} {k}" for k, v in stats.items()), eta,
-            )
+            return
+        finished = self.total is not None and self.problems >= self.total
+        if self.last is not None and time.monotonic() - self.last < self.every and not finished:
+            return
+        self.last = time.monotonic()
+        units = f"{self.units_done}/{self.units} units, " if self.units else ""
+        self.log.info(
+            "%s%d%s problems (%d reused), %s%s", units, self.problems,
+            f"/{self.total}" if self.total else "", self.reused,
+            ", ".join(f"{v} {k}" for k, v in stats.items()), self.eta(dt),
+        )
+
+    def eta(self, dt: float) -> str:
+        """`, ETA ...` for the problems left, or '' when nothing says how long."""
+        if not self.total:
+            return ""
+        left = max(self.total - self.problems, 0)
+        fresh = self.problems - self.reused
+        if fresh:
+            return f", ETA {left / (fresh / dt):.0f}s"
+        if self.eta_s is not None:
+            return f", ETA ~{max(self.eta_s - dt, 0):.0f}s (estimated)"
+        return ", ETA after the first labeled unit" if left else ", ETA 0s"
 
     def close(self) -> None:
         self._stop.set()

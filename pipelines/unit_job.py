@@ -5,7 +5,8 @@ What both jobs do around their own per-unit work lives here, once:
 - hold the output directory's lock so that two runs cannot interleave, and drop the manifest
   until the run writes it again (a dir without one is unfinished);
 - read the input into members (a problem by its content id; a record the loader quarantined
-  and a second copy of a problem by ids of their own) and cut them into units by content
+  and a second copy of a problem by ids of their own, from their content and how many
+  copies came before: never a line number) and cut them into units by content
   (`labeling.unit_plan`), so the order of the input does not matter;
 - key a unit by its members and the job's config hash (the hash of the fields that change
   rows, `config_fields.config_hash`), and skip a unit whose record and shard check out
@@ -22,6 +23,7 @@ from __future__ import annotations
 import logging
 import subprocess
 import time
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, ClassVar
@@ -33,7 +35,7 @@ from labeling.ids import config_hash
 from labeling.schema import Problem, Quarantined
 from labeling.shards import FORMAT_VERSION, DatasetDir, UnitRecord, summarize_units
 from labeling.unit_plan import PlannedUnit, plan_units
-from pipelines.cli import UserError
+from pipelines.cli import UserError, interrupt_on_sigterm
 from pipelines.engine.pool import EnginePool
 from pipelines.engine.prepare_model import prepare
 from pipelines.engine.runtime import init_ray
@@ -89,16 +91,32 @@ def resolve_model(model: ModelConfig, engine_kind: str) -> str:
 def read_members(dataset: DatasetConfig) -> Members:
     """Every input record by member id (see the module): what units are cut from."""
     members: Members = {}
+    seen: Counter[str] = Counter()  # copies of each bad record so far
     for index, x in enumerate(load_problems(asdict(dataset))):
+        if isinstance(x, Problem) and x.problem_id in members:
+            x = Quarantined(x.source_dataset, index,
+                            "duplicate of an earlier problem with the same content",
+                            x.question[:2000], x.problem_id, "load")
         if isinstance(x, Quarantined):
-            members["q" + config_hash({"i": index, "raw": x.raw, "why": x.reason})] = x
-        elif x.problem_id in members:
-            members[f"d{x.problem_id}-{index}"] = Quarantined(
-                x.source_dataset, index, "duplicate of an earlier problem with the same content",
-                x.question[:2000], x.problem_id, "load")
+            members[load_member(x, seen)] = x
         else:
             members[x.problem_id] = x
     return members
+
+
+def load_member(q: Quarantined, seen: Counter[str]) -> str:
+    """The member id of a record the loader quarantined, counting copies in `seen`: a second
+    copy of a problem `d<problem id>-<copy>`, an unreadable record `q<hash of its text and
+    reason>` (`-<copy>` from the second copy on). By content and copy, never by line number,
+    so a bad line that moved in tomorrow's dump is the same member and a refresh carries it
+    with its unit (`pipelines.label.reuse` computes the same ids from the previous version's
+    quarantine rows)."""
+    if q.problem_id:
+        seen["d" + q.problem_id] += 1
+        return f"d{q.problem_id}-{seen['d' + q.problem_id]}"
+    key = "q" + config_hash({"raw": q.raw, "why": q.reason})
+    seen[key] += 1
+    return key if seen[key] == 1 else f"{key}-{seen[key]}"
 
 
 def split_members(items: Members, pu: PlannedUnit) -> tuple[list[Problem], list[Quarantined]]:
@@ -118,6 +136,7 @@ class UnitJob:
         self.pool: Any = None  # the engine pool, started on first use
         self.model_path = ""
         self.log = logging.getLogger(self.app)
+        self._progress: Progress | None = None  # closed after every run, interrupted too
 
     # -- what a job writes ------------------------------------------------------------------
 
@@ -148,6 +167,8 @@ class UnitJob:
             (self.out.root / "manifest.json").unlink(missing_ok=True)  # unfinished until written
             return self._run()
         finally:
+            if self._progress is not None:  # its thread asks the engines: stop it first
+                self._progress.close()
             self.close()
             lock.release()
 
@@ -184,6 +205,7 @@ class UnitJob:
         are ready)."""
         t = time.monotonic()
         init_ray(ray)
+        interrupt_on_sigterm(again=True)  # ray.init replaced SIGTERM's handler
         if kwargs.get("verbose"):
             self.log.info("ray ready in %.1fs", time.monotonic() - t)
         path = resolve_model(model, engine.kind)
@@ -208,9 +230,11 @@ class UnitJob:
             **summary,
         }  # fmt: skip
 
-    def progress(self, every_s: float, total: int | None) -> Progress:
-        """Progress lines for this run; each engine pool's work is reported once it runs."""
-        progress = Progress(self.app, every_s, total)
+    def progress(self, every_s: float, total: int | None, units: int | None = None,
+                 eta_s: float | None = None) -> Progress:
+        """Progress lines for this run (`total` problems in `units` units, `eta_s` the
+        plan's estimate); each engine pool's work is reported once it runs."""
+        progress = self._progress = Progress(self.app, every_s, total, units, eta_s)
         progress.watch(self.pools)
         return progress
 

@@ -65,7 +65,7 @@ def chromium() -> str:
     return path
 
 
-def compose(overrides: list[str], config_name: str = "config", conf_dir: str = CONF_DIR):
+def compose(overrides: list[str], config_name: str = "prm-label", conf_dir: str = CONF_DIR):
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 
@@ -156,3 +156,14 @@ def app_error_line(app: str, args: list[str], cwd: Path) -> str:
     assert len(lines) == 1 and lines[0].startswith(f"{app}: error: "), proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
     return lines[0]
+
+
+def run_app(app: str, args: list[str], cwd: Path, timeout: float = 300, **kwargs):
+    """Run the installed console script `app` with `args` in `cwd`, as a team's scheduler
+    would; the finished process (stdout and stderr captured as text)."""
+    import subprocess
+    import sys
+
+    return subprocess.run([str(Path(sys.executable).with_name(app)), *args],
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd,
+                          env=dict(os.environ, HYDRA_FULL_ERROR="0"), **kwargs)

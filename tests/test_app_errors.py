@@ -108,11 +108,14 @@ def test_labels_check_accepts_shards_that_carry_the_source(shards_without_human_
         assert "labels" in str(refused.value).split("carry", 1)[1]
 
 
-def test_a_dataset_read_from_a_file_is_named_after_it():
+def test_a_subset_read_from_a_file_is_named_after_it():
     from pipelines.label.app import named_by_file
 
     assert named_by_file(["dataset=processbench", "dataset.path=../d/math.json"]) == [
-        "dataset.adapter=processbench", "dataset.name=processbench_math"]
+        "dataset.name=processbench_math"]
+    # Not a format of subsets: a dated dump keeps its dataset's name (refresh by content).
+    assert named_by_file(["dataset=generic", "dataset.path=dump-2026-12-02.jsonl"]) == []
+    assert named_by_file(["dataset=gsm8k", "dataset.path=/d/gsm8k-test.jsonl"]) == []
     assert named_by_file(["dataset=processbench"]) == []  # the group's own file and name
     assert named_by_file(["dataset=gsm8k", "dataset.path=x.jsonl", "dataset.name=mine"]) == []
     assert named_by_file(["dataset=mbpp", "dataset.path=/a/mbpp.jsonl"]) == []

@@ -30,7 +30,7 @@ CROSS_FIELD = [
     (["labels=[answer,calc]", "labels.policy=consensus"], "labels.policy=consensus needs"),
     (["labels=[answer,calc]", "labels.policy=mc"], "labels.policy=mc needs the mc source"),
     (["labels=[calc]", "labels.policy=outcome"], "labels.policy=outcome needs the answer"),
-    (["dataset.name=mydata"], "dataset 'mydata' has no adapter"),
+    (["dataset.adapter=null", "dataset.name=mydata"], "dataset 'mydata' has no adapter"),
     (["sampler.n=0"], "sampler.n=0 must be > 0"),
     (["sampler.top_p=1.5"], "sampler.top_p=1.5 must be in (0, 1]"),
     (["engine.kind=vllm", "engine.block_size=48"], "engine.block_size=48 must be a multiple"),

@@ -41,7 +41,7 @@ SCRIPTS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scrip
 MODULES = {target.split(":")[0]: name for name, target in SCRIPTS.items()}
 HYDRA_APPS = hydra_apps()  # the scripts whose module declares `APP = HydraApp(...)`
 OTHER_TOOLS = {"pip", "ray", "curl"}
-SHELL = {"cd", "mkdir", "mktemp", "printf", "echo"}
+SHELL = {"cd", "mkdir", "mktemp", "printf", "echo", "cat"}
 RECORDED = set(SCRIPTS) | OTHER_TOOLS | {"python", "make"}
 SEP = "\x1e"  # ends one recorded command (its fields are NUL-separated)
 
@@ -61,12 +61,26 @@ def shell_blocks() -> list[tuple[str, str]]:
     return out
 
 
+def without_heredocs(text: str) -> str:
+    """The block without the bodies of its here-documents (`cat > f <<'EOF'` ... `EOF`): a
+    file's text, not commands."""
+    out, end = [], None
+    for line in text.splitlines():
+        if end is not None:
+            end = None if line.strip() == end else end
+            continue
+        out.append(line)
+        found = re.search(r"<<-?\s*['\"]?(\w+)['\"]?", line)
+        end = found.group(1) if found else None
+    return "\n".join(out)
+
+
 def command_names(text: str) -> set[str]:
     """The first word of every simple command in a block (pipelines, lists, `$(...)`)."""
     import shlex
 
     names = set()
-    for line in text.replace("\\\n", " ").splitlines():
+    for line in without_heredocs(text).replace("\\\n", " ").splitlines():
         lex = shlex.shlex(line.replace("$(", "; "), posix=True, punctuation_chars=True)
         lex.whitespace_split, lex.commenters = True, "#"
         first = True
@@ -102,8 +116,11 @@ def _sweeps(args: list[str]) -> list[list[str]]:
     """A multirun's overrides, one list per job (Hydra's own parser splits the sweeps)."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    flags = [a for a in args if a.startswith("-") and a not in ("-m", "--multirun")]
-    overrides = [a for a in args if not a.startswith("-")]
+    from pipelines.hydra_argv import split_argv
+
+    line = split_argv(args)
+    flags = [a for a in line.flags if a not in ("-m", "--multirun")]
+    overrides = line.overrides
     choices = []
     for o in OverridesParser.create().parse_overrides(overrides):
         key = o.get_key_element()
@@ -161,7 +178,10 @@ def run_main(name: str, argv: list[str], cwd: Path) -> tuple[int, str, str]:
     module, func = SCRIPTS[name].split(":")
     main = getattr(importlib.import_module(module), func)
     out, err = io.StringIO(), io.StringIO()
+    import signal
+
     saved, here, code = sys.argv, Path.cwd(), 0
+    sigterm = signal.getsignal(signal.SIGTERM)  # an app sets its own (exit 130)
     sys.argv = [name, *argv]
     try:
         os.chdir(cwd)
@@ -172,6 +192,7 @@ def run_main(name: str, argv: list[str], cwd: Path) -> tuple[int, str, str]:
     finally:
         sys.argv = saved
         os.chdir(here)
+        signal.signal(signal.SIGTERM, sigterm)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -182,6 +203,11 @@ def check_app(name: str, args: list[str], cwd: Path) -> None:
         code, _, err = run_main(name, [*args, "--help"], cwd)
         assert code == 0, f"{name} --help: {err[-1500:]}"
         return
+    if name == "prm-label" and (runs_for_real(args)):
+        dry = args if "dry_run=true" in args else [*args, "dry_run=true"]
+        code, out, err = run_main(name, dry, cwd)
+        assert code == 0, f"{name} {' '.join(dry)}: {err[-1500:]}"
+        assert "prm-label dry run" in out, out[-1500:]
     jobs = _sweeps(args) if {"-m", "--multirun"} & set(args) else [args]
     for job in jobs:
         code, out, err = run_main(name, [*job, "--cfg", "job", "--resolve"], cwd)
@@ -191,6 +217,13 @@ def check_app(name: str, args: list[str], cwd: Path) -> None:
         for value in _strings(printed):
             if value.startswith("../shared/data/") and SHARED_DATA.is_dir():
                 assert (cwd / value).exists(), f"{name}: {value} does not exist"
+
+
+def runs_for_real(args: list[str]) -> bool:
+    """A prm-label command the docs show for a scheduler's sake (a dry run, a sweep, a job
+    file under --config-dir) runs for real, as a dry run (no engine starts): every job of the
+    sweep, the job file's whole config, the plan printed."""
+    return bool({"dry_run=true", "-m", "--multirun", "--config-dir"} & set(args))
 
 
 def check(argv: list[str], cwd: Path) -> None:
@@ -253,3 +286,15 @@ def test_every_documented_command_runs_as_written(text, tmp_path):
     assert commands, "the block ran no command"
     for cwd, argv in commands:
         check(argv, cwd)
+
+
+def test_the_exit_status_table_lists_every_status_the_apps_use():
+    """docs/nightly.md's table holds 0, 1 and each `JobExit`'s status, and nothing else."""
+    from pipelines import cli
+
+    text = (ROOT / "docs" / "nightly.md").read_text()
+    section = text.split("## Exit statuses", 1)[1].split("\n## ", 1)[0]
+    documented = {int(m) for m in re.findall(r"^\| (\d+) \|", section, re.M)}
+    kinds = [cli.JobExit, *cli.JobExit.__subclasses__()]
+    kinds += [k for c in list(kinds) for k in c.__subclasses__()]
+    assert documented == {0, 1} | {k.status for k in kinds}, documented

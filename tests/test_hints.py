@@ -82,7 +82,7 @@ def test_every_listed_group_option_parses(group, typo):
     compose([])  # registers the schemas
     with initialize_config_dir(config_dir=CONF_DIR, version_base=None):
         with pytest.raises(MissingConfigException) as info:
-            hydra_compose(config_name="config", overrides=[typo])
+            hydra_compose(config_name="prm-label", overrides=[typo])
         sentence = composition_sentence(info.value)
     options = sentence.split("choose from ", 1)[1].split(", ")
     assert len(options) >= 5

@@ -9,7 +9,8 @@ import json
 import pytest
 
 from pipelines.label.app import run
-from pipelines.label.sources import labelers, node_sandbox_slots
+from pipelines.label.labelers import labelers
+from pipelines.label.sandbox_sizing import node_sandbox_slots
 from tests.conftest import compose
 
 

@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from labeling.schema import Problem
-from pipelines.label.sources import node_sandbox_slots, sandbox_config
+from pipelines.label.sandbox_sizing import node_sandbox_slots, sandbox_config
 from tests.conftest import compose, needs_sandbox
 from verifiers.sandbox import memory
 from verifiers.sandbox.result import SandboxConfig

@@ -287,8 +287,8 @@ def test_config_mistakes_are_one_sentence(override, fragment):
 
 
 def test_a_typo_in_an_enum_exits_2(capsys):
-    from pipelines.cli import compose_or_explain
     from pipelines.confdir import CONF_DIR
+    from pipelines.precheck import compose_or_explain
     from pipelines.search.config import register
 
     register()

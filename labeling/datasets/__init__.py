@@ -63,6 +63,15 @@ def gives_sections(name: str | None) -> bool:
     return bool(getattr(importlib.import_module(ADAPTERS[name]), "SECTIONS", False))
 
 
+def subsets_by_file(name: str | None) -> bool:
+    """Whether each file of the adapter's format is a named subset (ProcessBench's gsm8k.json,
+    math.json, ...), so that a run on one file is named after it. Other inputs keep their
+    dataset's name whatever their file is called: a dated dump keeps its units' keys."""
+    if name not in ADAPTERS:
+        return False
+    return bool(getattr(importlib.import_module(ADAPTERS[name]), "SUBSETS_BY_FILE", False))
+
+
 def load_problems(options: dict[str, Any]) -> Iterator[Problem | Quarantined]:
     """Problems (and quarantined records) of the dataset in `options`, at most `limit` records
     when `limit` is set (quarantined records count toward the limit: they are input too)."""

@@ -13,6 +13,10 @@ from labeling.datasets._io import need_str
 from labeling.datasets.common import convert, make_problem
 from labeling.schema import GivenChain, Problem, Quarantined
 
+# One file per subset (gsm8k.json, math.json, olympiadbench.json, omnimath.json): a run on one
+# is named after it (labeling.datasets.subsets_by_file).
+SUBSETS_BY_FILE = True
+
 
 def parse_steps(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not value:

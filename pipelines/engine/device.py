@@ -4,13 +4,18 @@
 sentence saying why; `apply(choice)` sets the process up before vLLM is imported. The rules,
 each from a measurement (docs/benchmarks.md, "Throughput"):
 
-- dtype `auto`: bfloat16 on GPUs (float16 on GPUs older than compute capability 8.0, which
-  have no bf16 units); on CPUs bfloat16 where the CPU has native bf16 instructions
-  (`avx512_bf16` or `amx_bf16` on x86, `bf16` on Arm), float32 otherwise. Without native bf16
-  the CPU emulates it and bf16 ran slower than float32; with `avx512_bf16` it ran faster on
-  AMD CPUs and with AMX on Intel ones. An Intel CPU with `avx512_bf16` but no AMX (AMX
-  hidden by the VM) gets float32: there bf16 decoded batches slower than float32 and
-  `make run`'s job took longer.
+- dtype `auto`: reproducible first. On CPUs float32: bf16 kernels on CPU are not
+  batch-invariant (on a Xeon with AMX a request's completions changed with what it was
+  batched with, so the same config and seed gave other chains), float32's are. Where bf16
+  would be faster, the reason says so and `model.dtype=bfloat16` is the opt-in, reported as
+  not reproducible at start and in the manifest: native bf16 instructions (`avx512_bf16` or
+  `amx_bf16` on x86, `bf16` on Arm) ran faster on AMD EPYC and with AMX on Intel Xeon;
+  without them the CPU emulates bf16 and it ran slower, and an Intel Xeon with `avx512_bf16`
+  but no AMX (AMX hidden by the VM) decoded bf16 slower than float32 (docs/benchmarks.md).
+  On GPUs bfloat16 (float16 on GPUs older than compute capability 8.0, which have no bf16
+  units), with vLLM's batch-invariant kernels (`VLLM_BATCH_INVARIANT=1`, documented for
+  NVIDIA GPUs of compute capability 8.0 and up); an older GPU runs without them and its run
+  is reported as not reproducible.
 - CPU: vLLM's engine core in the actor's own process (`VLLM_ENABLE_V1_MULTIPROCESSING=0`).
   The separate core process busy-polls and holds a whole core; in-process the same engine
   started several times sooner and generated faster. GPUs keep the separate core
@@ -52,12 +57,15 @@ class DeviceChoice:
     in_process: bool  # vLLM's engine core in this process
     reason: str  # one sentence: why this dtype
     block_size: int = 0  # KV cache block in tokens (0: vLLM's default)
+    # The same request gives the same text whatever it is batched with (`reproducible`).
+    batch_invariant: bool = True
 
     def describe(self) -> str:
         where = "engine core in-process" if self.in_process else "engine core in its own process"
         threads = f", {self.threads} threads" if self.device == "cpu" else ""
         block = f", KV blocks of {self.block_size} tokens" if self.block_size else ""
-        return f"{self.device}: {self.dtype} ({self.reason}); {where}{threads}{block}"
+        same = "" if self.batch_invariant else "; NOT reproducible (not batch-invariant)"
+        return f"{self.device}: {self.dtype} ({self.reason}){same}; {where}{threads}{block}"
 
 
 def cpu_flags(path: str = "/proc/cpuinfo") -> frozenset[str]:
@@ -147,6 +155,15 @@ def choose_dtype(
         if gpu_capability is not None and gpu_capability < (8, 0):
             return "float16", f"GPU of compute capability {gpu_capability} has no bf16 units"
         return "bfloat16", "GPU"
+    faster, why = fastest_cpu_dtype(flags, vendor)
+    if faster == "bfloat16":
+        return "float32", (f"reproducible: bf16 on CPU is not batch-invariant; {why}, so "
+                           "model.dtype=bfloat16 is faster but not reproducible")
+    return "float32", why
+
+
+def fastest_cpu_dtype(flags: frozenset[str], vendor: str | None = None) -> tuple[str, str]:
+    """(dtype, reason): what this kind of CPU decodes fastest (see the module docstring)."""
     native = sorted(NATIVE_BF16_FLAGS & flags)
     # Tier `avx512_bf16` means no AMX (that is tier `amx`); the vendor is read only then.
     if isa_tier(flags) == "avx512_bf16" and INTEL == (
@@ -156,6 +173,15 @@ def choose_dtype(
     if native:
         return "bfloat16", f"the CPU has native bf16 ({', '.join(native)})"
     return "float32", "the CPU has no native bf16 (it would be emulated, and slower)"
+
+
+def batch_invariant(dtype: str, gpu: bool, gpu_capability: tuple[int, int] | None) -> bool:
+    """Whether an engine of `dtype` gives a request the same text whatever it is batched with:
+    float32 on CPU; on a GPU of compute capability 8.0 and up, with vLLM's batch-invariant
+    kernels (`apply` sets `VLLM_BATCH_INVARIANT=1` for them)."""
+    if gpu:
+        return gpu_capability is not None and gpu_capability >= (8, 0)
+    return dtype == "float32"
 
 
 def visible_cores() -> int:
@@ -193,11 +219,13 @@ def choose(
     dtype, reason = choose_dtype(
         str(requested_dtype), gpu, cpu_flags() if flags is None else flags, capability, vendor
     )
+    same = batch_invariant(dtype, gpu, capability)
     if gpu:
-        return DeviceChoice("gpu", dtype, 0, False, reason, block_size)
+        return DeviceChoice("gpu", dtype, 0, False, reason, block_size, same)
     cores = visible_cores()
     n = min(cores, threads) if threads > 0 else cores
-    return DeviceChoice("cpu", dtype, max(1, n), True, reason, block_size or CPU_BLOCK_SIZE)
+    return DeviceChoice("cpu", dtype, max(1, n), True, reason, block_size or CPU_BLOCK_SIZE,
+                        same)
 
 
 def apply(choice: DeviceChoice, verbose: bool = False) -> None:
@@ -215,6 +243,8 @@ def apply(choice: DeviceChoice, verbose: bool = False) -> None:
         # Triton backend: true on every CPU engine, and nothing to act on.
         logging.getLogger("vllm.triton_utils.importing").setLevel(logging.ERROR)
     if choice.device != "cpu":
+        if choice.batch_invariant:  # read by vLLM at import: the same text in any batch
+            os.environ["VLLM_BATCH_INVARIANT"] = "1"
         return
     os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
     os.environ["OMP_NUM_THREADS"] = str(choice.threads)

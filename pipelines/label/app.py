@@ -5,6 +5,7 @@
     prm-label dataset=processbench labels=[answer,calc]   # given chains, no model
     prm-label labels=[answer,mc] labels/mc=fall labels.mc.estimator=per_step
     prm-label ray=cluster                       # join a running Ray cluster
+    prm-label dataset=gsm8k dry_run=true        # the plan and its estimate; nothing runs
 
 `main()` only parses the config and calls `run(cfg)`, which tests call directly.
 """
@@ -16,7 +17,8 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from pipelines.cli import HydraApp
+from labeling.shards import DatasetDir
+from pipelines.cli import HydraApp, Interrupted, QualityError
 from pipelines.config_fields import typed_config
 from pipelines.label.config import (
     LabelJobConfig,
@@ -25,6 +27,7 @@ from pipelines.label.config import (
     resolve,
     validate,
 )
+from pipelines.precheck import remove_started_dirs
 
 
 def typed(cfg: DictConfig | LabelJobConfig) -> LabelJobConfig:
@@ -34,30 +37,68 @@ def typed(cfg: DictConfig | LabelJobConfig) -> LabelJobConfig:
 
 
 def run(cfg: DictConfig | LabelJobConfig) -> dict:
-    """Run the job; returns the manifest (also written to `<output.dir>/manifest.json`)."""
+    """Run the job; returns the manifest (also written to `<output.dir>/manifest.json`).
+    Raises `Interrupted` (exit 130) on SIGINT/SIGTERM, saying how many units are kept, and
+    `QualityError` (exit 3) when more problems were quarantined than
+    `output.max_quarantined_share` allows (the dataset is written first)."""
     from pipelines.label.job import LabelJob
 
-    return LabelJob(typed(cfg)).run()
+    job_cfg = typed(cfg)
+    if job_cfg.dry_run:
+        try:
+            return LabelJob(job_cfg).dry_run()
+        finally:
+            remove_started_dirs()  # Hydra's run dir: a dry run leaves nothing behind
+    try:
+        manifest = LabelJob(job_cfg).run()
+    except KeyboardInterrupt:
+        kept = len(DatasetDir(job_cfg.output.dir).done_units())
+        units = "unit is" if kept == 1 else "units are"
+        raise Interrupted(f"interrupted: {kept} finished {units} kept in "
+                          f"{job_cfg.output.dir}; run the same command to resume") from None
+    check_quarantined(manifest["counts"], job_cfg.output.max_quarantined_share,
+                      job_cfg.output.dir)
+    return manifest
+
+
+def check_quarantined(counts: dict, most: float | None, where: str) -> None:
+    """`QualityError` when the quarantined share of the problems is above `most` (None: when
+    every problem was quarantined, so nothing was labeled)."""
+    n, bad = counts.get("problems_in", 0), counts.get("problems_quarantined", 0)
+    if not n:
+        return
+    share = bad / n
+    why = f"the reasons are in {where}/quarantine"
+    if most is None and bad == n:
+        raise QualityError(f"all {n} problems were quarantined, none labeled "
+                           f"(output.max_quarantined_share=1 allows it); {why}")
+    if most is not None and share > most:
+        raise QualityError(f"{bad} of {n} problems quarantined ({share:.0%}), above "
+                           f"output.max_quarantined_share={most}; {why}")
 
 
 def named_by_file(args: list[str]) -> list[str]:
-    """Overrides that name the dataset after the file it reads: `dataset=processbench
+    """Overrides that name a subset after the file it reads, for formats whose files are
+    subsets (`labeling.datasets.subsets_by_file`): `dataset=processbench
     dataset.path=.../math.json` labels subset `processbench_math` (rows, reports, and the
-    default `output.dir` runs/processbench_math), not `processbench` whichever file it read.
-    Nothing changes when the name or adapter is set, or no path is given."""
+    default `output.dir` runs/processbench_math). Any other input keeps its dataset's name
+    whatever its file is called (a dated dump refreshes by content); nothing changes when
+    the name is set or no path is given."""
+    from labeling.datasets import subsets_by_file
+
     given = {a.split("=", 1)[0].lstrip("+~"): a.split("=", 1)[1] for a in args if "=" in a}
     path = given.get("dataset.path")
-    if not path or "dataset.name" in given or "dataset.adapter" in given:
-        return []
     group = given.get("dataset", "builtin_math")
+    if not path or "dataset.name" in given or not subsets_by_file(group):
+        return []
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem)
     if not stem or stem == group:
         return []
-    return [f"dataset.adapter={group}", f"dataset.name={group}_{stem}"]
+    return [f"dataset.name={group}_{stem}"]
 
 
-APP = HydraApp("prm-label", "config", label_job_schema, register, run, __doc__,
-               extra_overrides=named_by_file)
+APP = HydraApp("prm-label", "prm-label", label_job_schema, register, run, __doc__,
+               extra_overrides=named_by_file, check=typed)
 
 
 def main() -> None:

@@ -100,6 +100,11 @@ class LabelOutputConfig(UnitOutputConfig):
     previous: str | None = option(
         None, "Earlier dataset version to reuse unchanged units from.", SPEED
     )
+    max_quarantined_share: float | None = option(
+        None, "Exit 3 (after writing the dataset) when more than this share of the input's "
+        "problems is quarantined; null = only when every problem is (nothing labeled).",
+        SPEED, ge=0, le=1,
+    )
 
 
 @dataclass
@@ -120,6 +125,11 @@ class LabelJobConfig(GenerationConfig):
         factory=SandboxSettings, help="The sandbox code answers and code rollouts run in."
     )
     debug: DebugConfig = option(factory=DebugConfig, help="Logging.")
+    dry_run: bool = option(
+        False, "Read and check the input, plan the units against output.dir (resume) and "
+        "output.previous (refresh), print what would be labeled and reused with an estimate "
+        "of chains, tokens, rollouts and time, and stop: no engine, nothing written.", SPEED,
+    )
 
 
 def validate(cfg: LabelJobConfig) -> None:

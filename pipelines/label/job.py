@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter, deque
-from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,31 +26,43 @@ from labeling.engine_request import EngineRequest
 from labeling.ids import derive_seed
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
-from labeling.shards import DatasetDir, UnitRecord, atomic_copy
+from labeling.shards import UnitRecord
 from labeling.unit_plan import PlannedUnit, refresh_cost
+from pipelines.cli import interrupt_on_sigterm
 from pipelines.config_fields import config_hash as rows_hash
 from pipelines.engine.runtime import init_ray
 from pipelines.generation_config import ModelConfig
+from pipelines.hydra_argv import sweep_job
 from pipelines.label.config import LabelJobConfig, resolve
+from pipelines.label.labelers import settle_labelers
 from pipelines.label.manifest import (
     build_manifest,
     given_model,
     log_done,
+    numerics,
     redone,
     say_coverage,
+    say_numerics,
+    split_cost,
     who_cut,
     write_report_quietly,
 )
+from pipelines.label.plan import (
+    RunPlan,
+    dry_run,
+    estimate,
+    make_plan,
+    plan_lines,
+    say_what_resume_redoes,
+)
 from pipelines.label.questions import AskedQuestions, mc_question_requests
-from pipelines.label.reuse import PreviousUnit, counts_of, keep_members, previous_units
-from pipelines.label.sources import settle_labelers
+from pipelines.label.reuse import copy_unit
 from pipelines.label.unit import Sampled, UnitLabeler, UnitResult
 from pipelines.progress import engine_throughput
 from pipelines.unit_job import (
     UnitJob,
     check_input_paths,
     failure,
-    read_members,
     split_members,
 )
 
@@ -73,6 +84,8 @@ class LabelJob(UnitJob):
         self.refresh: dict[str, int] | None = None  # what a refresh copied and labeled
         self.units_retried_by_problem = 0  # units whose labeling call failed (see _labeled)
         self._places: list[Any] = []  # each labeler's (node, pid) at start: Ray refs
+        self.reused_units: set[int] = set()  # resumed or copied: not this run's work
+        self.numerics: dict[str, Any] = {}
 
     # -- set-up ---------------------------------------------------------------------------
 
@@ -253,46 +266,15 @@ class LabelJob(UnitJob):
 
     # -- the run --------------------------------------------------------------------------
 
-    def _reuse(self, pu: PlannedUnit, key: str, prev: DatasetDir | None,
-               before: dict[int, PreviousUnit]) -> UnitRecord | None:
-        """Done already (resume), or copied from the previous version: whole when its members
-        are the same, else the rows of the members still in the input (nothing relabeled)."""
-        rec = self.resumed(pu.unit, key)
-        if rec is not None:
-            return rec
-        old = before.get(pu.unit)
-        if prev is None or old is None:
+    def _reuse(self, pu: PlannedUnit, plan: RunPlan) -> UnitRecord | None:
+        """Done already (resume), or copied from the previous version (`reuse.copy_unit`)."""
+        if pu.unit in plan.resumed:
+            return plan.resumed[pu.unit]
+        old = plan.before.get(pu.unit)
+        if plan.prev is None or old is None:
             return None
-        if pu.kind == "same" and not old.has_load_rows:
-            for rel in (old.record.shard, old.record.quarantine):
-                if rel:
-                    atomic_copy(prev.root / rel, self.out.root / rel)
-            rec = UnitRecord(**{**asdict(old.record), "unit": pu.unit, "key": key,
-                                "reused_from": str(prev.root)})
-            self.out.write_record(rec)
-            return rec
-        rows, quar, gone_rows, gone_quar = keep_members(prev, old, set(pu.members))
-        gone_counts, gone_tokens = counts_of(gone_rows, gone_quar, self.cfg.sampler.n)
-        counts = {k: v - gone_counts.get(k, 0) for k, v in old.record.counts.items()}
-        tokens = {k: v - gone_tokens.get(k, 0) for k, v in old.record.tokens.items()}
-        rec = self.out.write_unit(pu.unit, key, rows.to_pylist(), quar.to_pylist(), counts,
-                                  tokens, 0.0, self.cfg.output.row_group_size)
-        rec.reused_from = str(prev.root)
-        self.out.write_record(rec)
-        return rec
-
-    def _say_what_resume_redoes(self, keys: dict[int, str]) -> None:
-        """One sentence when an output dir holds units that match none of this run's (written
-        by an older version's input-order cutting, or with other input or config)."""
-        if not self.cfg.output.resume:
-            return
-        done = self.out.done_units()
-        if done and not any(keys.get(n) == r.key for n, r in done.items()):
-            log.warning(
-                "%d units already in %s match none of this run's %d units (cut in input order "
-                "by an older version, or another input or config), so all of them will be "
-                "labeled; to reuse their rows, refresh into a new dir with output.previous=%s",
-                len(done), self.out.root, len(keys), self.out.root)
+        return copy_unit(self.out, plan.prev, old, pu, plan.keys[pu.unit], self.cfg.sampler.n,
+                         self.cfg.output.row_group_size)
 
     def _finish_unit(self, unit, key, problems, bad, started, result) -> UnitRecord:
         counts: Counter = Counter(result.counts)
@@ -304,6 +286,10 @@ class LabelJob(UnitJob):
             time.monotonic() - started, self.cfg.output.row_group_size,
         )
 
+    def dry_run(self) -> dict[str, Any]:
+        """The plan and its estimate, printed; nothing started or written (`plan.dry_run`)."""
+        return dry_run(self)
+
     def check_inputs(self) -> None:
         """What can be checked before anything starts (no directory, no Ray): the input file
         and the previous version named by the config exist."""
@@ -312,24 +298,23 @@ class LabelJob(UnitJob):
     def _run(self) -> dict[str, Any]:
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         t0 = time.monotonic()
-        oc = self.cfg.output
-        prev = DatasetDir(oc.previous) if oc.previous else None
-        items = read_members(self.cfg.dataset)  # a bad input fails here, before Ray's start
+        plan = make_plan(self)
+        items, prev = plan.items, plan.prev
+        say_what_resume_redoes(self, plan.keys)
         init_ray(self.cfg.ray)
-        before = previous_units(prev, self.hash) if prev else {}
-        plan, keys = self.plan(items, oc.problems_per_unit,
-                               {n: u.members for n, u in before.items()} if prev else None)
-        self._say_what_resume_redoes(keys)
-        settle_labelers(self.cfg, len(plan), {x.domain for x in items.values()
-                                               if isinstance(x, Problem)})
-        self.refresh = refresh_cost(plan) if prev else None
-        if prev:
-            cost = self.refresh
-            log.info("refresh of %s: %d units copied whole, %d keep the rows of their remaining "
-                     "problems, %d new units label %d problems", prev.root, cost["same"],
-                     cost["shrunk"], cost["new"], cost["problems_labeled"])
+        interrupt_on_sigterm(again=True)  # ray.init replaced SIGTERM's handler
+        settle_labelers(self.cfg, len(plan.units), {x.domain for x in items.values()
+                                                     if isinstance(x, Problem)})
+        self.refresh = refresh_cost(plan.units) if prev else None
+        summary = plan.summary()
+        guess = estimate(self.cfg, summary, self.hash)
+        for line in plan_lines(self.cfg, summary, guess):
+            log.info(line)
+        self.numerics = numerics(self.cfg, [self.cfg.model, *self._own_models()])
+        say_numerics(self.numerics)
         records: dict[int, UnitRecord] = {}
-        progress = self.progress(self.cfg.debug.log_every_s, self.cfg.dataset.limit)
+        progress = self.progress(self.cfg.debug.log_every_s, summary["records"],
+                                 len(plan.units), guess.get("seconds"))
         sampling: deque = deque()
         labeling: deque = deque()
         lookahead = 2
@@ -351,12 +336,13 @@ class LabelJob(UnitJob):
             while len(labeling) > max(1, len(self.labelers)) - 1:
                 finish_label()
 
-        for pu in plan:
-            unit, key = pu.unit, keys[pu.unit]
+        for pu in plan.units:
+            unit, key = pu.unit, plan.keys[pu.unit]
             problems, bad = split_members(items, pu)
-            rec = self._reuse(pu, key, prev, before)
+            rec = self._reuse(pu, plan)
             if rec is not None:
                 records[unit] = rec
+                self.reused_units.add(unit)
                 reused += 1
                 progress.update(rec, reused=True)
                 continue
@@ -380,6 +366,9 @@ class LabelJob(UnitJob):
         manifest["split"].update(who_cut(self.out.root, manifest["shards"]))
         manifest["unit_cutting"] = "content"  # older versions cut units in input order
         manifest["lineage"]["refresh"] = self.refresh
+        manifest["cost"].update(split_cost(records, self.reused_units))
+        manifest["sweep"] = sweep_job()  # which job of a multirun, its swept values
+        manifest["numerics"] = self.numerics  # whether the same config and seed repeat
         manifest["retries"] = retries = redone(
             self.pool, self.labelers if self.cfg.ray.enabled else [], self._places,
             self.units_retried_by_problem)

@@ -32,6 +32,65 @@ def _cost(counts: dict[str, Any], tokens: dict[str, Any], wall: float) -> dict[s
     }
 
 
+def numerics(cfg: LabelJobConfig, models: list[Any]) -> dict[str, Any]:
+    """Whether the same config and seed give the same shards here, for the manifest and the
+    start line: each engine model's dtype and whether its engine is batch-invariant
+    (`pipelines.engine.device`). `reproducible` is None where only the engines can tell (GPUs
+    the driver cannot see)."""
+    if str(cfg.engine.kind) == "simulated":
+        return {"reproducible": True, "why": "the simulated engine is deterministic",
+                "models": []}
+    from pipelines.engine.device import choose
+
+    out, verdicts = [], []
+    for model in models:
+        c = choose(str(model.dtype), cfg.engine.num_gpus, 1)
+        gpu_unseen = c.device == "gpu" and not c.batch_invariant and "compute" not in c.reason
+        verdict = None if gpu_unseen else c.batch_invariant
+        verdicts.append(verdict)
+        out.append({"name": model.name, "device": c.device, "dtype": c.dtype,
+                    "reason": c.reason, "batch_invariant": verdict})
+    same = None if None in verdicts else all(verdicts)
+    why = {True: "every engine is batch-invariant (float32 on CPU; VLLM_BATCH_INVARIANT=1 on "
+                 "GPUs of compute capability 8.0 and up)",
+           False: "an engine is not batch-invariant (bf16 or fp16 on CPU, or a GPU older than "
+                  "compute capability 8.0): the same config and seed can give other chains; "
+                  "model.dtype=auto is reproducible",
+           None: "each GPU engine decides (its start line says whether it is batch-invariant)"}
+    return {"reproducible": same, "why": why[same], "models": out}
+
+
+def numerics_line(n: dict[str, Any]) -> str:
+    """One sentence on whether this run is reproducible (`numerics`)."""
+    dtypes = ", ".join(f"{m['name']} {m['dtype']} on {m['device']}" for m in n["models"])
+    head = {True: "reproducible", False: "NOT reproducible", None: "reproducible?"}
+    return f"{head[n['reproducible']]}: {n['why']}" + (f" ({dtypes})" if dtypes else "")
+
+
+def say_numerics(n: dict[str, Any]) -> None:
+    """The start line on reproducibility: a warning when the run is not reproducible."""
+    (log.warning if n["reproducible"] is False else log.info)(numerics_line(n))
+
+
+def split_cost(records: dict[int, Any], reused: set[int]) -> dict[str, Any]:
+    """The manifest's cost of this run (`tonight`: the units it labeled) apart from what it
+    reused (`copied`: units copied from `output.previous` or resumed, with what they had
+    cost when made), and `rollouts` of this run alone."""
+    def part(units: list[Any]) -> dict[str, Any]:
+        counts: Counter = Counter()
+        tokens: Counter = Counter()
+        for r in units:
+            counts.update(r.counts)
+            tokens.update(r.tokens)
+        return {"units": len(units), "problems": counts.get("problems_in", 0),
+                "problems_quarantined": counts.get("problems_quarantined", 0),
+                "rollouts": counts.get("rollouts", 0), "tokens": dict(tokens)}
+
+    tonight = part([r for n, r in records.items() if n not in reused])
+    copied = part([r for n, r in records.items() if n in reused])
+    return {"rollouts": tonight["rollouts"], "tonight": tonight, "copied": copied}
+
+
 def _filter(cfg: LabelJobConfig, counts: dict[str, Any]) -> dict[str, Any]:
     """What the label policy kept: `consensus` drops chains whose sources disagree (they are
     in the quarantine with the reason); other policies keep every labeled chain."""

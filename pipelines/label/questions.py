@@ -16,13 +16,14 @@ from typing import Any
 from labeling.engine_request import EngineRequest
 from labeling.schema import Problem
 from pipelines.engine.completer import completions
-from pipelines.label.sources import LabelJob, rollout_settings
+from pipelines.label.job_config import JobConfig
+from pipelines.label.sources import rollout_settings
 from pipelines.unit_job import failure
 
 log = logging.getLogger("prm-label")
 
 
-def mc_question_requests(cfg: LabelJob, problems: list[Problem]) -> list[EngineRequest]:
+def mc_question_requests(cfg: JobConfig, problems: list[Problem]) -> list[EngineRequest]:
     """The requests of `labels.mc`'s bare-question rollouts on `problems` (none without MC),
     the very ones its verifier would send (`verifiers.mc.question`): the job sends them with
     the unit's sampling and hands their completions to the labeler. A problem with neither a

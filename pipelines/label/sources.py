@@ -5,7 +5,8 @@ source in one call (declaration, section, builder), `runs` decorates a built-in'
 The labels config (`pipelines.label.config.labels_config`) and the `labels` config group read
 this table, so a registered source is chosen with `labels=[<name>]` and set with
 `labels.<name>.<field>=...` like a built-in. The source table (config key, verifier, columns)
-is in docs/schema.md.
+is in docs/schema.md. How many verifier actors run is `pipelines.label.labelers`; the
+sandbox's size per node, `pipelines.label.sandbox_sizing`.
 
 Imports are lazy so that a job that does not use a source does not pay for it.
 """
@@ -14,26 +15,20 @@ from __future__ import annotations
 
 import functools
 import logging
-import math
-import shutil
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from labeling import registry
 from labeling.registry import Registry
 from pipelines.generation_config import (
-    AnswerCheckConfig,
-    DatasetConfig,
-    ModelConfig,
-    RayConfig,
-    SamplerConfig,
-    SplitConfig,
     chains_in_sections,
 )
+from pipelines.label.job_config import JobConfig
 from pipelines.label.mc_sections import SECTIONS as MC_SECTIONS
+from pipelines.label.sandbox_sizing import node_sandbox_slots, sandbox_config
 from pipelines.label.source_configs import (
     AnswerSourceConfig,
     CalcSourceConfig,
@@ -47,21 +42,6 @@ from verifiers.base import GivenOutcome, Verifier
 log = logging.getLogger(__name__)
 
 
-class LabelJob(Protocol):
-    """The label job's config as a builder reads it. `pipelines.label.config.LabelJobConfig`
-    is the one implementation; it is not imported here because the config reads this
-    module's table, and an import back (even for types) would close a circle."""
-
-    model: ModelConfig
-    dataset: DatasetConfig
-    sampler: SamplerConfig
-    split: SplitConfig
-    ray: RayConfig
-    answer_check: AnswerCheckConfig
-    sandbox: SandboxSettings
-    labels: Any  # `labels_config()`: one optional section per registered source
-
-
 @dataclass(frozen=True, slots=True)
 class BuildContext:
     """What a builder may need besides the config: the engines (None without a model)."""
@@ -71,7 +51,7 @@ class BuildContext:
     critic: Any = None  # the judge's model (verifiers.judge.JudgeModel)
 
 
-Builder = Callable[["LabelJob", Any, BuildContext], Verifier]
+Builder = Callable[["JobConfig", Any, BuildContext], Verifier]
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +166,7 @@ def register_options() -> None:
 
 
 def build_sources(
-    cfg: LabelJob, domain: str, completer: Any = None, critic: Any = None
+    cfg: JobConfig, domain: str, completer: Any = None, critic: Any = None
 ) -> dict[str, Verifier]:
     """{source name: verifier} for the sources enabled in `cfg.labels` that apply to `domain`.
     Raises ValueError when a source cannot run (mc or judge without an engine, no builder)."""
@@ -200,7 +180,7 @@ def build_sources(
 
 
 @runs("answer", AnswerSourceConfig)
-def _answer(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
+def _answer(cfg: JobConfig, section: Any, ctx: BuildContext) -> Verifier:
     if ctx.domain == "math":
         from verifiers.answer import AnswerVerifier
 
@@ -211,7 +191,7 @@ def _answer(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
 
 
 @runs("calc", CalcSourceConfig)
-def _calc(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
+def _calc(cfg: JobConfig, section: Any, ctx: BuildContext) -> Verifier:
     from verifiers.calculator.verifier import CalcConfig, CalculatorVerifier
 
     return CalculatorVerifier(
@@ -224,7 +204,7 @@ def _calc(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
 
 
 @runs("tests", SyntaxSourceConfig)
-def _tests(cfg: LabelJob, section: Any, ctx: BuildContext) -> Verifier:
+def _tests(cfg: JobConfig, section: Any, ctx: BuildContext) -> Verifier:
     from verifiers.code_syntax import SyntaxVerifier
 
     # Per-step label for code: the first prefix no continuation can make parse. (The tests
@@ -247,7 +227,7 @@ def _model_options() -> dict[str, Any]:
 
 @runs("mc", MCSourceConfig, MC_SECTIONS,
       choices=(("model", "sampler", _model_options),))
-def _mc(cfg: LabelJob, m: Any, ctx: BuildContext) -> Verifier:
+def _mc(cfg: JobConfig, m: Any, ctx: BuildContext) -> Verifier:
     if ctx.completer is None:
         raise ValueError("labels.mc needs an engine for its completer model")
     from verifiers.mc.driver import MonteCarloVerifier
@@ -276,7 +256,7 @@ def _mc(cfg: LabelJob, m: Any, ctx: BuildContext) -> Verifier:
     )
 
 
-def rollout_settings(cfg: LabelJob, m: Any) -> dict[str, Any]:
+def rollout_settings(cfg: JobConfig, m: Any) -> dict[str, Any]:
     """How every rollout of `labels.mc` is sampled."""
     from labeling.prompts import user_message
 
@@ -289,7 +269,7 @@ def rollout_settings(cfg: LabelJob, m: Any) -> dict[str, Any]:
 
 
 @runs("judge", JudgeSourceConfig)
-def _judge(cfg: LabelJob, j: Any, ctx: BuildContext) -> Verifier:
+def _judge(cfg: JobConfig, j: Any, ctx: BuildContext) -> Verifier:
     if ctx.critic is None:
         raise ValueError("labels.judge needs an engine for its critic model")
     from verifiers.judge import JudgeVerifier
@@ -300,63 +280,6 @@ def _judge(cfg: LabelJob, j: Any, ctx: BuildContext) -> Verifier:
         # Traces cut into sections: every section judged on its own (DeltaBench's protocol).
         protocol="sections" if chains_in_sections(cfg) else "first_error",
     )
-
-
-def labelers(cfg: LabelJob, units: int, domains: Collection[str]) -> int:
-    """Verifier actors the job starts: `ray.label_actors`, or when it is null, 2 on a local
-    Ray for several units of problems that run no code, else 1. A second labeler runs one
-    unit's Monte Carlo stage while the other's tail leaves the engines half idle (faster, the
-    same labels: docs/benchmarks.md, the MC stage's tail). Code stays at one: each labeler's
-    sandbox runs share the node's sandbox memory (`node_sandbox_slots`), so a second one would
-    halve every run's memory limit, and that can change a test's outcome."""
-    rc = cfg.ray
-    if rc.label_actors is not None:
-        return int(rc.label_actors)
-    local = rc.enabled and not rc.address
-    return 2 if local and units > 1 and "code" not in domains else 1
-
-
-def settle_labelers(cfg: LabelJob, units: int, domains: Collection[str]) -> None:
-    """Resolve a null `ray.label_actors` in `cfg` (the labelers and the manifest read it) once
-    the job knows its units and their problems' domains, and say what it chose."""
-    rc = cfg.ray
-    if rc.label_actors is None:
-        rc.label_actors = labelers(cfg, units, domains)
-        log.info("%d verifier actor%s for %d unit%s (ray.label_actors null)", rc.label_actors,
-                 "s" * (rc.label_actors > 1), units, "s" * (units > 1))
-
-
-def labelers_per_node(cfg: LabelJob) -> int:
-    """Verifier actors one node may hold: 1 in-process; every one on a local Ray (one node);
-    on a cluster ceil(actors / live CPU nodes), as SPREAD places them. When more land on a
-    node (SPREAD is best effort, or a node died), the node's sandbox slots make the extra
-    runs wait rather than exceed the memory share."""
-    rc = cfg.ray
-    if not rc.enabled:
-        return 1
-    n = int(rc.label_actors or 1)
-    if rc.address:
-        import ray
-
-        if ray.is_initialized():
-            nodes = sum(1 for x in ray.nodes() if x.get("Alive") and x["Resources"].get("CPU"))
-            n = math.ceil(n / max(1, nodes))
-    return max(1, n)
-
-
-def node_sandbox_slots(cfg: LabelJob) -> int:
-    """Sandboxes the labelers run at once on one node: sandbox.workers per verifier actor."""
-    return cfg.sandbox.workers * labelers_per_node(cfg)
-
-
-def sandbox_config(settings: SandboxSettings, node_slots: int) -> Any:
-    """The sandbox's limits from the `sandbox` section, with `node_slots` runs at once on a
-    node sharing its `node_memory_share`; unsafe mode only when asked for and needed."""
-    from verifiers.sandbox.result import SandboxConfig
-
-    unsafe = settings.allow_unsafe and shutil.which("bwrap") is None
-    return SandboxConfig(timeout_s=settings.timeout_s, isolation="none" if unsafe else "bwrap",
-                         node_memory_share=settings.node_memory_share, node_slots=node_slots)
 
 
 def _code_outcome(settings: SandboxSettings, node_slots: int) -> Verifier:
