@@ -5,13 +5,13 @@ sentence saying why; `apply(choice)` sets the process up before vLLM is imported
 each from a measurement (docs/benchmarks.md, "Throughput"):
 
 - dtype `auto`: reproducible first. On CPUs float32: bf16 kernels on CPU are not
-  batch-invariant (on a Xeon with AMX a request's completions changed with what it was
-  batched with, so the same config and seed gave other chains), float32's are. Where bf16
-  would be faster, the reason says so and `model.dtype=bfloat16` is the opt-in, reported as
-  not reproducible at start and in the manifest: native bf16 instructions (`avx512_bf16` or
-  `amx_bf16` on x86, `bf16` on Arm) ran faster on AMD EPYC and with AMX on Intel Xeon;
-  without them the CPU emulates bf16 and it ran slower, and an Intel Xeon with `avx512_bf16`
-  but no AMX (AMX hidden by the VM) decoded bf16 slower than float32 (docs/benchmarks.md).
+  batch-invariant (with AMX a request's completions changed with what it was batched with,
+  so the same config and seed gave other chains), float32's are. Where bf16 would be faster,
+  the reason says so and `model.dtype=bfloat16` is the opt-in, reported as not reproducible
+  at start and in the manifest: native bf16 instructions (`avx512_bf16` or `amx_bf16` on
+  x86, `bf16` on Arm) ran faster on AMD CPUs and with AMX on Intel ones; without them the
+  CPU emulates bf16 and it ran slower, and an Intel CPU with `avx512_bf16` but no AMX (AMX
+  hidden by the VM) decoded bf16 slower than float32 (docs/benchmarks.md).
   On GPUs bfloat16 (float16 on GPUs older than compute capability 8.0, which have no bf16
   units), with vLLM's batch-invariant kernels (`VLLM_BATCH_INVARIANT=1`, documented for
   NVIDIA GPUs of compute capability 8.0 and up); an older GPU runs without them and its run
