@@ -84,7 +84,9 @@ class ChainAlgebra:
         except CheckFailedError as exc:
             self._last = ()
             return [ClaimResult("skipped", text, reason=f"symbolic check failed: {exc}"[:200])]
-        return [_result(o) for o in outcomes]
+        # A relation between numbers that the numeric reader reads too is its to judge (it
+        # knows the roundings, units and stages that excuse one): only the others are added.
+        return [_result(o) for o in outcomes if not (o.numbers and _numeric_reads(o))]
 
 
 def warm_checks() -> None:
@@ -93,22 +95,13 @@ def warm_checks() -> None:
     warm()
 
 
-def symbolic_results(results: list[ClaimResult]) -> list[ClaimResult]:
-    """The symbolic checks' results a step keeps: a relation between numbers that the
-    numeric reader reads too is its to judge (it knows the roundings, units and stages that
-    excuse one), so only the relations it cannot read are added."""
-    return [r for r in results if not (r.reason.startswith(_NUMBERS) and _numeric_reads(r))]
-
-
-def _numeric_reads(result: ClaimResult) -> bool:
-    return bool(extract_links(f"${result.text}$"))
-
-
-_NUMBERS = "numbers:"
+def _numeric_reads(o: Outcome) -> bool:
+    return bool(extract_links(f"${o.text}$"))
 
 
 def _result(o: Outcome) -> ClaimResult:
-    reason = f"{_NUMBERS} {o.reason}" if o.numbers else o.reason
+    # The evidence names a relation between numbers as such; nothing reads this text back.
+    reason = f"numbers: {o.reason}" if o.numbers else o.reason
     if o.outcome == "false":
         return ClaimResult("false", o.text, o.claimed or "-", o.true or "-", reason)
     return ClaimResult(o.outcome, o.text, reason=reason)

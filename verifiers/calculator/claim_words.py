@@ -1,7 +1,7 @@
 """The words and marks around written relations that decide what they claim.
 
 One set of abstention rules for the symbolic checks: the vocabularies (`NOT_CLAIMED`,
-`CASES`, `TRIAL`, ...) and the small readers of a member's text (`lone`, `free_letters`). What
+`CASES`, `TRIES`, ...) and the small readers of a member's text (`lone`, `free_letters`). What
 each word does is said where `claims_kind`, `identities` and `solutions` use it.
 """
 
@@ -34,9 +34,6 @@ CASES = frozenset(
     "or either case cases if when where suppose otherwise and also second another alternatively"
     " similarly whereas while given for each first other".split()
 )
-# Words that give an unknown a value to try, not one found.
-TRIAL = frozenset("let set setting at plug plugging substitute substituting put putting take"
-                   " taking choose choosing pick".split())
 # Words that present values as what solving gave.
 SOLVES = re.compile(r"\bso\b|thus|hence|therefore|solv|\bget|gives|obtain|\bfind|found|yields")
 # Words that open a trial: a value the step gives after them may answer the trial.

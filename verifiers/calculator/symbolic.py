@@ -15,8 +15,8 @@ killable worker, one step at a time); this module only reads members and evaluat
   decimals is compared within the rounding its digits allow.
 - **Derivation** (an equation from the one before it): for one unknown, the solution sets
   must overlap as "one contains the other" (squaring adds roots, dividing by a factor loses
-  one: both fine; `2x + 5 = 11` then `2x = 16` shares no root: false); for several unknowns,
-  only a rearrangement is judged: the same monomials on both equations, not proportional.
+  one: both fine; `2x + 5 = 11` then `2x = 16` shares no root: false); with several
+  unknowns nothing is judged (a system's lines look like rearrangements of each other).
 - **Claimed solution** (`x = 4` after `x^2 - 5x + 6 = 0`): substituted back; false when the
   equation does not hold there.
 
@@ -42,11 +42,6 @@ _POINTS = (
 )
 _DIGITS = 40  # working precision of a numeric comparison
 _MAX_RANGE = 2000  # a written sum or product longer than this is not expanded
-# Names the parser makes from what we read: one letter or a Greek one, maybe subscripted.
-_NAME = re.compile(
-    r"^(?:[A-Za-z]|alpha|beta|gamma|delta|theta|lambda|mu|phi|psi|omega|sigma|tau|rho)"
-    r"(?:_\{?\w+\}?)?$"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,19 +288,6 @@ def roots_of(expr, var):
     if sum(sympy.roots(poly).values()) != poly.degree():
         return None  # roots sympy cannot write exactly: say nothing
     return frozenset(r for r in found if den.subs(var, r) != 0)
-
-
-def monomials(expr, names):
-    import sympy
-
-    try:
-        num, _ = sympy.fraction(sympy.together(expr))
-        poly = sympy.Poly(sympy.expand(num), *names)
-    except Exception:
-        return None
-    if not all(c.is_Rational for c in poly.coeffs()):
-        return None
-    return poly
 
 
 def value_at(expr, point: dict):

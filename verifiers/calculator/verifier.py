@@ -28,7 +28,7 @@ from fractions import Fraction
 
 from labeling.schema import Chain, Problem, Status, StepVerdict
 from verifiers.base import ChainVerifier
-from verifiers.calculator.chain_algebra import ChainAlgebra, symbolic_results, warm_checks
+from verifiers.calculator.chain_algebra import ChainAlgebra, warm_checks
 from verifiers.calculator.claims import (
     APPROX_WORDS,
     ClaimResult,
@@ -140,7 +140,7 @@ class CalculatorVerifier(ChainVerifier):
             results.extend(restated_across(carry, step, problem_claims))
             carry = carried(step)
             if algebra is not None:
-                results.extend(symbolic_results(algebra.check(step)))
+                results.extend(algebra.check(step))
             out.append(_verdict(results))
         return out
 
