@@ -111,6 +111,8 @@ def test_malformed_requests_get_a_4xx_and_one_sentence(server, body, status, wor
 
 def test_empty_batch_and_health(server):
     assert openrlhf_request(server.url, {"query": []}).json()["rewards"] == []
+    # Its own scored completion: under xdist this test may be the first on its worker's server.
+    assert len(openrlhf_request(server.url, {"query": [RESPONSES[0]]}).json()["rewards"]) == 1
     health = requests.get(server.url + "/health", timeout=30)
     assert health.status_code == 200 and health.json()["status"] == "ok"
     assert health.json()["stats"]["completions"] > 0
