@@ -105,8 +105,8 @@ def test_planted_slip_flagged(calc, row):
 
 
 def test_most_planted_slips_are_reached():
-    """The share of planted slips the checker reaches (rows without `missed`): a floor that
-    only moves up."""
+    """The share of planted slips the checker reaches (rows without `missed`; each row's own
+    test proves it flagged or, strictly, missed): at least 90%, what issue 67 asks."""
     slips = [row for row in _TABLE if "slip" in row]
     reached = [row for row in slips if "missed" not in row]
-    assert len(reached) / len(slips) >= 0.75, f"{len(reached)} of {len(slips)}"
+    assert len(reached) / len(slips) >= 0.90, f"{len(reached)} of {len(slips)}"

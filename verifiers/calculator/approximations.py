@@ -1,6 +1,8 @@
 """Approximations a step states or announces: the values a chain really computed with.
 
 A false link is excused (`approximated` gives the reason) when:
+- it gives an irrational value as a decimal ("sqrt(3) = 1.73") within one unit of the last
+  digit it shows (rounded or cut there); further off it is a slip, whatever else excuses;
 - it was computed with a constant taken as a decimal: pi as 3.14, 3.1416 or 22/7
   ("2 pi * 7 = 43.96"), or an irrational value the step itself approximates ("sqrt(2) ≈
   1.41", then "sqrt(2) * 7 = 9.87"): the computed side evaluated with that value gives the
@@ -86,6 +88,8 @@ def approximated(
     shown = Fraction(1, 10 ** _decimals(claimed_side.node))
     if isinstance(claimed, Fraction):
         for expr, value in _stated(links):
+            if expr == computed_side.node:
+                continue  # the link that gives this value cannot excuse itself
             node = _replace(computed_side.node, expr, ("num", value, 0))
             if node == computed_side.node:
                 continue
@@ -94,6 +98,14 @@ def approximated(
                     return "computed with the approximation the step states"
             except EvalError:
                 continue
+    if isinstance(claimed, Fraction) and _decimals(claimed_side.node) and _irrational(
+        computed_side.node
+    ):
+        # The link gives the decimal itself ("sqrt(3) = 1.732 to three places"): rounded or
+        # cut to the digits it shows, or a slip whatever the step says about rounding.
+        if abs(float(true) - float(claimed)) <= float(shown):
+            return "the value to the digits it shows"
+        return ""
     plain = normalize(step)
     words = re.findall(r"[a-z]+", plain.lower())
     announced = "≈" in plain or bool(APPROX_WORDS.intersection(words))

@@ -24,7 +24,11 @@ equation is compared with the condition just before it only when it follows it d
 one display, or across words that derive: "so", "then", "subtract", ...) and never across a
 case or an alternative ("or", "case", "if", "for", "each"), an assignment of the unknown, or
 when both equations share a side ("x - 4 = 1", "x - 4 = 11": cases). A claimed solution is
-put back into the condition written just before it in the same step.
+put back into the condition written just before it in the same step. An equation that keeps
+one side of the condition before it after words that rewrite ("expanding", "simplifying")
+claims its other side is the first one's rewritten (`solutions.rewritten_side`). A linear
+inequality in one unknown drawn from the one just before it with only a connective between
+them is judged against it (`inequalities`).
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ from verifiers.calculator.claim_words import (
     word_set,
 )
 from verifiers.calculator.identities import judge_link
+from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly
+from verifiers.calculator.inequalities import judge as judge_inequality
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.solutions import (
     Assignment,
@@ -52,6 +58,7 @@ from verifiers.calculator.solutions import (
     derived_from_any,
     difference,
     follows_directly,
+    rewritten_side,
     solutions,
     unknowns,
 )
@@ -79,6 +86,7 @@ def judge_step(payload: tuple) -> tuple[list[Outcome], tuple, tuple, dict]:
     step_words = set().union(*(word_set(c[2]) for c in clauses)) if clauses else set()
     skipped_region = -1
     trials = False
+    premise: tuple[int, tuple[str, str, str]] | None = None  # the last inequality, by clause
     # What the text says after a display ("This is a contradiction") speaks of all of it.
     region_after = {c[4]: c[3] for c in clauses}
     for k, (members, ops, before, after, region) in enumerate(clauses):
@@ -97,9 +105,22 @@ def judge_step(payload: tuple) -> tuple[list[Outcome], tuple, tuple, dict]:
         ):
             # A trial or a case, and whatever the same display derives from it.
             previous = None
+            premise = None
             skipped_region = region
             step.barriers.append(k)
             continue
+        if len(ops) == 1 and ops[0] in INEQUALITIES:
+            here_ineq = (members[0], ops[0], members[1])
+            if (
+                premise is not None
+                and premise[0] == k - 1
+                and drawn_directly(before)
+                and (found := judge_inequality(premise[1], here_ineq, defs)) is not None
+            ):
+                step.out.append(confirm(found, (*premise[1][::2], *members), defs))
+            premise = (k, here_ineq)
+        else:
+            premise = None
         if lone(members[0]) and ops[0] == "=":
             previous = None  # an unknown given a value: the next equation starts afresh
             if (
@@ -127,7 +148,13 @@ def judge_step(payload: tuple) -> tuple[list[Outcome], tuple, tuple, dict]:
             if op != "=" or not LETTER.search(left + right):
                 continue
             here = Condition(left, right, k, region)
-            if previous is not None and follows_directly(previous, here, before):
+            rewrite = None if previous is None else rewritten_side(
+                previous, here, before, defs, known
+            )
+            if rewrite is not None:
+                members_read = (previous.left, previous.right, left, right)
+                step.out.append(confirm(rewrite, members_read, defs))
+            elif previous is not None and follows_directly(previous, here, before):
                 result = derivation(previous, here, before, defs)
                 # A system's next line may come from any of its equations: a derivation
                 # consistent with another equation of the step is no slip.

@@ -78,8 +78,8 @@ def judge_link(
     if constant is None and not (
         (
             _rewrites(members, i, defs)
-            and _same_degree(lefts[0], rights[0])
-            and _terms(lefts[0] - rights[0]) == 1
+            and _alike(lefts[0], rights[0])
+            and (_terms(lefts[0] - rights[0]) == 1 or _cued(before))
         )
         or _rewrite_of(left, right, lefts[0], rights[0], before)
     ):
@@ -94,8 +94,18 @@ def judge_link(
 
 
 
-# Words that announce a rewrite of one expression, not an equation to solve.
-_REWRITE = re.compile(r"expand|factor|multiply(ing)? out|distribut|identity|formula")
+# Words that announce a rewrite of one expression, not an equation to solve; the first few
+# say it is multiplied out (so the expanded side's degree is the one to believe).
+_EXPANDS = re.compile(r"expand|multiply(ing)? out|distribut")
+# Words that say fractions are put together (not "factoring", which rewrites denominators of
+# an equation as readily as it combines anything).
+_COMBINING = re.compile(r"combin|common denominator|telescop|partial fraction")
+# Words that make the link an equation to solve whatever else the text says of it.
+_SETS_UP = re.compile(r"equation|solv|satisf|such that|want|need")
+_REWRITE = re.compile(
+    r"expand|factor|multiply(ing)? out|distribut|identity|formula|difference of (two )?"
+    r"(squares|cubes)|sum of (two )?cubes|group|combin|common denominator|telescop"
+)
 _FORMULA = re.compile(
     r"formula\W*$|the identity\W*$|double.angle|half.angle"
 )
@@ -126,16 +136,106 @@ def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
     product of brackets, a fraction) against an expanded one of the same degree, whose
     difference is smaller than either side (a slip changes a term or two), or any two forms
     the text announces as a rewrite ("expanding", "by the double-angle formula")."""
-    cue = bool(_REWRITE.search(before.lower()[-80:]))
+    cue = _cued(before)
     degree = _same_degree(a, b)
     if degree is None:
         # "This simplifies to 1/x^2 = 1/(5 - x)^2" is an equation as often as not: beyond
-        # polynomials only a named identity makes the link a claim.
+        # polynomials only a named identity makes the link a claim, or fractions combined
+        # in the link itself (a sum of fractions against one fraction) after words that say
+        # so ("combining", "over a common denominator"; a condition rewritten that way is
+        # restated as one fraction against the other side), or, without such words,
+        # fractions in two or more letters put over their common denominator (equations of
+        # that shape in one unknown are the ones textbooks set to solve).
+        combined = _combines(a, b)
+        common = combined == "common" and len(a.free_symbols | b.free_symbols) > 1
+        says = bool(_COMBINING.search(before.lower()[-80:]))
+        if combined and (says or common) and not _SETS_UP.search(before.lower()[-40:]):
+            return True
         return bool(_FORMULA.search(before.lower()[-30:]))
     grouped = (bool(_GROUPED.search(left)), bool(_GROUPED.search(right)))
-    if grouped[0] == grouped[1] or not degree:
+    if grouped[0] == grouped[1]:
         return False  # the same form on both sides: an equation between them, as likely
-    return cue or _terms(a - b) == 1
+    grouped_side, written = (a, b) if grouped[0] else (b, a)
+    if not degree:
+        # "We expand (m+n+p)(mn+mp+np) = ... + m^2np + ...": a term of the wrong degree is
+        # a slip in the expansion the text announces, when the written side is an attempt
+        # at that expansion (most of its terms are terms of it); "expanding (x+1)(x+2) =
+        # x^3, we get ..." announces what is done to an equation, whose other side shares
+        # nothing with the expansion.
+        return bool(_EXPANDS.search(before.lower()[-80:])) and attempt(grouped_side, written)
+    # "Expanding the product in (x - 1)(x + 3) = 2x^2 gives ...": the word speaks of what is
+    # done to an equation unless the written side is an attempt at the rewrite.
+    return (cue and attempt(grouped_side, written)) or _terms(a - b) == 1
+
+
+def attempt(grouped, written) -> bool:
+    """Whether at least two terms of `written`, and half of them, are terms (coefficient
+    and all) of `grouped` multiplied out."""
+    import sympy
+
+    true = sympy.expand(grouped).as_coefficients_dict()
+    terms = sympy.expand(written).as_coefficients_dict()
+    matched = sum(1 for monomial, c in terms.items() if true.get(monomial) == c)
+    return matched >= 2 and 2 * matched >= len(terms)
+
+
+def _cued(before: str) -> bool:
+    return bool(_REWRITE.search(before.lower()[-80:]))
+
+
+def _alike(a, b) -> bool:
+    """Polynomials of one total degree, or rational functions whose numerator and
+    denominator degrees differ alike (`3/(2y)` against `8/(5y)`, not `3/(2x)` against `6`)."""
+    same = _same_degree(a, b)
+    if same is not None:
+        return same
+    first, second = _rational_degree(a), _rational_degree(b)
+    return first is not None and first == second
+
+
+def _rational_degree(expr) -> int | None:
+    """The numerator's total degree less the denominator's (None: not a rational function)."""
+    import sympy
+
+    names = sorted(expr.free_symbols, key=str)
+    num, den = sympy.fraction(sympy.together(expr))
+    try:
+        return sympy.Poly(num, *names).total_degree() - sympy.Poly(den, *names).total_degree()
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
+        return None
+
+
+def _combines(a, b) -> str:
+    """"common" when one side is a sum of at least two fractions with unknowns in their
+    denominators and the other a single such fraction over their common denominator (or
+    their product, up to a constant factor): what combining them writes; "sum" for the same
+    shape over another denominator; "" otherwise."""
+    import sympy
+
+    if _rational_degree(a) is None or _rational_degree(b) is None:
+        return ""
+
+    def fractions(expr) -> int:
+        return sum(
+            bool(sympy.fraction(t)[1].free_symbols) for t in sympy.Add.make_args(expr)
+        )
+
+    def single(expr) -> bool:
+        return len(sympy.Add.make_args(expr)) == 1 and fractions(expr) == 1
+
+    if fractions(a) >= 2 and single(b):
+        parts, whole = a, b
+    elif fractions(b) >= 2 and single(a):
+        parts, whole = b, a
+    else:
+        return ""
+    dens = [sympy.fraction(t)[1] for t in sympy.Add.make_args(parts)]
+    target = sympy.fraction(whole)[1]
+    for common in (sympy.lcm(dens), sympy.Mul(*dens)):
+        ratio = sympy.cancel(common / target)
+        if ratio.is_number and ratio != 0:
+            return "common"
+    return "sum"
 
 
 def _rewrites(members: tuple[str, ...], i: int, defs: dict) -> bool:

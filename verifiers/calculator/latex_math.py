@@ -299,6 +299,20 @@ def _bounds(text: str) -> tuple[str, int, int, str] | None:
     return op, low, high, var + "\x00" + m.group(6)
 
 
+def _outer_sign(body: str) -> bool:
+    """Whether a `+` or `-` past the body's first character stands outside every bracket:
+    `\\sum k + 1` may end before or after it, `\\frac{1}{k(k+1)}` is one term."""
+    depth = 0
+    for i, char in enumerate(body.strip()):
+        if char in "({[":
+            depth += 1
+        elif char in ")}]":
+            depth -= 1
+        elif char in "+-" and depth == 0 and i > 0:
+            return True
+    return False
+
+
 @lru_cache(maxsize=8192)
 def read_member(text: str, log_base: str = "10", functions: frozenset = frozenset()):
     """The member as a sympy expression (`ParseError` when outside the grammar).
@@ -318,7 +332,7 @@ def read_member(text: str, log_base: str = "10", functions: frozenset = frozense
         if trig and "\\pi" not in body_text:
             raise ParseError("`\\sum \\cos 2x`: an angle in degrees or in radians is a guess")
         body = read_member(body_text, log_base, functions)
-        if "+" in body_text.replace("{+", "").strip("+-") or "-" in body_text.strip("-"):
+        if _outer_sign(body_text):
             raise ParseError("which terms a sum covers is not written")
         symbol = sympy.Symbol(var)
         values = [body.xreplace({symbol: sympy.Integer(k)}) for k in range(low, high + 1)]

@@ -48,7 +48,11 @@ _ALLOWED_COMMANDS = frozenset(
     " left right alpha beta gamma delta theta lambda mu phi psi omega sigma tau rho".split()
 )
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
-_SPACING = re.compile(r"\\[,;:! ]|\\(?:displaystyle|limits|big|Big|bigg|Bigg)(?![A-Za-z])")
+# Spacing and sizing, and strike-through marks: `\\cancel{a}` still stands in the expression
+# (the mark shows what the next line drops), so it reads as the group it marks.
+_SPACING = re.compile(
+    r"\\[,;:! ]|\\(?:displaystyle|limits|big|Big|bigg|Bigg|cancel|bcancel|xcancel)(?![A-Za-z])"
+)
 _TEXT_ARG = re.compile(r"\\(?:text|textbf|mathrm|mbox|operatorname)\s*\{([^{}]*)\}")
 _LETTERS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]+")
 # Two capitals side by side name points or segments (AB, ABC), never a product we may read.

@@ -7,6 +7,7 @@ the one it follows from, `solutions` puts the values back.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from verifiers.calculator.claim_words import (
@@ -18,9 +19,11 @@ from verifiers.calculator.claim_words import (
     compact,
     word_set,
 )
+from verifiers.calculator.identities import attempt, fmt, known_polynomials
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import (
     Outcome,
+    compare_identity,
     confirmed,
     follows,
     readings,
@@ -95,6 +98,44 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
     return None
 
 
+# Words that say one side of the equation before is being rewritten in place.
+_SIDE_REWRITE = re.compile(r"expand|multipl|distribut|simplif")
+
+
+def rewritten_side(
+    first: Condition, second: Condition, before: str, defs: dict, known: list
+) -> Outcome | None:
+    """`(a + b + c + d)(bcd + acd + abd + abc) = 16abcd`, then "expanding the left side,
+    ... = 16abcd": the side kept says the other is the first one's rewritten, so the two
+    must be equal for every value, whatever the unknowns (a False needs the text to say it
+    rewrites, the new side to be an attempt at that rewrite, and the difference not to
+    follow from the conditions known)."""
+    if not _SIDE_REWRITE.search(before.lower()[-80:]):
+        return None
+    sides = ((first.left, first.right, second.left, second.right),
+             (first.right, first.left, second.right, second.left))  # fmt: skip
+    for old, kept, new, kept_again in sides:
+        if compact(kept) != compact(kept_again) or compact(old) == compact(new):
+            continue
+        a, b = readings(old, defs), readings(new, defs)
+        if len(a) != 1 or len(b) != 1 or not a[0].free_symbols:
+            return None
+        if a[0].free_symbols != b[0].free_symbols:
+            return None
+        verdict, _, witness = compare_identity(a[0], b[0])
+        if verdict != "false" or witness is None or not attempt(a[0], b[0]):
+            return None
+        if follows(a[0] - b[0], known_polynomials(known, defs, a[0], b[0])):
+            return None
+        subs, x, y = witness
+        at = ", ".join(f"{s} = {v}" for s, v in subs.items())
+        return Outcome(
+            "false", f"{second.left} = {second.right}",
+            reason=f"`{new}` is not `{old}` rewritten: at {at} they are {fmt(y)} and {fmt(x)}",
+        )  # fmt: skip
+    return None
+
+
 def derived_from_any(second: Condition, conditions: list[Condition], defs: dict) -> bool:
     """Whether the equation follows from the step's equations together (a system's sum or
     difference, a substitution)."""
@@ -125,13 +166,17 @@ def solutions(step: Step, defs: dict, step_words: set[str]) -> list[Outcome]:
     if step_words & {"either", "case", "cases"}:
         return out  # each value belongs to its own case, written before or after it
     by_condition: dict[int, list[Assignment]] = {}
-    for a in step.assignments:
+    for a in _led(step.assignments):
         before = [c for c in step.conditions if c.clause < a.clause]
         if not before or word_set(a.before) & (CASES - {"and", "or"}):
             continue
-        if any(before[-1].clause < b < a.clause for b in step.barriers):
+        # "2a = 6, 3b = 12, so a = 3 and b = 4": a value answers the last equation in its
+        # own unknown, else the last equation.
+        own = [c for c in before if unknowns(c, defs) == {a.name}]
+        target = own[-1] if own else before[-1]
+        if any(target.clause < b < a.clause for b in step.barriers):
             continue  # a trial or a case between them: which equation the value solves is unsure
-        by_condition.setdefault(step.conditions.index(before[-1]), []).append(a)
+        by_condition.setdefault(step.conditions.index(target), []).append(a)
     for index, assigned in by_condition.items():
         condition = step.conditions[index]
         e = difference(condition.left, condition.right, defs)
@@ -155,6 +200,17 @@ def solutions(step: Step, defs: dict, step_words: set[str]) -> list[Outcome]:
             if len(names) > 1 and names <= given_names:
                 found = _system(step, names, step.assignments, defs)
                 out.extend(o for o in found if o.text not in {x.text for x in out})
+    return out
+
+
+def _led(assignments: list[Assignment]) -> list[Assignment]:
+    """The assignments, each joined by a bare "and" to the one before it given the words
+    that lead that run ("so a = 3 and b = 4": b's value is what solving gave too)."""
+    out: list[Assignment] = []
+    for a in assignments:
+        if out and a.clause == out[-1].clause + 1 and word_set(a.before) <= {"and"}:
+            a = Assignment(a.name, a.value, a.clause, a.region, f"{out[-1].before} {a.before}")
+        out.append(a)
     return out
 
 

@@ -214,9 +214,21 @@ def compare_identity(left, right):
     if differ == 0:
         return "holds", None, None
     if agree:
-        return "mixed", None, None
+        # Rational functions that agree at some points and not at others differ exactly
+        # (a nonzero numerator vanishes only on its roots, which a point may hit); other
+        # functions may agree on one branch and not another: nothing to say.
+        if not _rational(left - right, names):
+            return "mixed", None, None
+        return "false", None, witness
     constant = all(_close(d, diffs[0]) for d in diffs)
     return "false", (diffs[0] if constant else None), witness
+
+
+def _rational(expr, names) -> bool:
+    try:
+        return bool(names) and expr.is_rational_function(*names)
+    except (TypeError, ValueError):
+        return False
 
 
 def _decimals(member: str) -> int | None:
@@ -323,8 +335,10 @@ def follows(expr, conditions: list | None) -> bool:
     conditions = [c.xreplace(rename) for c in conditions]
     names = sorted(set().union(expr.free_symbols, *(c.free_symbols for c in conditions)), key=str)
     try:
-        target = sympy.fraction(sympy.together(expr))[0]
-        polys = [sympy.fraction(sympy.together(c))[0] for c in conditions]
+        # Numerators in lowest terms: `together` keeps a factor its denominators share, and
+        # the same condition written over another denominator would then not contain itself.
+        target = sympy.fraction(sympy.cancel(sympy.together(expr)))[0]
+        polys = [sympy.fraction(sympy.cancel(sympy.together(c)))[0] for c in conditions]
         if not all(p.is_polynomial(*names) for p in [target, *polys]):
             return True
         basis = sympy.groebner([sympy.expand(p) for p in polys], *names, order="grevlex")

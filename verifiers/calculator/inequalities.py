@@ -1,0 +1,131 @@
+"""Linear inequalities in one unknown, solved step by step: each is judged against the one it
+is written as following from.
+
+`-2x > 6`, hence `x > -3`: solving an inequality is a chain of equivalent rewrites, so a
+rewrite whose solution set leaves out values the inequality before it allows is a slip (here
+`x = -4`). Read only where nothing else can stand between the two: both inequalities linear
+in the same single unknown, two members each, the second right after the first with nothing
+but a connective between them ("so", "hence", "gives", "i.e."), no chained bounds. A
+conclusion may be weaker than its premise ("x > 3, so x > 1"), and it may be stronger only
+by what no integer fills: "n > 2.5, so n >= 3" is right for an integer n, so a False needs an
+integer the premise allows and the conclusion does not, at which what the conclusion bounds is
+a whole number too ("n < 1000 implies (n+1)/16 <= 62" is right where (n+1)/16 is one).
+Domains the chain states elsewhere ("since x is positive") never enter: the words between the
+two would say so, and then nothing is judged.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from verifiers.calculator.relations import admissible
+from verifiers.calculator.symbolic import Outcome, readings
+
+INEQUALITIES = frozenset({"<", ">", "<=", ">="})
+_LATEX = {"<=": "\\le", ">=": "\\ge"}
+# The words that draw a conclusion, and the only others that may stand beside them between a
+# premise and the inequality drawn from it ("x > 2 and x < 5" states a range: no "so" in it).
+_DRAWS = frozenset("so hence thus therefore gives giving yields implies get means then i".split())
+_FILLER = frozenset("we have which that is and e this".split())
+_ARROWS = re.compile(r"\\(?:implies|Rightarrow|Longrightarrow)|⟹|⇒")
+
+
+def drawn_directly(before: str) -> bool:
+    """Whether the text between two inequalities only draws the second from the first."""
+    words = set(re.findall(r"[a-z]+", _ARROWS.sub(" so ", before.lower())))
+    return bool(words & _DRAWS) and words <= _DRAWS | _FILLER
+
+
+def judge(premise: tuple[str, str, str], conclusion: tuple[str, str, str], defs: dict):
+    """A False when `conclusion` (left, op, right) leaves out an integer that `premise`
+    allows; None when there is nothing to say (see the module docstring)."""
+    first, second = _solution_set(*premise, defs), _solution_set(*conclusion, defs)
+    if first is None or second is None or first[0] != second[0]:
+        return None
+    var, allowed, drawn = first[0], first[1], second[1]
+    witness = _witness(allowed - drawn, second[2])
+    if witness is None:
+        return None
+    return Outcome(
+        "false",
+        _written(*conclusion),
+        reason=f"does not follow from `{_written(*premise)}`: {var} = {witness} satisfies "
+        "it, not this",
+    )
+
+
+def _written(left: str, op: str, right: str) -> str:
+    """The inequality as LaTeX writes it (the relation reader spells `\\le` as `<=`)."""
+    return f"{left} {_LATEX.get(op, op)} {right}"
+
+
+def _solution_set(left: str, op: str, right: str, defs: dict):
+    """(unknown, sympy set of its solutions, the expression the inequality bounds) for a
+    linear inequality in one unknown."""
+    import sympy
+
+    if op not in INEQUALITIES or not (admissible(left) and admissible(right)):
+        return None
+    a, b = readings(left, defs), readings(right, defs)
+    if len(a) != 1 or len(b) != 1:
+        return None
+    expr = sympy.expand(a[0] - b[0])
+    if len(expr.free_symbols) != 1:
+        return None
+    var = next(iter(expr.free_symbols))
+    try:
+        poly = sympy.Poly(expr, var)
+    except sympy.PolynomialError:
+        return None
+    if poly.degree() != 1 or not all(c.is_Rational for c in poly.all_coeffs()):
+        return None
+    # What the inequality bounds: its side with the unknown (`\frac{n+1}{16} <= 62` bounds
+    # (n+1)/16), or the difference when both sides hold it.
+    bounded = a[0] if not b[0].free_symbols else b[0] if not a[0].free_symbols else expr
+    slope, offset = poly.all_coeffs()
+    bound = -offset / slope
+    if slope < 0:  # dividing by a negative turns the inequality round
+        op = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}[op]
+    if op in ("<", "<="):
+        return var, sympy.Interval(-sympy.oo, bound, right_open=op == "<"), bounded
+    return var, sympy.Interval(bound, sympy.oo, left_open=op == ">"), bounded
+
+
+_TRIES = 64  # integers tried from the edge of what the conclusion leaves out
+
+
+def _witness(region, bounded) -> int | None:
+    """An integer in `region` (a union of intervals) at which `bounded` is an integer too:
+    "n < 1000 implies (n+1)/16 <= 62" is right where (n+1)/16 is a whole number, as the
+    chain means it, so only a value both readings allow is a counterexample."""
+    import sympy
+
+    var = next(iter(bounded.free_symbols))
+    pieces = region.args if isinstance(region, sympy.Union) else (region,)
+    for piece in pieces:
+        if not isinstance(piece, sympy.Interval) or piece.is_empty:
+            continue
+        for n in _integers(piece):
+            if bounded.xreplace({var: sympy.Integer(n)}).is_integer:
+                return n
+    return None
+
+
+def _integers(piece) -> list[int]:
+    """Up to `_TRIES` integers of an interval, from its finite end (from 0 when it has none)."""
+    import sympy
+
+    low, high = piece.start, piece.end
+    if low == -sympy.oo and high == sympy.oo:
+        return list(range(_TRIES))
+    if low == -sympy.oo:
+        top = int(math.floor(high)) - (1 if piece.right_open and high.is_integer else 0)
+        return list(range(top, top - _TRIES, -1))
+    first = int(math.ceil(low)) + (1 if piece.left_open and low.is_integer else 0)
+    found = []
+    for n in range(first, first + _TRIES):
+        if high != sympy.oo and (n > high or (n == high and piece.right_open)):
+            break
+        found.append(n)
+    return found
