@@ -39,7 +39,8 @@ _TRIG = frozenset("sin cos tan cot sec csc".split())
 _FUNCTION_LETTERS = frozenset("f g h p q".split())
 _IGNORED = frozenset("left right displaystyle".split())
 _MAX_RANGE = 2000
-_DERIVATIVE = re.compile(r"\\frac\s*\{\s*d|\bd[a-z]\b")
+# `\frac{d}{dx}`, `\frac{dy}{dx}`, `dx`: Leibniz notation (`\frac{d}{a}` is a quotient).
+_DERIVATIVE = re.compile(r"\\frac\s*\{\s*d\s*[a-z]?\s*\}\s*\{\s*d\s*[a-z]|\bd[a-z]\b")
 _MAX_EXPONENT = 10_000
 
 

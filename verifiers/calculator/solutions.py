@@ -99,7 +99,7 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
 
 
 # Words that say one side of the equation before is being rewritten in place.
-_SIDE_REWRITE = re.compile(r"expand|multipl|distribut|simplif")
+_SIDE_REWRITE = re.compile(r"expand|multipl|distribut|simplif|factor|rearrang|group|collect")
 
 
 def rewritten_side(
@@ -115,7 +115,7 @@ def rewritten_side(
     sides = ((first.left, first.right, second.left, second.right),
              (first.right, first.left, second.right, second.left))  # fmt: skip
     for old, kept, new, kept_again in sides:
-        if compact(kept) != compact(kept_again) or compact(old) == compact(new):
+        if compact(old) == compact(new) or not _same_side(kept, kept_again, defs):
             continue
         a, b = readings(old, defs), readings(new, defs)
         if len(a) != 1 or len(b) != 1 or not a[0].free_symbols:
@@ -134,6 +134,14 @@ def rewritten_side(
             reason=f"`{new}` is not `{old}` rewritten: at {at} they are {fmt(y)} and {fmt(x)}",
         )  # fmt: skip
     return None
+
+
+def _same_side(first: str, second: str, defs: dict) -> bool:
+    """The same member, as written or as a value (`16` for `2 \\cdot 8`)."""
+    if compact(first) == compact(second):
+        return True
+    a, b = readings(first, defs), readings(second, defs)
+    return len(a) == 1 and len(b) == 1 and compare_identity(a[0], b[0])[0] == "holds"
 
 
 def derived_from_any(second: Condition, conditions: list[Condition], defs: dict) -> bool:
