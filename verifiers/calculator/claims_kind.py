@@ -26,9 +26,10 @@ case or an alternative ("or", "case", "if", "for", "each"), an assignment of the
 when both equations share a side ("x - 4 = 1", "x - 4 = 11": cases). A claimed solution is
 put back into the condition written just before it in the same step. An equation that keeps
 one side of the condition before it after words that rewrite ("expanding", "simplifying")
-claims its other side is the first one's rewritten (`solutions.rewritten_side`). A linear
-inequality in one unknown drawn from the one just before it with only a connective between
-them is judged against it (`inequalities`).
+claims its other side is the first one's rewritten (`solutions.rewritten_side`), and so does
+an unknown given an expression again (`R = (450 - 5n)(500 + 10n)`, then "expanding, R =
+..."). A linear inequality in one unknown drawn from the one just before it with only a
+connective between them is judged against it (`inequalities`).
 """
 
 from __future__ import annotations
@@ -82,7 +83,11 @@ def judge_step(payload: tuple) -> tuple[list[Outcome], tuple, tuple, dict]:
     def_texts = dict(def_texts)
     defs = _definitions(def_texts)
     step = Step()
-    previous = Condition(last[0], last[1], -1, -1) if last else None
+    last_condition, last_named = last if last else ((), ())
+    previous = Condition(*last_condition, -1, -1) if last_condition else None
+    # The last unknown given an expression in others (`R = (450 - 5n)(500 + 10n)`): a later
+    # `R = ...` after rewrite words claims the same expression rewritten.
+    named = Condition(*last_named, -1, -1) if last_named else None
     step_words = set().union(*(word_set(c[2]) for c in clauses)) if clauses else set()
     skipped_region = -1
     trials = False
@@ -106,6 +111,7 @@ def judge_step(payload: tuple) -> tuple[list[Outcome], tuple, tuple, dict]:
             # A trial or a case, and whatever the same display derives from it.
             previous = None
             premise = None
+            named = None
             skipped_region = region
             step.barriers.append(k)
             continue
@@ -123,6 +129,7 @@ def judge_step(payload: tuple) -> tuple[list[Outcome], tuple, tuple, dict]:
             premise = None
         if lone(members[0]) and ops[0] == "=":
             previous = None  # an unknown given a value: the next equation starts afresh
+            named = _named(named, members, ops, before, k, region, defs, known, step)
             if (
                 len(members) >= 2
                 and numeric(members[-1], defs)
@@ -172,8 +179,28 @@ def judge_step(payload: tuple) -> tuple[list[Outcome], tuple, tuple, dict]:
             known.append((left, right))
             previous = here
     step.out.extend(solutions(step, defs, step_words))
-    last_out = (previous.left, previous.right) if previous is not None else ()
+    last_out = (
+        (previous.left, previous.right) if previous is not None else (),
+        (named.left, named.right) if named is not None else (),
+    )
     return step.out, last_out, tuple(known[-_MAX_KNOWN:]), def_texts
+
+
+def _named(
+    named: Condition | None, members, ops, before: str, k: int, region: int, defs: dict,
+    known: list, step: Step,
+) -> Condition | None:
+    """The unknown's expression after this clause (None when it is given no expression in
+    other unknowns); a rewrite of the last one judged on the way (`rewritten_side`)."""
+    if set(ops) != {"="} or not admissible(members[-1]):
+        return None
+    here = Condition(members[0], members[-1], k, region)
+    if named is not None and compact(named.left) == compact(here.left):
+        found = rewritten_side(named, here, before, defs, known)
+        if found is not None:
+            step.out.append(confirm(found, (named.right, here.right), defs))
+    value = readings(here.right, defs)
+    return here if len(value) == 1 and value[0].free_symbols else None
 
 
 
