@@ -155,8 +155,11 @@ def judge_step(payload: tuple) -> tuple[list[Outcome], tuple, tuple, dict]:
             if op != "=" or not LETTER.search(left + right):
                 continue
             here = Condition(left, right, k, region)
+            # A display right after another, with no words between, goes on with what the
+            # words before the first one said ("Combine like terms: \\[...\\] \\[...\\]").
+            said = before if before.strip(" ,.;:") else clauses[k - 1][2] if k else ""
             rewrite = None if previous is None else rewritten_side(
-                previous, here, before, defs, known
+                previous, here, said, defs, known
             )
             if rewrite is not None:
                 members_read = (previous.left, previous.right, left, right)

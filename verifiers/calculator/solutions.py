@@ -99,7 +99,9 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
 
 
 # Words that say one side of the equation before is being rewritten in place.
-_SIDE_REWRITE = re.compile(r"expand|multipl|distribut|simplif|factor|rearrang|group|collect")
+_SIDE_REWRITE = re.compile(
+    r"expand|multipl|distribut|simplif|factor|rearrang|group|collect|combin"
+)
 
 
 def rewritten_side(
