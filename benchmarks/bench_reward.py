@@ -170,7 +170,7 @@ def main() -> None:
     n, k = len(items), args.per_request
     reward = PRMReward.load(ckpt, batch_size=args.batch_size)
     prompts, texts = [q for q, _ in items], [c for _, c in items]
-    chains = [(q, split_steps(c, reward.split_mode)) for q, c in items]
+    chains = [(q, split_steps(c, reward.cut.mode)) for q, c in items]
     reward.scorer.score_many(chains[:k])  # warm-up
     rows = {
         "scorer": best(lambda: timed(n, lambda: ([], [fold(s)[0] for s in

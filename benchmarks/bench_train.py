@@ -77,7 +77,7 @@ def _plain(args: dict, width: int, queue) -> None:
 
     from pipelines.checkpoint.export import new_prm
     from pipelines.checkpoint.format import StepFormat
-    from pipelines.train.loop import bf16_enabled
+    from pipelines.train.worker import bf16_enabled
 
     torch.set_num_threads(args["threads"])
     torch.manual_seed(0)

@@ -108,8 +108,8 @@ def test_help_page_examples_parse(app):
 def test_printed_serve_command_uses_the_launcher_of_this_install(tmp_path):
     import importlib.metadata
 
-    from pipelines.checkpoint.export import serve_command
     from pipelines.checkpoint.format import StepFormat
+    from pipelines.checkpoint.serving import serve_command
 
     words = shlex.split(serve_command(StepFormat(step_tag_id=5, label_tokens=["-", "+"]),
                                       tmp_path / "my prm"))
@@ -124,8 +124,8 @@ def test_printed_serve_command_uses_the_launcher_of_this_install(tmp_path):
 @pytest.mark.engine  # vLLM's own command line (it only parses here: --help)
 def test_printed_serve_command_parses_in_vllm(tmp_path):
     """The whole printed command, pasted with `--help` appended: vLLM parses every option."""
-    from pipelines.checkpoint.export import serve_command
     from pipelines.checkpoint.format import StepFormat
+    from pipelines.checkpoint.serving import serve_command
 
     command = serve_command(StepFormat(step_tag_id=5, label_tokens=["-", "+"]), tmp_path)
     proc = subprocess.run(f"{command} --help", shell=True, capture_output=True, text=True,

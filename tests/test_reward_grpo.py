@@ -67,7 +67,7 @@ def test_grpo_learns_from_prm_rewards_on_chat_prompts(tmp_path):
     from pipelines.reward import PRMReward
 
     reward = PRMReward.load(_train_prm(tmp_path))
-    assert reward.split_mode == "line"  # recorded by prm-train from the data's manifest
+    assert reward.cut.mode == "line"  # recorded by prm-train from the data's manifest
     data = Dataset.from_dict({
         "prompt": [[{"role": "user", "content": f"{q} Put the final answer in \\boxed{{}}."}]
                    for q, _ in QUESTIONS],

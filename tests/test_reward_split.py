@@ -136,7 +136,7 @@ def test_a_prm_trained_on_sections_scores_the_same_sections(tmp_path):
     shutil.rmtree(final)  # the reward reads the exported copy only
     assert _warned(served) == []
     reward = PRMReward.load(served)
-    assert reward.split_mode == "sections"
+    assert reward.cut.mode == "sections"
     got = reward.score([r["prompt"] for r in rows], [_text(r, traces) for r in rows])
     for row, result in zip(rows, got, strict=True):
         ends = [s["end"] for s in row["step_spans"]]

@@ -107,6 +107,6 @@ def test_prm_train_writes_the_split_rules_into_the_checkpoint(tmp_path):
     final = Path(summary["final"])
     assert StepFormat.load(final).split == {**line, "cut_by": "prm-label", "given": []}
     r = PRMReward.load(final)
-    assert r.split_mode == "line"
+    assert r.cut.mode == "line"
     got = r.score(["q"], ["3 + 4 = 7\n7 + 2 = 9"])[0]
     assert len(got.steps) == 2 and got.note is Note.scored

@@ -16,8 +16,8 @@ from pipelines.cli import ConfigError
 from pipelines.confdir import CONF_DIR
 from pipelines.train.app import run
 from pipelines.train.config import LabelSource, register, to_config
-from pipelines.train.loop import lr_factor
 from pipelines.train.metrics import auroc
+from pipelines.train.worker import lr_factor
 from tests.conftest import app_error_line
 from tests.prm_fixtures import build_tiny_model, synthetic_rows, write_shards
 

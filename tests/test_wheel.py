@@ -85,7 +85,7 @@ def test_wheel_holds_the_templates(installed):
 
 def test_wheel_holds_the_sandbox_script(installed):
     source = {p.relative_to(ROOT) for p in ROOT.glob("verifiers/sandbox/script/*.py")}
-    assert len(source) == 4 and all((installed / p).is_file() for p in source)
+    assert len(source) == 5 and all((installed / p).is_file() for p in source)
     # script text, not modules: nothing of it is a package or an importable name
     assert not (installed / "verifiers/sandbox/script/__init__.py").exists()
 

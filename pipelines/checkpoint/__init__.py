@@ -8,7 +8,9 @@ Modules (import them by their full path; this file imports nothing, so the torch
 - `pipelines.checkpoint.model`: the PRM as trained (`ProcessRewardModel`), `tokenize_row`,
   `collate`, tokenizer and model loading.
 - `pipelines.checkpoint.export`: checkpoints as Hugging Face directories (`new_prm`,
-  `save_checkpoint`, `load_checkpoint`) and how vLLM serves them.
+  `save_checkpoint`, `load_checkpoint`, `export` and the `prm-export` command).
+- `pipelines.checkpoint.serving`: how vLLM serves a checkpoint (`vllm_engine_kwargs`,
+  `serve_args`, `serve_command`) and the checkpoint's README (`model_card`), no torch.
 """
 
-__all__ = ["export", "format", "model"]
+__all__ = ["export", "format", "model", "serving"]

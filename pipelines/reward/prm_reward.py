@@ -5,7 +5,8 @@
     reward.score(prompts, completions, references)           # -> [CompletionReward, ...]
 
 Each completion is cut into steps by the project's one splitter with the rules training saw
-(`split` recorded in the checkpoint's prm_format.json by prm-train; `reward.split` overrides),
+(`split` recorded in the checkpoint's prm_format.json by prm-train; `reward.split` overrides;
+`pipelines.reward.cut`),
 formatted and scored as training formatted its chains (`tokenize_row`, through whichever
 backend: `PRMScorer` in-process, a local vLLM engine or a `vllm serve` through `PRMClient`),
 and folded into one number (`labeling.prm.reward.fold`: `aggregation`, `empty_reward`, and a
@@ -40,16 +41,14 @@ from labeling.prm.reward import (
     completion_text,
     fold,
     prompt_text,
-    step_ends,
     strip_end_tokens,
     token_ends,
 )
-from labeling.steps.code import split_code_steps
-from labeling.steps.sections import SectionOptions, approx_tokens
-from labeling.steps.splitters import split_spans
+from labeling.steps.sections import approx_tokens
 from pipelines.checkpoint.format import FORMAT_FILE, StepFormat
 from pipelines.cli import ConfigError
 from pipelines.reward.config import RewardBackend, RewardConfig, RewardDomain, reward_config
+from pipelines.reward.cut import CompletionCut, SplitMismatchWarning
 from pipelines.reward.format_check import format_note
 from pipelines.reward.trl_reward import TRLReward
 from pipelines.serve.client import PRMClient, ScoringError
@@ -59,10 +58,6 @@ log = logging.getLogger("prm-reward")
 # Steps scored per completion when neither the config nor the checkpoint says (prm-label's
 # split.max_steps quarantines longer chains, so a PRM rarely saw more than a few dozen).
 DEFAULT_MAX_STEPS = 64
-
-
-class SplitMismatchWarning(UserWarning):
-    """The reward cuts completions otherwise than the PRM's training chains were cut."""
 
 
 def build_scorer(cfg: RewardConfig) -> Any:
@@ -83,7 +78,7 @@ def build_scorer(cfg: RewardConfig) -> Any:
     return PRMClient.for_server(path, cfg.url, model=cfg.served_name, batch_size=cfg.batch_size)
 
 
-def recorded_format(checkpoint: str | Path) -> Any:
+def recorded_format(checkpoint: str | Path) -> StepFormat | None:
     """The checkpoint's `StepFormat` (its `split` record and lengths); None for a third-party
     checkpoint without prm_format.json."""
     path = Path(checkpoint).expanduser()
@@ -97,95 +92,24 @@ class PRMReward:
         self.cfg = cfg
         fmt = recorded_format(cfg.checkpoint)
         record = (fmt.split if fmt is not None else None) or {}
-        cut = cfg.split
-        self.split_mode = str(cut.pick("mode", record))
-        self.code_mode = str(cut.pick("code_mode", record))
-        self.sections = SectionOptions(cut.pick("section_tokens", record),
-                                       cut.pick("max_sections", record))  # `sections` only
-        self._check_split()
-        self.split_said = self._say_split(record)
+        self.cut = CompletionCut.resolve(cfg, record)
+        if self.cut.mismatch:  # a warning, shown by scripts and the server alike, not a log line
+            warnings.warn(f"prm-reward: {self.cut.said}", SplitMismatchWarning, stacklevel=2)
         # Bounded work: steps past these are counted, never sent to the PRM (see _cap).
         self.max_steps = int(cfg.max_steps or record.get("max_steps") or DEFAULT_MAX_STEPS)
         self.max_tokens = cfg.max_tokens or (fmt.max_length if fmt is not None else None)
         self.max_prompt_tokens = fmt.max_prompt_length if fmt is not None else None
-        log.info("prm-reward: %s", self.split_said)
+        log.info("prm-reward: %s", self.cut.said)
         self.scorer = scorer if scorer is not None else build_scorer(cfg)
         self.stats: Counter[str] = Counter()
         self._checker: Any = None
         self._lock = threading.Lock()
-
-    def _say_split(self, record: dict[str, Any]) -> str:
-        """The sentence saying how completions are cut and why; a `SplitMismatchWarning`
-        (shown by scripts and the server alike, not a log line) when that is not the cut
-        the PRM was trained on: the config overrides the recorded rule, or the record says
-        the training chains were cut by mixed rules or came already split."""
-        cfg, cut = self.cfg, self.cfg.split
-        mode = self.split_mode if cfg.domain == RewardDomain.math else self.code_mode
-        how = f"{cfg.domain} completions are cut into steps with {mode}"
-        if mode == "sections":
-            how += (f" (section_tokens={self.sections.tokens}, "
-                    f"max_sections={self.sections.max_sections})")  # fmt: skip
-        cut_by = record.get("cut_by")
-        problems = []
-        if cfg.domain == RewardDomain.math:
-            trained = record.get("mode")
-            if cut.mode and trained and str(cut.mode) != trained:
-                problems.append(f"reward.split.mode={cut.mode} while the PRM was "
-                                f"trained on chains cut with {trained}")  # fmt: skip
-            if trained == "sections" and self.split_mode == "sections":
-                # every key the cut records: its budget and cap, and its cue list's version
-                # (a newer install cuts the same text elsewhere)
-                for key, ours in self.sections.record().items():
-                    if record.get(key) is not None and record[key] != ours:
-                        problems.append(f"{key}={ours} while training cut with "
-                                        f"{key}={record[key]}")  # fmt: skip
-        elif cut.code_mode and record.get("code_mode") and cut.code_mode != record["code_mode"]:
-            problems.append(f"reward.split.code_mode={cut.code_mode} while the PRM was trained "
-                            f"on chains cut with {record['code_mode']}")  # fmt: skip
-        if cut_by == "mixed" and not cut.sets_rule():
-            rules = record.get("rules") or {}
-            problems.append("the PRM was trained on chains cut by different rules ("
-                            + "; ".join(f"{p}: {r.get('mode')}" for p, r in rules.items())
-                            + "), so no cut repeats training; set reward.split.mode")
-        elif cut_by == "given" and not cut.mode:
-            problems.append("the PRM was trained only on chains that came already split "
-                            "(no rule to repeat); set reward.split.mode to the nearest cut")
-        elif record.get("given") and cut_by in ("prm-label", "people"):
-            problems.append(f"some training chains came already split ({len(record['given'])} "
-                            "dataset(s)); those were not cut this way")  # fmt: skip
-        if not record and not cut.sets_rule():
-            problems.append("the checkpoint records no split rules (not trained by prm-train "
-                            "on prm-label data?); set reward.split.mode to how it was trained")
-        said = ("as set in the reward config" if cut.sets_rule() else
-                "as recorded with the checkpoint" if record.get("mode") else "the default")
-        sentence = f"{how}, {said}"
-        if problems:
-            sentence += "; not the cut training saw: " + "; ".join(problems)
-            warnings.warn(f"prm-reward: {sentence}", SplitMismatchWarning, stacklevel=3)
-        return sentence
 
     @classmethod
     def load(cls, checkpoint: str | Path, **fields: Any) -> PRMReward:
         """`PRMReward.load(path, aggregation="last", backend="server", url=...)`: any
         `RewardConfig` field as a keyword; a wrong one raises ConfigError."""
         return cls(reward_config(checkpoint=str(checkpoint), **fields))
-
-    def _check_split(self) -> None:
-        """Fail at start, in one sentence, on rules this install's splitter does not know."""
-        try:
-            self._split("a", "")
-        except ValueError as exc:
-            raise ConfigError(f"the checkpoint's split rules cannot be used here ({exc}); set "
-                              "reward.split.mode") from exc  # fmt: skip
-
-    def _split(self, text: str, prompt: str) -> tuple[list[str], list[int | None]]:
-        """(steps, each step's end in `text`) through the project's one splitter per domain."""
-        if self.cfg.domain == RewardDomain.code:
-            steps = split_code_steps(text, self.code_mode, "", prompt)
-            return steps, step_ends(text, steps)  # code steps are rebuilt: found, or None
-
-        spans = split_spans(text, self.split_mode, self.sections)
-        return [text[a:b] for a, b in spans], [b for _, b in spans]
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any],
                  references: Sequence[Any] | None = None) -> list[float]:  # fmt: skip
@@ -237,7 +161,7 @@ class PRMReward:
             where: list[int | None] = []
             if note is Note.scored:
                 try:
-                    found, where = self._split(text, prompt)
+                    found, where = self.cut.steps(text, prompt)
                 except Exception as exc:  # model output is untrusted; a splitter bug too
                     log.warning("prm-reward: the splitter failed on a completion (%s)", exc)
                     note = Note.split_error

@@ -192,7 +192,7 @@ def run(cfg: Any) -> None:
     s = conf.server
     print(f"prm-reward-server: {conf.reward.checkpoint} ({conf.reward.backend}) on "
           f"http://{s.host}:{s.port}/get_reward", file=sys.stderr, flush=True)  # fmt: skip
-    print(f"prm-reward-server: {reward.split_said}", file=sys.stderr, flush=True)
+    print(f"prm-reward-server: {reward.cut.said}", file=sys.stderr, flush=True)
     try:
         uvicorn.run(build_app(reward, s), host=s.host, port=s.port, log_level=s.log_level,
                     access_log=False)  # fmt: skip

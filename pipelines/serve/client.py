@@ -27,9 +27,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pipelines.checkpoint.export import vllm_engine_kwargs
 from pipelines.checkpoint.format import StepFormat
 from pipelines.checkpoint.model import load_tokenizer, tokenize_row
+from pipelines.checkpoint.serving import vllm_engine_kwargs
 
 Chain = tuple[str, Sequence[str]]
 

@@ -4,7 +4,7 @@
         PRMClient.for_server("outputs/prm/final", server.url).score_many(chains)
 
 This runs exactly the documented command (`vllm serve <checkpoint> --runner pooling ...`, the
-options from `pipelines.checkpoint.export.serve_args`), in its own process group, logging to
+options from `pipelines.checkpoint.serving.serve_args`), in its own process group, logging to
 `<log>`. It is for tests, benchmarks and local RL loops; on a cluster, run `vllm serve`
 as any other service. It binds to 127.0.0.1 by default and never to other addresses unless
 told.
@@ -21,8 +21,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from pipelines.checkpoint.export import serve_args, vllm_command
 from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.serving import serve_args, vllm_command
 
 
 def free_port(host: str = "127.0.0.1") -> int:

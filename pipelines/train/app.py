@@ -26,6 +26,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.serving import serve_command
 from pipelines.cli import HydraApp, explain
 from pipelines.train import data as prm_data
 from pipelines.train.config import TrainAppConfig, register, to_config
@@ -74,9 +75,6 @@ def run(cfg: Any) -> dict[str, Any]:
 
 
 def _run_and_print(cfg: DictConfig) -> None:
-    # torch's side of the checkpoint, after training only.
-    from pipelines.checkpoint.export import serve_command
-
     summary = run(cfg)
     print(json.dumps({k: v for k, v in summary.items() if k != "format"}, indent=2))
     out = Path(summary["final"]).parent

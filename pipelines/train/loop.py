@@ -1,7 +1,8 @@
 """The training loop of prm-train: the per-worker program, in-process or on a Ray Train worker.
 
-`train_loop` builds (or resumes) the model, the optimizer and the schedule, streams batches
-from the shards (`pipelines.train.data`), steps with gradient accumulation and bf16 autocast
+`train_loop` builds (or resumes) the model, the optimizer and the schedule
+(`pipelines.train.worker`), streams batches from the shards (`pipelines.train.data`) a few
+steps ahead (`pipelines.train.background`), steps with gradient accumulation and bf16 autocast
 where the device has it, evaluates on the validation rows, and writes checkpoints (a servable
 HF directory plus `trainer_state.pt`: optimizer, schedule, step, data position) and metrics.
 With several workers, rank 0 writes; `pipelines.train.app.run` decides where it runs.
@@ -15,99 +16,23 @@ import logging
 import math
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
+from dataclasses import asdict
 from typing import Any
 
 import torch
 
-from pipelines.checkpoint.export import load_checkpoint, new_prm, save_checkpoint
-from pipelines.checkpoint.format import StepFormat
+from pipelines.checkpoint.export import save_checkpoint
 from pipelines.checkpoint.model import cut_counts, tokenize_row
-from pipelines.cli import ConfigError
 from pipelines.ticker import duration
 from pipelines.train import data as prm_data
-from pipelines.train.background import (
-    CheckpointWriter,
-    Prefetcher,
-    micro_batches,
-)
-from pipelines.train.checkpoints import STATE_FILE, resume_path, snapshot, write_checkpoint
-from pipelines.train.config import TrainAppConfig, to_config
-from pipelines.train.lineage import dataset_split
+from pipelines.train.background import Prefetcher, micro_batches
+from pipelines.train.checkpoints import snapshot, write_checkpoint
 from pipelines.train.long_chains import check_something_fits, long_chains, say_first_cut
 from pipelines.train.metrics import Interval, _forward_loss, evaluate
-from pipelines.train.packing import choose_packing
+from pipelines.train.worker import Worker, setup_worker
 
 PROGRESS_EVERY_S = 10.0  # a step line at most this often (every step when steps are slower)
 log = logging.getLogger("prm-train")
-
-
-def _value(x: Any) -> str:
-    return str(getattr(x, "value", x)).lower()
-
-
-def bf16_enabled(mode: Any, device: torch.device) -> bool:
-    """Whether to autocast to bf16: `auto` asks the device (oneDNN bf16 on CPU)."""
-    if _value(mode) in ("off", "false"):
-        return False
-    if device.type == "cuda":
-        supported = torch.cuda.is_bf16_supported()
-    else:
-        supported = bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
-    if _value(mode) in ("on", "true") and not supported:
-        raise ConfigError(f"train.bf16=on but {device} has no bf16 support; use train.bf16=auto")
-    return supported
-
-
-def lr_factor(step: int, warmup: int, total: int, schedule: Any) -> float:
-    """Multiplier of the peak learning rate at optimizer step `step` (0-based)."""
-    schedule = _value(schedule)
-    if step < warmup:
-        return (step + 1) / (warmup + 1)
-    if schedule == "constant":
-        return 1.0
-    progress = min(1.0, (step - warmup) / max(1, total - warmup))
-    if schedule == "linear":
-        return 1.0 - progress
-    if schedule == "cosine":
-        return 0.5 * (1.0 + math.cos(math.pi * progress))
-    raise ValueError(f"optim.schedule={schedule!r}; use cosine, linear or constant")
-
-
-def _initial_model(cfg: TrainAppConfig, resume: Path | None):
-    """(model, tokenizer, format): a resumed checkpoint, a PRM to fine-tune, or a fresh one."""
-    path = Path(cfg.model.path).expanduser() if cfg.model.path else None
-    source = resume or (path if path and (path / "prm_format.json").exists() else None)
-    if source is not None:
-        model, tok, fmt = load_checkpoint(source)
-        if _value(cfg.export.format) != fmt.format:
-            raise ConfigError(
-                f"{source} is a {fmt.format} checkpoint; set export.format={fmt.format}"
-            )
-        return model, tok, fmt
-    m, e = cfg.model, cfg.export
-    request = StepFormat(
-        format=_value(e.format),
-        prompt_template=m.prompt_template,
-        step_template=m.step_template,
-        step_tag=e.step_tag,
-        label_tokens=list(e.label_tokens),
-        max_length=m.max_length,
-        max_prompt_length=m.max_prompt_length,
-    )
-    return new_prm(m.path, request)
-
-
-def _param_groups(core, cfg: TrainAppConfig) -> list[dict[str, Any]]:
-    """qwen2_prm: the fresh score head may get its own rate. causal_lm: the head is two rows
-    of the LM's own output matrix, trained at `lr` with everything else."""
-    if core.fmt.format == "causal_lm":
-        return [{"params": core.parameters(), "lr": cfg.optim.lr}]
-    return [
-        {"params": core.backbone.parameters(), "lr": cfg.optim.lr},
-        {"params": core.score.parameters(), "lr": cfg.optim.head_lr or cfg.optim.lr},
-    ]
 
 
 def ray_worker(config: dict[str, Any]) -> None:
@@ -115,92 +40,7 @@ def ray_worker(config: dict[str, Any]) -> None:
     train_loop(config, in_ray=True)
 
 
-@dataclass
-class _Worker:
-    """Everything one worker's loop holds; built once by `_setup`."""
-
-    cfg: TrainAppConfig
-    model: Any  # what forward/backward run on (DDP-wrapped under Ray)
-    core: Any  # the ProcessRewardModel itself (saved, evaluated)
-    tok: Any
-    fmt: StepFormat
-    soft: bool
-    device: torch.device
-    use_bf16: bool
-    optimizer: Any
-    scheduler: Any
-    stream: prm_data.ChainStream
-    pack: bool  # packed rows (else padded batches)
-    out: Path
-    rank: int
-    world: int
-    in_ray: bool
-    resume: Path | None
-    step: int = 0
-    cut: Counter = field(default_factory=Counter)  # what max_length dropped (`cut_counts`)
-    position: dict[str, int] = field(default_factory=dict)  # data consumed (resume point)
-    data: Prefetcher | None = None
-    writer: CheckpointWriter = field(default_factory=CheckpointWriter)
-
-
-def _setup(config: dict[str, Any], in_ray: bool) -> _Worker:
-    """Config, model, device, optimizer, schedule, data stream; resumed state if any."""
-    cfg = to_config(config)
-    rank, world = 0, 1
-    if in_ray:
-        import ray.train
-
-        ctx = ray.train.get_context()
-        rank, world = ctx.get_world_rank(), ctx.get_world_size()
-    if cfg.train.torch_threads > 0:
-        torch.set_num_threads(cfg.train.torch_threads)
-    torch.manual_seed(cfg.train.seed)
-    out = Path(cfg.output.dir).expanduser().resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    resume = resume_path(str(cfg.train.resume), out)
-    core, tok, fmt = _initial_model(cfg, resume)
-    split = dataset_split(list(cfg.data.shards))
-    if split is not None:  # saved with every checkpoint: a reward cuts completions the same way
-        core.fmt = fmt = replace(fmt, split=split)
-    core.train()
-    if cfg.train.gradient_checkpointing:  # the HF model under the head recomputes its layers
-        hf = core.lm if fmt.format == "causal_lm" else core.backbone
-        hf.config.use_cache = False
-        hf.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-    model = core
-    if in_ray:
-        import ray.train.torch
-
-        model = ray.train.torch.prepare_model(core)
-        device = ray.train.torch.get_device()
-    else:
-        device = torch.device("cuda" if cfg.train.use_gpu else "cpu")
-        core.to(device)
-    use_bf16 = bf16_enabled(cfg.train.bf16, device)
-    pack = cfg.train.tokens_per_batch > 0 and choose_packing(core.body, device, use_bf16) \
-        is not None
-    optimizer = torch.optim.AdamW(_param_groups(core, cfg), weight_decay=cfg.optim.weight_decay)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer,
-        lambda s: lr_factor(s, cfg.optim.warmup_steps, cfg.train.max_steps, cfg.optim.schedule),
-    )
-    w = _Worker(
-        cfg, model, core, tok, fmt, prm_data.is_soft(cfg.data), device, use_bf16, optimizer,
-        scheduler, prm_data.ChainStream(cfg.data, cfg.train.seed, rank, world), pack, out, rank,
-        world, in_ray, resume,
-    )  # fmt: skip
-    if resume is not None:
-        state = torch.load(resume / STATE_FILE, weights_only=False)
-        optimizer.load_state_dict(state["optimizer"])
-        scheduler.load_state_dict(state["scheduler"])
-        w.step = state["step"]
-        w.stream.skip(state["data"])
-        torch.set_rng_state(state["rng"])
-    w.position = dict(w.stream.position)
-    return w
-
-
-def _start_data(w: _Worker) -> Prefetcher:
+def _start_data(w: Worker) -> Prefetcher:
     """The background reader: micro-batches a few steps ahead of the one training."""
     t = w.cfg.train
     pin = w.device.type == "cuda"
@@ -212,7 +52,7 @@ def _start_data(w: _Worker) -> Prefetcher:
     return Prefetcher(make, depth=2 * t.grad_accum + 2)
 
 
-def _one_step(w: _Worker) -> dict[str, Any]:
+def _one_step(w: Worker) -> dict[str, Any]:
     """One optimizer step over `grad_accum` micro-batches; returns its statistics, the loss
     and the correct count still on the device (read at the logging interval, not here)."""
     assert w.data is not None
@@ -248,7 +88,7 @@ def _one_step(w: _Worker) -> dict[str, Any]:
             "chain_tokens": chain_tokens, "data_wait_s": waited}  # fmt: skip
 
 
-def _due(w: _Worker) -> dict[str, bool]:
+def _due(w: Worker) -> dict[str, bool]:
     """What this step does after training: log a row, validate, checkpoint."""
     t, step = w.cfg.train, w.step
     last = step == t.max_steps
@@ -257,7 +97,7 @@ def _due(w: _Worker) -> dict[str, bool]:
             "save": bool(t.save_every and step % t.save_every == 0) or last}  # fmt: skip
 
 
-def _after_step(w: _Worker, due: dict[str, bool], interval: Interval,
+def _after_step(w: Worker, due: dict[str, bool], interval: Interval,
                 val_rows: list) -> dict[str, Any]:  # fmt: skip
     """The metrics row of this step: training figures over the interval, validation, the
     checkpoint (written in the background from a snapshot of this step)."""
@@ -282,7 +122,7 @@ def _after_step(w: _Worker, due: dict[str, bool], interval: Interval,
     return row
 
 
-def step_line(w: _Worker, row: dict[str, Any], per_step: float) -> str:
+def step_line(w: Worker, row: dict[str, Any], per_step: float) -> str:
     """`step 12/100: loss 0.642, acc 0.71, lr 1.2e-05, 11.8s/step, ETA 17m18s` (+ validation
     figures and the checkpoint when this step has them)."""
     left = w.cfg.train.max_steps - w.step
@@ -300,7 +140,7 @@ def step_line(w: _Worker, row: dict[str, Any], per_step: float) -> str:
     return ", ".join(parts)
 
 
-def _train_steps(w: _Worker, val_rows: list, metrics_file: Any) -> dict[str, Any]:
+def _train_steps(w: Worker, val_rows: list, metrics_file: Any) -> dict[str, Any]:
     """Step until `max_steps`; returns the last values of every metrics key and the totals.
     The device is waited for only at a step that logs, validates or checkpoints."""
     cfg = w.cfg
@@ -338,7 +178,7 @@ def _train_steps(w: _Worker, val_rows: list, metrics_file: Any) -> dict[str, Any
 
 def train_loop(config: dict[str, Any], in_ray: bool = False) -> dict[str, Any]:
     """The per-worker training program; returns the summary (rank 0) or {} (other ranks)."""
-    w = _setup(config, in_ray)
+    w = setup_worker(config, in_ray)
     cfg = w.cfg
     val_rows = []
     val_cut: Counter = Counter()

@@ -6,8 +6,8 @@ the last two as its outcome check for code problems.
 
 What a run looks like: `bwrap` starts the interpreter's `-S -P -B -c <harness>` in fresh pid,
 net, ipc, uts (and cgroup) namespaces with a read-only view of the interpreter only, a
-private /tmp and /dev/shm, and the seccomp filter of `seccomp.py`. The harness (the four
-files of `script/` joined, see `script/4_harness.py`) forks the program's process and the test
+private /tmp and /dev/shm, and the seccomp filter of `seccomp.py`. The harness (the five
+files of `script/` joined, see `script/5_harness.py`) forks the program's process and the test
 process, each dropping to its own random unprivileged uid with rlimits; the program arrives
 on stdin, the tests on their own pipe, and only the test process writes the nonce-tagged
 result lines. The wall clock is enforced here by killing bwrap's process group, which tears
@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 
 ISOLATION = ("bwrap", "none")
 # The sandboxed program's text: the files of script/ joined in the order their names give
-# (see script/4_harness.py). They are script text, never imported: a name that starts with a
+# (see script/5_harness.py). They are script text, never imported: a name that starts with a
 # digit is not a module name. Shipped as package data (setup.py).
 _SCRIPT_DIR = Path(__file__).with_name("script")
 _HARNESS = tuple(sorted(_SCRIPT_DIR.glob("[0-9]_*.py")))

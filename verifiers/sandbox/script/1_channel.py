@@ -1,6 +1,7 @@
-"""Sandbox text, part 1 of 4: the runner joins 1_channel.py, 2_hooks.py, 3_testside.py and
-4_harness.py (in the order their names give) into the program it runs with `python -S -c`;
-the project never imports these files (a name starting with a digit is no module name).
+"""Sandbox text, part 1 of 5: the runner joins 1_channel.py, 2_hooks.py, 3_remote.py,
+4_testside.py and 5_harness.py (in the order their names give) into the program it runs with
+`python -S -c`; the project never imports these files (a name starting with a digit is no
+module name).
 
 What both processes of a run share: length-prefixed `marshal` frames on a pipe, and the
 definition of plain data. Plain data is exactly: int, float, complex, str, bytes, bool, None

@@ -1,4 +1,4 @@
-"""Sandbox text, part 2 of 4 (see 4_harness.py): the hooks rewritten tests call, and the
+"""Sandbox text, part 2 of 5 (see 5_harness.py): the hooks rewritten tests call, and the
 in-place copy-back of arguments the program mutated. Runs in the test process only.
 
 `program.py` rewrites every comparison, `assert`, `not` and `and`/`or` operand in test code

@@ -1,7 +1,7 @@
-"""Sandbox text, part 4 of 4: start-up, and the program's side of a run.
+"""Sandbox text, part 5 of 5: start-up, and the program's side of a run.
 
-`python -S -P -B -c <1_channel.py + 2_hooks.py + 3_testside.py + this> <result fd> <tests fd>`
-runs inside bubblewrap (the runner joins the four files; the project never imports them).
+`python -S -P -B -c <1_channel.py + ... + 4_testside.py + this> <result fd> <tests fd>` runs
+inside bubblewrap (the runner joins the five files; the project never imports them).
 Start-up, still with the sandbox's only privileges (as root: CAP_SETUID/SETGID), forks two
 processes connected by two pipes:
 
@@ -11,14 +11,14 @@ processes connected by two pipes:
   functions bound before the program ran, or a numbered handle for anything else; instances
   of subclasses of the built-in scalars and containers go as their base type's content.
   It never sees the tests, the result fd or the run's nonce.
-- the test process (3_testside.py): the one bwrap started; reads the tests from their own fd,
-  drops to uid B, runs them with the program's names bound to proxies, and writes the
-  records. A different uid: the program can neither signal, trace nor read its memory.
+- the test process (4_testside.py): the one bwrap started; reads the tests from their own
+  fd, drops to uid B, runs them with the program's names bound to proxies (3_remote.py), and
+  writes the records. A different uid: the program can neither signal, trace nor read its memory.
 
 Nothing in the program's process is trusted: the test process checks everything it gets.
 """
 
-# ruff: noqa: F821 - names from 1_channel.py and 3_testside.py, joined into one program
+# ruff: noqa: F821 - names from 1_channel.py and 4_testside.py, joined into one program
 import builtins
 import os
 import resource
