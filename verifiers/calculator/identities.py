@@ -53,6 +53,8 @@ def judge_link(
     one_sided = not all(e.free_symbols for e in lefts + rights)
     if not one_sided and any(a.free_symbols != b.free_symbols for a in lefts for b in rights):
         return None  # a member brings unknowns of its own: coefficients to match, a condition
+    if one_sided and (found := _cancelled(left, right, lefts, rights, before)) is not None:
+        return found
     verdicts = [compare_identity(a, b) for a in lefts for b in rights]
     symbolic_side = lefts[0] if lefts[0].free_symbols else rights[0]
     if one_sided and (
@@ -177,6 +179,30 @@ def attempt(grouped, written) -> bool:
     terms = sympy.expand(written).as_coefficients_dict()
     matched = sum(1 for monomial, c in terms.items() if true.get(monomial) == c)
     return matched >= 2 and 2 * matched >= len(terms)
+
+
+# Words that say the terms of a side are being cancelled or gathered, so that side is a
+# rewrite of what came before and not one side of an equation to solve.
+_CANCELS = re.compile(r"cancel|like terms|combin|collect")
+
+
+def _cancelled(left: str, right: str, lefts, rights, before: str) -> Outcome | None:
+    """"After canceling the like terms, x^2 - 2x^2 + x^2 + 10x - 10x + 25 = x^2": a side
+    written with unknowns that cancel to a number, against one in those unknowns, after
+    words that cancel or gather terms: the rewrite claims an expression in x is a number."""
+    if len(lefts) != 1 or len(rights) != 1 or not _CANCELS.search(before.lower()[-80:]):
+        return None
+    for text, value, other in ((left, lefts[0], rights[0]), (right, rights[0], lefts[0])):
+        written = set(BARE_LETTERS.findall(text))
+        if value.free_symbols or not other.free_symbols or not written:
+            continue
+        if {str(s) for s in other.free_symbols} <= written:
+            return Outcome(
+                "false", f"{left} = {right}",
+                reason=f"`{text}` is {fmt(value)} for every value of its letters; the other "
+                "side is not",
+            )  # fmt: skip
+    return None
 
 
 def _cued(before: str) -> bool:
