@@ -112,7 +112,7 @@ _FORMULA = re.compile(
     r"formula\W*$|the identity\W*$|double.angle|half.angle"
 )
 # A form written grouped: a power or a product of a bracket, a fraction.
-_GROUPED = re.compile(r"\)\s*\^|\)\s*\(|\d\s*\(|[A-Za-z]\s*\(|\\frac|\\sqrt|\)\s*[A-Za-z]")
+GROUPED = re.compile(r"\)\s*\^|\)\s*\(|\d\s*\(|[A-Za-z]\s*\(|\\frac|\\sqrt|\)\s*[A-Za-z]")
 
 
 def _terms(expr) -> int:
@@ -154,7 +154,7 @@ def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
         if combined and (says or common) and not _SETS_UP.search(before.lower()[-40:]):
             return True
         return bool(_FORMULA.search(before.lower()[-30:]))
-    grouped = (bool(_GROUPED.search(left)), bool(_GROUPED.search(right)))
+    grouped = (bool(GROUPED.search(left)), bool(GROUPED.search(right)))
     if grouped[0] == grouped[1]:
         return False  # the same form on both sides: an equation between them, as likely
     grouped_side, written = (a, b) if grouped[0] else (b, a)

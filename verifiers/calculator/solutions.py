@@ -19,7 +19,7 @@ from verifiers.calculator.claim_words import (
     compact,
     word_set,
 )
-from verifiers.calculator.identities import attempt, fmt, known_polynomials
+from verifiers.calculator.identities import GROUPED, attempt, fmt, known_polynomials
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import (
     Outcome,
@@ -98,6 +98,7 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
     return None
 
 
+_ARROW = re.compile(r"\\(?:implies|rightarrow|longrightarrow|iff)|⟹|⇒|[,;.:]")
 # Words that say one side of the equation before is being rewritten in place.
 _SIDE_REWRITE = re.compile(
     r"expand|multipl|distribut|simplif|factor|rearrang|group|collect|combin"
@@ -112,13 +113,18 @@ def rewritten_side(
     must be equal for every value, whatever the unknowns (a False needs the text to say it
     rewrites, the new side to be an attempt at that rewrite, and the difference not to
     follow from the conditions known)."""
-    if not _SIDE_REWRITE.search(before.lower()[-80:]):
+    # With no words between the two (the next display, or across an arrow), the new side
+    # must show the rewrite by its form: a product or power against an expanded side.
+    bare = not re.search(r"[a-z]", _ARROW.sub(" ", before.lower()))
+    if not (_SIDE_REWRITE.search(before.lower()[-80:]) or bare):
         return None
     sides = ((first.left, first.right, second.left, second.right),
              (first.right, first.left, second.right, second.left))  # fmt: skip
     for old, kept, new, kept_again in sides:
         if compact(old) == compact(new) or not _same_side(kept, kept_again, defs):
             continue
+        if bare and bool(GROUPED.search(old)) == bool(GROUPED.search(new)):
+            return None  # "x + y = 10", "x - y = 10": a system's equations one per line
         a, b = readings(old, defs), readings(new, defs)
         if len(a) != 1 or len(b) != 1 or not a[0].free_symbols:
             return None
