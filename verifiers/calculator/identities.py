@@ -78,11 +78,8 @@ def judge_link(
     # on its own claims an identity when it rewrites one form into another (factored or
     # grouped against expanded) keeping the leading terms, as a slip in a rewrite does.
     if constant is None and not (
-        (
-            _rewrites(members, i, defs)
-            and _alike(lefts[0], rights[0])
-            and (_terms(lefts[0] - rights[0]) == 1 or _cued(before))
-        )
+        _rewrites(members, i, defs)
+        and _rewritten(*_atomized(lefts[0], rights[0]), before)
         or _rewrite_of(left, right, lefts[0], rights[0], before)
     ):
         return None
@@ -203,6 +200,29 @@ def _cancelled(left: str, right: str, lefts, rights, before: str) -> Outcome | N
                 "side is not",
             )  # fmt: skip
     return None
+
+
+def _rewritten(earlier, later, before: str) -> bool:
+    """A link of a chain of rewrites that claims one: its sides alike (see `_alike`), and
+    one term apart, after rewrite words, or the later side an attempt at the earlier one
+    ("(x+1)^2 = x^2 + 2x + 1 = 2x^2 - 3" ends on an equation: nothing of it is a term of
+    the expansion)."""
+    if not _alike(earlier, later):
+        return False
+    return _terms(earlier - later) == 1 or _cued(before) or attempt(earlier, later)
+
+
+def _atomized(a, b):
+    """Both expressions with each function of the unknowns (a log, a sine, a root) taken as an
+    unknown of its own, the same one in both: `\\sin^4 x - \\sin^2 x \\cos^2 x` is then a
+    polynomial of degree 4, and a log over 3 a rational function."""
+    import sympy
+
+    atoms = set().union(*(e.atoms(sympy.Function, sympy.Pow) for e in (a, b)))
+    opaque = [t for t in atoms if t.free_symbols and (
+        isinstance(t, sympy.Function) or not t.exp.is_Integer)]  # fmt: skip
+    rename = {t: sympy.Dummy(f"u{i}") for i, t in enumerate(sorted(opaque, key=str))}
+    return a.xreplace(rename), b.xreplace(rename)
 
 
 def _cued(before: str) -> bool:
