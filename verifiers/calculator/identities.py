@@ -108,8 +108,11 @@ _REWRITE = re.compile(
 _FORMULA = re.compile(
     r"formula\W*$|the identity\W*$|double.angle|half.angle"
 )
-# A form written grouped: a power or a product of a bracket, a fraction.
-GROUPED = re.compile(r"\)\s*\^|\)\s*\(|\d\s*\(|[A-Za-z]\s*\(|\\frac|\\sqrt|\)\s*[A-Za-z]")
+# A form written grouped: a power or a product of a bracket (`(1 + \cos x)\sin^2 x` too), a
+# fraction.
+GROUPED = re.compile(
+    r"\)\s*\^|\)\s*\(|\d\s*\(|[A-Za-z]\s*\(|\\frac|\\sqrt|\)\s*[A-Za-z]|\)\s*\\[a-z]"
+)
 
 
 def _terms(expr) -> int:
@@ -137,6 +140,15 @@ def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
     the text announces as a rewrite ("expanding", "by the double-angle formula")."""
     cue = _cued(before)
     degree = _same_degree(a, b)
+    if degree is None and _rational_degree(a - b) is None:
+        if _FORMULA.search(before.lower()[-30:]):
+            return True  # a named identity ("by the double-angle formula")
+        # Functions of the unknowns taken as unknowns: `\\sin^2 x (1 + \\cos x)` against its
+        # expansion is read as a polynomial in sin x and cos x would be.
+        atomized = _atomized(a, b)
+        if _same_degree(*atomized) is not None:
+            a, b = atomized
+            degree = _same_degree(a, b)
     if degree is None:
         # "This simplifies to 1/x^2 = 1/(5 - x)^2" is an equation as often as not: beyond
         # polynomials only a named identity makes the link a claim, or fractions combined
