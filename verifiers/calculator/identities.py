@@ -95,14 +95,14 @@ def judge_link(
 
 # Words that announce a rewrite of one expression, not an equation to solve; the first few
 # say it is multiplied out (so the expanded side's degree is the one to believe).
-_EXPANDS = re.compile(r"expand|multiply(ing)? out|distribut")
+_EXPANDS = re.compile(r"expan|multiply(ing)? out|distribut")
 # Words that say fractions are put together (not "factoring", which rewrites denominators of
 # an equation as readily as it combines anything).
 _COMBINING = re.compile(r"combin|common denominator|telescop|partial fraction")
 # Words that make the link an equation to solve whatever else the text says of it.
 _SETS_UP = re.compile(r"equation|solv|satisf|such that|want|need")
 _REWRITE = re.compile(
-    r"expand|factor|multiply(ing)? out|distribut|identity|formula|difference of (two )?"
+    r"expan|factor|multiply(ing)? out|distribut|identity|formula|difference of (two )?"
     r"(squares|cubes)|sum of (two )?cubes|group|combin|common denominator|telescop"
 )
 _FORMULA = re.compile(
