@@ -20,6 +20,7 @@ juxtaposed factors that follow it (`\\sin 2x` is sin(2x)) and stops at the next 
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from functools import lru_cache
 
 __all__ = ["ParseError", "read_member"]
@@ -39,6 +40,7 @@ _TRIG = frozenset("sin cos tan cot sec csc".split())
 _FUNCTION_LETTERS = frozenset("f g h p q".split())
 _IGNORED = frozenset("left right displaystyle".split())
 _MAX_RANGE = 2000
+_MAX_SURD_TERMS = 100  # terms of a sum or product whose body is not a fraction of its index
 # `\frac{d}{dx}`, `\frac{dy}{dx}`, `dx`: Leibniz notation (`\frac{d}{a}` is a quotient).
 _DERIVATIVE = re.compile(r"\\frac\s*\{\s*d\s*[a-z]?\s*\}\s*\{\s*d\s*[a-z]|\bd[a-z]\b")
 _MAX_EXPONENT = 10_000
@@ -300,6 +302,44 @@ def _bounds(text: str) -> tuple[str, int, int, str] | None:
     return op, low, high, var + "\x00" + m.group(6)
 
 
+def _rational_terms(body, symbol, low: int, high: int) -> list[Fraction] | None:
+    """The terms of a sum or product whose body is a rational function of its index alone,
+    in exact fractions (a thousand sympy substitutions take the better part of a second);
+    None when the body is anything else; `ParseError` when a term divides by zero."""
+    import sympy
+
+    if body.free_symbols - {symbol} or not body.is_rational_function(symbol):
+        return None
+    num, den = (sympy.Poly(part, symbol) for part in sympy.fraction(sympy.cancel(body)))
+    if not all(c.is_Rational for c in num.all_coeffs() + den.all_coeffs()):
+        return None
+    a = [Fraction(int(c.p), int(c.q)) for c in num.all_coeffs()]
+    b = [Fraction(int(c.p), int(c.q)) for c in den.all_coeffs()]
+    terms = []
+    for k in range(low, high + 1):
+        bottom = _horner(b, k)
+        if bottom == 0:
+            raise ParseError("a term of the sum divides by zero")
+        terms.append(_horner(a, k) / bottom)
+    return terms
+
+
+def _horner(coefficients: list[Fraction], k: int) -> Fraction:
+    value = Fraction(0)
+    for c in coefficients:
+        value = value * k + c
+    return value
+
+
+def _combined(op: str, terms: list[Fraction]):
+    import sympy
+
+    total = Fraction(0) if op == "sum" else Fraction(1)
+    for t in terms:
+        total = total + t if op == "sum" else total * t
+    return sympy.Rational(total.numerator, total.denominator)
+
+
 def _outer_sign(body: str) -> bool:
     """Whether a `+` or `-` past the body's first character stands outside every bracket:
     `\\sum k + 1` may end before or after it, `\\frac{1}{k(k+1)}` is one term."""
@@ -336,6 +376,12 @@ def read_member(text: str, log_base: str = "10", functions: frozenset = frozense
         if _outer_sign(body_text):
             raise ParseError("which terms a sum covers is not written")
         symbol = sympy.Symbol(var)
+        exact = _rational_terms(body, symbol, low, high)
+        if exact is not None:
+            return _combined(op, exact)
+        if high - low >= _MAX_SURD_TERMS:
+            # A thousand surds add up to no closed form anyone states; reading it costs a second.
+            raise ParseError("a long sum of terms that are not fractions of the index")
         values = [body.xreplace({symbol: sympy.Integer(k)}) for k in range(low, high + 1)]
         return sympy.Add(*values) if op == "sum" else sympy.Mul(*values)
     reader = _Reader(_tokens(text), log_base, functions)

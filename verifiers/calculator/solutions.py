@@ -121,17 +121,19 @@ def rewritten_side(
     sides = ((first.left, first.right, second.left, second.right),
              (first.right, first.left, second.right, second.left))  # fmt: skip
     for old, kept, new, kept_again in sides:
-        if compact(old) == compact(new) or not _same_side(kept, kept_again, defs):
+        if compact(old) == compact(new):
             continue
         if bare and bool(GROUPED.search(old)) == bool(GROUPED.search(new)):
-            return None  # "x + y = 10", "x - y = 10": a system's equations one per line
+            continue  # "x + y = 10", "x - y = 10": a system's equations one per line
+        if not _same_side(kept, kept_again, defs):
+            continue
         a, b = readings(old, defs), readings(new, defs)
         if len(a) != 1 or len(b) != 1 or not a[0].free_symbols:
             return None
-        if a[0].free_symbols != b[0].free_symbols:
+        if a[0].free_symbols != b[0].free_symbols or not attempt(a[0], b[0]):
             return None
         verdict, _, witness = compare_identity(a[0], b[0])
-        if verdict != "false" or witness is None or not attempt(a[0], b[0]):
+        if verdict != "false" or witness is None:
             return None
         if follows(a[0] - b[0], known_polynomials(known, defs, a[0], b[0])):
             return None

@@ -189,8 +189,12 @@ def _close(a, b, digits: int | None = None) -> bool:
     return abs(a - b) <= 10 ** (-digits) * 0.5 + scale * 10 ** (-(_DIGITS // 2))
 
 
+@lru_cache(maxsize=8192)
 def compare_identity(left, right):
-    """('holds' | 'false' | 'mixed', constant difference or None, a point where they differ)."""
+    """('holds' | 'false' | 'mixed', constant difference or None, a point where they differ).
+
+    Cached: a chain restates its relations step after step, and a claim is read against
+    each of its neighbours (the witness it returns is shared: read it, never change it)."""
     import sympy
 
     names = sorted(left.free_symbols | right.free_symbols, key=str)

@@ -1,0 +1,47 @@
+"""The LaTeX member reader on sums, products and fractions named with `d` (pure logic)."""
+
+import pytest
+import sympy
+
+from verifiers.calculator.latex_math import ParseError, read_member
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (r"\sum_{k=1}^{4} \frac{1}{k(k+1)}", sympy.Rational(4, 5)),
+        (r"\prod_{k=1}^{4} \frac{k+1}{k}", sympy.Integer(5)),
+        (r"\sum_{k=1}^{2000} \frac{1}{k(k+1)}", sympy.Rational(2000, 2001)),
+        (r"\sum_{k=1}^{4} \frac{k+1}{2}", sympy.Integer(7)),
+        (r"\sum_{i=0}^{4} 2^i", sympy.Integer(31)),
+        (r"\sum_{k=1}^{3} \sqrt{k}", 1 + sympy.sqrt(2) + sympy.sqrt(3)),
+    ],
+)
+def test_a_written_sum_is_its_exact_value(text, value):
+    assert sympy.simplify(read_member(text) - value) == 0
+
+
+def test_a_fraction_body_matches_term_by_term_substitution():
+    k = sympy.Symbol("k")
+    body = (k**2 + 1) / (k * (k + 3))
+    slow = sum(body.subs(k, n) for n in range(2, 60))
+    assert read_member(r"\sum_{k=2}^{59} \frac{k^2 + 1}{k(k+3)}") == slow
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        r"\sum_{k=1}^{10} k + 1",  # where the body ends is not written
+        r"\sum_{k=1001}^{2000} k\sqrt{k^2+1}",  # a thousand surds: no closed value
+        r"\sum_{k=0}^{3} \frac{1}{k}",  # a term divides by zero
+        r"\frac{d}{dx} x^2",  # a derivative in Leibniz notation
+    ],
+)
+def test_what_is_not_read_whole_is_not_read(text):
+    with pytest.raises(ParseError):
+        read_member(text)
+
+
+def test_a_quotient_by_d_is_no_derivative():
+    c, d = sympy.symbols("c d")
+    assert read_member(r"\frac{c}{d} + \frac{d}{c}") == c / d + d / c
