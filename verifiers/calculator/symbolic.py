@@ -41,6 +41,7 @@ _POINTS = (
     (Fraction(4), Fraction(9), Fraction(6), Fraction(13), Fraction(8)),
 )
 _DIGITS = 40  # working precision of a numeric comparison
+_MAX_NESTING = 8  # applications of the chain's functions replaced in one member
 _MAX_RANGE = 2000  # a written sum or product longer than this is not expanded
 
 
@@ -149,7 +150,13 @@ def readings(member: str, defs: dict | None = None, library: bool = False) -> li
     for expr in found:
         if expr is None:
             return []
-        for app in expr.atoms(AppliedUndef):
+        # Applications replaced innermost first, pass after pass: `P(P(x))` holds `P(x)`, and
+        # the order a set of atoms comes in must not decide what is read.
+        for _ in range(_MAX_NESTING):
+            apps = sorted(expr.atoms(AppliedUndef), key=lambda a: (sympy.count_ops(a), str(a)))
+            if not apps:
+                break
+            app = apps[0]
             name = app.func.__name__
             if not defs or name not in defs or len(app.args) != 1:
                 return []
