@@ -72,7 +72,7 @@ def compose(overrides: list[str], config_name: str = "prm-label", conf_dir: str 
 
     from tests.apps import hydra_apps
 
-    with _storing_once():
+    with storing_once():
         for app in hydra_apps().values():  # every app's schemas, found from [project.scripts]
             app.register()
     with initialize_config_dir(config_dir=str(conf_dir), version_base=None):
@@ -100,7 +100,7 @@ def _snapshot(node):
 
 
 @contextlib.contextmanager
-def _storing_once():
+def storing_once():
     """Every app registers its schemas before each `compose` (a test may have registered a toy
     since). Most of that time goes to turning the same classes into configs again (Hydra's
     `ConfigStore.store`), so a store is skipped while the store still holds the very entry
