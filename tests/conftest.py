@@ -3,6 +3,7 @@ checkpoint, and the one rule for tests that need something outside Python (`requ
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -71,10 +72,64 @@ def compose(overrides: list[str], config_name: str = "prm-label", conf_dir: str 
 
     from tests.apps import hydra_apps
 
-    for app in hydra_apps().values():  # every app's schemas, found from [project.scripts]
-        app.register()
+    with storing_once():
+        for app in hydra_apps().values():  # every app's schemas, found from [project.scripts]
+            app.register()
     with initialize_config_dir(config_dir=str(conf_dir), version_base=None):
         return hydra_compose(config_name=config_name, overrides=overrides)
+
+
+_NOT_FROZEN = object()
+# (group, name) -> (what was stored: a snapshot, the ConfigNode the store made of it)
+_STORED: dict[tuple[str | None, str], tuple[object, object]] = {}
+
+
+def _snapshot(node):
+    """A value equal to `node` as long as what Hydra makes of it is the same, taken now: classes
+    and scalars as they are, dicts and lists of them rebuilt; `_NOT_FROZEN` for anything else
+    (a DictConfig, an instance: it could change in place)."""
+    if node is None or isinstance(node, type | str | int | float | bool):
+        return node
+    if isinstance(node, dict | list):
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        out = tuple((k, _snapshot(v)) for k, v in items)
+        if any(v is _NOT_FROZEN for _, v in out):
+            return _NOT_FROZEN
+        return type(node), out
+    return _NOT_FROZEN
+
+
+@contextlib.contextmanager
+def storing_once():
+    """Every app registers its schemas before each `compose` (a test may have registered a toy
+    since). Most of that time goes to turning the same classes into configs again (Hydra's
+    `ConfigStore.store`), so a store is skipped while the store still holds the very entry
+    made of an equal node, with the same package and provider: exactly what it would make
+    again. A node that may change in place, or an entry replaced or removed since, is stored."""
+    from hydra.core.config_store import ConfigStore
+
+    original = ConfigStore.store
+
+    def entry(store, group, name):
+        table = store.repo
+        for part in group.split("/") if group is not None else []:
+            table = table.get(part, {})
+        return table.get(name if name.endswith(".yaml") else f"{name}.yaml")
+
+    def store(self, name, node, group=None, package=None, provider=None):
+        key, snap = (group, name), (_snapshot(node), package, provider)
+        known = _STORED.get(key)
+        if (known is not None and snap[0] is not _NOT_FROZEN and known[0] == snap
+                and entry(self, group, name) is known[1]):
+            return
+        original(self, name, node, group=group, package=package, provider=provider)
+        _STORED[key] = (snap, entry(self, group, name))
+
+    ConfigStore.store = store
+    try:
+        yield
+    finally:
+        ConfigStore.store = original
 
 
 @pytest.fixture(scope="session")

@@ -35,7 +35,7 @@ import yaml
 
 from pipelines.cli import HydraApp
 from tests.apps import hydra_apps
-from tests.conftest import ROOT, SHARED_DATA
+from tests.conftest import ROOT, SHARED_DATA, storing_once
 
 SCRIPTS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
 MODULES = {target.split(":")[0]: name for name, target in SCRIPTS.items()}
@@ -134,7 +134,8 @@ def _typed(module, app: HydraApp, printed: dict) -> None:
     from hydra.core.config_store import ConfigStore
     from omegaconf import OmegaConf
 
-    app.register()
+    with storing_once():
+        app.register()
     primary = ROOT / "conf" / f"{app.config_name}.yaml"
     defaults = yaml.safe_load(primary.read_text())["defaults"]
     schema = next(d for d in defaults if isinstance(d, str) and d.endswith("_schema"))
@@ -185,7 +186,7 @@ def run_main(name: str, argv: list[str], cwd: Path) -> tuple[int, str, str]:
     sys.argv = [name, *argv]
     try:
         os.chdir(cwd)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), storing_once():
             main()
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1

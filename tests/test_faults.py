@@ -123,7 +123,7 @@ def test_a_restarted_labeler_finds_the_engines_for_its_rollouts(tmp_path):
     # engine never reaches the answer, so `fall` would rightly make no rollouts at all).
     cfg = compose(["engine=simulated", "labels=[answer,mc]", "labels/mc=absolute",
                    "labels.mc.k=2", "sampler.n=2",
-                   "ray=local", "ray.num_cpus=2", "ray.label_actors=1", "dataset.limit=300",
+                   "ray=local", "ray.num_cpus=2", "ray.label_actors=1", "dataset.limit=100",
                    "output.problems_per_unit=25", "engine.simulated_delay_s=0.05",
                    f"output.dir={out}"])  # fmt: skip
     killed: list[str] = []
@@ -135,7 +135,7 @@ def test_a_restarted_labeler_finds_the_engines_for_its_rollouts(tmp_path):
     thread.join(timeout=5)
     assert killed == ["ray::UnitLabeler"]
     assert manifest["retries"]["labelers_restarted"] == 1
-    df = _assert_exactly_once(out, 300, 2)
+    df = _assert_exactly_once(out, 100, 2)
     assert df["mc_rollouts"].list.sum().min() > 0  # every chain got rollouts, after too
 
 
