@@ -95,11 +95,15 @@ run: setup
 # ignored.) $(call TIERS,pytest,marker filter or empty,pytest arguments): `make test` and
 # `make test-latest` both run the suite this way.
 MACHINE := ray or engine or train
+# Bytecode and pytest's rewritten test modules are cached (__pycache__, git-ignored) even where
+# the environment says not to write them: each xdist worker and each tier otherwise compiles
+# and rewrites every module again (a few CPU seconds a process).
+PYTEST_ENV := env -u PYTHONDONTWRITEBYTECODE
 define TIERS
 rc=0; \
-$(1) -n auto -m "not ($(MACHINE))$(if $(2), and $(2))" --durations=25 $(3) || rc=$$?; \
+$(PYTEST_ENV) $(1) -n auto -m "not ($(MACHINE))$(if $(2), and $(2))" --durations=25 $(3) || rc=$$?; \
 [ $$rc -ne 5 ] || rc=0; \
-$(1) -m "($(MACHINE))$(if $(2), and $(2))" --durations=25 $(3) || { s=$$?; [ $$s -eq 5 ] || rc=$$s; }; \
+$(PYTEST_ENV) $(1) -m "($(MACHINE))$(if $(2), and $(2))" --durations=25 $(3) || { s=$$?; [ $$s -eq 5 ] || rc=$$s; }; \
 exit $$rc
 endef
 
@@ -110,7 +114,7 @@ test: setup test-deps
 # things (pyproject.toml), Hypothesis's quick profile. One file: $(BIN)/pytest tests/test_x.py
 FAST := not (engine or ray or sandbox or app or browser or train or slow)
 test-fast:
-	$(BIN)/pytest -n auto -m "$(FAST)" --hypothesis-profile=quick $(PYTEST_ARGS)
+	$(PYTEST_ENV) $(BIN)/pytest -n auto -m "$(FAST)" --hypothesis-profile=quick $(PYTEST_ARGS)
 
 lint:
 	$(BIN)/ruff check .

@@ -3,7 +3,7 @@
 A set's order changes with PYTHONHASHSEED; a reading that walked a set of function
 applications in that order once read `P(P(x))` on some runs and not on others, so the same
 chain got different labels run to run. Every chain of the hostile set
-(`tests/data/calculator_symbolic.yaml`), slips included, is checked under three seeds in
+(`tests/data/calculator_symbolic.yaml`), slips included, is checked under two seeds in
 fresh interpreters (the checks' worker is spawned from each, so it inherits the seed), and
 every verdict, evidence included, must be the same.
 """
@@ -56,5 +56,6 @@ def test_verdicts_are_the_same_under_every_hash_seed(tmp_path):
     program.write_text(_PROGRAM)
     first = _run("1", program)
     assert any(status == "incorrect" for chain in first for status, _ in chain)
-    for seed in ("2", "3"):
-        assert _run(seed, program) == first, f"PYTHONHASHSEED={seed} gave other verdicts"
+    # Seeds 1 and 2 order `P(P(x))`'s applications differently: the reading that walked them
+    # in set order read the hostile set's self-applied function under one and not the other.
+    assert _run("2", program) == first, "PYTHONHASHSEED=2 gave other verdicts than 1"
