@@ -153,15 +153,18 @@ def readings(member: str, defs: dict | None = None, library: bool = False) -> li
         # Applications replaced innermost first, pass after pass: `P(P(x))` holds `P(x)`, and
         # the order a set of atoms comes in must not decide what is read.
         for _ in range(_MAX_NESTING):
-            apps = sorted(expr.atoms(AppliedUndef), key=lambda a: (sympy.count_ops(a), str(a)))
+            apps = expr.atoms(AppliedUndef)
             if not apps:
                 break
-            app = apps[0]
-            name = app.func.__name__
-            if not defs or name not in defs or len(app.args) != 1:
-                return []
-            arg, body = defs[name]
-            expr = expr.xreplace({app: body.xreplace({arg: app.args[0]})})
+            inner = {}
+            for app in apps:
+                name = app.func.__name__
+                if not defs or name not in defs or len(app.args) != 1:
+                    return []
+                if not app.args[0].atoms(AppliedUndef):
+                    arg, body = defs[name]
+                    inner[app] = body.xreplace({arg: app.args[0]})
+            expr = expr.xreplace(inner)
         if expr.atoms(AppliedUndef) or not isinstance(expr, sympy.Expr):
             return []
         out.append(expr)
