@@ -20,8 +20,15 @@ juxtaposed factors that follow it (`\\sin 2x` is sin(2x)) and stops at the next 
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 from functools import lru_cache
+
+from verifiers.calculator.written_sums import (
+    MAX_RANGE,
+    MAX_SURD_TERMS,
+    covers_unwritten,
+    exact_total,
+    written_bounds,
+)
 
 __all__ = ["ParseError", "read_member"]
 
@@ -39,8 +46,6 @@ _TRIG = frozenset("sin cos tan cot sec csc".split())
 # Letters that name functions more often than numbers: `f(x)` is no product we may read.
 _FUNCTION_LETTERS = frozenset("f g h p q".split())
 _IGNORED = frozenset("left right displaystyle".split())
-_MAX_RANGE = 2000
-_MAX_SURD_TERMS = 100  # terms of a sum or product whose body is not a fraction of its index
 # `\frac{d}{dx}`, `\frac{dy}{dx}`, `dx`: Leibniz notation (`\frac{d}{a}` is a quotient).
 _DERIVATIVE = re.compile(r"\\frac\s*\{\s*d\s*[a-z]?\s*\}\s*\{\s*d\s*[a-z]|\bd[a-z]\b")
 _MAX_EXPONENT = 10_000
@@ -288,104 +293,46 @@ class _Reader:
         raise ParseError(f"\\{name} inside a larger expression")
 
 
-def _bounds(text: str) -> tuple[str, int, int, str] | None:
-    """`\\sum_{k=1}^{10} body` as (op, low, high, body text)."""
-    m = re.match(
-        r"^\s*\\(sum|prod)\s*_\s*\{\s*([a-z])\s*=\s*(-?\d+)\s*\}\s*\^\s*(?:\{\s*(-?\d+)\s*\}|(\d))"
-        r"\s*(.+)$",
-        text,
-        re.S,
-    )
-    if not m:
-        return None
-    op, var, low, high = m.group(1), m.group(2), int(m.group(3)), int(m.group(4) or m.group(5))
-    return op, low, high, var + "\x00" + m.group(6)
-
-
-def _rational_terms(body, symbol, low: int, high: int) -> list[Fraction] | None:
-    """The terms of a sum or product whose body is a rational function of its index alone,
-    in exact fractions (a thousand sympy substitutions take the better part of a second);
-    None when the body is anything else; `ParseError` when a term divides by zero."""
-    import sympy
-
-    if body.free_symbols - {symbol} or not body.is_rational_function(symbol):
-        return None
-    num, den = (sympy.Poly(part, symbol) for part in sympy.fraction(sympy.cancel(body)))
-    if not all(c.is_Rational for c in num.all_coeffs() + den.all_coeffs()):
-        return None
-    a = [Fraction(int(c.p), int(c.q)) for c in num.all_coeffs()]
-    b = [Fraction(int(c.p), int(c.q)) for c in den.all_coeffs()]
-    terms = []
-    for k in range(low, high + 1):
-        bottom = _horner(b, k)
-        if bottom == 0:
-            raise ParseError("a term of the sum divides by zero")
-        terms.append(_horner(a, k) / bottom)
-    return terms
-
-
-def _horner(coefficients: list[Fraction], k: int) -> Fraction:
-    value = Fraction(0)
-    for c in coefficients:
-        value = value * k + c
-    return value
-
-
-def _combined(op: str, terms: list[Fraction]):
-    import sympy
-
-    total = Fraction(0) if op == "sum" else Fraction(1)
-    for t in terms:
-        total = total + t if op == "sum" else total * t
-    return sympy.Rational(total.numerator, total.denominator)
-
-
-def _outer_sign(body: str) -> bool:
-    """Whether a `+` or `-` past the body's first character stands outside every bracket:
-    `\\sum k + 1` may end before or after it, `\\frac{1}{k(k+1)}` is one term."""
-    depth = 0
-    for i, char in enumerate(body.strip()):
-        if char in "({[":
-            depth += 1
-        elif char in ")}]":
-            depth -= 1
-        elif char in "+-" and depth == 0 and i > 0:
-            return True
-    return False
-
-
 @lru_cache(maxsize=8192)
 def read_member(text: str, log_base: str = "10", functions: frozenset = frozenset()):
     """The member as a sympy expression (`ParseError` when outside the grammar).
 
     `log_base` "10" reads an unbased `\\log` as base 10, anything else as natural;
     `functions` are letters the chain defined as functions (`f(2)` is then an application)."""
-    import sympy
-
     if _DERIVATIVE.search(text):
         raise ParseError("a derivative in Leibniz notation")
-    if (big := _bounds(text)) is not None:
-        op, low, high, rest = big
-        var, body_text = rest.split("\x00", 1)
-        if not 0 <= high - low <= _MAX_RANGE:
-            raise ParseError("range too long")
-        trig = re.search(r"\\(sin|cos|tan|cot|sec|csc)(?![A-Za-z])", body_text)
-        if trig and "\\pi" not in body_text:
-            raise ParseError("`\\sum \\cos 2x`: an angle in degrees or in radians is a guess")
-        body = read_member(body_text, log_base, functions)
-        if _outer_sign(body_text):
-            raise ParseError("which terms a sum covers is not written")
-        symbol = sympy.Symbol(var)
-        exact = _rational_terms(body, symbol, low, high)
-        if exact is not None:
-            return _combined(op, exact)
-        if high - low >= _MAX_SURD_TERMS:
-            # A thousand surds add up to no closed form anyone states; reading it costs a second.
-            raise ParseError("a long sum of terms that are not fractions of the index")
-        values = [body.xreplace({symbol: sympy.Integer(k)}) for k in range(low, high + 1)]
-        return sympy.Add(*values) if op == "sum" else sympy.Mul(*values)
+    if (big := written_bounds(text)) is not None:
+        return _big_operator(*big, log_base, functions)
     reader = _Reader(_tokens(text), log_base, functions)
     value = reader.sum()
     if reader.peek()[0] != "end":
         raise ParseError(f"left over: {reader.peek()[1]!r}")
     return value
+
+
+def _big_operator(
+    op: str, low: int, high: int, var: str, body_text: str, log_base: str, functions: frozenset
+):
+    """A written sum or product whole (see `written_sums`), its body read by `read_member`."""
+    import sympy
+
+    if not 0 <= high - low <= MAX_RANGE:
+        raise ParseError("range too long")
+    trig = re.search(r"\\(sin|cos|tan|cot|sec|csc)(?![A-Za-z])", body_text)
+    if trig and "\\pi" not in body_text:
+        raise ParseError("`\\sum \\cos 2x`: an angle in degrees or in radians is a guess")
+    body = read_member(body_text, log_base, functions)
+    if covers_unwritten(body_text):
+        raise ParseError("which terms a sum covers is not written")
+    symbol = sympy.Symbol(var)
+    try:
+        exact = exact_total(op, body, symbol, low, high)
+    except ZeroDivisionError as exc:
+        raise ParseError("a term of the sum divides by zero") from exc
+    if exact is not None:
+        return exact
+    if high - low >= MAX_SURD_TERMS:
+        # A thousand surds add up to no closed form anyone states; reading it costs a second.
+        raise ParseError("a long sum of terms that are not fractions of the index")
+    values = [body.xreplace({symbol: sympy.Integer(k)}) for k in range(low, high + 1)]
+    return sympy.Add(*values) if op == "sum" else sympy.Mul(*values)

@@ -42,7 +42,6 @@ _POINTS = (
 )
 _DIGITS = 40  # working precision of a numeric comparison
 _MAX_NESTING = 8  # applications of the chain's functions replaced in one member
-_MAX_RANGE = 2000  # a written sum or product longer than this is not expanded
 
 
 @dataclass(frozen=True, slots=True)
