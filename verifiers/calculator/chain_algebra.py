@@ -19,7 +19,7 @@ from verifiers.calculator.claims_kind import judge_step
 from verifiers.calculator.evaluate import warm_sympy
 from verifiers.calculator.extract import extract_links
 from verifiers.calculator.relations import clauses
-from verifiers.calculator.symbolic import Outcome, warm
+from verifiers.calculator.symbolic import warm
 from verifiers.killable import (
     CheckCrashedError,
     CheckFailedError,
@@ -95,11 +95,11 @@ def warm_checks() -> None:
     warm()
 
 
-def _numeric_reads(o: Outcome) -> bool:
+def _numeric_reads(o: ClaimResult) -> bool:
     return bool(extract_links(f"${o.text}$"))
 
 
-def _result(o: Outcome) -> ClaimResult:
+def _result(o: ClaimResult) -> ClaimResult:
     # The evidence names a relation between numbers as such; nothing reads this text back.
     reason = f"numbers: {o.reason}" if o.numbers else o.reason
     if o.outcome == "false":

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.symbolic import Outcome, confirmed, readings
+from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.symbolic import confirmed, readings
 
 WORD = re.compile(r"[a-z]+|\?")
 # The clause is tested, supposed, rejected or corrected, not claimed.
@@ -101,9 +102,10 @@ def applies(text: str, defs: dict) -> bool:
     return any(re.search(rf"(?<![A-Za-z\\]){name}\s*\(", text) for name in defs)
 
 
-def confirm(outcome: Outcome, members: tuple[str, ...], defs: dict) -> Outcome:
+def confirm(outcome: ClaimResult, members: tuple[str, ...], defs: dict) -> ClaimResult:
     """A False only where the library's reader reads every member as ours does."""
     if confirmed(members, defs):
         return outcome
-    return Outcome("skipped", outcome.text, reason="the two readers disagree on what is written")
+    disagree = "the two readers disagree on what is written"
+    return ClaimResult("skipped", outcome.text, reason=disagree)
 

@@ -53,13 +53,18 @@ _CANON = {"feet": "foot", "inches": "inch", "lbs": "lb", "mins": "min", "hrs": "
 
 @dataclass(frozen=True, slots=True)
 class ClaimResult:
-    """Outcome of one link: holds | false | skipped | timeout | sympy (needs the worker)."""
+    """Outcome of one link: holds | false | skipped | timeout | sympy (needs the worker).
+
+    The numeric reader's and the symbolic checks' result alike; `numbers`: a symbolic check of
+    a relation between numbers, which the numeric reader may read too (`chain_algebra` keeps
+    the numeric reader's verdict there)."""
 
     outcome: str
     text: str
     claimed: str = ""
     true: str = ""
     reason: str = ""
+    numbers: bool = False
 
 
 def _digits(x: Fraction, places: int) -> str:

@@ -47,6 +47,7 @@ from verifiers.calculator.claim_words import (
     numeric,
     word_set,
 )
+from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly
 from verifiers.calculator.inequalities import judge as judge_inequality
@@ -63,14 +64,14 @@ from verifiers.calculator.solutions import (
     solutions,
     unknowns,
 )
-from verifiers.calculator.symbolic import Outcome, readings
+from verifiers.calculator.symbolic import readings
 
 __all__ = ["judge_step"]
 
 _MAX_KNOWN = 40
 
 
-def judge_step(payload: tuple) -> tuple[list[Outcome], tuple, tuple, dict]:
+def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     """(outcomes, last condition, known conditions, functions) after one step.
 
     `payload` is (clauses, last, known, defs, given): the step's clauses as (members, ops,

@@ -19,9 +19,9 @@ from verifiers.calculator.claim_words import (
     lone,
     numeric,
 )
+from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import (
-    Outcome,
     check_number,
     compare_identity,
     follows,
@@ -32,7 +32,7 @@ from verifiers.calculator.symbolic import (
 
 def judge_link(
     members: tuple[str, ...], i: int, op: str, defs: dict, known: list, before: str
-) -> Outcome | None:
+) -> ClaimResult | None:
     """A claim's outcome, or None when the link is a condition (or unreadable)."""
     left, right = members[i], members[i + 1]
     text = f"{left} {op} {right}"
@@ -45,7 +45,7 @@ def judge_link(
             return None  # `10 = -10`: two numbers side by side compare; they compute nothing
         outcome = check_number(left, op, right, defs)
         if outcome.outcome == "false" and _recovered(members, i, defs):
-            return Outcome("skipped", text, reason="a later member has the true value")
+            return ClaimResult("skipped", text, reason="a later member has the true value")
         return outcome
     lefts, rights = readings(left, defs), readings(right, defs)
     if not lefts or not rights or op != "=" or lone(left) or lone(right):
@@ -69,7 +69,7 @@ def judge_link(
     if any(v[0] != "false" for v in verdicts):
         if one_sided:
             return None
-        return Outcome("holds", text) if verdicts[0][0] == "holds" else None
+        return ClaimResult("holds", text) if verdicts[0][0] == "holds" else None
     # From here the link is false wherever it is read; one side a number and the other
     # constant-valued (`\sin^2 x + \cos^2 x = 2`) is no equation anyone solves.
     _, constant, witness = verdicts[0]
@@ -86,10 +86,10 @@ def judge_link(
     if follows(lefts[0] - rights[0], known_polynomials(known, defs, lefts[0], rights[0])):
         return None  # true given what the problem or the chain wrote about its symbols
     if constant is not None:
-        return Outcome("false", text, reason=f"the two sides differ by {fmt(constant)}")
+        return ClaimResult("false", text, reason=f"the two sides differ by {fmt(constant)}")
     subs, a, b = witness
     at = ", ".join(f"{s} = {v}" for s, v in subs.items())
-    return Outcome("false", text, reason=f"at {at} the sides are {fmt(a)} and {fmt(b)}")
+    return ClaimResult("false", text, reason=f"at {at} the sides are {fmt(a)} and {fmt(b)}")
 
 
 
@@ -195,7 +195,7 @@ def attempt(grouped, written) -> bool:
 _CANCELS = re.compile(r"cancel|like terms|combin|collect")
 
 
-def _cancelled(left: str, right: str, lefts, rights, before: str) -> Outcome | None:
+def _cancelled(left: str, right: str, lefts, rights, before: str) -> ClaimResult | None:
     """"After canceling the like terms, x^2 - 2x^2 + x^2 + 10x - 10x + 25 = x^2": a side
     written with unknowns that cancel to a number, against one in those unknowns, after
     words that cancel or gather terms: the rewrite claims an expression in x is a number."""
@@ -206,7 +206,7 @@ def _cancelled(left: str, right: str, lefts, rights, before: str) -> Outcome | N
         if value.free_symbols or not other.free_symbols or not written:
             continue
         if {str(s) for s in other.free_symbols} <= written:
-            return Outcome(
+            return ClaimResult(
                 "false", f"{left} = {right}",
                 reason=f"`{text}` is {fmt(value)} for every value of its letters; the other "
                 "side is not",

@@ -19,8 +19,9 @@ from __future__ import annotations
 import math
 import re
 
+from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.relations import admissible
-from verifiers.calculator.symbolic import Outcome, readings
+from verifiers.calculator.symbolic import readings
 
 INEQUALITIES = frozenset({"<", ">", "<=", ">="})
 _LATEX = {"<=": "\\le", ">=": "\\ge"}
@@ -47,7 +48,7 @@ def judge(premise: tuple[str, str, str], conclusion: tuple[str, str, str], defs:
     witness = _witness(allowed - drawn, second[2])
     if witness is None:
         return None
-    return Outcome(
+    return ClaimResult(
         "false",
         _written(*conclusion),
         reason=f"does not follow from `{_written(*premise)}`: {var} = {witness} satisfies "

@@ -19,10 +19,10 @@ from verifiers.calculator.claim_words import (
     compact,
     word_set,
 )
+from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.identities import GROUPED, attempt, fmt, known_polynomials
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import (
-    Outcome,
     compare_identity,
     confirmed,
     follows,
@@ -52,7 +52,7 @@ class Assignment:
 
 @dataclass
 class Step:
-    out: list[Outcome] = field(default_factory=list)
+    out: list[ClaimResult] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)
     assignments: list[Assignment] = field(default_factory=list)
     barriers: list[int] = field(default_factory=list)  # clauses skipped as trials or cases
@@ -89,7 +89,7 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
             return None
         if not all(r.is_real for r in r1 | r2):
             return None
-        return Outcome(
+        return ClaimResult(
             "false", text, _roots(names[0], r2), _roots(names[0], r1),
             f"does not follow from {source}",
         )  # fmt: skip
@@ -107,7 +107,7 @@ _SIDE_REWRITE = re.compile(
 
 def rewritten_side(
     first: Condition, second: Condition, before: str, defs: dict, known: list
-) -> Outcome | None:
+) -> ClaimResult | None:
     """`(a + b + c + d)(bcd + acd + abd + abc) = 16abcd`, then "expanding the left side,
     ... = 16abcd": the side kept says the other is the first one's rewritten, so the two
     must be equal for every value, whatever the unknowns (a False needs the text to say it
@@ -139,7 +139,7 @@ def rewritten_side(
             return None
         subs, x, y = witness
         at = ", ".join(f"{s} = {v}" for s, v in subs.items())
-        return Outcome(
+        return ClaimResult(
             "false", f"{second.left} = {second.right}",
             reason=f"`{new}` is not `{old}` rewritten: at {at} they are {fmt(y)} and {fmt(x)}",
         )  # fmt: skip
@@ -178,9 +178,9 @@ def _roots(var, roots) -> str:
     return f"{var} in {{{', '.join(sorted(str(r) for r in roots))}}}"
 
 
-def solutions(step: Step, defs: dict, step_words: set[str]) -> list[Outcome]:
+def solutions(step: Step, defs: dict, step_words: set[str]) -> list[ClaimResult]:
     """Claimed solutions put back into the condition written just before them."""
-    out: list[Outcome] = []
+    out: list[ClaimResult] = []
     if step_words & {"either", "case", "cases"}:
         return out  # each value belongs to its own case, written before or after it
     by_condition: dict[int, list[Assignment]] = {}
@@ -239,7 +239,7 @@ def unknowns(condition: Condition, defs: dict) -> set[str]:
 
 def _one_unknown(
     condition: Condition, e, assigned: list[Assignment], defs: dict, others: list
-) -> list[Outcome]:
+) -> list[ClaimResult]:
     var = next(iter(e.free_symbols))
     roots = roots_of(e, var)
     if roots is None and len(assigned) == 1 and not others:
@@ -273,14 +273,14 @@ def _one_unknown(
         if a in hits:
             continue
         if confirmed((condition.left, condition.right, a.value), defs):
-            out.append(Outcome(
+            out.append(ClaimResult(
                 "false", f"{var} = {a.value}", a.value, _roots(var, roots),
                 f"does not solve `{condition.left} = {condition.right}`",
             ))  # fmt: skip
     return out
 
 
-def _substituted(condition: Condition, e, var, a: Assignment, defs: dict) -> list[Outcome]:
+def _substituted(condition: Condition, e, var, a: Assignment, defs: dict) -> list[ClaimResult]:
     """One value put back into an equation we cannot solve exactly (`3^x = 81`, then
     `x = 3`), when it is written as that equation's solution (see `_one_unknown`)."""
     found = readings(a.value, defs)
@@ -297,7 +297,7 @@ def _substituted(condition: Condition, e, var, a: Assignment, defs: dict) -> lis
         return []  # undefined or beyond the digits we trust there: nothing to say
     if not confirmed((condition.left, condition.right, a.value), defs):
         return []
-    return [Outcome(
+    return [ClaimResult(
         "false", f"{var} = {a.value}", a.value, "-",
         f"does not solve `{condition.left} = {condition.right}`",
     )]  # fmt: skip
@@ -335,7 +335,7 @@ def _system(step: Step, names: set[str], assigned: list[Assignment], defs: dict)
         members = (condition.left, condition.right) + tuple(a.value for a in chosen.values())
         if residue != 0 and confirmed(members, defs):
             shown = ", ".join(f"{n} = {chosen[n].value}" for n in sorted(names))
-            return [Outcome(
+            return [ClaimResult(
                 "false", shown,
                 reason=f"does not satisfy `{condition.left} = {condition.right}` "
                 f"(off by {residue})",

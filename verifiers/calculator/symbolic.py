@@ -27,11 +27,12 @@ e); a link is false only when false under every reading.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-__all__ = ["Outcome", "compare_identity", "confirmed", "follows", "readings", "warm"]
+from verifiers.calculator.claims import ClaimResult
+
+__all__ = ["ClaimResult", "compare_identity", "confirmed", "follows", "readings", "warm"]
 
 _POINTS = (
     (Fraction(7, 3), Fraction(-5, 4), Fraction(11, 7), Fraction(13, 5), Fraction(-17, 6)),
@@ -44,16 +45,6 @@ _DIGITS = 40  # working precision of a numeric comparison
 _MAX_NESTING = 8  # applications of the chain's functions replaced in one member
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """One link judged: `holds`, `false`, or `skipped` with a reason."""
-
-    outcome: str
-    text: str
-    claimed: str = ""
-    true: str = ""
-    reason: str = ""
-    numbers: bool = False  # a relation between numbers (the numeric reader's ground too)
 
 
 def warm() -> None:
@@ -263,12 +254,12 @@ def _show(value) -> str:
     return text
 
 
-def check_number(left_s: str, op: str, right_s: str, defs: dict | None = None) -> Outcome:
+def check_number(left_s: str, op: str, right_s: str, defs: dict | None = None) -> ClaimResult:
     """A relation between two numbers, exactly (within the written rounding for decimals)."""
     text = f"{left_s} {op} {right_s}"
     lefts, rights = readings(left_s, defs), readings(right_s, defs)
     if not lefts or not rights:
-        return Outcome("skipped", text, reason="not read whole")
+        return ClaimResult("skipped", text, reason="not read whole")
     digits = min(
         (d for d in (_decimals(left_s), _decimals(right_s)) if d is not None), default=None
     )
@@ -278,7 +269,7 @@ def check_number(left_s: str, op: str, right_s: str, defs: dict | None = None) -
         for right in rights:
             a, b = _value(left, {}), _value(right, {})
             if a is None or b is None:
-                return Outcome("skipped", text, reason="not a real number")
+                return ClaimResult("skipped", text, reason="not a real number")
             if digits is not None and op == "=":
                 near = _close(a, b, digits) or abs(a - b) <= 0.01 * max(abs(a), abs(b))
                 verdicts.append(near)
@@ -290,12 +281,12 @@ def check_number(left_s: str, op: str, right_s: str, defs: dict | None = None) -
                 else:
                     verdicts.append((a < b) == (op in ("<", "<=")))
             else:
-                return Outcome("skipped", text, reason=f"relation {op!r}")
+                return ClaimResult("skipped", text, reason=f"relation {op!r}")
             shown = shown or (a, b)
     if any(verdicts):
-        return Outcome("holds", text, numbers=True)
+        return ClaimResult("holds", text, numbers=True)
     a, b = shown
-    return Outcome("false", text, _show(b), _show(a), "the two sides differ", numbers=True)
+    return ClaimResult("false", text, _show(b), _show(a), "the two sides differ", numbers=True)
 
 
 def roots_of(expr, var):
