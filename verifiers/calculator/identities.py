@@ -146,9 +146,8 @@ def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
         # Functions of the unknowns taken as unknowns: `\\sin^2 x (1 + \\cos x)` against its
         # expansion is read as a polynomial in sin x and cos x would be.
         atomized = _atomized(a, b)
-        if _same_degree(*atomized) is not None:
-            a, b = atomized
-            degree = _same_degree(a, b)
+        if (atom_degree := _same_degree(*atomized)) is not None:
+            (a, b), degree = atomized, atom_degree
     if degree is None:
         # "This simplifies to 1/x^2 = 1/(5 - x)^2" is an equation as often as not: beyond
         # polynomials only a named identity makes the link a claim, or fractions combined

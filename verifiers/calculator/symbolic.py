@@ -32,7 +32,7 @@ from functools import lru_cache
 
 from verifiers.calculator.claims import ClaimResult
 
-__all__ = ["ClaimResult", "compare_identity", "confirmed", "follows", "readings", "warm"]
+__all__ = ["compare_identity", "confirmed", "follows", "readings", "warm"]
 
 _POINTS = (
     (Fraction(7, 3), Fraction(-5, 4), Fraction(11, 7), Fraction(13, 5), Fraction(-17, 6)),
