@@ -30,6 +30,9 @@ DERIVES = re.compile(
     r"|multipl|simplif|rearrang|\bmov|becomes|yields|leads|expand|isolat|solv|⟹|\\implies"
     r"|\\rightarrow|\\to\b|\\Rightarrow|\\Longrightarrow|\bhave\b|factor",
 )
+# Arrows that draw one relation from the one before it, in any case (`\\Rightarrow`,
+# `\\implies`, the Unicode ones); text is often lowered before it is searched.
+ARROWS = re.compile(r"\\(?:implies|rightarrow|longrightarrow)|⟹|⇒", re.IGNORECASE)
 # Words that make the next equation a case, an alternative or another equation of a system.
 CASES = frozenset(
     "or either case cases if when where suppose otherwise and also second another alternatively"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import re
 
+from verifiers.calculator.claim_words import ARROWS
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import readings
@@ -29,12 +30,11 @@ _LATEX = {"<=": "\\le", ">=": "\\ge"}
 # premise and the inequality drawn from it ("x > 2 and x < 5" states a range: no "so" in it).
 _DRAWS = frozenset("so hence thus therefore gives giving yields implies get means then i".split())
 _FILLER = frozenset("we have which that is and e this".split())
-_ARROWS = re.compile(r"\\(?:implies|Rightarrow|Longrightarrow)|⟹|⇒")
 
 
 def drawn_directly(before: str) -> bool:
     """Whether the text between two inequalities only draws the second from the first."""
-    words = set(re.findall(r"[a-z]+", _ARROWS.sub(" so ", before.lower())))
+    words = set(re.findall(r"[a-z]+", ARROWS.sub(" so ", before.lower())))
     return bool(words & _DRAWS) and words <= _DRAWS | _FILLER
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from verifiers.calculator.claim_words import (
     ALTERNATIVES,
+    ARROWS,
     CASES,
     CONNECTS,
     DERIVES,
@@ -98,7 +99,8 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
     return None
 
 
-_ARROW = re.compile(r"\\(?:implies|rightarrow|longrightarrow|iff)|⟹|⇒|[,;.:]")
+# What may stand between two displays that continue one another: arrows, `\\iff`, punctuation.
+_JOINS = re.compile(ARROWS.pattern + r"|\\iff|[,;.:]", re.IGNORECASE)
 # Words that say one side of the equation before is being rewritten in place.
 _SIDE_REWRITE = re.compile(
     r"expand|multipl|distribut|simplif|factor|rearrang|group|collect|combin"
@@ -115,7 +117,7 @@ def rewritten_side(
     follow from the conditions known)."""
     # With no words between the two (the next display, or across an arrow), the new side
     # must show the rewrite by its form: a product or power against an expanded side.
-    bare = not re.search(r"[a-z]", _ARROW.sub(" ", before.lower()))
+    bare = not re.search(r"[a-z]", _JOINS.sub(" ", before.lower()))
     if not (_SIDE_REWRITE.search(before.lower()[-80:]) or bare):
         return None
     sides = ((first.left, first.right, second.left, second.right),
