@@ -58,6 +58,7 @@ from verifiers.calculator.solutions import (
     Step,
     derivation,
     derived_from_any,
+    derived_from_known,
     difference,
     follows_directly,
     rewritten_side,
@@ -167,16 +168,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 step.out.append(confirm(rewrite, members_read, defs))
             elif previous is not None and follows_directly(previous, here, before):
                 result = derivation(previous, here, before, defs)
-                # A system's next line may come from any of its equations: a derivation
-                # consistent with another equation of the step is no slip.
-                if result is not None and derived_from_any(here, step.conditions, defs):
-                    result = None
-                if result is not None and not any(
-                    derivation(other, here, before, defs) is None
-                    and difference(other.left, other.right, defs) is not None
-                    and unknowns(other, defs) == unknowns(here, defs)
-                    for other in step.conditions if other is not previous
-                ):  # fmt: skip
+                if result is not None and not _spared(here, previous, step, known, defs, before):
                     members_read = (previous.left, previous.right, left, right)
                     step.out.append(confirm(result, members_read, defs))
             step.conditions.append(here)
@@ -206,6 +198,24 @@ def _named(
     value = readings(here.right, defs)
     return here if len(value) == 1 and value[0].free_symbols else None
 
+
+
+def _spared(
+    here: Condition, previous: Condition, step: Step, known: list, defs: dict, before: str
+) -> bool:
+    """Whether an equation that does not follow from the one before it may come from the
+    other equations written with it (a system's next line, a sum of two)."""
+    if derived_from_any(here, step.conditions, defs):
+        return True
+    if len(unknowns(here, defs)) > 1:
+        return derived_from_known(here, known, defs)
+    # One unknown: consistent with another equation of the step in that unknown.
+    return any(
+        derivation(other, here, before, defs) is None
+        and difference(other.left, other.right, defs) is not None
+        and unknowns(other, defs) == unknowns(here, defs)
+        for other in step.conditions if other is not previous
+    )  # fmt: skip
 
 
 def _define(def_texts: dict, name: str, arg: str, body: str) -> None:

@@ -16,6 +16,7 @@ from verifiers.calculator.claim_words import (
     CASES,
     CONNECTS,
     DERIVES,
+    LETTER,
     SOLVES,
     compact,
     word_set,
@@ -64,13 +65,25 @@ def follows_directly(first: Condition, second: Condition, before: str) -> bool:
     """Whether `second` is written as derived from `first` (see the module docstring)."""
     if word_set(before) & CASES:
         return False
-    if compact(first.left) == compact(second.left) or compact(first.right) == compact(
-        second.right
-    ):
-        return False  # "x - 4 = 1", "x - 4 = 11": cases side by side
+    sides = ((first.left, second.left, first.right, second.right),
+             (first.right, second.right, first.left, second.left))  # fmt: skip
+    for kept, kept_again, old, new in sides:
+        # "x - 4 = 1", "x - 4 = 11": cases side by side; "K - 19 = (4(55) + 11) - K", then
+        # "simplify: K - 19 = 221 - K": the other side rewritten, its unknowns kept.
+        if compact(kept) == compact(kept_again) and not (
+            LETTER.search(old) and LETTER.search(new) and DERIVES.search(before.lower())
+        ):
+            return False
     if first.clause >= 0 and first.region == second.region and second.clause == first.clause + 1:
-        return True  # one display, the next line or across `\implies`
+        return True  # one display, the next line or across `\\implies`
+    if first.clause >= 0 and second.region == first.region + 1 and _bare(before):
+        return True  # the next display, with nothing written between
     return bool(DERIVES.search(before.lower()))
+
+
+def _bare(before: str) -> bool:
+    """Nothing but arrows and punctuation between two relations."""
+    return not re.search(r"[a-z]", _JOINS.sub(" ", before.lower()))
 
 
 def derivation(first: Condition, second: Condition, before: str, defs: dict):
@@ -95,8 +108,50 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
             f"does not follow from {source}",
         )  # fmt: skip
     # Several unknowns: a system's equations sit side by side as often as one derives from
-    # another, and a new one may combine several; no derivation is judged there.
+    # another, words before one often bring a new equation of the system ("so x + y = 90"),
+    # and a new one may combine several (the caller spares what the conditions known
+    # together give). Judged only between linear equations an arrow alone joins in one
+    # display ("12m = 5q + 3 \\Rightarrow 4m = 5q + 1"): a linear equation drawn from one
+    # other is a nonzero multiple of it.
+    adjacent = first.region == second.region and second.clause == first.clause + 1
+    if not (adjacent and _bare(before) and ARROWS.search(before)):
+        return None
+    return _linear_derivation(e1, e2, names, text, source)
+
+
+def _linear_derivation(e1, e2, names: list, text: str, source: str) -> ClaimResult | None:
+    import sympy
+
+    try:
+        p1, p2 = sympy.Poly(sympy.expand(e1), *names), sympy.Poly(sympy.expand(e2), *names)
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
+        return None
+    if p1.total_degree() != 1 or p2.total_degree() != 1:
+        return None
+    if not all(c.is_Rational for c in p1.coeffs() + p2.coeffs()):
+        return None
+    ratio = sympy.cancel(sympy.expand(e1) / sympy.expand(e2))
+    if ratio.is_number:
+        return None  # a nonzero multiple: the same equation
+    # A witness: the other unknowns at small integers, the last one solved from each.
+    last, others = names[-1], names[:-1]
+    for values in _small_points(len(others)):
+        point = dict(zip(others, values, strict=True))
+        a = sympy.solve(e1.subs(point), last)
+        b = sympy.solve(e2.subs(point), last)
+        if len(a) == 1 and len(b) == 1 and a[0] != b[0]:
+            at = ", ".join(f"{k} = {v}" for k, v in point.items())
+            return ClaimResult(
+                "false", text, f"{last} = {b[0]}", f"{last} = {a[0]}",
+                f"does not follow from {source} (at {at})",
+            )  # fmt: skip
     return None
+
+
+def _small_points(n: int):
+    from itertools import product
+
+    return product((1, 2, 0, -1, 3), repeat=n)
 
 
 # What may stand between two displays that continue one another: arrows, `\\iff`, punctuation.
@@ -117,7 +172,7 @@ def rewritten_side(
     follow from the conditions known)."""
     # With no words between the two (the next display, or across an arrow), the new side
     # must show the rewrite by its form: a product or power against an expanded side.
-    bare = not re.search(r"[a-z]", _JOINS.sub(" ", before.lower()))
+    bare = _bare(before)
     if not (_SIDE_REWRITE.search(before.lower()[-80:]) or bare):
         return None
     sides = ((first.left, first.right, second.left, second.right),
@@ -165,6 +220,13 @@ def derived_from_any(second: Condition, conditions: list[Condition], defs: dict)
     found = [difference(c.left, c.right, defs) for c in conditions]
     found = [e for e in found if e is not None and e.free_symbols & e2.free_symbols]
     return bool(found) and follows(e2, found)
+
+
+def derived_from_known(second: Condition, known: list, defs: dict) -> bool:
+    """Whether the equation follows from every condition the problem and the chain wrote
+    about its unknowns (true too when one of them cannot be read)."""
+    e2 = difference(second.left, second.right, defs)
+    return e2 is None or follows(e2, known_polynomials(known, defs, e2))
 
 
 def difference(left: str, right: str, defs: dict):
