@@ -88,9 +88,15 @@ def _bare(before: str) -> bool:
 
 def derivation(first: Condition, second: Condition, before: str, defs: dict):
     """An equation judged against the condition before it (None: nothing to say)."""
-    e1 = difference(first.left, first.right, defs)
-    e2 = difference(second.left, second.right, defs)
+    # "x(100 + 30) = (x + 1.5)100", then "x^2 + 30x = 100x + 150": decimals are read as
+    # written in equations of one unknown, and only a root far from every root the other
+    # gives is a slip (a decimal may be rounded).
+    rounded = bool(_DECIMAL.search(first.left + first.right + second.left + second.right))
+    e1 = difference(first.left, first.right, defs, decimals=rounded)
+    e2 = difference(second.left, second.right, defs, decimals=rounded)
     if e1 is None or e2 is None:
+        return None
+    if rounded and len(e1.free_symbols | e2.free_symbols) != 1:
         return None
     names = sorted(e1.free_symbols | e2.free_symbols, key=str)
     if not names or e1.free_symbols != e2.free_symbols:
@@ -103,6 +109,8 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
             return None
         if not all(r.is_real for r in r1 | r2):
             return None
+        if rounded and any(_near(a, b) for a in r1 for b in r2):
+            return None  # decimals written: a root moved by their rounding is no slip
         return ClaimResult(
             "false", text, _roots(names[0], r2), _roots(names[0], r1),
             f"does not follow from {source}",
@@ -146,6 +154,14 @@ def _linear_derivation(e1, e2, names: list, text: str, source: str) -> ClaimResu
                 f"does not follow from {source} (at {at})",
             )  # fmt: skip
     return None
+
+
+_DECIMAL = re.compile(r"\d\.\d")
+
+
+def _near(a, b) -> bool:
+    """Two roots within a hundredth of each other's size (or of 1)."""
+    return abs(complex(a) - complex(b)) <= 0.01 * max(1.0, abs(complex(a)), abs(complex(b)))
 
 
 def _small_points(n: int):
@@ -229,10 +245,10 @@ def derived_from_known(second: Condition, known: list, defs: dict) -> bool:
     return e2 is None or follows(e2, known_polynomials(known, defs, e2))
 
 
-def difference(left: str, right: str, defs: dict):
+def difference(left: str, right: str, defs: dict, decimals: bool = False):
     if not (admissible(left) and admissible(right)):
         return None
-    a, b = readings(left, defs), readings(right, defs)
+    a, b = readings(left, defs, decimals=decimals), readings(right, defs, decimals=decimals)
     if len(a) != 1 or len(b) != 1:
         return None
     return a[0] - b[0]
@@ -319,7 +335,11 @@ def _one_unknown(
     values = [(a, v[0]) for a, v in values if len(v) == 1]
     if len(values) > len(roots):
         return []  # more values than the equations have roots: they answer something wider
-    hits = [a for a, v in values if any(same_value(v, r) for r in roots)]
+    # A decimal written for a root is within its rounding as the numbers' check allows.
+    hits = [
+        a for a, v in values
+        if any(same_value(v, r) or _DECIMAL.search(a.value) and _near(v, r) for r in roots)
+    ]  # fmt: skip
     direct = len(values) == 1 and (
         (
             values[0][0].clause == condition.clause + 1
@@ -357,8 +377,8 @@ def _substituted(condition: Condition, e, var, a: Assignment, defs: dict) -> lis
         return []
     point = {var: found[0]}
     sides = (value_at(left[0], point), value_at(right[0], point))
-    if None in sides or same_value(*sides):
-        return []  # undefined or beyond the digits we trust there: nothing to say
+    if None in sides or same_value(*sides) or _DECIMAL.search(a.value) and _near(*sides):
+        return []  # undefined, beyond the digits we trust there, or a rounded root
     if not confirmed((condition.left, condition.right, a.value), defs):
         return []
     return [ClaimResult(
@@ -384,6 +404,8 @@ def _system(step: Step, names: set[str], assigned: list[Assignment], defs: dict)
         return []  # not given together, one after the other, as what solving gave
     point = {}
     for name, a in chosen.items():
+        if _DECIMAL.search(a.value):
+            return []  # a rounded value leaves a residue however right it is
         found = readings(a.value, defs)
         if len(found) != 1:
             return []

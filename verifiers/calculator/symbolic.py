@@ -92,11 +92,21 @@ def _library_reading(member: str, log_base: str = "10"):
         return None
 
 
+def _exact(expr):
+    """The library reads `1.5` as a float: the decimal it writes, as an exact number."""
+    import sympy
+
+    floats = expr.atoms(sympy.Float)
+    return expr.xreplace({f: sympy.Rational(str(f)) for f in floats}) if floats else expr
+
+
 def confirmed(members: tuple[str, ...], defs: dict | None = None) -> bool:
     """Whether `latex2sympy2_extended` reads every member as the same expression we do: a
     False stands only when two readers agree on what is written."""
     for member in members:
-        ours, theirs = readings(member, defs), readings(member, defs, library=True)
+        # Decimals read as written: whether a rounding excuses the claim is the caller's.
+        ours = readings(member, defs, decimals=True)
+        theirs = [_exact(e) for e in readings(member, defs, library=True, decimals=True)]
         if not ours:
             return False
         if defs and re.search(rf"(?<![A-Za-z\\])[{''.join(defs)}]\s*\(", member):
@@ -121,10 +131,13 @@ def _parse(member: str, log_base: str = "10", functions: frozenset = frozenset()
         return None
 
 
-def readings(member: str, defs: dict | None = None, library: bool = False) -> list:
+def readings(
+    member: str, defs: dict | None = None, library: bool = False, decimals: bool = False
+) -> list:
     """Every reading of a member (one, or two for an unbased log) with the chain's functions
     applied; empty: unreadable (a function nobody defined is not read). `library`: as
-    `latex2sympy2_extended` reads it, for `confirmed`."""
+    `latex2sympy2_extended` reads it, for `confirmed`. `decimals`: a decimal beside unknowns
+    is read as the exact number it writes (for a caller that allows for its rounding)."""
     import sympy
     from sympy.core.function import AppliedUndef
 
@@ -134,7 +147,11 @@ def readings(member: str, defs: dict | None = None, library: bool = False) -> li
         found = [_library_reading(member, base) for base in bases]
     else:
         found = [_parse(member, base, functions) for base in bases]
-    if any(e is not None and e.free_symbols for e in found) and re.search(r"\d\.\d", member):
+    if (
+        not decimals
+        and any(e is not None and e.free_symbols for e in found)
+        and re.search(r"\d\.\d", member)
+    ):
         return []  # decimals beside unknowns: an approximation, never an identity
     out = []
     for expr in found:
