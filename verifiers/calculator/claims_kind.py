@@ -35,9 +35,11 @@ connective between them is judged against it (`inequalities`).
 from __future__ import annotations
 
 from verifiers.calculator.claim_words import (
+    CONNECTS,
     FUNC_DEF,
     LETTER,
     NOT_CLAIMED,
+    PLAIN,
     SET_EQUAL,
     TRIAL_RESULT,
     TRIES,
@@ -65,7 +67,7 @@ from verifiers.calculator.solutions import (
     solutions,
     unknowns,
 )
-from verifiers.calculator.symbolic import readings
+from verifiers.calculator.symbolic import check_number, readings
 
 __all__ = ["judge_step"]
 
@@ -130,6 +132,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         else:
             premise = None
         if lone(members[0]) and ops[0] == "=":
+            if k and (found := _restated(clauses[k - 1], members, ops, before, defs)):
+                step.out.append(found)
             previous = None  # an unknown given a value: the next equation starts afresh
             named = _named(named, members, ops, before, k, region, defs, known, step)
             if (
@@ -216,6 +220,34 @@ def _spared(
         and unknowns(other, defs) == unknowns(here, defs)
         for other in step.conditions if other is not previous
     )  # fmt: skip
+
+
+def _restated(
+    before_clause: tuple, members: tuple, ops: tuple, before: str, defs: dict
+) -> ClaimResult | None:
+    """"42 \\cdot 56 = c, or c = 2336": an unknown set equal to a computation, then given a
+    value with only joining words between, claims the computation's value (trial or not:
+    the value restates the line before it, it does not answer a supposition)."""
+    last_members, last_ops = before_clause[0], before_clause[1]
+    words = word_set(before)
+    if len(members) != 2 or ops != ("=",) or len(last_members) != 2 or last_ops != ("=",):
+        return None
+    if not words or not words <= CONNECTS:
+        return None
+    # The unknown on the right of the computation: `c = 3 / 4 or c = 5 / 2` lists values.
+    if compact(members[0]) != compact(last_members[1]):
+        return None
+    computed = last_members[0]
+    value = members[1]
+    if PLAIN.match(computed) or not numeric(computed, defs) or not numeric(value, defs):
+        return None
+    found = check_number(computed, "=", value, defs)
+    if found.outcome != "false":
+        return None
+    # Not a relation the numeric reader sees in the text: the unknown stands between.
+    text = f"{computed} = {members[0]} = {value}"
+    found = ClaimResult("false", text, found.claimed, found.true, found.reason)
+    return confirm(found, (computed, value), defs)
 
 
 def _define(def_texts: dict, name: str, arg: str, body: str) -> None:
