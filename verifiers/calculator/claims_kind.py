@@ -26,7 +26,7 @@ case or an alternative ("or", "case", "if", "for", "each"), an assignment of the
 when both equations share a side ("x - 4 = 1", "x - 4 = 11": cases). A claimed solution is
 put back into the condition written just before it in the same step. An equation that keeps
 one side of the condition before it after words that rewrite ("expanding", "simplifying")
-claims its other side is the first one's rewritten (`solutions.rewritten_side`), and so does
+claims its other side is the first one's rewritten (`derivations.rewritten_side`), and so does
 an unknown given an expression again (`R = (450 - 5n)(500 + 10n)`, then "expanding, R =
 ..."). A linear inequality in one unknown drawn from the one just before it with only a
 connective between them is judged against it (`inequalities`).
@@ -50,6 +50,13 @@ from verifiers.calculator.claim_words import (
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.derivations import (
+    derivation,
+    derived_from_any,
+    derived_from_known,
+    follows_directly,
+    rewritten_side,
+)
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly
 from verifiers.calculator.inequalities import judge as judge_inequality
@@ -58,12 +65,7 @@ from verifiers.calculator.solutions import (
     Assignment,
     Condition,
     Step,
-    derivation,
-    derived_from_any,
-    derived_from_known,
     difference,
-    follows_directly,
-    rewritten_side,
     solutions,
     unknowns,
 )
