@@ -15,6 +15,7 @@ from verifiers.calculator.claim_words import (
     LETTER,
     PLAIN,
     applies,
+    compact,
     free_letters,
     lone,
     numeric,
@@ -81,6 +82,7 @@ def judge_link(
         _rewrites(members, i, defs)
         and _rewritten(*_atomized(lefts[0], rights[0]), before)
         or _rewrite_of(left, right, lefts[0], rights[0], before)
+        or _factored_known(left, right, lefts[0], rights[0], known)
     ):
         return None
     if follows(lefts[0] - rights[0], known_polynomials(known, defs, lefts[0], rights[0])):
@@ -176,6 +178,23 @@ def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
     # "Expanding the product in (x - 1)(x + 3) = 2x^2 gives ...": the word speaks of what is
     # done to an equation unless the written side is an attempt at the rewrite.
     return (cue and attempt(grouped_side, written)) or _terms(a - b) == 1
+
+
+def _factored_known(left: str, right: str, a, b, known: list) -> bool:
+    """`x^3 - 4x^2 + 3 = 0` written before, then `x^3 - 4x^2 + 3 = (x - 1)(x^2 - 3x + 3)`:
+    the expression an equation sets to zero, written again as it was against a grouped
+    form that is an attempt at it, is being factored, not set equal to something new."""
+    for side, other, expanded, grouped in ((left, right, a, b), (right, left, b, a)):
+        if GROUPED.search(side) or not GROUPED.search(other):
+            continue
+        here = compact(side)
+        if any(
+            here == compact(k_side) and compact(k_other) == "0"
+            for k_left, k_right in known
+            for k_side, k_other in ((k_left, k_right), (k_right, k_left))
+        ) and attempt(grouped, expanded):
+            return True
+    return False
 
 
 def attempt(grouped, written) -> bool:
