@@ -34,6 +34,8 @@ connective between them is judged against it (`inequalities`).
 
 from __future__ import annotations
 
+import re
+
 from verifiers.calculator.claim_words import (
     CONNECTS,
     FUNC_DEF,
@@ -65,6 +67,7 @@ from verifiers.calculator.solutions import (
     Assignment,
     Condition,
     Step,
+    claimed_root,
     difference,
     solutions,
     unknowns,
@@ -106,6 +109,11 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             _define(def_texts, m.group(1), m.group(2), members[1])
             defs = _definitions(def_texts)
             continue
+        # "By inspection, x = 3 is a root of the equation" claims it whatever the sentences
+        # before it tried; in a sentence that supposes or checks it, it is not claimed.
+        if lone(members[0]) and not word_set(re.split(r"[.!?]\s", before)[-1]) & NOT_CLAIMED:
+            if found := claimed_root(members, ops, after, known, defs):
+                step.out.append(found)
         if words & TRIES:
             trials = True  # from here on, a value this step gives may answer a trial
         if (

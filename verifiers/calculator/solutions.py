@@ -16,9 +16,11 @@ from verifiers.calculator.claim_words import (
     CONNECTS,
     DERIVES,
     SOLVES,
+    compact,
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.identities import fmt
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import (
     confirmed,
@@ -245,4 +247,40 @@ def _system(step: Step, names: set[str], assigned: list[Assignment], defs: dict)
                 f"(off by {residue})",
             )]  # fmt: skip
     return []
+
+
+# Words right after `x = 3` that claim it solves the equation before it ("is a root of the
+# equation"); "of the derivative", "of the second factor" name another one.
+_IS_ROOT = re.compile(
+    r"^\s*(?:is|are)\s+(?:indeed\s+|also\s+|clearly\s+)?(?:a|one|the)\s+(?:root|solution|zero)"
+    r"(?:\s+of\s+(?:the|this|our)\s+(?:equation|cubic|quadratic))?\s*[.,;:]"
+)
+
+
+def claimed_root(members: tuple, ops: tuple, after: str, known: list, defs: dict):
+    """"By inspection, x = 3 is a root of the equation": the value put back into the last
+    equation written in that unknown alone (None: nothing to say)."""
+    import sympy
+
+    if len(members) != 2 or ops != ("=",) or not _IS_ROOT.match(after.lower()):
+        return None
+    name, value = compact(members[0]), members[1]
+    found = readings(value, defs)
+    if DECIMAL.search(value) or len(found) != 1 or found[0].free_symbols:
+        return None
+    for left, right in reversed(known):
+        e = difference(left, right, defs)
+        if e is not None and {str(x) for x in e.free_symbols} == {name}:
+            break
+    else:
+        return None
+    at = value_at(e, {sympy.Symbol(name): found[0]})
+    if at is None or same_value(at, sympy.Integer(0)):
+        return None
+    if not confirmed((left, right, value), defs):
+        return None
+    return ClaimResult(
+        "false", f"{name} = {value}", value, "-",
+        f"is not a root of `{left} = {right}`: there the sides differ by {fmt(at)}",
+    )  # fmt: skip
 
