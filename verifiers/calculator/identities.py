@@ -239,7 +239,25 @@ def _rewritten(earlier, later, before: str) -> bool:
     the expansion)."""
     if not _alike(earlier, later):
         return False
-    return _terms(earlier - later) == 1 or _cued(before) or attempt(earlier, later)
+    return (
+        _terms(earlier - later) == 1
+        or _cued(before)
+        or attempt(earlier, later)
+        or _kept_part(earlier, later)
+    )
+
+
+def _kept_part(earlier, later) -> bool:
+    """Fractions with the same numerator, or the same denominator, as written: the other part
+    is what the link rewrites (`a(1 - a)/(1 - 2a + ax) = a(1 - a)/(ax - a)`)."""
+    import sympy
+
+    (n1, d1), (n2, d2) = sympy.fraction(earlier), sympy.fraction(later)
+    if not (d1.free_symbols or d2.free_symbols):
+        return False
+    same_num = sympy.expand(n1 - n2) == 0 and bool(n1.free_symbols)
+    same_den = sympy.expand(d1 - d2) == 0 and bool(d1.free_symbols)
+    return same_num != same_den
 
 
 def _atomized(a, b):

@@ -216,5 +216,11 @@ def admissible(member: str) -> bool:
 
 
 def _strip_bounds(member: str) -> str:
-    """The member without the subscripts the whitelist reads (`\\log_2`, `\\sum_{k=1}`)."""
-    return re.sub(r"\\(log|sum|prod)\s*_\s*(\{[^{}]*\}|\w)", r"\\\1", member)
+    """The member without the subscripts the whitelist reads (`\\log_2`, `\\sum_{k=1}`, and a
+    letter's one digit or letter, `x_3`, `a_{12}`, `r_k`: a name of its own)."""
+    member = re.sub(r"\\(log|sum|prod)\s*_\s*(\{[^{}]*\}|\w)", r"\\\1", member)
+    return _NAMED.sub("", member)
+
+
+# A letter's subscript that only names it: digits, or one letter (`a_n`; not `a_{n+1}`).
+_NAMED = re.compile(r"(?<=[A-Za-z])_(?:\d|\{\d+\}|\{[a-z]\}|[a-z](?![A-Za-z]))")
