@@ -83,10 +83,56 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
     # together give). Judged only between linear equations an arrow alone joins in one
     # display ("12m = 5q + 3 \\Rightarrow 4m = 5q + 1"): a linear equation drawn from one
     # other is a nonzero multiple of it.
+    # Beyond linear, only after words that say the equation is merely simplified ("This
+    # simplifies to"), and only where a point that satisfies the first equation fails the
+    # second while neither is a polynomial multiple of the other (cancelling a common
+    # factor, squaring, clearing a denominator all leave one a multiple of the other).
     adjacent = first.region == second.region and second.clause == first.clause + 1
-    if not (adjacent and _bare(before) and ARROWS.search(before)):
+    if adjacent and _bare(before) and ARROWS.search(before):
+        return _linear_derivation(e1, e2, names, text, source)
+    if _SIMPLIFIED.match(re.split(r"[.!?]\s", before.strip())[-1].lower()):
+        return _polynomial_derivation(e1, e2, names, text, source)
+    return None
+
+
+# The whole sentence before the equation says it is the last one simplified.
+_SIMPLIFIED = re.compile(
+    r"^\W*(?:(?:this|which|it|that|the equation|the sum|we)\s+)?(?:then\s+|further\s+)?"
+    r"(?:simplif(?:y|ies|ying)|expand(?:s|ing)?|rearrang(?:e|es|ing)|collect(?:s|ing)? like terms"
+    r"|combin(?:e|es|ing) like terms)(?:\s+(?:to|further|as|gives|we get|yields))*\W*$"
+)
+
+
+def _polynomial_derivation(e1, e2, names: list, text: str, source: str):
+    import sympy
+
+    try:
+        n1 = sympy.fraction(sympy.cancel(sympy.together(e1)))[0]
+        n2 = sympy.fraction(sympy.cancel(sympy.together(e2)))[0]
+        if not (n1.is_polynomial(*names) and n2.is_polynomial(*names)):
+            return None
+        _, r12 = sympy.div(n1, n2, *names)
+        _, r21 = sympy.div(n2, n1, *names)
+    except Exception:  # sympy's own failures on odd input: say nothing
         return None
-    return _linear_derivation(e1, e2, names, text, source)
+    if r12 == 0 or r21 == 0:
+        return None  # one a multiple of the other
+    last, others = names[-1], names[:-1]
+    for values in _small_points(len(others)):
+        point = dict(zip(others, values, strict=True))
+        roots = roots_of(n1.subs(point), last)
+        for root in sorted(roots or (), key=str):
+            if not root.is_rational:
+                continue
+            at_root = sympy.simplify(e2.subs(point).subs(last, root))
+            if at_root.is_number and at_root != 0 and at_root.is_finite:
+                at = ", ".join(f"{k} = {v}" for k, v in {**point, last: root}.items())
+                return ClaimResult(
+                    "false", text, "-", "-",
+                    f"does not follow from {source}: at {at} that one holds, this one does "
+                    f"not",
+                )  # fmt: skip
+    return None
 
 
 def _linear_derivation(e1, e2, names: list, text: str, source: str) -> ClaimResult | None:
