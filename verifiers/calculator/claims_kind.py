@@ -77,6 +77,8 @@ from verifiers.calculator.symbolic import check_number, readings
 __all__ = ["judge_step"]
 
 _MAX_KNOWN = 40
+# Words right after a chain that solve it ("Solving, we find x = 8/5").
+_SOLVED_AFTER = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:solving|solve|solved)\b")
 
 
 def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
@@ -151,7 +153,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 and numeric(members[-1], defs)
                 and not trials
                 and not word_set(after.split(".")[0]) & TRIAL_RESULT
-                and "=" in ops
+                and set(ops) == {"="}  # `A = C/3 < 60^\\circ` gives A no value
             ):
                 step.assignments.append(
                     Assignment(compact(members[0]), members[-1], k, region, before)
@@ -162,7 +164,10 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 continue
             if compact(f"{left}={right}") in given or (i == 0 and lone(left)):
                 continue
-            outcome = judge_link(members, i, op, defs, known, before)
+            # "(3 - x)^2 = x^2 + 9 - 6x \\cos 60^\\circ = x^2 - 3x + 9. Solving, ...": the text
+            # after the chain solves its first link, an equation however its rewrites go on.
+            solved = i == 0 and len(members) > 2 and _SOLVED_AFTER.match(after.lower())
+            outcome = None if solved else judge_link(members, i, op, defs, known, before)
             if outcome is not None:
                 if outcome.outcome == "false":
                     outcome = confirm(outcome, (left, right), defs)

@@ -48,6 +48,8 @@ _ALLOWED_COMMANDS = frozenset(
     " left right alpha beta gamma delta theta lambda mu phi psi omega sigma tau rho".split()
 )
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
+# A number of degrees: `30^\\circ`, `22.5^{\\circ}` (read as that many 180ths of pi).
+DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*(?:\{\s*\\circ\s*\}|\\circ(?![A-Za-z]))")
 # Spacing and sizing, and strike-through marks: `\\cancel{a}` still stands in the expression
 # (the mark shows what the next line drops), so it reads as the group it marks.
 _SPACING = re.compile(
@@ -193,10 +195,12 @@ def admissible(member: str) -> bool:
         return False
     if any(c in member for c in "'%&|$\"?:") or re.search(r"[^\d)\s]\s*!", member):
         return False
+    # Degrees are read after a number (`30^\\circ`); a composition `f \\circ g` is not.
+    member = DEGREES.sub(" 1 ", member)
     for name in _COMMAND.findall(member):
         if name not in _ALLOWED_COMMANDS:
             return False
-    if r"\circ" in member or "^\\circ" in member or "_" in _strip_bounds(member):
+    if "_" in _strip_bounds(member):
         return False
     if _CAPITALS.search(_COMMAND.sub(" ", member)):
         return False

@@ -31,6 +31,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.relations import DEGREES
 
 __all__ = ["compare_identity", "confirmed", "follows", "readings", "warm"]
 
@@ -143,6 +144,9 @@ def readings(
 
     functions = frozenset(defs or ())
     bases = ["10", "e"] if "\\log" in member and "\\log_" not in member else ["10"]
+    # A number of degrees is that many 180ths of pi, for both readers alike (the library
+    # reads `\\tan 30^\\circ` as the tangent of 30 radians).
+    member = DEGREES.sub(r"(\1 \\cdot \\frac{\\pi}{180})", member)
     if library:
         found = [_library_reading(member, base) for base in bases]
     else:
