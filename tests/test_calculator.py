@@ -62,9 +62,11 @@ TRAPS = [
     ("half of 20 + 4 = 14", U),
     (r"\[ 36 = 50 - 50 \cos \angle PXS \]", U),
     (r"\[ 2ab = 75 \times 5400 \]", U),
-    (r"\( \cos 60^\circ = \frac{1}{2} \)", U),
     (r"\[ \left| 100 - 144 \right| = 44 \]", U),
     ("2 3/4 = 2.75", U),
+    # a trig value in degrees is read whole (the cosine of 60 degrees), never `60 = 1/2`
+    (r"\( \cos 60^\circ = \frac{1}{2} \)", C),
+    (r"\( \cos 60^\circ = \frac{\sqrt{3}}{2} \)", W),
     # no arithmetic at all is unverifiable, never correct by default
     ("Therefore, Morgan can invite 3 friends to her birthday party.", U),
     ("Let's break down the problem step by step.", U),
