@@ -12,7 +12,7 @@ import re
 
 from verifiers.calculator.claim_words import ARROWS, CASES, DERIVES, LETTER, compact, word_set
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.identities import GROUPED, attempt, fmt, known_polynomials
+from verifiers.calculator.identities import attempt, fmt, grouped, known_polynomials
 from verifiers.calculator.solutions import (
     DECIMAL,
     Condition,
@@ -196,7 +196,7 @@ def rewritten_side(
     for old, kept, new, kept_again in sides:
         if compact(old) == compact(new):
             continue
-        if bare and bool(GROUPED.search(old)) == bool(GROUPED.search(new)):
+        if bare and grouped(old) == grouped(new):
             continue  # "x + y = 10", "x - y = 10": a system's equations one per line
         if not _same_side(kept, kept_again, defs):
             continue

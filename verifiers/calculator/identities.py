@@ -111,16 +111,32 @@ _FORMULA = re.compile(
     r"formula\W*$|the identity\W*$|double.angle|half.angle"
 )
 # A form written grouped: a power or a product of a bracket (`(1 + \cos x)\sin^2 x` too), a
-# fraction.
-GROUPED = re.compile(
+# fraction (not a coefficient: one term over a number, `\frac{x^2}{2}`, or a root of one).
+_GROUPED = re.compile(
     r"\)\s*\^|\)\s*\(|\d\s*\(|[A-Za-z]\s*\(|\\frac|\\sqrt|\)\s*[A-Za-z]|\)\s*\\[a-z]"
+)
+_COEFFICIENT = re.compile(
+    r"\\[dt]?frac\s*\{[^{}+\-]*\}\s*\{\s*\d+\s*\}|\\sqrt\s*\{\s*\d+\s*\}"
 )
 
 
+def grouped(text: str) -> bool:
+    """Whether the member is written in a grouped form (see `_GROUPED`)."""
+    return bool(_GROUPED.search(_COEFFICIENT.sub(" 1 ", text)))
+
+
 def _terms(expr) -> int:
+    """Monomials in the unknowns of the numerator (`(\\sqrt{14} - \\sqrt{7})x` is one)."""
     import sympy
 
-    return len(sympy.Add.make_args(sympy.expand(sympy.fraction(sympy.together(expr))[0])))
+    numerator = sympy.expand(sympy.fraction(sympy.together(expr))[0])
+    names = sorted(numerator.free_symbols, key=str)
+    if names:
+        try:
+            return len(sympy.Poly(numerator, *names).terms())
+        except sympy.PolynomialError:
+            pass
+    return len(sympy.Add.make_args(numerator))
 
 
 def _same_degree(a, b) -> bool | None:
@@ -164,10 +180,10 @@ def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
         if combined and (says or common) and not _SETS_UP.search(before.lower()[-40:]):
             return True
         return bool(_FORMULA.search(before.lower()[-30:]))
-    grouped = (bool(GROUPED.search(left)), bool(GROUPED.search(right)))
-    if grouped[0] == grouped[1]:
+    forms = (grouped(left), grouped(right))
+    if forms[0] == forms[1]:
         return False  # the same form on both sides: an equation between them, as likely
-    grouped_side, written = (a, b) if grouped[0] else (b, a)
+    grouped_side, written = (a, b) if forms[0] else (b, a)
     if not degree:
         # "We expand (m+n+p)(mn+mp+np) = ... + m^2np + ...": a term of the wrong degree is
         # a slip in the expansion the text announces, when the written side is an attempt
@@ -184,15 +200,15 @@ def _factored_known(left: str, right: str, a, b, known: list) -> bool:
     """`x^3 - 4x^2 + 3 = 0` written before, then `x^3 - 4x^2 + 3 = (x - 1)(x^2 - 3x + 3)`:
     the expression an equation sets to zero, written again as it was against a grouped
     form that is an attempt at it, is being factored, not set equal to something new."""
-    for side, other, expanded, grouped in ((left, right, a, b), (right, left, b, a)):
-        if GROUPED.search(side) or not GROUPED.search(other):
+    for side, other, expanded, factored in ((left, right, a, b), (right, left, b, a)):
+        if grouped(side) or not grouped(other):
             continue
         here = compact(side)
         if any(
             here == compact(k_side) and compact(k_other) == "0"
             for k_left, k_right in known
             for k_side, k_other in ((k_left, k_right), (k_right, k_left))
-        ) and attempt(grouped, expanded):
+        ) and attempt(factored, expanded):
             return True
     return False
 
@@ -347,6 +363,11 @@ def _rewrites(members: tuple[str, ...], i: int, defs: dict) -> bool:
     return False
 
 
+# A function we cannot read applied to one letter (`f(x)`, `f_1(x)`, `g_{2}(t)`): a condition
+# holding it is about the function (a definition, an identity it satisfies).
+_APPLIED = re.compile(r"(?<![A-Za-z\\])[A-Za-z](?:_\{?\w+\}?)?\([a-z]\)")
+
+
 def known_polynomials(known: list, defs: dict, *exprs) -> list | None:
     """The known conditions about the claim's symbols, as expressions equal to zero; None when
     one of them cannot be read (then nothing can be said about what they imply)."""
@@ -356,6 +377,8 @@ def known_polynomials(known: list, defs: dict, *exprs) -> list | None:
     for left, right in known:
         a, b = readings(left, defs), readings(right, defs)
         if not (admissible(left) and admissible(right)) or len(a) != 1 or len(b) != 1:
+            if _APPLIED.search((left + "=" + right).replace(" ", "")):
+                continue  # `f_1(x)^2 = ...` speaks of a function of x; it does not pin x
             if set(BARE_LETTERS.findall(left + right)) & letters:
                 return None  # a condition about these unknowns we cannot read
             continue

@@ -200,6 +200,8 @@ def admissible(member: str) -> bool:
     for name in _COMMAND.findall(member):
         if name not in _ALLOWED_COMMANDS:
             return False
+    if _SUBSCRIPT_APPLIED.search(member):
+        return False  # `f_1(x)`: a function applied, not a product we may read
     if "_" in _strip_bounds(member):
         return False
     if _CAPITALS.search(_COMMAND.sub(" ", member)):
@@ -226,5 +228,8 @@ def _strip_bounds(member: str) -> str:
     return _NAMED.sub("", member)
 
 
+_SUBSCRIPT_APPLIED = re.compile(
+    r"(?<![\\A-Za-z])[A-Za-z]_(?:\d|\{[^{}]*\}|[a-z])\s*(?:\(|\\left\s*\()"
+)
 # A letter's subscript that only names it: digits, or one letter (`a_n`; not `a_{n+1}`).
 _NAMED = re.compile(r"(?<=[A-Za-z])_(?:\d|\{\d+\}|\{[a-z]\}|[a-z](?![A-Za-z]))")

@@ -338,6 +338,16 @@ def same_value(a, b) -> bool:
     return va is not None and vb is not None and _close(va, vb)
 
 
+# Beyond these, a Groebner basis can take far longer than a step's time limit.
+_MAX_IDEAL_UNKNOWNS = 6
+
+
+def _rational_coefficients(poly, names) -> bool:
+    import sympy
+
+    return all(c.is_Rational for c in sympy.Poly(sympy.expand(poly), *names).coeffs())
+
+
 def follows(expr, conditions: list | None) -> bool:
     """Whether `expr = 0` may follow from `conditions` (each an expression equal to zero).
 
@@ -366,6 +376,10 @@ def follows(expr, conditions: list | None) -> bool:
         polys = [sympy.fraction(sympy.cancel(sympy.together(c)))[0] for c in conditions]
         if not all(p.is_polynomial(*names) for p in [target, *polys]):
             return True
+        if len(names) > _MAX_IDEAL_UNKNOWNS or (
+            len(names) > 4 and not all(_rational_coefficients(p, names) for p in polys)
+        ):
+            return True  # a basis that may take minutes to compute: say nothing
         basis = sympy.groebner([sympy.expand(p) for p in polys], *names, order="grevlex")
         return bool(basis.contains(sympy.expand(target)))
     except Exception:  # sympy's own failures on odd input: say nothing rather than guess
