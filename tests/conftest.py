@@ -132,6 +132,68 @@ def storing_once():
         ConfigStore.store = original
 
 
+# The local Ray that `ray_runtime` hands from test to test (None: none of ours is up).
+_SHARED_RAY: dict[str, object] = {"up": False}
+RAY_CLEAN_WAIT_S = 10.0  # how long a finished test's actors may take to give their CPUs back
+
+
+@pytest.fixture
+def ray_runtime():
+    """A local Ray runtime of 2 CPUs, started as a job starts one (`init_ray` with
+    `ray.num_cpus=2`), that the test's jobs join (`init_ray` starts nothing when Ray is up).
+    It is kept for the next test that asks for it (a start and a shutdown cost seconds each)
+    only when this test hands it back as found: Ray still up, no named actor left and every
+    CPU free again; otherwise it is shut down and the next test starts a fresh one. A test
+    that does not ask for it finds no Ray of ours up (`pytest_runtest_setup` below)."""
+    import ray
+
+    from pipelines.engine.runtime import init_ray
+    from pipelines.generation_config import RayConfig
+
+    if not (_SHARED_RAY["up"] and ray.is_initialized()):
+        if ray.is_initialized():
+            ray.shutdown()
+        init_ray(RayConfig(num_cpus=2))
+        _SHARED_RAY["up"] = True
+    yield
+    _SHARED_RAY["up"] = ray.is_initialized() and _ray_is_clean(ray)
+    if not _SHARED_RAY["up"]:
+        ray.shutdown()
+
+
+def _ray_is_clean(ray) -> bool:
+    """No named actor left in any namespace and every CPU free (killed actors give theirs
+    back within moments)."""
+    import time
+
+    deadline = time.monotonic() + RAY_CLEAN_WAIT_S
+    while True:
+        free = ray.available_resources().get("CPU", 0.0)
+        if (not ray.util.list_named_actors(all_namespaces=True)
+                and free == ray.cluster_resources().get("CPU", 0.0)):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Shut the shared Ray down before a test that does not use it: it may start its own."""
+    if _SHARED_RAY["up"] and "ray_runtime" not in getattr(item, "fixturenames", ()):
+        import ray
+
+        ray.shutdown()
+        _SHARED_RAY["up"] = False
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _SHARED_RAY["up"]:
+        import ray
+
+        ray.shutdown()
+        _SHARED_RAY["up"] = False
+
+
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory) -> Path:
     """A randomly initialised Llama small enough to start vLLM fast on CPU, with SmolLM2's

@@ -10,14 +10,6 @@ from tests.conftest import compose
 pytestmark = pytest.mark.engine
 
 
-@pytest.fixture
-def ray_runtime():
-    import ray
-
-    yield
-    ray.shutdown()
-
-
 def cfg_args(model_dir, out) -> list[str]:
     return [
         "model=local", f"model.path={model_dir}", "model.name=tiny-llama",
@@ -67,10 +59,8 @@ def test_vllm_on_ray_end_to_end(tmp_path, tiny_model_dir, ray_runtime):
             assert row["labels"] == [True] * n and row["first_error_step"] == -1
 
     # engine.preload changes speed only (it is left out of the unit key): engines started
-    # without tcmalloc and Intel OpenMP write the same bytes.
-    import ray
-
-    ray.shutdown()
+    # without tcmalloc and Intel OpenMP write the same bytes (new engine processes: an
+    # actor's process is its own, on the same Ray).
     plain = tmp_path / "plain"
     m2 = run(compose([*cfg_args(tiny_model_dir, plain), "engine.preload=false"]))
     assert [s["sha256"] for s in m2["shards"]] == [s["sha256"] for s in m["shards"]]
@@ -91,7 +81,6 @@ def test_continuous_rollouts_on_the_real_engine(tiny_model_dir, ray_runtime):
     from tests.fakes import mc_verifier
     from verifiers.mc.driver import AsyncCompleter
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     model = ModelConfig(name="tiny", path=str(tiny_model_dir), max_model_len=512)
     pool = EnginePool(str(tiny_model_dir), model, EngineConfig(actors=0, preload=True),
                       RayConfig())

@@ -151,23 +151,18 @@ def test_a_judge_and_a_completer_of_the_same_model_share_one_pool(monkeypatch, t
 
 @pytest.mark.ray
 @pytest.mark.engine
-def test_the_judge_on_the_real_engine(tmp_path, tiny_model_dir):
+def test_the_judge_on_the_real_engine(tmp_path, tiny_model_dir, ray_runtime):
     """vLLM on Ray samples chains and answers the critic prompts (a random tiny model: its
     critiques do not parse, so every judge verdict is an `error` with the text as evidence,
     and the judge policy leaves the labels empty). Tokens are counted all the same."""
-    import ray
-
     out = tmp_path / "run"
-    try:
-        m = run(compose([
-            "model=local", f"model.path={tiny_model_dir}", "model.name=tiny-llama",
-            "model.max_model_len=1024", "dataset.limit=2", "sampler.n=2",
-            "sampler.max_tokens=24", "ray.num_cpus=2", "labels=[answer,judge]",
-            "labels.policy=judge", "labels.judge.max_tokens=16", "labels.judge.votes=2",
-            f"output.dir={out}", "output.report=false",
-        ]))
-    finally:
-        ray.shutdown()
+    m = run(compose([
+        "model=local", f"model.path={tiny_model_dir}", "model.name=tiny-llama",
+        "model.max_model_len=1024", "dataset.limit=2", "sampler.n=2",
+        "sampler.max_tokens=24", "ray.num_cpus=2", "labels=[answer,judge]",
+        "labels.policy=judge", "labels.judge.max_tokens=16", "labels.judge.votes=2",
+        f"output.dir={out}", "output.report=false",
+    ]))
     rows = [r for s in m["shards"] for r in pq.read_table(out / s["path"]).to_pylist()]
     assert rows and m["filter"]["kept_share"] == 1.0
     for r in rows:

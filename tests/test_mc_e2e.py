@@ -11,14 +11,6 @@ from tests.conftest import compose
 pytestmark = [pytest.mark.ray, pytest.mark.engine]
 
 
-@pytest.fixture
-def ray_runtime():
-    import ray
-
-    yield
-    ray.shutdown()
-
-
 @pytest.mark.parametrize("rule", [None, "fall"])
 def test_mc_rule_end_to_end_on_smollm2(tmp_path, ray_runtime, rule):
     out = tmp_path / "run"

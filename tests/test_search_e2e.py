@@ -14,14 +14,6 @@ from tests.conftest import compose
 pytestmark = [pytest.mark.ray, pytest.mark.engine, pytest.mark.train]
 
 
-@pytest.fixture
-def ray_runtime():
-    import ray
-
-    yield
-    ray.shutdown()
-
-
 @pytest.fixture(scope="module")
 def prm_checkpoint(tmp_path_factory, tiny_model_dir) -> Path:
     from pipelines.train.app import run
