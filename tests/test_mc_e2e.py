@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.ray, pytest.mark.engine]
 def test_mc_rule_end_to_end_on_smollm2(tmp_path, ray_runtime, rule):
     out = tmp_path / "run"
     m = run(compose([
-        "dataset=starter_math", "dataset.limit=3", "sampler.n=2", "sampler.temperature=0.3",
+        "dataset=starter_math", "dataset.limit=2", "sampler.n=2", "sampler.temperature=0.3",
         "sampler.max_tokens=96", "labels=[answer,mc]", "ray.num_cpus=2", f"output.dir={out}",
         *([f"labels/mc={rule}"] if rule else []),
     ]))  # fmt: skip
@@ -24,6 +24,7 @@ def test_mc_rule_end_to_end_on_smollm2(tmp_path, ray_runtime, rule):
     rows = lf.collect().to_dicts()
     assert len(rows) == m["counts"]["rows"] > 0
     asked = set()
+    placed = {True: 0, False: 0}  # labels the rule placed from rollouts, before the last step
     for row in rows:
         n = len(row["completions"])
         sc = row["mc_self_confidence"]
@@ -41,6 +42,9 @@ def test_mc_rule_end_to_end_on_smollm2(tmp_path, ray_runtime, rule):
             assert row["mc_decided"][i] <= row["mc_rollouts"][i] + (own and own_counts)
             assert 0 <= row["mc_successes"][i] <= row["mc_decided"][i]
         first = next((i for i, x in enumerate(row["mc_labels"]) if x is False), None)
+        for x in row["mc_labels"][:-1]:
+            if x is not None:
+                placed[x] += 1
         if first is not None and first < n - 1:
             # a False the rule placed is a fall of the observed success rate: across the
             # step (fall), across some probed step up to it (posterior)
@@ -54,6 +58,8 @@ def test_mc_rule_end_to_end_on_smollm2(tmp_path, ray_runtime, rule):
                            for b in rates[:j] if b[1] and d)
         assert row["mc_labels"][-1] == (row["outcome_correct"] if first in (None, n - 1)
                                         else False)
+    # both kinds of label came from rollouts, so the fall checks above ran
+    assert placed[True] and placed[False], placed
     # the question's rollouts are counted once per problem in the job's cost
     assert m["counts"]["rollouts"] == (sum(r["rollouts"] for r in rows)
                                        + sum(k for _, k in asked))
