@@ -124,7 +124,7 @@ def test_a_restarted_labeler_finds_the_engines_for_its_rollouts(tmp_path):
     cfg = compose(["engine=simulated", "labels=[answer,mc]", "labels/mc=absolute",
                    "labels.mc.k=2", "sampler.n=2",
                    "ray=local", "ray.num_cpus=2", "ray.label_actors=1", "dataset.limit=100",
-                   "output.problems_per_unit=25", "engine.simulated_delay_s=0.05",
+                   "output.problems_per_unit=25", "engine.simulated_delay_s=0.02",
                    f"output.dir={out}"])  # fmt: skip
     killed: list[str] = []
     thread = _killer(out, ["ray::UnitLabeler"], killed)
