@@ -143,8 +143,9 @@ def ray_runtime():
     `ray.num_cpus=2`), that the test's jobs join (`init_ray` starts nothing when Ray is up).
     It is kept for the next test that asks for it (a start and a shutdown cost seconds each)
     only when this test hands it back as found: Ray still up, no named actor left and every
-    CPU free again; otherwise it is shut down and the next test starts a fresh one. A test
-    that does not ask for it finds no Ray of ours up (`pytest_runtest_setup` below)."""
+    CPU free again; otherwise it is shut down and the next test starts a fresh one. The tests
+    that ask for it run one after another (`pytest_collection_modifyitems` below); a test that
+    does not ask for it finds no Ray of ours up (`pytest_runtest_setup`)."""
     import ray
 
     from pipelines.engine.runtime import init_ray
@@ -175,6 +176,18 @@ def _ray_is_clean(ray) -> bool:
         if time.monotonic() > deadline:
             return False
         time.sleep(0.1)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that use `ray_runtime` run one after another, where the first of them was,
+    so that one Ray serves them all; every other test keeps its place and order."""
+    users = [i for i in items if "ray_runtime" in getattr(i, "fixturenames", ())]
+    if len(users) < 2:
+        return
+    first = items.index(users[0])
+    chosen = {id(i) for i in users}
+    rest = [i for i in items if id(i) not in chosen]
+    items[:] = [*rest[:first], *users, *rest[first:]]
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

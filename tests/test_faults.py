@@ -94,30 +94,23 @@ def _killer(out: Path, targets: list[str], killed: list[str]) -> threading.Threa
 
 
 @pytest.mark.ray
-def test_dead_engine_and_label_actors_are_restarted(tmp_path):
-    import ray
-
+def test_dead_engine_and_label_actors_are_restarted(tmp_path, ray_runtime):
     out = tmp_path / "out"
     cfg = compose([*JOB, "ray=local", "ray.num_cpus=2", "dataset.limit=600",
                    "output.problems_per_unit=50", "engine.simulated_delay_s=0.3",
                    f"output.dir={out}"])
     killed: list[str] = []
     thread = _killer(out, ["ray::SimulatedEngine", "ray::UnitLabeler"], killed)
-    try:
-        run(cfg)
-    finally:
-        ray.shutdown()
+    run(cfg)
     thread.join(timeout=5)
     assert killed == ["ray::SimulatedEngine", "ray::UnitLabeler"]
     _assert_exactly_once(out, 600, 2)
 
 
 @pytest.mark.ray
-def test_a_restarted_labeler_finds_the_engines_for_its_rollouts(tmp_path):
+def test_a_restarted_labeler_finds_the_engines_for_its_rollouts(tmp_path, ray_runtime):
     """A labeler's copy of the engine pool carries the engines' names, not their handles;
     the restarted labeler looks them up again and its rollouts go on."""
-    import ray
-
     out = tmp_path / "out"
     # The absolute rule probes whatever the completer's self-confidence (the simulated
     # engine never reaches the answer, so `fall` would rightly make no rollouts at all).
@@ -128,10 +121,7 @@ def test_a_restarted_labeler_finds_the_engines_for_its_rollouts(tmp_path):
                    f"output.dir={out}"])  # fmt: skip
     killed: list[str] = []
     thread = _killer(out, ["ray::UnitLabeler"], killed)
-    try:
-        manifest = run(cfg)
-    finally:
-        ray.shutdown()
+    manifest = run(cfg)
     thread.join(timeout=5)
     assert killed == ["ray::UnitLabeler"]
     assert manifest["retries"]["labelers_restarted"] == 1
