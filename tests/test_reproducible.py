@@ -36,16 +36,22 @@ def chains(out):
 def test_two_runs_of_one_config_on_the_real_engine_give_the_same_shards(tmp_path,
                                                                          tiny_model_dir):
     """Sampling and MC rollouts share the engine, so a request is batched with different
-    neighbours in each run: with bf16 on an AMX CPU the chains' text changed between runs."""
+    neighbours in each run: with bf16 on an AMX CPU the chains' text changed between runs.
+    The two runs are two processes at the same time (each its own engine), so their timing
+    differs even more than one after the other would."""
+    from concurrent.futures import ThreadPoolExecutor
+
     args = ["model=local", f"model.path={tiny_model_dir}", "model.name=tiny-llama",
             "model.max_model_len=512", "ray=inprocess", "dataset=starter_math",
             "dataset.limit=3", "sampler.n=3", "sampler.max_tokens=24", "labels=[answer,mc]",
             "labels/mc=absolute", "labels.mc.k=2", "labels.mc.self_rollouts=2",
             "output.report=false"]
+    with ThreadPoolExecutor(2) as both:
+        procs = list(both.map(lambda name: run_app(
+            "prm-label", [*args, f"output.dir={tmp_path / name}"], tmp_path, timeout=600),
+            ("a", "b")))
     runs = []
-    for name in ("a", "b"):
-        proc = run_app("prm-label", [*args, f"output.dir={tmp_path / name}"], tmp_path,
-                       timeout=600)
+    for name, proc in zip(("a", "b"), procs, strict=True):
         assert proc.returncode == 0, proc.stderr[-3000:]
         manifest = json.loads((tmp_path / name / "manifest.json").read_text())
         assert manifest["numerics"]["reproducible"] is True
