@@ -84,6 +84,11 @@ def transformers_scores(ckpt: Path) -> list[list[float]]:
     from transformers import AutoModel, AutoModelForCausalLM
 
     fmt, tok = StepFormat.load(ckpt), load_tokenizer(ckpt)
+    if fmt.format == "causal_lm":
+        lm = AutoModelForCausalLM.from_pretrained(ckpt, dtype=torch.float32)
+    else:
+        body = AutoModel.from_pretrained(ckpt, dtype=torch.float32)
+        w = safetensors.torch.load_file(str(ckpt / "model.safetensors"))
     out = []
     for prompt, steps in CHAINS:
         row = tokenize_row(prompt, steps, None, tok, fmt)
@@ -91,12 +96,9 @@ def transformers_scores(ckpt: Path) -> list[list[float]]:
         pos = row["step_positions"]
         with torch.no_grad():
             if fmt.format == "causal_lm":
-                lm = AutoModelForCausalLM.from_pretrained(ckpt, dtype=torch.float32)
                 logits = lm(ids).logits[0]
                 p = logits[pos][:, fmt.label_token_ids].softmax(-1)[:, 1]
             else:
-                body = AutoModel.from_pretrained(ckpt, dtype=torch.float32)
-                w = safetensors.torch.load_file(str(ckpt / "model.safetensors"))
                 h = body(ids).last_hidden_state[0][pos]
                 h = torch.relu(h @ w["score.0.weight"].T + w["score.0.bias"])
                 p = (h @ w["score.2.weight"].T + w["score.2.bias"]).softmax(-1)[:, 1]
