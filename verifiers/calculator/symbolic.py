@@ -122,6 +122,7 @@ def confirmed(members: tuple[str, ...], defs: dict | None = None) -> bool:
     return True
 
 
+@lru_cache(maxsize=8192)
 def _parse(member: str, log_base: str = "10", functions: frozenset = frozenset()):
     """Our reading of the member (None: outside the grammar)."""
     from verifiers.calculator.latex_math import ParseError, read_member
@@ -310,6 +311,7 @@ def check_number(left_s: str, op: str, right_s: str, defs: dict | None = None) -
     return ClaimResult("false", text, _show(b), _show(a), "the two sides differ", numbers=True)
 
 
+@lru_cache(maxsize=4096)
 def roots_of(expr, var):
     """The set of roots of a polynomial equation `expr = 0` in one unknown (None: not one)."""
     import sympy
@@ -321,8 +323,8 @@ def roots_of(expr, var):
         return None
     if poly.degree() < 1 or poly.degree() > 6 or not all(c.is_Rational for c in poly.coeffs()):
         return None
-    found = set(sympy.roots(poly, multiple=False))
-    if sum(sympy.roots(poly).values()) != poly.degree():
+    found = sympy.roots(poly)
+    if sum(found.values()) != poly.degree():
         return None  # roots sympy cannot write exactly: say nothing
     return frozenset(r for r in found if den.subs(var, r) != 0)
 
