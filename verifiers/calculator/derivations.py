@@ -12,7 +12,8 @@ import re
 
 from verifiers.calculator.claim_words import ARROWS, CASES, DERIVES, LETTER, compact, word_set
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.identities import attempt, fmt, grouped, known_polynomials
+from verifiers.calculator.forms import attempt, grouped
+from verifiers.calculator.identities import fmt, known_polynomials
 from verifiers.calculator.solutions import (
     DECIMAL,
     Condition,

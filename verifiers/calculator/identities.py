@@ -3,7 +3,8 @@
 See `verifiers.calculator.claims_kind` for the rules in words; `judge_link` applies them to one
 link and evaluates it (`symbolic.compare_identity`, exact numbers for relations between
 numbers), `known_polynomials` and `symbolic.follows` spare a link that the problem's or the
-chain's conditions make true.
+chain's conditions make true. What the forms of its sides say (grouped or expanded, terms
+apart, an attempt at an expansion) is read by `forms`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,17 @@ from verifiers.calculator.claim_words import (
     numeric,
 )
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.forms import (
+    alike,
+    atomized,
+    attempt,
+    combines,
+    grouped,
+    kept_part,
+    rational_degree,
+    same_degree,
+    terms,
+)
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import (
     check_number,
@@ -61,7 +73,7 @@ def judge_link(
     if one_sided and (
         any(v[1] is None for v in verdicts)
         or not symbolic_side.free_symbols
-        or _same_degree(symbolic_side, symbolic_side) is not None
+        or same_degree(symbolic_side, symbolic_side) is not None
     ):
         # A number on one side: an equation to solve, unless the other side is a function
         # that is constant (`\sin^2 x + \cos^2 x`); a polynomial that collapses to a number is
@@ -80,7 +92,7 @@ def judge_link(
     # grouped against expanded) keeping the leading terms, as a slip in a rewrite does.
     if constant is None and not (
         _rewrites(members, i, defs)
-        and _rewritten(*_atomized(lefts[0], rights[0]), before)
+        and _rewritten(*atomized(lefts[0], rights[0]), before)
         or _rewrite_of(left, right, lefts[0], rights[0], before)
         or _factored_known(left, right, lefts[0], rights[0], known)
     ):
@@ -110,62 +122,21 @@ _REWRITE = re.compile(
 _FORMULA = re.compile(
     r"formula\W*$|the identity\W*$|double.angle|half.angle"
 )
-# A form written grouped: a power or a product of a bracket (`(1 + \cos x)\sin^2 x` too), a
-# fraction (not a coefficient: one term over a number, `\frac{x^2}{2}`, or a root of one).
-_GROUPED = re.compile(
-    r"\)\s*\^|\)\s*\(|\d\s*\(|[A-Za-z]\s*\(|\\frac|\\sqrt|\)\s*[A-Za-z]|\)\s*\\[a-z]"
-)
-_COEFFICIENT = re.compile(
-    r"\\[dt]?frac\s*\{[^{}+\-]*\}\s*\{\s*\d+\s*\}|\\sqrt\s*\{\s*\d+\s*\}"
-)
-
-
-def grouped(text: str) -> bool:
-    """Whether the member is written in a grouped form (see `_GROUPED`)."""
-    return bool(_GROUPED.search(_COEFFICIENT.sub(" 1 ", text)))
-
-
-def _terms(expr) -> int:
-    """Monomials in the unknowns of the numerator (`(\\sqrt{14} - \\sqrt{7})x` is one)."""
-    import sympy
-
-    numerator = sympy.expand(sympy.fraction(sympy.together(expr))[0])
-    names = sorted(numerator.free_symbols, key=str)
-    if names:
-        try:
-            return len(sympy.Poly(numerator, *names).terms())
-        except sympy.PolynomialError:
-            pass
-    return len(sympy.Add.make_args(numerator))
-
-
-def _same_degree(a, b) -> bool | None:
-    """Whether two polynomials have the same total degree (None: not polynomials)."""
-    import sympy
-
-    names = sorted(a.free_symbols | b.free_symbols, key=str)
-    try:
-        pa, pb = sympy.Poly(sympy.expand(a), *names), sympy.Poly(sympy.expand(b), *names)
-    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
-        return None
-    return pa.total_degree() == pb.total_degree() >= 1
-
-
 def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
     """A two-member link that rewrites one form into another: a grouped form (a power or a
     product of brackets, a fraction) against an expanded one of the same degree, whose
     difference is smaller than either side (a slip changes a term or two), or any two forms
     the text announces as a rewrite ("expanding", "by the double-angle formula")."""
     cue = _cued(before)
-    degree = _same_degree(a, b)
-    if degree is None and _rational_degree(a - b) is None:
+    degree = same_degree(a, b)
+    if degree is None and rational_degree(a - b) is None:
         if _FORMULA.search(before.lower()[-30:]):
             return True  # a named identity ("by the double-angle formula")
         # Functions of the unknowns taken as unknowns: `\\sin^2 x (1 + \\cos x)` against its
         # expansion is read as a polynomial in sin x and cos x would be.
-        atomized = _atomized(a, b)
-        if (atom_degree := _same_degree(*atomized)) is not None:
-            (a, b), degree = atomized, atom_degree
+        as_atoms = atomized(a, b)
+        if (atom_degree := same_degree(*as_atoms)) is not None:
+            (a, b), degree = as_atoms, atom_degree
     if degree is None:
         # "This simplifies to 1/x^2 = 1/(5 - x)^2" is an equation as often as not: beyond
         # polynomials only a named identity makes the link a claim, or fractions combined
@@ -174,7 +145,7 @@ def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
         # restated as one fraction against the other side), or, without such words,
         # fractions in two or more letters put over their common denominator (equations of
         # that shape in one unknown are the ones textbooks set to solve).
-        combined = _combines(a, b)
+        combined = combines(a, b)
         common = combined == "common" and len(a.free_symbols | b.free_symbols) > 1
         says = bool(_COMBINING.search(before.lower()[-80:]))
         if combined and (says or common) and not _SETS_UP.search(before.lower()[-40:]):
@@ -193,7 +164,7 @@ def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
         return bool(_EXPANDS.search(before.lower()[-80:])) and attempt(grouped_side, written)
     # "Expanding the product in (x - 1)(x + 3) = 2x^2 gives ...": the word speaks of what is
     # done to an equation unless the written side is an attempt at the rewrite.
-    return (cue and attempt(grouped_side, written)) or _terms(a - b) == 1
+    return (cue and attempt(grouped_side, written)) or terms(a - b) == 1
 
 
 def _factored_known(left: str, right: str, a, b, known: list) -> bool:
@@ -211,17 +182,6 @@ def _factored_known(left: str, right: str, a, b, known: list) -> bool:
         ) and attempt(factored, expanded):
             return True
     return False
-
-
-def attempt(grouped, written) -> bool:
-    """Whether at least two terms of `written`, and half of them, are terms (coefficient
-    and all) of `grouped` multiplied out."""
-    import sympy
-
-    true = sympy.expand(grouped).as_coefficients_dict()
-    terms = sympy.expand(written).as_coefficients_dict()
-    matched = sum(1 for monomial, c in terms.items() if true.get(monomial) == c)
-    return matched >= 2 and 2 * matched >= len(terms)
 
 
 # Words that say the terms of a side are being cancelled or gathered, so that side is a
@@ -249,103 +209,22 @@ def _cancelled(left: str, right: str, lefts, rights, before: str) -> ClaimResult
 
 
 def _rewritten(earlier, later, before: str) -> bool:
-    """A link of a chain of rewrites that claims one: its sides alike (see `_alike`), and
+    """A link of a chain of rewrites that claims one: its sides alike (see `alike`), and
     one term apart, after rewrite words, or the later side an attempt at the earlier one
     ("(x+1)^2 = x^2 + 2x + 1 = 2x^2 - 3" ends on an equation: nothing of it is a term of
     the expansion)."""
-    if not _alike(earlier, later):
+    if not alike(earlier, later):
         return False
     return (
-        _terms(earlier - later) == 1
+        terms(earlier - later) == 1
         or _cued(before)
         or attempt(earlier, later)
-        or _kept_part(earlier, later)
+        or kept_part(earlier, later)
     )
-
-
-def _kept_part(earlier, later) -> bool:
-    """Fractions with the same numerator, or the same denominator, as written: the other part
-    is what the link rewrites (`a(1 - a)/(1 - 2a + ax) = a(1 - a)/(ax - a)`)."""
-    import sympy
-
-    (n1, d1), (n2, d2) = sympy.fraction(earlier), sympy.fraction(later)
-    if not (d1.free_symbols or d2.free_symbols):
-        return False
-    same_num = sympy.expand(n1 - n2) == 0 and bool(n1.free_symbols)
-    same_den = sympy.expand(d1 - d2) == 0 and bool(d1.free_symbols)
-    return same_num != same_den
-
-
-def _atomized(a, b):
-    """Both expressions with each function of the unknowns (a log, a sine, a root) taken as an
-    unknown of its own, the same one in both: `\\sin^4 x - \\sin^2 x \\cos^2 x` is then a
-    polynomial of degree 4, and a log over 3 a rational function."""
-    import sympy
-
-    atoms = set().union(*(e.atoms(sympy.Function, sympy.Pow) for e in (a, b)))
-    opaque = [t for t in atoms if t.free_symbols and (
-        isinstance(t, sympy.Function) or not t.exp.is_Integer)]  # fmt: skip
-    rename = {t: sympy.Dummy(f"u{i}") for i, t in enumerate(sorted(opaque, key=str))}
-    return a.xreplace(rename), b.xreplace(rename)
 
 
 def _cued(before: str) -> bool:
     return bool(_REWRITE.search(before.lower()[-80:]))
-
-
-def _alike(a, b) -> bool:
-    """Polynomials of one total degree, or rational functions whose numerator and
-    denominator degrees differ alike (`3/(2y)` against `8/(5y)`, not `3/(2x)` against `6`)."""
-    same = _same_degree(a, b)
-    if same is not None:
-        return same
-    first, second = _rational_degree(a), _rational_degree(b)
-    return first is not None and first == second
-
-
-def _rational_degree(expr) -> int | None:
-    """The numerator's total degree less the denominator's (None: not a rational function)."""
-    import sympy
-
-    names = sorted(expr.free_symbols, key=str)
-    num, den = sympy.fraction(sympy.together(expr))
-    try:
-        return sympy.Poly(num, *names).total_degree() - sympy.Poly(den, *names).total_degree()
-    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
-        return None
-
-
-def _combines(a, b) -> str:
-    """"common" when one side is a sum of at least two fractions with unknowns in their
-    denominators and the other a single such fraction over their common denominator (or
-    their product, up to a constant factor): what combining them writes; "sum" for the same
-    shape over another denominator; "" otherwise."""
-    import sympy
-
-    if _rational_degree(a) is None or _rational_degree(b) is None:
-        return ""
-
-    def fractions(expr) -> int:
-        return sum(
-            bool(sympy.fraction(t)[1].free_symbols) for t in sympy.Add.make_args(expr)
-        )
-
-    def single(expr) -> bool:
-        return len(sympy.Add.make_args(expr)) == 1 and fractions(expr) == 1
-
-    if fractions(a) >= 2 and single(b):
-        parts, whole = a, b
-    elif fractions(b) >= 2 and single(a):
-        parts, whole = b, a
-    else:
-        return ""
-    dens = [sympy.fraction(t)[1] for t in sympy.Add.make_args(parts)]
-    target = sympy.fraction(whole)[1]
-    for common in (sympy.lcm(dens), sympy.Mul(*dens)):
-        ratio = sympy.cancel(common / target)
-        if ratio.is_number and ratio != 0:
-            return "common"
-    return "sum"
 
 
 def _rewrites(members: tuple[str, ...], i: int, defs: dict) -> bool:

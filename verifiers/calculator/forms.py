@@ -1,0 +1,142 @@
+"""The forms of an expression, as written and as read: what makes a link look like a rewrite.
+
+Pure helpers of `identities` and `derivations`: whether a member is written grouped (a power or
+product of brackets, a fraction) or expanded, how many terms two sides are apart, their degrees,
+whether a written side attempts another's expansion, whether fractions keep a part or combine.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A form written grouped: a power or a product of a bracket (`(1 + \cos x)\sin^2 x` too), a
+# fraction (not a coefficient: one term over a number, `\frac{x^2}{2}`, or a root of one).
+_GROUPED = re.compile(
+    r"\)\s*\^|\)\s*\(|\d\s*\(|[A-Za-z]\s*\(|\\frac|\\sqrt|\)\s*[A-Za-z]|\)\s*\\[a-z]"
+)
+_COEFFICIENT = re.compile(
+    r"\\[dt]?frac\s*\{[^{}+\-]*\}\s*\{\s*\d+\s*\}|\\sqrt\s*\{\s*\d+\s*\}"
+)
+
+
+def grouped(text: str) -> bool:
+    """Whether the member is written in a grouped form (see `_GROUPED`)."""
+    return bool(_GROUPED.search(_COEFFICIENT.sub(" 1 ", text)))
+
+
+def terms(expr) -> int:
+    """Monomials in the unknowns of the numerator (`(\\sqrt{14} - \\sqrt{7})x` is one)."""
+    import sympy
+
+    numerator = sympy.expand(sympy.fraction(sympy.together(expr))[0])
+    names = sorted(numerator.free_symbols, key=str)
+    if names:
+        try:
+            return len(sympy.Poly(numerator, *names).terms())
+        except sympy.PolynomialError:
+            pass
+    return len(sympy.Add.make_args(numerator))
+
+
+def same_degree(a, b) -> bool | None:
+    """Whether two polynomials have the same total degree (None: not polynomials)."""
+    import sympy
+
+    names = sorted(a.free_symbols | b.free_symbols, key=str)
+    try:
+        pa, pb = sympy.Poly(sympy.expand(a), *names), sympy.Poly(sympy.expand(b), *names)
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
+        return None
+    return pa.total_degree() == pb.total_degree() >= 1
+
+
+def attempt(grouped, written) -> bool:
+    """Whether at least two terms of `written`, and half of them, are terms (coefficient
+    and all) of `grouped` multiplied out."""
+    import sympy
+
+    true = sympy.expand(grouped).as_coefficients_dict()
+    terms = sympy.expand(written).as_coefficients_dict()
+    matched = sum(1 for monomial, c in terms.items() if true.get(monomial) == c)
+    return matched >= 2 and 2 * matched >= len(terms)
+
+
+def kept_part(earlier, later) -> bool:
+    """Fractions with the same numerator, or the same denominator, as written: the other part
+    is what the link rewrites (`a(1 - a)/(1 - 2a + ax) = a(1 - a)/(ax - a)`)."""
+    import sympy
+
+    (n1, d1), (n2, d2) = sympy.fraction(earlier), sympy.fraction(later)
+    if not (d1.free_symbols or d2.free_symbols):
+        return False
+    same_num = sympy.expand(n1 - n2) == 0 and bool(n1.free_symbols)
+    same_den = sympy.expand(d1 - d2) == 0 and bool(d1.free_symbols)
+    return same_num != same_den
+
+
+def atomized(a, b):
+    """Both expressions with each function of the unknowns (a log, a sine, a root) taken as an
+    unknown of its own, the same one in both: `\\sin^4 x - \\sin^2 x \\cos^2 x` is then a
+    polynomial of degree 4, and a log over 3 a rational function."""
+    import sympy
+
+    atoms = set().union(*(e.atoms(sympy.Function, sympy.Pow) for e in (a, b)))
+    opaque = [t for t in atoms if t.free_symbols and (
+        isinstance(t, sympy.Function) or not t.exp.is_Integer)]  # fmt: skip
+    rename = {t: sympy.Dummy(f"u{i}") for i, t in enumerate(sorted(opaque, key=str))}
+    return a.xreplace(rename), b.xreplace(rename)
+
+
+def alike(a, b) -> bool:
+    """Polynomials of one total degree, or rational functions whose numerator and
+    denominator degrees differ alike (`3/(2y)` against `8/(5y)`, not `3/(2x)` against `6`)."""
+    same = same_degree(a, b)
+    if same is not None:
+        return same
+    first, second = rational_degree(a), rational_degree(b)
+    return first is not None and first == second
+
+
+def rational_degree(expr) -> int | None:
+    """The numerator's total degree less the denominator's (None: not a rational function)."""
+    import sympy
+
+    names = sorted(expr.free_symbols, key=str)
+    num, den = sympy.fraction(sympy.together(expr))
+    try:
+        return sympy.Poly(num, *names).total_degree() - sympy.Poly(den, *names).total_degree()
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
+        return None
+
+
+def combines(a, b) -> str:
+    """"common" when one side is a sum of at least two fractions with unknowns in their
+    denominators and the other a single such fraction over their common denominator (or
+    their product, up to a constant factor): what combining them writes; "sum" for the same
+    shape over another denominator; "" otherwise."""
+    import sympy
+
+    if rational_degree(a) is None or rational_degree(b) is None:
+        return ""
+
+    def fractions(expr) -> int:
+        return sum(
+            bool(sympy.fraction(t)[1].free_symbols) for t in sympy.Add.make_args(expr)
+        )
+
+    def single(expr) -> bool:
+        return len(sympy.Add.make_args(expr)) == 1 and fractions(expr) == 1
+
+    if fractions(a) >= 2 and single(b):
+        parts, whole = a, b
+    elif fractions(b) >= 2 and single(a):
+        parts, whole = b, a
+    else:
+        return ""
+    dens = [sympy.fraction(t)[1] for t in sympy.Add.make_args(parts)]
+    target = sympy.fraction(whole)[1]
+    for common in (sympy.lcm(dens), sympy.Mul(*dens)):
+        ratio = sympy.cancel(common / target)
+        if ratio.is_number and ratio != 0:
+            return "common"
+    return "sum"
