@@ -14,14 +14,15 @@ from verifiers.calculator.claim_words import ARROWS, CASES, DERIVES, LETTER, com
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.forms import attempt, grouped
 from verifiers.calculator.identities import fmt, known_polynomials
-from verifiers.calculator.solutions import (
+from verifiers.calculator.solutions import Condition, difference, roots_text
+from verifiers.calculator.symbolic import (
     DECIMAL,
-    Condition,
-    difference,
+    compare_identity,
+    follows,
     near,
-    roots_text,
+    readings,
+    roots_of,
 )
-from verifiers.calculator.symbolic import compare_identity, follows, readings, roots_of
 
 
 def follows_directly(first: Condition, second: Condition, before: str) -> bool:

@@ -23,7 +23,9 @@ from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.identities import fmt
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import (
+    DECIMAL,
     confirmed,
+    near,
     readings,
     roots_of,
     same_value,
@@ -55,14 +57,6 @@ class Step:
     assignments: list[Assignment] = field(default_factory=list)
     barriers: list[int] = field(default_factory=list)  # clauses skipped as trials or cases
 
-
-
-DECIMAL = re.compile(r"\d\.\d")
-
-
-def near(a, b) -> bool:
-    """Two roots within a hundredth of each other's size (or of 1)."""
-    return abs(complex(a) - complex(b)) <= 0.01 * max(1.0, abs(complex(a)), abs(complex(b)))
 
 
 def difference(left: str, right: str, defs: dict, decimals: bool = False):

@@ -155,7 +155,7 @@ def readings(
     if (
         not decimals
         and any(e is not None and e.free_symbols for e in found)
-        and re.search(r"\d\.\d", member)
+        and DECIMAL.search(member)
     ):
         return []  # decimals beside unknowns: an approximation, never an identity
     out = []
@@ -334,12 +334,20 @@ def value_at(expr, point: dict):
     return _value(expr, point)
 
 
+def near(a, b) -> bool:
+    """Two numbers within a hundredth of each other's size (or of 1): a written decimal may
+    be rounded that far."""
+    return abs(complex(a) - complex(b)) <= 0.01 * max(1.0, abs(complex(a)), abs(complex(b)))
+
+
 def same_value(a, b) -> bool:
     """Two numbers equal to the working precision."""
     va, vb = _value(a, {}), _value(b, {})
     return va is not None and vb is not None and _close(va, vb)
 
 
+# A decimal written in a member (`1.5`): read exactly, it may still be a rounding.
+DECIMAL = re.compile(r"\d\.\d")
 # Beyond these, a Groebner basis can take far longer than a step's time limit.
 _MAX_IDEAL_UNKNOWNS = 6
 
