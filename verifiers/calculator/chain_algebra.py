@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from verifiers.calculator.claim_words import numeric_reads
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.claims_kind import judge_step
 from verifiers.calculator.evaluate import warm_sympy
-from verifiers.calculator.extract import extract_links
 from verifiers.calculator.relations import clauses
 from verifiers.calculator.symbolic import warm
 from verifiers.killable import (
@@ -84,19 +84,14 @@ class ChainAlgebra:
         except CheckFailedError as exc:
             self._last = ()
             return [ClaimResult("skipped", text, reason=f"symbolic check failed: {exc}"[:200])]
-        # A relation between numbers that the numeric reader reads too is its to judge (it
-        # knows the roundings, units and stages that excuse one): only the others are added.
-        return [_result(o) for o in outcomes if not (o.numbers and _numeric_reads(o))]
+        # A relation between numbers that the numeric reader reads too is its to judge.
+        return [_result(o) for o in outcomes if not numeric_reads(o)]
 
 
 def warm_checks() -> None:
     """Everything the worker's checks import, paid before the first timed check."""
     warm_sympy()
     warm()
-
-
-def _numeric_reads(o: ClaimResult) -> bool:
-    return bool(extract_links(f"${o.text}$"))
 
 
 def _result(o: ClaimResult) -> ClaimResult:

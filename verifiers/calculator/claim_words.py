@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.extract import extract_links
 from verifiers.calculator.symbolic import confirmed, readings
 
 WORD = re.compile(r"[a-z]+|\?")
@@ -105,9 +106,23 @@ def applies(text: str, defs: dict) -> bool:
     return any(re.search(rf"(?<![A-Za-z\\]){name}\s*\(", text) for name in defs)
 
 
+def numeric_reads(outcome: ClaimResult) -> bool:
+    """Whether a relation between numbers is one the numeric reader reads as well: then it is
+    that reader's to judge (it knows the roundings, units and stages that excuse one)."""
+    return outcome.numbers and bool(extract_links(f"${outcome.text}$"))
+
+
+def left_to_numbers(text: str) -> ClaimResult | None:
+    """The abstention for a relation between numbers that the numeric reader reads (None:
+    it does not, and the symbolic checks judge it)."""
+    found = ClaimResult("skipped", text, reason="the numeric reader's to judge", numbers=True)
+    return found if numeric_reads(found) else None
+
+
 def confirm(outcome: ClaimResult, members: tuple[str, ...], defs: dict) -> ClaimResult:
-    """A False only where the library's reader reads every member as ours does."""
-    if confirmed(members, defs):
+    """A False only where the library's reader reads every member as ours does (a relation
+    the numeric reader reads is left to it, unconfirmed: the chain's verdict drops it)."""
+    if numeric_reads(outcome) or confirmed(members, defs):
         return outcome
     disagree = "the two readers disagree on what is written"
     return ClaimResult("skipped", outcome.text, reason=disagree)

@@ -18,6 +18,7 @@ from verifiers.calculator.claim_words import (
     applies,
     compact,
     free_letters,
+    left_to_numbers,
     lone,
     numeric,
 )
@@ -56,6 +57,8 @@ def judge_link(
             return None  # `f(0) > 0`: a property a function is said to have, often a supposition
         if PLAIN.match(left) and PLAIN.match(right):
             return None  # `10 = -10`: two numbers side by side compare; they compute nothing
+        if (theirs := left_to_numbers(text)) is not None:
+            return theirs
         outcome = check_number(left, op, right, defs)
         if outcome.outcome == "false" and _recovered(members, i, defs):
             return ClaimResult("skipped", text, reason="a later member has the true value")

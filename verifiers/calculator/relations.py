@@ -106,9 +106,13 @@ def _depth_split(body: str, seps: tuple[str, ...]) -> list[tuple[str, str]]:
     [(piece, separator that ended it)]. A command separator (`\\le`) must not run on into
     letters (`\\left`)."""
     out: list[tuple[str, str]] = []
+    firsts = {sep[0] for sep in seps}  # a character no separator starts with is passed by
     depth, start, i = 0, 0, 0
     while i < len(body):
         ch = body[i]
+        if ch not in firsts and ch not in "\\{([])}":
+            i += 1
+            continue
         if ch == "\\" and body.startswith(("\\{", "\\}"), i):
             depth += 1 if body[i + 1] == "{" else -1
             i += 2

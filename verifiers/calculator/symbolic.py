@@ -140,10 +140,17 @@ def readings(
     applied; empty: unreadable (a function nobody defined is not read). `library`: as
     `latex2sympy2_extended` reads it, for `confirmed`. `decimals`: a decimal beside unknowns
     is read as the exact number it writes (for a caller that allows for its rounding)."""
+    # Cached: a chain restates its members step after step, and each link reads both sides.
+    return list(_readings(member, tuple(sorted((defs or {}).items())), library, decimals))
+
+
+@lru_cache(maxsize=8192)
+def _readings(member: str, definitions: tuple, library: bool, decimals: bool) -> tuple:
     import sympy
     from sympy.core.function import AppliedUndef
 
-    functions = frozenset(defs or ())
+    defs = dict(definitions)
+    functions = frozenset(defs)
     bases = ["10", "e"] if "\\log" in member and "\\log_" not in member else ["10"]
     # A number of degrees is that many 180ths of pi, for both readers alike (the library
     # reads `\\tan 30^\\circ` as the tangent of 30 radians).
@@ -157,11 +164,11 @@ def readings(
         and any(e is not None and e.free_symbols for e in found)
         and DECIMAL.search(member)
     ):
-        return []  # decimals beside unknowns: an approximation, never an identity
+        return ()  # decimals beside unknowns: an approximation, never an identity
     out = []
     for expr in found:
         if expr is None:
-            return []
+            return ()
         # Applications replaced innermost first, pass after pass: `P(P(x))` holds `P(x)`, and
         # the order a set of atoms comes in must not decide what is read.
         for _ in range(_MAX_NESTING):
@@ -172,15 +179,15 @@ def readings(
             for app in apps:
                 name = app.func.__name__
                 if not defs or name not in defs or len(app.args) != 1:
-                    return []
+                    return ()
                 if not app.args[0].atoms(AppliedUndef):
                     arg, body = defs[name]
                     inner[app] = body.xreplace({arg: app.args[0]})
             expr = expr.xreplace(inner)
         if expr.atoms(AppliedUndef) or not isinstance(expr, sympy.Expr):
-            return []
+            return ()
         out.append(expr)
-    return out
+    return tuple(out)
 
 
 def _value(expr, subs: dict):
@@ -202,6 +209,13 @@ def _value(expr, subs: dict):
     if abs(im_part) > sympy.Float(10) ** (-_DIGITS // 2):
         return None
     return re_part
+
+
+@lru_cache(maxsize=16384)
+def _point_value(expr, point: tuple):
+    """`_value` at a point of (symbol, value) pairs. Cached: a side is compared with each of
+    its neighbours, and a restated relation again, at the same points."""
+    return _value(expr, dict(point))
 
 
 def _close(a, b, digits: int | None = None) -> bool:
@@ -226,7 +240,8 @@ def compare_identity(left, right):
     for row in _POINTS:
         subs = {s: sympy.Rational(row[i % len(row)].numerator, row[i % len(row)].denominator)
                 for i, s in enumerate(names)}  # fmt: skip
-        a, b = _value(left, subs), _value(right, subs)
+        point = tuple(subs.items())
+        a, b = _point_value(left, point), _point_value(right, point)
         if a is None or b is None:
             continue
         if _close(a, b):
