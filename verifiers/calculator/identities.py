@@ -71,16 +71,17 @@ def judge_link(
         return None  # a member brings unknowns of its own: coefficients to match, a condition
     if one_sided and (found := _cancelled(left, right, lefts, rights, before)) is not None:
         return found
-    verdicts = [compare_identity(a, b) for a in lefts for b in rights]
     symbolic_side = lefts[0] if lefts[0].free_symbols else rights[0]
+    # A number on one side: an equation to solve, unless the other side is a function that is
+    # constant (`\sin^2 x + \cos^2 x`); a polynomial that collapses to a number is a case
+    # tested, not an identity claimed (asked first: it needs no evaluation).
     if one_sided and (
-        any(v[1] is None for v in verdicts)
-        or not symbolic_side.free_symbols
-        or same_degree(symbolic_side, symbolic_side) is not None
+        not symbolic_side.free_symbols
+        or symbolic_side.is_polynomial(*symbolic_side.free_symbols)
     ):
-        # A number on one side: an equation to solve, unless the other side is a function
-        # that is constant (`\sin^2 x + \cos^2 x`); a polynomial that collapses to a number is
-        # a case tested, not an identity claimed.
+        return None
+    verdicts = [compare_identity(a, b) for a in lefts for b in rights]
+    if one_sided and any(v[1] is None for v in verdicts):
         return None
     if any(v[0] != "false" for v in verdicts):
         if one_sided:

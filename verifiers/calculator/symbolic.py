@@ -201,14 +201,25 @@ def _value(expr, subs: dict):
         v = sympy.N(v, _DIGITS)
     except Exception:
         return None
-    if v.is_number and v.is_finite and abs(v) > sympy.Float(10) ** (_DIGITS // 2):
+    largest, smallest = _bounds()
+    if v.is_Float:  # a real number, the common case, without the general checks below
+        return None if abs(v) > largest else v
+    if v.is_number and v.is_finite and abs(v) > largest:
         return None  # beyond the digits a float comparison can trust
     if not v.is_number or v.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
         return None
     re_part, im_part = v.as_real_imag()
-    if abs(im_part) > sympy.Float(10) ** (-_DIGITS // 2):
+    if abs(im_part) > smallest:
         return None
     return re_part
+
+
+@lru_cache(maxsize=1)
+def _bounds():
+    """The largest value a comparison to `_DIGITS` digits trusts, and the smallest it sees."""
+    import sympy
+
+    return sympy.Float(10) ** (_DIGITS // 2), sympy.Float(10) ** (-_DIGITS // 2)
 
 
 @lru_cache(maxsize=16384)
@@ -219,10 +230,13 @@ def _point_value(expr, point: tuple):
 
 
 def _close(a, b, digits: int | None = None) -> bool:
+    if a == b:
+        return True  # most comparisons agree exactly, and sympy's arithmetic below is slow
     scale = max(abs(a), abs(b), 1)
+    tolerance = scale * _bounds()[1]
     if digits is None:
-        return abs(a - b) <= scale * 10 ** (-(_DIGITS // 2))
-    return abs(a - b) <= 10 ** (-digits) * 0.5 + scale * 10 ** (-(_DIGITS // 2))
+        return abs(a - b) <= tolerance
+    return abs(a - b) <= 10 ** (-digits) * 0.5 + tolerance
 
 
 @lru_cache(maxsize=8192)
