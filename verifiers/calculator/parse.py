@@ -14,7 +14,7 @@ work for pathological input, which then simply yields no claim.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -39,7 +39,8 @@ class Tok:
     space: bool = False  # whitespace follows this token
 
     def spaced(self) -> Tok:
-        return replace(self, space=True)
+        # Built directly: the lexer marks most tokens, and `dataclasses.replace` is slow.
+        return Tok(self.kind, self.text, self.value, self.decimals, True)
 
 
 _IMPLICIT = frozenset(("lp", VAR, "pi", "sqrt"))
