@@ -45,9 +45,14 @@ from verifiers.calculator.symbolic import (
 
 
 def judge_link(
-    members: tuple[str, ...], i: int, op: str, defs: dict, known: list, before: str
+    members: tuple[str, ...], i: int, op: str, defs: dict, known: list, before: str,
+    as_written: bool = True, computed: bool = False,
 ) -> ClaimResult | None:
-    """A claim's outcome, or None when the link is a condition (or unreadable)."""
+    """A claim's outcome, or None when the link is a condition (or unreadable). `as_written`:
+    the link is in the text as it stands, so a relation between numbers that the numeric
+    reader reads is its to judge (a sign's reading, `signs`, is one it never sees).
+    `computed`: both sides are values computed (a pair written with `\\pm` on each side),
+    so the link claims a rewrite, never sets up an equation."""
     left, right = members[i], members[i + 1]
     text = f"{left} {op} {right}"
     if not free_letters(left + right, defs) or (
@@ -57,7 +62,7 @@ def judge_link(
             return None  # `f(0) > 0`: a property a function is said to have, often a supposition
         if PLAIN.match(left) and PLAIN.match(right):
             return None  # `10 = -10`: two numbers side by side compare; they compute nothing
-        if (theirs := left_to_numbers(text)) is not None:
+        if as_written and (theirs := left_to_numbers(text)) is not None:
             return theirs
         outcome = check_number(left, op, right, defs)
         if outcome.outcome == "false" and _recovered(members, i, defs):
@@ -95,7 +100,8 @@ def judge_link(
     # on its own claims an identity when it rewrites one form into another (factored or
     # grouped against expanded) keeping the leading terms, as a slip in a rewrite does.
     if constant is None and not (
-        _rewrites(members, i, defs)
+        computed
+        or _rewrites(members, i, defs)
         and _rewritten(*atomized(lefts[0], rights[0]), before)
         or _rewrite_of(left, right, lefts[0], rights[0], before)
         or _factored_known(left, right, lefts[0], rights[0], known)
