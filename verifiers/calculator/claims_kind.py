@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.claim_words import (
+    ALTERNATIVES,
     CONNECTS,
     FUNC_DEF,
     LETTER,
@@ -52,6 +53,7 @@ from verifiers.calculator.claim_words import (
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.congruences import MODULAR_WORDS, congruences
 from verifiers.calculator.derivations import (
     derivation,
     derived_from_any,
@@ -119,6 +121,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 step.out.append(found)
         if words & TRIES:
             trials = True  # from here on, a value this step gives may answer a trial
+        # "At least one of $2^{20} \\equiv 1 \\pmod{125}$ or ...": alternatives, not claims.
+        if not words & (NOT_CLAIMED - MODULAR_WORDS | ALTERNATIVES) and region != skipped_region:
+            step.out.extend(congruences(members, ops, defs))
         if (
             words & NOT_CLAIMED
             or set(ops) & {"~", "===", "!="}
