@@ -47,7 +47,7 @@ def congruences(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> l
         if (left - right) % modulus == 0:
             out.append(ClaimResult("holds", text))
         else:
-            reason = f"{left} - {right} = {left - right} is not a multiple of {modulus}"
+            reason = f"they leave {left % modulus} and {right % modulus} divided by {modulus}"
             true = f"{left % modulus} (mod {modulus})"
             out.append(ClaimResult("false", text, f"{right % modulus}", true, reason))
     return out
