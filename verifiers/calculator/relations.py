@@ -9,7 +9,8 @@ Greek symbols, `\\frac`, `\\sqrt`, powers, implicit products, `\\cdot`, `\\times
 logs, trig, `\\binom`, finite sums and products with written bounds, factorials. Anything else
 (`\\text`, degrees, `\\%`, `\\pm`, primes, `\\overline`, juxtaposed capitals that name points or
 segments, `e` and `i` whose meaning is not ours to guess) makes the member unreadable, and a
-chain with an unreadable member keeps only the links between readable neighbours.
+chain with an unreadable member keeps only the links between readable neighbours (a `\\pm` is
+read through `verifiers.calculator.signs`, which writes out its two signs first).
 
 What this does NOT do: read relations written in words ("is equal to"), read plain-text math
 outside LaTeX delimiters (the numeric reader does that), or decide what a relation claims
