@@ -18,8 +18,8 @@ from verifiers.calculator.claim_words import numeric_reads
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.claims_kind import judge_step
 from verifiers.calculator.evaluate import warm_sympy
+from verifiers.calculator.readers import warm
 from verifiers.calculator.relations import clauses
-from verifiers.calculator.symbolic import warm
 from verifiers.killable import (
     CheckCrashedError,
     CheckFailedError,

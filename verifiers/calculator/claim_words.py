@@ -11,7 +11,8 @@ import re
 
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.extract import extract_links
-from verifiers.calculator.symbolic import confirmed, readings
+from verifiers.calculator.readers import readings, written_exactly
+from verifiers.calculator.symbolic import compare_identity
 
 WORD = re.compile(r"[a-z]+|\?")
 # The clause is tested, supposed, rejected or corrected, not claimed.
@@ -104,6 +105,27 @@ def free_letters(text: str, defs: dict) -> bool:
 
 def applies(text: str, defs: dict) -> bool:
     return any(re.search(rf"(?<![A-Za-z\\]){name}\s*\(", text) for name in defs)
+
+
+def confirmed(members: tuple[str, ...], defs: dict | None = None) -> bool:
+    """Whether `latex2sympy2_extended` reads every member as the same expression we do: a
+    False stands only when two readers agree on what is written."""
+    for member in members:
+        # Decimals read as written: whether a rounding excuses the claim is the caller's.
+        ours = readings(member, defs, decimals=True)
+        theirs = [written_exactly(e) for e in readings(member, defs, library=True, decimals=True)]
+        if not ours:
+            return False
+        if defs and re.search(rf"(?<![A-Za-z\\])[{''.join(defs)}]\s*\(", member):
+            continue  # `h(-1)` applies a function the chain defined; the library reads -h
+        if not theirs:
+            continue  # the library cannot read it (`\\log_2 (4x)`, `f(x + 1)`): ours stands
+        if len(ours) != len(theirs):
+            return False
+        for a, b in zip(ours, theirs, strict=True):
+            if (b.free_symbols - a.free_symbols) or compare_identity(a, b)[0] != "holds":
+                return False
+    return True
 
 
 def numeric_reads(outcome: ClaimResult) -> bool:

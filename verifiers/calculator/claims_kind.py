@@ -64,6 +64,7 @@ from verifiers.calculator.derivations import (
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly
 from verifiers.calculator.inequalities import judge as judge_inequality
+from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.signs import SIGN, both_signs, differ, signed
 from verifiers.calculator.solutions import (
@@ -75,7 +76,7 @@ from verifiers.calculator.solutions import (
     solutions,
     unknowns,
 )
-from verifiers.calculator.symbolic import check_number, readings
+from verifiers.calculator.symbolic import check_number
 
 __all__ = ["judge_step"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.symbolic import readings
+from verifiers.calculator.readers import readings
 
 __all__ = ["MODULAR_WORDS", "congruences"]
 

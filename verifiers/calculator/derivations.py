@@ -14,15 +14,9 @@ from verifiers.calculator.claim_words import ARROWS, CASES, DERIVES, LETTER, com
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.forms import attempt, grouped
 from verifiers.calculator.identities import fmt, known_polynomials
+from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.solutions import Condition, difference, roots_text
-from verifiers.calculator.symbolic import (
-    DECIMAL,
-    compare_identity,
-    follows,
-    near,
-    readings,
-    roots_of,
-)
+from verifiers.calculator.symbolic import compare_identity, follows, near, roots_of
 
 
 def follows_directly(first: Condition, second: Condition, before: str) -> bool:

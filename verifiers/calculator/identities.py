@@ -34,14 +34,9 @@ from verifiers.calculator.forms import (
     same_degree,
     terms,
 )
+from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
-from verifiers.calculator.symbolic import (
-    check_number,
-    compare_identity,
-    follows,
-    readings,
-    same_value,
-)
+from verifiers.calculator.symbolic import check_number, compare_identity, follows, same_value
 
 
 def judge_link(

@@ -21,8 +21,8 @@ import re
 
 from verifiers.calculator.claim_words import ARROWS
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
-from verifiers.calculator.symbolic import readings
 
 INEQUALITIES = frozenset({"<", ">", "<=", ">="})
 _LATEX = {"<=": "\\le", ">=": "\\ge"}

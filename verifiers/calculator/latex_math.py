@@ -5,7 +5,7 @@ milliseconds on an expression it has not seen (most of them), and it reads `2(3)
 lowercases symbols unless told not to. This reader covers the whitelist `relations.admissible`
 lets through and builds sympy objects node by node (no text is ever evaluated); a False the
 symbolic checker finds is read again by `latex2sympy2_extended` and stands only if both
-readers agree on both sides (`symbolic.confirmed`).
+readers agree on both sides (`claim_words.confirmed`).
 
 Grammar, loosest first: sum of terms; a term is factors joined by `\\cdot`, `\\times`, `/`,
 `\\div` or juxtaposition (`2x`, `ab`, `x(x-3)`); a factor is an optional sign and a power; a

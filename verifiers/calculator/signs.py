@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.symbolic import compare_identity, readings
+from verifiers.calculator.readers import readings
+from verifiers.calculator.symbolic import compare_identity
 
 __all__ = ["SIGN", "both_signs", "differ", "signed"]
 

@@ -17,20 +17,14 @@ from verifiers.calculator.claim_words import (
     DERIVES,
     SOLVES,
     compact,
+    confirmed,
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.identities import fmt
+from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.relations import admissible
-from verifiers.calculator.symbolic import (
-    DECIMAL,
-    confirmed,
-    near,
-    readings,
-    roots_of,
-    same_value,
-    value_at,
-)
+from verifiers.calculator.symbolic import near, roots_of, same_value, value_at
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """The symbolic checker: relations between expressions, decided exactly, run in a killable child.
 
 What a link claims is decided by `verifiers.calculator.claims_kind` (which calls these in the
-killable worker, one step at a time); this module only reads members and evaluates:
+killable worker, one step at a time); this module evaluates what
+`verifiers.calculator.readers` reads:
 
 - **Identity** (`A = B` claimed for every value of its symbols): both sides are evaluated
   exactly at several rational and integer points. A point where either side is undefined or
@@ -21,7 +22,7 @@ killable worker, one step at a time); this module only reads members and evaluat
   equation does not hold there.
 
 Every reading that is ambiguous is tried both ways (an unbased `\\log` as base 10 and base
-e); a link is false only when false under every reading.
+e, `readers`); a link is false only when false under every reading.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ from fractions import Fraction
 from functools import lru_cache
 
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.relations import DEGREES
+from verifiers.calculator.readers import readings
 
-__all__ = ["compare_identity", "confirmed", "follows", "readings", "warm"]
+__all__ = ["check_number", "compare_identity", "follows", "near", "roots_of", "same_value"]
 
 _POINTS = (
     (Fraction(7, 3), Fraction(-5, 4), Fraction(11, 7), Fraction(13, 5), Fraction(-17, 6)),
@@ -43,151 +44,6 @@ _POINTS = (
     (Fraction(4), Fraction(9), Fraction(6), Fraction(13), Fraction(8)),
 )
 _DIGITS = 40  # working precision of a numeric comparison
-_MAX_NESTING = 8  # applications of the chain's functions replaced in one member
-
-
-
-
-def warm() -> None:
-    """Import the parser and sympy in a fresh child before its first timed check."""
-    _parse("x^2 + \\frac{1}{2}", "10")
-
-
-def _config():
-    from latex2sympy2_extended.latex2sympy2 import ConversionConfig
-    from latex2sympy2_extended.math_normalization import NormalizationConfig
-
-    return (
-        NormalizationConfig(
-            basic_latex=True, units=False, malformed_operators=False, nits=False,
-            boxed="all", equations=False,
-        ),
-        ConversionConfig(
-            interpret_as_mixed_fractions=False, interpret_simple_eq_as_assignment=False,
-            interpret_contains_as_eq=False, lowercase_symbols=False,
-        ),
-    )  # fmt: skip
-
-
-@lru_cache(maxsize=4096)
-def _library_reading(member: str, log_base: str = "10"):
-    """The member as `latex2sympy2_extended` reads it (None: it cannot), for confirmation."""
-    import sympy
-    from latex2sympy2_extended import latex2sympy
-
-    if log_base != "10":
-        member = member.replace("\\log", "\\ln")
-    # The parser reads `2(3)` as 5 and `8(1) - 6j` as 9 - 6j: a number before a parenthesis
-    # is a product, so say so.
-    member = re.sub(r"(\d)\s*\(", r"\1\\cdot(", member)
-    norm, conv = _config()
-    try:
-        expr = latex2sympy(member, normalization_config=norm, conversion_config=conv)
-    except Exception:  # the parser's own errors: a member it cannot read is not confirmed
-        return None
-    if not isinstance(expr, sympy.Expr):
-        return None
-    try:
-        return expr.doit()
-    except Exception:
-        return None
-
-
-def _exact(expr):
-    """The library reads `1.5` as a float: the decimal it writes, as an exact number."""
-    import sympy
-
-    floats = expr.atoms(sympy.Float)
-    return expr.xreplace({f: sympy.Rational(str(f)) for f in floats}) if floats else expr
-
-
-def confirmed(members: tuple[str, ...], defs: dict | None = None) -> bool:
-    """Whether `latex2sympy2_extended` reads every member as the same expression we do: a
-    False stands only when two readers agree on what is written."""
-    for member in members:
-        # Decimals read as written: whether a rounding excuses the claim is the caller's.
-        ours = readings(member, defs, decimals=True)
-        theirs = [_exact(e) for e in readings(member, defs, library=True, decimals=True)]
-        if not ours:
-            return False
-        if defs and re.search(rf"(?<![A-Za-z\\])[{''.join(defs)}]\s*\(", member):
-            continue  # `h(-1)` applies a function the chain defined; the library reads -h
-        if not theirs:
-            continue  # the library cannot read it (`\\log_2 (4x)`, `f(x + 1)`): ours stands
-        if len(ours) != len(theirs):
-            return False
-        for a, b in zip(ours, theirs, strict=True):
-            if (b.free_symbols - a.free_symbols) or compare_identity(a, b)[0] != "holds":
-                return False
-    return True
-
-
-@lru_cache(maxsize=8192)
-def _parse(member: str, log_base: str = "10", functions: frozenset = frozenset()):
-    """Our reading of the member (None: outside the grammar)."""
-    from verifiers.calculator.latex_math import ParseError, read_member
-
-    try:
-        return read_member(member, log_base, functions)
-    except (ParseError, ValueError, TypeError, ZeroDivisionError):
-        return None
-
-
-def readings(
-    member: str, defs: dict | None = None, library: bool = False, decimals: bool = False
-) -> list:
-    """Every reading of a member (one, or two for an unbased log) with the chain's functions
-    applied; empty: unreadable (a function nobody defined is not read). `library`: as
-    `latex2sympy2_extended` reads it, for `confirmed`. `decimals`: a decimal beside unknowns
-    is read as the exact number it writes (for a caller that allows for its rounding)."""
-    # Cached: a chain restates its members step after step, and each link reads both sides.
-    return list(_readings(member, tuple(sorted((defs or {}).items())), library, decimals))
-
-
-@lru_cache(maxsize=8192)
-def _readings(member: str, definitions: tuple, library: bool, decimals: bool) -> tuple:
-    import sympy
-    from sympy.core.function import AppliedUndef
-
-    defs = dict(definitions)
-    functions = frozenset(defs)
-    bases = ["10", "e"] if "\\log" in member and "\\log_" not in member else ["10"]
-    # A number of degrees is that many 180ths of pi, for both readers alike (the library
-    # reads `\\tan 30^\\circ` as the tangent of 30 radians).
-    member = DEGREES.sub(r"(\1 \\cdot \\frac{\\pi}{180})", member)
-    if library:
-        found = [_library_reading(member, base) for base in bases]
-    else:
-        found = [_parse(member, base, functions) for base in bases]
-    if (
-        not decimals
-        and any(e is not None and e.free_symbols for e in found)
-        and DECIMAL.search(member)
-    ):
-        return ()  # decimals beside unknowns: an approximation, never an identity
-    out = []
-    for expr in found:
-        if expr is None:
-            return ()
-        # Applications replaced innermost first, pass after pass: `P(P(x))` holds `P(x)`, and
-        # the order a set of atoms comes in must not decide what is read.
-        for _ in range(_MAX_NESTING):
-            apps = expr.atoms(AppliedUndef)
-            if not apps:
-                break
-            inner = {}
-            for app in apps:
-                name = app.func.__name__
-                if not defs or name not in defs or len(app.args) != 1:
-                    return ()
-                if not app.args[0].atoms(AppliedUndef):
-                    arg, body = defs[name]
-                    inner[app] = body.xreplace({arg: app.args[0]})
-            expr = expr.xreplace(inner)
-        if expr.atoms(AppliedUndef) or not isinstance(expr, sympy.Expr):
-            return ()
-        out.append(expr)
-    return tuple(out)
 
 
 def _value(expr, subs: dict):
@@ -288,8 +144,6 @@ def _rational(expr, names) -> bool:
 
 def _decimals(member: str) -> int | None:
     """Digits after the point of the least precise decimal written in the member."""
-    import re
-
     found = re.findall(r"\d\.(\d+)", member)
     return min(len(d) for d in found) if found else None
 
@@ -375,8 +229,6 @@ def same_value(a, b) -> bool:
     return va is not None and vb is not None and _close(va, vb)
 
 
-# A decimal written in a member (`1.5`): read exactly, it may still be a rounding.
-DECIMAL = re.compile(r"\d\.\d")
 # Beyond these, a Groebner basis can take far longer than a step's time limit.
 _MAX_IDEAL_UNKNOWNS = 6
 

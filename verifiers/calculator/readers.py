@@ -1,0 +1,143 @@
+"""What a member of a written relation means: our reading and the library's, alike.
+
+`readings` turns a member (LaTeX) into sympy expressions through the project's own reader
+(`latex_math`, a whitelist read exactly) or, for confirmation, through `latex2sympy2_extended`
+(math-verify's parser), with the functions a chain defined applied and degrees read as 180ths
+of pi by both. An unbased `\\log` has two readings (base 10 and natural); a member with
+decimals beside unknowns has none unless the caller allows for their rounding. What is not
+read whole is not read (an empty list). Cached: a chain restates its members step after step.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from verifiers.calculator.relations import DEGREES
+
+__all__ = ["DECIMAL", "readings", "warm", "written_exactly"]
+
+_MAX_NESTING = 8  # applications of the chain's functions replaced in one member
+# A decimal written in a member (`1.5`): read exactly, it may still be a rounding.
+DECIMAL = re.compile(r"\d\.\d")
+
+
+def warm() -> None:
+    """Import the parser and sympy in a fresh child before its first timed check."""
+    _parse("x^2 + \\frac{1}{2}", "10")
+
+
+def _config():
+    from latex2sympy2_extended.latex2sympy2 import ConversionConfig
+    from latex2sympy2_extended.math_normalization import NormalizationConfig
+
+    return (
+        NormalizationConfig(
+            basic_latex=True, units=False, malformed_operators=False, nits=False,
+            boxed="all", equations=False,
+        ),
+        ConversionConfig(
+            interpret_as_mixed_fractions=False, interpret_simple_eq_as_assignment=False,
+            interpret_contains_as_eq=False, lowercase_symbols=False,
+        ),
+    )  # fmt: skip
+
+
+@lru_cache(maxsize=4096)
+def _library_reading(member: str, log_base: str = "10"):
+    """The member as `latex2sympy2_extended` reads it (None: it cannot), for confirmation."""
+    import sympy
+    from latex2sympy2_extended import latex2sympy
+
+    if log_base != "10":
+        member = member.replace("\\log", "\\ln")
+    # The parser reads `2(3)` as 5 and `8(1) - 6j` as 9 - 6j: a number before a parenthesis
+    # is a product, so say so.
+    member = re.sub(r"(\d)\s*\(", r"\1\\cdot(", member)
+    norm, conv = _config()
+    try:
+        expr = latex2sympy(member, normalization_config=norm, conversion_config=conv)
+    except Exception:  # the parser's own errors: a member it cannot read is not confirmed
+        return None
+    if not isinstance(expr, sympy.Expr):
+        return None
+    try:
+        return expr.doit()
+    except Exception:
+        return None
+
+
+def written_exactly(expr):
+    """The library reads `1.5` as a float: the decimal it writes, as an exact number."""
+    import sympy
+
+    floats = expr.atoms(sympy.Float)
+    return expr.xreplace({f: sympy.Rational(str(f)) for f in floats}) if floats else expr
+
+
+@lru_cache(maxsize=8192)
+def _parse(member: str, log_base: str = "10", functions: frozenset = frozenset()):
+    """Our reading of the member (None: outside the grammar)."""
+    from verifiers.calculator.latex_math import ParseError, read_member
+
+    try:
+        return read_member(member, log_base, functions)
+    except (ParseError, ValueError, TypeError, ZeroDivisionError):
+        return None
+
+
+def readings(
+    member: str, defs: dict | None = None, library: bool = False, decimals: bool = False
+) -> list:
+    """Every reading of a member (one, or two for an unbased log) with the chain's functions
+    applied; empty: unreadable (a function nobody defined is not read). `library`: as
+    `latex2sympy2_extended` reads it, for `confirmed`. `decimals`: a decimal beside unknowns
+    is read as the exact number it writes (for a caller that allows for its rounding)."""
+    # Cached: a chain restates its members step after step, and each link reads both sides.
+    return list(_readings(member, tuple(sorted((defs or {}).items())), library, decimals))
+
+
+@lru_cache(maxsize=8192)
+def _readings(member: str, definitions: tuple, library: bool, decimals: bool) -> tuple:
+    import sympy
+    from sympy.core.function import AppliedUndef
+
+    defs = dict(definitions)
+    functions = frozenset(defs)
+    bases = ["10", "e"] if "\\log" in member and "\\log_" not in member else ["10"]
+    # A number of degrees is that many 180ths of pi, for both readers alike (the library
+    # reads `\\tan 30^\\circ` as the tangent of 30 radians).
+    member = DEGREES.sub(r"(\1 \\cdot \\frac{\\pi}{180})", member)
+    if library:
+        found = [_library_reading(member, base) for base in bases]
+    else:
+        found = [_parse(member, base, functions) for base in bases]
+    if (
+        not decimals
+        and any(e is not None and e.free_symbols for e in found)
+        and DECIMAL.search(member)
+    ):
+        return ()  # decimals beside unknowns: an approximation, never an identity
+    out = []
+    for expr in found:
+        if expr is None:
+            return ()
+        # Applications replaced innermost first, pass after pass: `P(P(x))` holds `P(x)`, and
+        # the order a set of atoms comes in must not decide what is read.
+        for _ in range(_MAX_NESTING):
+            apps = expr.atoms(AppliedUndef)
+            if not apps:
+                break
+            inner = {}
+            for app in apps:
+                name = app.func.__name__
+                if not defs or name not in defs or len(app.args) != 1:
+                    return ()
+                if not app.args[0].atoms(AppliedUndef):
+                    arg, body = defs[name]
+                    inner[app] = body.xreplace({arg: app.args[0]})
+            expr = expr.xreplace(inner)
+        if expr.atoms(AppliedUndef) or not isinstance(expr, sympy.Expr):
+            return ()
+        out.append(expr)
+    return tuple(out)
