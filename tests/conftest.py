@@ -238,6 +238,22 @@ def tiny_model_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def smollm2_engine():
+    """One in-process vLLM engine on the embedded SmolLM2 (one thread, 1024 tokens), built
+    once for the tests that ask the real engine how it samples (seeds, loop ends) and are
+    not about its start. Each compares requests it sends itself, seeded per request, so an
+    engine that served another test first answers them as a new one would. It lives as long
+    as the test process, as an engine built inside a test did before."""
+    from pipelines.engine.actor import VLLMEngine
+    from pipelines.engine.prepare_model import prepare
+    from pipelines.generation_config import EngineConfig, ModelConfig
+
+    path = str(prepare())
+    return VLLMEngine(path, ModelConfig(name="SmolLM2-135M-Instruct", path=path,
+                                        max_model_len=1024), EngineConfig(threads=1))
+
+
+@pytest.fixture(scope="session")
 def prm_ckpt(tmp_path_factory) -> Path:
     """A tiny PRM checkpoint (tests/reward_ckpt.py) that scores 96 tokens at most, built once:
     the reward tests read it and never write to it."""
