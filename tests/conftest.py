@@ -9,6 +9,12 @@ from pathlib import Path
 
 import pytest
 
+# Imported before any test module: setuptools checks, when first imported, that the distutils
+# loaded is its own. A test that imports pip and then distutils (pip turns setuptools' shim
+# off) leaves the standard library's loaded, and vLLM, which imports setuptools through
+# torch.utils.cpp_extension, would then fail to import in that process (an xdist worker).
+import setuptools  # noqa: F401
+
 from pipelines.confdir import CONF_DIR  # noqa: F401  (tests import it from here)
 
 # The markers' guard and Hypothesis's quick profile (tests/tiers.py).
