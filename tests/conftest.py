@@ -9,6 +9,12 @@ from pathlib import Path
 
 import pytest
 
+# Imported before any test module: setuptools checks, when first imported, that the distutils
+# loaded is its own. A test that imports pip and then distutils (pip turns setuptools' shim
+# off) leaves the standard library's loaded, and vLLM, which imports setuptools through
+# torch.utils.cpp_extension, would then fail to import in that process (an xdist worker).
+import setuptools  # noqa: F401
+
 from pipelines.confdir import CONF_DIR  # noqa: F401  (tests import it from here)
 
 # The markers' guard and Hypothesis's quick profile (tests/tiers.py).
@@ -235,6 +241,22 @@ def tiny_model_dir(tmp_path_factory) -> Path:
     model.save_pretrained(out)
     tok.save_pretrained(out)
     return out
+
+
+@pytest.fixture(scope="session")
+def smollm2_engine():
+    """One in-process vLLM engine on the embedded SmolLM2 (one thread, 1024 tokens), built
+    once for the tests that ask the real engine how it samples (seeds, loop ends) and are
+    not about its start. Each compares requests it sends itself, seeded per request, so an
+    engine that served another test first answers them as a new one would. It lives as long
+    as the test process, as an engine built inside a test did before."""
+    from pipelines.engine.actor import VLLMEngine
+    from pipelines.engine.prepare_model import prepare
+    from pipelines.generation_config import EngineConfig, ModelConfig
+
+    path = str(prepare())
+    return VLLMEngine(path, ModelConfig(name="SmolLM2-135M-Instruct", path=path,
+                                        max_model_len=1024), EngineConfig(threads=1))
 
 
 @pytest.fixture(scope="session")

@@ -147,28 +147,24 @@ class _SlowStart:
 
 
 @pytest.mark.ray
-def test_engine_start_shows_progress_and_raises_the_engines_own_error(caplog):
+def test_engine_start_shows_progress_and_raises_the_engines_own_error(caplog, ray_runtime):
     """A line every period while engines load; an engine that cannot start fails the pool
     with its own error, not at the first batch."""
     import logging
 
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        slow = ray.remote(num_cpus=0)(_SlowStart)
-        pool = EnginePool.__new__(EnginePool)
-        pool.actors = [slow.remote(0.0), slow.remote(4.0)]
-        with caplog.at_level(logging.INFO, logger="prm-label"):
-            pool._wait_started(every_s=1.0)
-        lines = [r.getMessage() for r in caplog.records if "starting" in r.getMessage()]
-        assert len(lines) >= 2 and all("/2 engines ready after" in line for line in lines)
-        assert lines[-1].startswith("engine: starting, 1/2")  # the fast one was counted
-        pool.actors = [slow.remote(0.5, fail=True)]
-        with pytest.raises(Exception, match="weights not found"):
-            pool._wait_started(every_s=1.0)
-    finally:
-        ray.shutdown()
+    slow = ray.remote(num_cpus=0)(_SlowStart)
+    pool = EnginePool.__new__(EnginePool)
+    pool.actors = [slow.remote(0.0), slow.remote(4.0)]
+    with caplog.at_level(logging.INFO, logger="prm-label"):
+        pool._wait_started(every_s=1.0)
+    lines = [r.getMessage() for r in caplog.records if "starting" in r.getMessage()]
+    assert len(lines) >= 2 and all("/2 engines ready after" in line for line in lines)
+    assert lines[-1].startswith("engine: starting, 1/2")  # the fast one was counted
+    pool.actors = [slow.remote(0.5, fail=True)]
+    with pytest.raises(Exception, match="weights not found"):
+        pool._wait_started(every_s=1.0)
 
 
 def test_a_request_goes_to_json_and_back_whole():

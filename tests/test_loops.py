@@ -90,20 +90,15 @@ def test_end_loops_takes_zero_or_two_and_more():
 
 
 @pytest.mark.engine
-def test_the_engine_ends_a_looping_rollout_and_leaves_the_rest_of_the_batch_alone():
+def test_the_engine_ends_a_looping_rollout_and_leaves_the_rest_of_the_batch_alone(
+        smollm2_engine):
     """The embedded model, greedy, continuing a prefix that repeats a line: with end_loops
     the engine stops it after the third repeat of its own, marks it "loop", and every token
     before that is the one it wrote without; a request of the same batch that did not ask
     is sampled exactly as in a batch without it."""
     from dataclasses import replace
 
-    from pipelines.engine.actor import VLLMEngine
-    from pipelines.engine.prepare_model import prepare
-    from pipelines.generation_config import EngineConfig, ModelConfig
-
-    path = str(prepare())
-    engine = VLLMEngine(path, ModelConfig(name="SmolLM2-135M-Instruct", path=path,
-                                          max_model_len=1024), EngineConfig(threads=1))
+    engine = smollm2_engine
     loop = EngineRequest.user("What is 6 * 8?", prefix="1. 6 * 8 = 48\n2. 6 * 8 = 48\n",
                               n=1, seed=3, max_tokens=160, temperature=0.0)
     other = EngineRequest.user("What is 7 + 5?", prefix="Step 1:", n=2, seed=5,

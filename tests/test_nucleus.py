@@ -5,9 +5,19 @@ vLLM it was not written for, vLLM's own function samples, after one warning."""
 import pytest
 
 torch = pytest.importorskip("torch")
-ops = pytest.importorskip("vllm.v1.sample.ops.topk_topp_sampler")
 
 from pipelines.engine import nucleus  # noqa: E402
+
+# vLLM's sampler module, imported when this module's first test runs (`_vllm_sampler`), not
+# at collection: importing vLLM costs every xdist worker seconds, and only the worker that
+# runs these tests needs it.
+ops = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _vllm_sampler():
+    global ops
+    ops = pytest.importorskip("vllm.v1.sample.ops.topk_topp_sampler")
 
 VOCAB = 49152  # SmolLM2's: vLLM's CPU sort is slow at this size, which is the point
 

@@ -107,7 +107,7 @@ def _report_loaded() -> list[str]:
 
 
 @pytest.mark.ray
-def test_a_ray_actor_started_with_the_env_has_them_mapped():
+def test_a_ray_actor_started_with_the_env_has_them_mapped(ray_runtime):
     """What the pool does for CPU engines, on a real Ray worker process: the libraries a task
     on the engine's node finds are mapped in the actor, and an actor without the env has
     neither."""
@@ -117,16 +117,12 @@ def test_a_ray_actor_started_with_the_env_has_them_mapped():
 
     from pipelines.engine.placement import node_preload_env
 
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
-    try:
-        node = ray.get_runtime_context().get_node_id()
-        env = node_preload_env(SimpleNamespace(kind="vllm", preload=True), [node])[node]
-        assert env[preload.REASON_ENV] == "set by engine.preload"
-        probe = ray.remote(num_cpus=0)(_report_loaded)
-        with_env = ray.get(probe.options(runtime_env={"env_vars": env}).remote())
-        without = ray.get(probe.remote())
-    finally:
-        ray.shutdown()
+    node = ray.get_runtime_context().get_node_id()
+    env = node_preload_env(SimpleNamespace(kind="vllm", preload=True), [node])[node]
+    assert env[preload.REASON_ENV] == "set by engine.preload"
+    probe = ray.remote(num_cpus=0)(_report_loaded)
+    with_env = ray.get(probe.options(runtime_env={"env_vars": env}).remote())
+    without = ray.get(probe.remote())
     libs = preload.find_libs()
     assert with_env == ["tcmalloc"] + (["Intel OpenMP"] if libs["iomp"] else [])
     assert with_env == preload.labels(libs)

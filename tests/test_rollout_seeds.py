@@ -18,14 +18,8 @@ def test_consecutive_rollouts_have_consecutive_seeds():
 
 
 @pytest.mark.engine
-def test_the_engine_gives_a_request_s_jth_completion_the_seed_plus_j():
-    from pipelines.engine.actor import VLLMEngine
-    from pipelines.engine.prepare_model import prepare
-    from pipelines.generation_config import EngineConfig, ModelConfig
-
-    path = str(prepare())
-    engine = VLLMEngine(path, ModelConfig(name="SmolLM2-135M-Instruct", path=path,
-                                          max_model_len=1024), EngineConfig(threads=1))
+def test_the_engine_gives_a_request_s_jth_completion_the_seed_plus_j(smollm2_engine):
+    engine = smollm2_engine
     three = EngineRequest.user("What is 12 * 7?", prefix="Step 1:", n=3, seed=41,
                                max_tokens=32, temperature=0.8)
     last_two = replace(three, n=2, seed=42)
