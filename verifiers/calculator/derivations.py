@@ -172,6 +172,11 @@ _JOINS = re.compile(ARROWS.pattern + r"|\\iff|[,;.:]", re.IGNORECASE)
 _SIDE_REWRITE = re.compile(
     r"expand|multipl|distribut|simplif|factor|rearrang|group|collect|combin"
 )
+# The rewrite named on both sides at once ("expanding both sides"); "adding 324 to both sides,
+# we can factor" does something to the equation instead.
+_BOTH_SIDES = re.compile(
+    r"(expand|simplif|multiply(ing)? out|distribut)\w*\s+(both|each) sides?\b"
+)
 
 
 def rewritten_side(
@@ -189,30 +194,51 @@ def rewritten_side(
         return None
     sides = ((first.left, first.right, second.left, second.right),
              (first.right, first.left, second.right, second.left))  # fmt: skip
+    # "Expanding both sides gives: ...": each side is the one before it rewritten, none kept.
+    both = not bare and bool(_BOTH_SIDES.search(before.lower()[-80:])) and not _swapped(
+        first, second, defs
+    )
     for old, kept, new, kept_again in sides:
         if compact(old) == compact(new):
             continue
         if bare and grouped(old) == grouped(new):
             continue  # "x + y = 10", "x - y = 10": a system's equations one per line
-        if not _same_side(kept, kept_again, defs):
+        if not (both or _same_side(kept, kept_again, defs)):
             continue
-        a, b = readings(old, defs), readings(new, defs)
-        if len(a) != 1 or len(b) != 1 or not a[0].free_symbols:
-            return None
-        if a[0].free_symbols != b[0].free_symbols or not attempt(a[0], b[0]):
-            return None
-        verdict, _, witness = compare_identity(a[0], b[0])
-        if verdict != "false" or witness is None:
-            return None
-        if follows(a[0] - b[0], known_polynomials(known, defs, a[0], b[0])):
-            return None
-        subs, x, y = witness
-        at = ", ".join(f"{s} = {v}" for s, v in subs.items())
-        return ClaimResult(
-            "false", f"{second.left} = {second.right}",
-            reason=f"`{new}` is not `{old}` rewritten: at {at} they are {fmt(y)} and {fmt(x)}",
-        )  # fmt: skip
+        reason = _not_rewritten(old, new, defs, known)
+        if reason is not None:
+            return ClaimResult("false", f"{second.left} = {second.right}", reason=reason)
+        if not both:
+            return None  # the one side rewritten is judged; with both, the other side next
     return None
+
+
+def _not_rewritten(old: str, new: str, defs: dict, known: list) -> str | None:
+    """Why `new` is no rewrite of `old` (None: it is, or we cannot say): it must be an
+    attempt at it and differ from it wherever the conditions known do not make them equal."""
+    a, b = readings(old, defs), readings(new, defs)
+    if len(a) != 1 or len(b) != 1 or not a[0].free_symbols:
+        return None
+    if a[0].free_symbols != b[0].free_symbols or not attempt(a[0], b[0]):
+        return None
+    verdict, _, witness = compare_identity(a[0], b[0])
+    if verdict != "false" or witness is None:
+        return None
+    if follows(a[0] - b[0], known_polynomials(known, defs, a[0], b[0])):
+        return None
+    subs, x, y = witness
+    at = ", ".join(f"{s} = {v}" for s, v in subs.items())
+    return f"`{new}` is not `{old}` rewritten: at {at} they are {fmt(y)} and {fmt(x)}"
+
+
+def _swapped(first: Condition, second: Condition, defs: dict) -> bool:
+    """Whether the second equation writes the first's sides the other way round."""
+    pairs = ((first.left, second.right), (first.right, second.left))
+    for old, new in pairs:
+        a, b = readings(old, defs), readings(new, defs)
+        if len(a) != 1 or len(b) != 1 or compare_identity(a[0], b[0])[0] != "holds":
+            return False
+    return True
 
 
 def _same_side(first: str, second: str, defs: dict) -> bool:
