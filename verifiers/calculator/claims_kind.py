@@ -291,15 +291,25 @@ def _judged_signed(
     upper, lower = signs
     # Both sides signed: the pairs of values a formula gives, computed, not an equation.
     computed = upper[i] != lower[i] and upper[i + 1] != lower[i + 1]
-    found = []
-    for chain in (upper, lower, upper[: i + 1] + lower[i + 1 :], lower[: i + 1] + upper[i + 1 :]):
-        if not (admissible(chain[i]) and admissible(chain[i + 1])):
-            return None
+    chains = (upper, lower, upper[: i + 1] + lower[i + 1 :], lower[: i + 1] + upper[i + 1 :])
+    if not all(admissible(chain[i]) and admissible(chain[i + 1]) for chain in chains):
+        return None
+
+    def judged(chain: tuple[str, ...]) -> ClaimResult | None:
         outcome = judge_link(chain, i, op, defs, known, before, False, computed)
         if outcome is not None and outcome.outcome == "false":
             outcome = confirm(outcome, (chain[i], chain[i + 1]), defs)
-        found.append(outcome)
-    crossed_differ = differ(upper[i], lower[i + 1], defs) and differ(lower[i], upper[i + 1], defs)
+        return outcome
+
+    # The crossed readings are judged only where the matched ones leave it open: both matched
+    # holding settle it, and crossed ones that differ in value cannot hold.
+    found: list[ClaimResult | None] = [judged(upper), judged(lower), None, None]
+    settled = {o.outcome if o is not None else "" for o in found[:2]}
+    crossed_differ = settled == {"false"} and (
+        differ(upper[i], lower[i + 1], defs) and differ(lower[i], upper[i + 1], defs)
+    )
+    if settled != {"holds"} and not crossed_differ:
+        found[2:] = [judged(chains[2]), judged(chains[3])]
     return both_signs(found, crossed_differ, text)
 
 
