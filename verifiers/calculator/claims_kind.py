@@ -66,7 +66,7 @@ from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly
 from verifiers.calculator.inequalities import judge as judge_inequality
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
-from verifiers.calculator.signs import SIGN, both_signs, differ, signed
+from verifiers.calculator.signs import SIGN, judged_signed, restated_signed, signed
 from verifiers.calculator.solutions import (
     Assignment,
     Condition,
@@ -166,7 +166,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                     Assignment(compact(members[0]), members[-1], k, region, before)
                 )
         signs = signed(members)
-        if k and (found := _restated_signed(clauses[k - 1], members, ops, before, defs, known)):
+        if k and (found := restated_signed(clauses[k - 1], members, ops, before, defs, known)):
             step.out.append(found)
         for i, op in enumerate(ops):
             left, right = members[i], members[i + 1]
@@ -174,7 +174,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 # Two relations at once, judged together; never a condition carried on.
                 if signs is not None and not (i == 0 and lone(left)):
                     text = f"{left} {op} {right}"
-                    if found := _judged_signed(signs, i, op, defs, known, before, text):
+                    if found := judged_signed(signs, i, op, defs, known, before, text):
                         step.out.append(found)
                 continue
             if not (admissible(left) and admissible(right)):
@@ -280,58 +280,6 @@ def _restated(
     text = f"{computed} = {members[0]} = {value}"
     found = ClaimResult("false", text, found.claimed, found.true, found.reason)
     return confirm(found, (computed, value), defs)
-
-
-def _judged_signed(
-    signs: tuple[tuple[str, ...], ...], i: int, op: str, defs: dict, known: list, before: str,
-    text: str,
-) -> ClaimResult | None:
-    """A link with a `\\pm` (`text`) judged at both signs (`signs`), each side against each,
-    each reading confirmed (see `signs.both_signs`)."""
-    upper, lower = signs
-    # Both sides signed: the pairs of values a formula gives, computed, not an equation.
-    computed = upper[i] != lower[i] and upper[i + 1] != lower[i + 1]
-    chains = (upper, lower, upper[: i + 1] + lower[i + 1 :], lower[: i + 1] + upper[i + 1 :])
-    if not all(admissible(chain[i]) and admissible(chain[i + 1]) for chain in chains):
-        return None
-
-    def judged(chain: tuple[str, ...]) -> ClaimResult | None:
-        outcome = judge_link(chain, i, op, defs, known, before, False, computed)
-        if outcome is not None and outcome.outcome == "false":
-            outcome = confirm(outcome, (chain[i], chain[i + 1]), defs)
-        return outcome
-
-    # The crossed readings are judged only where the matched ones leave it open: both matched
-    # holding settle it, and crossed ones that differ in value cannot hold.
-    found: list[ClaimResult | None] = [judged(upper), judged(lower), None, None]
-    settled = {o.outcome if o is not None else "" for o in found[:2]}
-    crossed_differ = settled == {"false"} and (
-        differ(upper[i], lower[i + 1], defs) and differ(lower[i], upper[i + 1], defs)
-    )
-    if settled != {"holds"} and not crossed_differ:
-        found[2:] = [judged(chains[2]), judged(chains[3])]
-    return both_signs(found, crossed_differ, text)
-
-
-def _restated_signed(
-    before_clause: tuple, members: tuple, ops: tuple, before: str, defs: dict, known: list
-) -> ClaimResult | None:
-    """`a = \\frac{108 \\pm \\sqrt{67089}}{122}`, then on the next display with no word between,
-    `a = \\frac{108 \\pm 259}{122}`: the two signed values are claimed equal, as one chain
-    `a = ... = ...` would claim them (after "or" they are alternatives: `p = 5m \\pm 1` or
-    `p = 5m \\pm 2`)."""
-    last_members, last_ops = before_clause[0], before_clause[1]
-    if len(members) != 2 or ops != ("=",) or len(last_members) < 2 or last_ops[-1] != "=":
-        return None
-    if not lone(members[0]) or compact(members[0]) != compact(last_members[0]):
-        return None
-    if word_set(before) or not (
-        SIGN.search(members[1]) and SIGN.search(last_members[-1])
-    ):
-        return None
-    signs = signed((members[0], last_members[-1], members[1]))
-    text = f"{last_members[-1]} = {members[1]}"
-    return None if signs is None else _judged_signed(signs, 1, "=", defs, known, "", text)
 
 
 def _define(def_texts: dict, name: str, arg: str, body: str) -> None:

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import re
 
+from verifiers.calculator.claim_words import compact, confirm, lone, word_set
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.identities import judge_link
 from verifiers.calculator.readers import readings
+from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import compare_identity
 
-__all__ = ["SIGN", "both_signs", "differ", "signed"]
+__all__ = ["SIGN", "judged_signed", "restated_signed", "signed"]
 
 SIGN = re.compile(r"\\(pm|mp)(?![A-Za-z])")
 
@@ -58,3 +61,55 @@ def differ(left: str, right: str, defs: dict) -> bool:
     return bool(lefts and rights) and all(
         compare_identity(a, b)[0] == "false" for a in lefts for b in rights
     )
+
+
+def judged_signed(
+    signs: tuple[tuple[str, ...], ...], i: int, op: str, defs: dict, known: list, before: str,
+    text: str,
+) -> ClaimResult | None:
+    """A link with a `\\pm` (`text`) judged at both signs (`signs`), each side against each,
+    each reading confirmed (see `both_signs`)."""
+    upper, lower = signs
+    # Both sides signed: the pairs of values a formula gives, computed, not an equation.
+    computed = upper[i] != lower[i] and upper[i + 1] != lower[i + 1]
+    chains = (upper, lower, upper[: i + 1] + lower[i + 1 :], lower[: i + 1] + upper[i + 1 :])
+    if not all(admissible(chain[i]) and admissible(chain[i + 1]) for chain in chains):
+        return None
+
+    def judged(chain: tuple[str, ...]) -> ClaimResult | None:
+        outcome = judge_link(chain, i, op, defs, known, before, False, computed)
+        if outcome is not None and outcome.outcome == "false":
+            outcome = confirm(outcome, (chain[i], chain[i + 1]), defs)
+        return outcome
+
+    # The crossed readings are judged only where the matched ones leave it open: both matched
+    # holding settle it, and crossed ones that differ in value cannot hold.
+    found: list[ClaimResult | None] = [judged(upper), judged(lower), None, None]
+    settled = {o.outcome if o is not None else "" for o in found[:2]}
+    crossed_differ = settled == {"false"} and (
+        differ(upper[i], lower[i + 1], defs) and differ(lower[i], upper[i + 1], defs)
+    )
+    if settled != {"holds"} and not crossed_differ:
+        found[2:] = [judged(chains[2]), judged(chains[3])]
+    return both_signs(found, crossed_differ, text)
+
+
+def restated_signed(
+    before_clause: tuple, members: tuple, ops: tuple, before: str, defs: dict, known: list
+) -> ClaimResult | None:
+    """`a = \\frac{108 \\pm \\sqrt{67089}}{122}`, then on the next display with no word between,
+    `a = \\frac{108 \\pm 259}{122}`: the two signed values are claimed equal, as one chain
+    `a = ... = ...` would claim them (after "or" they are alternatives: `p = 5m \\pm 1` or
+    `p = 5m \\pm 2`)."""
+    last_members, last_ops = before_clause[0], before_clause[1]
+    if len(members) != 2 or ops != ("=",) or len(last_members) < 2 or last_ops[-1] != "=":
+        return None
+    if not lone(members[0]) or compact(members[0]) != compact(last_members[0]):
+        return None
+    if word_set(before) or not (
+        SIGN.search(members[1]) and SIGN.search(last_members[-1])
+    ):
+        return None
+    signs = signed((members[0], last_members[-1], members[1]))
+    text = f"{last_members[-1]} = {members[1]}"
+    return None if signs is None else judged_signed(signs, 1, "=", defs, known, "", text)
