@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import compact, confirm, lone, word_set
+from verifiers.calculator.claim_words import compact, confirmed, lone, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.readers import readings
@@ -78,8 +78,11 @@ def judged_signed(
 
     def judged(chain: tuple[str, ...]) -> ClaimResult | None:
         outcome = judge_link(chain, i, op, defs, known, before, False, computed)
+        # Confirmed by both readers whatever the sides: the numeric reader, which would judge
+        # a relation between numbers, never sees a sign's reading.
         if outcome is not None and outcome.outcome == "false":
-            outcome = confirm(outcome, (chain[i], chain[i + 1]), defs)
+            if not confirmed((chain[i], chain[i + 1]), defs):
+                return None
         return outcome
 
     # The crossed readings are judged only where the matched ones leave it open: both matched
