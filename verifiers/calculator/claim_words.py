@@ -131,14 +131,19 @@ def confirmed(members: tuple[str, ...], defs: dict | None = None) -> bool:
 def numeric_reads(outcome: ClaimResult) -> bool:
     """Whether a relation between numbers is one the numeric reader reads as well: then it is
     that reader's to judge (it knows the roundings, units and stages that excuse one)."""
-    return outcome.numbers and bool(extract_links(f"${outcome.text}$"))
+    return outcome.numbers and _numeric_reader_reads(outcome.text)
 
 
 def left_to_numbers(text: str) -> ClaimResult | None:
     """The abstention for a relation between numbers that the numeric reader reads (None:
     it does not, and the symbolic checks judge it)."""
-    found = ClaimResult("skipped", text, reason="the numeric reader's to judge", numbers=True)
-    return found if numeric_reads(found) else None
+    if not _numeric_reader_reads(text):
+        return None
+    return ClaimResult("skipped", text, reason="the numeric reader's to judge", numbers=True)
+
+
+def _numeric_reader_reads(text: str) -> bool:
+    return bool(extract_links(f"${text}$"))
 
 
 def confirm(outcome: ClaimResult, members: tuple[str, ...], defs: dict) -> ClaimResult:

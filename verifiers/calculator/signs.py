@@ -38,7 +38,7 @@ def signed(members: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]] 
     return upper, lower
 
 
-def both_signs(
+def _both_signs(
     found: list[ClaimResult | None], crossed_differ: bool, text: str
 ) -> ClaimResult | None:
     """One verdict for a link read four ways (`found`: upper against upper, lower against
@@ -55,7 +55,7 @@ def both_signs(
     return None
 
 
-def differ(left: str, right: str, defs: dict) -> bool:
+def _differ(left: str, right: str, defs: dict) -> bool:
     """Whether two members differ in value under every reading (wherever both are defined)."""
     lefts, rights = readings(left, defs), readings(right, defs)
     return bool(lefts and rights) and all(
@@ -68,7 +68,7 @@ def judged_signed(
     text: str,
 ) -> ClaimResult | None:
     """A link with a `\\pm` (`text`) judged at both signs (`signs`), each side against each,
-    each reading confirmed (see `both_signs`)."""
+    each reading confirmed (see `_both_signs`)."""
     upper, lower = signs
     # Both sides signed: the pairs of values a formula gives, computed, not an equation.
     computed = upper[i] != lower[i] and upper[i + 1] != lower[i + 1]
@@ -90,11 +90,11 @@ def judged_signed(
     found: list[ClaimResult | None] = [judged(upper), judged(lower), None, None]
     settled = {o.outcome if o is not None else "" for o in found[:2]}
     crossed_differ = settled == {"false"} and (
-        differ(upper[i], lower[i + 1], defs) and differ(lower[i], upper[i + 1], defs)
+        _differ(upper[i], lower[i + 1], defs) and _differ(lower[i], upper[i + 1], defs)
     )
     if settled != {"holds"} and not crossed_differ:
         found[2:] = [judged(chains[2]), judged(chains[3])]
-    return both_signs(found, crossed_differ, text)
+    return _both_signs(found, crossed_differ, text)
 
 
 def restated_signed(
