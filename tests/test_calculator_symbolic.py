@@ -24,7 +24,7 @@ _TABLE = yaml.safe_load(_PATH.read_text(encoding="utf-8"))
 FAMILIES = (
     "expansion", "factorisation", "fraction", "linear", "quadratic", "function", "log",
     "radical", "trig", "sum", "binomial", "system", "condition", "tested", "cases", "domain",
-    "approximation", "geometry", "inequality", "congruence",
+    "approximation", "geometry", "inequality", "congruence", "operation",
 )  # fmt: skip
 # Families whose point is abstention (a trial, a case, a domain, a rounding): a slip there is
 # still required where the text claims something, but the table may hold fewer of them.

@@ -67,7 +67,7 @@ class ChainAlgebra:
         if not found:
             return []
         payload = (
-            [(c.members, c.ops, c.before, c.after, c.region) for c in found],
+            [(c.members, c.ops, c.before, c.after, c.region, c.lead) for c in found],
             self._last,
             self._known,
             self._defs,

@@ -64,6 +64,7 @@ from verifiers.calculator.derivations import (
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly
 from verifiers.calculator.inequalities import judge as judge_inequality
+from verifiers.calculator.operations import operated
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.signs import SIGN, judged_signed, restated_signed, signed
@@ -89,16 +90,17 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     """(outcomes, last condition, known conditions, functions) after one step.
 
     `payload` is (clauses, last, known, defs, given): the step's clauses as (members, ops,
-    before, after, region) tuples; the last condition of the step before as a (left, right)
-    tuple or (); every condition the problem and the chain wrote so far as (left, right)
-    tuples; the chain's function definitions {name: (arg, body) or None when ambiguous}; the
-    compact texts of the problem's own relations."""
+    before, after, region, lead) tuples; what the step before left: its last condition and
+    its last unknown given an expression, each a (left, right) tuple or (), and its last
+    relation as (members, ops) or (), or () for all three; every condition the problem and
+    the chain wrote so far as (left, right) tuples; the chain's function definitions {name:
+    (arg, body) or None when ambiguous}; the compact texts of the problem's own relations."""
     clauses, last, known, def_texts, given = payload
     known = list(known)
     def_texts = dict(def_texts)
     defs = _definitions(def_texts)
     step = Step()
-    last_condition, last_named = last if last else ((), ())
+    last_condition, last_named, last_relation = last if last else ((), (), ())
     previous = Condition(*last_condition, -1, -1) if last_condition else None
     # The last unknown given an expression in others (`R = (450 - 5n)(500 + 10n)`): a later
     # `R = ...` after rewrite words claims the same expression rewritten.
@@ -109,7 +111,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     premise: tuple[int, tuple[str, str, str]] | None = None  # the last inequality, by clause
     # What the text says after a display ("This is a contradiction") speaks of all of it.
     region_after = {c[4]: c[3] for c in clauses}
-    for k, (members, ops, before, after, region) in enumerate(clauses):
+    for k, (members, ops, before, after, region, lead) in enumerate(clauses):
         words = word_set(before) | word_set(region_after[region].split(".")[0])
         if (m := FUNC_DEF.match(members[0].replace(" ", ""))) and ops[0] == "=":
             _define(def_texts, m.group(1), m.group(2), members[1])
@@ -138,6 +140,15 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             skipped_region = region
             step.barriers.append(k)
             continue
+        # "Multiply both sides by 20: ...": the relation before it with that operation done.
+        source = (clauses[k - 1][0], clauses[k - 1][1]) if k else last_relation or None
+        operation = None if source is None else operated(
+            lead, source, (members, ops), defs, known
+        )  # fmt: skip
+        if operation is not None:
+            if operation.outcome == "false":
+                operation = confirm(operation, (*source[0], *members), defs)
+            step.out.append(operation)
         if len(ops) == 1 and ops[0] in INEQUALITIES:
             here_ineq = (members[0], ops[0], members[1])
             if (
@@ -179,7 +190,12 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 continue
             if not (admissible(left) and admissible(right)):
                 continue
-            if compact(f"{left}={right}") in given or (i == 0 and lone(left)):
+            if compact(f"{left}={right}") in given:
+                if op == "=" and len(members) == 2 and LETTER.search(left + right):
+                    # The problem's equation restated: the next one may be drawn from it.
+                    previous = Condition(left, right, k, region)
+                continue
+            if i == 0 and lone(left):
                 continue
             # "(3 - x)^2 = x^2 + 9 - 6x \\cos 60^\\circ = x^2 - 3x + 9. Solving, ...": the text
             # after the chain solves its first link, an equation however its rewrites go on.
@@ -196,13 +212,15 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             # A display right after another, with no words between, goes on with what the
             # words before the first one said ("Combine like terms: \\[...\\] \\[...\\]").
             said = before if before.strip(" ,.;:") else clauses[k - 1][2] if k else ""
-            rewrite = None if previous is None else rewritten_side(
+            rewrite = None if previous is None or operation else rewritten_side(
                 previous, here, said, defs, known
             )
             if rewrite is not None:
                 members_read = (previous.left, previous.right, left, right)
                 step.out.append(confirm(rewrite, members_read, defs))
-            elif previous is not None and follows_directly(previous, here, before):
+            elif previous is not None and not operation and follows_directly(
+                previous, here, before
+            ):
                 result = derivation(previous, here, before, defs)
                 if result is not None and not _spared(here, previous, step, known, defs, before):
                     members_read = (previous.left, previous.right, left, right)
@@ -214,6 +232,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     last_out = (
         (previous.left, previous.right) if previous is not None else (),
         (named.left, named.right) if named is not None else (),
+        (clauses[-1][0], clauses[-1][1]) if clauses else (),  # a supposition too
     )
     return step.out, last_out, tuple(known[-_MAX_KNOWN:]), def_texts
 
@@ -233,7 +252,6 @@ def _named(
             step.out.append(confirm(found, (named.right, here.right), defs))
     value = readings(here.right, defs)
     return here if len(value) == 1 and value[0].free_symbols else None
-
 
 
 def _spared(
@@ -302,4 +320,3 @@ def _definitions(def_texts: dict) -> dict:
         if len(parsed) == 1 and sympy.Symbol(arg) in parsed[0].free_symbols:
             defs[name] = (sympy.Symbol(arg), parsed[0])
     return defs
-

@@ -86,6 +86,16 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
     adjacent = first.region == second.region and second.clause == first.clause + 1
     if adjacent and _bare(before) and ARROWS.search(before):
         return _linear_derivation(e1, e2, names, text, source)
+    # A system's equations stand one per line as a derivation's do; with nothing between two
+    # consecutive lines, a linear equation is judged drawn from the one before it only when
+    # it is that one's multiple but for one term (`6C - 4 = 10C - 20n`, then
+    # `6C - 10C = -20n - 4`: a sign lost moving a term); a system's next equation differs in
+    # two terms or more, or it would say little new.
+    if _bare(before) and (adjacent or second.region == first.region + 1):
+        if (degree := _one_term_off(e1, e2, names)) == 1:
+            return _linear_derivation(e1, e2, names, text, source)
+        if degree:
+            return _polynomial_derivation(e1, e2, names, text, source)
     if _SIMPLIFIED.match(re.split(r"[.!?]\s", before.strip())[-1].lower()):
         return _polynomial_derivation(e1, e2, names, text, source)
     return None
@@ -95,7 +105,9 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
 _SIMPLIFIED = re.compile(
     r"^\W*(?:(?:this|which|it|that|the equation|the sum|we)\s+)?(?:then\s+|further\s+)?"
     r"(?:simplif(?:y|ies|ying)|expand(?:s|ing)?|rearrang(?:e|es|ing)|collect(?:s|ing)? like terms"
-    r"|combin(?:e|es|ing) like terms)(?:\s+(?:to|further|as|gives|we get|yields))*\W*$"
+    r"|combin(?:e|es|ing) like terms"
+    r"|(?:can\s+(?:be\s+)?)?(?:further\s+)?rewr(?:ite|ites|itten|iting)(?:\s+(?:this|it))?)"
+    r"(?:\s+(?:to|further|as|gives|we get|yields))*\W*$"
 )
 
 
@@ -158,6 +170,29 @@ def _linear_derivation(e1, e2, names: list, text: str, source: str) -> ClaimResu
                 f"does not follow from {source} (at {at})",
             )  # fmt: skip
     return None
+
+
+def _one_term_off(e1, e2, names: list) -> int:
+    """The degree of two polynomial equations with three terms or more between them, one a
+    nonzero multiple of the other in every term but one (0: they are not)."""
+    import sympy
+
+    try:
+        p1, p2 = sympy.Poly(sympy.expand(e1), *names), sympy.Poly(sympy.expand(e2), *names)
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
+        return 0
+    c1, c2 = dict(p1.terms()), dict(p2.terms())
+    monomials = set(c1) | set(c2)
+    if len(monomials) < 3 or not all(
+        c.is_Rational for c in list(c1.values()) + list(c2.values())
+    ):
+        return 0
+    ratios = [c2[m] / c1[m] for m in monomials if c1.get(m) and c2.get(m)]
+    for ratio in set(ratios):
+        off = [m for m in monomials if c2.get(m, 0) != ratio * c1.get(m, 0)]
+        if len(off) == 1:
+            return max(p1.total_degree(), p2.total_degree())
+    return 0
 
 
 def _small_points(n: int):

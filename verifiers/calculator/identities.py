@@ -121,7 +121,7 @@ _COMBINING = re.compile(r"combin|common denominator|telescop|partial fraction")
 # Words that make the link an equation to solve whatever else the text says of it.
 _SETS_UP = re.compile(r"equation|solv|satisf|such that|want|need")
 _REWRITE = re.compile(
-    r"expan|factor|multiply(ing)? out|distribut|identity|formula|difference of (two )?"
+    r"expan|factor|multiply(ing)? out|distribut|identity|formula|simplif|difference of (two )?"
     r"(squares|cubes)|sum of (two )?cubes|group|combin|common denominator|telescop"
 )
 _FORMULA = re.compile(

@@ -84,6 +84,9 @@ class Clause:
     before: str  # the prose (or `\\text` words) between the previous clause and this one
     region: int  # which math region of the step
     after: str = ""  # the prose right after the region, when this is its last clause
+    # Everything written since the last region that held a clause, math without relations
+    # included ("divide both sides by $2$:"); for a region's later clauses, `before`.
+    lead: str = ""
 
     @property
     def links(self) -> list[Relation]:
@@ -160,8 +163,10 @@ def clauses(step: str) -> list[Clause]:
     last_end = 0
     regions = math_regions(step)
     open_chain = False  # the last clause read may go on in a line that starts with `=`
+    clause_end = 0  # where the last region that held a clause ends
     for region, (start, end, body) in enumerate(regions):
         prose = step[last_end:start]
+        lead = step[clause_end:start]
         last_end = end
         following = step[end : regions[region + 1][0] if region + 1 < len(regions) else None]
         first = len(out)
@@ -186,11 +191,16 @@ def clauses(step: str) -> list[Clause]:
                     last, members=last.members + tuple(members[1:]), ops=last.ops + tuple(ops)
                 )
             elif ops and all(members):
-                out.append(Clause(tuple(members), tuple(ops), words.strip(), region))
+                said = words.strip()
+                out.append(
+                    Clause(tuple(members), tuple(ops), said, region,
+                           lead=lead.strip() if len(out) == first else said)
+                )  # fmt: skip
             open_chain = bool(ops) and all(members[1:]) and bool(out)
             words = sep if sep not in (",",) else ","
         if len(out) > first:
             out[-1] = replace(out[-1], after=following)
+            clause_end = end
     return out
 
 
