@@ -53,7 +53,13 @@ from verifiers.calculator.claim_words import (
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.congruences import MODULAR_WORDS, congruences
+from verifiers.calculator.congruences import (
+    DIVIDES,
+    MODULAR_WORDS,
+    congruences,
+    divisibility,
+    drawn_congruence,
+)
 from verifiers.calculator.derivations import (
     derivation,
     derived_from_any,
@@ -127,17 +133,28 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         # "At least one of $2^{20} \\equiv 1 \\pmod{125}$ or ...": alternatives, not claims.
         if not words & (NOT_CLAIMED - MODULAR_WORDS | ALTERNATIVES) and region != skipped_region:
             step.out.extend(congruences(members, ops, defs))
+            step.out.extend(divisibility(members, ops, defs))
+            source = clauses[k - 1][:2] if k else None
+            if (found := drawn_congruence(source, (members, ops), before, defs)) is not None:
+                step.out.append(found)
+        if set(ops) & DIVIDES:
+            continue  # what divides what is judged above (between numbers) or a condition
         if (
             words & NOT_CLAIMED
             or set(ops) & {"~", "===", "!="}
             or SET_EQUAL.search(before.lower())
             or region == skipped_region
         ):
-            # A trial or a case, and whatever the same display derives from it.
+            # A trial or a case, and whatever the same display derives from it; a congruence
+            # is judged above, and what the display draws from it with it.
             previous = None
             premise = None
             named = None
-            skipped_region = region
+            modular = words & NOT_CLAIMED <= MODULAR_WORDS  # only words naming the arithmetic
+            if set(ops) - {"==="} or region == skipped_region or not modular or (
+                SET_EQUAL.search(before.lower())
+            ):
+                skipped_region = region
             step.barriers.append(k)
             continue
         # "Multiply both sides by 20: ...": the relation before it with that operation done.

@@ -1,20 +1,25 @@
-"""Congruences between whole numbers: `56 \\equiv 6 \\pmod{17}` claims that 17 divides 56 - 6.
+"""Congruences and divisibility between whole numbers: `56 \\equiv 6 \\pmod{17}` claims that
+17 divides 56 - 6, `8 \\nmid 2^8` that 8 does not divide 256.
 
 A chain of `\\equiv` closed by its modulus (`\\pmod{17}`, `(\\mod 17)`, `\\mod 17`) is read link by
 link; a link between two members that are whole numbers as written (`3^3`, `\\boxed{6}`, `-10`)
 is checked exactly, and one with an unknown (`n \\equiv 56`) is a condition, never judged. The
 words that make a clause a trial or a case still silence it; those that only name the
-arithmetic ("modulo 3", "the remainder") do not.
+arithmetic ("modulo 3", "the remainder") do not. A `\\mid` or `\\nmid` between two whole
+numbers as written is judged the same way; one with an unknown (`d \\mid n`) is a condition.
 """
 
 from __future__ import annotations
 
 import re
 
+from verifiers.calculator.claim_words import ARROWS, CASES, DERIVES, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import readings
 
-__all__ = ["MODULAR_WORDS", "congruences"]
+__all__ = ["DIVIDES", "MODULAR_WORDS", "congruences", "divisibility", "drawn_congruence"]
+
+DIVIDES = frozenset({"|", "!|"})
 
 # Words that name modular arithmetic: they make an equation "modular" (not claimed), but a
 # congruence is exactly what they announce.
@@ -51,6 +56,88 @@ def congruences(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> l
             true = f"{left % modulus} (mod {modulus})"
             out.append(ClaimResult("false", text, f"{right % modulus}", true, reason))
     return out
+
+
+def divisibility(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> list[ClaimResult]:
+    """The verdicts on a chain's `\\mid` and `\\nmid` links between whole numbers."""
+    out = []
+    for i, op in enumerate(ops):
+        if op not in DIVIDES:
+            continue
+        left, right = _whole(members[i], defs), _whole(members[i + 1], defs)
+        if left is None or right is None or left == 0:
+            continue
+        divides = right % abs(left) == 0
+        sign = "\\mid" if op == "|" else "\\nmid"
+        text = f"{members[i]} {sign} {members[i + 1]}"
+        if divides == (op == "|"):
+            out.append(ClaimResult("holds", text))
+            continue
+        said = "divides" if divides else "leaves " + str(right % abs(left))
+        reason = f"{right} divided by {abs(left)}: {said}" if not divides else (
+            f"{abs(left)} divides {right} ({right // left} times)"
+        )  # fmt: skip
+        out.append(ClaimResult("false", text, reason=reason))
+    return out
+
+
+_MAX_RESIDUES = 2000  # a modulus whose residues are all tried
+
+
+def drawn_congruence(
+    last: tuple | None, here: tuple, before: str, defs: dict
+) -> ClaimResult | None:
+    """`2n \\equiv -10 \\pmod{3} \\implies 2n \\equiv 1 \\pmod{3}`: a congruence in one unknown
+    drawn from the one just before it (an arrow or nothing but joining words between, the
+    same modulus) must hold for every residue that satisfies that one (here n = 1 does, and
+    2 is not 1 modulo 3). A stronger one is no consequence, so it is a slip; a weaker one
+    (`n \\equiv 1`, so `n^2 \\equiv 1`) is fine. Cases ("or") are never compared."""
+    if last is None or word_set(before) & CASES:
+        return None
+    if not (ARROWS.search(before) or DERIVES.search(before.lower())
+            or not re.search(r"[a-z]", before.lower())):  # fmt: skip
+        return None
+    first, second = _condition(*last, defs), _condition(*here, defs)
+    if first is None or second is None or first[1] != second[1] or first[2] != second[2]:
+        return None
+    (e1, modulus, unknown), e2 = first, second[0]
+    satisfy = [r for r in range(modulus) if int(e1.subs(unknown, r)) % modulus == 0]
+    missed = [r for r in satisfy if int(e2.subs(unknown, r)) % modulus != 0]
+    if not missed:
+        return None
+    members, _ = here
+    text = f"{members[0]} \\equiv {_MODULUS.split(members[1])[0].strip()} \\pmod{{{modulus}}}"
+    return ClaimResult(
+        "false", text, reason=f"does not follow from `{last[0][0]} \\equiv "
+        f"{_MODULUS.split(last[0][1])[0].strip()}`: {unknown} = {missed[0]} satisfies that "
+        "one, not this",
+    )  # fmt: skip
+
+
+def _condition(members: tuple, ops: tuple, defs: dict):
+    """(difference of the sides, modulus, unknown) of a congruence `A \\equiv B \\pmod{m}` in
+    one unknown with whole coefficients, or None."""
+    import sympy
+
+    if ops != ("===",) or (found := _MODULUS.search(members[1])) is None:
+        return None
+    modulus = int(next(g for g in found.groups() if g is not None))
+    if not 2 <= modulus <= _MAX_RESIDUES:
+        return None
+    left, right = readings(members[0], defs), readings(members[1][: found.start()], defs)
+    if len(left) != 1 or len(right) != 1:
+        return None
+    expr = sympy.expand(left[0] - right[0])
+    if len(expr.free_symbols) != 1:
+        return None
+    unknown = next(iter(expr.free_symbols))
+    try:
+        poly = sympy.Poly(expr, unknown)
+    except sympy.PolynomialError:
+        return None
+    if poly.degree() > 6 or not all(c.is_Integer for c in poly.all_coeffs()):
+        return None
+    return expr, modulus, unknown
 
 
 def _whole(member: str, defs: dict) -> int | None:

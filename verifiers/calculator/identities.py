@@ -96,6 +96,7 @@ def judge_link(
     # grouped against expanded) keeping the leading terms, as a slip in a rewrite does.
     if constant is None and not (
         computed
+        or _evaluated(left, right, defs, before)
         or _rewrites(members, i, defs)
         and _rewritten(*atomized(lefts[0], rights[0]), before)
         or _rewrite_of(left, right, lefts[0], rights[0], before)
@@ -170,6 +171,22 @@ def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
     # "Expanding the product in (x - 1)(x + 3) = 2x^2 gives ...": the word speaks of what is
     # done to an equation unless the written side is an attempt at the rewrite.
     return (cue and attempt(grouped_side, written)) or terms(a - b) == 1
+
+
+# A function the chain defined, applied to a number: `p(1)`, `f(-2)`, `g(\frac{1}{2})`.
+_APPLIED_TO_NUMBER = re.compile(r"^([A-Za-z])\s*\(\s*(-?[\d.]+|-?\\frac\{\d+\}\{\d+\})\s*\)$")
+
+
+def _evaluated(left: str, right: str, defs: dict, before: str) -> bool:
+    """`p(x) = x^2 + 3ax + 1` defined, then `p(1) = 3a + 3`: a side that evaluates the
+    function at a number, against an expression in the function's other letters, states
+    that value (an equation in them only after words that set one up: "we need p(1) = 0")."""
+    if _SETS_UP.search(before.lower()[-40:]):
+        return False
+    return any(
+        (m := _APPLIED_TO_NUMBER.match(side.strip())) is not None and m.group(1) in defs
+        for side in (left, right)
+    )
 
 
 def _factored_known(left: str, right: str, a, b, known: list) -> bool:

@@ -28,8 +28,9 @@ __all__ = ["Clause", "Relation", "admissible", "clauses", "math_regions"]
 _RELATIONS = (
     (r"\leqslant", "<="), (r"\geqslant", ">="), (r"\leq", "<="), (r"\geq", ">="),
     (r"\le", "<="), (r"\ge", ">="), (r"\neq", "!="), (r"\ne", "!="), (r"\approx", "~"),
-    (r"\equiv", "==="), (r"\sim", "~"), ("<=", "<="), (">=", ">="), ("=", "="), ("<", "<"),
-    (">", ">"), ("≈", "~"), ("≤", "<="), ("≥", ">="), ("≠", "!="),
+    (r"\equiv", "==="), (r"\sim", "~"), (r"\nmid", "!|"), (r"\mid", "|"), ("<=", "<="),
+    (">=", ">="), ("=", "="), ("<", "<"), (">", ">"), ("≈", "~"), ("≤", "<="), ("≥", ">="),
+    ("≠", "!="),
 )  # fmt: skip
 # Signs that end a clause: what follows is another statement.
 _CLAUSE_BREAKS = (
