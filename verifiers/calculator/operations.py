@@ -90,8 +90,12 @@ def operated(lead: str, old: tuple, new: tuple, defs: dict, known: list) -> Clai
     wrong = [j[:4] for j in judged if not j[4]]
     if not wrong:
         return ClaimResult("holds", text)
-    if len(wrong) == len(judged):
-        return None  # nothing of it is that operation's work: it may be another step
+    if len(wrong) == len(judged) and not (
+        all(_constant_off(j[2], j[3]) for j in wrong) and any(j[2].free_symbols for j in wrong)
+    ):
+        # Nothing of it is that operation's work (it may be another step), unless every
+        # member carries its unknowns right and only its constant slipped.
+        return None
     if len(members) == 2 and _rearranged(judged, ops):
         return None
     before, after, expected, value = wrong[0]
@@ -164,6 +168,14 @@ def _agrees(expected, written) -> bool | None:
     if verdict == "holds":
         return True
     return False if verdict == "false" else None
+
+
+def _constant_off(expected, written) -> bool:
+    """Whether a member differs from what was expected by a nonzero number."""
+    import sympy
+
+    gap = sympy.simplify(written - expected)
+    return gap.is_number and gap != 0
 
 
 def _rearranged(pairs: list, ops: tuple) -> bool:

@@ -239,6 +239,19 @@ def _rational_coefficients(poly, names) -> bool:
     return all(c.is_Rational for c in sympy.Poly(sympy.expand(poly), *names).coeffs())
 
 
+def _free_term(target, polys: list) -> bool:
+    """Whether `target`, as a polynomial in the unknowns no condition names, has a nonzero
+    number among its coefficients."""
+    import sympy
+
+    named = set().union(*(p.free_symbols for p in polys))
+    outside = sorted(target.free_symbols - named, key=str)
+    if not outside:
+        return False
+    coefficients = sympy.Poly(sympy.expand(target), *outside).coeffs()
+    return any(c.is_number and c != 0 for c in coefficients)
+
+
 def follows(expr, conditions: list | None) -> bool:
     """Whether `expr = 0` may follow from `conditions` (each an expression equal to zero).
 
@@ -270,8 +283,16 @@ def follows(expr, conditions: list | None) -> bool:
         if len(names) > _MAX_IDEAL_UNKNOWNS or (
             len(names) > 4 and not all(_rational_coefficients(p, names) for p in polys)
         ):
-            return True  # a basis that may take minutes to compute: say nothing
+            # A basis that may take minutes to compute: say nothing, unless the claim holds
+            # an unknown no condition names with a number for coefficient (the ideal of
+            # consistent conditions holds no such polynomial).
+            return not _free_term(target, polys)
         basis = sympy.groebner([sympy.expand(p) for p in polys], *names, order="grevlex")
-        return bool(basis.contains(sympy.expand(target)))
+        # The remainder on division by the basis, not `contains`: that coerces the target
+        # into the basis's domain (whole numbers), and fails on `-5s/2` or `\sqrt{17}`.
+        _, remainder = sympy.reduced(
+            sympy.expand(target), list(basis.exprs), *names, order="grevlex"
+        )
+        return remainder == 0
     except Exception:  # sympy's own failures on odd input: say nothing rather than guess
         return True
