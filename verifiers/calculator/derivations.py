@@ -29,7 +29,9 @@ def follows_directly(first: Condition, second: Condition, before: str) -> bool:
         # "x - 4 = 1", "x - 4 = 11": cases side by side; "K - 19 = (4(55) + 11) - K", then
         # "simplify: K - 19 = 221 - K": the other side rewritten, its unknowns kept.
         if compact(kept) == compact(kept_again) and not (
-            LETTER.search(old) and LETTER.search(new) and DERIVES.search(before.lower())
+            LETTER.search(old)
+            and LETTER.search(new)
+            and (DERIVES.search(before.lower()) or _rewritten_beside(kept, old, new, before))
         ):
             return False
     if first.clause >= 0 and first.region == second.region and second.clause == first.clause + 1:
@@ -37,6 +39,21 @@ def follows_directly(first: Condition, second: Condition, before: str) -> bool:
     if first.clause >= 0 and second.region == first.region + 1 and _bare(before):
         return True  # the next display, with nothing written between
     return bool(DERIVES.search(before.lower()))
+
+
+def _rewritten_beside(kept: str, old: str, new: str, before: str) -> bool:
+    """With nothing written between: `6531.2 = 80 \\pi r`, then `6531.2 = 160 \\pi r`
+    (a number kept, other than 0), or `x^2 - 2x - 7 = 0`, then `(x - 7)(x + 5) = 0` (0 kept,
+    the new side grouped where the old is not, or the other way round, and an attempt at its
+    rewrite; `x - 3 = 0`, `x + 2 = 0` list the factors' cases)."""
+    if LETTER.search(kept) or not _bare(before):
+        return False
+    if compact(kept) != "0":
+        return True
+    if grouped(old) == grouped(new):
+        return False  # `a + b + c = 0`, `a - b + c = 0`: a system's equations one per line
+    a, b = readings(old, {}), readings(new, {})
+    return len(a) == 1 and len(b) == 1 and attempt(b[0], a[0])
 
 
 def _bare(before: str) -> bool:
@@ -63,7 +80,20 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
     source = f"`{first.left} = {first.right}`"
     if len(names) == 1:
         r1, r2 = roots_of(e1, names[0]), roots_of(e2, names[0])
-        if r1 is None or r2 is None or not r1 or not r2 or r1 <= r2 or r2 <= r1:
+        if r1 is None or r2 is None:
+            # `6531.2 = r \cdot 80\pi`, then `6531.2 = r \cdot 160\pi`: linear with a
+            # constant such as pi in its coefficients, compared by value (not with degrees:
+            # `60^\circ + 3y = 180` reads its degrees as radians and its unknown as a number).
+            if "circ" in f"{first.left}{first.right}{second.left}{second.right}":
+                return None
+            r1, r2 = _linear_root(e1, names[0]), _linear_root(e2, names[0])
+            if r1 is None or r2 is None or near(r1, r2):
+                return None
+            return ClaimResult(
+                "false", text, f"{names[0]} = {fmt(r2)}", f"{names[0]} = {fmt(r1)}",
+                f"does not follow from {source}",
+            )  # fmt: skip
+        if not r1 or not r2 or r1 <= r2 or r2 <= r1:
             return None
         if not all(r.is_real for r in r1 | r2):
             return None
@@ -193,6 +223,20 @@ def _one_term_off(e1, e2, names: list) -> int:
         if len(off) == 1:
             return max(p1.total_degree(), p2.total_degree())
     return 0
+
+
+def _linear_root(expr, name):
+    """The root of a linear equation whose coefficients are real numbers (None: not one)."""
+    import sympy
+
+    try:
+        poly = sympy.Poly(sympy.expand(expr), name)
+    except sympy.PolynomialError:
+        return None
+    if poly.degree() != 1 or not all(c.is_number and c.is_real for c in poly.all_coeffs()):
+        return None
+    slope, offset = poly.all_coeffs()
+    return None if slope == 0 else -offset / slope
 
 
 def _small_points(n: int):

@@ -171,7 +171,8 @@ def clauses(step: str) -> list[Clause]:
         last_end = end
         following = step[end : regions[region + 1][0] if region + 1 < len(regions) else None]
         first = len(out)
-        body = _SPACING.sub(" ", body.replace("&", " "))
+        # `275,\!562`: a thousands separator written with a negative space.
+        body = _SPACING.sub(" ", body.replace("&", " ").replace(",\\!", ","))
         # `\text{or}` and friends are words between clauses; keep them as the next one's words.
         body = _TEXT_ARG.sub(lambda m: "\\text" + " " + m.group(1).replace("\\", " ") + " ", body)
         pieces = _depth_split(body, _CLAUSE_BREAKS + (",",))
