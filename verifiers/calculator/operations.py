@@ -41,6 +41,7 @@ _OPERATIONS = (
     ("subtract", re.compile(rf"\bsubtract(?:ing)?\s+{_OPERAND}\s+from\s+{_EVERY}")),
     ("square", re.compile(rf"\bsquar(?:e|ing)\s+{_EVERY}")),
 )
+_VERBS = re.compile(r"(?i)multipl|divid|\badd|subtract|squar")
 # Any other operation named beside it ("add K to both sides and add 19 ...", "... and
 # simplify"): then the new relation is more than this one operation's work.
 _OTHER = re.compile(
@@ -111,6 +112,8 @@ def operated(lead: str, old: tuple, new: tuple, defs: dict, known: list) -> Clai
 
 def _operation(lead: str, defs: dict):
     """(operation, sympy operand) named in the last sentence of `lead`, or None."""
+    if not _VERBS.search(lead[lead.rfind(". ") + 1 :]):
+        return None  # asked of every clause: most name no operation in their last sentence
     # Math written alone stands in as a token (`@0@`); its text is read as the operand.
     pieces = math_regions(lead)
     plain, last = [], 0
