@@ -187,6 +187,12 @@ def clauses(step: str) -> list[Clause]:
                 words += " " + sep
                 continue
             members, ops = _relation_split(text)
+            if not ops:
+                # No relation: words (`\quad \text{or} \quad` leaves "or") or bare math; they
+                # stand between the clauses around them.
+                words += " " + text
+                open_chain = False
+                continue
             if len(members) > 1 and members[0] == "" and open_chain and all(members[1:]):
                 last = out[-1]
                 out[-1] = replace(
