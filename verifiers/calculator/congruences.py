@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import ARROWS, CASES, DERIVES, word_set
+from verifiers.calculator.claim_words import ARROWS
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import readings
 
@@ -88,14 +88,13 @@ def drawn_congruence(
     last: tuple | None, here: tuple, before: str, defs: dict
 ) -> ClaimResult | None:
     """`2n \\equiv -10 \\pmod{3} \\implies 2n \\equiv 1 \\pmod{3}`: a congruence in one unknown
-    drawn from the one just before it (an arrow or nothing but joining words between, the
-    same modulus) must hold for every residue that satisfies that one (here n = 1 does, and
+    drawn from the one just before it (an arrow or nothing but punctuation between, the same
+    modulus) must hold for every residue that satisfies that one (here n = 1 does, and
     2 is not 1 modulo 3). A stronger one is no consequence, so it is a slip; a weaker one
-    (`n \\equiv 1`, so `n^2 \\equiv 1`) is fine. Cases ("or") are never compared."""
-    if last is None or word_set(before) & CASES:
-        return None
-    if not (ARROWS.search(before) or DERIVES.search(before.lower())
-            or not re.search(r"[a-z]", before.lower())):  # fmt: skip
+    (`n \\equiv 1 \\implies n^2 \\equiv 1`) is fine. Cases ("or") are never compared."""
+    # Only an arrow or punctuation between: words ("... gives 3, x \\equiv 4 gives 4") list
+    # cases as often as they derive.
+    if last is None or re.search(r"[a-z0-9]", ARROWS.sub(" ", before).lower()):
         return None
     first, second = _condition(*last, defs), _condition(*here, defs)
     if first is None or second is None or first[1] != second[1] or first[2] != second[2]:
