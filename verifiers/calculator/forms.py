@@ -140,3 +140,63 @@ def combines(a, b) -> str:
         if ratio.is_number and ratio != 0:
             return "common"
     return "sum"
+
+
+# A member written as one fraction and nothing else: `\frac{...}{...}` (or `\dfrac`, `\tfrac`).
+_FRACTION_START = re.compile(r"^\\[dt]?frac\s*\{")
+
+
+def _braced(text: str, start: int) -> int | None:
+    """The index just past the group that opens at `text[start]` (a `{`), or None."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return i + 1
+    return None
+
+
+def fraction_parts(member: str) -> tuple[str, str] | None:
+    """(numerator, denominator) as written when the member is a single fraction."""
+    member = member.strip()
+    found = _FRACTION_START.match(member)
+    if found is None:
+        return None
+    end = _braced(member, found.end() - 1)
+    if end is None or end >= len(member) or member[end] != "{":
+        return None
+    last = _braced(member, end)
+    if last != len(member):
+        return None
+    return member[found.end() : end - 1], member[end + 1 : last - 1]
+
+
+def cancels(parts: tuple, other_parts: tuple) -> str:
+    """How one fraction is the other's rewrite as its parts show, read as polynomials: its
+    "numerator" (or "denominator") kept, up to a constant, the other part of the same degree
+    (`\\frac{72x - 72}{x^2 + 4x}` against `\\frac{72(x - 1)}{(x - 1)(x + 4)}`), or both parts
+    divided by a factor each, "cancelled" (`\\frac{x^2 - 1}{x^2 + 3x + 2}` against
+    `\\frac{x - 1}{x + 1}`, whose two factors must then be one); "" when it is neither."""
+    import sympy
+
+    (n1, d1), (n2, d2) = parts, other_parts
+    names = sorted(set().union(*(e.free_symbols for e in (n1, d1, n2, d2))), key=str)
+    if not names:
+        return ""
+    try:
+        polys = [sympy.Poly(sympy.expand(e), *names) for e in (n1, d1, n2, d2)]
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
+        return ""
+    p_n1, p_d1, p_n2, p_d2 = polys
+    if any(p.is_zero for p in polys):
+        return ""
+    pairs = (("numerator", p_n1, p_n2, p_d1, p_d2), ("denominator", p_d1, p_d2, p_n1, p_n2))
+    for name, kept, kept_again, other, other_again in pairs:
+        ratio = sympy.cancel(kept.as_expr() / kept_again.as_expr())
+        if kept.total_degree() >= 1 and ratio.is_number and (
+            other.total_degree() == other_again.total_degree() >= 1
+        ):
+            return name
+    if min(p_n2.total_degree(), p_d2.total_degree()) < 1:
+        return ""
+    return "cancelled" if p_n1.rem(p_n2).is_zero and p_d1.rem(p_d2).is_zero else ""

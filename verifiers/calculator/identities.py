@@ -27,7 +27,9 @@ from verifiers.calculator.forms import (
     alike,
     atomized,
     attempt,
+    cancels,
     combines,
+    fraction_parts,
     grouped,
     kept_part,
     rational_degree,
@@ -144,6 +146,8 @@ def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
         if (atom_degree := same_degree(*as_atoms)) is not None:
             (a, b), degree = as_atoms, atom_degree
     if degree is None:
+        if _CANCELLING.search(before.lower()[-80:]) and _fractions_rewritten(left, right):
+            return True
         # "This simplifies to 1/x^2 = 1/(5 - x)^2" is an equation as often as not: beyond
         # polynomials only a named identity makes the link a claim, or fractions combined
         # in the link itself (a sum of fractions against one fraction) after words that say
@@ -187,6 +191,33 @@ def _evaluated(left: str, right: str, defs: dict, before: str) -> bool:
         (m := _APPLIED_TO_NUMBER.match(side.strip())) is not None and m.group(1) in defs
         for side in (left, right)
     )
+
+
+# Words that rewrite a fraction in place: factoring its parts, cancelling, reducing.
+_CANCELLING = re.compile(r"factor|simplif|cancel|reduc|rewrit")
+
+
+def _fractions_rewritten(left: str, right: str) -> bool:
+    """Both sides written as one fraction each, one its parts' rewrite (see `cancels`):
+    "rewrite the second fraction: \\frac{72x - 72}{x^2 + 4x} = \\frac{72(x - 1)}{(x - 1)(x + 4)}"
+    factors its denominator wrongly, which the sides' values, cancelled, do not show."""
+    texts, parts = [], []
+    for member in (left, right):
+        found = fraction_parts(member)
+        if found is None:
+            return False
+        read = [readings(piece) for piece in found]
+        if any(len(r) != 1 for r in read):
+            return False
+        texts.append(found)
+        parts.append((read[0][0], read[1][0]))
+    kind = cancels(*parts)
+    if kind in ("numerator", "denominator"):
+        # The other part rewritten between grouped and expanded: "simplifying, x/(x + 1) =
+        # x/(2x - 3)" keeps a numerator too, in an equation.
+        other = 1 if kind == "numerator" else 0
+        return grouped(texts[0][other]) != grouped(texts[1][other])
+    return kind == "cancelled"
 
 
 def _factored_known(left: str, right: str, a, b, known: list) -> bool:
