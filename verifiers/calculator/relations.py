@@ -57,6 +57,7 @@ DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*(?:\{\s*\\circ\s*\}|\\circ(?![A-Za
 _SPACING = re.compile(
     r"\\[,;:! ]|\\(?:displaystyle|limits|big|Big|bigg|Bigg|cancel|bcancel|xcancel)(?![A-Za-z])"
 )
+_SPACED_GROUP = re.compile(r"\{\s*(\\q?quad\b[^{}]*)\}")
 _TEXT_ARG = re.compile(r"\\(?:text|textbf|mathrm|mbox|operatorname)\s*\{([^{}]*)\}")
 _LETTERS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]+")
 # Two capitals side by side name points or segments (AB, ABC), never a product we may read.
@@ -173,6 +174,9 @@ def clauses(step: str) -> list[Clause]:
         first = len(out)
         # `275,\!562`: a thousands separator written with a negative space.
         body = _SPACING.sub(" ", body.replace("&", " ").replace(",\\!", ","))
+        # `35 = a + b + c{\qquad (1)\qquad \rm and\qquad}441 = ...`: a spacing group holds
+        # words between two relations, not a part of either.
+        body = _SPACED_GROUP.sub(lambda m: " " + m.group(1) + " ", body)
         # `\text{or}` and friends are words between clauses; keep them as the next one's words.
         body = _TEXT_ARG.sub(lambda m: "\\text" + " " + m.group(1).replace("\\", " ") + " ", body)
         pieces = _depth_split(body, _CLAUSE_BREAKS + (",",))
@@ -188,11 +192,26 @@ def clauses(step: str) -> list[Clause]:
                 continue
             members, ops = _relation_split(text)
             if not ops:
+                if open_chain and text[0] in "+-" and out[-1].region == region:
+                    # `&= z^3(z - 1)(...) \\ &\quad + z^2(z - 1)(...)`: the last member goes on
+                    # past the line; its first line alone is not the member, so it is dropped.
+                    last = out[-1]
+                    if len(last.members) > 2:
+                        out[-1] = replace(last, members=last.members[:-1], ops=last.ops[:-1])
+                    else:
+                        out.pop()
+                        open_chain = False
+                    continue
                 # No relation: words (`\quad \text{or} \quad` leaves "or") or bare math; they
                 # stand between the clauses around them.
                 words += " " + text
                 open_chain = False
                 continue
+            if members[0].startswith("+") and len(members) > 1:
+                # `&\quad + (z^6 + ...) \\ &= ...`: the tail of a member begun on a line above.
+                members, ops = members[1:], ops[1:]
+                if not ops:
+                    continue
             if len(members) > 1 and members[0] == "" and open_chain and all(members[1:]):
                 last = out[-1]
                 out[-1] = replace(
