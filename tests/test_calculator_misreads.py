@@ -204,6 +204,15 @@ ONE_STEP = [
     ),
     # still an error: a coefficient before \sqrt is read, not dropped
     ("coefficient, wrong", r"so $CO = 2\sqrt{3}\cdot\sqrt{3} = 5$.", W),
+    # inline math over two lines: the newline is a space, the product is read whole
+    (
+        "train/counting_and_probability/1032",
+        "If a sequence contains no more than one 0, there are $7\\cdot 6\\cdot\n5\\cdot 4\\cdot 3 = 2520$ sequences.",
+        C,
+    ),
+    ("inline math over two lines, wrong", "there are $7\\cdot 6\\cdot\n5\\cdot 4\\cdot 3 = 2502$ of them.", W),
+    # a currency sign is no math: lines joined only inside math with a command in it
+    ("two prices on two lines", "He pays $5 for one.\nThen 2 + 3 = 5 and he pays $10.", C),
 ]
 
 

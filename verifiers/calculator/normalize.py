@@ -160,6 +160,15 @@ _OP_COMMANDS = re.compile(
     r"(?![A-Za-z])"
 )
 _LINEBREAK = re.compile(r"\\\\")
+# Inline math written over two lines (`$7\\cdot 6\\cdot` / `5\\cdot 4 = 840$`): in LaTeX the
+# newline is a space. Only math with a command in it: a `$` may be a currency sign.
+_INLINE_MATH = re.compile(r"(?<![$\\])\$(?!\$)[^$\n]*\\[A-Za-z][^$]*?(?<!\\)\$(?!\$)")
+
+
+def _one_line(m: re.Match[str]) -> str:
+    body = m.group()
+    return body if "\n\n" in body or "\n" not in body else body.replace("\n", " ")
+
 # "\pmod{17}" stays unreadable (mathop) but says which operation it is: "= 1 \pmod{17}" ends a
 # chain whose "=" means congruent (`excuses.py` reads the word).
 # "!5" (not glued to a number or a bracket before it) is a subfactorial, the derangements of 5:
@@ -215,7 +224,8 @@ def _binom(m: re.Match[str]) -> str:
 @lru_cache(maxsize=16384)
 def normalize(text: str) -> str:
     """Plain-text arithmetic from LaTeX/markdown. Unknown commands survive as words."""
-    s = _latex_products(text[:MAX_STEP_CHARS])
+    s = _INLINE_MATH.sub(_one_line, text[:MAX_STEP_CHARS])
+    s = _latex_products(s)
     s = _ROW_GOES_ON.sub(" … ", s)  # the rows' edges are fragments: we do not join them
     s = _LINEBREAK.sub("\n", s)
     s = _MATH_GAP.sub("\n", s)
