@@ -8,6 +8,9 @@ reference solution every step counts as right (reference solutions are nearly al
 Corpora (all outside the ProcessBench dev split the calculator was tuned on):
 - gsm8k: GSM8K train `answer`s, one step per line (reference solutions).
 - math: MATH train `solution`s, one step per line or sentence (`split_sentences`).
+- math_paragraphs: the same solutions, one step per paragraph (blank lines between), as
+  model chains write them: a display over several lines, an Asymptote figure and a relation
+  with the one before it in the same step stay whole.
 - prm800k: PRM800K samples, the chosen completion of each step, human rating (1/0 right,
   -1 wrong).
 - shepherd: Math-Shepherd samples, "Step k: ... ки" with the MC label `+`/`-`.
@@ -28,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-CORPORA = ("gsm8k", "math", "prm800k", "shepherd", "birm", "aps")
+CORPORA = ("gsm8k", "math", "math_paragraphs", "prm800k", "shepherd", "birm", "aps")
 # A sentence ends at . ! ? before a capital, a dollar or a backslash (the next sentence may
 # open with math); "e.g. the" and "$1.5$" stay whole. Lines always end a step.
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z$\\])|\n+")
@@ -67,6 +70,13 @@ def _math() -> Iterator[Chain]:
         steps = split_sentences(row["solution"])
         chain_id = row.get("unique_id", f"math-train-{i}")
         yield Chain("math", chain_id, row["problem"], steps, [True] * len(steps))
+
+
+def _math_paragraphs() -> Iterator[Chain]:
+    for i, row in enumerate(_lines(DATA / "math" / "train.jsonl")):
+        steps = [p.strip() for p in row["solution"].split("\n\n") if p.strip()]
+        chain_id = row.get("unique_id", f"math-train-{i}")
+        yield Chain("math_paragraphs", chain_id, row["problem"], steps, [True] * len(steps))
 
 
 def _prm800k() -> Iterator[Chain]:
@@ -136,6 +146,7 @@ def _aps() -> Iterator[Chain]:
 READERS = {
     "gsm8k": _gsm8k,
     "math": _math,
+    "math_paragraphs": _math_paragraphs,
     "prm800k": _prm800k,
     "shepherd": _shepherd,
     "birm": _birm,

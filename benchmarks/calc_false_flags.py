@@ -96,13 +96,13 @@ def main() -> None:
                 print(f"  [{f['id']} #{f['step']} {_label(f['label'])}] {str(f['text'])[:300]!r}")
                 print(f"      -> {f['evidence']}")
     print(
-        f"{'corpus':9} {'chains':>6} {'lines':>7} {'steps':>7} {'correct':>7} {'flags':>5}"
+        f"{'corpus':15} {'chains':>6} {'lines':>7} {'steps':>7} {'correct':>7} {'flags':>5}"
         f" {'per10k':>7} {'on_right':>8} {'on_wrong':>8} {'steps/s':>7}"
     )
     for name, c, took in rows:
         per = 10_000 * c["flags"] / max(c["lines"], 1)
         print(
-            f"{name:9} {c['chains']:>6} {c['lines']:>7} {c['steps']:>7} {c['correct']:>7}"
+            f"{name:15} {c['chains']:>6} {c['lines']:>7} {c['steps']:>7} {c['correct']:>7}"
             f" {c['flags']:>5} {per:>7.2f} {c['on_right']:>8} {c['on_wrong']:>8}"
             f" {c['steps'] / took:>7.0f}"
         )

@@ -211,6 +211,26 @@ ONE_STEP = [
         C,
     ),
     ("inline math over two lines, wrong", "there are $7\\cdot 6\\cdot\n5\\cdot 4\\cdot 3 = 2502$ of them.", W),
+    # a display whose sum goes on past a newline after its operator is one line
+    (
+        "train/geometry/314",
+        "Hence \\[\n\\angle ABC = \\angle ABO + \\angle OBC =\n\\frac{180^{\\circ}-140^{\\circ}}{2}+\n\\frac{180^{\\circ}-120^{\\circ}}{2}=\\boxed{50^{\\circ}}.\n\\]",
+        C,
+    ),
+    # inline math that goes on past a newline after its first line's last number
+    (
+        "train/prealgebra/15",
+        "So the perimeter of the T is $2(12) - 2(2) = 24\n- 4 = \\boxed{20}$ inches.",
+        C,
+    ),
+    # drawing code cut from its figure: `r[2]` is a quantity of its own, not r times 2
+    ("train/geometry/959, a paragraph of its figure", "r[1] = 1;\nr[2] = 0.8;", U),
+    # an Asymptote figure is drawing code: its assignments claim nothing
+    (
+        "train/geometry/959",
+        "Let $O_1$ be the center. [asy] import graph; unitsize(1.5 cm); real[] r; r[1] = 1; r[2] = 0.8; draw(S--T); [/asy] Then $O_1 O_2 = 1 + 0.8 = 1.8$.",
+        C,
+    ),
     # a currency sign is no math: lines joined only inside math with a command in it
     ("two prices on two lines", "He pays $5 for one.\nThen 2 + 3 = 5 and he pays $10.", C),
 ]

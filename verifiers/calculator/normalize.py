@@ -160,14 +160,29 @@ _OP_COMMANDS = re.compile(
     r"(?![A-Za-z])"
 )
 _LINEBREAK = re.compile(r"\\\\")
-# Inline math written over two lines (`$7\\cdot 6\\cdot` / `5\\cdot 4 = 840$`): in LaTeX the
-# newline is a space. Only math with a command in it: a `$` may be a currency sign.
-_INLINE_MATH = re.compile(r"(?<![$\\])\$(?!\$)[^$\n]*\\[A-Za-z][^$]*?(?<!\\)\$(?!\$)")
+# An Asymptote figure (`[asy] ... r[1] = 1; r[2] = 0.8; ... [/asy]`) is drawing code, never a claim.
+_ASY = re.compile(r"\[asy\].*?\[/asy\]", re.S | re.I)
+# A letter indexed by brackets (`r[2] = 0.8`, drawing code cut from its figure) names a
+# quantity of its own, not the letter times a number.
+_INDEXED = re.compile(r"(?<![A-Za-z\\])([A-Za-z])\[(?=\s*\d+\s*\])")
+# Math written over two lines (`$7\\cdot 6\\cdot` / `5\\cdot 4 = 840$`, a display whose sum goes
+# on past a newline): in LaTeX the newline is a space (`\\\\` breaks a line). Inline math only
+# with a command in it: a `$` may be a currency sign.
+_INLINE_MATH = re.compile(r"(?<![$\\])\$(?!\$)[^$]*?\\[A-Za-z][^$]*?(?<!\\)\$(?!\$)")
+_DISPLAY_MATH = re.compile(r"\\\[.*?\\\]|\$\$.*?\$\$|\\\(.*?\\\)", re.S)
+
+
+# A newline inside math that an operator ends or begins: the expression goes on.
+_GOES_ON = re.compile(
+    r"(?:[=+\-*/(]|\\(?:cdot|times|div|pm))[ \t]*\n(?!\s*\n)|\n[ \t]*(?=[=+\-*/)]|\\(?:cdot|times))"
+)
 
 
 def _one_line(m: re.Match[str]) -> str:
     body = m.group()
-    return body if "\n\n" in body or "\n" not in body else body.replace("\n", " ")
+    if "\n" not in body or "\n\n" in body:
+        return body
+    return _GOES_ON.sub(lambda g: g.group().replace("\n", " "), body)
 
 # "\pmod{17}" stays unreadable (mathop) but says which operation it is: "= 1 \pmod{17}" ends a
 # chain whose "=" means congruent (`excuses.py` reads the word).
@@ -224,7 +239,8 @@ def _binom(m: re.Match[str]) -> str:
 @lru_cache(maxsize=16384)
 def normalize(text: str) -> str:
     """Plain-text arithmetic from LaTeX/markdown. Unknown commands survive as words."""
-    s = _INLINE_MATH.sub(_one_line, text[:MAX_STEP_CHARS])
+    s = _INDEXED.sub(r"\1 mathop [", _ASY.sub(" ", text[:MAX_STEP_CHARS]))
+    s = _DISPLAY_MATH.sub(_one_line, _INLINE_MATH.sub(_one_line, s))
     s = _latex_products(s)
     s = _ROW_GOES_ON.sub(" … ", s)  # the rows' edges are fragments: we do not join them
     s = _LINEBREAK.sub("\n", s)
