@@ -223,6 +223,12 @@ ONE_STEP = [
         "So the perimeter of the T is $2(12) - 2(2) = 24\n- 4 = \\boxed{20}$ inches.",
         C,
     ),
+    # a log's base on one line and its argument on the next, in an align
+    (
+        "train/intermediate_algebra/1229",
+        "So \\begin{align*}\nb-c &= \\log_{2002}\n\\frac{1}{2002} = \\boxed{-1}.\n\\end{align*}",
+        U,
+    ),
     # drawing code cut from its figure: `r[2]` is a quantity of its own, not r times 2
     ("train/geometry/959, a paragraph of its figure", "r[1] = 1;\nr[2] = 0.8;", U),
     # an Asymptote figure is drawing code: its assignments claim nothing

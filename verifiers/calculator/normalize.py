@@ -169,12 +169,17 @@ _INDEXED = re.compile(r"(?<![A-Za-z\\])([A-Za-z])\[(?=\s*\d+\s*\])")
 # on past a newline): in LaTeX the newline is a space (`\\\\` breaks a line). Inline math only
 # with a command in it: a `$` may be a currency sign.
 _INLINE_MATH = re.compile(r"(?<![$\\])\$(?!\$)[^$]*?\\[A-Za-z][^$]*?(?<!\\)\$(?!\$)")
-_DISPLAY_MATH = re.compile(r"\\\[.*?\\\]|\$\$.*?\$\$|\\\(.*?\\\)", re.S)
+_DISPLAY_MATH = re.compile(
+    r"\\\[.*?\\\]|\$\$.*?\$\$|\\\(.*?\\\)"
+    r"|\\begin\{(align|aligned|equation|gather|eqnarray|split)\*?\}.*?\\end\{\1\*?\}",
+    re.S,
+)
 
 
 # A newline inside math that an operator ends or begins: the expression goes on.
 _GOES_ON = re.compile(
-    r"(?:[=+\-*/(]|\\(?:cdot|times|div|pm))[ \t]*\n(?!\s*\n)|\n[ \t]*(?=[=+\-*/)]|\\(?:cdot|times))"
+    r"(?:[=+\-*/(]|\\(?:cdot|times|div|pm)|\\log_\{[^{}]*\})[ \t]*\n(?!\s*\n)"
+    r"|\n[ \t]*(?=[=+\-*/)]|\\(?:cdot|times))"
 )
 
 
