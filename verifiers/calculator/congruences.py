@@ -15,7 +15,7 @@ import re
 
 from verifiers.calculator.claim_words import ARROWS
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.readers import readings
+from verifiers.calculator.readers import one_unknown, readings
 
 __all__ = ["DIVIDES", "MODULAR_WORDS", "congruences", "divisibility", "drawn_congruence"]
 
@@ -116,24 +116,14 @@ def drawn_congruence(
 def _condition(members: tuple, ops: tuple, defs: dict):
     """(difference of the sides, modulus, unknown) of a congruence `A \\equiv B \\pmod{m}` in
     one unknown with whole coefficients, or None."""
-    import sympy
-
     if ops != ("===",) or (found := _MODULUS.search(members[1])) is None:
         return None
     modulus = int(next(g for g in found.groups() if g is not None))
     if not 2 <= modulus <= _MAX_RESIDUES:
         return None
-    left, right = readings(members[0], defs), readings(members[1][: found.start()], defs)
-    if len(left) != 1 or len(right) != 1:
+    if (read := one_unknown(members[0], members[1][: found.start()], defs)) is None:
         return None
-    expr = sympy.expand(left[0] - right[0])
-    if len(expr.free_symbols) != 1:
-        return None
-    unknown = next(iter(expr.free_symbols))
-    try:
-        poly = sympy.Poly(expr, unknown)
-    except sympy.PolynomialError:
-        return None
+    _, _, expr, unknown, poly = read
     if poly.degree() > 6 or not all(c.is_Integer for c in poly.all_coeffs()):
         return None
     return expr, modulus, unknown

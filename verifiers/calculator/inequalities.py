@@ -21,7 +21,7 @@ import re
 
 from verifiers.calculator.claim_words import ARROWS
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.readers import readings
+from verifiers.calculator.readers import one_unknown
 from verifiers.calculator.relations import admissible
 
 INEQUALITIES = frozenset({"<", ">", "<=", ">="})
@@ -68,22 +68,14 @@ def _solution_set(left: str, op: str, right: str, defs: dict):
 
     if op not in INEQUALITIES or not (admissible(left) and admissible(right)):
         return None
-    a, b = readings(left, defs), readings(right, defs)
-    if len(a) != 1 or len(b) != 1:
+    if (read := one_unknown(left, right, defs)) is None:
         return None
-    expr = sympy.expand(a[0] - b[0])
-    if len(expr.free_symbols) != 1:
-        return None
-    var = next(iter(expr.free_symbols))
-    try:
-        poly = sympy.Poly(expr, var)
-    except sympy.PolynomialError:
-        return None
+    a, b, expr, var, poly = read
     if poly.degree() != 1 or not all(c.is_Rational for c in poly.all_coeffs()):
         return None
     # What the inequality bounds: its side with the unknown (`\frac{n+1}{16} <= 62` bounds
     # (n+1)/16), or the difference when both sides hold it.
-    bounded = a[0] if not b[0].free_symbols else b[0] if not a[0].free_symbols else expr
+    bounded = a if not b.free_symbols else b if not a.free_symbols else expr
     slope, offset = poly.all_coeffs()
     bound = -offset / slope
     if slope < 0:  # dividing by a negative turns the inequality round

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from verifiers.calculator.relations import DEGREES
 
-__all__ = ["DECIMAL", "readings", "warm", "written_exactly"]
+__all__ = ["DECIMAL", "one_unknown", "readings", "warm", "written_exactly"]
 
 _MAX_NESTING = 8  # applications of the chain's functions replaced in one member
 # A decimal written in a member (`1.5`): read exactly, it may still be a rounding.
@@ -141,3 +141,22 @@ def _readings(member: str, definitions: tuple, library: bool, decimals: bool) ->
             return ()
         out.append(expr)
     return tuple(out)
+
+
+def one_unknown(left: str, right: str, defs: dict):
+    """(left read, right read, their difference, its one unknown, the difference as a
+    polynomial in it) for two members each read once, or None (unread, read twice, no unknown
+    or several, not a polynomial): a relation in one unknown, for the checks that solve it."""
+    import sympy
+
+    a, b = readings(left, defs), readings(right, defs)
+    if len(a) != 1 or len(b) != 1:
+        return None
+    expr = sympy.expand(a[0] - b[0])
+    if len(expr.free_symbols) != 1:
+        return None
+    unknown = next(iter(expr.free_symbols))
+    try:
+        return a[0], b[0], expr, unknown, sympy.Poly(expr, unknown)
+    except sympy.PolynomialError:
+        return None
