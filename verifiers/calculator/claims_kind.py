@@ -119,6 +119,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     region_after = {c[4]: c[3] for c in clauses}
     for k, (members, ops, before, after, region, lead) in enumerate(clauses):
         words = word_set(before) | word_set(region_after[region].split(".")[0])
+        source = clauses[k - 1][:2] if k else last_relation or None  # the relation before it
         if (m := FUNC_DEF.match(members[0].replace(" ", ""))) and ops[0] == "=":
             _define(def_texts, m.group(1), m.group(2), members[1])
             defs = _definitions(def_texts)
@@ -134,7 +135,6 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         if not words & (NOT_CLAIMED - MODULAR_WORDS | ALTERNATIVES) and region != skipped_region:
             step.out.extend(congruences(members, ops, defs))
             step.out.extend(divisibility(members, ops, defs))
-            source = clauses[k - 1][:2] if k else None
             if (found := drawn_congruence(source, (members, ops), before, defs)) is not None:
                 step.out.append(found)
         if set(ops) & DIVIDES:
@@ -150,15 +150,17 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             previous = None
             premise = None
             named = None
-            modular = words & NOT_CLAIMED <= MODULAR_WORDS  # only words naming the arithmetic
-            if set(ops) - {"==="} or region == skipped_region or not modular or (
-                SET_EQUAL.search(before.lower())
-            ):
+            judged_above = (
+                set(ops) == {"==="}
+                and words & NOT_CLAIMED <= MODULAR_WORDS  # only words naming the arithmetic
+                and not SET_EQUAL.search(before.lower())
+                and region != skipped_region
+            )
+            if not judged_above:
                 skipped_region = region
             step.barriers.append(k)
             continue
         # "Multiply both sides by 20: ...": the relation before it with that operation done.
-        source = (clauses[k - 1][0], clauses[k - 1][1]) if k else last_relation or None
         operation = None if source is None else operated(
             lead, source, (members, ops), defs, known
         )  # fmt: skip

@@ -8,8 +8,9 @@ doubt: one operation (multiply or divide by, add to, subtract from, square), app
 "both sides", "each side", "all parts" or "through", with an operand that is a number or a
 piece of math written alone; the two relations with as many members and the same signs (an
 inequality turned round by a negative factor too). A False needs one member right and one
-wrong, the wrong one not made right by what the problem and the chain wrote about its
-unknowns, and (between two members) the new relation not the right one rearranged; so the
+wrong, or every member off from the right one by a number (its unknowns carried right, its
+constant slipped), the wrong one not made right by what the problem and the chain wrote about
+its unknowns, and (between two members) the new relation not the right one rearranged; so the
 words "and rearrange" or a factor cancelled as well never make a slip of a right step.
 """
 
