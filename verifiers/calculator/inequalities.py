@@ -22,10 +22,9 @@ import re
 from verifiers.calculator.claim_words import ARROWS
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import one_unknown
-from verifiers.calculator.relations import admissible
+from verifiers.calculator.relations import TURNED, admissible, written
 
 INEQUALITIES = frozenset({"<", ">", "<=", ">="})
-_LATEX = {"<=": "\\le", ">=": "\\ge"}
 # The words that draw a conclusion, and the only others that may stand beside them between a
 # premise and the inequality drawn from it ("x > 2 and x < 5" states a range: no "so" in it).
 _DRAWS = frozenset("so hence thus therefore gives giving yields implies get means then i".split())
@@ -48,17 +47,13 @@ def judge(premise: tuple[str, str, str], conclusion: tuple[str, str, str], defs:
     witness = _witness(allowed - drawn, second[2])
     if witness is None:
         return None
+    (left, op, right), (p_left, p_op, p_right) = conclusion, premise
     return ClaimResult(
         "false",
-        _written(*conclusion),
-        reason=f"does not follow from `{_written(*premise)}`: {var} = {witness} satisfies "
-        "it, not this",
+        written((left, right), (op,)),
+        reason=f"does not follow from `{written((p_left, p_right), (p_op,))}`: {var} = {witness} "
+        "satisfies it, not this",
     )
-
-
-def _written(left: str, op: str, right: str) -> str:
-    """The inequality as LaTeX writes it (the relation reader spells `\\le` as `<=`)."""
-    return f"{left} {_LATEX.get(op, op)} {right}"
 
 
 def _solution_set(left: str, op: str, right: str, defs: dict):
@@ -79,7 +74,7 @@ def _solution_set(left: str, op: str, right: str, defs: dict):
     slope, offset = poly.all_coeffs()
     bound = -offset / slope
     if slope < 0:  # dividing by a negative turns the inequality round
-        op = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}[op]
+        op = TURNED[op]
     if op in ("<", "<="):
         return var, sympy.Interval(-sympy.oo, bound, right_open=op == "<"), bounded
     return var, sympy.Interval(bound, sympy.oo, left_open=op == ">"), bounded

@@ -21,13 +21,11 @@ import re
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.identities import known_polynomials
 from verifiers.calculator.readers import DECIMAL, readings
-from verifiers.calculator.relations import admissible, math_regions
+from verifiers.calculator.relations import TURNED, admissible, math_regions, written
 from verifiers.calculator.symbolic import compare_identity, follows, same_value
 
 __all__ = ["operated"]
 
-_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "="}
-_LATEX = {"<=": "\\le", ">=": "\\ge"}
 # What the operation is applied to: every member at once, never one equation of several.
 _EVERY = (
     r"(?:(?:both|each|all)\s+(?:the\s+)?(?:three\s+)?(?:sides?|parts|members)|through"
@@ -66,7 +64,7 @@ def operated(lead: str, old: tuple, new: tuple, defs: dict, known: list) -> Clai
     if name == "square" and set(ops) != {"="}:
         return None  # squaring an inequality needs signs the text does not give
     flips = name in ("multiply", "divide") and operand.is_number and operand.is_negative
-    if tuple(_FLIP[o] if flips else o for o in old_ops) != tuple(ops):
+    if tuple(TURNED[o] if flips else o for o in old_ops) != tuple(ops):
         return None
     pairs = []
     for before, after in zip(old_members, members, strict=True):
@@ -88,7 +86,7 @@ def operated(lead: str, old: tuple, new: tuple, defs: dict, known: list) -> Clai
         if verdict is None:
             return None
         judged.append((before, after, expected, value, verdict))
-    text = _written(members, ops)
+    text = written(members, ops)
     wrong = [j[:4] for j in judged if not j[4]]
     if not wrong:
         return ClaimResult("holds", text)
@@ -209,10 +207,3 @@ def _shown(value) -> str:
     import sympy
 
     return sympy.sstr(sympy.nsimplify(value) if value.is_number else value)
-
-
-def _written(members: tuple, ops: tuple) -> str:
-    parts = [members[0]]
-    for op, member in zip(ops, members[1:], strict=True):
-        parts += [_LATEX.get(op, op), member]
-    return " ".join(parts)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-__all__ = ["Clause", "Relation", "admissible", "clauses", "math_regions"]
+__all__ = ["TURNED", "Clause", "Relation", "admissible", "clauses", "math_regions", "written"]
 
 # Relation signs at the top level of a clause, longest spelling first.
 _RELATIONS = (
@@ -32,6 +32,10 @@ _RELATIONS = (
     (">=", ">="), ("=", "="), ("<", "<"), (">", ">"), ("≈", "~"), ("≤", "<="), ("≥", ">="),
     ("≠", "!="),
 )  # fmt: skip
+# Each sign with both sides swapped (or both multiplied by a negative number).
+TURNED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "="}
+# How LaTeX writes the signs this module spells otherwise, for evidence.
+_LATEX_SIGNS = {"<=": "\\le", ">=": "\\ge"}
 # Signs that end a clause: what follows is another statement.
 _CLAUSE_BREAKS = (
     r"\implies", r"\Rightarrow", r"\Longrightarrow", r"\rightarrow", r"\Leftrightarrow",
@@ -275,3 +279,11 @@ _SUBSCRIPT_APPLIED = re.compile(
 )
 # A letter's subscript that only names it: digits, or one letter (`a_n`; not `a_{n+1}`).
 _NAMED = re.compile(r"(?<=[A-Za-z])_(?:\d|\{\d+\}|\{[a-z]\}|[a-z](?![A-Za-z]))")
+
+
+def written(members: tuple[str, ...], ops: tuple[str, ...]) -> str:
+    """A chain of relations as LaTeX writes it (this module spells `\\le` as `<=`)."""
+    parts = [members[0]]
+    for op, member in zip(ops, members[1:], strict=True):
+        parts += [_LATEX_SIGNS.get(op, op), member]
+    return " ".join(parts)
