@@ -86,16 +86,26 @@ class RayCluster:
                     # Notice a dead node in a few seconds, not the default ~30.
                     "RAY_health_check_period_ms": "500", "RAY_health_check_timeout_ms": "1000",
                     "RAY_health_check_failure_threshold": "3"}
-        self.port = free_port()
+        self._handed_out: set[int] = set()
+        self.port = self._port()
         self.address = f"127.0.0.1:{self.port}"
-        self.dashboard = f"http://127.0.0.1:{free_port()}"  # the head's (job submission)
+        self.dashboard = f"http://127.0.0.1:{self._port()}"  # the head's (job submission)
         self.nodes: list[RayNode] = []
 
+    def _port(self) -> int:
+        """A free port no other component of this cluster was given: the kernel may hand the
+        same free port to two binds in a row once the first socket is closed, and `ray start`
+        refuses two components on one port (a CI run failed on gcs and dashboard both 46789)."""
+        while (port := free_port()) in self._handed_out:
+            pass
+        self._handed_out.add(port)
+        return port
+
     def _agent_ports(self) -> list[str]:
-        return [f"--node-manager-port={free_port()}", f"--object-manager-port={free_port()}",
-                f"--metrics-export-port={free_port()}", f"--runtime-env-agent-port={free_port()}",
-                f"--dashboard-agent-listen-port={free_port()}",
-                f"--dashboard-agent-grpc-port={free_port()}", "--disable-usage-stats"]
+        flags = ("node-manager-port", "object-manager-port", "metrics-export-port",
+                 "runtime-env-agent-port", "dashboard-agent-listen-port",
+                 "dashboard-agent-grpc-port")
+        return [*(f"--{flag}={self._port()}" for flag in flags), "--disable-usage-stats"]
 
     def start(self, name: str, cpus: int, resources: str, head: bool = False,
               extra: tuple[str, ...] = ()) -> RayNode:  # fmt: skip
@@ -104,7 +114,7 @@ class RayCluster:
         argv = [RAY, "start", f"--num-cpus={cpus}", f"--resources={resources}",
                 f"--temp-dir={temp}", *self._agent_ports(), *extra]
         if head:
-            argv += ["--head", f"--port={self.port}", f"--ray-client-server-port={free_port()}",
+            argv += ["--head", f"--port={self.port}", f"--ray-client-server-port={self._port()}",
                      f"--dashboard-port={self.dashboard.rsplit(':', 1)[1]}"]
         else:
             argv += [f"--address={self.address}"]
