@@ -203,6 +203,21 @@ def _remainder(seg: list[Tok]) -> Fraction | None:
     return value if value is not None and value.denominator == 1 else None
 
 
+_COPULAS = frozenset("is are was equals".split())
+
+
+def _named_then_is(toks: list[Tok], start: int, end: int) -> bool:
+    """A lone letter at `start` (ending at `end`), then "is", then one expression to the end."""
+    if toks[start].kind not in (VAR, "letter") or end != start + 1 or end + 1 >= len(toks):
+        return False
+    if toks[end].text not in _COPULAS:
+        return False
+    try:
+        return parse_expression(toks, end + 1)[1] == len(toks)
+    except ParseError:
+        return False
+
+
 def _rightmost(seg: list[Tok]) -> Side | None:
     """The expression that closes a side, or None when it is a fragment."""
     toks, units = _drop_units(seg)
@@ -216,19 +231,22 @@ def _rightmost(seg: list[Tok]) -> Side | None:
         ):
             continue  # "a_1 + 6": a binary operator never opens a side; "-5" may
         result = start > 1 and prev.text == "to" and toks[start - 2].text in _RESULT_VERBS
-        if prev is not None and (prev.text in MODIFIERS or prev.text in SCALE_WORDS):
-            if not result:
-                return None
+        modified = prev is not None and (prev.text in MODIFIERS or prev.text in SCALE_WORDS)
         if prev is not None and not prev.space and toks[start].kind == "lp":
             return None  # f(2), g(x): a function value, not a parenthesised number
         try:
             node, end = parse_expression(toks, start)
         except ParseError:
-            if result:
+            if result or modified:
                 return None
             continue
         if result and end != len(toks):
             return None  # "equal to 6 yuan, 15 USD (...)": not the result; scan no further
+        if modified and not result and not _named_then_is(toks, start, end):
+            # "half of 12 + 4", "3 times 4 + 2": the side is a fragment; so may be anything
+            # after it ("the angles of a 14-gon is 180(14 - 2)"). Not a letter named after
+            # "of", "is" and the whole side: "the sum of x is -3 + 11 - 3 - 11".
+            return None
         if end == len(toks):
             side = _side(toks[start:], node, units)
             # "Time spent: 4 hours = 4 * 60": a plain number with words or units is a label.

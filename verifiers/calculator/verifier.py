@@ -66,6 +66,7 @@ from verifiers.calculator.named import (
     restated_across,
     restated_in_step,
 )
+from verifiers.calculator.number_facts import stated_facts
 from verifiers.calculator.parse import variables
 from verifiers.killable import (
     CheckCrashedError,
@@ -138,6 +139,7 @@ class CalculatorVerifier(ChainVerifier):
             results, last_eq = self._check_step(step, index, problem_claims, last_eq, known)
             known |= numbers(step)
             results.extend(restated_across(carry, step, problem_claims))
+            results.extend(stated_facts(step))
             carry = carried(step)
             if algebra is not None:
                 results.extend(algebra.check(step))

@@ -1,0 +1,191 @@
+"""Facts about whole numbers a step states in words, checked exactly.
+
+Number-theory chains state facts no `=` carries: "24 is divisible by 9", "111111111 is not
+divisible by 9", "2018 is a prime number", "53 is a perfect square", "the GCD of 187 and 77 is
+13". Each is a claim about two or three whole numbers written as digits, and a false one is as
+much a slip as `4 \\cdot 6 = 25`.
+
+Only a fact whose numbers stand alone is read: a number that ends an expression (`a \\times
+111111111`, `2^{10}`, `5!`), one of a list ("12 and 18 are ...", "divisible by 3 and 6", which
+may mean either or both), or one the words go on from ("a multiple of 2021 minus 1") is not.
+The calculator's rules for what a step does not claim hold here too: a sentence that asks,
+supposes, checks or tests ("let's check if 1001 is prime", "if 7 were divisible by 2", "when
+k = 25") or whose words after the fact reject it ("..., a contradiction") is not judged. True
+facts hold; a fact about a number past 10^40 is not read.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from verifiers.calculator.claim_words import NOT_CLAIMED, word_set
+from verifiers.calculator.claims import ClaimResult
+
+# Words of NOT_CLAIMED that a fact states itself ("is not divisible by 9") or that name the
+# arithmetic ("remainder"), and words that hedge a fact though they hedge no equation.
+_HEDGES = (
+    NOT_CLAIMED
+    - {"not", "isn", "no", "never", "cannot", "doesn", "mod", "modulo", "pmod", "remainder",
+       "remainders", "approximately", "about", "roughly", "nearly", "around", "estimate",
+       "estimated"}
+) | {"need", "needs", "must", "want", "unless", "necessarily", "whenever", "determine", "find"}
+_REJECTS = frozenset(
+    "false incorrect wrong mistake contradiction contradicts impossible absurd invalid error"
+    " wait actually".split()
+)
+
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?!\d)|\d+"
+_ADVERB = r"(?:(?:also|evenly|exactly|clearly|indeed|obviously|certainly|always|then)\s+)?"
+_FACTS = re.compile(
+    rf"(?P<n>{_NUMBER})\s+is\s+(?P<neg>not\s+)?{_ADVERB}"
+    rf"(?:(?:divisible\s+by|a\s+multiple\s+of)\s+(?P<d>{_NUMBER})"
+    r"|(?P<prime>(?:a\s+)?prime(?:\s+number)?)"
+    r"|a\s+perfect\s+(?P<power>square|cube))",
+    re.IGNORECASE,
+)
+_GCD = re.compile(
+    r"\b(?P<what>gcd|gcf|hcf|lcm|greatest\s+common\s+(?:divisor|factor)|highest\s+common\s+factor"
+    rf"|least\s+common\s+multiple)\s+of\s+(?P<a>{_NUMBER})\s+and\s+(?P<b>{_NUMBER})\s+is\s+"
+    rf"(?P<c>{_NUMBER})",
+    re.IGNORECASE,
+)
+# What may not come right before a subject: it would end an expression or a list (glued
+# to it, or before the space: "a \\times 111111111", "12 and 18", "a factor of 24").
+_GLUED = re.compile(r"[\w.+\-*/^_{!]$")
+_EXPRESSION_END = re.compile(
+    r"(?:[+\-*/^_{,]|\\times|\\cdot|\\div|\b(?:and|or|of|than|by|times|plus|minus))$",
+    re.IGNORECASE,
+)
+# What may not come right after the last number: the expression or the list goes on.
+_GOES_ON = re.compile(
+    r"^(?:[\w^!*/+\-{_]|\.\d|\\times|\\cdot|\\div|\s*,\s*(?:and\s+)?\d"
+    r"|\s*[*/+\-^!]|\s+(?:and|or|minus|plus|times|squared|cubed|factorial|to|factors?|divisors?"
+    r"|powers?|numbers)\b)",
+    re.IGNORECASE,
+)
+# Not "!": "3! = 6" is a factorial.
+_SENTENCE_END = re.compile(r"[?;:\n]|\.(?!\d)")
+_LIMIT = 10**40
+
+
+def _plain(text: str) -> str:
+    """The step with its math delimiters and spacing commands gone (positions move)."""
+    text = re.sub(r"\\text\w*\{([^{}]*)\}|\\mathrm\{([^{}]*)\}", r" \1\2 ", text)
+    text = re.sub(r"\\[()\[\]]|\$|\\[,;!]|\{,\}", " ", text)
+    text = text.replace("\\operatorname{gcd}", "gcd").replace("\\gcd", "gcd")
+    text = text.replace("\\operatorname{lcm}", "lcm")
+    return re.sub(r"[ \t]+", " ", text)
+
+
+def _number(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[str, str, str]:
+    """(the sentence before the fact, the rest of it, the next sentence)."""
+    opens = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
+    head = text[opens[-1] if opens else 0 : start]
+    close = _SENTENCE_END.search(text, end)
+    tail = text[end : close.end() if close else len(text)]
+    after = _SENTENCE_END.search(text, close.end()) if close else None
+    following = text[close.end() : after.end() if after else len(text)] if close else ""
+    return head, tail, following
+
+
+def _claimed(text: str, match: re.Match, spans: list[tuple[int, int]]) -> str | None:
+    """The rest of the sentence when the sentence states the fact: no hedge before it (other
+    facts' own words set aside), no question in it, no rejection after it in it or the next
+    sentence; else None."""
+    head, tail, following = _sentence(text, match.start(), match.end())
+    offset = match.start() - len(head)
+    for s, e in sorted(spans, reverse=True):
+        if offset <= s and e <= match.start():
+            head = head[: s - offset] + " " + head[e - offset :]
+    if "?" in head + tail or word_set(head) & _HEDGES:
+        return None
+    return None if word_set(tail + " " + following) & _REJECTS else tail
+
+
+def _stands_alone(text: str, start: int | None, end: int) -> bool:
+    """No expression or list goes on from the fact's subject (`start`; None: no subject to
+    ask about) or from its last number."""
+    if start is not None and (
+        _GLUED.search(text[:start]) or _EXPRESSION_END.search(text[:start].rstrip())
+    ):
+        return False
+    return not _GOES_ON.match(text[end:])
+
+
+def _prime_factor(n: int) -> int | None:
+    import sympy
+
+    if n < 2 or sympy.isprime(n):
+        return None
+    smallest = min(sympy.factorint(n, limit=10**6))
+    return smallest if smallest < n else None
+
+
+def _judge(m: re.Match, tail: str) -> ClaimResult | None:
+    n, negated = _number(m["n"]), bool(m["neg"])
+    text = re.sub(r"\s+", " ", m.group(0))
+    if n > _LIMIT:
+        return None
+    if m["d"] is not None:
+        d = _number(m["d"])
+        if d == 0 or d > _LIMIT:
+            return None
+        q, r = divmod(n, d)
+        holds = (r == 0) != negated
+        true = f"{n} = {d} · {q}" + (f" + {r}" if r else "")
+        claimed = "not divisible" if negated else "divisible"
+        if not holds and r and {q, r} <= {int(x) for x in re.findall(r"\d+", tail)}:
+            # "16 is divisible by 7 (16 = 7 * 2 + 2)": the step divides with its remainder
+            # shown; "divisible" names the division, loosely, and claims nothing false.
+            return ClaimResult("skipped", text, reason="the step shows the remainder")
+        return ClaimResult("holds" if holds else "false", text, claimed, true)
+    if m["prime"] is not None:
+        import sympy
+
+        prime = sympy.isprime(n)
+        if prime == (not negated):
+            return ClaimResult("holds", text, "prime", "prime")
+        factor = _prime_factor(n)
+        true = "prime" if prime else (f"{n} = {factor} · {n // factor}" if factor else "not prime")
+        return ClaimResult("false", text, "not prime" if negated else "prime", true)
+    k = 2 if m["power"].lower() == "square" else 3
+    root = round(n ** (1 / k))
+    root = next((r for r in (root - 1, root, root + 1) if r >= 0 and r**k == n), None)
+    holds = (root is not None) != negated
+    true = f"{n} = {root}^{k}" if root is not None else f"no whole number's {m['power']}"
+    return ClaimResult("holds" if holds else "false", text, "perfect " + m["power"], true)
+
+
+def _judge_gcd(m: re.Match, tail: str) -> ClaimResult | None:
+    a, b, c = (_number(m[k]) for k in "abc")
+    if max(a, b, c) > _LIMIT or not a or not b:
+        return None
+    least = m["what"].lower() in ("lcm", "least common multiple") or "multiple" in m["what"].lower()
+    true = math.lcm(a, b) if least else math.gcd(a, b)
+    text = re.sub(r"\s+", " ", m.group(0))
+    return ClaimResult("holds" if true == c else "false", text, str(c), str(true))
+
+
+def stated_facts(step: str) -> list[ClaimResult]:
+    """The verdicts on the facts about whole numbers `step` states in words."""
+    text = _plain(step)
+    if not re.search(r"divisib|multiple|prime|perfect|common|gcd|gcf|hcf|lcm", text, re.I):
+        return []
+    found = [(m, _judge) for m in _FACTS.finditer(text)]
+    found += [(m, _judge_gcd) for m in _GCD.finditer(text)]
+    spans = [m.span() for m, _ in found]
+    out = []
+    for m, judge in sorted(found, key=lambda f: f[0].start()):
+        subject = m.start("n") if judge is _judge else None
+        if not _stands_alone(text, subject, m.end()):
+            continue
+        if (tail := _claimed(text, m, spans)) is None:
+            continue
+        if (result := judge(m, tail)) is not None:
+            out.append(result)
+    return out
