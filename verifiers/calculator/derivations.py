@@ -74,10 +74,18 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
     if rounded and len(e1.free_symbols | e2.free_symbols) != 1:
         return None
     names = sorted(e1.free_symbols | e2.free_symbols, key=str)
-    if not names or e1.free_symbols != e2.free_symbols:
-        return None
     text = f"{second.left} = {second.right}"
     source = f"`{first.left} = {first.right}`"
+    adjacent = first.region == second.region and second.clause == first.clause + 1
+    if (
+        names
+        and e2.free_symbols < e1.free_symbols
+        and _bare(before)
+        and (adjacent or second.region == first.region + 1)
+    ):
+        return _not_cancelled(first, e1, e2, text, source)
+    if not names or e1.free_symbols != e2.free_symbols:
+        return None
     if len(names) == 1:
         r1, r2 = roots_of(e1, names[0]), roots_of(e2, names[0])
         if r1 is None or r2 is None:
@@ -113,7 +121,6 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
     # simplifies to"), and only where a point that satisfies the first equation fails the
     # second while neither is a polynomial multiple of the other (cancelling a common
     # factor, squaring, clearing a denominator all leave one a multiple of the other).
-    adjacent = first.region == second.region and second.clause == first.clause + 1
     if adjacent and _bare(before) and ARROWS.search(before):
         return _linear_derivation(e1, e2, names, text, source)
     # A system's equations stand one per line as a derivation's do; with nothing between two
@@ -200,6 +207,39 @@ def _linear_derivation(e1, e2, names: list, text: str, source: str) -> ClaimResu
                 f"does not follow from {source} (at {at})",
             )  # fmt: skip
     return None
+
+
+def _not_cancelled(first: Condition, e1, e2, text: str, source: str) -> ClaimResult | None:
+    """`12a - 2b - (18a + 2b) = 20 - 28`, then `-6a = -8` on the next line: the unknown the
+    first writes in two terms or more (terms meant to cancel, as in eliminating it from a
+    system) is gone from the second, which is the first's multiple in every other term, but
+    its terms add up to -4b, not 0. Linear equations with whole or fractional coefficients
+    only; the next equation of a system drops an unknown the last one wrote once."""
+    import sympy
+
+    (dropped,) = e1.free_symbols - e2.free_symbols or (None,)
+    if dropped is None or len(e1.free_symbols - e2.free_symbols) != 1:
+        return None
+    written = first.left + " " + first.right
+    if len(re.findall(rf"(?<![\\A-Za-z]){re.escape(str(dropped))}(?![A-Za-z])", written)) < 2:
+        return None
+    try:
+        p1 = sympy.Poly(sympy.expand(e1), *sorted(e1.free_symbols, key=str))
+        p2 = sympy.Poly(sympy.expand(e2), *sorted(e2.free_symbols, key=str))
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
+        return None
+    if p1.total_degree() != 1 or p2.total_degree() != 1:
+        return None
+    if not all(c.is_Rational for c in p1.coeffs() + p2.coeffs()):
+        return None
+    left_over = sympy.expand(e1).coeff(dropped) * dropped
+    rest = sympy.expand(e1 - left_over)
+    if rest == 0 or not sympy.cancel(rest / sympy.expand(e2)).is_number:
+        return None
+    return ClaimResult(
+        "false", text, "-", "-",
+        f"does not follow from {source}: its {dropped} terms add up to {left_over}, not 0",
+    )  # fmt: skip
 
 
 def _one_term_off(e1, e2, names: list) -> int:
