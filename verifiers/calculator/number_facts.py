@@ -1,23 +1,26 @@
 """Facts about whole numbers a step states in words, checked exactly.
 
 Number-theory chains state facts no `=` carries: "24 is divisible by 9", "111111111 is not
-divisible by 9", "2018 is a prime number", "53 is a perfect square", "the GCD of 187 and 77 is
-13". Each is a claim about two or three whole numbers written as digits, and a false one is as
-much a slip as `4 \\cdot 6 = 25`.
+divisible by 9", "7 is a factor of 93", "2018 is a prime number", "97 is composite", "53 is a
+perfect square", "12 and 18 are relatively prime", "the GCD of 187 and 77 is 13". Each is a
+claim about whole numbers written as digits, and a false one is as much a slip as
+`4 \\cdot 6 = 25`.
 
 Only a fact whose numbers stand alone is read: a number that ends an expression (`a \\times
-111111111`, `2^{10}`, `5!`), one of a list ("12 and 18 are ...", "divisible by 3 and 6", which
-may mean either or both), or one the words go on from ("a multiple of 2021 minus 1") is not.
-The calculator's rules for what a step does not claim hold here too: a sentence that asks,
-supposes, checks or tests ("let's check if 1001 is prime", "if 7 were divisible by 2", "when
-k = 25") or whose words after the fact reject it ("..., a contradiction") is not judged. True
-facts hold; a fact about a number past 10^40 is not read.
+111111111`, `2^{10}`, `5!`), one of a list ("11 and 55 are prime", "divisible by 3 and 6",
+which may mean either or both), or one the words go on from ("a multiple of 2021 minus 1", "a
+factor of 3 of them") is not; nor the verb "divides", which counts as often as it divides ("9
+divides 5 of the numbers"). The calculator's rules for what a step does not claim hold here
+too: a sentence that asks, supposes, checks or tests ("let's check if 1001 is prime", "if 7
+were divisible by 2", "when k = 25") or whose words after the fact reject it ("..., a
+contradiction") is not judged. True facts hold; a fact about a number past 10^40 is not read.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 from verifiers.calculator.claim_words import NOT_CLAIMED, word_set
 from verifiers.calculator.claims import ClaimResult
@@ -38,10 +41,17 @@ _REJECTS = frozenset(
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?!\d)|\d+"
 _ADVERB = r"(?:(?:also|evenly|exactly|clearly|indeed|obviously|certainly|always|then)\s+)?"
 _FACTS = re.compile(
-    rf"(?P<n>{_NUMBER})\s+is\s+(?P<neg>not\s+)?{_ADVERB}"
+    rf"(?P<n>{_NUMBER})\s+(?:is\s+(?P<neg>not\s+)?{_ADVERB}"
     rf"(?:(?:divisible\s+by|a\s+multiple\s+of)\s+(?P<d>{_NUMBER})"
-    r"|(?P<prime>(?:a\s+)?prime(?:\s+number)?)"
-    r"|a\s+perfect\s+(?P<power>square|cube))",
+    rf"|(?:a\s+)?(?:factor|divisor)\s+of\s+(?P<m>{_NUMBER})"
+    r"|(?P<prime>(?:a\s+)?(?:prime|composite)(?:\s+number)?)"
+    r"|a\s+perfect\s+(?P<power>square|cube)))",
+    re.IGNORECASE,
+)
+# Two numbers said to share no factor: a subject of two.
+_COPRIME = re.compile(
+    rf"(?P<n>{_NUMBER})\s+and\s+(?P<b>{_NUMBER})\s+are\s+(?P<neg>not\s+)?{_ADVERB}"
+    r"(?:relatively\s+prime|coprime)",
     re.IGNORECASE,
 )
 _GCD = re.compile(
@@ -54,14 +64,14 @@ _GCD = re.compile(
 # to it, or before the space: "a \\times 111111111", "12 and 18", "a factor of 24").
 _GLUED = re.compile(r"[\w.+\-*/^_{!]$")
 _EXPRESSION_END = re.compile(
-    r"(?:[+\-*/^_{,]|\\times|\\cdot|\\div|\b(?:and|or|of|than|by|times|plus|minus))$",
+    r"(?:[+\-*/^_{]|[\d)}]\s*,|\\times|\\cdot|\\div|\b(?:and|or|of|than|by|times|plus|minus))$",
     re.IGNORECASE,
 )
 # What may not come right after the last number: the expression or the list goes on.
 _GOES_ON = re.compile(
-    r"^(?:[\w^!*/+\-{_]|\.\d|\\times|\\cdot|\\div|\s*,\s*(?:and\s+)?\d"
+    r"^(?:[\w^!*/+\-{_(]|\.\d|\\times|\\cdot|\\div|\s*,\s*(?:and\s+)?\d"
     r"|\s*[*/+\-^!]|\s+(?:and|or|minus|plus|times|squared|cubed|factorial|to|factors?|divisors?"
-    r"|powers?|numbers)\b)",
+    r"|powers?|numbers|of)\b)",
     re.IGNORECASE,
 )
 # Not "!": "3! = 6" is a factorial.
@@ -117,51 +127,90 @@ def _stands_alone(text: str, start: int | None, end: int) -> bool:
     return not _GOES_ON.match(text[end:])
 
 
-def _prime_factor(n: int) -> int | None:
+def primality(n: int) -> tuple[bool, int | None]:
+    """Whether `n` is prime, and its smallest prime factor under a million when it is not (run
+    in the calculator's sympy worker, under its time limit: the main process never imports
+    sympy)."""
     import sympy
 
     if n < 2 or sympy.isprime(n):
-        return None
+        return n >= 2, None
     smallest = min(sympy.factorint(n, limit=10**6))
-    return smallest if smallest < n else None
+    return False, smallest if smallest < n else None
 
 
-def _judge(m: re.Match, tail: str) -> ClaimResult | None:
-    n, negated = _number(m["n"]), bool(m["neg"])
+Primality = Callable[[int], "tuple[bool, int | None] | None"]
+
+
+def _judge(m: re.Match, tail: str, prime_of: Primality | None) -> ClaimResult | None:
+    n = _number(m["n"])
+    negated = bool(m["neg"])
     text = re.sub(r"\s+", " ", m.group(0))
     if n > _LIMIT:
         return None
-    if m["d"] is not None:
-        d = _number(m["d"])
-        if d == 0 or d > _LIMIT:
-            return None
-        q, r = divmod(n, d)
-        holds = (r == 0) != negated
-        true = f"{n} = {d} · {q}" + (f" + {r}" if r else "")
-        claimed = "not divisible" if negated else "divisible"
-        if not holds and r and {q, r} <= {int(x) for x in re.findall(r"\d+", tail)}:
-            # "16 is divisible by 7 (16 = 7 * 2 + 2)": the step divides with its remainder
-            # shown; "divisible" names the division, loosely, and claims nothing false.
-            return ClaimResult("skipped", text, reason="the step shows the remainder")
-        return ClaimResult("holds" if holds else "false", text, claimed, true)
     if m["prime"] is not None:
-        import sympy
+        found = None if prime_of is None else prime_of(n)
+        if found is None:
+            return None  # no worker, or it ran out of time: not read
+        return _judge_prime(n, found, negated, "composite" in m["prime"].lower(), text)
+    if m["power"] is not None:
+        return _judge_power(n, negated, m["power"].lower(), text)
+    # A divisibility: "n is divisible by d", "a multiple of d"; "n is a factor of m" says it
+    # of m by n. Not the verb: "9 divides 5 of the numbers", "25 divides 2" count.
+    if m["d"] is not None:
+        whole, divisor = n, _number(m["d"])
+    else:
+        whole, divisor = _number(m["m"]), n
+    if divisor == 0 or whole > _LIMIT:
+        return None
+    q, r = divmod(whole, divisor)
+    holds = (r == 0) != negated
+    true = f"{whole} = {divisor} · {q}" + (f" + {r}" if r else "")
+    claimed = "does not divide" if negated else "divides"
+    if not holds and r and {q, r} <= {int(x) for x in re.findall(r"\d+", tail)}:
+        # "16 is divisible by 7 (16 = 7 * 2 + 2)": the step divides with its remainder
+        # shown; "divisible" names the division, loosely, and claims nothing false.
+        return ClaimResult("skipped", text, reason="the step shows the remainder")
+    return ClaimResult("holds" if holds else "false", text, claimed, true)
 
-        prime = sympy.isprime(n)
-        if prime == (not negated):
-            return ClaimResult("holds", text, "prime", "prime")
-        factor = _prime_factor(n)
-        true = "prime" if prime else (f"{n} = {factor} · {n // factor}" if factor else "not prime")
-        return ClaimResult("false", text, "not prime" if negated else "prime", true)
-    k = 2 if m["power"].lower() == "square" else 3
+
+def _judge_prime(
+    n: int, found: tuple[bool, int | None], negated: bool, composite: bool, text: str
+) -> ClaimResult:
+    prime, factor = found
+    truth = (n > 1 and not prime) if composite else prime
+    claimed = ("not " if negated else "") + ("composite" if composite else "prime")
+    if truth != negated:
+        return ClaimResult("holds", text, claimed, claimed)
+    if n < 2:
+        true = f"{n} is neither prime nor composite"
+    elif prime:
+        true = "prime"
+    else:
+        true = f"{n} = {factor} · {n // factor}" if factor else "composite"
+    return ClaimResult("false", text, claimed, true)
+
+
+def _judge_power(n: int, negated: bool, power: str, text: str) -> ClaimResult:
+    k = 2 if power == "square" else 3
     root = round(n ** (1 / k))
     root = next((r for r in (root - 1, root, root + 1) if r >= 0 and r**k == n), None)
     holds = (root is not None) != negated
-    true = f"{n} = {root}^{k}" if root is not None else f"no whole number's {m['power']}"
-    return ClaimResult("holds" if holds else "false", text, "perfect " + m["power"], true)
+    true = f"{n} = {root}^{k}" if root is not None else f"no whole number's {power}"
+    return ClaimResult("holds" if holds else "false", text, "perfect " + power, true)
 
 
-def _judge_gcd(m: re.Match, tail: str) -> ClaimResult | None:
+def _judge_coprime(m: re.Match, tail: str, prime_of: Primality | None) -> ClaimResult | None:
+    a, b = _number(m["n"]), _number(m["b"])
+    if max(a, b) > _LIMIT:
+        return None
+    common = math.gcd(a, b)
+    holds = (common == 1) != bool(m["neg"])
+    text = re.sub(r"\s+", " ", m.group(0))
+    return ClaimResult("holds" if holds else "false", text, "coprime", f"gcd {common}")
+
+
+def _judge_gcd(m: re.Match, tail: str, prime_of: Primality | None) -> ClaimResult | None:
     a, b, c = (_number(m[k]) for k in "abc")
     if max(a, b, c) > _LIMIT or not a or not b:
         return None
@@ -171,21 +220,27 @@ def _judge_gcd(m: re.Match, tail: str) -> ClaimResult | None:
     return ClaimResult("holds" if true == c else "false", text, str(c), str(true))
 
 
-def stated_facts(step: str) -> list[ClaimResult]:
-    """The verdicts on the facts about whole numbers `step` states in words."""
+def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResult]:
+    """The verdicts on the facts about whole numbers `step` states in words. `prime_of(n)`:
+    `primality(n)` as the sympy worker runs it, None when it could not (facts about primes
+    are read only with it)."""
     text = _plain(step)
-    if not re.search(r"divisib|multiple|prime|perfect|common|gcd|gcf|hcf|lcm", text, re.I):
+    if not re.search(
+        r"divisib|multiple|factor|divisor|prime|composite|perfect|common|gcd|gcf|hcf|lcm",
+        text, re.I,
+    ):
         return []
     found = [(m, _judge) for m in _FACTS.finditer(text)]
+    found += [(m, _judge_coprime) for m in _COPRIME.finditer(text)]
     found += [(m, _judge_gcd) for m in _GCD.finditer(text)]
     spans = [m.span() for m, _ in found]
     out = []
     for m, judge in sorted(found, key=lambda f: f[0].start()):
-        subject = m.start("n") if judge is _judge else None
+        subject = None if judge is _judge_gcd else m.start("n")
         if not _stands_alone(text, subject, m.end()):
             continue
         if (tail := _claimed(text, m, spans)) is None:
             continue
-        if (result := judge(m, tail)) is not None:
+        if (result := judge(m, tail, prime_of)) is not None:
             out.append(result)
     return out

@@ -66,7 +66,7 @@ from verifiers.calculator.named import (
     restated_across,
     restated_in_step,
 )
-from verifiers.calculator.number_facts import stated_facts
+from verifiers.calculator.number_facts import primality, stated_facts
 from verifiers.calculator.parse import variables
 from verifiers.killable import (
     CheckCrashedError,
@@ -139,7 +139,7 @@ class CalculatorVerifier(ChainVerifier):
             results, last_eq = self._check_step(step, index, problem_claims, last_eq, known)
             known |= numbers(step)
             results.extend(restated_across(carry, step, problem_claims))
-            results.extend(stated_facts(step))
+            results.extend(stated_facts(step, self._primality if self.config.use_sympy else None))
             carry = carried(step)
             if algebra is not None:
                 results.extend(algebra.check(step))
@@ -224,6 +224,13 @@ class CalculatorVerifier(ChainVerifier):
             return ClaimResult("skipped", text, reason="not a real number")
         computed, claimed = (rv, lv) if link.left.plain and not link.right.plain else (lv, rv)
         return judge(link, computed, claimed, approx, problem_claims, ctx)
+
+    def _primality(self, n: int) -> tuple[bool, int | None] | None:
+        """`number_facts.primality(n)` in the worker; None when it fails or runs out of time."""
+        try:
+            return self._sympy_worker().call(primality, n, timeout=self.config.timeout_s)
+        except (CheckTimeoutError, CheckMemoryError, CheckCrashedError, CheckFailedError):
+            return None
 
     def _sympy_worker(self) -> KillableWorker:
         """The one child that runs every sympy check of this verifier, started on first use."""
