@@ -61,8 +61,9 @@ class ChainAlgebra:
         self._given = frozenset(given)
         self._known = tuple(known[-40:])
 
-    def check(self, step: str) -> list[ClaimResult]:
-        """The step's symbolic claims judged (holds / false / timeout); conditions carried."""
+    def check(self, step: str, decided: bool = False) -> list[ClaimResult]:
+        """The step's symbolic claims judged (holds / false / timeout); conditions carried.
+        `decided`: the step's numeric claims already hold a False (its verdict is made)."""
         found = clauses(step)
         if not found:
             return []
@@ -72,6 +73,7 @@ class ChainAlgebra:
             self._known,
             self._defs,
             self._given,
+            decided,
         )
         text = "; ".join(" ".join(c.members) for c in found)[:120]
         try:

@@ -146,6 +146,28 @@ def _numeric_reader_reads(text: str) -> bool:
     return bool(extract_links(f"${text}$"))
 
 
+def confirm_first(
+    out: list[ClaimResult], unconfirmed: dict[int, tuple[tuple[str, ...], dict]], decided: bool
+) -> list[ClaimResult]:
+    """The outcomes with their Falses confirmed in order up to the first that stands: only a
+    step's first False makes its verdict, and the library's reader costs tens of
+    milliseconds a new member. Past it (or when the step's numeric claims already hold a
+    False, `decided`), a False left unconfirmed is set aside, not claimed."""
+    done = []
+    for i, outcome in enumerate(out):
+        if i in unconfirmed:
+            if decided:
+                outcome = ClaimResult("skipped", outcome.text, reason=_DECIDED)
+            else:
+                outcome = confirm(outcome, *unconfirmed[i])
+        decided = decided or (outcome.outcome == "false" and not numeric_reads(outcome))
+        done.append(outcome)
+    return done
+
+
+_DECIDED = "not confirmed: an earlier False decides the step"
+
+
 def confirm(outcome: ClaimResult, members: tuple[str, ...], defs: dict) -> ClaimResult:
     """A False only where the library's reader reads every member as ours does (a relation
     the numeric reader reads is left to it, unconfirmed: the chain's verdict drops it)."""

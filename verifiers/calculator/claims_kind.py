@@ -47,7 +47,7 @@ from verifiers.calculator.claim_words import (
     TRIAL_RESULT,
     TRIES,
     compact,
-    confirm,
+    confirm_first,
     lone,
     numeric,
     word_set,
@@ -100,8 +100,10 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     its last unknown given an expression, each a (left, right) tuple or (), and its last
     relation as (members, ops) or (), or () for all three; every condition the problem and
     the chain wrote so far as (left, right) tuples; the chain's function definitions {name:
-    (arg, body) or None when ambiguous}; the compact texts of the problem's own relations."""
-    clauses, last, known, def_texts, given = payload
+    (arg, body) or None when ambiguous}; the compact texts of the problem's own relations;
+    whether the step's numeric claims already hold a False (then no False here is confirmed:
+    it could not change the step's verdict)."""
+    clauses, last, known, def_texts, given, decided = payload
     known = list(known)
     def_texts = dict(def_texts)
     defs = _definitions(def_texts)
@@ -165,9 +167,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             lead, source, (members, ops), defs, known
         )  # fmt: skip
         if operation is not None:
-            if operation.outcome == "false":
-                operation = confirm(operation, (*source[0], *members), defs)
-            step.out.append(operation)
+            step.add(operation, (*source[0], *members), defs)
         if len(ops) == 1 and ops[0] in INEQUALITIES:
             here_ineq = (members[0], ops[0], members[1])
             if (
@@ -176,13 +176,13 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 and drawn_directly(before)
                 and (found := judge_inequality(premise[1], here_ineq, defs)) is not None
             ):
-                step.out.append(confirm(found, (*premise[1][::2], *members), defs))
+                step.add(found, (*premise[1][::2], *members), defs)
             premise = (k, here_ineq)
         else:
             premise = None
         if lone(members[0]) and ops[0] == "=":
             if k and (found := _restated(clauses[k - 1], members, ops, before, defs)):
-                step.out.append(found)
+                step.add(*found, defs)
             previous = None  # an unknown given a value: the next equation starts afresh
             named = _named(named, members, ops, before, k, region, defs, known, step)
             if (
@@ -221,9 +221,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             solved = i == 0 and len(members) > 2 and _SOLVED_AFTER.match(after.lower())
             outcome = None if solved else judge_link(members, i, op, defs, known, before)
             if outcome is not None:
-                if outcome.outcome == "false":
-                    outcome = confirm(outcome, (left, right), defs)
-                step.out.append(outcome)
+                step.add(outcome, (left, right), defs)
                 continue
             if op != "=" or not LETTER.search(left + right):
                 continue
@@ -235,19 +233,18 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 previous, here, said, defs, known
             )
             if rewrite is not None:
-                members_read = (previous.left, previous.right, left, right)
-                step.out.append(confirm(rewrite, members_read, defs))
+                step.add(rewrite, (previous.left, previous.right, left, right), defs)
             elif previous is not None and not operation and follows_directly(
                 previous, here, before
             ):
                 result = derivation(previous, here, before, defs)
                 if result is not None and not _spared(here, previous, step, known, defs, before):
-                    members_read = (previous.left, previous.right, left, right)
-                    step.out.append(confirm(result, members_read, defs))
+                    step.add(result, (previous.left, previous.right, left, right), defs)
             step.conditions.append(here)
             known.append((left, right))
             previous = here
     step.out.extend(solutions(step, defs, step_words))
+    step.out = confirm_first(step.out, step.unconfirmed, decided)
     last_out = (
         (previous.left, previous.right) if previous is not None else (),
         (named.left, named.right) if named is not None else (),
@@ -268,7 +265,7 @@ def _named(
     if named is not None and compact(named.left) == compact(here.left):
         found = rewritten_side(named, here, before, defs, known)
         if found is not None:
-            step.out.append(confirm(found, (named.right, here.right), defs))
+            step.add(found, (named.right, here.right), defs)
     value = readings(here.right, defs)
     return here if len(value) == 1 and value[0].free_symbols else None
 
@@ -293,7 +290,7 @@ def _spared(
 
 def _restated(
     before_clause: tuple, members: tuple, ops: tuple, before: str, defs: dict
-) -> ClaimResult | None:
+) -> tuple[ClaimResult, tuple[str, str]] | None:
     """"42 \\cdot 56 = c, or c = 2336": an unknown set equal to a computation, then given a
     value with only joining words between, claims the computation's value (trial or not:
     the value restates the line before it, it does not answer a supposition)."""
@@ -316,7 +313,7 @@ def _restated(
     # Not a relation the numeric reader sees in the text: the unknown stands between.
     text = f"{computed} = {members[0]} = {value}"
     found = ClaimResult("false", text, found.claimed, found.true, found.reason)
-    return confirm(found, (computed, value), defs)
+    return found, (computed, value)
 
 
 def _define(def_texts: dict, name: str, arg: str, body: str) -> None:

@@ -50,6 +50,14 @@ class Step:
     conditions: list[Condition] = field(default_factory=list)
     assignments: list[Assignment] = field(default_factory=list)
     barriers: list[int] = field(default_factory=list)  # clauses skipped as trials or cases
+    # Falses not yet read by the library's reader: {index in `out`: (members, defs)}.
+    unconfirmed: dict[int, tuple[tuple[str, ...], dict]] = field(default_factory=dict)
+
+    def add(self, outcome: ClaimResult, members: tuple[str, ...], defs: dict) -> None:
+        """An outcome; a False stands once `claim_words.confirm_first` confirms it."""
+        if outcome.outcome == "false":
+            self.unconfirmed[len(self.out)] = (members, defs)
+        self.out.append(outcome)
 
 
 

@@ -142,7 +142,8 @@ class CalculatorVerifier(ChainVerifier):
             results.extend(stated_facts(step, self._primality if self.config.use_sympy else None))
             carry = carried(step)
             if algebra is not None:
-                results.extend(algebra.check(step))
+                decided = any(r.outcome == "false" for r in results)
+                results.extend(algebra.check(step, decided))
             out.append(_verdict(results))
         return out
 
