@@ -28,8 +28,9 @@ from fractions import Fraction
 
 from verifiers.calculator.context import StepContext, context_excuse
 from verifiers.calculator.evaluate import EvalError, NeedsSympyError, TooBigError, exact
-from verifiers.calculator.extract import SCALE_WORDS, Link, Side
+from verifiers.calculator.extract import Link, Side
 from verifiers.calculator.parse import Node, has_ops, operands
+from verifiers.calculator.side_words import SCALE_WORDS
 
 APPROX_WORDS = frozenset(
     "approximately approx about roughly around nearly almost estimated estimate round rounded"

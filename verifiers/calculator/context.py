@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from verifiers.calculator.evaluate import EvalError, exact
-from verifiers.calculator.extract import SCALE_WORDS, Side
+from verifiers.calculator.extract import Side
 from verifiers.calculator.parse import Node
+from verifiers.calculator.side_words import SCALE_WORDS
 
 # A step ends inside an expression: an operator or a subscripted operator is its last thing
 # ("7\\cdot 6\\cdot", "...}{2}+", "\\log_{2002}"). Markdown bold ("**") and rules ("---") are

@@ -20,39 +20,18 @@ from functools import lru_cache
 
 from verifiers.calculator.normalize import normalize
 from verifiers.calculator.parse import NUM, OP, VAR, Node, ParseError, Tok, parse_expression
+from verifiers.calculator.side_words import (
+    COPULAS,
+    END_STOP,
+    MODIFIERS,
+    POISON,
+    RESULT_VERBS,
+    SCALE_WORDS,
+    STOP_WORDS,
+)
 from verifiers.calculator.tokens import clause_ends, tokenize
 
 __all__ = ["Link", "Named", "Side", "extract_links", "extract_named", "normalize", "tokenize"]
-
-# A word right before an expression makes it the tail of something we cannot read.
-MODIFIERS = frozenset(
-    "of times half twice double triple thrice quarter third thirds fourth fourths fifth fifths"
-    " percent mod modulo pmod by from than minus plus over per and or square cube root sqrt"
-    " log ln sin cos tan exp factorial choose digit digits base remainder each every ratio"
-    " least most only mathop subscripted clocktime bignumber commanum to code mixednumber"
-    " ordinal".split()
-)
-# "This simplifies to 5J + 20 = 100": after these verbs "to" introduces a result, not a range
-# end or a ratio, so the expression after it is whole.
-_RESULT_VERBS = frozenset(
-    "simplifies simplify simplified simplifying reduces reduce reduced equal equals amounts"
-    " comes up".split()
-)
-# Words that end a sentence's arithmetic rather than name a unit ("= 3 or c = -3").
-STOP_WORDS = frozenset(
-    "or and so then which that is are was were thus hence therefore we gives get gets but if"
-    " when where since because mathop subscripted not commanum code clocktime bignumber"
-    " mixednumber to satisfy satisfies leads lead yields yield remainder ordinal".split()
-)
-_POISON = frozenset(
-    "mathop subscripted commanum code clocktime bignumber mixednumber ordinal".split()
-)
-_END_STOP = frozenset("of the for than as".split())
-SCALE_WORDS = frozenset(
-    "thousand thousands million millions billion billions k dozen dozens"
-    " hundred hundreds trillion".split()
-)
-
 
 @dataclass(frozen=True, slots=True)
 class Side:
@@ -94,7 +73,7 @@ def _drop_units(seg: list[Tok]) -> tuple[list[Tok], tuple[str, ...]]:
                 k += 1
             nxt = seg[k] if k < n else None
             stop = any(t.text in STOP_WORDS for t in seg[i:k]) or (
-                k == n and any(t.text in _END_STOP for t in seg[i:k])
+                k == n and any(t.text in END_STOP for t in seg[i:k])
             )  # "1/3 of Solomon" ends a side: not a unit
             if not stop and (
                 nxt is None
@@ -159,7 +138,7 @@ def _leftmost(seg: list[Tok]) -> tuple[Side | None, tuple[str, ...]]:
         node, end = parse_expression(toks, 0)
     except ParseError:
         return None, ()
-    if end < len(toks) and (toks[end].kind != "word" or toks[end].text in _POISON):
+    if end < len(toks) and (toks[end].kind != "word" or toks[end].text in POISON):
         return None, ()  # "12x", "2 (mod 5)", "3 4": the expression goes on in a way we can't read
     words = tuple(t.text for t in toks[end : end + 4] if t.kind == "word")
     if words and words[0] in SCALE_WORDS:
@@ -203,14 +182,11 @@ def _remainder(seg: list[Tok]) -> Fraction | None:
     return value if value is not None and value.denominator == 1 else None
 
 
-_COPULAS = frozenset("is are was equals".split())
-
-
 def _named_then_is(toks: list[Tok], start: int, end: int) -> bool:
     """A lone letter at `start` (ending at `end`), then "is", then one expression to the end."""
     if toks[start].kind not in (VAR, "letter") or end != start + 1 or end + 1 >= len(toks):
         return False
-    if toks[end].text not in _COPULAS:
+    if toks[end].text not in COPULAS:
         return False
     try:
         return parse_expression(toks, end + 1)[1] == len(toks)
@@ -230,7 +206,7 @@ def _rightmost(seg: list[Tok]) -> Side | None:
             first.kind == OP and (first.text != "-" or first.space)
         ):
             continue  # "a_1 + 6": a binary operator never opens a side; "-5" may
-        result = start > 1 and prev.text == "to" and toks[start - 2].text in _RESULT_VERBS
+        result = start > 1 and prev.text == "to" and toks[start - 2].text in RESULT_VERBS
         modified = prev is not None and (prev.text in MODIFIERS or prev.text in SCALE_WORDS)
         if prev is not None and not prev.space and toks[start].kind == "lp":
             return None  # f(2), g(x): a function value, not a parenthesised number

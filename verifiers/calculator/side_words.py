@@ -1,0 +1,34 @@
+"""Words around the sides of an equation written in prose, and what each says about the
+expression beside it (`extract` reads sides with them; `claims` and `context` ask whether a
+unit is a scale word)."""
+
+# A word right before an expression makes it the tail of something we cannot read.
+MODIFIERS = frozenset(
+    "of times half twice double triple thrice quarter third thirds fourth fourths fifth fifths"
+    " percent mod modulo pmod by from than minus plus over per and or square cube root sqrt"
+    " log ln sin cos tan exp factorial choose digit digits base remainder each every ratio"
+    " least most only mathop subscripted clocktime bignumber commanum to code mixednumber"
+    " ordinal".split()
+)
+# "This simplifies to 5J + 20 = 100": after these verbs "to" introduces a result, not a range
+# end or a ratio, so the expression after it is whole.
+RESULT_VERBS = frozenset(
+    "simplifies simplify simplified simplifying reduces reduce reduced equal equals amounts"
+    " comes up".split()
+)
+# Words that end a sentence's arithmetic rather than name a unit ("= 3 or c = -3").
+STOP_WORDS = frozenset(
+    "or and so then which that is are was were thus hence therefore we gives get gets but if"
+    " when where since because mathop subscripted not commanum code clocktime bignumber"
+    " mixednumber to satisfy satisfies leads lead yields yield remainder ordinal".split()
+)
+POISON = frozenset(
+    "mathop subscripted commanum code clocktime bignumber mixednumber ordinal".split()
+)
+END_STOP = frozenset("of the for than as".split())
+SCALE_WORDS = frozenset(
+    "thousand thousands million millions billion billions k dozen dozens"
+    " hundred hundreds trillion".split()
+)
+# Verbs that join a letter to the expression it names ("the sum of x is -3 + 11").
+COPULAS = frozenset("is are was equals".split())
