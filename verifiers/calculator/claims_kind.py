@@ -71,6 +71,7 @@ from verifiers.calculator.identities import judge_link
 from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly
 from verifiers.calculator.inequalities import judge as judge_inequality
 from verifiers.calculator.operations import operated
+from verifiers.calculator.paired_displays import paired
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.signs import SIGN, judged_signed, restated_signed, signed
@@ -243,6 +244,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             step.conditions.append(here)
             known.append((left, right))
             previous = here
+    for found, members_read in paired(clauses, defs):
+        step.add(found, members_read, defs)
     step.out.extend(solutions(step, defs, step_words))
     step.out = confirm_first(step.out, step.unconfirmed, decided)
     last_out = (
