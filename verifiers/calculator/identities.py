@@ -170,7 +170,10 @@ def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
         # a slip in the expansion the text announces, when the written side is an attempt
         # at that expansion (most of its terms are terms of it); "expanding (x+1)(x+2) =
         # x^3, we get ..." announces what is done to an equation, whose other side shares
-        # nothing with the expansion.
+        # nothing with the expansion. Without the word, an attempt one stray term off:
+        # `(a+b+c)^2 = a^2 + b^2 + c^2 + 2ab + 2bc + 2ca + 2abc`.
+        if terms(a - b) == 1 and attempt(grouped_side, written):
+            return True
         return bool(_EXPANDS.search(before.lower()[-80:])) and attempt(grouped_side, written)
     # "Expanding the product in (x - 1)(x + 3) = 2x^2 gives ...": the word speaks of what is
     # done to an equation unless the written side is an attempt at the rewrite.
