@@ -217,9 +217,10 @@ def _not_cancelled(first: Condition, e1, e2, text: str, source: str) -> ClaimRes
     only; the next equation of a system drops an unknown the last one wrote once."""
     import sympy
 
-    (dropped,) = e1.free_symbols - e2.free_symbols or (None,)
-    if dropped is None or len(e1.free_symbols - e2.free_symbols) != 1:
+    gone = e1.free_symbols - e2.free_symbols
+    if len(gone) != 1:
         return None
+    (dropped,) = gone
     written = first.left + " " + first.right
     if len(re.findall(rf"(?<![\\A-Za-z]){re.escape(str(dropped))}(?![A-Za-z])", written)) < 2:
         return None
