@@ -3,10 +3,13 @@
 `ChainAlgebra` walks a chain step by step beside the numeric checks. It keeps, in the parent
 process, only text: the conditions still live (the last equations written, for derivations and
 claimed solutions), the functions the problem or the chain defined (`f(x) = 3x^2 - x`), and
-the problem's own relations (given conditions are never "derived"). Each step's relations go
-to the killable worker in one call (`claims_kind.judge_step`) bounded by `timeout_s`; a step
-that runs out of time or crashes the worker abstains (`timeout`), and what it would have
-carried is dropped, so a later step is never judged against a condition nobody read.
+the problem's own relations (given conditions are never "derived"). A chain's steps go to the
+killable worker in one call (`judge_chain`, `claims_kind.judge_step` for each step in turn;
+one call a step cost about as much again in pickling and waking the worker), each step
+bounded by `timeout_s` as the worker measures it; a step that runs out of time or memory, or
+fails, abstains (`timeout`), and what it would have carried is dropped, so a later step is
+never judged against a condition nobody read. A call that fails as a whole (a step that never
+returns, a crash) is made again one step at a time (`check`), each killed at its limit.
 """
 
 from __future__ import annotations
@@ -88,6 +91,75 @@ class ChainAlgebra:
             return [ClaimResult("skipped", text, reason=f"symbolic check failed: {exc}"[:200])]
         # A relation between numbers that the numeric reader reads too is its to judge.
         return [_result(o) for o in outcomes if not numeric_reads(o)]
+
+
+    def check_chain(self, steps: list[str], decided: list[bool]) -> list[list[ClaimResult]]:
+        """`check` of every step in turn, in one call to the worker (a call costs about as
+        much as a step's checks): each step bounded by the same `timeout_s`, measured in the
+        worker (`judge_chain`). Should the call itself fail (a step that never returns, a
+        crash), every step is checked again one call at a time, each killed at its limit."""
+        found = [clauses(step) for step in steps]
+        checked = sum(1 for f in found if f)
+        if not checked:
+            return [[] for _ in steps]
+        payloads = [
+            ([(c.members, c.ops, c.before, c.after, c.region, c.lead) for c in f], d)
+            for f, d in zip(found, decided, strict=True)
+        ]
+        state = (self._last, self._known, self._defs, self._given)
+        try:
+            results, (self._last, self._known, self._defs) = self._worker().call(
+                judge_chain, payloads, state, self._timeout_s,
+                timeout=self._timeout_s * checked + 1.0,
+            )  # fmt: skip
+        except (CheckTimeoutError, CheckMemoryError, CheckCrashedError, CheckFailedError):
+            return [self.check(step, d) for step, d in zip(steps, decided, strict=True)]
+        out = []
+        for f, (kind, value) in zip(found, results, strict=True):
+            text = "; ".join(" ".join(c.members) for c in f)[:120]
+            if kind == "timeout":
+                out.append([ClaimResult("timeout", text, reason=value)])
+            elif kind == "failed":
+                reason = f"symbolic check failed: {value}"[:200]
+                out.append([ClaimResult("skipped", text, reason=reason)])
+            else:
+                out.append([_result(o) for o in value if not numeric_reads(o)])
+        return out
+
+
+def judge_chain(payloads: list, state: tuple, limit: float) -> tuple[list, tuple]:
+    """`judge_step` for each step of a chain in turn, in the worker: [(kind, value)] per step
+    ("ok", outcomes; "timeout" or "failed", the reason) and what the last step left. A step
+    that runs past `limit`, runs out of memory or raises is what `ChainAlgebra.check` makes
+    of a step killed or failed in the worker: it abstains and carries no last condition."""
+    import time
+
+    last, known, defs, given = state
+    out = []
+    for step_clauses, decided in payloads:
+        if not step_clauses:
+            out.append(("ok", []))
+            continue
+        start = time.perf_counter()
+        try:
+            outcomes, new_last, new_known, new_defs = judge_step(
+                (step_clauses, last, known, defs, given, decided)
+            )
+        except MemoryError:
+            out.append(("timeout", "judge_step hit the memory cap"))
+            last = ()
+            continue
+        except Exception as exc:  # what the worker reports as CheckFailedError, per step
+            out.append(("failed", f"{type(exc).__name__}: {exc}"))
+            last = ()
+            continue
+        if time.perf_counter() - start > limit:
+            out.append(("timeout", f"judge_step ran over {limit:g}s"))
+            last = ()
+            continue
+        out.append(("ok", outcomes))
+        last, known, defs = new_last, new_known, new_defs
+    return out, (last, known, defs)
 
 
 def warm_checks() -> None:

@@ -134,18 +134,22 @@ class CalculatorVerifier(ChainVerifier):
         last_eq: Equation | None = None
         carry = None  # the named result the previous step ended on
         known = numbers(question)  # numbers written before a step: targets a trial may test
-        out = []
+        per_step = []
         for index, step in enumerate(steps):
             results, last_eq = self._check_step(step, index, problem_claims, last_eq, known)
             known |= numbers(step)
             results.extend(restated_across(carry, step, problem_claims))
             results.extend(stated_facts(step, self._primality if self.config.use_sympy else None))
             carry = carried(step)
-            if algebra is not None:
-                decided = any(r.outcome == "false" for r in results)
-                results.extend(algebra.check(step, decided))
-            out.append(_verdict(results))
-        return out
+            per_step.append(results)
+        if algebra is not None:
+            # A step whose numeric claims hold a False has its verdict: its symbolic Falses
+            # need no confirmation.
+            decided = [any(r.outcome == "false" for r in results) for results in per_step]
+            symbolic = algebra.check_chain(list(steps), decided)
+            for results, found in zip(per_step, symbolic, strict=True):
+                results.extend(found)
+        return [_verdict(results) for results in per_step]
 
     def close(self) -> None:
         if self._worker is not None:

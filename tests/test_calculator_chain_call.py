@@ -1,0 +1,74 @@
+"""The symbolic checks of a whole chain in one call to the worker (`ChainAlgebra.check_chain`,
+`chain_algebra.judge_chain`): a step over its limit, or one that raises, abstains as it would
+in a call of its own and carries nothing; a call that fails as a whole is made again step by
+step. Fakes stand in for the worker here (pure logic); the calculator's other tests run the
+real worker through `CalculatorVerifier`."""
+
+from __future__ import annotations
+
+import time
+
+import verifiers.calculator.chain_algebra as chain_algebra
+from verifiers.calculator.chain_algebra import ChainAlgebra, judge_chain
+from verifiers.killable import CheckTimeoutError
+
+SLOW, BROKEN = "(x+1)^2 = x^2 + 2x + 7", "(y+1)^2 = y^2 + 2y + 7"
+STEPS = [
+    r"Expanding, $(a+1)^2 = a^2 + 2a + 2$.",
+    f"Expanding, ${SLOW}$.",
+    f"Expanding, ${BROKEN}$.",
+    r"Expanding, $(b+1)^2 = b^2 + 2b + 2$.",
+]
+
+
+def _fake_judge(real):
+    def judge(payload):
+        members = payload[0][0][0]
+        if "x" in members[0]:
+            time.sleep(2.5)
+        if "y" in members[0]:
+            raise ValueError("odd input")
+        return real(payload)
+
+    return judge
+
+
+class _InProcess:
+    def __init__(self, refuse_chains: bool = False) -> None:
+        self.refuse_chains, self.calls = refuse_chains, []
+
+    def call(self, fn, *args, timeout=None):
+        self.calls.append(fn.__name__)
+        if fn is judge_chain and self.refuse_chains:
+            raise CheckTimeoutError("judge_chain ran over")
+        return fn(*args)
+
+
+def _outcomes(results):
+    return [[(r.outcome, r.reason.split(":")[0]) for r in step] for step in results]
+
+
+def test_a_slow_or_failing_step_abstains_and_the_rest_are_judged(monkeypatch):
+    monkeypatch.setattr(chain_algebra, "judge_step", _fake_judge(chain_algebra.judge_step))
+    ChainAlgebra("", _InProcess, 5.0).check_chain(STEPS[:1], [False])  # the readers warmed up
+    worker = _InProcess()
+    algebra = ChainAlgebra("", lambda: worker, 2.0)
+    found = _outcomes(algebra.check_chain(STEPS, [False] * 4))
+    assert found[0][0][0] == found[3][0][0] == "false"
+    assert found[1] == [("timeout", "judge_step ran over 2s")]
+    assert found[2] == [("skipped", "symbolic check failed")]
+    assert worker.calls == ["judge_chain"]
+
+
+def test_a_chain_call_that_fails_is_made_again_step_by_step(monkeypatch):
+    worker = _InProcess(refuse_chains=True)
+    algebra = ChainAlgebra("", lambda: worker, 5.0)
+    found = _outcomes(algebra.check_chain([STEPS[0], "No math here.", STEPS[3]], [False] * 3))
+    assert [step[0][0] if step else None for step in found] == ["false", None, "false"]
+    assert worker.calls == ["judge_chain", "judge_step", "judge_step"]
+
+
+def test_a_decided_step_is_not_confirmed_in_a_chain_call():
+    algebra = ChainAlgebra("", lambda: _InProcess(), 5.0)
+    found = _outcomes(algebra.check_chain(STEPS[:1], [True]))
+    assert found == [[("skipped", "not confirmed")]]
