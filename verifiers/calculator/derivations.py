@@ -180,16 +180,21 @@ def _polynomial_derivation(e1, e2, names: list, text: str, source: str):
     return None
 
 
-def _linear_derivation(e1, e2, names: list, text: str, source: str) -> ClaimResult | None:
+def _linear(expr, names: list) -> bool:
+    """Whether `expr` is linear in `names` with whole or fractional coefficients."""
     import sympy
 
     try:
-        p1, p2 = sympy.Poly(sympy.expand(e1), *names), sympy.Poly(sympy.expand(e2), *names)
+        poly = sympy.Poly(sympy.expand(expr), *names)
     except (sympy.PolynomialError, sympy.GeneratorsNeeded):
-        return None
-    if p1.total_degree() != 1 or p2.total_degree() != 1:
-        return None
-    if not all(c.is_Rational for c in p1.coeffs() + p2.coeffs()):
+        return False
+    return poly.total_degree() == 1 and all(c.is_Rational for c in poly.coeffs())
+
+
+def _linear_derivation(e1, e2, names: list, text: str, source: str) -> ClaimResult | None:
+    import sympy
+
+    if not (_linear(e1, names) and _linear(e2, names)):
         return None
     ratio = sympy.cancel(sympy.expand(e1) / sympy.expand(e2))
     if ratio.is_number:
@@ -224,14 +229,7 @@ def _not_cancelled(first: Condition, e1, e2, text: str, source: str) -> ClaimRes
     written = first.left + " " + first.right
     if len(re.findall(rf"(?<![\\A-Za-z]){re.escape(str(dropped))}(?![A-Za-z])", written)) < 2:
         return None
-    try:
-        p1 = sympy.Poly(sympy.expand(e1), *sorted(e1.free_symbols, key=str))
-        p2 = sympy.Poly(sympy.expand(e2), *sorted(e2.free_symbols, key=str))
-    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
-        return None
-    if p1.total_degree() != 1 or p2.total_degree() != 1:
-        return None
-    if not all(c.is_Rational for c in p1.coeffs() + p2.coeffs()):
+    if not all(_linear(e, sorted(e.free_symbols, key=str)) for e in (e1, e2)):
         return None
     left_over = sympy.expand(e1).coeff(dropped) * dropped
     rest = sympy.expand(e1 - left_over)
