@@ -92,7 +92,6 @@ class ChainAlgebra:
         # A relation between numbers that the numeric reader reads too is its to judge.
         return [_result(o) for o in outcomes if not numeric_reads(o)]
 
-
     def check_chain(self, steps: list[str], decided: list[bool]) -> list[list[ClaimResult]]:
         """`check` of every step in turn, in one call to the worker (a call costs about as
         much as a step's checks): each step bounded by the same `timeout_s`, measured in the
