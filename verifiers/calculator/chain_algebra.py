@@ -71,14 +71,14 @@ class ChainAlgebra:
         if not found:
             return []
         payload = (
-            [(c.members, c.ops, c.before, c.after, c.region, c.lead) for c in found],
+            _sent(found),
             self._last,
             self._known,
             self._defs,
             self._given,
             decided,
         )
-        text = "; ".join(" ".join(c.members) for c in found)[:120]
+        text = _shown(found)
         try:
             outcomes, self._last, self._known, self._defs = self._worker().call(
                 judge_step, payload, timeout=self._timeout_s
@@ -102,7 +102,7 @@ class ChainAlgebra:
         if not checked:
             return [[] for _ in steps]
         payloads = [
-            ([(c.members, c.ops, c.before, c.after, c.region, c.lead) for c in f], d)
+            (_sent(f), d)
             for f, d in zip(found, decided, strict=True)
         ]
         state = (self._last, self._known, self._defs, self._given)
@@ -115,7 +115,7 @@ class ChainAlgebra:
             return [self.check(step, d) for step, d in zip(steps, decided, strict=True)]
         out = []
         for f, (kind, value) in zip(found, results, strict=True):
-            text = "; ".join(" ".join(c.members) for c in f)[:120]
+            text = _shown(f)
             if kind == "timeout":
                 out.append([ClaimResult("timeout", text, reason=value)])
             elif kind == "failed":
@@ -124,6 +124,16 @@ class ChainAlgebra:
             else:
                 out.append([_result(o) for o in value if not numeric_reads(o)])
         return out
+
+
+def _sent(found: list) -> list[tuple]:
+    """A step's clauses as `judge_step` takes them (plain tuples travel to the worker)."""
+    return [(c.members, c.ops, c.before, c.after, c.region, c.lead) for c in found]
+
+
+def _shown(found: list) -> str:
+    """What an abstaining step's evidence quotes: its relations' members."""
+    return "; ".join(" ".join(c.members) for c in found)[:120]
 
 
 def judge_chain(payloads: list, state: tuple, limit: float) -> tuple[list, tuple]:
