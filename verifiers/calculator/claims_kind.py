@@ -65,6 +65,7 @@ from verifiers.calculator.derivations import (
     derived_from_any,
     derived_from_known,
     follows_directly,
+    names_rewrite,
     rewritten_side,
 )
 from verifiers.calculator.identities import judge_link
@@ -228,8 +229,12 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 continue
             here = Condition(left, right, k, region)
             # A display right after another, with no words between, goes on with what the
-            # words before the first one said ("Combine like terms: \\[...\\] \\[...\\]").
-            said = before if before.strip(" ,.;:") else clauses[k - 1][2] if k else ""
+            # words before the first one said ("Combine like terms: \\[...\\] \\[...\\]")
+            # when they rewrite; after other words ("Subtracting the first equation gives:")
+            # the two displays are read as bare as they stand.
+            said = before
+            if k and not before.strip(" ,.;:") and names_rewrite(clauses[k - 1][2]):
+                said = clauses[k - 1][2]
             rewrite = None if previous is None or operation else rewritten_side(
                 previous, here, said, defs, known
             )

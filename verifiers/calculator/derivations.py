@@ -297,6 +297,11 @@ _BOTH_SIDES = re.compile(
 )
 
 
+def names_rewrite(words: str) -> bool:
+    """Whether the words just before an equation say one side is being rewritten."""
+    return bool(_SIDE_REWRITE.search(words.lower()[-80:]))
+
+
 def rewritten_side(
     first: Condition, second: Condition, before: str, defs: dict, known: list
 ) -> ClaimResult | None:
@@ -308,7 +313,7 @@ def rewritten_side(
     # With no words between the two (the next display, or across an arrow), the new side
     # must show the rewrite by its form: a product or power against an expanded side.
     bare = _bare(before)
-    if not (_SIDE_REWRITE.search(before.lower()[-80:]) or bare):
+    if not (names_rewrite(before) or bare):
         return None
     sides = ((first.left, first.right, second.left, second.right),
              (first.right, first.left, second.right, second.left))  # fmt: skip
