@@ -36,6 +36,14 @@ TRAPS = [
     ("That is about 1000/3 = 333 cars.", C),
     (r"\sqrt{2} \approx 1.41", C),
     ("So 22/7 ≈ 3", C),
+    # an announced approximation holds only as the true value rounded or cut at its last digit
+    (r"\sqrt{2} \approx 1.52", U),  # 1.414...: no rounding of it, yet "≈" may be loose
+    ("So 2^10 ≈ 1000 and 1990 * 0.30103 ≈ 600.", C),  # trailing zeros make a rounder number
+    ("So 2^10 ≈ 2000.", U),
+    ("18.75 + 21.43 ≈ 39.18", U),  # written decimals may be rounded values: no claim
+    # nothing rounds an exact quotient of whole numbers that the claim could write in full
+    (r"$\frac{59049}{729} \approx 80.83$", W),
+    (r"$\frac{59049}{729} \approx 81$", C),
     ("Each gets 1000/3 = 333 cars.", U),  # a whole number within 1: items are not split
     # restated intermediates and running totals
     ("12 + 0.5 × 12 = 12 + 6 = 18 pounds", C),

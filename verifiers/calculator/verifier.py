@@ -228,7 +228,7 @@ class CalculatorVerifier(ChainVerifier):
         if lv is None or rv is None:
             return ClaimResult("skipped", text, reason="not a real number")
         computed, claimed = (rv, lv) if link.left.plain and not link.right.plain else (lv, rv)
-        return judge(link, computed, claimed, approx, problem_claims, ctx)
+        return judge(link, computed, claimed, approx, problem_claims, ctx, exact_value=False)
 
     def _primality(self, n: int) -> tuple[bool, int | None] | None:
         """`number_facts.primality(n)` in the worker; None when it fails or runs out of time."""
