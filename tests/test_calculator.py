@@ -40,8 +40,10 @@ TRAPS = [
     (r"\sqrt{2} \approx 1.52", U),  # 1.414...: no rounding of it, yet "≈" may be loose
     ("So 2^10 ≈ 1000 and 1990 * 0.30103 ≈ 600.", C),  # trailing zeros make a rounder number
     ("So 2^10 ≈ 2000.", U),
-    ("18.75 + 21.43 ≈ 39.18", U),  # written decimals may be rounded values: no claim
-    # nothing rounds an exact quotient of whole numbers that the claim could write in full
+    ("2.5 × 4 ≈ 10.3", U),  # 2.5 may be a rounded value: 10.3 is within its drift
+    ("18.75 + 21.43 ≈ 40.17", C),  # within the rounding of the decimals written
+    # nothing rounds an exact value the claim could write in full, beyond its inputs' drift
+    ("18.75 + 21.43 ≈ 39.18", W),
     (r"$\frac{59049}{729} \approx 80.83$", W),
     (r"$\frac{59049}{729} \approx 81$", C),
     ("Each gets 1000/3 = 333 cars.", U),  # a whole number within 1: items are not split

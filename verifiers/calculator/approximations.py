@@ -25,19 +25,13 @@ from verifiers.calculator.claims import APPROX_WORDS, sides
 from verifiers.calculator.evaluate import EvalError, NeedsSympyError, exact
 from verifiers.calculator.extract import Link
 from verifiers.calculator.normalize import normalize
-from verifiers.calculator.parse import Node, operands, variables
+from verifiers.calculator.parse import Node, operands, replaced, variables
 
 Value = Fraction | float
 
 # Values of pi that chains compute with ("using pi = 3.14", "taking pi as 22/7").
 _PI = (Fraction(314, 100), Fraction(31416, 10000), Fraction(22, 7))
 _ANNOUNCED_TOLERANCE = 0.01  # announced rounding: the claim within 1% of the true value
-
-
-def _replace(node: Node, old: Node, new: Node) -> Node:
-    if node == old:
-        return new
-    return (node[0], *(_replace(c, old, new) if isinstance(c, tuple) else c for c in node[1:]))
 
 
 def _irrational(node: Node) -> bool:
@@ -90,7 +84,7 @@ def approximated(
         for expr, value in _stated(links):
             if expr == computed_side.node:
                 continue  # the link that gives this value cannot excuse itself
-            node = _replace(computed_side.node, expr, ("num", value, 0))
+            node = replaced(computed_side.node, expr, ("num", value, 0))
             if node == computed_side.node:
                 continue
             try:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from decimal import Context, Decimal
 from fractions import Fraction
 
+from verifiers.calculator.announced import approximate_claim
 from verifiers.calculator.context import StepContext, context_excuse
 from verifiers.calculator.evaluate import EvalError, NeedsSympyError, TooBigError, exact
 from verifiers.calculator.extract import Link, Side
@@ -193,39 +194,6 @@ def _regroup(node: Node) -> list[Node]:
     return out[:8]
 
 
-def _announced(
-    computed: Fraction, claimed: Fraction, claimed_side: Side, computed_side: Side, exact: bool
-) -> str:
-    """Why a value the step says is approximate ("≈", "about") differs from the true one, or
-    "" when nothing does: it holds when it is the true value rounded or cut at the last digit
-    it shows (a whole number's trailing zeros make it rounder: 2^10 ≈ 1000), an expression
-    within 1%. Further off it is no claim (sqrt(2) ≈ 1.52 holds nothing; a value computed
-    from rounded ones drifts), unless nothing can round: whole numbers computed exactly to a
-    value the claim could write in full (59049 / 729 ≈ 80.83, the true value 81)."""
-    diff = abs(computed - claimed)
-    node = claimed_side.node[1] if claimed_side.node[0] == "neg" else claimed_side.node
-    if node[0] != "num":
-        rel = diff / max(abs(computed), abs(claimed), Fraction(1, 10**9))
-        return "rounded (announced)" if rel <= Fraction(1, 100) else "approximation"
-    unit, whole_zeros = _last_digit(node)
-    if diff <= (unit / 2 if whole_zeros else unit):
-        return "rounded (announced)"
-    if exact and _max_decimals(computed_side.node) == 0 and (computed / unit).denominator == 1:
-        return ""  # no rounding explains it: judged as written
-    return "approximation"
-
-
-def _last_digit(node: Node) -> tuple[Fraction, bool]:
-    """One unit of a written number's last digit, and whether trailing zeros of a whole
-    number set it (`1000`: a unit of 1000, rounded to half of it either way)."""
-    if node[2] > 0:
-        return Fraction(1, 10 ** node[2]), False
-    value, zeros = abs(node[1]), 0
-    while value and value.denominator == 1 and value % 10 == 0:
-        value, zeros = value / 10, zeros + 1
-    return Fraction(10**zeros), zeros > 0
-
-
 def _other_division(node: Node, claimed: Fraction) -> bool:
     for alt in _regroup(node):
         try:
@@ -260,9 +228,11 @@ def excuse(
     rel = diff / scale
     d = _max_decimals(claimed_side.node)
     if approx and (
-        announced := _announced(computed, claimed, claimed_side, computed_side, exact_value)
+        why := approximate_claim(
+            computed, claimed, claimed_side.node, computed_side.node, exact_value
+        )
     ):
-        return announced
+        return why
     if d >= 1 and diff <= Fraction(1, 10**d):
         return "rounded to the decimals shown"
     # items are not split; not announced, so not "holds". Only a value written whole (a

@@ -177,6 +177,13 @@ def operands(node: Node) -> list[Node]:
     return out
 
 
+def replaced(node: Node, old: Node, new: Node) -> Node:
+    """The tree with every subtree equal to `old` replaced by `new`."""
+    if node == old:
+        return new
+    return (node[0], *(replaced(c, old, new) if isinstance(c, tuple) else c for c in node[1:]))
+
+
 def has_ops(node: Node) -> bool:
     """True when the tree does any arithmetic (not just a signed or percent number)."""
     if node[0] in ("num", "var", "pi"):
