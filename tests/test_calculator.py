@@ -45,6 +45,13 @@ TRAPS = [
     # nothing rounds an exact value the claim could write in full, beyond its inputs' drift
     ("18.75 + 21.43 ≈ 39.18", W),
     (r"$\frac{59049}{729} \approx 80.83$", W),
+    ("So 199 × 3.14159 ≈ 624.82.", W),  # digits shown: meant to the last one; true 625.18
+    ("So 1.414 × 1000 ≈ 1414.2", U),  # within the drift of 1.414 rounded
+    ("n < 9985/22 ≈ 453.85", U),  # 453.8636: two units of slack for a value rounded twice
+    ("So (-2.302585)/(0.693147) ≈ 3.321928.", W),  # the sign lost
+    # the digits of a quotient tried for wholeness only show that it is not whole
+    (r"Then \(1999 \div 31 \approx 64.1613\), which is not an integer.", U),
+    (r"Then \(1998 \div 37 \approx 54.1613\), which is not an integer.", W),  # it is: 54
     (r"$\frac{59049}{729} \approx 81$", C),
     ("Each gets 1000/3 = 333 cars.", U),  # a whole number within 1: items are not split
     # restated intermediates and running totals

@@ -22,9 +22,10 @@ def approximate_claim(
     "" when nothing does: it holds when it is the true value rounded or cut at the last digit
     it shows (a whole number's trailing zeros make it rounder: 2^10 ≈ 1000), an expression
     within 1%. Further off it is no claim (sqrt(2) ≈ 1.52 holds nothing; a value computed
-    from rounded ones drifts), unless nothing can round: an exact value the claim could write
-    in full, off by more than the rounding of the decimals it is computed from (59049 / 729
-    ≈ 80.83, the true value 81; 18.75 + 21.43 ≈ 39.18, true 40.18)."""
+    from rounded ones drifts), unless nothing can round: an exact value that the claim writes
+    with decimals, or could write in full, off by more than the rounding of the decimals it
+    is computed from and by two units of its last digit (59049 / 729 ≈ 80.83, the true value
+    81; 18.75 + 21.43 ≈ 39.18, true 40.18; 199 × 3.14159 ≈ 624.82, true 625.18)."""
     diff = abs(computed - claimed)
     node = claimed_node[1] if claimed_node[0] == "neg" else claimed_node
     if node[0] != "num":
@@ -33,9 +34,12 @@ def approximate_claim(
     unit, whole_zeros = _last_digit(node)
     if diff <= (unit / 2 if whole_zeros else unit):
         return "rounded (announced)"
-    if exact and (computed / unit).denominator == 1:
+    # Digits shown after the point, or a true value the claim could write in full, say the
+    # value is meant to its last digit; "about 350" for 1000/3 may round to fifties.
+    if exact and (node[2] > 0 or (computed / unit).denominator == 1):
         drift = _input_rounding(computed_node, computed)
-        if drift is not None and diff > unit + drift:
+        # Two units of slack: a value rounded twice on the way (453.8636 written 453.85).
+        if drift is not None and diff > 2 * unit + drift:
             return ""  # no rounding explains it: judged as written
     return "approximation"
 

@@ -254,7 +254,8 @@ def excuse(
         return "percent vs fraction"
     if _other_division(computed_side.node, claimed):
         return "ambiguous division (a / b/c)"
-    if _max_decimals(computed_side.node) >= 2 and rel <= Fraction(1, 100):
+    # (A link that says it approximates has had the rounding of its decimals weighed above.)
+    if not approx and _max_decimals(computed_side.node) >= 2 and rel <= Fraction(1, 100):
         return "rounding carried from an earlier value"
     if rel <= Fraction(1, 10**6):
         return "display precision"

@@ -163,3 +163,12 @@ def context_excuse(
         ):
             return f"numerals in base {base}"
     return ""
+
+
+def congruent(step: str, a, b) -> bool:
+    """`a` and `b` are whole numbers congruent modulo a modulus the step names."""
+    if not (isinstance(a, Fraction) and isinstance(b, Fraction)):
+        return False
+    if a.denominator != 1 or b.denominator != 1:
+        return False
+    return any((a - b) % m == 0 for m in step_context(step, frozenset()).moduli)

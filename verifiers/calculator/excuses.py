@@ -15,7 +15,9 @@ false link is *tested* (`tested` gives the reason; the calculator then abstains)
   "whether" / "check if" opens it ("we check whether 3^2 + 4^2 = 26");
 - the words right after it reject it: "which is false", "is not correct", "does not hold",
   "✗", "(false)", or a negation that names its claimed value ("= 999, which is not 999");
-  or "neither" before it and "holds" after ("neither 3 + 4 = 8 nor 3 * 4 = 13 holds").
+  or "neither" before it and "holds" after ("neither 3 + 4 = 8 nor 3 * 4 = 13 holds"), or
+  "not an integer" after a quotient that is not whole ("1999 / 31 ≈ 64.1613, which is not an
+  integer": its digits only show that).
   Words that reject a *trial* rather than an equation ("a contradiction", "impossible", "not
   a root", "does not work") count only when the claimed value was written before the link
   (in the problem, an earlier step or earlier in the step): then it is a target being tried;
@@ -38,7 +40,7 @@ from functools import lru_cache
 
 from verifiers.calculator.approximations import approximated
 from verifiers.calculator.claims import sides, staged
-from verifiers.calculator.context import step_context
+from verifiers.calculator.context import congruent
 from verifiers.calculator.evaluate import EvalError, approximate, exact
 from verifiers.calculator.extract import Link, Side
 from verifiers.calculator.normalize import normalize
@@ -54,6 +56,8 @@ _FALSE = frozenset("false untrue incorrect wrong".split())
 # After a negation: the equation does not hold.
 _HOLDS = frozenset("true correct hold holds equal equals right match matches agree agrees "
                    "balance".split())
+# After a negation: the value is not a whole number.
+_WHOLE = frozenset("integer whole integral".split())
 # Words that reject a trial (the value tried, the case): only a target's trial is excused.
 _TRIAL_FAILS = frozenset("contradiction contradicts contradictory impossible absurd fails fail "
                          "failed invalid inconsistent".split())
@@ -320,6 +324,11 @@ def tested(
     named = _named(items)
     if claimed is not None and any(_same(n, claimed) for n in named):
         return "the text says it does not hold"  # "= 999, ..., which is not 999"
+    if None not in (true, claimed) and _negated(items, _WHOLE):
+        # "1999 / 31 ≈ 64.1613, which is not an integer": the digits only show that the
+        # quotient is not whole, and it is not.
+        if true != int(true) and claimed != int(claimed):
+            return "a quotient tested for being whole"
     if named:
         return ""  # "= -68, not 0", "= 10, not 9": the value is claimed, another denied
     words = [text for kind, text in items if kind == "w"]
@@ -372,7 +381,7 @@ def excused(
         return ""
     if reason := approximated(step, link, links, computed, claimed):
         return reason
-    if _modular(_read(step), link.clause) and _congruent(step, computed, claimed):
+    if _modular(_read(step), link.clause) and congruent(step, computed, claimed):
         return "a congruence: the chain is read modulo a number the step names"
     return tested(step, link, links, computed, claimed, known)
 
@@ -387,12 +396,3 @@ def _modular(st: _Step, ci: int) -> bool:
     last = max(i for i, t in enumerate(toks) if t.kind in ("eq", "approx"))
     words = [t.text for t in toks[last + 1 :] if t.kind == "word"][:2]
     return bool(words) and (words[0] in ("mod", "modulo") or words == ["mathop", "modulo"])
-
-
-def _congruent(step: str, a: Value, b: Value) -> bool:
-    """`a` and `b` are whole numbers congruent modulo a modulus the step names."""
-    if not (isinstance(a, Fraction) and isinstance(b, Fraction)):
-        return False
-    if a.denominator != 1 or b.denominator != 1:
-        return False
-    return any((a - b) % m == 0 for m in step_context(step, frozenset()).moduli)
