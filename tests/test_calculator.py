@@ -54,6 +54,12 @@ TRAPS = [
     (r"Then \(1998 \div 37 \approx 54.1613\), which is not an integer.", W),  # it is: 54
     (r"$\frac{59049}{729} \approx 81$", C),
     ("Each gets 1000/3 = 333 cars.", U),  # a whole number within 1: items are not split
+    # the relation in words between two numbers, and a list run into one line
+    ("He is 692 because 99.1 plus 98.2 plus 98.7 equals 296.", C),
+    ("He is 692 because 99.1 plus 98.2 plus 98.7 equals 295.", W),
+    ("Since 3/4 is equal to $15, then 1/4 is equal to $15/3 = $5.", C),  # a part, not 0.75
+    (r"We get: - \(8 \times 10^{5}\) is equal to \(8,000,000\). - \(9 \times 10 = 90\).", W),
+    (r"We get: - \(8 \times 10^{5}\) is equal to \(800,000\). - \(9 \times 10 = 90\).", C),
     # restated intermediates and running totals
     ("12 + 0.5 × 12 = 12 + 6 = 18 pounds", C),
     ("3 * 4 = 12 + 5 = 17", C),

@@ -74,6 +74,10 @@ _LABELS = (
 )
 _LABEL_DASH = re.compile(rf"^([ \t]*(?:{_LABELS})[ \t]+)\d{{1,4}}(?=[ \t]+-[ \t])", re.M)
 _BULLET = re.compile(r"^[ \t]*(?:[-*•]|\d{1,3}[.)])[ \t]+", re.M)
+# A list run into one line: "we evaluate: - \(8 \times 10^5\) is ... . - \(4 \times ...":
+# a dash outside the math after a colon or a sentence's end marks an item, not a minus sign
+# (a negative value is written inside the math).
+_INLINE_BULLET = re.compile(r"(?<=[:.;])[ \t]+-[ \t]+(?=\\\(|\$)")
 _SPACED_X = re.compile(
     r"(?:(?<=\d)[ \t]*[xX][ \t]*|(?<=[a-z])[ \t]+x[ \t]+)(?=\$?[ \t]*\d)"
 )  # "0.2 x 50", "1 skirt x $8.00"
@@ -84,6 +88,10 @@ _WORD_OPS = (
     (re.compile(r"(?<=[\d)%])\s+minus\s+(?=\$?\d)"), " - "),
     (re.compile(r"%\s+of\s+(?=\$?\d)"), "% * "),
 )
+# "8 \times 10^5 is equal to 8,000,000": the relation in words, between two numbers; not
+# after a lone fraction, which names a part of something ("3/4 is equal to $15").
+_WORD_EQUALS = re.compile(r"(?<=[\d)])\s+(?:is\s+)?(?:equal\s+to|equals)\s+(?=\$?\d)")
+_LONE_FRACTION = re.compile(r"(?:^|[^\d.)*/+\-^\s])\s*\d+(?:\.\d+)?\s*/\s*\d+(?:\.\d+)?$")
 _REPLACE = (
     ("\\left", ""),
     ("\\boxed", " "),
@@ -252,7 +260,7 @@ def normalize(text: str) -> str:
     s = _MATH_GAP.sub("\n", s)
     s = _NEQ.sub(" ≠ ", s)
     s = _EQUIV.sub(" ≡ ", s)
-    s = _BULLET.sub(" ", s)
+    s = _INLINE_BULLET.sub(" ", _BULLET.sub(" ", s))
     for old, new in _REPLACE:
         if old in s:
             s = s.replace(old, new)
@@ -283,6 +291,9 @@ def normalize(text: str) -> str:
     s = _REMAINDER_R.sub(" remainder ", s)
     for pattern, repl in _WORD_OPS:
         s = pattern.sub(repl, s)
+    s = _WORD_EQUALS.sub(
+        lambda m: m.group() if _LONE_FRACTION.search(s, 0, m.start()) else " = ", s
+    )
     s = _TAG.sub(" mathop ", s)
     for _ in range(20):  # one item per pass; bounded like every loop here
         new = _FLAT_LIST.sub(r"\1 = \2\n", s)
