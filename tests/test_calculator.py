@@ -39,7 +39,11 @@ TRAPS = [
     # an announced approximation holds only as the true value rounded or cut at its last digit
     (r"\sqrt{2} \approx 1.52", U),  # 1.414...: no rounding of it, yet "≈" may be loose
     ("So 2^10 ≈ 1000 and 1990 * 0.30103 ≈ 600.", C),  # trailing zeros make a rounder number
-    ("So 2^10 ≈ 2000.", U),
+    ("So 2^10 ≈ 2000.", W),  # "≈" is no licence to be a tenth off
+    (r"So \(\sqrt{220} \approx 11\).", W),
+    ("So 1000/3 ≈ 350.", U),  # 5% off: a loose estimate, no claim either way
+    (r"So $0.764^{34} \approx 1.928 \times 10^{-7}$.", W),  # not 'rounded to 3 decimals'
+    (r"So $(0.5)^{20} \approx 0$.", C),
     ("2.5 × 4 ≈ 10.3", U),  # 2.5 may be a rounded value: 10.3 is within its drift
     ("18.75 + 21.43 ≈ 40.17", C),  # within the rounding of the decimals written
     # nothing rounds an exact value the claim could write in full, beyond its inputs' drift

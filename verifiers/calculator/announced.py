@@ -21,15 +21,21 @@ def approximate_claim(
     """Why a value the step says is approximate ("≈", "about") differs from the true one, or
     "" when nothing does: it holds when it is the true value rounded or cut at the last digit
     it shows (a whole number's trailing zeros make it rounder: 2^10 ≈ 1000), an expression
-    within 1%. Further off it is no claim (sqrt(2) ≈ 1.52 holds nothing; a value computed
-    from rounded ones drifts), unless nothing can round: an exact value that the claim writes
-    with decimals, or could write in full, off by more than the rounding of the decimals it
-    is computed from and by two units of its last digit (59049 / 729 ≈ 80.83, the true value
-    81; 18.75 + 21.43 ≈ 39.18, true 40.18; 199 × 3.14159 ≈ 624.82, true 625.18)."""
+    within 1%; more than a tenth off it is a slip (sqrt(220) ≈ 11). Between, it is no claim
+    (sqrt(2) ≈ 1.52 holds nothing; a value computed from rounded ones drifts), unless nothing
+    can round: an exact value that the claim writes with decimals, or could write in full,
+    off by more than the rounding of the decimals it is computed from and by two units of its
+    last digit (59049 / 729 ≈ 80.83, the true value 81; 18.75 + 21.43 ≈ 39.18, true 40.18;
+    199 × 3.14159 ≈ 624.82, true 625.18)."""
     diff = abs(computed - claimed)
+    rel = diff / max(abs(computed), abs(claimed), Fraction(1, 10**9))
+    if claimed and rel > Fraction(1, 10):
+        # "≈" is no licence to be a tenth off (sqrt(220) ≈ 11, 5^8 ≈ 10^8), unless the
+        # rounding of the decimals it is computed from explains it ("≈ 0" says "small").
+        drift = _input_rounding(computed_node, computed)
+        return "" if drift is not None and diff > drift else "approximation"
     node = claimed_node[1] if claimed_node[0] == "neg" else claimed_node
     if node[0] != "num":
-        rel = diff / max(abs(computed), abs(claimed), Fraction(1, 10**9))
         return "rounded (announced)" if rel <= Fraction(1, 100) else "approximation"
     unit, whole_zeros = _last_digit(node)
     if diff <= (unit / 2 if whole_zeros else unit):

@@ -194,6 +194,10 @@ def _regroup(node: Node) -> list[Node]:
     return out[:8]
 
 
+def _powered(node: Node) -> bool:
+    return node[0] == "^" or any(isinstance(c, tuple) and _powered(c) for c in node[1:])
+
+
 def _other_division(node: Node, claimed: Fraction) -> bool:
     for alt in _regroup(node):
         try:
@@ -233,7 +237,8 @@ def excuse(
         )
     ):
         return why
-    if d >= 1 and diff <= Fraction(1, 10**d):
+    # (Not `1.928 \times 10^{-7}`, here or as a percent: a power scales the digits shown.)
+    if d >= 1 and diff <= Fraction(1, 10**d) and not _powered(claimed_side.node):
         return "rounded to the decimals shown"
     # items are not split; not announced, so not "holds". Only a value written whole (a
     # whole percent: "1/3 = 33%") reads as rounded: "1/2 + 1/3 = 2/5" rounds nothing.
@@ -250,6 +255,7 @@ def excuse(
         computed
         and claimed
         and (abs(computed - claimed * 100) <= pct_tol or abs(claimed - computed * 100) <= tol)
+        and not _powered(claimed_side.node)
     ):
         return "percent vs fraction"
     if _other_division(computed_side.node, claimed):
