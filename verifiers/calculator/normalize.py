@@ -291,8 +291,9 @@ def normalize(text: str) -> str:
     s = _REMAINDER_R.sub(" remainder ", s)
     for pattern, repl in _WORD_OPS:
         s = pattern.sub(repl, s)
-    s = _WORD_EQUALS.sub(
-        lambda m: m.group() if _LONE_FRACTION.search(s, 0, m.start()) else " = ", s
+    s = _WORD_EQUALS.sub(  # (the words just before, not the whole step: bounded work)
+        lambda m: m.group() if _LONE_FRACTION.search(s[max(0, m.start() - 40) : m.start()])
+        else " = ", s,
     )
     s = _TAG.sub(" mathop ", s)
     for _ in range(20):  # one item per pass; bounded like every loop here
