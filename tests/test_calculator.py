@@ -64,6 +64,16 @@ TRAPS = [
     ("Since 3/4 is equal to $15, then 1/4 is equal to $15/3 = $5.", C),  # a part, not 0.75
     (r"We get: - \(8 \times 10^{5}\) is equal to \(8,000,000\). - \(9 \times 10 = 90\).", W),
     (r"We get: - \(8 \times 10^{5}\) is equal to \(800,000\). - \(9 \times 10 = 90\).", C),
+    # whole numbers: rounded to the nearest or cut, raised only where whole items are counted
+    (r"\( y = \frac{1}{5 - \frac{5}{2}} = \frac{1}{\frac{5}{2}} = 1 \)", W),  # 0.4 is not 1
+    ("We need 17/5 = 4 boxes.", U),
+    ("So -161/13 = -12 remainder 5", U),
+    # last digits, ratios and conversion factors: what "=" joins is not a quotient's value
+    (r"For the units digit, $7 \cdot 3 = 1$, so $n$ ends in 3.", U),
+    (r"For the units digit, $7 \cdot 8 = 4$.", W),
+    (r"The ratio of $A$ to $B$ is $1:(3+1) = 1:4$.", U),
+    (r"The conversion factor is $\frac{7\text{ knicks}}{2\text{ knacks}} = 1$.", U),
+    (r"So $\frac{60\text{ miles}}{2} = 20$.", W),
     # restated intermediates and running totals
     ("12 + 0.5 × 12 = 12 + 6 = 18 pounds", C),
     ("3 * 4 = 12 + 5 = 17", C),
@@ -79,6 +89,7 @@ TRAPS = [
     ("Increase = 20% of $24 = 0.20 × $24 = $4.80.", C),
     ("The ratio is 3/4 = 75", U),
     ("The new price is 24 + 20% = 28.8", U),
+    ("The share is 3/10 = 1.", W),  # a whole 1 is no percent of 0.3, nor its rounding
     # money and thousands separators
     ("3 plates × $6.00/plate = $18.00.", C),
     ("The total is $1,200 + $350 = $1,550.", C),

@@ -241,16 +241,19 @@ def excuse(
     if d >= 1 and diff <= Fraction(1, 10**d) and not _powered(claimed_side.node):
         return "rounded to the decimals shown"
     # items are not split; not announced, so not "holds". Only a value written whole (a
-    # whole percent: "1/3 = 33%") reads as rounded: "1/2 + 1/3 = 2/5" rounds nothing.
+    # whole percent: "1/3 = 33%") reads as rounded: "1/2 + 1/3 = 2/5" rounds nothing. Rounded
+    # to the nearest or cut (a whole quotient); raised past the nearest only where the step
+    # counts whole items up ("we need 17/5 = 4 boxes"), not in `1/(5/2) = 1`.
     unit = 100 if claimed_side.node[0] == "pct" else 1
     if d == 0 and (computed * unit).denominator != 1 and (claimed * unit).denominator == 1 \
-            and diff * unit < 1:
+            and diff * unit < 1 \
+            and (abs(claimed) < abs(computed) or 2 * diff * unit <= 1 or ctx.rounds_up):
         return "whole-number rounding"
     tol = Fraction(1, 10**d)
     # a claimed fraction read as a percent: within the decimals it shows, times 100. A fraction
     # written without decimals ("2/5") is exact: within one point of the percent ("40"), not
     # within 100 ("1/2 + 1/3 = 2/5" is no percent)
-    pct_tol = Fraction(1) if d == 0 and claimed.denominator != 1 else tol * 100
+    pct_tol = Fraction(1) if d == 0 else tol * 100
     if (
         computed
         and claimed

@@ -95,26 +95,40 @@ class StepContext:
     scaled: bool = False  # a scale word: "5 thousand dollars ... 5 * 3 = $15,000"
     moduli: tuple[int, ...] = ()  # "mod 7", "\\pmod{10}": "=" may mean congruent
     bases: tuple[int, ...] = ()  # "in base 8", "binary", "1011_2": numerals in another base
+    rounds_up: bool = False  # "we need 17/5 = 4 boxes": whole items, counted up
 
 
 # "mod 7", "modulo 10", "\pmod{10}", "\bmod 5" (on the raw step: normalize() hides commands)
 _MODULUS = re.compile(r"(?:\\[pb]?mod\s*\{?\s*|\bmod(?:ulo)?\s+)(\d{1,6})(?!\d)")
+# "the units digit of 7 * 3 is 1", "7 \cdot 3 = 1": a step about last digits computes modulo a
+# power of ten.
+_LAST_DIGITS = re.compile(
+    r"\b(?:units?|ones)[\s-]+digits?\b|\blast[\s-]+(?:(two|three)[\s-]+digits|digit)\b", re.I
+)
+_DIGITS_MODULUS = {None: 10, "two": 100, "three": 1000}
 _BASE = re.compile(r"\bbase[\s\-]*\{?\s*(\d{1,2})(?!\d)|\d_\{?(\d{1,2})\}?(?!\d)")
 _BASE_WORDS = {"binary": 2, "octal": 8, "hexadecimal": 16}
+# Words that count whole items up: a quotient written as the next whole number is what is
+# needed, not a rounding slip.
+_UP_WORDS = frozenset("need needs needed enough least up whole full cannot can't".split())
 # Factors a scale word stands for: "hundred", "thousand", "million", "billion", "trillion".
 _SCALES = frozenset(Fraction(10) ** k for k in (2, 3, 6, 9, 12))
 
 
 def step_context(step: str, words: frozenset[str]) -> StepContext:
     """The scale, moduli and bases a step names (`words`: its words, as the tokenizer reads)."""
-    moduli = tuple(sorted({int(m) for m in _MODULUS.findall(step) if int(m) > 1}))
+    moduli = {int(m) for m in _MODULUS.findall(step) if int(m) > 1}
+    moduli |= {
+        _DIGITS_MODULUS[(m.group(1) or "").lower() or None] for m in _LAST_DIGITS.finditer(step)
+    }
     bases = {int(a or b) for a, b in _BASE.findall(step)} | {
         base for word, base in _BASE_WORDS.items() if word in words
     }
     return StepContext(
         bool(words & SCALE_WORDS),
-        moduli,
+        tuple(sorted(moduli)),
         tuple(sorted(b for b in bases if 2 <= b <= 36 and b != 10)),
+        bool(words & _UP_WORDS),
     )
 
 

@@ -29,6 +29,13 @@ _POW = re.compile(r"\^\s*\{([^{}]*)\}")
 _BINOM = re.compile(r"\\[dt]?binom\s*\{\s*(\d{1,4})\s*\}\s*\{\s*(\d{1,4})\s*\}")
 _BINOM_TERMS = 12
 _TEXT = re.compile(r"\\(?:text|mathrm|textbf|mbox|textit|mathbf)\s*\{([^{}]*)\}")
+# "\frac{7\text{ knicks}}{2\text{ knacks}} = 1": units above and below make a conversion
+# factor, a statement about units; its numbers are no quotient.
+_UNIT_PART = (
+    r"\{(?:[^{}]|\{[^{}]*\})*?\\(?:text|mbox|mathrm|textrm)\s*\{[^{}]*[A-Za-z][^{}]*\}"
+    r"(?:[^{}]|\{[^{}]*\})*\}"
+)
+_CONVERSION = re.compile(rf"\\[dt]?frac\s*{_UNIT_PART}\s*{_UNIT_PART}")
 _OPERATORNAME = re.compile(r"\\operatorname\s*\*?\s*\{[^{}]*\}")  # cis, lcm: a function
 # In LaTeX math, letters touching \sqrt, \pi or a fraction are factors ("AC\sqrt{3}",
 # "\pi ab", "\frac 12 bh"), but as words they would pass for units and drop out of the side.
@@ -46,7 +53,10 @@ _BARE_POWER = re.compile(r"(?<=\^)(\d)(?=\d)")
 _LATEX = re.compile(r"\\[A-Za-z(\[]|\$[^\d\s]")
 # In LaTeX, "1:2:7" is a ratio; "Step 1: 3 + 4" has a space after ":". Plain text keeps its
 # labels ("Day 4:2(50+100)=300").
-_RATIO = re.compile(r"(?<=\d)[ \t]*:(?=\d)(?!\d\d(?!\d))")  # "3:15 pm" stays a time
+_RATIO = re.compile(r"(?<=[\d)])[ \t]*:(?=\d|\()(?!\d\d(?!\d))")  # "3:15 pm" stays a time
+# "$1:(3+1) = 1:4$" is math without a command; "$10, the ratio 2:3 and $4" is two prices.
+_DOLLARS = re.compile(r"(?<![$\\])\$(?!\$)[^$\n]{1,300}?(?<!\\)\$")
+_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 # An align row that opens with an operator goes on with the row before ("\\ &\qquad+ (80+7)"):
 # both edges become fragments; joining the rows could invent an expression.
 _ROW_GOES_ON = re.compile(r"\\\\\s*&\s*(?:\\q?quad\s*)*(?=[-+]|\\(?:cdot|times|div)(?![A-Za-z]))")
@@ -254,7 +264,9 @@ def normalize(text: str) -> str:
     """Plain-text arithmetic from LaTeX/markdown. Unknown commands survive as words."""
     s = _INDEXED.sub(r"\1 mathop [", _ASY.sub(" ", text[:MAX_STEP_CHARS]))
     s = _DISPLAY_MATH.sub(_one_line, _INLINE_MATH.sub(_one_line, s))
-    s = _latex_products(s)
+    s = _latex_products(_DOLLARS.sub(
+        lambda m: m.group() if _WORD.search(m.group()) else _RATIO.sub(" ratio ", m.group()), s
+    ))
     s = _ROW_GOES_ON.sub(" … ", s)  # the rows' edges are fragments: we do not join them
     s = _LINEBREAK.sub("\n", s)
     s = _MATH_GAP.sub("\n", s)
@@ -270,6 +282,7 @@ def normalize(text: str) -> str:
     s = _MIXED_PROPER.sub(_mixed, s)
     s = _MIXED.sub(r"\1 mixednumber \\frac", s)  # "2\frac{5}{3}": mixed number or product?
     s = _OPERATORNAME.sub(" mathop ", s)
+    s = _CONVERSION.sub(" mathop ", s)
     s = _TEXT.sub(r" \1 ", s)
     s = _BINOM.sub(_binom, s)
     for _ in range(12):  # innermost first, all three together: \frac{\sqrt{2}}{2^{3}}
