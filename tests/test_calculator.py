@@ -74,6 +74,12 @@ TRAPS = [
     (r"The ratio of $A$ to $B$ is $1:(3+1) = 1:4$.", U),
     (r"The conversion factor is $\frac{7\text{ knicks}}{2\text{ knacks}} = 1$.", U),
     (r"So $\frac{60\text{ miles}}{2} = 20$.", W),
+    # a count of choices written C(n, k) or nCk; a point C(3, 1) or a C the text defines is not
+    (r"\[C(52, 5) = \frac{6497400}{120}\]", W),
+    ("So C(8, 3) = 56 ways.", C),
+    ("first pair in 8C2 = 27 ways", W),
+    ("The vertex C(3, 1) = 4 units away.", U),
+    ("Let C(m, n) count the paths; C(3, 1) = 4.", U),
     # restated intermediates and running totals
     ("12 + 0.5 × 12 = 12 + 6 = 18 pounds", C),
     ("3 * 4 = 12 + 5 = 17", C),

@@ -28,6 +28,20 @@ _POW = re.compile(r"\^\s*\{([^{}]*)\}")
 # up to _BINOM_TERMS factors; bigger ones, and letters ("\binom{n}{2}"), stay unread.
 _BINOM = re.compile(r"\\[dt]?binom\s*\{\s*(\d{1,4})\s*\}\s*\{\s*(\d{1,4})\s*\}")
 _BINOM_TERMS = 12
+# The same count written "C(52, 5) =", "8C2", "{}_{8}C_{2}". "C(4, 0)" is as often a point:
+# read only beside "=", in a step that names no point (no other capital with a pair, no
+# "point", "vertex", "coordinates").
+_C_CHOOSE = re.compile(
+    r"(?<![\w\\^_{])C\s*\(\s*(\d{1,4})\s*,\s*(\d{1,4})\s*\)(?=\s*=)"
+    r"|(?<==)\s*C\s*\(\s*(\d{1,4})\s*,\s*(\d{1,4})\s*\)"
+)
+_N_C_K = re.compile(
+    r"(?<![\w.])(?:\{\}_\{?(\d{1,4})\}?\s*C_\{?(\d{1,4})\}?|(\d{1,4})C(\d{1,4}))(?![\w.])"
+)
+_POINTS = re.compile(
+    r"(?<![\w\\])[ABD-Z]\s*\(\s*-?\d|(?<![\w\\])C\s*\(\s*[A-Za-z]"
+    r"|(?i:\b(?:points?|vert(?:ex|ices)|coordinates?)\b)"
+)
 _TEXT = re.compile(r"\\(?:text|mathrm|textbf|mbox|textit|mathbf)\s*\{([^{}]*)\}")
 # "\frac{7\text{ knicks}}{2\text{ knacks}} = 1": units above and below make a conversion
 # factor, a statement about units; its numbers are no quotient.
@@ -248,7 +262,7 @@ def _latex_products(s: str) -> str:
 
 
 def _binom(m: re.Match[str]) -> str:
-    n, k = int(m.group(1)), int(m.group(2))
+    n, k = (int(g) for g in m.groups() if g is not None)
     k = min(k, n - k)
     if k < 0 or k > _BINOM_TERMS:
         return m.group()  # k > n, or too long a product: left unread (mathop)
@@ -284,7 +298,9 @@ def normalize(text: str) -> str:
     s = _OPERATORNAME.sub(" mathop ", s)
     s = _CONVERSION.sub(" mathop ", s)
     s = _TEXT.sub(r" \1 ", s)
-    s = _BINOM.sub(_binom, s)
+    s = _BINOM.sub(_binom, _N_C_K.sub(_binom, s))
+    if not _POINTS.search(s):
+        s = _C_CHOOSE.sub(_binom, s)
     for _ in range(12):  # innermost first, all three together: \frac{\sqrt{2}}{2^{3}}
         new = _POW.sub(r"^(\1)", _SQRT.sub(r" sqrt(\1)", _FRAC.sub(r"((\1)/(\2))", s)))
         if new == s:
