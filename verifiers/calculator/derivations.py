@@ -12,7 +12,7 @@ import re
 
 from verifiers.calculator.claim_words import ARROWS, CASES, DERIVES, LETTER, compact, word_set
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.forms import attempt, grouped
+from verifiers.calculator.forms import attempt, bracket_dropped, grouped
 from verifiers.calculator.identities import fmt, known_polynomials
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.solutions import Condition, difference, roots_text
@@ -324,7 +324,7 @@ def rewritten_side(
     for old, kept, new, kept_again in sides:
         if compact(old) == compact(new):
             continue
-        if bare and grouped(old) == grouped(new):
+        if bare and grouped(old) == grouped(new) and not bracket_dropped(old, new):
             continue  # "x + y = 10", "x - y = 10": a system's equations one per line
         if not (both or _same_side(kept, kept_again, defs)):
             continue

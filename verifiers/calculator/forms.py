@@ -24,6 +24,37 @@ def grouped(text: str) -> bool:
     return bool(_GROUPED.search(_COEFFICIENT.sub(" 1 ", text)))
 
 
+def _added_bracket(text: str) -> bool:
+    """A bare bracket holding a sum, added to or subtracted from something: "(9 - 3a) + b +
+    (6a - 10)" is written to be simplified; `(b + 6)^2`, `2(x + 1)` are forms of their own."""
+    text = re.sub(r"\\(?:left|right)\b", "", text)
+    for start, char in enumerate(text):
+        if char != "(":
+            continue
+        depth, end = 0, None
+        for k in range(start, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[k], 0)
+            if depth == 0:
+                end = k
+                break
+        if end is None:
+            return False
+        before, after = text[:start].rstrip()[-1:], text[end + 1 :].lstrip()[:1]
+        if before not in ("", "+", "-", "{", "=") or after not in ("", "+", "-", "}"):
+            continue
+        if (before in "+-" and before) or after in ("+", "-"):
+            if re.search(r"(?<=[\w)}])\s*[+-]", text[start + 1 : end]):
+                return True
+    return False
+
+
+def bracket_dropped(old: str, new: str) -> bool:
+    """`old` adds or subtracts a bracket holding a sum and `new` does not: new is written as
+    old simplified (two lines that write sums alike, `y = 2x + 1`, `y = 2x - 3`, or `a^2 +
+    (b + 6)^2 = 50`, `(a + 2)^2 + b^2 = 50`, may be cases or a system side by side)."""
+    return _added_bracket(old) and not _added_bracket(new)
+
+
 def terms(expr) -> int:
     """Monomials in the unknowns of the numerator (`(\\sqrt{14} - \\sqrt{7})x` is one)."""
     import sympy
