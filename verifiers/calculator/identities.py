@@ -98,6 +98,7 @@ def judge_link(
     # grouped against expanded) keeping the leading terms, as a slip in a rewrite does.
     if constant is None and not (
         computed
+        or i >= 1 and lone(members[0]) and _exponential(lefts[0], rights[0])
         or _evaluated(left, right, defs, before)
         or _rewrites(members, i, defs)
         and _rewritten(*atomized(lefts[0], rights[0]), before)
@@ -178,6 +179,17 @@ def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
     # "Expanding the product in (x - 1)(x + 3) = 2x^2 gives ...": the word speaks of what is
     # done to an equation unless the written side is an attempt at the rewrite.
     return (cue and attempt(grouped_side, written)) or terms(a - b) == 1
+
+
+def _exponential(a, b) -> bool:
+    """Both sides powers with an unknown in the exponent: after a name given a value, `V_k =
+    (5 \\sqrt{3}^{k-1})^3 = 125 \\cdot 3^{k-1}` rewrites by the laws of exponents (a name given
+    two expressions in polynomials, `N = abc = 6(a + b + c)`, sets up a condition)."""
+    import sympy
+
+    return all(
+        any(p.exp.free_symbols for p in side.atoms(sympy.Pow)) for side in (a, b)
+    )
 
 
 # A function the chain defined, applied to a number: `p(1)`, `f(-2)`, `g(\frac{1}{2})`.
