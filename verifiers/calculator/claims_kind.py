@@ -68,6 +68,7 @@ from verifiers.calculator.derivations import (
     names_rewrite,
     rewritten_side,
 )
+from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly
 from verifiers.calculator.inequalities import judge as judge_inequality
@@ -287,9 +288,13 @@ def _spared(
         return True
     if len(unknowns(here, defs)) > 1:
         return derived_from_known(here, known, defs)
-    # One unknown: consistent with another equation of the step in that unknown.
+    # One unknown: consistent with another equation of the step in that unknown; where the
+    # slip is a term moved wrongly (`shifted`), only an equation it rearranges exactly is.
+    mine = difference(here.left, here.right, defs)
+    shift = shifted(difference(previous.left, previous.right, defs), mine)
     return any(
-        derivation(other, here, before, defs) is None
+        (derivation(other, here, before, defs) is None if shift is None else offset(
+            difference(other.left, other.right, defs), mine) == 0)
         and difference(other.left, other.right, defs) is not None
         and unknowns(other, defs) == unknowns(here, defs)
         for other in step.conditions if other is not previous

@@ -12,7 +12,7 @@ import re
 
 from verifiers.calculator.claim_words import ARROWS, CASES, DERIVES, LETTER, compact, word_set
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.forms import attempt, bracket_dropped, grouped
+from verifiers.calculator.forms import attempt, bracket_dropped, grouped, shifted
 from verifiers.calculator.identities import fmt, known_polynomials
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.solutions import Condition, difference, roots_text
@@ -95,6 +95,11 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
             if "circ" in f"{first.left}{first.right}{second.left}{second.right}":
                 return None
             r1, r2 = _linear_root(e1, names[0]), _linear_root(e2, names[0])
+            if (r1 is None or r2 is None) and (off := shifted(e1, e2)) is not None:
+                # Terms moved across a root or a log: "2\sqrt{P} = 16 - 12x^2 + 32x + 7"
+                # from "12x^2 - 32x - 7 + 2\sqrt{P} = 9" counts the 7 twice.
+                why = f"{source} rearranged is off by {fmt(off)}"
+                return ClaimResult("false", text, reason=why)
             if r1 is None or r2 is None or near(r1, r2):
                 return None
             return ClaimResult(

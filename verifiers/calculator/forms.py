@@ -231,3 +231,32 @@ def cancels(parts: tuple, other_parts: tuple) -> str:
     if min(p_n2.total_degree(), p_d2.total_degree()) < 1:
         return ""
     return "cancelled" if p_n1.rem(p_n2).is_zero and p_d1.rem(p_d2).is_zero else ""
+
+
+def shifted(e1, e2):
+    """The nonzero number by which `e1` is off a multiple of `e2` (None: it is a multiple, or
+    off by more than a number): `12x^2 - 32x - 16 + 2\\sqrt{P}` against `2\\sqrt{P} - 23 +
+    12x^2 - 32x` is off by 7, so no value of x makes both zero."""
+    off = offset(e1, e2)
+    return off if off is not None and off != 0 else None
+
+
+def offset(e1, e2):
+    """What `e1` less the multiple of `e2` that matches its first term with an unknown leaves,
+    when that is a number (0: `e1` is that multiple); None otherwise."""
+    import sympy
+
+    if e1 is None or e2 is None:
+        return None
+
+    a, b = sympy.expand(e1), sympy.expand(e2)
+    for term in sympy.Add.make_args(a):
+        coefficient, rest = term.as_coeff_Mul()
+        if not rest.free_symbols:
+            continue
+        other = b.coeff(rest)
+        if other == 0 or not other.is_number:
+            return None
+        off = sympy.expand(a - coefficient / other * b)
+        return off if off.is_number else None
+    return None
