@@ -60,6 +60,30 @@ _GCD = re.compile(
     rf"(?P<c>{_NUMBER})",
     re.IGNORECASE,
 )
+# Digits: "the units digit of 2^{12} is 6", "2^{12} has a units digit of 6", "4096 ends in
+# 96", "2^{1990} has 600 digits", "the last two digits of 7^4 are 01". The subject is a
+# number or a whole power of one.
+_SUBJECT = r"(?P<n>(?P<b>\d{1,4})\s*\^\s*(?:\{\s*(?P<e>\d{1,5})\s*\}|(?P<e1>\d{1,5})(?![\d.]))|\d+)"
+_LAST = r"(?:(?P<two>two|three)\s+)?(?:units?|ones|last|final)\s+(?:two\s+|three\s+)?digits?"
+_NOT_A_COUNT = (
+    r"(?<!exactly\s)(?<!only\s)(?<!just\s)(?<!\bof\s)(?<!\ball\s)(?<!least\s)(?<!most\s)"
+)
+_DIGIT_FACTS = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        rf"\b(?:the\s+)?{_LAST}\s+of\s+{_SUBJECT}\s+(?:is|are|=|will\s+be)\s+"
+        r"(?P<neg>not\s+)?(?P<d>\d{1,3})(?![\d.,]\d|\s*[+\-*/^])",
+        # (a number, not a count: "exactly 1 ends in 5", "802 end in 1", "has 3816 digits
+        # more than 9^1" count or compare)
+        rf"{_NOT_A_COUNT}{_SUBJECT}\s+has\s+(?:a|the)\s+{_LAST}\s+(?:of\s+)?(?P<d>\d{{1,3}})"
+        r"(?![\d.,]\d)",
+        rf"{_NOT_A_COUNT}{_SUBJECT}\s+ends\s+(?:in|with)\s+(?:the\s+digits?\s+)?"
+        r"(?P<d>\d{1,3})(?![\d.,]\d|s)",
+        rf"{_NOT_A_COUNT}{_SUBJECT}\s+(?:has|contains)\s+(?:exactly\s+)?(?P<k>\d{{1,6}})"
+        r"\s+digits\b(?!\s+(?:more|fewer|less|than))",
+    )
+)
+_MAX_DIGITS = 5000
 # What may not come right before a subject: it would end an expression or a list (glued
 # to it, or before the space: "a \\times 111111111", "12 and 18", "a factor of 24").
 _GLUED = re.compile(r"[\w.+\-*/^_{!]$")
@@ -220,23 +244,54 @@ def _judge_gcd(m: re.Match, tail: str, prime_of: Primality | None) -> ClaimResul
     return ClaimResult("holds" if true == c else "false", text, str(c), str(true))
 
 
+def _judge_digits(m: re.Match, tail: str, prime_of: Primality | None) -> ClaimResult | None:
+    b, e = m["b"], m["e"] or m["e1"]
+    if b is None:
+        value = int(m["n"])
+    elif int(e) * math.log10(max(int(b), 2)) > _MAX_DIGITS:
+        return None
+    else:
+        value = int(b) ** int(e)
+    text = re.sub(r"\s+", " ", m.group(0))
+    if "k" in m.re.groupindex:
+        true = len(str(value))
+        return ClaimResult(
+            "holds" if true == int(m["k"]) else "false", text, f"{m['k']} digits",
+            f"{true} digits",
+        )  # fmt: skip
+    words = text.lower()
+    width = 3 if "three" in words else 2 if "two" in words else 1
+    if "ends" in words or "end " in words:
+        width = len(m["d"])
+    if len(m["d"]) not in (width, 1) or width >= len(str(value)):
+        return None  # "the last two digits are 7": a reading we cannot be sure of
+    true = value % 10**width
+    negated = "neg" in m.re.groupindex and bool(m["neg"])
+    holds = (true == int(m["d"])) != negated
+    shown = str(true).zfill(width)
+    return ClaimResult("holds" if holds else "false", text, m["d"], f"{m['n']} ends in {shown}")
+
+
 def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResult]:
     """The verdicts on the facts about whole numbers `step` states in words. `prime_of(n)`:
     `primality(n)` as the sympy worker runs it, None when it could not (facts about primes
     are read only with it)."""
     text = _plain(step)
     if not re.search(
-        r"divisib|multiple|factor|divisor|prime|composite|perfect|common|gcd|gcf|hcf|lcm",
-        text, re.I,
+        r"divisib|multiple|factor|divisor|prime|composite|perfect|common|gcd|gcf|hcf|lcm|digit"
+        r"|\bends?\b", text, re.I,
     ):
         return []
     found = [(m, _judge) for m in _FACTS.finditer(text)]
+    if not re.search(r"\bbase\b|\d_\{?\d", text, re.I):  # digits in another base: not read
+        found += [(m, _judge_digits) for p in _DIGIT_FACTS for m in p.finditer(text)]
     found += [(m, _judge_coprime) for m in _COPRIME.finditer(text)]
     found += [(m, _judge_gcd) for m in _GCD.finditer(text)]
     spans = [m.span() for m, _ in found]
     out = []
     for m, judge in sorted(found, key=lambda f: f[0].start()):
-        subject = None if judge is _judge_gcd else m.start("n")
+        # ("the units digit of 7^4 is 1": its subject follows "of", which ends no expression)
+        subject = None if judge is _judge_gcd or m.re is _DIGIT_FACTS[0] else m.start("n")
         if not _stands_alone(text, subject, m.end()):
             continue
         if (tail := _claimed(text, m, spans)) is None:
