@@ -54,12 +54,19 @@ _COPRIME = re.compile(
     r"(?:relatively\s+prime|coprime)",
     re.IGNORECASE,
 )
+_GCD_WHAT = (
+    r"(?P<what>gcd|gcf|hcf|lcm|greatest\s+common\s+(?:divisor|factor)|highest\s+common\s+factor"
+    r"|least\s+common\s+multiple)(?:\s*\((?:gcd|gcf|hcf|lcm)\))?"
+)
 _GCD = re.compile(
-    r"\b(?P<what>gcd|gcf|hcf|lcm|greatest\s+common\s+(?:divisor|factor)|highest\s+common\s+factor"
-    rf"|least\s+common\s+multiple)\s+of\s+(?P<a>{_NUMBER})\s+and\s+(?P<b>{_NUMBER})\s+is\s+"
+    rf"\b{_GCD_WHAT}\s+of\s+(?P<a>{_NUMBER})\s+and\s+(?P<b>{_NUMBER})\s*(?:,\s*which\s+)?is\s+"
     rf"(?P<c>{_NUMBER})",
     re.IGNORECASE,
 )
+# "We find the GCD of 2187 and 5625. Using the Euclidean algorithm, the GCD is 3.": the pair
+# named last, then its value in a later sentence of the step.
+_GCD_NAMED = re.compile(rf"\b{_GCD_WHAT}\s+of\s+(?P<a>{_NUMBER})\s+and\s+(?P<b>{_NUMBER})\b", re.I)
+_GCD_LATER = re.compile(rf"\bthe\s+{_GCD_WHAT}\s+is\s+(?P<c>{_NUMBER})", re.IGNORECASE)
 # Digits: "the units digit of 2^{12} is 6", "2^{12} has a units digit of 6", "4096 ends in
 # 96", "2^{1990} has 600 digits", "the last two digits of 7^4 are 01". The subject is a
 # number or a whole power of one.
@@ -136,6 +143,7 @@ def _claimed(text: str, match: re.Match, spans: list[tuple[int, int]]) -> str | 
     for s, e in sorted(spans, reverse=True):
         if offset <= s and e <= match.start():
             head = head[: s - offset] + " " + head[e - offset :]
+    head = re.sub(r"\b(?:find|determine)\s+that\b", " ", head)  # a finding, not a task
     if "?" in head + tail or word_set(head) & _HEDGES:
         return None
     return None if word_set(tail + " " + following) & _REJECTS else tail
@@ -234,11 +242,43 @@ def _judge_coprime(m: re.Match, tail: str, prime_of: Primality | None) -> ClaimR
     return ClaimResult("holds" if holds else "false", text, "coprime", f"gcd {common}")
 
 
-def _judge_gcd(m: re.Match, tail: str, prime_of: Primality | None) -> ClaimResult | None:
+class _Named:
+    """A value stated for the pair named before it, read like a match of `_GCD` (its place in
+    the text is the value's)."""
+
+    def __init__(self, named: re.Match, value: re.Match):
+        self.parts = {"what": value["what"], "a": named["a"], "b": named["b"], "c": value["c"]}
+        self.start, self.end, self.span = value.start, value.end, value.span
+
+    def __getitem__(self, key: str) -> str:
+        return self.parts[key]
+
+    def group(self, _: int = 0) -> str:
+        return f"the {self['what']} of {self['a']} and {self['b']} is {self['c']}"
+
+
+def _least(what: str) -> bool:
+    return what.lower() in ("lcm", "least common multiple") or "multiple" in what.lower()
+
+
+def _named_values(text: str) -> list[_Named]:
+    """Each "the GCD is C" whose pair the step named last before it ("We find the GCD of 2187
+    and 5625. By the Euclidean algorithm, the GCD is 3."), with no value stated between."""
+    out = []
+    for value in _GCD_LATER.finditer(text):
+        names = list(_GCD_NAMED.finditer(text, 0, value.start()))
+        if not names or _GCD.search(text, names[-1].start(), value.start()):
+            continue
+        if _least(names[-1]["what"]) == _least(value["what"]):
+            out.append(_Named(names[-1], value))
+    return out
+
+
+def _judge_gcd(m, tail: str, prime_of: Primality | None) -> ClaimResult | None:
     a, b, c = (_number(m[k]) for k in "abc")
     if max(a, b, c) > _LIMIT or not a or not b:
         return None
-    least = m["what"].lower() in ("lcm", "least common multiple") or "multiple" in m["what"].lower()
+    least = _least(m["what"])
     true = math.lcm(a, b) if least else math.gcd(a, b)
     text = re.sub(r"\s+", " ", m.group(0))
     return ClaimResult("holds" if true == c else "false", text, str(c), str(true))
@@ -287,6 +327,7 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
         found += [(m, _judge_digits) for p in _DIGIT_FACTS for m in p.finditer(text)]
     found += [(m, _judge_coprime) for m in _COPRIME.finditer(text)]
     found += [(m, _judge_gcd) for m in _GCD.finditer(text)]
+    found += [(m, _judge_gcd) for m in _named_values(text)]
     spans = [m.span() for m, _ in found]
     out = []
     for m, judge in sorted(found, key=lambda f: f[0].start()):
