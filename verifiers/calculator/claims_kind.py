@@ -183,7 +183,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             premise = (k, here_ineq)
         else:
             premise = None
-        if lone(members[0]) and ops[0] == "=":
+        # `a = \frac{36000}{2ac}`: an unknown in terms of itself is an equation, not a value.
+        assigned = lone(members[0]) and not _in_terms_of_itself(members)
+        if assigned and ops[0] == "=":
             if k and (found := _restated(clauses[k - 1], members, ops, before, defs)):
                 step.add(*found, defs)
             previous = None  # an unknown given a value: the next equation starts afresh
@@ -217,7 +219,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                     # The problem's equation restated: the next one may be drawn from it.
                     previous = Condition(left, right, k, region)
                 continue
-            if i == 0 and lone(left):
+            if i == 0 and assigned:
                 continue
             # "(3 - x)^2 = x^2 + 9 - 6x \\cos 60^\\circ = x^2 - 3x + 9. Solving, ...": the text
             # after the chain solves its first link, an equation however its rewrites go on.
@@ -260,6 +262,13 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         (clauses[-1][0], clauses[-1][1]) if clauses else (),  # a supposition too
     )
     return step.out, last_out, tuple(known[-_MAX_KNOWN:]), def_texts
+
+
+def _in_terms_of_itself(members: tuple[str, ...]) -> bool:
+    """A lone unknown whose one other member writes it again (`x = \frac{6}{x - 1}`)."""
+    name = re.escape(compact(members[0]))
+    again = re.search(rf"(?<![A-Za-z\\_]){name}(?![A-Za-z_])", members[1])
+    return len(members) == 2 and again is not None
 
 
 def _named(
