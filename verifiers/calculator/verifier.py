@@ -68,6 +68,7 @@ from verifiers.calculator.named import (
 )
 from verifiers.calculator.number_facts import primality, stated_facts
 from verifiers.calculator.parse import variables
+from verifiers.calculator.rounding_words import stated_rounding
 from verifiers.killable import (
     CheckCrashedError,
     CheckFailedError,
@@ -140,6 +141,7 @@ class CalculatorVerifier(ChainVerifier):
             known |= numbers(step)
             results.extend(restated_across(carry, step, problem_claims))
             results.extend(stated_facts(step, self._primality if self.config.use_sympy else None))
+            results.extend(stated_rounding(step))
             carry = carried(step)
             per_step.append(results)
         if algebra is not None:
