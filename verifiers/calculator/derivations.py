@@ -149,7 +149,7 @@ _SIMPLIFIED = re.compile(
     r"(?:simplif(?:y|ies|ying)|expand(?:s|ing)?|rearrang(?:e|es|ing)|collect(?:s|ing)? like terms"
     r"|combin(?:e|es|ing) like terms"
     r"|(?:can\s+(?:be\s+)?)?(?:further\s+)?rewr(?:ite|ites|itten|iting)(?:\s+(?:this|it))?)"
-    r"(?:,?\s+(?:to|further|as|gives|we get|we have|yields))*\W*$"
+    r"(?:\s+(?:to|further|as|gives|we get|yields))*\W*$"
 )
 
 
