@@ -266,9 +266,10 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
 
 def _in_terms_of_itself(members: tuple[str, ...]) -> bool:
     """A lone unknown whose one other member writes it again (`x = \frac{6}{x - 1}`)."""
+    if len(members) != 2:
+        return False
     name = re.escape(compact(members[0]))
-    again = re.search(rf"(?<![A-Za-z\\_]){name}(?![A-Za-z_])", members[1])
-    return len(members) == 2 and again is not None
+    return re.search(rf"(?<![A-Za-z\\_]){name}(?![A-Za-z_])", members[1]) is not None
 
 
 def _named(

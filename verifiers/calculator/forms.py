@@ -42,7 +42,7 @@ def _added_bracket(text: str) -> bool:
         before, after = text[:start].rstrip()[-1:], text[end + 1 :].lstrip()[:1]
         if before not in ("", "+", "-", "{", "=") or after not in ("", "+", "-", "}"):
             continue
-        if (before in "+-" and before) or after in ("+", "-"):
+        if before in ("+", "-") or after in ("+", "-"):
             if re.search(r"(?<=[\w)}])\s*[+-]", text[start + 1 : end]):
                 return True
     return False
@@ -248,7 +248,6 @@ def offset(e1, e2):
 
     if e1 is None or e2 is None:
         return None
-
     a, b = sympy.expand(e1), sympy.expand(e2)
     for term in sympy.Add.make_args(a):
         coefficient, rest = term.as_coeff_Mul()

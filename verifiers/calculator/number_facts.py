@@ -71,7 +71,7 @@ _GCD_LATER = re.compile(rf"\bthe\s+{_GCD_WHAT}\s+is\s+(?P<c>{_NUMBER})", re.IGNO
 # 96", "2^{1990} has 600 digits", "the last two digits of 7^4 are 01". The subject is a
 # number or a whole power of one.
 _SUBJECT = r"(?P<n>(?P<b>\d{1,4})\s*\^\s*(?:\{\s*(?P<e>\d{1,5})\s*\}|(?P<e1>\d{1,5})(?![\d.]))|\d+)"
-_LAST = r"(?:(?P<two>two|three)\s+)?(?:units?|ones|last|final)\s+(?:two\s+|three\s+)?digits?"
+_LAST = r"(?:(?:two|three)\s+)?(?:units?|ones|last|final)\s+(?:(?:two|three)\s+)?digits?"
 _NOT_A_COUNT = (
     r"(?<!exactly\s)(?<!only\s)(?<!just\s)(?<!\bof\s)(?<!\ball\s)(?<!least\s)(?<!most\s)"
 )
@@ -301,7 +301,7 @@ def _judge_digits(m: re.Match, tail: str, prime_of: Primality | None) -> ClaimRe
         )  # fmt: skip
     words = text.lower()
     width = 3 if "three" in words else 2 if "two" in words else 1
-    if "ends" in words or "end " in words:
+    if "ends" in words:
         width = len(m["d"])
     if len(m["d"]) not in (width, 1) or width >= len(str(value)):
         return None  # "the last two digits are 7": a reading we cannot be sure of
