@@ -10,6 +10,7 @@ down (a ceiling or a floor, often meant) or one the sentence supposes. The calcu
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
@@ -52,7 +53,7 @@ def stated_rounding(step: str) -> list[ClaimResult]:
         claimed = Fraction(shown)
         if abs(claimed - value) > unit:
             continue  # another number: not the rounding's result
-        low = (value / unit).__floor__() * unit
+        low = math.floor(value / unit) * unit
         half = value - low
         ties = {low, low + unit} if half == unit / 2 else {low if half < unit / 2 else low + unit}
         true = claimed if claimed in ties else min(ties)
