@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from tests.conftest import calc_statuses as verdicts
-from verifiers.calculator.context import defines_star, mark_cuts, read_as_defined
+from verifiers.calculator.context import defined_operations, mark_cuts, read_as_defined
 
 C, W, U = "correct", "incorrect", "unverifiable"
 
@@ -250,10 +250,29 @@ def test_math_sentence(calc, source, text, expected):
 def test_defined_star_operation(calc):
     question = r"If $a*b=a^2+ab-b^2$, find $3*2$."
     step = r"We have: $3*2=3^2+3\cdot 2-2^2=9+6-4=\boxed{11}$."
-    assert defines_star(question) and not defines_star("Tom buys 3 * 2 = 6 apples.")
+    assert defined_operations(question) == {"*"}
+    assert not defined_operations("Tom buys 3 * 2 = 6 apples.")
     assert verdicts(calc, [step], question) == [C]  # 9+6-4=11 still checked
     assert verdicts(calc, [step]) == [W]  # without the definition, `*` is a product
-    assert read_as_defined("**Step 1** 3*2") == "**Step 1** 3 mathop 2"
+    assert read_as_defined("**Step 1** 3*2", frozenset("*")) == "**Step 1** 3 mathop 2"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        r"Let $C(m, n)$ be the number of lattice paths from $(0, 0)$ to $(m, n)$ that avoid $(1, 1)$.",
+        r"Points $A(0, 0)$, $B(4, 0)$ and $C\left(3, 1\right)$ form a triangle.",
+        "The cost of n items is C(n) = 3n + 1 dollars.",
+    ],
+)
+def test_problem_named_c_is_no_binomial(calc, question):
+    """A problem with a C of its own: the step's C(3, 1) is that C, whatever "=" follows."""
+    steps = [r"So $C(3, 1) = 4$.", r"Then \[C\left(3, 1\right) = 4\]"]
+    assert defined_operations(question) == {"C"}
+    assert verdicts(calc, steps, question) == [U, U]
+    assert verdicts(calc, steps) == [W, W]  # without it, C(3, 1) is the count 3
+    # the step's other sentences are still read
+    assert verdicts(calc, [r"So $C(3, 1) = 4$. Also $12 + 5 = 18$."], question) == [W]
 
 
 # A line split cuts an expression: the sides at the cut are fragments.

@@ -5,8 +5,10 @@ Things a single link cannot show:
 - A splitter (lines, sentences) can cut an expression in two: "... there are $7\\cdot 6\\cdot"
   then "5\\cdot 4\\cdot 3 = 2520$ sequences". The side at the cut is a fragment; `mark_cuts`
   puts the fragment mark "…" there, so the extractor reads no claim that touches the cut.
-- A problem may define an operation with `*` ("If $a*b=a^2+ab-b^2$, find $3*2$"). Then `*` in
-  its chains is that operation, not multiplication; `read_as_defined` makes it unreadable.
+- A problem may define an operation with `*` ("If $a*b=a^2+ab-b^2$, find $3*2$"), or a function
+  or point named C ("let $C(m, n)$ count the paths"). Then `*` in its chains is that operation,
+  not multiplication, and `C(3, 1)` is no count of choices; `read_as_defined` makes them
+  unreadable.
 - A step may name a scale ("5 thousand dollars"), a modulus ("mod 7") or a base ("in base
   8"): then "5 * 3 = 15,000", "2^10 = 4", "8 + 4 = 14" are not errors (`context_excuse`).
 
@@ -47,6 +49,9 @@ CUT = "…"
 # "$a*b = ...$", "$x * y$" in the problem: `*` between letters is an operation it defines.
 _DEFINED_STAR = re.compile(r"(?<![A-Za-z])[A-Za-z]\s*(?<!\*)\*(?!\*)\s*[A-Za-z](?![A-Za-z])")
 _STAR = re.compile(r"(?<!\*)\*(?!\*)")
+# "C(m, n)", "C(x)", "C(2, 3)" in the problem: a C of its own (a function, a point), so a step's
+# "C(3, 1) = 4" is not the binomial coefficient normalize reads "C(n, k) =" as.
+_NAMED_C = re.compile(r"(?<![\w\\])C\s*(?:\\left\s*)?\(")
 
 
 def mark_cuts(steps: list[str] | tuple[str, ...]) -> list[str]:
@@ -78,14 +83,23 @@ def _ends_in_open_math(step: str) -> bool:
     return tail.count("\\[") > tail.count("\\]") or tail.count("\\(") > tail.count("\\)")
 
 
-def defines_star(question: str) -> bool:
-    """True when the problem uses `*` between letters: an operation of its own."""
-    return bool(_DEFINED_STAR.search(question))
+def defined_operations(question: str) -> frozenset[str]:
+    """The operations the problem defines for itself: "*" when it writes `*` between letters,
+    "C" when it writes C before a bracket."""
+    own = {"*"} if _DEFINED_STAR.search(question) else set()
+    if _NAMED_C.search(question):
+        own.add("C")
+    return frozenset(own)
 
 
-def read_as_defined(step: str) -> str:
-    """`step` with each single `*` made unreadable (the problem defines what it computes)."""
-    return _STAR.sub(" mathop ", step) if "*" in step else step
+def read_as_defined(step: str, own: frozenset[str]) -> str:
+    """`step` with each single `*` and each `C(` made unreadable, where the problem defines what
+    they compute."""
+    if "*" in own and "*" in step:
+        step = _STAR.sub(" mathop ", step)
+    if "C" in own and "C" in step:
+        step = _NAMED_C.sub(lambda m: f"C mathop {m.group()[1:].lstrip()}", step)
+    return step
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ A named result restated in the next clause or at the start of the next step is c
 the value it was computed as (`verifiers.calculator.named`); "a / b = q remainder r" is checked as
 division with remainder.
 Before any of this, `verifiers.calculator.context` marks where a splitter cut an expression between
-two steps, and makes `*` unreadable when the problem defines it as an operation of its own.
+two steps, and makes `*` or `C(` unreadable when the problem defines it as its own.
 A false link is then put to the step's own text (`verifiers.calculator.excuses.excused`): an
 equation the text tests rather than claims ("which is false", "Is ... ?", "29 ≠ 70"), a stage
 of a longer computation, an approximation the step states, a congruence written with "=", or a
@@ -39,7 +39,7 @@ from verifiers.calculator.claims import (
 )
 from verifiers.calculator.context import (
     StepContext,
-    defines_star,
+    defined_operations,
     mark_cuts,
     read_as_defined,
     step_context,
@@ -124,8 +124,9 @@ class CalculatorVerifier(ChainVerifier):
         problem_claims = frozenset(
             compact(link_text(link).replace("≈", "=")) for link in extract_links(question)
         )
-        if defines_star(question):
-            steps = [read_as_defined(step) for step in steps]
+        own = defined_operations(question)
+        if own:
+            steps = [read_as_defined(step, own) for step in steps]
         algebra = (
             ChainAlgebra(question, self._sympy_worker, self.config.symbolic_timeout_s)
             if self.config.symbolic and self.config.use_sympy
