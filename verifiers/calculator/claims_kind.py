@@ -62,8 +62,6 @@ from verifiers.calculator.congruences import (
 )
 from verifiers.calculator.derivations import (
     derivation,
-    derived_from_any,
-    derived_from_known,
     follows_directly,
     names_rewrite,
     rewritten_side,
@@ -82,6 +80,8 @@ from verifiers.calculator.solutions import (
     Condition,
     Step,
     claimed_root,
+    derived_from_any,
+    derived_from_known,
     difference,
     solutions,
     unknowns,

@@ -10,9 +10,17 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import ARROWS, CASES, DERIVES, LETTER, compact, word_set
+from verifiers.calculator.claim_words import (
+    ARROWS,
+    CASES,
+    DERIVES,
+    LETTER,
+    compact,
+    lone,
+    word_set,
+)  # fmt: skip
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.forms import attempt, bracket_dropped, grouped, shifted
+from verifiers.calculator.forms import attempt, bracket_dropped, grouped, like_terms, shifted
 from verifiers.calculator.identities import fmt, known_polynomials
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.solutions import Condition, difference, roots_text
@@ -292,14 +300,10 @@ def _small_points(n: int):
 # What may stand between two displays that continue one another: arrows, `\\iff`, punctuation.
 _JOINS = re.compile(ARROWS.pattern + r"|\\iff|[,;.:]", re.IGNORECASE)
 # Words that say one side of the equation before is being rewritten in place.
-_SIDE_REWRITE = re.compile(
-    r"expand|multipl|distribut|simplif|factor|rearrang|group|collect|combin"
-)
+_SIDE_REWRITE = re.compile(r"expand|multipl|distribut|simplif|factor|rearrang|group|collect|combin")
 # The rewrite named on both sides at once ("expanding both sides"); "adding 324 to both sides,
 # we can factor" does something to the equation instead.
-_BOTH_SIDES = re.compile(
-    r"(expand|simplif|multiply(ing)? out|distribut)\w*\s+(both|each) sides?\b"
-)
+_BOTH_SIDES = re.compile(r"(expand|simplif|multiply(ing)? out|distribut)\w*\s+(both|each) sides?\b")
 
 
 def names_rewrite(words: str) -> bool:
@@ -333,7 +337,10 @@ def rewritten_side(
             continue  # "x + y = 10", "x - y = 10": a system's equations one per line
         if not (both or _same_side(kept, kept_again, defs)):
             continue
-        reason = _not_rewritten(old, new, defs, known)
+        # A side 0 stays 0 in a factor's case (`(x - 3)(x + 1) = 0`, `x - 3 = 0`); a name
+        # kept may be given another expression (`u = x + 1`, "the second equation, u = 2x").
+        said = not bare and compact(kept) != "0" and not lone(kept)
+        reason = _not_rewritten(old, new, defs, known, said)
         if reason is not None:
             return ClaimResult("false", f"{second.left} = {second.right}", reason=reason)
         if not both:
@@ -341,13 +348,17 @@ def rewritten_side(
     return None
 
 
-def _not_rewritten(old: str, new: str, defs: dict, known: list) -> str | None:
+def _not_rewritten(old: str, new: str, defs: dict, known: list, said: bool) -> str | None:
     """Why `new` is no rewrite of `old` (None: it is, or we cannot say): it must be an
-    attempt at it and differ from it wherever the conditions known do not make them equal."""
+    attempt at it and differ from it wherever the conditions known do not make them equal.
+    Where words name the rewrite ("Combine like terms:"), like terms combined wrongly, with
+    coefficients changed, are an attempt too (`forms.like_terms`)."""
     a, b = readings(old, defs), readings(new, defs)
     if len(a) != 1 or len(b) != 1 or not a[0].free_symbols:
         return None
-    if a[0].free_symbols != b[0].free_symbols or not attempt(a[0], b[0]):
+    if a[0].free_symbols != b[0].free_symbols or not (
+        attempt(a[0], b[0]) or (said and like_terms(a[0], b[0]))
+    ):
         return None
     verdict, _, witness = compare_identity(a[0], b[0])
     if verdict != "false" or witness is None:
@@ -375,21 +386,3 @@ def _same_side(first: str, second: str, defs: dict) -> bool:
         return True
     a, b = readings(first, defs), readings(second, defs)
     return len(a) == 1 and len(b) == 1 and compare_identity(a[0], b[0])[0] == "holds"
-
-
-def derived_from_any(second: Condition, conditions: list[Condition], defs: dict) -> bool:
-    """Whether the equation follows from the step's equations together (a system's sum or
-    difference, a substitution)."""
-    e2 = difference(second.left, second.right, defs)
-    if e2 is None:
-        return True
-    found = [difference(c.left, c.right, defs) for c in conditions]
-    found = [e for e in found if e is not None and e.free_symbols & e2.free_symbols]
-    return bool(found) and follows(e2, found)
-
-
-def derived_from_known(second: Condition, known: list, defs: dict) -> bool:
-    """Whether the equation follows from every condition the problem and the chain wrote
-    about its unknowns (true too when one of them cannot be read)."""
-    e2 = difference(second.left, second.right, defs)
-    return e2 is None or follows(e2, known_polynomials(known, defs, e2))

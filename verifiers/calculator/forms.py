@@ -92,6 +92,24 @@ def attempt(grouped, written) -> bool:
     return matched >= 2 and 2 * matched >= len(terms)
 
 
+def like_terms(grouped, written) -> bool:
+    """Whether `written` could be `grouped` with its like terms combined, however wrongly: two
+    of its terms are terms of `grouped` multiplied out but for their coefficients (`11a + 5ar`
+    and `6a + ar + ar^2`), and it is no factor of it (`(n + m + 6)(n - m + 6) = 2043`, then
+    `n + m + 6 = 2043`: one case of the factors, not a rewrite)."""
+    import sympy
+
+    true = sympy.expand(grouped).as_coefficients_dict()
+    shared = sum(1 for term in sympy.expand(written).as_coefficients_dict() if term in true)
+    if shared < 2:
+        return False
+    try:
+        quotient, rest = sympy.div(grouped, written, *sorted(grouped.free_symbols, key=str))
+    except (sympy.PolynomialError, ValueError, TypeError):
+        return False  # not polynomials: no factor test, no verdict
+    return not (rest == 0 and quotient.free_symbols)
+
+
 def kept_part(earlier, later) -> bool:
     """Fractions with the same numerator, or the same denominator, as written: the other part
     is what the link rewrites (`a(1 - a)/(1 - 2a + ax) = a(1 - a)/(ax - a)`)."""

@@ -2,7 +2,8 @@
 
 See `verifiers.calculator.claims_kind` for the rules in words. A step's conditions and the
 values it gives its unknowns are collected in a `Step` (`derivations` compares an equation
-with the one it follows from); `solutions` puts the values back.
+with the one it follows from); `solutions` puts the values back; `derived_from_any` and
+`derived_from_known` say whether an equation follows from the step's or the chain's conditions.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from verifiers.calculator.claim_words import (
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.identities import fmt
+from verifiers.calculator.identities import fmt, known_polynomials
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.relations import admissible
-from verifiers.calculator.symbolic import near, roots_of, same_value, value_at
+from verifiers.calculator.symbolic import follows, near, roots_of, same_value, value_at
 
 
 @dataclass
@@ -280,3 +281,20 @@ def claimed_root(members: tuple, ops: tuple, after: str, known: list, defs: dict
         f"is not a root of `{left} = {right}`: there the sides differ by {fmt(at)}",
     )  # fmt: skip
 
+
+def derived_from_any(second: Condition, conditions: list[Condition], defs: dict) -> bool:
+    """Whether the equation follows from the step's equations together (a system's sum or
+    difference, a substitution)."""
+    e2 = difference(second.left, second.right, defs)
+    if e2 is None:
+        return True
+    found = [difference(c.left, c.right, defs) for c in conditions]
+    found = [e for e in found if e is not None and e.free_symbols & e2.free_symbols]
+    return bool(found) and follows(e2, found)
+
+
+def derived_from_known(second: Condition, known: list, defs: dict) -> bool:
+    """Whether the equation follows from every condition the problem and the chain wrote
+    about its unknowns (true too when one of them cannot be read)."""
+    e2 = difference(second.left, second.right, defs)
+    return e2 is None or follows(e2, known_polynomials(known, defs, e2))
