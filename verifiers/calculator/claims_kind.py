@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 
+from verifiers.calculator.affirmed import affirmed
 from verifiers.calculator.claim_words import (
     ALTERNATIVES,
     CONNECTS,
@@ -129,6 +130,11 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             _define(def_texts, m.group(1), m.group(2), members[1])
             defs = _definitions(def_texts)
             continue
+        # "..., which is true for all x, y > 0": an identity claimed, whatever set it up.
+        next_one = clauses[k + 1] if k + 1 < len(clauses) else None
+        domain = next_one[1] if next_one and next_one[4] == region + 1 else None
+        if after and (found := affirmed(members, ops, after, domain, defs)) is not None:
+            step.add(found, members[-2:], defs)
         # "By inspection, x = 3 is a root of the equation" claims it whatever the sentences
         # before it tried; in a sentence that supposes or checks it, it is not claimed.
         if lone(members[0]) and not word_set(re.split(r"[.!?]\s", before)[-1]) & NOT_CLAIMED:
