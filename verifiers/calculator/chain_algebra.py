@@ -20,9 +20,10 @@ from collections.abc import Callable
 from verifiers.calculator.claim_words import numeric_reads
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.claims_kind import judge_step
+from verifiers.calculator.complex_numbers import UNIT_GIVEN, complex_problem
 from verifiers.calculator.evaluate import warm_sympy
 from verifiers.calculator.readers import warm
-from verifiers.calculator.relations import clauses
+from verifiers.calculator.relations import clauses, math_regions
 from verifiers.killable import (
     CheckCrashedError,
     CheckFailedError,
@@ -61,6 +62,8 @@ class ChainAlgebra:
                     self._defs[m.group(1)] = (m.group(2), link.right)
                 else:
                     known.append((link.left, link.right))
+        if complex_problem(question, [body for _, _, body in math_regions(question)]):
+            given.append(UNIT_GIVEN)  # i is the imaginary unit in its chains' steps
         self._given = frozenset(given)
         self._known = tuple(known[-40:])
 

@@ -54,6 +54,7 @@ from verifiers.calculator.claim_words import (
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.complex_numbers import complex_context, complex_link
 from verifiers.calculator.congruences import (
     DIVIDES,
     MODULAR_WORDS,
@@ -123,6 +124,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     premise: tuple[int, tuple[str, str, str]] | None = None  # the last inequality, by clause
     # What the text says after a display ("This is a contradiction") speaks of all of it.
     region_after = {c[4]: c[3] for c in clauses}
+    prose = " ".join(f"{c[2]} {c[3]}" for c in clauses)
+    unit_i = complex_context(prose, [c[:2] for c in clauses], given)
     for k, (members, ops, before, after, region, lead) in enumerate(clauses):
         words = word_set(before) | word_set(region_after[region].split(".")[0])
         source = clauses[k - 1][:2] if k else last_relation or None  # the relation before it
@@ -217,6 +220,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                     text = f"{left} {op} {right}"
                     if found := judged_signed(signs, i, op, defs, known, before, text):
                         step.out.append(found)
+                continue
+            if unit_i and (found := complex_link(left, op, right)) is not None:
+                step.add(found, (left, right), defs)  # `(5 - 8i)(30 + 48i) = 150 + 384`
                 continue
             if not (admissible(left) and admissible(right)):
                 continue

@@ -1,0 +1,96 @@
+"""Arithmetic with the imaginary unit: `(5 - 8i)(30 + 48i) = 150 + 384 + 240i - 240i`.
+
+Elsewhere `i` is a letter whose meaning is not ours to guess (an index, a count), and every
+member that holds it is unread. In a step about complex numbers it is the unit with i^2 = -1:
+the step or the problem names complex or imaginary numbers, or the problem's math writes i
+beside a number (`a = 5 - 8i`, `(1 + i)^4`), and the step never uses i as an index or gives
+it a value (`a_i`, `\\sum_{i=1}`, `i = 1`). There a link between two members that hold no
+other letter is judged exactly: each side must read as a Gaussian rational (a + bi with a, b
+rational), and the two must be the same number. Nothing else is read (a modulus, a root,
+letters beside i, an inequality: complex numbers have no order).
+"""
+
+from __future__ import annotations
+
+import re
+
+from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.readers import readings
+from verifiers.calculator.relations import admissible
+
+# The letter i alone: not in a command (`\sin`), a word or a name (`x_i`).
+_UNIT = re.compile(r"(?<![\\A-Za-z_])i(?![A-Za-z])")
+# i as an index or a value: `a_i`, `a_{i+1}`, `\sum_{i=1}`, `i = 1`, `i \in`.
+_INDEX = re.compile(
+    r"_\s*\{?\s*i\b|_\s*\{[^{}]*(?<![\\A-Za-z])i(?![A-Za-z])[^{}]*\}"
+    r"|(?<![\\A-Za-z])i\s*(?:=|\\in\b|\\le|<|>)"
+)
+_NAMED = re.compile(r"\b(?:complex|imaginary)\b", re.IGNORECASE)
+# i beside a number in the problem's own relations: `a=5-8i`, `z=1+i`, `w=i`.
+_GAUSSIAN = re.compile(r"(?:\d|[-+=(])i(?![A-Za-z])")
+
+
+# What `ChainAlgebra` adds to the problem's relations when the problem is about complex
+# numbers (it names them, or its math writes i beside a number: `(1 + i)^4`).
+UNIT_GIVEN = "i^2=-1"
+
+
+def complex_problem(question: str, math: list[str]) -> bool:
+    """Whether a problem is about complex numbers. `math`: its math regions' texts (one that
+    uses i as an index or gives it a value says it is not)."""
+    if any(_INDEX.search(body) for body in math):
+        return False
+    compact = [re.sub(r"\s+", "", body) for body in math]
+    return bool(_NAMED.search(question)) or any(_GAUSSIAN.search(body) for body in compact)
+
+
+def complex_context(words: str, relations: list[tuple], given: frozenset[str]) -> bool:
+    """Whether the step reads i as the imaginary unit (see the module docstring). `words`:
+    the step's prose; `relations`: its relations' (members, ops); `given`: the problem's."""
+    for members, ops in relations:
+        lone = [m.strip() == "i" for m in members]
+        if lone[0] or (any(lone) and set(ops) != {"="}):
+            return False  # `i = 1`, `1 \le i \le n`: a value, an index
+    members = [m for found, _ in relations for m in found]
+    if any(_INDEX.search(m) for m in members) or _INDEX.search(words):
+        return False
+    if not any(_UNIT.search(m) for m in members):
+        return False
+    return bool(_NAMED.search(words)) or UNIT_GIVEN in given
+
+
+def complex_link(left: str, op: str, right: str) -> ClaimResult | None:
+    """The link judged with i^2 = -1 (None: not a link between Gaussian rationals with i)."""
+    import sympy
+
+    if op != "=" or not (_UNIT.search(left) or _UNIT.search(right)):
+        return None
+    values = []
+    for member in (left, right):
+        # `j` stands in for i while the member is vetted and read: the readers refuse i.
+        stand_in = _UNIT.sub("j", member)
+        if "j" in member or not admissible(stand_in):
+            return None
+        found = readings(stand_in)
+        if len(found) != 1 or found[0].free_symbols - {sympy.Symbol("j")}:
+            return None
+        value = sympy.expand(found[0].xreplace({sympy.Symbol("j"): sympy.I}))
+        real, imaginary = value.as_real_imag()
+        if not (real.is_Rational and imaginary.is_Rational):
+            return None
+        values.append((real, imaginary))
+    text = f"{left} = {right}"
+    if values[0] == values[1]:
+        return ClaimResult("holds", text)
+    shown = [_written(real, imaginary) for real, imaginary in values]
+    return ClaimResult("false", text, shown[1], shown[0], "with i^2 = -1 the two sides differ")
+
+
+def _written(real, imaginary) -> str:
+    """`a + bi` as a text would write it: `534`, `-i`, `3 - 4i`, `\frac`-free fractions."""
+    unit = {1: "i", -1: "-i"}.get(imaginary, f"{imaginary}i")
+    if not imaginary:
+        return str(real)
+    if not real:
+        return unit
+    return f"{real} {'-' if imaginary < 0 else '+'} {unit.lstrip('-')}"
