@@ -5,9 +5,10 @@ member that holds it is unread. In a step about complex numbers it is the unit w
 the step or the problem names complex or imaginary numbers, or the problem's math writes i
 beside a number (`a = 5 - 8i`, `(1 + i)^4`), and the step never uses i as an index or gives
 it a value (`a_i`, `\\sum_{i=1}`, `i = 1`). There a link between two members that hold no
-other letter is judged exactly: each side must read as a Gaussian rational (a + bi with a, b
-rational), and the two must be the same number. Nothing else is read (a modulus, a root,
-letters beside i, an inequality: complex numbers have no order).
+other letter is judged: each side must read as a number a + bi (a, b real, written with
+rationals and roots of positive numbers), and the two must be the same number. Nothing else
+is read (a modulus, a root of a negative or complex number, letters beside i, an inequality:
+complex numbers have no order).
 """
 
 from __future__ import annotations
@@ -15,15 +16,16 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.identities import fmt
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 
 # The letter i alone: not in a command (`\sin`), a word or a name (`x_i`).
 _UNIT = re.compile(r"(?<![\\A-Za-z_])i(?![A-Za-z])")
-# i as an index or a value: `a_i`, `a_{i+1}`, `\sum_{i=1}`, `i = 1`, `i \in`.
+# i as an index or a value: `a_i`, `a_{n-i}`, `\sum_{i=1}`, `i = 1`, `i \in` (not `-4zi - i = 0`).
 _INDEX = re.compile(
     r"_\s*\{?\s*i\b|_\s*\{[^{}]*(?<![\\A-Za-z])i(?![A-Za-z])[^{}]*\}"
-    r"|(?<![\\A-Za-z])i\s*(?:=|\\in\b|\\le|<|>)"
+    r"|(?:^|(?<=[\s$(,{]))i\s*(?:=(?!\s*\\sqrt\s*\{\s*-\s*1\s*\})|\\in\b|\\le|<|>)"
 )
 _NAMED = re.compile(r"\b(?:complex|imaginary)\b", re.IGNORECASE)
 # i beside a number in the problem's own relations: `a=5-8i`, `z=1+i`, `w=i`.
@@ -60,7 +62,8 @@ def complex_context(words: str, relations: list[tuple], given: frozenset[str]) -
 
 
 def complex_link(left: str, op: str, right: str) -> ClaimResult | None:
-    """The link judged with i^2 = -1 (None: not a link between Gaussian rationals with i)."""
+    """The link judged with i^2 = -1 (None: not a link between numbers a + bi, a and b real
+    numbers written with rationals and roots of positive numbers)."""
     import sympy
 
     if op != "=" or not (_UNIT.search(left) or _UNIT.search(right)):
@@ -74,23 +77,48 @@ def complex_link(left: str, op: str, right: str) -> ClaimResult | None:
         found = readings(stand_in)
         if len(found) != 1 or found[0].free_symbols - {sympy.Symbol("j")}:
             return None
-        value = sympy.expand(found[0].xreplace({sympy.Symbol("j"): sympy.I}))
-        real, imaginary = value.as_real_imag()
-        if not (real.is_Rational and imaginary.is_Rational):
+        if _branches(found[0], sympy.Symbol("j")):
             return None
-        values.append((real, imaginary))
+        value = sympy.expand(found[0].xreplace({sympy.Symbol("j"): sympy.I}))
+        if not value.is_number:
+            return None
+        values.append(value.as_real_imag())
     text = f"{left} = {right}"
-    if values[0] == values[1]:
+    gaps = [sympy.expand(a - b) for a, b in zip(values[0], values[1], strict=True)]
+    if all(gap == 0 for gap in gaps):
+        return ClaimResult("holds", text)
+    # Radicals may leave a zero unsimplified: only a gap far above the digits used is one.
+    scale = max([1.0, *(abs(float(sympy.N(x, 30))) for pair in values for x in pair)])
+    if all(abs(float(sympy.N(gap, 30))) <= scale * 1e-20 for gap in gaps):
         return ClaimResult("holds", text)
     shown = [_written(real, imaginary) for real, imaginary in values]
     return ClaimResult("false", text, shown[1], shown[0], "with i^2 = -1 the two sides differ")
 
 
+def _branches(expr, unit) -> bool:
+    """Whether reading `unit` as i would pick a branch: a root or a fractional power of
+    anything but a positive number, or a function of i (`\\sqrt{i}`, `\\log(1 + i)`)."""
+    import sympy
+
+    for power in expr.atoms(sympy.Pow):
+        if not power.exp.is_Integer and (power.base.has(unit) or not power.base.is_positive):
+            return True
+    return any(f.has(unit) for f in expr.atoms(sympy.Function))
+
+
 def _written(real, imaginary) -> str:
-    """`a + bi` as a text would write it: `534`, `-i`, `3 - 4i`, `\frac`-free fractions."""
-    unit = {1: "i", -1: "-i"}.get(imaginary, f"{imaginary}i")
-    if not imaginary:
-        return str(real)
-    if not real:
-        return unit
-    return f"{real} {'-' if imaginary < 0 else '+'} {unit.lstrip('-')}"
+    """`a + bi` as a text would write it: `534`, `-i`, `3 - 4i`, `-542 + 744.602i`."""
+    import sympy
+
+    if imaginary == 0:
+        return _number(real)
+    negative = float(sympy.N(imaginary)) < 0
+    size = _number(-imaginary if negative else imaginary)
+    unit = "i" if size == "1" else f"{size}i"
+    if real == 0:
+        return f"-{unit}" if negative else unit
+    return f"{_number(real)} {'-' if negative else '+'} {unit}"
+
+
+def _number(value) -> str:
+    return str(value) if value.is_Rational else fmt(value)
