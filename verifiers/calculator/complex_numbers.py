@@ -22,10 +22,12 @@ from verifiers.calculator.relations import admissible
 
 # The letter i alone: not in a command (`\sin`), a word or a name (`x_i`).
 _UNIT = re.compile(r"(?<![\\A-Za-z_])i(?![A-Za-z])")
-# i as an index or a value: `a_i`, `a_{n-i}`, `\sum_{i=1}`, `i = 1`, `i \in` (not `-4zi - i = 0`).
+# i as an index, a value or a function: `a_i`, `a_{n-i}`, `\sum_{i=1}`, `i = 1`, `i \in`,
+# `i(p)` (not `-4zi - i = 0`, `3i(5 - i)`, `i(i)`).
 _INDEX = re.compile(
     r"_\s*\{?\s*i\b|_\s*\{[^{}]*(?<![\\A-Za-z])i(?![A-Za-z])[^{}]*\}"
-    r"|(?:^|(?<=[\s$(,{]))i\s*(?:=(?!\s*\\sqrt\s*\{\s*-\s*1\s*\})|\\in\b|\\le|<|>)"
+    r"|(?:^|(?<=[\s$(,{]))i\s*(?:=(?!\s*\\sqrt\s*\{\s*-\s*1\s*\})|\\in\b|\\le|<|>"
+    r"|(?:\(|\\left\s*\()\s*[a-hj-zA-Z]\s*(?:\)|\\right\s*\)))"
 )
 _NAMED = re.compile(r"\b(?:complex|imaginary)\b", re.IGNORECASE)
 # i beside a number in the problem's own relations: `a=5-8i`, `z=1+i`, `w=i`.
