@@ -223,11 +223,17 @@ ONE_STEP = [
         "So the perimeter of the T is $2(12) - 2(2) = 24\n- 4 = \\boxed{20}$ inches.",
         C,
     ),
-    # a log's base on one line and its argument on the next, in an align
+    # a log's base on one line and its argument on the next, in one align row: read whole
+    # (the row goes on past the line), log_2002(1/2002) = -1 holds; never a misread False
     (
         "train/intermediate_algebra/1229",
         "So \\begin{align*}\nb-c &= \\log_{2002}\n\\frac{1}{2002} = \\boxed{-1}.\n\\end{align*}",
-        U,
+        C,
+    ),
+    (
+        "train/intermediate_algebra/1229, a slip planted",
+        "So \\begin{align*}\nb-c &= \\log_{2002}\n\\frac{1}{2002} = \\boxed{-2}.\n\\end{align*}",
+        W,
     ),
     # drawing code cut from its figure: `r[2]` is a quantity of its own, not r times 2
     ("train/geometry/959, a paragraph of its figure", "r[1] = 1;\nr[2] = 0.8;", U),

@@ -57,9 +57,11 @@ _COMMAND = re.compile(r"\\([A-Za-z]+)")
 # A number of degrees: `30^\\circ`, `22.5^{\\circ}` (read as that many 180ths of pi).
 DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*(?:\{\s*\\circ\s*\}|\\circ(?![A-Za-z]))")
 # Spacing and sizing, and strike-through marks: `\\cancel{a}` still stands in the expression
-# (the mark shows what the next line drops), so it reads as the group it marks.
+# (the mark shows what the next line drops), so it reads as the group it marks. A row break
+# `\\` before a space is no `\ ` spacing.
 _SPACING = re.compile(
-    r"\\[,;:! ]|\\(?:displaystyle|limits|big|Big|bigg|Bigg|cancel|bcancel|xcancel)(?![A-Za-z])"
+    r"(?<!\\)\\[,;:! ]|\\(?:displaystyle|limits|big|Big|bigg|Bigg|cancel|bcancel|xcancel)"
+    r"(?![A-Za-z])"
 )
 _SPACED_GROUP = re.compile(r"\{\s*(\\q?quad\b[^{}]*)\}")
 _TEXT_ARG = re.compile(r"\\(?:text|textbf|mathrm|mbox|operatorname)\s*\{([^{}]*)\}")
@@ -109,6 +111,23 @@ def math_regions(text: str) -> list[tuple[int, int, str]]:
         body = next(g for g in (m.group(k) for k in "abcde") if g is not None)
         out.append((m.start(), m.end(), body))
     return out
+
+
+def _unboxed(body: str) -> str:
+    """`\\boxed{X}` as `(X)`: the box marks the answer, the brackets keep X whole."""
+    while (start := body.find("\\boxed")) >= 0:
+        open_at = body.find("{", start)
+        if open_at < 0 or body[start + 6 : open_at].strip():
+            return body
+        depth = 0
+        for end in range(open_at, len(body)):
+            depth += {"{": 1, "}": -1}.get(body[end], 0)
+            if depth == 0:
+                break
+        else:
+            return body  # unbalanced: left as written (and unread)
+        body = f"{body[:start]}({body[open_at + 1 : end]}){body[end + 1 :]}"
+    return body
 
 
 def _depth_split(body: str, seps: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -178,6 +197,7 @@ def clauses(step: str) -> list[Clause]:
         first = len(out)
         # `275,\!562`: a thousands separator written with a negative space.
         body = _SPACING.sub(" ", body.replace("&", " ").replace(",\\!", ","))
+        body = _unboxed(body)
         # `35 = a + b + c{\qquad (1)\qquad \rm and\qquad}441 = ...`: a spacing group holds
         # words between two relations, not a part of either.
         body = _SPACED_GROUP.sub(lambda m: " " + m.group(1) + " ", body)
@@ -186,6 +206,7 @@ def clauses(step: str) -> list[Clause]:
         pieces = _depth_split(body, _CLAUSE_BREAKS + (",",))
         words = prose
         open_chain = open_chain and not prose.strip()
+        bare = None  # a row of bare math, then the words before it: `&(x + 1)^2 \\ &= ...`
         for piece, sep in pieces:
             text = piece.strip()
             if sep in (r"\text", r"\textbf", r"\mathrm", r"\mbox"):
@@ -208,6 +229,13 @@ def clauses(step: str) -> list[Clause]:
                     continue
                 # No relation: words (`\quad \text{or} \quad` leaves "or") or bare math; they
                 # stand between the clauses around them.
+                math_only = not re.search(r"(?<![\\A-Za-z])[A-Za-z]{2,}", text)  # not "Case 1:"
+                if text[0] in "+-":  # `&8\cos 0 + ... \\ &- (8 \sin \pi + ...) \\ &= ...`
+                    bare = (f"{bare[0]} {text}", bare[1]) if bare is not None else None
+                else:
+                    bare = (text, words)
+                if not (sep == "\\\\" and math_only):
+                    bare = None
                 words += " " + text
                 open_chain = False
                 continue
@@ -216,18 +244,25 @@ def clauses(step: str) -> list[Clause]:
                 members, ops = members[1:], ops[1:]
                 if not ops:
                     continue
+            attached = True
             if len(members) > 1 and members[0] == "" and open_chain and all(members[1:]):
                 last = out[-1]
                 out[-1] = replace(
                     last, members=last.members + tuple(members[1:]), ops=last.ops + tuple(ops)
                 )
-            elif ops and all(members):
+            elif members[0] == "" and bare is not None and all(members[1:]):
+                # The row above held the first member alone: the chain starts there.
+                members[0], words = bare
+            elif not all(members):
+                attached = False  # a line that opens with `=` and goes on with nothing read
+            if attached and members[0]:
                 said = words.strip()
                 out.append(
                     Clause(tuple(members), tuple(ops), said, region,
                            lead=lead.strip() if len(out) == first else said)
                 )  # fmt: skip
-            open_chain = bool(ops) and all(members[1:]) and bool(out)
+            bare = None
+            open_chain = attached and all(members[1:])
             words = sep if sep not in (",",) else ","
         if len(out) > first:
             out[-1] = replace(out[-1], after=following)
