@@ -6,9 +6,9 @@ the step or the problem names complex or imaginary numbers, or the problem's mat
 beside a number (`a = 5 - 8i`, `(1 + i)^4`), and the step never uses i as an index or gives
 it a value (`a_i`, `\\sum_{i=1}`, `i = 1`). There a link between two members that hold no
 other letter is judged: each side must read as a number a + bi (a, b real, written with
-rationals and roots of positive numbers), and the two must be the same number. Nothing else
-is read (a modulus, a root of a negative or complex number, letters beside i, an inequality:
-complex numbers have no order).
+rationals and roots), and the two must be the same number; a root of a negative number is its
+principal value (`\\sqrt{-4} = 2i`). Nothing else is read (a modulus, a root or a function of
+anything that holds i, letters beside i, an inequality: complex numbers have no order).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ _INDEX = re.compile(
     r"|(?:\(|\\left\s*\()\s*[a-hj-zA-Z]\s*(?:\)|\\right\s*\)))"
 )
 _NAMED = re.compile(r"\b(?:complex|imaginary)\b", re.IGNORECASE)
-# i beside a number in the problem's own relations: `a=5-8i`, `z=1+i`, `w=i`.
+# i beside a number in the problem's math, spaces removed: `a=5-8i`, `(1+i)^4`, `w=i`.
 _GAUSSIAN = re.compile(r"(?:\d|[-+=(])i(?![A-Za-z])")
 
 
@@ -65,7 +65,7 @@ def complex_context(words: str, relations: list[tuple], given: frozenset[str]) -
 
 def complex_link(left: str, op: str, right: str) -> ClaimResult | None:
     """The link judged with i^2 = -1 (None: not a link between numbers a + bi, a and b real
-    numbers written with rationals and roots of positive numbers)."""
+    numbers written with rationals and roots)."""
     import sympy
 
     if op != "=" or not (_UNIT.search(left) or _UNIT.search(right)):
@@ -99,7 +99,8 @@ def complex_link(left: str, op: str, right: str) -> ClaimResult | None:
 
 def _branches(expr, unit) -> bool:
     """Whether reading `unit` as i would pick a branch: a root or a fractional power of
-    anything but a positive number, or a function of i (`\\sqrt{i}`, `\\log(1 + i)`)."""
+    anything that holds i or is not positive once read (`\\sqrt{1 + i}`; sympy has already
+    written `\\sqrt{-4}` as 2i), or a function of i (`\\log(1 + i)`)."""
     import sympy
 
     for power in expr.atoms(sympy.Pow):

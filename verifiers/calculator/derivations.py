@@ -18,7 +18,7 @@ from verifiers.calculator.claim_words import (
     compact,
     lone,
     word_set,
-)  # fmt: skip
+)
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.forms import attempt, bracket_dropped, grouped, like_terms, shifted
 from verifiers.calculator.identities import fmt, known_polynomials
