@@ -21,7 +21,7 @@ import re
 
 from verifiers.calculator.claim_words import lone
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.identities import fmt
+from verifiers.calculator.identities import fmt, point
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import compare_identity
@@ -73,6 +73,5 @@ def affirmed(
     if verdict != "false" or witness is None:
         return None
     subs, x, y = witness
-    at = ", ".join(f"{s} = {v}" for s, v in subs.items())
-    why = f"said to hold for all values, but at {at} the sides are {fmt(x)} and {fmt(y)}"
+    why = f"said to hold for all values, but at {point(subs)} the sides are {fmt(x)} and {fmt(y)}"
     return ClaimResult("false", f"{left} = {right}", reason=why)

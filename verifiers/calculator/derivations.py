@@ -21,7 +21,7 @@ from verifiers.calculator.claim_words import (
 )
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.forms import attempt, bracket_dropped, grouped, like_terms, shifted
-from verifiers.calculator.identities import fmt, known_polynomials
+from verifiers.calculator.identities import fmt, known_polynomials, point
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.solutions import Condition, difference, roots_text
 from verifiers.calculator.symbolic import compare_identity, follows, near, roots_of
@@ -366,8 +366,7 @@ def _not_rewritten(old: str, new: str, defs: dict, known: list, said: bool) -> s
     if follows(a[0] - b[0], known_polynomials(known, defs, a[0], b[0])):
         return None
     subs, x, y = witness
-    at = ", ".join(f"{s} = {v}" for s, v in subs.items())
-    return f"`{new}` is not `{old}` rewritten: at {at} they are {fmt(y)} and {fmt(x)}"
+    return f"`{new}` is not `{old}` rewritten: at {point(subs)} they are {fmt(y)} and {fmt(x)}"
 
 
 def _swapped(first: Condition, second: Condition, defs: dict) -> bool:

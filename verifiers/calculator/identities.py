@@ -111,8 +111,8 @@ def judge_link(
     if constant is not None:
         return ClaimResult("false", text, reason=f"the two sides differ by {fmt(constant)}")
     subs, a, b = witness
-    at = ", ".join(f"{s} = {v}" for s, v in subs.items())
-    return ClaimResult("false", text, reason=f"at {at} the sides are {fmt(a)} and {fmt(b)}")
+    reason = f"at {point(subs)} the sides are {fmt(a)} and {fmt(b)}"
+    return ClaimResult("false", text, reason=reason)
 
 
 
@@ -350,6 +350,11 @@ def _recovered(members: tuple[str, ...], i: int, defs: dict) -> bool:
         for j in range(i + 1)
         for k in range(i + 1, len(values))
     )
+
+
+def point(subs: dict) -> str:
+    """A witness point as evidence writes it: `x = 7/3, y = -5/4`."""
+    return ", ".join(f"{name} = {value}" for name, value in subs.items())
 
 
 def fmt(value) -> str:
