@@ -2,7 +2,7 @@
 17 divides 56 - 6, `8 \\nmid 2^8` that 8 does not divide 256.
 
 A chain of `\\equiv` closed by its modulus (`\\pmod{17}`, `(\\mod 17)`, `\\mod 17`) is read link by
-link; a link between two members that are whole numbers as written (`3^3`, `\\boxed{6}`, `-10`)
+link; a link between two members that are whole numbers as written (`3^3`, a boxed `6`, `-10`)
 is checked exactly, and one with an unknown (`n \\equiv 56`) is a condition, never judged. The
 words that make a clause a trial or a case still silence it; those that only name the
 arithmetic ("modulo 3", "the remainder") do not. A `\\mid` or `\\nmid` between two whole
@@ -28,7 +28,6 @@ _MODULUS = re.compile(
     r"\s*(?:\\pmod\s*\{?\s*(\d+)\s*\}?|\(\s*\\?b?mod\s*\{?\s*(\d+)\s*\}?\s*\)"
     r"|\\b?mod\s*\{?\s*(\d+)\s*\}?)\s*[.,;]?\s*$"
 )
-_BOXED = re.compile(r"\\boxed\s*\{([^{}]*)\}")
 _HUGE_POWER = re.compile(r"\^\s*\{?\s*\d{4,}")  # a power we would not expand to compare
 
 
@@ -130,7 +129,7 @@ def _condition(members: tuple, ops: tuple, defs: dict):
 
 
 def _whole(member: str, defs: dict) -> int | None:
-    member = _BOXED.sub(r"\1", member).strip()
+    member = member.strip()  # a boxed answer comes read as `(6)` (`relations.clauses`)
     if not member or _HUGE_POWER.search(member):
         return None
     found = readings(member, defs)
