@@ -146,7 +146,8 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
             return _linear_derivation(e1, e2, names, text, source)
         if degree:
             return _polynomial_derivation(e1, e2, names, text, source)
-    if _SIMPLIFIED.match(re.split(r"[.!?]\s", before.strip())[-1].lower()):
+    said = re.split(r"[.!?]\s", before.strip())[-1].lower()
+    if _SIMPLIFIED.match(said) or _FACTORED.match(said):
         return _polynomial_derivation(e1, e2, names, text, source)
     return None
 
@@ -158,6 +159,13 @@ _SIMPLIFIED = re.compile(
     r"|combin(?:e|es|ing) like terms"
     r"|(?:can\s+(?:be\s+)?)?(?:further\s+)?rewr(?:ite|ites|itten|iting)(?:\s+(?:this|it))?)"
     r"(?:\s+(?:to|further|as|gives|we get|yields))*\W*$"
+)
+# The whole sentence says a side of the last equation is factored ("We can factor out a common
+# term from the left-hand side:"); naming another equation ("the first") says nothing here.
+_FACTORED = re.compile(
+    r"^\W*(?:(?:we|this|which|it)\s+)?(?:can\s+)?(?:then\s+|now\s+)?factor(?:s|ing|ed)?"
+    r"(?:\s+(?:out|an?|the|common|terms?|factors?|from|on|left|right|(?:left|right)-hand|sides?"
+    r"|it|this|by|grouping|as|to|gives|we|get|yields|both))*\W*$"
 )
 
 
