@@ -73,7 +73,7 @@ from verifiers.calculator.identities import judge_link
 from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly
 from verifiers.calculator.inequalities import judge as judge_inequality
 from verifiers.calculator.operations import operated
-from verifiers.calculator.paired_displays import paired
+from verifiers.calculator.paired_displays import paired, trailing_group
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.signs import SIGN, judged_signed, restated_signed, signed
@@ -102,8 +102,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
 
     `payload` is (clauses, last, known, defs, given): the step's clauses as (members, ops,
     before, after, region, lead) tuples; what the step before left: its last condition and
-    its last unknown given an expression, each a (left, right) tuple or (), and its last
-    relation as (members, ops) or (), or () for all three; every condition the problem and
+    its last unknown given an expression, each a (left, right) tuple or (), its last
+    relation as (members, ops) or () and the equations it ends on as a group (members, or ()),
+    or () for all four; every condition the problem and
     the chain wrote so far as (left, right) tuples; the chain's function definitions {name:
     (arg, body) or None when ambiguous}; the compact texts of the problem's own relations;
     whether the step's numeric claims already hold a False (then no False here is confirmed:
@@ -113,7 +114,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     def_texts = dict(def_texts)
     defs = _definitions(def_texts)
     step = Step()
-    last_condition, last_named, last_relation = last if last else ((), (), ())
+    last_condition, last_named, last_relation, last_group = last if last else ((),) * 4
     previous = Condition(*last_condition, -1, -1) if last_condition else None
     # The last unknown given an expression in others (`R = (450 - 5n)(500 + 10n)`): a later
     # `R = ...` after rewrite words claims the same expression rewritten.
@@ -264,7 +265,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             step.conditions.append(here)
             known.append((left, right))
             previous = here
-    for found, members_read in paired(clauses, defs):
+    for found, members_read in paired(clauses, defs, last_group):
         step.add(found, members_read, defs)
     step.out.extend(solutions(step, defs, step_words))
     step.out = confirm_first(step.out, step.unconfirmed, decided)
@@ -272,6 +273,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         (previous.left, previous.right) if previous is not None else (),
         (named.left, named.right) if named is not None else (),
         (clauses[-1][0], clauses[-1][1]) if clauses else (),  # a supposition too
+        trailing_group(clauses),
     )
     return step.out, last_out, tuple(known[-_MAX_KNOWN:]), def_texts
 

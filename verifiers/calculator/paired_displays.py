@@ -60,42 +60,69 @@ def equation_groups(clauses: list) -> list[list[int]]:
     return groups
 
 
-def paired(clauses: list, defs: dict) -> list[tuple[ClaimResult, tuple[str, ...]]]:
+def trailing_group(clauses: list) -> tuple:
+    """The members of the equations a step ends on when they form a group (see
+    `equation_groups`), for the next step's `paired`; () when it ends otherwise."""
+    groups = equation_groups(clauses)
+    if not groups or groups[-1][-1] != len(clauses) - 1:
+        return ()
+    return tuple(tuple(clauses[k][0]) for k in groups[-1])
+
+
+def paired(
+    clauses: list, defs: dict, carried: tuple = ()
+) -> list[tuple[ClaimResult, tuple[str, ...]]]:
     """`10b - 40 - 2a = 20 + 8a - 2, 2(20) + 2 = -10b`, then "Simplifying these equations, we
     get: 10b - 38 = 8a + 19 + 2a, 40 + 2 = -10b": a group of equations right after a group of
     as many, opened by words that say it is that one simplified, claims each equation is the
     one in its place simplified (the first is not: it is 10b - 40 - 2a = 18 + 8a rewritten
-    with 19 for 18). Judged as `derivation` judges an equation the text calls the last one
-    simplified; spared when another equation of the first group gives it (the order
-    changed), or the first group's equations together do and are consistent (a system
-    solved on the way; alternatives side by side are not consistent). The False with the
-    members read, for the caller to confirm."""
+    with 19 for 18). The first group may end the step before (`carried`, its members) when
+    this step opens on the second ("which simplifies to:"). Judged as `derivation` judges an
+    equation the text calls the last one simplified; spared when another equation of the
+    first group gives it (the order changed), or the first group's equations together do and
+    are consistent (a system solved on the way; alternatives side by side are not
+    consistent). The False with the members read, for the caller to confirm."""
+    groups = equation_groups(clauses)
+    pairs = [
+        ([Condition(*clauses[k][0], k, clauses[k][4]) for k in first], second)
+        for first, second in zip(groups, groups[1:], strict=False)
+        if second[0] == first[-1] + 1
+    ]
+    if carried and groups and groups[0][0] == 0:
+        # The step before's equations stand in a region of their own, before this one's.
+        pairs.insert(0, ([Condition(*m, k - len(carried), -1) for k, m in enumerate(carried)],
+                         groups[0]))
+    out = []
+    for olds, second in pairs:
+        said = re.split(r"[.!?]\s", clauses[second[0]][2].strip())[-1].lower()
+        if len(olds) != len(second) or not _PAIRS_CUE.match(said):
+            continue
+        news = [Condition(*clauses[k][0], k, clauses[k][4]) for k in second]
+        out.extend(_judged(olds, news, defs))
+    return out
+
+
+def _judged(olds: list, news: list, defs: dict) -> list[tuple[ClaimResult, tuple[str, ...]]]:
+    """Each new equation against the old one in its place (see `paired`)."""
     import sympy
 
+    exprs = [difference(c.left, c.right, defs) for c in olds]
+    if any(e is None for e in exprs):
+        return []
     out = []
-    groups = equation_groups(clauses)
-    for first, second in zip(groups, groups[1:], strict=False):
-        said = re.split(r"[.!?]\s", clauses[second[0]][2].strip())[-1].lower()
-        if second[0] != first[-1] + 1 or len(first) != len(second) or not _PAIRS_CUE.match(said):
+    consistent = not follows(sympy.Integer(1), exprs)
+    for old, new in zip(olds, news, strict=True):
+        if compact(old.left + "=" + old.right) == compact(new.left + "=" + new.right):
             continue
-        olds = [Condition(*clauses[k][0], k, clauses[k][4]) for k in first]
-        news = [Condition(*clauses[k][0], k, clauses[k][4]) for k in second]
-        exprs = [difference(c.left, c.right, defs) for c in olds]
-        if any(e is None for e in exprs):
+        found = derivation(old, new, "this simplifies to", defs)
+        if found is None or found.outcome != "false":
             continue
-        consistent = not follows(sympy.Integer(1), exprs)
-        for old, new in zip(olds, news, strict=True):
-            if compact(old.left + "=" + old.right) == compact(new.left + "=" + new.right):
-                continue
-            found = derivation(old, new, "this simplifies to", defs)
-            if found is None or found.outcome != "false":
-                continue
-            e_new = difference(new.left, new.right, defs)
-            if e_new is None or any(
-                follows(e_new, [e]) for e, c in zip(exprs, olds, strict=True) if c is not old
-            ):
-                continue
-            if consistent and follows(e_new, exprs):
-                continue
-            out.append((found, (old.left, old.right, new.left, new.right)))
+        e_new = difference(new.left, new.right, defs)
+        if e_new is None or any(
+            follows(e_new, [e]) for e, c in zip(exprs, olds, strict=True) if c is not old
+        ):
+            continue
+        if consistent and follows(e_new, exprs):
+            continue
+        out.append((found, (old.left, old.right, new.left, new.right)))
     return out
