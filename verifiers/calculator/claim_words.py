@@ -30,7 +30,7 @@ SET_EQUAL = re.compile(r"\bthe same\b|\bset(ting)?\b.{0,25}\bequal|equat(e|ing)\
 DERIVES = re.compile(
     r"\bso\b|then|thus|hence|therefore|implies|gives|giving|\bget|obtain|subtract|\badd|divid"
     r"|multipl|simplif|rearrang|\bmov|becomes|yields|leads|expand|isolat|solv|⟹|\\implies"
-    r"|\\rightarrow|\\to\b|\\Rightarrow|\\Longrightarrow|\bhave\b|factor|rewr",
+    r"|\\rightarrow|\\to\b|\\Rightarrow|\\Longrightarrow|\bhave\b|factor|rewr|equivalent",
 )
 # Arrows that draw one relation from the one before it, in any case (`\\Rightarrow`,
 # `\\implies`, the Unicode ones); text is often lowered before it is searched.
@@ -72,7 +72,11 @@ LONE = re.compile(
 
 
 def word_set(text: str) -> set[str]:
-    return set(WORD.findall(text.lower()))
+    # "or equivalently" restates what came before; it opens no alternative.
+    return set(WORD.findall(_RESTATED.sub("", text.lower())))
+
+
+_RESTATED = re.compile(r"\bor\W+(?=equivalently\b)")
 
 
 def lone(member: str) -> bool:

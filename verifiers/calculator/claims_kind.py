@@ -22,13 +22,13 @@ Nothing is judged in a clause the text tests, supposes or rejects ("if", "suppos
 reads modulo something (`\\equiv`, "mod"), or sets equal ("same", "equate", "both"). An
 equation is compared with the condition just before it only when it follows it directly (in
 one display, or across words that derive: "so", "then", "subtract", ...) and never across a
-case or an alternative ("or", "case", "if", "for", "each"), an assignment of the unknown, or
-when both equations share a side ("x - 4 = 1", "x - 4 = 11": cases). A claimed solution is
-put back into the condition written just before it in the same step. An equation that keeps
-one side of the condition before it after words that rewrite ("expanding", "simplifying")
-claims its other side is the first one's rewritten (`derivations.rewritten_side`), and so does
-an unknown given an expression again (`R = (450 - 5n)(500 + 10n)`, then "expanding, R =
-..."). A linear inequality in one unknown drawn from the one just before it with only a
+case or an alternative ("or" but "or equivalently", "case", "if", "for", "each"), an assignment
+of the unknown, or when both equations share a side ("x - 4 = 1", "x - 4 = 11": cases). A
+claimed solution is put back into the condition written just before it in the same step. An
+equation that keeps one side of the condition before it after words that rewrite ("expanding",
+"simplifying") claims its other side is the first one's rewritten (`derivations.rewritten_side`),
+and so does an unknown given an expression again (`R = (450 - 5n)(500 + 10n)`, then "expanding,
+R = ..."). A linear inequality in one unknown drawn from the one just before it with only a
 connective between them is judged against it (`inequalities`).
 """
 
