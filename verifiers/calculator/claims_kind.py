@@ -70,6 +70,7 @@ from verifiers.calculator.derivations import (
 )
 from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.identities import judge_link
+from verifiers.calculator.in_place import numbers_in_place
 from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly
 from verifiers.calculator.inequalities import judge as judge_inequality
 from verifiers.calculator.operations import operated
@@ -259,8 +260,13 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             elif previous is not None and not operation and follows_directly(
                 previous, here, before
             ):
-                result = derivation(previous, here, before, defs)
-                if result is not None and not _spared(here, previous, step, known, defs, before):
+                # Arithmetic done in place is judged as arithmetic: no other equation spares it.
+                result = numbers_in_place(previous, here)
+                if result is None:
+                    result = derivation(previous, here, before, defs)
+                    if result is not None and _spared(here, previous, step, known, defs, before):
+                        result = None
+                if result is not None:
                     step.add(result, (previous.left, previous.right, left, right), defs)
             step.conditions.append(here)
             known.append((left, right))
