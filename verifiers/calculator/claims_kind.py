@@ -16,6 +16,7 @@ The symbolic checks' abstention rules, in one place. A relation between expressi
   against conditions.
 - a **definition** `f(x) = ...` with no unknown but its argument: read, never checked; later
   `f(2)` is read through it. A function defined twice in different ways is not read at all.
+  The links after a definition's first (`f(x) = A = B`) are a chain's, claims as any.
 
 Nothing is judged in a clause the text tests, supposes or rejects ("if", "suppose", "check",
 "?", "not", "incorrect", "instead", "extraneous", ...), approximates (`\\approx`, "about"),
@@ -131,10 +132,13 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     for k, (members, ops, before, after, region, lead) in enumerate(clauses):
         words = word_set(before) | word_set(region_after[region].split(".")[0])
         source = clauses[k - 1][:2] if k else last_relation or None  # the relation before it
-        if (m := FUNC_DEF.match(members[0].replace(" ", ""))) and ops[0] == "=":
+        defined = bool(m := FUNC_DEF.match(members[0].replace(" ", ""))) and ops[0] == "="
+        if defined:
             _define(def_texts, m.group(1), m.group(2), members[1])
             defs = _definitions(def_texts)
-            continue
+            if len(members) == 2:
+                continue
+            previous = None  # `f(x) = A = B`: A defines f; the links after it are rewrites
         # "..., which is true for all x, y > 0": an identity claimed, whatever set it up.
         next_one = clauses[k + 1] if k + 1 < len(clauses) else None
         domain = next_one[1] if next_one and next_one[4] == region + 1 else None
@@ -233,7 +237,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                     # The problem's equation restated: the next one may be drawn from it.
                     previous = Condition(left, right, k, region)
                 continue
-            if i == 0 and assigned:
+            if i == 0 and (assigned or defined):
                 continue
             # "(3 - x)^2 = x^2 + 9 - 6x \\cos 60^\\circ = x^2 - 3x + 9. Solving, ...": the text
             # after the chain solves its first link, an equation however its rewrites go on.

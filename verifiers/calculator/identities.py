@@ -23,6 +23,7 @@ from verifiers.calculator.claim_words import (
     numeric,
 )
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.decimal_rewrites import decimal_rewrite
 from verifiers.calculator.forms import (
     alike,
     atomized,
@@ -65,6 +66,8 @@ def judge_link(
         if outcome.outcome == "false" and _recovered(members, i, defs):
             return ClaimResult("skipped", text, reason="a later member has the true value")
         return outcome
+    if op == "=" and (found := decimal_rewrite(members, i, defs)) is not None:
+        return found
     lefts, rights = readings(left, defs), readings(right, defs)
     if not lefts or not rights or op != "=" or lone(left) or lone(right):
         return None
