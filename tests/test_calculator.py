@@ -10,6 +10,7 @@ import pytest
 
 from labeling.schema import Chain, Problem, Status
 from verifiers.calculator.verifier import CalculatorVerifier
+from verifiers.killable import CheckTimeoutError, KillableWorker
 
 C, W, U = "correct", "incorrect", "unverifiable"
 
@@ -248,3 +249,47 @@ def test_verify_contract_one_verdict_per_step(calc):
     [verdicts] = calc.verify([(problem, chain)])
     assert [str(v.status) for v in verdicts] == [U, C, W]
     assert calc.name == "calc"
+
+
+def test_a_submitted_job_is_collected_while_the_caller_works():
+    # `submit` returns at once; a `call` made before `collect` waits for the job in flight,
+    # and `collect` then gives the submitted job's value, or raises what `call` would.
+    worker = KillableWorker(memory_mb=512)
+    try:
+        worker.submit(_slow_square, 7, timeout=20.0)
+        assert worker.call(_slow_square, 2, timeout=20.0) == 4
+        assert worker.collect() == 49
+        worker.submit(_sleepy_compare, 1, 2, timeout=0.5)
+        with pytest.raises(CheckTimeoutError):
+            worker.collect()
+        assert worker.call(_slow_square, 3, timeout=20.0) == 9  # a fresh child after the kill
+    finally:
+        worker.close()
+
+
+def _slow_square(n):  # module level: the worker pickles it by reference
+    time.sleep(0.2)
+    return n * n
+
+
+def test_verify_gives_each_chain_what_check_steps_gives():
+    # `verify` runs a chain's numeric checks while the worker judges the one before; the
+    # verdicts must be those each chain gets alone, in order.
+    chains = [
+        ("Expanding, $(x+3)^2 = x^2 + 6x + 6$.", "So $2 + 2 = 4$."),
+        ("We have $\\sqrt{8} = 2\\sqrt{2}$.", "Then $3 \\cdot 5 = 16$."),
+        ("Factoring, $x^2 - 5x + 6 = (x - 2)(x - 3)$.",),
+    ]
+    items = [
+        (Problem(f"p{k}", "math", "math", "q"), Chain(f"p{k}", f"c{k}", 0, " ".join(s), s, "m"))
+        for k, s in enumerate(chains)
+    ]
+    together, alone = CalculatorVerifier(), CalculatorVerifier()
+    try:
+        got = [[(str(v.status), v.evidence) for v in vs] for vs in together.verify(items)]
+        want = [[(str(v.status), v.evidence) for v in alone.check_steps(s)] for s in chains]
+    finally:
+        together.close()
+        alone.close()
+    assert got == want
+    assert [s for vs in got for s, _ in vs] == [W, C, C, W, C]

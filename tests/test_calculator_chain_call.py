@@ -43,6 +43,21 @@ class _InProcess:
             raise CheckTimeoutError("judge_chain ran over")
         return fn(*args)
 
+    def submit(self, fn, *args, timeout=None):
+        try:
+            self.done = (True, self.call(fn, *args, timeout=timeout))
+        except Exception as exc:  # kept for `collect`, as the real worker keeps it
+            self.done = (False, exc)
+
+    def itself(self):  # what the verifier's `_sympy_worker` is: the one worker, every time
+        return self
+
+    def collect(self):
+        ok, value = self.done
+        if not ok:
+            raise value
+        return value
+
 
 def _outcomes(results):
     return [[(r.outcome, r.reason.split(":")[0]) for r in step] for step in results]
@@ -50,7 +65,8 @@ def _outcomes(results):
 
 def test_a_slow_or_failing_step_abstains_and_the_rest_are_judged(monkeypatch):
     monkeypatch.setattr(chain_algebra, "judge_step", _fake_judge(chain_algebra.judge_step))
-    ChainAlgebra("", _InProcess, 5.0).check_chain(STEPS[:1], [False])  # the readers warmed up
+    warm = _InProcess()
+    ChainAlgebra("", lambda: warm, 5.0).check_chain(STEPS[:1], [False])  # the readers warmed up
     worker = _InProcess()
     algebra = ChainAlgebra("", lambda: worker, 2.0)
     found = _outcomes(algebra.check_chain(STEPS, [False] * 4))
@@ -69,6 +85,6 @@ def test_a_chain_call_that_fails_is_made_again_step_by_step(monkeypatch):
 
 
 def test_a_decided_step_is_not_confirmed_in_a_chain_call():
-    algebra = ChainAlgebra("", lambda: _InProcess(), 5.0)
+    algebra = ChainAlgebra("", _InProcess().itself, 5.0)
     found = _outcomes(algebra.check_chain(STEPS[:1], [True]))
     assert found == [[("skipped", "not confirmed")]]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -62,6 +63,7 @@ def _child_main(conn: Any, memory_bytes: int) -> None:
 class KillableWorker:
     """One child process; `call(fn, *args, timeout=s)` runs `fn(*args)` there.
 
+    `submit` and `collect` split a call in two, so the caller works while the child does.
     `fn` must be a module-level function (it is pickled by reference). An exception raised by
     `fn` comes back as `CheckFailedError` carrying its type name (`CheckMemoryError` for a
     MemoryError); a timeout as `CheckTimeoutError`; a dead child as `CheckCrashedError`.
@@ -84,6 +86,8 @@ class KillableWorker:
         self._lock = threading.Lock()
         self._proc: Any = None
         self._conn: Any = None
+        self._pending: tuple[Callable[..., Any], float] | None = None  # a submitted job
+        self._done: tuple[bool, Any] | None = None  # its outcome, kept for `collect`
 
     def _start(self) -> None:
         parent, child = self._ctx.Pipe()
@@ -98,21 +102,69 @@ class KillableWorker:
             self._proc.join(timeout=5)
         if self._conn is not None:
             self._conn.close()
-        self._proc = self._conn = None
+        self._proc = self._conn = self._pending = None
 
     def call(self, fn: Callable[..., Any], *args: Any, timeout: float = 5.0) -> Any:
         with self._lock:
-            if self._proc is None or not self._proc.is_alive():
-                self._kill()
-                self._start()
-                if self._warmup is not None:
-                    self._run(self._warmup, (), self._warmup_timeout)
+            self._settle()
+            self._ensure()
             return self._run(fn, args, timeout)
+
+    def submit(self, fn: Callable[..., Any], *args: Any, timeout: float = 5.0) -> None:
+        """Start `fn(*args)` in the child and return at once, so the caller works meanwhile;
+        `collect` gives what `call` would have (its value, or the same errors), `timeout`
+        counted from now. One job at a time: a `call` or `submit` made before the `collect`
+        first waits for the job in flight."""
+        with self._lock:
+            self._settle()
+            self._ensure()
+            self._send(fn, args)
+            self._pending = (fn, time.monotonic() + timeout)
+
+    def collect(self) -> Any:
+        """The result of the last `submit` (raises what `call` raises)."""
+        with self._lock:
+            self._settle()
+            done, self._done = self._done, None
+        if done is None:
+            raise CheckFailedError("RuntimeError", "collect without a submitted job")
+        ok, value = done
+        if not ok:
+            raise value
+        return value
+
+    def _settle(self) -> None:
+        """Wait for the job in flight, if any, and keep its outcome for `collect`."""
+        if self._pending is None:
+            return
+        fn, deadline = self._pending
+        self._pending = None
+        try:
+            self._done = (True, self._receive(fn, max(0.0, deadline - time.monotonic())))
+        except (CheckTimeoutError, CheckCrashedError, CheckMemoryError, CheckFailedError) as exc:
+            self._done = (False, exc)
+
+    def _ensure(self) -> None:
+        if self._proc is None or not self._proc.is_alive():
+            self._kill()
+            self._start()
+            if self._warmup is not None:
+                self._run(self._warmup, (), self._warmup_timeout)
 
     def _run(self, fn: Callable[..., Any], args: tuple, timeout: float) -> Any:
         """One job in the live child (the lock is held)."""
+        self._send(fn, args)
+        return self._receive(fn, timeout)
+
+    def _send(self, fn: Callable[..., Any], args: tuple) -> None:
         try:
             self._conn.send((fn, args))
+        except (BrokenPipeError, ConnectionResetError, OSError) as exc:
+            self._kill()
+            raise CheckCrashedError(f"worker died: {type(exc).__name__}") from exc
+
+    def _receive(self, fn: Callable[..., Any], timeout: float) -> Any:
+        try:
             if not self._conn.poll(timeout):
                 self._kill()
                 raise CheckTimeoutError(f"{getattr(fn, '__name__', fn)} ran over {timeout:g}s")

@@ -9,7 +9,9 @@ one call a step cost about as much again in pickling and waking the worker), eac
 bounded by `timeout_s` as the worker measures it; a step that runs out of time or memory, or
 fails, abstains (`timeout`), and what it would have carried is dropped, so a later step is
 never judged against a condition nobody read. A call that fails as a whole (a step that never
-returns, a crash) is made again one step at a time (`check`), each killed at its limit.
+returns, a crash) is made again one step at a time (`check`), each killed at its limit. The
+call is split (`begin_chain`, `end_chain`) so the verifier checks the next chain's numbers
+while the worker judges this one's algebra.
 """
 
 from __future__ import annotations
@@ -100,20 +102,34 @@ class ChainAlgebra:
         much as a step's checks): each step bounded by the same `timeout_s`, measured in the
         worker (`judge_chain`). Should the call itself fail (a step that never returns, a
         crash), every step is checked again one call at a time, each killed at its limit."""
+        return self.end_chain(self.begin_chain(steps, decided))
+
+    def begin_chain(self, steps: list[str], decided: list[bool]) -> tuple:
+        """`check_chain` started in the worker; `end_chain` with what this returns waits for
+        it (the caller may work in between: the numeric checks of the next chain)."""
         found = [clauses(step) for step in steps]
         checked = sum(1 for f in found if f)
         if not checked:
-            return [[] for _ in steps]
-        payloads = [
-            (_sent(f), d)
-            for f, d in zip(found, decided, strict=True)
-        ]
+            return steps, decided, found, "none"
+        payloads = [(_sent(f), d) for f, d in zip(found, decided, strict=True)]
         state = (self._last, self._known, self._defs, self._given)
         try:
-            results, (self._last, self._known, self._defs) = self._worker().call(
+            self._worker().submit(
                 judge_chain, payloads, state, self._timeout_s,
                 timeout=self._timeout_s * checked + 1.0,
             )  # fmt: skip
+        except (CheckTimeoutError, CheckMemoryError, CheckCrashedError, CheckFailedError):
+            return steps, decided, found, "failed"
+        return steps, decided, found, "sent"
+
+    def end_chain(self, begun: tuple) -> list[list[ClaimResult]]:
+        steps, decided, found, how = begun
+        if how == "none":
+            return [[] for _ in steps]
+        try:
+            if how == "failed":
+                raise CheckCrashedError("the chain's call could not be sent")
+            results, (self._last, self._known, self._defs) = self._worker().collect()
         except (CheckTimeoutError, CheckMemoryError, CheckCrashedError, CheckFailedError):
             return [self.check(step, d) for step, d in zip(steps, decided, strict=True)]
         out = []

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 __all__ = ["TURNED", "Clause", "Relation", "admissible", "clauses", "math_regions", "written"]
 
@@ -270,6 +271,7 @@ def clauses(step: str) -> list[Clause]:
     return out
 
 
+@lru_cache(maxsize=16384)  # asked of the same members many times over a chain
 def admissible(member: str) -> bool:
     """Whether every piece of a member is one the parser reads exactly and we read alike."""
     if not member or len(member) > 400:

@@ -23,6 +23,7 @@ reasoning is right.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -121,6 +122,31 @@ class CalculatorVerifier(ChainVerifier):
         self, steps: tuple[str, ...] | list[str], question: str = ""
     ) -> list[StepVerdict]:
         """One verdict per step. Never raises on model output."""
+        return self._finish(self._begin(self._numeric(steps, question)))
+
+    def verify(self, items: Sequence[tuple[Problem, Chain]]) -> list[list[StepVerdict]]:
+        """`verify_chain` of each item, a chain's numeric checks made while the worker runs
+        the symbolic checks of the chain before (the two share no state; on two cores they
+        overlap). The verdicts are those `check_steps` gives, chain by chain."""
+        out: list[list[StepVerdict]] = []
+        begun = None
+        try:
+            for problem, chain in items:
+                part = self._numeric(chain.steps, problem.question)
+                if begun is not None:
+                    out.append(self._finish(begun))
+                    begun = None
+                begun = self._begin(part)
+            if begun is not None:
+                out.append(self._finish(begun))
+                begun = None
+        finally:
+            if begun is not None:  # an item failed: the job in flight is still collected
+                self._finish(begun)
+        return out
+
+    def _numeric(self, steps: tuple[str, ...] | list[str], question: str) -> tuple:
+        """The numeric checks of every step, and the chain's symbolic checker (or None)."""
         problem_claims = frozenset(
             compact(link_text(link).replace("≈", "=")) for link in extract_links(question)
         )
@@ -145,12 +171,21 @@ class CalculatorVerifier(ChainVerifier):
             results.extend(stated_rounding(step))
             carry = carried(step)
             per_step.append(results)
+        return list(steps), per_step, algebra
+
+    def _begin(self, part: tuple) -> tuple:
+        """The chain's symbolic checks sent to the worker. A step whose numeric claims hold a
+        False has its verdict: its symbolic Falses need no confirmation."""
+        steps, per_step, algebra = part
+        if algebra is None:
+            return per_step, None, None
+        decided = [any(r.outcome == "false" for r in results) for results in per_step]
+        return per_step, algebra, algebra.begin_chain(steps, decided)
+
+    def _finish(self, begun: tuple) -> list[StepVerdict]:
+        per_step, algebra, sent = begun
         if algebra is not None:
-            # A step whose numeric claims hold a False has its verdict: its symbolic Falses
-            # need no confirmation.
-            decided = [any(r.outcome == "false" for r in results) for results in per_step]
-            symbolic = algebra.check_chain(list(steps), decided)
-            for results, found in zip(per_step, symbolic, strict=True):
+            for results, found in zip(per_step, algebra.end_chain(sent), strict=True):
                 results.extend(found)
         return [_verdict(results) for results in per_step]
 
