@@ -267,6 +267,26 @@ def test_a_submitted_job_is_collected_while_the_caller_works():
         worker.close()
 
 
+def test_each_thread_collects_its_own_job():
+    import threading
+
+    worker = KillableWorker(memory_mb=512)
+    got = {}
+
+    def other():
+        worker.submit(_slow_square, 3, timeout=20.0)
+        got["other"] = worker.collect()
+
+    try:
+        worker.submit(_slow_square, 7, timeout=20.0)
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join()
+        assert (worker.collect(), got["other"]) == (49, 9)
+    finally:
+        worker.close()
+
+
 def _slow_square(n):  # module level: the worker pickles it by reference
     time.sleep(0.2)
     return n * n

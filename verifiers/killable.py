@@ -86,8 +86,10 @@ class KillableWorker:
         self._lock = threading.Lock()
         self._proc: Any = None
         self._conn: Any = None
-        self._pending: tuple[Callable[..., Any], float] | None = None  # a submitted job
-        self._done: tuple[bool, Any] | None = None  # its outcome, kept for `collect`
+        # The job submitted and not yet collected: (fn, deadline, the submitting thread); its
+        # outcome is kept for that thread's `collect`, whoever waited for it.
+        self._pending: tuple[Callable[..., Any], float, int] | None = None
+        self._done: dict[int, tuple[bool, Any]] = {}
 
     def _start(self) -> None:
         parent, child = self._ctx.Pipe()
@@ -114,18 +116,18 @@ class KillableWorker:
         """Start `fn(*args)` in the child and return at once, so the caller works meanwhile;
         `collect` gives what `call` would have (its value, or the same errors), `timeout`
         counted from now. One job at a time: a `call` or `submit` made before the `collect`
-        first waits for the job in flight."""
+        (from any thread) first waits for the job in flight; each thread collects its own."""
         with self._lock:
             self._settle()
             self._ensure()
             self._send(fn, args)
-            self._pending = (fn, time.monotonic() + timeout)
+            self._pending = (fn, time.monotonic() + timeout, threading.get_ident())
 
     def collect(self) -> Any:
         """The result of the last `submit` (raises what `call` raises)."""
         with self._lock:
             self._settle()
-            done, self._done = self._done, None
+            done = self._done.pop(threading.get_ident(), None)
         if done is None:
             raise CheckFailedError("RuntimeError", "collect without a submitted job")
         ok, value = done
@@ -137,12 +139,12 @@ class KillableWorker:
         """Wait for the job in flight, if any, and keep its outcome for `collect`."""
         if self._pending is None:
             return
-        fn, deadline = self._pending
+        fn, deadline, owner = self._pending
         self._pending = None
         try:
-            self._done = (True, self._receive(fn, max(0.0, deadline - time.monotonic())))
+            self._done[owner] = (True, self._receive(fn, max(0.0, deadline - time.monotonic())))
         except (CheckTimeoutError, CheckCrashedError, CheckMemoryError, CheckFailedError) as exc:
-            self._done = (False, exc)
+            self._done[owner] = (False, exc)
 
     def _ensure(self) -> None:
         if self._proc is None or not self._proc.is_alive():
