@@ -75,7 +75,7 @@ from verifiers.calculator.in_place import numbers_in_place
 from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly
 from verifiers.calculator.inequalities import judge as judge_inequality
 from verifiers.calculator.operations import operated
-from verifiers.calculator.paired_displays import paired, trailing_group
+from verifiers.calculator.paired_displays import paired
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.signs import SIGN, judged_signed, restated_signed, signed
@@ -275,7 +275,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             step.conditions.append(here)
             known.append((left, right))
             previous = here
-    for found, members_read in paired(clauses, defs, last_group):
+    found_pairs, ends_on = paired(clauses, defs, last_group)
+    for found, members_read in found_pairs:
         step.add(found, members_read, defs)
     step.out.extend(solutions(step, defs, step_words))
     step.out = confirm_first(step.out, step.unconfirmed, decided)
@@ -283,7 +284,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         (previous.left, previous.right) if previous is not None else (),
         (named.left, named.right) if named is not None else (),
         (clauses[-1][0], clauses[-1][1]) if clauses else (),  # a supposition too
-        trailing_group(clauses),
+        ends_on,
     )
     return step.out, last_out, tuple(known[-_MAX_KNOWN:]), def_texts
 

@@ -60,10 +60,8 @@ def equation_groups(clauses: list) -> list[list[int]]:
     return groups
 
 
-def trailing_group(clauses: list) -> tuple:
-    """The members of the equations a step ends on when they form a group (see
-    `equation_groups`), for the next step's `paired`; () when it ends otherwise."""
-    groups = equation_groups(clauses)
+def _trailing(clauses: list, groups: list[list[int]]) -> tuple:
+    """The members of the equations a step ends on when they form a group, or ()."""
     if not groups or groups[-1][-1] != len(clauses) - 1:
         return ()
     return tuple(tuple(clauses[k][0]) for k in groups[-1])
@@ -71,7 +69,7 @@ def trailing_group(clauses: list) -> tuple:
 
 def paired(
     clauses: list, defs: dict, carried: tuple = ()
-) -> list[tuple[ClaimResult, tuple[str, ...]]]:
+) -> tuple[list[tuple[ClaimResult, tuple[str, ...]]], tuple]:
     """`10b - 40 - 2a = 20 + 8a - 2, 2(20) + 2 = -10b`, then "Simplifying these equations, we
     get: 10b - 38 = 8a + 19 + 2a, 40 + 2 = -10b": a group of equations right after a group of
     as many, opened by words that say it is that one simplified, claims each equation is the
@@ -81,7 +79,8 @@ def paired(
     equation the text calls the last one simplified; spared when another equation of the
     first group gives it (the order changed), or the first group's equations together do and
     are consistent (a system solved on the way; alternatives side by side are not
-    consistent). The False with the members read, for the caller to confirm."""
+    consistent). Each False with the members read, for the caller to confirm; and the members
+    of the group of equations the step ends on (or ()), for the next step's `carried`."""
     groups = equation_groups(clauses)
     pairs = [
         ([Condition(*clauses[k][0], k, clauses[k][4]) for k in first], second)
@@ -99,7 +98,7 @@ def paired(
             continue
         news = [Condition(*clauses[k][0], k, clauses[k][4]) for k in second]
         out.extend(_judged(olds, news, defs))
-    return out
+    return out, _trailing(clauses, groups)
 
 
 def _judged(olds: list, news: list, defs: dict) -> list[tuple[ClaimResult, tuple[str, ...]]]:
