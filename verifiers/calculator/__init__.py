@@ -9,10 +9,10 @@ false link), `approximations` (roundings a step states or announces), `linear_eq
 unknown, step to step). Symbols: `relations` (the reader of written LaTeX relations),
 `latex_math` (a member to sympy; `written_sums` its sums and products), `claim_words` and
 `claims_kind` (what a relation claims, the abstention rules), `identities` (with `forms`, the
-shapes of its sides), `derivations` (an equation against the one it is drawn from, a side
-rewritten in place), `solutions` (claimed solutions), `inequalities` (linear inequalities
-solved step by step), `symbolic` (evaluation), `chain_algebra` (a chain's conditions, in the
-worker). `verifier`: the source.
+shapes of its sides), `derivations` (an equation against the one it is drawn from),
+`rewritten_sides` (a side rewritten in place), `solutions` (claimed solutions), `inequalities`
+(linear inequalities solved step by step), `symbolic` (evaluation), `chain_algebra` (a chain's
+conditions, in the worker). `verifier`: the source.
 """
 
 from verifiers.calculator.verifier import CalcConfig, CalculatorVerifier

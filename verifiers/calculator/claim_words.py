@@ -72,11 +72,20 @@ LONE = re.compile(
 
 
 def word_set(text: str) -> set[str]:
-    # "or equivalently" restates what came before; it opens no alternative.
-    return set(WORD.findall(_RESTATED.sub("", text.lower())))
+    # "or equivalently" restates what came before; it opens no alternative. "Solving for k"
+    # names the unknown solved for; its "for" opens no case.
+    text = _RESTATED.sub("", text.lower())
+    return set(WORD.findall(_SOLVING_FOR.sub(r"\1", text)))
+
+
+def solving_for(words: list[str]) -> list[str]:
+    """A clause's words in order, less the "for" of "solving for" (see `word_set`)."""
+    return [w for i, w in enumerate(words) if not (i and w == "for" and _SOLVE.match(words[i - 1]))]
 
 
 _RESTATED = re.compile(r"\bor\W+(?=equivalently\b)")
+_SOLVE = re.compile(r"solv(?:e|es|ed|ing)$", re.IGNORECASE)
+_SOLVING_FOR = re.compile(r"\b(solv(?:e|es|ed|ing))\W+for\b")
 
 
 def lone(member: str) -> bool:

@@ -21,16 +21,17 @@ The symbolic checks' abstention rules, in one place. A relation between expressi
 Nothing is judged in a clause the text tests, supposes or rejects ("if", "suppose", "check",
 "?", "not", "incorrect", "instead", "extraneous", ...), approximates (`\\approx`, "about"),
 reads modulo something (`\\equiv`, "mod"), or sets equal ("same", "equate", "both"). An
-equation is compared with the condition just before it only when it follows it directly (in
-one display, or across words that derive: "so", "then", "subtract", ...) and never across a
-case or an alternative ("or" but "or equivalently", "case", "if", "for", "each"), an assignment
-of the unknown, or when both equations share a side ("x - 4 = 1", "x - 4 = 11": cases). A
-claimed solution is put back into the condition written just before it in the same step. An
-equation that keeps one side of the condition before it after words that rewrite ("expanding",
-"simplifying") claims its other side is the first one's rewritten (`derivations.rewritten_side`),
-and so does an unknown given an expression again (`R = (450 - 5n)(500 + 10n)`, then "expanding,
-R = ..."). A linear inequality in one unknown drawn from the one just before it with only a
-connective between them is judged against it (`inequalities`).
+equation is compared with the condition just before it only when it follows it directly (in one
+display, or across words that derive: "so", "then", "subtract", ...) and never across a case or
+an alternative ("or" but "or equivalently", "case", "if", "for" but "solving for", "each"), an
+assignment of the unknown, or when both equations share a side ("x - 4 = 1", "x - 4 = 11":
+cases). A claimed solution is put back into the condition written just before it in the same
+step. An equation that keeps one side of the condition before it after words that rewrite
+("expanding", "simplifying", "factor out \\(a\\) on the right-hand side") claims its other side
+is the first one's rewritten (`rewritten_sides`), and so does an unknown given an expression
+again (`R = (450 - 5n)(500 + 10n)`, then "expanding, R = ..."). A linear inequality in one
+unknown drawn from the one just before it with only a connective between them is judged against
+it (`inequalities`).
 """
 
 from __future__ import annotations
@@ -63,12 +64,7 @@ from verifiers.calculator.congruences import (
     divisibility,
     drawn_congruence,
 )
-from verifiers.calculator.derivations import (
-    derivation,
-    follows_directly,
-    names_rewrite,
-    rewritten_side,
-)
+from verifiers.calculator.derivations import derivation, follows_directly
 from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.in_place import numbers_in_place
@@ -78,6 +74,7 @@ from verifiers.calculator.operations import operated
 from verifiers.calculator.paired_displays import paired
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
+from verifiers.calculator.rewritten_sides import names_rewrite, rewritten_side
 from verifiers.calculator.signs import SIGN, judged_signed, restated_signed, signed
 from verifiers.calculator.solutions import (
     Assignment,
@@ -256,6 +253,10 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             said = before
             if k and not before.strip(" ,.;:") and names_rewrite(clauses[k - 1][2]):
                 said = clauses[k - 1][2]
+            elif len(lead) > len(before) and lead.endswith(before.strip()):
+                # "Now, factor out \\(a\\) on the right-hand side:": the words that name the
+                # rewrite stand before a formula that is no relation.
+                said = re.split(r"[.!?]\s", lead)[-1]
             rewrite = None if previous is None or operation else rewritten_side(
                 previous, here, said, defs, known
             )
@@ -267,7 +268,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 # Arithmetic done in place is judged as arithmetic: no other equation spares it.
                 result = numbers_in_place(previous, here)
                 if result is None:
-                    result = derivation(previous, here, before, defs)
+                    result = derivation(previous, here, before, defs, lead)
                     if result is not None and _spared(here, previous, step, known, defs, before):
                         result = None
                 if result is not None:

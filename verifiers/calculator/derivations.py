@@ -2,8 +2,8 @@
 
 See `verifiers.calculator.claims_kind` for the rules in words. `follows_directly` says whether
 the text draws one equation from the one before it; `derivation` compares their solutions
-(one unknown) or their forms (linear, several unknowns); `rewritten_side` judges a side
-rewritten in place while the other is kept.
+(one unknown) or their forms (linear, several unknowns). A side rewritten in place while the
+other is kept is `verifiers.calculator.rewritten_sides`'.
 """
 
 from __future__ import annotations
@@ -16,15 +16,14 @@ from verifiers.calculator.claim_words import (
     DERIVES,
     LETTER,
     compact,
-    lone,
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.forms import attempt, bracket_dropped, grouped, like_terms, shifted
-from verifiers.calculator.identities import fmt, known_polynomials, point
+from verifiers.calculator.forms import attempt, grouped, shifted
+from verifiers.calculator.identities import fmt
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.solutions import Condition, difference, roots_text
-from verifiers.calculator.symbolic import compare_identity, follows, near, roots_of
+from verifiers.calculator.symbolic import near, roots_of
 
 
 def follows_directly(first: Condition, second: Condition, before: str) -> bool:
@@ -44,7 +43,7 @@ def follows_directly(first: Condition, second: Condition, before: str) -> bool:
             return False
     if first.clause >= 0 and first.region == second.region and second.clause == first.clause + 1:
         return True  # one display, the next line or across `\\implies`
-    if first.clause >= 0 and second.region == first.region + 1 and _bare(before):
+    if first.clause >= 0 and second.region == first.region + 1 and nothing_between(before):
         return True  # the next display, with nothing written between
     return bool(DERIVES.search(before.lower()))
 
@@ -54,7 +53,7 @@ def _rewritten_beside(kept: str, old: str, new: str, before: str) -> bool:
     (a number kept, other than 0), or `x^2 - 2x - 7 = 0`, then `(x - 7)(x + 5) = 0` (0 kept,
     the new side grouped where the old is not, or the other way round, and an attempt at its
     rewrite; `x - 3 = 0`, `x + 2 = 0` list the factors' cases)."""
-    if LETTER.search(kept) or not _bare(before):
+    if LETTER.search(kept) or not nothing_between(before):
         return False
     if compact(kept) != "0":
         return True
@@ -64,13 +63,15 @@ def _rewritten_beside(kept: str, old: str, new: str, before: str) -> bool:
     return len(a) == 1 and len(b) == 1 and attempt(b[0], a[0])
 
 
-def _bare(before: str) -> bool:
+def nothing_between(before: str) -> bool:
     """Nothing but arrows and punctuation between two relations."""
     return not re.search(r"[a-z]", _JOINS.sub(" ", before.lower()))
 
 
-def derivation(first: Condition, second: Condition, before: str, defs: dict):
-    """An equation judged against the condition before it (None: nothing to say)."""
+def derivation(first: Condition, second: Condition, before: str, defs: dict, lead: str = ""):
+    """An equation judged against the condition before it (None: nothing to say); `lead` is
+    all the text since the last relation, math without relations included ("Factoring out
+    \\(z\\), we get:" where `before` holds ", we get:")."""
     # "x(100 + 30) = (x + 1.5)100", then "x^2 + 30x = 100x + 150": decimals are read as
     # written in equations of one unknown, and only a root far from every root the other
     # gives is a slip (a decimal may be rounded).
@@ -88,7 +89,7 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
     if (
         names
         and e2.free_symbols < e1.free_symbols
-        and _bare(before)
+        and nothing_between(before)
         and (adjacent or second.region == first.region + 1)
     ):
         return _not_cancelled(first, e1, e2, text, source)
@@ -134,20 +135,23 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict):
     # simplifies to"), and only where a point that satisfies the first equation fails the
     # second while neither is a polynomial multiple of the other (cancelling a common
     # factor, squaring, clearing a denominator all leave one a multiple of the other).
-    if adjacent and _bare(before) and ARROWS.search(before):
+    if adjacent and nothing_between(before) and ARROWS.search(before):
         return _linear_derivation(e1, e2, names, text, source)
     # A system's equations stand one per line as a derivation's do; with nothing between two
     # consecutive lines, a linear equation is judged drawn from the one before it only when
     # it is that one's multiple but for one term (`6C - 4 = 10C - 20n`, then
     # `6C - 10C = -20n - 4`: a sign lost moving a term); a system's next equation differs in
     # two terms or more, or it would say little new.
-    if _bare(before) and (adjacent or second.region == first.region + 1):
+    if nothing_between(before) and (adjacent or second.region == first.region + 1):
         if (degree := _one_term_off(e1, e2, names)) == 1:
             return _linear_derivation(e1, e2, names, text, source)
         if degree:
             return _polynomial_derivation(e1, e2, names, text, source)
     said = re.split(r"[.!?]\s", before.strip())[-1].lower()
     if _SIMPLIFIED.match(said) or _FACTORED.match(said):
+        return _polynomial_derivation(e1, e2, names, text, source)
+    said = re.split(r"[.!?]\s", lead.strip())[-1].lower()
+    if lead.strip().endswith(before.strip()) and _FACTORED.match(said):
         return _polynomial_derivation(e1, e2, names, text, source)
     return None
 
@@ -160,12 +164,16 @@ _SIMPLIFIED = re.compile(
     r"|(?:can\s+(?:be\s+)?)?(?:further\s+)?rewr(?:ite|ites|itten|iting)(?:\s+(?:this|it))?)"
     r"(?:\s+(?:to|further|as|gives|we get|yields))*\W*$"
 )
+# The factor taken out, written as a short formula ("factoring out \\(a_3\\)").
+_FACTOR = r"(?:\\\(\s*[^()]{1,12}?\s*\\\)|\$[^$]{1,12}\$)"
 # The whole sentence says a side of the last equation is factored ("We can factor out a common
 # term from the left-hand side:"); naming another equation ("the first") says nothing here.
 _FACTORED = re.compile(
     r"^\W*(?:(?:we|this|which|it)\s+)?(?:can\s+)?(?:then\s+|now\s+)?factor(?:s|ing|ed)?"
-    r"(?:\s+(?:out|an?|the|common|terms?|factors?|from|on|left|right|(?:left|right)-hand|sides?"
-    r"|it|this|by|grouping|as|to|gives|we|get|yields|both))*\W*$"
+    r"(?:[\s,]+(?:out|an?|the|common|terms?|factors?|from|on|left|right|(?:left|right)-hand"
+    r"|sides?|it|this|by|grouping|as|to|gives|we|get|yields|both|obtain|have|(?<=out )"
+    + _FACTOR
+    + r"))*\W*$"
 )
 
 
@@ -307,89 +315,3 @@ def _small_points(n: int):
 
 # What may stand between two displays that continue one another: arrows, `\\iff`, punctuation.
 _JOINS = re.compile(ARROWS.pattern + r"|\\iff|[,;.:]", re.IGNORECASE)
-# Words that say one side of the equation before is being rewritten in place.
-_SIDE_REWRITE = re.compile(r"expand|multipl|distribut|simplif|factor|rearrang|group|collect|combin")
-# The rewrite named on both sides at once ("expanding both sides"); "adding 324 to both sides,
-# we can factor" does something to the equation instead.
-_BOTH_SIDES = re.compile(r"(expand|simplif|multiply(ing)? out|distribut)\w*\s+(both|each) sides?\b")
-
-
-def names_rewrite(words: str) -> bool:
-    """Whether the words just before an equation say one side is being rewritten."""
-    return bool(_SIDE_REWRITE.search(words.lower()[-80:]))
-
-
-def rewritten_side(
-    first: Condition, second: Condition, before: str, defs: dict, known: list
-) -> ClaimResult | None:
-    """`(a + b + c + d)(bcd + acd + abd + abc) = 16abcd`, then "expanding the left side,
-    ... = 16abcd": the side kept says the other is the first one's rewritten, so the two
-    must be equal for every value, whatever the unknowns (a False needs the text to say it
-    rewrites, the new side to be an attempt at that rewrite, and the difference not to
-    follow from the conditions known)."""
-    # With no words between the two (the next display, or across an arrow), the new side
-    # must show the rewrite by its form: a product or power against an expanded side.
-    bare = _bare(before)
-    if not (names_rewrite(before) or bare):
-        return None
-    sides = ((first.left, first.right, second.left, second.right),
-             (first.right, first.left, second.right, second.left))  # fmt: skip
-    # "Expanding both sides gives: ...": each side is the one before it rewritten, none kept.
-    both = not bare and bool(_BOTH_SIDES.search(before.lower()[-80:])) and not _swapped(
-        first, second, defs
-    )
-    for old, kept, new, kept_again in sides:
-        if compact(old) == compact(new):
-            continue
-        if bare and grouped(old) == grouped(new) and not bracket_dropped(old, new):
-            continue  # "x + y = 10", "x - y = 10": a system's equations one per line
-        if not (both or _same_side(kept, kept_again, defs)):
-            continue
-        # A side 0 stays 0 in a factor's case (`(x - 3)(x + 1) = 0`, `x - 3 = 0`); a name
-        # kept may be given another expression (`u = x + 1`, "the second equation, u = 2x").
-        said = not bare and compact(kept) != "0" and not lone(kept)
-        reason = _not_rewritten(old, new, defs, known, said)
-        if reason is not None:
-            return ClaimResult("false", f"{second.left} = {second.right}", reason=reason)
-        if not both:
-            return None  # the one side rewritten is judged; with both, the other side next
-    return None
-
-
-def _not_rewritten(old: str, new: str, defs: dict, known: list, said: bool) -> str | None:
-    """Why `new` is no rewrite of `old` (None: it is, or we cannot say): it must be an
-    attempt at it and differ from it wherever the conditions known do not make them equal.
-    Where words name the rewrite ("Combine like terms:"), like terms combined wrongly, with
-    coefficients changed, are an attempt too (`forms.like_terms`)."""
-    a, b = readings(old, defs), readings(new, defs)
-    if len(a) != 1 or len(b) != 1 or not a[0].free_symbols:
-        return None
-    if a[0].free_symbols != b[0].free_symbols or not (
-        attempt(a[0], b[0]) or (said and like_terms(a[0], b[0]))
-    ):
-        return None
-    verdict, _, witness = compare_identity(a[0], b[0])
-    if verdict != "false" or witness is None:
-        return None
-    if follows(a[0] - b[0], known_polynomials(known, defs, a[0], b[0])):
-        return None
-    subs, x, y = witness
-    return f"`{new}` is not `{old}` rewritten: at {point(subs)} they are {fmt(y)} and {fmt(x)}"
-
-
-def _swapped(first: Condition, second: Condition, defs: dict) -> bool:
-    """Whether the second equation writes the first's sides the other way round."""
-    pairs = ((first.left, second.right), (first.right, second.left))
-    for old, new in pairs:
-        a, b = readings(old, defs), readings(new, defs)
-        if len(a) != 1 or len(b) != 1 or compare_identity(a[0], b[0])[0] != "holds":
-            return False
-    return True
-
-
-def _same_side(first: str, second: str, defs: dict) -> bool:
-    """The same member, as written or as a value (`16` for `2 \\cdot 8`)."""
-    if compact(first) == compact(second):
-        return True
-    a, b = readings(first, defs), readings(second, defs)
-    return len(a) == 1 and len(b) == 1 and compare_identity(a[0], b[0])[0] == "holds"

@@ -92,6 +92,27 @@ def attempt(grouped, written) -> bool:
     return matched >= 2 and 2 * matched >= len(terms)
 
 
+def factored_attempt(old, new) -> bool:
+    """Whether `new` is a product one of whose factors with unknowns divides `old`: an attempt
+    at taking that factor out (after words that say so: `a \\cdot c` "with a factored out" as
+    `a(c - 1)`)."""
+    import sympy
+
+    if not isinstance(new, sympy.Mul):
+        return False
+    names = sorted(old.free_symbols | new.free_symbols, key=str)
+    for factor in new.args:
+        if not factor.free_symbols:
+            continue
+        try:
+            _, rest = sympy.div(sympy.expand(old), factor, *names)
+        except (sympy.PolynomialError, ValueError, TypeError):
+            continue
+        if rest == 0:
+            return True
+    return False
+
+
 def like_terms(grouped, written) -> bool:
     """Whether `written` could be `grouped` with its like terms combined, however wrongly: two
     of its terms are terms of `grouped` multiplied out but for their coefficients (`11a + 5ar`

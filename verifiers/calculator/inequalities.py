@@ -16,12 +16,11 @@ two would say so, and then nothing is judged.
 
 from __future__ import annotations
 
-import math
 import re
 
 from verifiers.calculator.claim_words import ARROWS
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.readers import one_unknown
+from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import TURNED, admissible, written
 
 INEQUALITIES = frozenset({"<", ">", "<=", ">="})
@@ -58,22 +57,48 @@ def judge(premise: tuple[str, str, str], conclusion: tuple[str, str, str], defs:
 
 def _solution_set(left: str, op: str, right: str, defs: dict):
     """(unknown, sympy set of its solutions, the expression the inequality bounds) for a
-    linear inequality in one unknown."""
-    import sympy
-
+    linear inequality in one unknown whose coefficients are real numbers of a known sign
+    (`n \\log(4/5) \\le \\log(1/4)`: dividing by the log turns it round). A log without a
+    base is read in base 10 and base e; the two must give the same set."""
     if op not in INEQUALITIES or not (admissible(left) and admissible(right)):
         return None
-    if (read := one_unknown(left, right, defs)) is None:
+    lefts, rights = readings(left, defs), readings(right, defs)
+    count = max(len(lefts), len(rights))
+    if not (lefts and rights) or {len(lefts), len(rights)} - {1, count}:
         return None
-    a, b, expr, var, poly = read
-    if poly.degree() != 1 or not all(c.is_Rational for c in poly.all_coeffs()):
+    pairs = zip(lefts * (count // len(lefts)), rights * (count // len(rights)), strict=True)
+    found = [_linear_set(a, b, op) for a, b in pairs]
+    if None in found or len({read[:2] for read in found}) != 1:
         return None
-    # What the inequality bounds: its side with the unknown (`\frac{n+1}{16} <= 62` bounds
+    return found[0]
+
+
+def _linear_set(a, b, op: str):
+    import sympy
+
+    expr = sympy.expand(a - b)
+    if len(expr.free_symbols) != 1:
+        return None
+    var = next(iter(expr.free_symbols))
+    try:
+        poly = sympy.Poly(expr, var)
+    except sympy.PolynomialError:
+        return None
+    if poly.degree() != 1 or not all(c.is_number and c.is_real for c in poly.all_coeffs()):
+        return None
+    # What the inequality bounds: its side with the unknown (`\\frac{n+1}{16} <= 62` bounds
     # (n+1)/16), or the difference when both sides hold it.
     bounded = a if not b.free_symbols else b if not a.free_symbols else expr
     slope, offset = poly.all_coeffs()
+    if slope.is_negative is None or slope.is_zero is not False:
+        return None  # a sign sympy cannot tell: which way the inequality turns is unsure
     bound = -offset / slope
-    if slope < 0:  # dividing by a negative turns the inequality round
+    if not bound.is_Rational:
+        # An irrational bound to 50 digits: two spellings of one number (`log 2/(log 10 -
+        # 2 log 3)` and `-log 2/(2 log 3 - log 10)`) are then one bound, which sympy cannot
+        # always order exactly, and no integer lies between two such readings.
+        bound = bound.evalf(50)
+    if slope.is_negative:  # dividing by a negative turns the inequality round
         op = TURNED[op]
     if op in ("<", "<="):
         return var, sympy.Interval(-sympy.oo, bound, right_open=op == "<"), bounded
@@ -108,9 +133,9 @@ def _integers(piece) -> list[int]:
     if low == -sympy.oo and high == sympy.oo:
         return list(range(_TRIES))
     if low == -sympy.oo:
-        top = int(math.floor(high)) - (1 if piece.right_open and high.is_integer else 0)
+        top = int(sympy.floor(high)) - (1 if piece.right_open and high.is_integer else 0)
         return list(range(top, top - _TRIES, -1))
-    first = int(math.ceil(low)) + (1 if piece.left_open and low.is_integer else 0)
+    first = int(sympy.ceiling(low)) + (1 if piece.left_open and low.is_integer else 0)
     found = []
     for n in range(first, first + _TRIES):
         if high != sympy.oo and (n > high or (n == high and piece.right_open)):

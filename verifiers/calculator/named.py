@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
+from verifiers.calculator.claim_words import solving_for
 from verifiers.calculator.claims import (
     APPROX_WORDS,
     ClaimResult,
@@ -57,7 +58,8 @@ _REVISE = frozenset(
 
 def clause_words(step: str) -> list[set[str]]:
     """The words of each clause of a step (the calculator's clause indices)."""
-    return [{t.text for t in c if t.kind == "word"} for c in tokenize(normalize(step))]
+    clauses = tokenize(normalize(step))
+    return [set(solving_for([t.text for t in c if t.kind == "word"])) for c in clauses]
 
 
 def _compare(
