@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from verifiers.calculator.applications import confirmable
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.extract import extract_links
 from verifiers.calculator.readers import readings, written_exactly
@@ -126,6 +127,11 @@ def confirmed(members: tuple[str, ...], defs: dict | None = None) -> bool:
     for member in members:
         # Decimals read as written: whether a rounding excuses the claim is the caller's.
         ours = readings(member, defs, decimals=True)
+        if not ours and (parts := confirmable(member))[1:]:
+            # A function nobody defined, applied: its arguments and what stands around them.
+            if not confirmed(tuple(parts), defs):
+                return False
+            continue
         theirs = [written_exactly(e) for e in readings(member, defs, library=True, decimals=True)]
         if not ours:
             return False

@@ -87,6 +87,7 @@ from verifiers.calculator.solutions import (
     solutions,
     unknowns,
 )
+from verifiers.calculator.substitutions import substituted, substituting
 from verifiers.calculator.symbolic import check_number
 
 __all__ = ["judge_step"]
@@ -122,6 +123,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     skipped_region = -1
     trials = False
     premise: tuple[int, tuple[str, str, str]] | None = None  # the last inequality, by clause
+    pending = None  # values being put into an equation (`substitutions`)
     # What the text says after a display ("This is a contradiction") speaks of all of it.
     region_after = {c[4]: c[3] for c in clauses}
     prose = " ".join(f"{c[2]} {c[3]}" for c in clauses)
@@ -200,6 +202,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         if assigned and ops[0] == "=":
             if k and (found := _restated(clauses[k - 1], members, ops, before, defs)):
                 step.add(*found, defs)
+            pending = substituting(pending, members, before, k)
             previous = None  # an unknown given a value: the next equation starts afresh
             named = _named(named, members, ops, before, k, region, defs, known, step)
             if (
@@ -246,6 +249,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             if op != "=" or not LETTER.search(left + right):
                 continue
             here = Condition(left, right, k, region)
+            if pending and (found := substituted(pending, here, before, known, defs)):
+                step.add(*found, defs)
             # A display right after another, with no words between, goes on with what the
             # words before the first one said ("Combine like terms: \\[...\\] \\[...\\]")
             # when they rewrite; after other words ("Subtracting the first equation gives:")
@@ -319,7 +324,10 @@ def _spared(
     here: Condition, previous: Condition, step: Step, known: list, defs: dict, before: str
 ) -> bool:
     """Whether an equation that does not follow from the one before it may come from the
-    other equations written with it (a system's next line, a sum of two)."""
+    other equations written with it (a system's next line, a sum of two). An application
+    misread (`applications`) is read no other way: nothing spares it."""
+    if difference(here.left, here.right, defs) is None:
+        return False
     if derived_from_any(here, step.conditions, defs):
         return True
     if len(unknowns(here, defs)) > 1:

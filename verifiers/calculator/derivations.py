@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from verifiers.calculator.applications import applied_difference, misapplied
 from verifiers.calculator.claim_words import (
     ARROWS,
     CASES,
@@ -79,7 +80,7 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict, lea
     e1 = difference(first.left, first.right, defs, decimals=rounded)
     e2 = difference(second.left, second.right, defs, decimals=rounded)
     if e1 is None or e2 is None:
-        return None
+        return _misapplied(first, second, before, defs)
     if rounded and len(e1.free_symbols | e2.free_symbols) != 1:
         return None
     names = sorted(e1.free_symbols | e2.free_symbols, key=str)
@@ -146,13 +147,13 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict, lea
         if (degree := _one_term_off(e1, e2, names)) == 1:
             return _linear_derivation(e1, e2, names, text, source)
         if degree:
-            return _polynomial_derivation(e1, e2, names, text, source)
+            return polynomial_derivation(e1, e2, names, text, source)
     said = re.split(r"[.!?]\s", before.strip())[-1].lower()
     if _SIMPLIFIED.match(said) or _FACTORED.match(said):
-        return _polynomial_derivation(e1, e2, names, text, source)
+        return polynomial_derivation(e1, e2, names, text, source)
     said = re.split(r"[.!?]\s", lead.strip())[-1].lower()
     if lead.strip().endswith(before.strip()) and _FACTORED.match(said):
-        return _polynomial_derivation(e1, e2, names, text, source)
+        return polynomial_derivation(e1, e2, names, text, source)
     return None
 
 
@@ -177,7 +178,23 @@ _FACTORED = re.compile(
 )
 
 
-def _polynomial_derivation(e1, e2, names: list, text: str, source: str):
+def _misapplied(first: Condition, second: Condition, before: str, defs: dict):
+    """`f(x + \\frac{x}{x}) = ...`, "which simplifies to" `f(2x) = ...`: a function the text
+    never defines, applied, and one application's argument simplified wrongly (only after
+    words that merely simplify; see `applications`)."""
+    if not _SIMPLIFIED.match(re.split(r"[.!?]\s", before.strip())[-1].lower()):
+        return None
+    e1 = applied_difference(first.left, first.right, defs)
+    e2 = applied_difference(second.left, second.right, defs)
+    if e1 is None or e2 is None or (pair := misapplied(e1, e2)) is None:
+        return None
+    meant, wrote = pair
+    source = f"`{first.left} = {first.right}`"
+    return ClaimResult("false", f"{second.left} = {second.right}",
+                       reason=f"{wrote} stands where {source} simplified has {meant}")  # fmt: skip
+
+
+def polynomial_derivation(e1, e2, names: list, text: str, source: str):
     import sympy
 
     try:
