@@ -123,7 +123,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     skipped_region = -1
     trials = False
     premise: tuple[int, tuple[str, str, str]] | None = None  # the last inequality, by clause
-    pending = None  # values being put into an equation (`substitutions`)
+    pending = opening = None  # values being put into an equation (`substitutions`)
     # What the text says after a display ("This is a contradiction") speaks of all of it.
     region_after = {c[4]: c[3] for c in clauses}
     prose = " ".join(f"{c[2]} {c[3]}" for c in clauses)
@@ -197,12 +197,14 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             premise = (k, here_ineq)
         else:
             premise = None
+        earlier = ([last_relation] if last_relation else []) + [c[:2] for c in clauses[:k]]
+        # The values the clause before put in (for this one), and what this clause puts in.
+        pending, opening = opening, substituting(opening, (members, ops), before, k, earlier)
         # `a = \frac{36000}{2ac}`: an unknown in terms of itself is an equation, not a value.
         assigned = lone(members[0]) and not _in_terms_of_itself(members)
         if assigned and ops[0] == "=":
             if k and (found := _restated(clauses[k - 1], members, ops, before, defs)):
                 step.add(*found, defs)
-            pending = substituting(pending, members, before, k)
             previous = None  # an unknown given a value: the next equation starts afresh
             named = _named(named, members, ops, before, k, region, defs, known, step)
             if (

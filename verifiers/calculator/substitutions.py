@@ -4,15 +4,18 @@
 `\\frac{a + d}{a - 2} = \\frac{a + 2d + 3}{a + d}` claims the new equation is the old one with
 d replaced by 20 - a (here the right side is (43 - a)/20). Read only where the words before the
 assignments substitute ("substituting", "plugging", "setting", "putting", "replacing"),
-several assignments are joined by a bare "and", and the words between the last one and the
-equation only connect ("we get", "into this equation gives us:"), never another operation
-("and subtracting"). The equation must no longer hold a substituted unknown, and hold every
-other unknown of the condition it comes from (`y = ax + b` with x = 4 put in is no source of
-`5 = 3(4) + b`: a value of a, or another equation, came in too). It is a slip only when no
-condition the chain or the problem wrote that holds every substituted unknown gives it with
-those values put in: the same roots in one unknown (fewer is a root discarded
-on the way, not judged), a point that satisfies the substituted condition and fails it in
-several (`derivations.polynomial_derivation`).
+several assignments are joined by a bare "and", what they replace is an unknown, a function of
+one or a power of either, and the words between the last one and the equation only connect
+("we get", "into this equation gives us:"), never another operation ("and subtracting"). The
+equation must no longer hold what was replaced. The values go into the last relation written
+before them that holds what they replace, when that is an equation and not a name given a
+value (`y = a(x - 3)^2 + 5`, then a point put in: the point's equation); with none, only a
+functional equation of the problem (`applications`). A slip only when that equation, and every
+other known condition that holds what is replaced, give something else with the values put
+in: other roots in one unknown (fewer is a root discarded on the way, not judged), a point
+that satisfies the substituted equation and fails the new one in several
+(`derivations.polynomial_derivation`); sines and cosines of unknowns count as unknowns of
+their own within [-1, 1], never a sine and a cosine of one unknown (they are bound).
 """
 
 from __future__ import annotations
@@ -28,6 +31,10 @@ from verifiers.calculator.readers import readings
 from verifiers.calculator.solutions import Condition, difference, roots_text
 from verifiers.calculator.symbolic import roots_of
 
+# What may be replaced: an unknown, or a function of one, or a power of either (`\\sin^2 y`).
+_REPLACEABLE = re.compile(
+    r"^(?:\\[a-z]+(?:\^\{?\d\}?)?\s*\(?\s*)?[A-Za-z](?:_\{?\w+\}?)?\s*\)?(?:\^\{?\d\}?)?$"
+)
 # Words that put values in; "let" alone names a new unknown instead.
 _SUBSTITUTES = re.compile(r"substitut|plug|\bsett?ing\b|\bputt?ing\b|\breplac")
 # The only words that may stand between the last assignment and the equation it gives.
@@ -40,52 +47,73 @@ _CONNECTS = frozenset(
 
 @dataclass(frozen=True)
 class Substitution:
-    values: tuple[tuple[str, str], ...]  # (unknown, what is put in), in order
+    values: tuple[tuple[str, str], ...]  # (what is replaced, what is put in), in order
     clause: int  # the clause of the last assignment
+    source: tuple[str, str] | None  # the equation they are put into (None: the problem's)
 
 
 def substituting(
-    pending: Substitution | None, members: tuple[str, ...], before: str, k: int
+    pending: Substitution | None, clause: tuple, before: str, k: int, written: list
 ) -> Substitution | None:
-    """The substitution an assignment clause opens or goes on with (None: it is none)."""
-    if len(members) != 2 or not lone(members[0]):
+    """The substitution an assignment clause opens or goes on with (None: it is none).
+    `written`: the relations before it, (members, ops) each, the last one last: the last
+    that holds what is replaced is the equation it is put into, when that is an equation
+    (not a name given a value: `y = a(x - 3)^2 + 5` with a point put in makes an equation
+    of the point, not of this one); where none holds it, the problem's (`substituted`)."""
+    members, ops = clause
+    if ops != ("=",) or not _REPLACEABLE.match(members[0].strip()):
         return None
-    value = (members[0].replace(" ", ""), members[1])
+    value = (members[0].strip(), members[1])
     if pending is not None and pending.clause == k - 1 and word_set(before) <= {"and"}:
-        return Substitution((*pending.values, value), k)
+        if pending.source is None or any(_holds(m, value[0]) for m in pending.source):
+            return Substitution((*pending.values, value), k, pending.source)
+        return None
     said = re.split(r"[.!?]\s", before.strip())[-1].lower()
-    return Substitution((value,), k) if _SUBSTITUTES.search(said) else None
+    if not _SUBSTITUTES.search(said):
+        return None
+    for relation, ops in reversed(written):
+        if any(_holds(member, value[0]) for member in relation):
+            if len(relation) != 2 or ops != ("=",) or lone(relation[0]):
+                return None
+            return Substitution((value,), k, (relation[0], relation[1]))
+    return Substitution((value,), k, None)
 
 
 def substituted(
     pending: Substitution, here: Condition, before: str, known: list, defs: dict
 ) -> tuple[ClaimResult, tuple[str, ...]] | None:
-    """A False, with the members it reads, when no known condition with the values put in
-    gives `here` (see the module docstring); None when there is nothing to say."""
+    """A False, with the members it reads, when the equation the values are put into, and
+    every other known condition that holds what they replace, give something else than
+    `here` (see the module docstring); None when there is nothing to say."""
     import sympy
 
     if pending.clause != here.clause - 1 or not word_set(before) <= _CONNECTS:
         return None
     values = {}
     for name, value in pending.values:
-        symbol, read = readings(name, defs), readings(value, defs)
-        if len(symbol) != 1 or not isinstance(symbol[0], sympy.Symbol) or len(read) != 1:
+        replaced, read = readings(name, defs), readings(value, defs)
+        if len(replaced) != 1 or len(read) != 1 or not _replaceable(replaced[0]):
             return None
-        values[symbol[0]] = read[0]
+        values[replaced[0]] = read[0]
     # A functional equation: its applications are kept, and only one put in wrongly is read.
     read = difference
     if (e2 := difference(here.left, here.right, defs)) is None:
         read, e2 = applied_difference, applied_difference(here.left, here.right, defs)
-    if e2 is None or not e2.free_symbols or e2.free_symbols & set(values):
+    if e2 is None or not e2.free_symbols or any(e2.has(r) for r in values):
         return None
+    if pending.source is None and read is difference:
+        return None  # put into what? Only a functional equation names the problem's
+    sources = [pending.source] if pending.source else []
     text, found = f"{here.left} = {here.right}", None
-    for left, right in known:
+    for left, right in sources + [k for k in known if k != pending.source]:
         e1 = read(left, right, defs)
-        if e1 is None or not set(values) <= e1.free_symbols:
+        if e1 is None or not all(e1.has(r) for r in values):
             continue
         put = e1.subs(values, simultaneous=True)
         put = put if read is applied_difference else sympy.together(put)
-        if put == 0 or e2.free_symbols != put.free_symbols:
+        if put == 0 or not e2.free_symbols <= put.free_symbols:
+            continue
+        if read is applied_difference and e2.free_symbols != put.free_symbols:
             continue  # other values put in too, or another equation used: not this one alone
         source = f"`{left} = {right}` with {_said(pending)}"
         if read is applied_difference:
@@ -94,24 +122,93 @@ def substituted(
             verdict = _against(put, e2, text, source)
         if verdict is None:
             return None  # one reading of the substitution gives it
-        members = (left, right, *(v for _, v in pending.values), here.left, here.right)
-        found = found or (verdict, members)
+        if found is None and (read is applied_difference or (left, right) == pending.source):
+            members = (left, right, *(v for _, v in pending.values), here.left, here.right)
+            found = (verdict, members)
     return found
 
 
+def _holds(member: str, replaced: str) -> bool:
+    """Whether a member holds what is replaced (`d`, `\\sin x` in `\\sin^2 x`), as read, or
+    as written apart from longer names when either is not read."""
+    read, inside = readings(replaced), readings(member)
+    if len(read) == 1 and len(inside) == 1:
+        return inside[0].has(read[0])
+    return bool(re.search(rf"(?<![\\A-Za-z]){re.escape(replaced)}(?![A-Za-z_])", member))
+
+
+def _replaceable(expr) -> bool:
+    """An unknown, or a function of one (`\\sin x`), or a power of either."""
+    import sympy
+
+    base = expr.base if isinstance(expr, sympy.Pow) and expr.exp.is_Integer else expr
+    if isinstance(base, sympy.Symbol):
+        return True
+    return isinstance(base, sympy.Function) and len(base.free_symbols) == 1
+
+
 def _against(put, e2, text: str, source: str) -> ClaimResult | None:
-    names = sorted(put.free_symbols | e2.free_symbols, key=str)
-    if len(names) > 1:
-        return polynomial_derivation(put, e2, names, text, source)
-    r1, r2 = roots_of(put, names[0]), roots_of(e2, names[0])
-    if r1 is None or r2 is None or not r1 or not r2 or r2 <= r1 or r1 <= r2:
+    bounded: set = set()
+    if (read := _sines(put, e2)) is None:
         return None
-    if not all(r.is_real for r in r1 | r2):
+    put, e2, bounded = read
+    names = sorted(put.free_symbols | e2.free_symbols, key=str)
+    if len(names) > 1 and not bounded:
+        return polynomial_derivation(put, e2, names, text, source)
+    if len(names) > 1:
+        return _bounded_witness(put, e2, names, bounded, text, source)
+    r1, r2 = roots_of(put, names[0]), roots_of(e2, names[0])
+    if r1 is None or r2 is None:
+        return None
+    r1, r2 = ({r for r in r if _inside(r, names[0], bounded)} for r in (r1, r2))
+    if not r1 or not r2 or r2 <= r1 or r1 <= r2:
         return None
     return ClaimResult(
         "false", text, roots_text(names[0], r2), roots_text(names[0], r1),
         f"is not {source}",
     )  # fmt: skip
+
+
+def _sines(put, e2):
+    """(put, e2, the names that stand for a sine or cosine) with each sine or cosine of an
+    unknown read as an unknown of its own between -1 and 1 (`\\cos^2 y`); None when another
+    function is written, or a sine and a cosine of one unknown (they are bound together)."""
+    import sympy
+
+    found = set().union(*(e.atoms(sympy.Function) for e in (put, e2)))
+    found = {f for f in found if f.free_symbols}
+    if any(not isinstance(f, (sympy.sin, sympy.cos)) for f in found):
+        return None
+    if len({frozenset(f.free_symbols) for f in found}) != len(found):
+        return None
+    rename = {f: sympy.Symbol(str(f), real=True) for f in found}
+    return put.xreplace(rename), e2.xreplace(rename), set(rename.values())
+
+
+def _inside(value, name, bounded: set) -> bool:
+    return value.is_real and (name not in bounded or -1 <= value <= 1)
+
+
+def _bounded_witness(put, e2, names: list, bounded: set, text: str, source: str):
+    """A point where `put` holds and `e2` does not, each sine and cosine in [-1, 1]."""
+    from itertools import product
+
+    import sympy
+
+    last, others = names[-1], names[:-1]
+    grid = [sympy.Rational(v) for v in ("0", "1/2", "1", "-1/2", "-1", "2", "3")]
+    choices = [[v for v in grid if _inside(v, n, bounded)] for n in others]
+    for values in product(*choices):
+        point = dict(zip(others, values, strict=True))
+        for root in sorted(roots_of(put.subs(point), last) or (), key=str):
+            if not (root.is_rational and _inside(root, last, bounded)):
+                continue
+            at = e2.subs(point).subs(last, root)
+            if at.is_number and at != 0:
+                where = ", ".join(f"{k} = {v}" for k, v in {**point, last: root}.items())
+                why = f"does not follow from {source}: at {where} that one holds, this one does not"
+                return ClaimResult("false", text, "-", "-", why)
+    return None
 
 
 def _misapplied(put, e2, text: str, source: str) -> ClaimResult | None:
