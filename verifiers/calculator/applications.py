@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.readers import DECIMAL
-from verifiers.calculator.relations import DEGREES, admissible
+from verifiers.calculator.readers import readings
+from verifiers.calculator.relations import admissible
 
 # The letters that name functions (`latex_math`), applied in a member.
 _APPLIED = re.compile(r"(?<![\\A-Za-z])([fgh])\s*(?:\\left)?\s*\(")
@@ -25,22 +25,14 @@ _APPLIED = re.compile(r"(?<![\\A-Za-z])([fgh])\s*(?:\\left)?\s*\(")
 
 def applied_difference(left: str, right: str, defs: dict):
     """left - right with undefined functions kept as applications (None: none applied, a
-    function the chain defined applied, or a member not read whole)."""
-    from verifiers.calculator.readers import _parse
-
-    text = f"{left} {right}"
-    names = frozenset(_APPLIED.findall(text))
-    if not names or names & set(defs) or DECIMAL.search(text):
+    function the chain defined applied, or a member not read whole, or read twice)."""
+    names = frozenset(_APPLIED.findall(f"{left} {right}"))
+    if not names or names & set(defs) or not (admissible(left) and admissible(right)):
         return None
-    if "\\log" in text and "\\log_" not in text:
-        return None  # an unbased log has two readings
-    if not (admissible(left) and admissible(right)):
-        return None
-    sides = [_parse(DEGREES.sub(r"(\1 \\cdot \\frac{\\pi}{180})", m), "10", names)
-             for m in (left, right)]  # fmt: skip
-    if None in sides:
-        return None
-    return sides[0] - sides[1]
+    sides = [readings(m, defs, applications=names) for m in (left, right)]
+    if any(len(side) != 1 for side in sides):
+        return None  # unread, or an unbased log read twice
+    return sides[0][0] - sides[1][0]
 
 
 def misapplied(old, new):

@@ -197,8 +197,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             premise = (k, here_ineq)
         else:
             premise = None
-        earlier = ([last_relation] if last_relation else []) + [c[:2] for c in clauses[:k]]
         # The values the clause before put in (for this one), and what this clause puts in.
+        earlier = (last_relation, clauses)
         pending, opening = opening, substituting(opening, (members, ops), before, k, earlier)
         # `a = \frac{36000}{2ac}`: an unknown in terms of itself is an equation, not a value.
         assigned = lone(members[0]) and not _in_terms_of_itself(members)

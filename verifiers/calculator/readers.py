@@ -87,23 +87,31 @@ def _parse(member: str, log_base: str = "10", functions: frozenset = frozenset()
 
 
 def readings(
-    member: str, defs: dict | None = None, library: bool = False, decimals: bool = False
+    member: str,
+    defs: dict | None = None,
+    library: bool = False,
+    decimals: bool = False,
+    applications: frozenset = frozenset(),
 ) -> list:
     """Every reading of a member (one, or two for an unbased log) with the chain's functions
-    applied; empty: unreadable (a function nobody defined is not read). `library`: as
+    applied; empty: unreadable (a function nobody defined is not read, but for the names in
+    `applications`, kept applied: `verifiers.calculator.applications`). `library`: as
     `latex2sympy2_extended` reads it, for `confirmed`. `decimals`: a decimal beside unknowns
     is read as the exact number it writes (for a caller that allows for its rounding)."""
     # Cached: a chain restates its members step after step, and each link reads both sides.
-    return list(_readings(member, tuple(sorted((defs or {}).items())), library, decimals))
+    definitions = tuple(sorted((defs or {}).items()))
+    return list(_readings(member, definitions, library, decimals, applications))
 
 
 @lru_cache(maxsize=8192)
-def _readings(member: str, definitions: tuple, library: bool, decimals: bool) -> tuple:
+def _readings(
+    member: str, definitions: tuple, library: bool, decimals: bool, applications: frozenset
+) -> tuple:
     import sympy
     from sympy.core.function import AppliedUndef
 
     defs = dict(definitions)
-    functions = frozenset(defs)
+    functions = frozenset(defs) | applications
     bases = ["10", "e"] if "\\log" in member and "\\log_" not in member else ["10"]
     # A number of degrees is that many 180ths of pi, for both readers alike (the library
     # reads `\\tan 30^\\circ` as the tangent of 30 radians).
@@ -125,7 +133,7 @@ def _readings(member: str, definitions: tuple, library: bool, decimals: bool) ->
         # Applications replaced innermost first, pass after pass: `P(P(x))` holds `P(x)`, and
         # the order a set of atoms comes in must not decide what is read.
         for _ in range(_MAX_NESTING):
-            apps = expr.atoms(AppliedUndef)
+            apps = {a for a in expr.atoms(AppliedUndef) if a.func.__name__ not in applications}
             if not apps:
                 break
             inner = {}
@@ -137,7 +145,8 @@ def _readings(member: str, definitions: tuple, library: bool, decimals: bool) ->
                     arg, body = defs[name]
                     inner[app] = body.xreplace({arg: app.args[0]})
             expr = expr.xreplace(inner)
-        if expr.atoms(AppliedUndef) or not isinstance(expr, sympy.Expr):
+        left = {a.func.__name__ for a in expr.atoms(AppliedUndef)} - applications
+        if left or not isinstance(expr, sympy.Expr):
             return ()
         out.append(expr)
     return tuple(out)

@@ -53,10 +53,11 @@ class Substitution:
 
 
 def substituting(
-    pending: Substitution | None, clause: tuple, before: str, k: int, written: list
+    pending: Substitution | None, clause: tuple, before: str, k: int, earlier: tuple
 ) -> Substitution | None:
     """The substitution an assignment clause opens or goes on with (None: it is none).
-    `written`: the relations before it, (members, ops) each, the last one last: the last
+    `earlier`: the step before's last relation ((members, ops) or ()) and this step's clauses
+    (the `k` before it are the relations written before it, the last one last): the last
     that holds what is replaced is the equation it is put into, when that is an equation
     (not a name given a value: `y = a(x - 3)^2 + 5` with a point put in makes an equation
     of the point, not of this one); where none holds it, the problem's (`substituted`)."""
@@ -71,6 +72,8 @@ def substituting(
     said = re.split(r"[.!?]\s", before.strip())[-1].lower()
     if not _SUBSTITUTES.search(said):
         return None
+    last_relation, clauses = earlier
+    written = ([last_relation] if last_relation else []) + [c[:2] for c in clauses[:k]]
     for relation, ops in reversed(written):
         if any(_holds(member, value[0]) for member in relation):
             if len(relation) != 2 or ops != ("=",) or lone(relation[0]):
