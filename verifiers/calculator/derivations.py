@@ -208,14 +208,22 @@ def polynomial_derivation(e1, e2, names: list, text: str, source: str):
         return None
     if r12 == 0 or r21 == 0:
         return None  # one a multiple of the other
+    return unfollowed(n1, e2, names, _small_points(len(names) - 1), text, source)
+
+
+def unfollowed(holds, fails, names: list, points, text: str, source: str, keep=None):
+    """A False at a point where `holds` is 0 and `fails` is a nonzero number: the names but
+    the last at each of `points` in turn, the last solved from `holds` (a rational root, and
+    one `keep(name, value)` allows); None when no such point is found."""
+    import sympy
+
     last, others = names[-1], names[:-1]
-    for values in _small_points(len(others)):
+    for values in points:
         point = dict(zip(others, values, strict=True))
-        roots = roots_of(n1.subs(point), last)
-        for root in sorted(roots or (), key=str):
-            if not root.is_rational:
+        for root in sorted(roots_of(holds.subs(point), last) or (), key=str):
+            if not root.is_rational or (keep is not None and not keep(last, root)):
                 continue
-            at_root = sympy.simplify(e2.subs(point).subs(last, root))
+            at_root = sympy.simplify(fails.subs(point).subs(last, root))
             if at_root.is_number and at_root != 0 and at_root.is_finite:
                 at = ", ".join(f"{k} = {v}" for k, v in {**point, last: root}.items())
                 return ClaimResult(

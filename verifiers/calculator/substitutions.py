@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from verifiers.calculator.applications import applied_difference, misapplied
 from verifiers.calculator.claim_words import lone, word_set
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.derivations import polynomial_derivation
+from verifiers.calculator.derivations import polynomial_derivation, unfollowed
 from verifiers.calculator.readers import readings
 from verifiers.calculator.solutions import Condition, difference, roots_text
 from verifiers.calculator.symbolic import roots_of
@@ -198,20 +198,12 @@ def _bounded_witness(put, e2, names: list, bounded: set, text: str, source: str)
 
     import sympy
 
-    last, others = names[-1], names[:-1]
     grid = [sympy.Rational(v) for v in ("0", "1/2", "1", "-1/2", "-1", "2", "3")]
-    choices = [[v for v in grid if _inside(v, n, bounded)] for n in others]
-    for values in product(*choices):
-        point = dict(zip(others, values, strict=True))
-        for root in sorted(roots_of(put.subs(point), last) or (), key=str):
-            if not (root.is_rational and _inside(root, last, bounded)):
-                continue
-            at = e2.subs(point).subs(last, root)
-            if at.is_number and at != 0:
-                where = ", ".join(f"{k} = {v}" for k, v in {**point, last: root}.items())
-                why = f"does not follow from {source}: at {where} that one holds, this one does not"
-                return ClaimResult("false", text, "-", "-", why)
-    return None
+    choices = [[v for v in grid if _inside(v, n, bounded)] for n in names[:-1]]
+    return unfollowed(
+        put, e2, names, product(*choices), text, source,
+        keep=lambda name, value: _inside(value, name, bounded),
+    )  # fmt: skip
 
 
 def _misapplied(put, e2, text: str, source: str) -> ClaimResult | None:
