@@ -3,7 +3,8 @@
 `ChainAlgebra` walks a chain step by step beside the numeric checks. It keeps, in the parent
 process, only text: the conditions still live (the last equations written, for derivations and
 claimed solutions), the functions the problem or the chain defined (`f(x) = 3x^2 - x`), and
-the problem's own relations (given conditions are never "derived"). A chain's steps go to the
+the problem's own relations (given conditions are never "derived"). Algebra a step writes in
+plain text is read too (`plain_algebra.delimited`). A chain's steps go to the
 killable worker in one call (`judge_chain`, `claims_kind.judge_step` for each step in turn;
 one call a step cost about as much again in pickling and waking the worker), each step
 bounded by `timeout_s` as the worker measures it; a step that runs out of time or memory, or
@@ -24,6 +25,7 @@ from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.claims_kind import judge_step
 from verifiers.calculator.complex_numbers import UNIT_GIVEN, complex_problem
 from verifiers.calculator.evaluate import warm_sympy
+from verifiers.calculator.plain_algebra import delimited
 from verifiers.calculator.readers import warm
 from verifiers.calculator.relations import clauses, math_regions
 from verifiers.killable import (
@@ -55,7 +57,7 @@ class ChainAlgebra:
         self._defs: dict = {}
         given = []
         known = []
-        for clause in clauses(question):
+        for clause in clauses(delimited(question)):
             for link in clause.links:
                 if link.op != "=":
                     continue
@@ -72,7 +74,7 @@ class ChainAlgebra:
     def check(self, step: str, decided: bool = False) -> list[ClaimResult]:
         """The step's symbolic claims judged (holds / false / timeout); conditions carried.
         `decided`: the step's numeric claims already hold a False (its verdict is made)."""
-        found = clauses(step)
+        found = clauses(delimited(step))
         if not found:
             return []
         payload = (
@@ -107,7 +109,7 @@ class ChainAlgebra:
     def begin_chain(self, steps: list[str], decided: list[bool]) -> tuple:
         """`check_chain` started in the worker; `end_chain` with what this returns waits for
         it (the caller may work in between: the numeric checks of the next chain)."""
-        found = [clauses(step) for step in steps]
+        found = [clauses(delimited(step)) for step in steps]
         checked = sum(1 for f in found if f)
         if not checked:
             return steps, decided, found, "none"

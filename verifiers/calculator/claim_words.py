@@ -89,6 +89,21 @@ _SOLVE = re.compile(r"solv(?:e|es|ed|ing)$", re.IGNORECASE)
 _SOLVING_FOR = re.compile(r"\b(solv(?:e|es|ed|ing))\W+for\b")
 
 
+# Words that bring a relation in as a fact used on something else ("Using the fact that
+# \(ar^3 = 17\), we can rewrite this as: ..."): what follows is not drawn from it alone.
+_USED = re.compile(
+    r"\b(?:using|use|with|given|knowing|recall(?:ing)?|remember(?:ing)?)"
+    r"(?:\s+(?:the|this|our))?(?:\s+(?:fact|relation|equation|identity|result|condition))?"
+    r"(?:\s+that)?[\s,:]*$",
+    re.IGNORECASE,
+)
+
+
+def used_fact(before: str) -> bool:
+    """Whether the words before a relation bring it in as a fact used on something else."""
+    return bool(_USED.search(before))
+
+
 def lone(member: str) -> bool:
     return bool(LONE.match(member.replace(" ", "")))
 

@@ -53,6 +53,7 @@ from verifiers.calculator.claim_words import (
     confirm_first,
     lone,
     numeric,
+    used_fact,
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
@@ -233,6 +234,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 step.add(found, (left, right), defs)  # `(5 - 8i)(30 + 48i) = 150 + 384`
                 continue
             if not (admissible(left) and admissible(right)):
+                previous = None if op == "=" else previous  # nothing is drawn from it unread
                 continue
             if compact(f"{left}={right}") in given:
                 if op == "=" and len(members) == 2 and LETTER.search(left + right):
@@ -282,7 +284,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                     step.add(result, (previous.left, previous.right, left, right), defs)
             step.conditions.append(here)
             known.append((left, right))
-            previous = here
+            previous = None if used_fact(before) else here  # no source of the next alone
     found_pairs, ends_on = paired(clauses, defs, last_group)
     for found, members_read in found_pairs:
         step.add(found, members_read, defs)

@@ -9,6 +9,7 @@ other is kept is `verifiers.calculator.rewritten_sides`'.
 from __future__ import annotations
 
 import re
+from itertools import islice, product
 
 from verifiers.calculator.applications import applied_difference, misapplied
 from verifiers.calculator.claim_words import (
@@ -163,7 +164,8 @@ _SIMPLIFIED = re.compile(
     r"(?:simplif(?:y|ies|ying)|expand(?:s|ing)?|rearrang(?:e|es|ing)|collect(?:s|ing)? like terms"
     r"|combin(?:e|es|ing) like terms"
     r"|(?:can\s+(?:be\s+)?)?(?:further\s+)?rewr(?:ite|ites|itten|iting)(?:\s+(?:this|it))?)"
-    r"(?:\s+(?:to|further|as|gives|we get|yields))*\W*$"
+    r"(?:\s+(?:the\s+)?(?:(?:left|right)(?:-hand)?\s+side|both\s+sides|equation|expression))?"
+    r"(?:\s+(?:to|further|as|gives|we get|get|obtain|yields))*\W*$"
 )
 # The factor taken out, written as a short formula ("factoring out \\(a_3\\)").
 _FACTOR = r"(?:\\\(\s*[^()]{1,12}?\s*\\\)|\$[^$]{1,12}\$)"
@@ -208,7 +210,32 @@ def polynomial_derivation(e1, e2, names: list, text: str, source: str):
         return None
     if r12 == 0 or r21 == 0:
         return None  # one a multiple of the other
-    return unfollowed(n1, e2, names, _small_points(len(names) - 1), text, source)
+    found = unfollowed(n1, e2, names, _small_points(len(names) - 1), text, source)
+    return found if found is not None else _irrational_witness(n1, e2, names, text, source)
+
+
+def _irrational_witness(holds, fails, names: list, text: str, source: str):
+    """`unfollowed` where `holds` has no rational point (`17a^4r^7 = 32`): any unknown solved
+    exactly, the others at a few small numbers, and `fails` there a real number well away
+    from 0 (50 digits of an exact root)."""
+    import sympy
+
+    for solved in names:
+        others = [n for n in names if n != solved]
+        for values in islice(_small_points(len(others)), 8):
+            point = dict(zip(others, values, strict=True))
+            for root in sorted(roots_of(holds.subs(point), solved) or (), key=str):
+                if root.is_rational or not root.is_real:
+                    continue  # a rational point was looked for already
+                value = sympy.N(fails.subs(point).subs(solved, root), 50)
+                if value.is_real and value.is_finite and abs(value) > 1e-25:
+                    at = ", ".join(f"{k} = {v}" for k, v in {**point, solved: root}.items())
+                    return ClaimResult(
+                        "false", text, "-", "-",
+                        f"does not follow from {source}: at {at} that one holds, this one "
+                        f"does not",
+                    )  # fmt: skip
+    return None
 
 
 def unfollowed(holds, fails, names: list, points, text: str, source: str, keep=None):
@@ -333,7 +360,6 @@ def _linear_root(expr, name):
 
 
 def _small_points(n: int):
-    from itertools import product
 
     return product((1, 2, 0, -1, 3), repeat=n)
 

@@ -13,8 +13,9 @@ chain with an unreadable member keeps only the links between readable neighbours
 read through `verifiers.calculator.signs`, which writes out its two signs first).
 
 What this does NOT do: read relations written in words ("is equal to"), read plain-text math
-outside LaTeX delimiters (the numeric reader does that), or decide what a relation claims
-(`verifiers.calculator.symbolic` does).
+outside LaTeX delimiters (`verifiers.calculator.plain_algebra` puts the spans it can read in
+delimiters first; the numeric reader reads plain-text numbers), or decide what a relation
+claims (`verifiers.calculator.symbolic` does).
 """
 
 from __future__ import annotations

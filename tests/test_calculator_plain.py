@@ -1,0 +1,54 @@
+"""Plain-text algebra put inside LaTeX delimiters for the symbolic checks (plain_algebra):
+what is read, and the readings in doubt that are left as prose or marked unread."""
+
+import pytest
+
+from verifiers.calculator.plain_algebra import UNREAD, delimited
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Simplify the equation: 6r^2 = 12r.", r"Simplify the equation: \(6r^{2} = 12r\)."),
+        ("we get: k * (k + 1) / 2 = 4501.", r"we get: \(k \cdot (k + 1) / 2 = 4501\)."),
+        ("so a * ar^2 = 8", r"so \(a \cdot ar^{2} = 8\)"),
+        ("gives 38 – x + x = 32 + x", r"gives \(38 - x + x = 32 + x\)"),
+        ("then 2^(n-1) = 8 holds", r"then \(2^{(n-1)} = 8\) holds"),
+        ("(since x = 2) and y = 3x.", r"(since \(x = 2\)) and \(y = 3x\)."),
+        ("We get 1,000x = 5,000.", r"We get \(1000x = 5000\)."),
+    ],
+)
+def test_plain_algebra_is_delimited(text, expected):
+    assert delimited(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "So 60 x 60 = 3600 seconds.",  # a times sign between numbers
+        "Each box holds 20 * 16 = 320 ounces.",  # numbers only: the numeric reader's
+        "It is a total = 5 apples.",  # the article
+        "He came 2nd = last.",  # an ordinal
+        "Let x be the number of cats.",  # no relation
+        r"We have $x = 5$ already.",  # LaTeX stays as written
+    ],
+)
+def test_prose_and_numbers_are_left_alone(text):
+    assert delimited(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The volume is πr^2(6) = 2πrh.",  # a symbol glued to the span
+        "We get 5/3x = 10.",  # which product is the denominator?
+        "The rope is 1m = 100cm long.",  # units
+        "Then 5y = 10 (in dollars).",  # a bracket after it: the span may go on
+        "At 3600 s = 1 h exactly.",  # a number before it: a unit
+        "Adding, = x + 1 = 5.",  # read from its middle
+    ],
+)
+def test_relations_in_doubt_are_marked_unread(text):
+    out = delimited(text)
+    assert UNREAD in out
+    assert out.count("\\(") == out.count(UNREAD)  # nothing else is put in delimiters

@@ -1,0 +1,271 @@
+"""Algebra written in plain text, outside LaTeX delimiters, put inside them for the symbolic
+checks: "Simplify the equation: 6r^2 = 12r." reads as "Simplify the equation: \\(6r^2 = 12r\\).".
+
+Chains that write no LaTeX (`k * (k + 1) / 2 = 4501`, then "we get: k^2 + k - 9000 = 0") make
+the same claims as those that do, but prose and math share one alphabet there: "a" is an
+article, "s" a unit, "x" a times sign, "5/3x" either grouping. So a span is taken only where
+its reading is not in doubt, and everything else is left as prose (a missed claim, never an
+invented one):
+- tokens are numbers, lower-case names of one or two letters with an optional coefficient
+  glued before them (`2r`, `ar^3`; never an English word or an ordinal suffix), brackets, the
+  operators `+ - * / ^ × ÷ · −` and the relation signs; a space between two operands ends the
+  span (`3600 s`, `60 x 60`), as does anything else;
+- the span holds a relation sign outside brackets with an expression on both sides, and a name;
+- it does not go on an expression or a quantity around it: nothing glued before it, no number,
+  operator, relation sign or word of an operation ("of", "by", "times") just before it, no name
+  (a unit?) or `%`, `!`, degree or prime just after it;
+- no fraction whose denominator is a product written without brackets (`5/3x`, `1/ab`), no
+  exponent but a number, a lone name or a bracket (`2^3x`).
+
+Only the symbolic checks read the result (`ChainAlgebra`): relations between numbers stay the
+numeric reader's, which reads plain text itself.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from verifiers.calculator.relations import math_regions
+from verifiers.calculator.tokens import ATTACHED_UNITS
+
+__all__ = ["UNREAD", "delimited"]
+
+# What stands for a relation written in plain text and not read: a clause whose members no
+# check reads (an unknown command), so that it ends the chain of derivations it interrupts.
+UNREAD = r"\unread = \unread"
+
+_TOKEN = re.compile(
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d+(?:\.\d+)?)"
+    r"|(?P<name>[a-z]{1,2})(?![A-Za-z])"
+    r"|(?P<op>[-+*/^×÷·−–])"
+    r"|(?P<rel><=|>=|[=≤≥<>≠≈])"
+    r"|(?P<lp>\()|(?P<rp>\))"
+    r"|(?P<space>\s+)"
+    r"|(?P<word>[A-Za-z]+)"
+    r"|(?P<other>.)",
+    re.S,
+)
+# Words of one or two letters, and suffixes glued to numbers ("2nd"), that are never names.
+_NOT_NAMES = frozenset(
+    "a i am an as at be by do eg go he ie if in is it me my no of ok on or so to up us we vs"
+    " st nd rd th".split()
+)
+# Words right before a span that make it the tail of an expression written in words.
+_OPERATION_WORDS = frozenset(
+    "of half twice thrice times by mod modulo than minus plus over per less more".split()
+)
+# What may not follow a span: it goes on the last number.
+_GOES_ON = frozenset("%!°'’")
+# The only characters a span may touch with no space between: punctuation.
+_GLUED_BEFORE = frozenset(':;,"“')
+_GLUED_AFTER = frozenset('.,;:?)"”')
+# What may stand between a span and the prose around it.
+_PUNCTUATION = frozenset(':;,.?!"“”[]')
+_LATEX = {"*": r"\cdot", "·": r"\cdot", "×": r"\times", "÷": r"\div", "−": "-", "–": "-"}
+
+
+def delimited(text: str) -> str:
+    """`text` with each plain-text span of algebra outside its math regions put in `\\(...\\)`."""
+    return _delimited(text) if re.search(r"[a-z0-9)]\s*(?:=|≤|≥|<|>|≠|≈)", text) else text
+
+
+@lru_cache(maxsize=4096)
+def _delimited(text: str) -> str:
+    out, last = [], 0
+    for start, end, _ in math_regions(text) + [(len(text), len(text), "")]:
+        out.append(_plain(text[last:start]))
+        out.append(text[start:end])
+        last = end
+    return "".join(out)
+
+
+def _plain(prose: str) -> str:
+    tokens = _resolved([(m.lastgroup, m.group(), m.start()) for m in _TOKEN.finditer(prose)])
+    pieces, done = [], 0
+    for first, last in _spans(tokens):
+        body = _body(tokens[first : last + 1])
+        if body is None or not _stands_alone(tokens, first, last):
+            if not _relational(tokens[first : last + 1]):
+                continue
+            # A relation written here that is not read: nothing after it may be taken as
+            # drawn from the one before it (`9m = 27` unread, then "dividing by 9, m = 3").
+            body = UNREAD
+        start, end = tokens[first][2], tokens[last][2] + len(tokens[last][1])
+        pieces += [prose[done:start], f"\\({body}\\)"]
+        done = end
+    pieces.append(prose[done:])
+    return "".join(pieces)
+
+
+def _resolved(tokens: list) -> list:
+    """Short English words are words; "a" and "i" are names only before an operator."""
+    out = []
+    for n, (kind, text, at) in enumerate(tokens):
+        if kind == "name" and text in _NOT_NAMES:
+            if text not in ("a", "i") or not _between_operators(tokens, n):
+                kind = "word"
+        out.append((kind, text, at))
+    return out
+
+
+def _between_operators(tokens: list, n: int) -> bool:
+    after = next((t for t in tokens[n + 1 :] if t[0] != "space"), ("", "", 0))
+    before = next((t for t in reversed(tokens[:n]) if t[0] != "space"), ("", "", 0))
+    return after[0] in ("op", "rel") or (after[0] == "rp" and before[0] in ("op", "lp"))
+
+
+def _spans(tokens: list) -> list[tuple[int, int]]:
+    """(first, last) token indices of each maximal run that reads as operands joined by
+    operators and relation signs, brackets balanced; spaces between tokens are skipped, but
+    two operands with only a space between end a run."""
+    out = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i][0] not in ("num", "name", "lp"):
+            i += 1
+            continue
+        first, depth, expect_operand, last_good = i, 0, True, None
+        j, spaced = i, False
+        while j < len(tokens):
+            kind, text = tokens[j][0], tokens[j][1]
+            if kind == "space":
+                spaced = True
+                j += 1
+                continue
+            if expect_operand:
+                if kind == "lp":
+                    depth += 1
+                elif kind == "op" and text in "-−–":
+                    pass  # a sign
+                elif kind in ("num", "name"):
+                    expect_operand = False
+                    if depth == 0:
+                        last_good = j
+                else:
+                    break
+            else:
+                glued = not spaced
+                if kind == "rp" and depth > 0:
+                    depth -= 1
+                    if depth == 0:
+                        last_good = j
+                elif kind in ("op", "rel"):
+                    if kind == "rel" and depth > 0:
+                        break
+                    expect_operand = True
+                elif glued and kind == "lp":  # `k(k + 1)`, `2(x - 3)`, `)(`
+                    depth += 1
+                    expect_operand = True
+                elif glued and kind == "name" and tokens[j - 1][0] in ("rp", "num"):
+                    if depth == 0:  # `(2/3)x`, `2r`
+                        last_good = j
+                else:
+                    break
+            spaced = False
+            j += 1
+        if last_good is None:
+            i = j if j > i else i + 1
+            continue
+        out.append((first, last_good))
+        i = last_good + 1
+    return out
+
+
+def _relational(tokens: list) -> bool:
+    """Whether a run holds a relation sign outside brackets and a letter."""
+    depth, relations = 0, False
+    for kind, _, _ in tokens:
+        depth += {"lp": 1, "rp": -1}.get(kind, 0)
+        relations = relations or (kind == "rel" and depth == 0)
+    return relations and any(re.search("[a-z]", t) for _, t, _ in tokens)
+
+
+def _body(tokens: list) -> str | None:
+    """The span as LaTeX, or None when it claims nothing readable or its reading is in doubt."""
+    kinds = [t[0] for t in tokens]
+    texts = [t[1] for t in tokens]
+    depth, relations = 0, 0
+    for kind in kinds:
+        depth += {"lp": 1, "rp": -1}.get(kind, 0)
+        relations += kind == "rel" and depth == 0
+    if depth != 0 or not relations or not any(re.search("[a-z]", t) for t in texts):
+        return None
+    if any(len(t) > 1 and t in ATTACHED_UNITS for t in texts):
+        return None  # `1m = 100cm`: units, not a product of unknowns
+    solid: list[tuple[str, str]] = []
+    glued_to_last = False
+    for kind, text in zip(kinds, texts, strict=True):
+        if kind == "name" and solid and solid[-1][0] == "num" and glued_to_last:
+            # `2r`: one term, its coefficient glued to it
+            solid[-1] = ("name", solid[-1][1].replace(",", "") + text)
+        elif kind != "space":
+            solid.append((kind, text))
+        glued_to_last = kind != "space"
+    parts = []
+    for n, (kind, text) in enumerate(solid):
+        after = solid[n + 1] if n + 1 < len(solid) else ("", "")
+        lone_name = after[0] == "name" and re.fullmatch("[a-z]", after[1])
+        if kind == "op" and text in "/÷" and after[0] == "name" and not lone_name:
+            return None  # `5/3x`, `1/ab`: which product is the denominator?
+        if kind == "op" and text == "^":
+            if after[0] not in ("num", "name", "lp") or (after[0] == "name" and not lone_name):
+                return None
+            if after[0] == "lp":
+                parts.append("^")
+                continue
+            parts.append("^{" + after[1].replace(",", "") + "}")
+            solid[n + 1] = ("space", "")
+            continue
+        if kind == "lp" and n > 0 and solid[n - 1] == ("op", "^"):
+            close = _closing(solid, n)
+            inner = "".join(t for _, t in solid[n : close + 1])
+            parts.append("{" + inner.replace("*", r" \cdot ") + "}")
+            for k in range(n, close + 1):
+                solid[k] = ("space", "")
+            continue
+        if kind == "num":
+            text = text.replace(",", "")
+        parts.append(_LATEX.get(text, text) if kind == "op" else text)
+    text = " ".join(p for p in parts if p).replace("( ", "(").replace(" )", ")")
+    return re.sub(r"\s*\^\s*", "^", text)
+
+
+def _closing(solid: list, at: int) -> int:
+    depth = 0
+    for k in range(at, len(solid)):
+        depth += {"lp": 1, "rp": -1}.get(solid[k][0], 0)
+        if depth == 0:
+            return k
+    return len(solid) - 1
+
+
+def _stands_alone(tokens: list, first: int, last: int) -> bool:
+    """Whether the span is a whole expression, not part of one the prose around it writes."""
+    before = tokens[first - 1] if first > 0 else None
+    if before is not None and before[0] != "space" and before[1] not in _GLUED_BEFORE:
+        return False  # glued to a name, a number or a symbol: `60x60 = 3600`, `πr^2 = ...`
+    k = first - 1
+    while k >= 0 and tokens[k][0] == "space":
+        k -= 1
+    if k >= 0:
+        kind, text = tokens[k][0], tokens[k][1]
+        if kind in ("num", "op", "rel", "rp", "name"):
+            return False  # `3600 s = ...`, `... = x + 1 = 5` read from its middle
+        if kind == "word" and text.lower() in _OPERATION_WORDS:
+            return False
+        if kind == "other" and text not in _PUNCTUATION:
+            return False  # `38 – x + x = ...` (a dash), `√ x = 3`
+    after = tokens[last + 1] if last + 1 < len(tokens) else None
+    if after is not None and after[0] != "space" and after[1] not in _GLUED_AFTER:
+        return False  # `= 2πrh`, `= 5%`, `= 5cm`
+    k = last + 1
+    while k < len(tokens) and tokens[k][0] == "space":
+        k += 1
+    if k < len(tokens):
+        kind, text = tokens[k][0], tokens[k][1]
+        if kind in ("name", "num", "op", "rel", "lp") or text[:1] in _GOES_ON:
+            return False  # `= 5 cm`, `= 5 x 3`: a unit or an operation the span stops short of
+        if kind == "other" and text not in _PUNCTUATION:
+            return False
+    return True
