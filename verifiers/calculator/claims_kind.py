@@ -191,8 +191,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             if (
                 premise is not None
                 and premise[0] == k - 1
-                and drawn_directly(before)
-                and (found := judge_inequality(premise[1], here_ineq, defs)) is not None
+                and (rows := drawn_directly(before, region == clauses[k - 1][4])) is not None
+                and (found := judge_inequality(premise[1], here_ineq, defs, rows)) is not None
             ):
                 step.add(found, (*premise[1][::2], *members), defs)
             premise = (k, here_ineq)

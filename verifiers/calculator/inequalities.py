@@ -30,17 +30,25 @@ _DRAWS = frozenset("so hence thus therefore gives giving yields implies get mean
 _FILLER = frozenset("we have which that is and e this".split())
 
 
-def drawn_directly(before: str) -> bool:
-    """Whether the text between two inequalities only draws the second from the first."""
+def drawn_directly(before: str, one_display: bool = False) -> bool | None:
+    """Whether the second of two inequalities is drawn from the first: False when the words
+    between say so, True for two rows of one display with nothing between (then only a
+    rewrite of one inequality, one edge, is judged), None when neither."""
     words = set(re.findall(r"[a-z]+", ARROWS.sub(" so ", before.lower())))
-    return bool(words & _DRAWS) and words <= _DRAWS | _FILLER
+    if words & _DRAWS and words <= _DRAWS | _FILLER:
+        return False
+    return True if one_display and not before.strip(" ,.;:&\\") else None
 
 
-def judge(premise: tuple[str, str, str], conclusion: tuple[str, str, str], defs: dict):
+def judge(premise: tuple, conclusion: tuple, defs: dict, rows: bool = False):
     """A False when `conclusion` (left, op, right) leaves out an integer that `premise`
-    allows; None when there is nothing to say (see the module docstring)."""
+    allows; None when there is nothing to say (see the module docstring). `rows`: two rows
+    of one display, which may list conditions side by side (`n \\ge 1 \\ n \\le 9`): judged
+    only when both bound the unknown at one edge, the same inequality rewritten."""
     first, second = _solution_set(*premise, defs), _solution_set(*conclusion, defs)
     if first is None or second is None or first[0] != second[0]:
+        return None
+    if rows and _edge(first[1]) != _edge(second[1]):
         return None
     var, allowed, drawn = first[0], first[1], second[1]
     witness = _witness(allowed - drawn, second[2])
@@ -103,6 +111,14 @@ def _linear_set(a, b, op: str):
     if op in ("<", "<="):
         return var, sympy.Interval(-sympy.oo, bound, right_open=op == "<"), bounded
     return var, sympy.Interval(bound, sympy.oo, left_open=op == ">"), bounded
+
+
+def _edge(interval):
+    """The finite end of a half-line, to 30 digits (a bound read two ways is one number)."""
+    import sympy
+
+    end = interval.end if interval.start == -sympy.oo else interval.start
+    return sympy.Float(end, 30)
 
 
 _TRIES = 64  # integers tried from the edge of what the conclusion leaves out

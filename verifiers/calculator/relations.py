@@ -56,6 +56,11 @@ _ALLOWED_COMMANDS = frozenset(
     " left right alpha beta gamma delta theta lambda mu phi psi omega sigma tau rho".split()
 )
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
+# `$$ \begin{align*} ... \end{align*} $$`: an environment of rows inside another region is
+# read as its rows (the outer delimiters already made it one region).
+_NESTED_ALIGN = re.compile(
+    r"\\(?:begin|end)\{(?:align|aligned|equation|gather|eqnarray|split)\*?\}"
+)
 # A number of degrees: `30^\\circ`, `22.5^{\\circ}` (read as that many 180ths of pi).
 DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*(?:\{\s*\\circ\s*\}|\\circ(?![A-Za-z]))")
 # Spacing and sizing, and strike-through marks: `\\cancel{a}` still stands in the expression
@@ -199,7 +204,7 @@ def clauses(step: str) -> list[Clause]:
         first = len(out)
         # `275,\!562`: a thousands separator written with a negative space.
         body = _SPACING.sub(" ", body.replace("&", " ").replace(",\\!", ","))
-        body = _unboxed(body)
+        body = _unboxed(_NESTED_ALIGN.sub(" ", body))
         # `35 = a + b + c{\qquad (1)\qquad \rm and\qquad}441 = ...`: a spacing group holds
         # words between two relations, not a part of either.
         body = _SPACED_GROUP.sub(lambda m: " " + m.group(1) + " ", body)
