@@ -11,9 +11,10 @@ equation must no longer hold what was replaced. The values go into the last rela
 before them that holds what they replace, when that is an equation and not a name given a
 value (`y = a(x - 3)^2 + 5`, then a point put in: the point's equation); with none, only a
 functional equation of the problem (`applications`). A slip only when that equation, and every
-other known condition that holds what is replaced, give something else with the values put
-in: other roots in one unknown (fewer is a root discarded on the way, not judged), a point
-that satisfies the substituted equation and fails the new one in several
+other known condition that holds what is replaced (none when the sentence goes on from that
+equation to the values: "Using the identity ..., substitute ..."), give something else with
+the values put in: other roots in one unknown (fewer is a root discarded on the way, not
+judged), a point that satisfies the substituted equation and fails the new one in several
 (`derivations.polynomial_derivation`); sines and cosines of unknowns count as unknowns of
 their own within [-1, 1], never a sine and a cosine of one unknown (they are bound).
 """
@@ -50,6 +51,9 @@ class Substitution:
     values: tuple[tuple[str, str], ...]  # (what is replaced, what is put in), in order
     clause: int  # the clause of the last assignment
     source: tuple[str, str] | None  # the equation they are put into (None: the problem's)
+    # The sentence goes on from the equation to the values with a comma ("Using the identity
+    # \\(\\sin^2 x + \\cos^2 x = 1\\), substitute ..."): no other equation is the one meant.
+    named: bool = False
 
 
 def substituting(
@@ -74,11 +78,14 @@ def substituting(
         return None
     last_relation, clauses = earlier
     written = ([last_relation] if last_relation else []) + [c[:2] for c in clauses[:k]]
-    for relation, ops in reversed(written):
+    for back, (relation, ops) in enumerate(reversed(written)):
         if any(_holds(member, value[0]) for member in relation):
             if len(relation) != 2 or ops != ("=",) or lone(relation[0]):
                 return None
-            return Substitution((value,), k, (relation[0], relation[1]))
+            # The sentence goes on from the equation to the values: "X, substitute Y".
+            named = back == 0 and k > 0 and before.strip().startswith(",")
+            named = named and not re.search(r"[.!?:]\s", before)
+            return Substitution((value,), k, (relation[0], relation[1]), named)
     return Substitution((value,), k, None)
 
 
@@ -108,7 +115,8 @@ def substituted(
         return None  # put into what? Only a functional equation names the problem's
     sources = [pending.source] if pending.source else []
     text, found = f"{here.left} = {here.right}", None
-    for left, right in sources + [k for k in known if k != pending.source]:
+    others = [] if pending.named else [k for k in known if k != pending.source]
+    for left, right in sources + others:
         e1 = read(left, right, defs)
         if e1 is None or not all(e1.has(r) for r in values):
             continue
