@@ -7,15 +7,19 @@ article, "s" a unit, "x" a times sign, "5/3x" either grouping. So a span is take
 its reading is not in doubt, and everything else is left as prose (a missed claim, never an
 invented one):
 - tokens are numbers, lower-case names of one or two letters with an optional coefficient
-  glued before them (`2r`, `ar^3`; never an English word or an ordinal suffix), brackets, the
-  operators `+ - * / ^ × ÷ · −` and the relation signs; a space between two operands ends the
-  span (`3600 s`, `60 x 60`), as does anything else;
+  glued before them (`2r`, `ar^3`; never an English word or an ordinal suffix, "a" only before
+  an operator), brackets, the operators `+ - * / ^ × ÷ · −` (an en dash is a minus) and the
+  relation signs; a space between two operands ends the span (`3600 s`, `60 x 60`), as does
+  anything else;
 - the span holds a relation sign outside brackets with an expression on both sides, and a name;
-- it does not go on an expression or a quantity around it: nothing glued before it, no number,
-  operator, relation sign or word of an operation ("of", "by", "times") just before it, no name
-  (a unit?) or `%`, `!`, degree or prime just after it;
+- it does not go on an expression or a quantity around it: nothing but punctuation touches it
+  (`πr^2`), no number, operator, relation sign or word of an operation ("of", "by", "times")
+  stands just before it, no name (a unit?), number, bracket, `%`, `!`, degree or prime just
+  after it;
 - no fraction whose denominator is a product written without brackets (`5/3x`, `1/ab`), no
-  exponent but a number, a lone name or a bracket (`2^3x`).
+  exponent but a number, a lone name or a bracket (`2^3x`), no unit of two letters (`100cm`).
+A relation in doubt is not dropped but marked unread (`UNREAD`): the chain of derivations it
+interrupts ends there, as it does at an equation in LaTeX that cannot be read.
 
 Only the symbolic checks read the result (`ChainAlgebra`): relations between numbers stay the
 numeric reader's, which reads plain text itself.
@@ -110,9 +114,16 @@ def _resolved(tokens: list) -> list:
 
 
 def _between_operators(tokens: list, n: int) -> bool:
-    after = next((t for t in tokens[n + 1 :] if t[0] != "space"), ("", "", 0))
-    before = next((t for t in reversed(tokens[:n]) if t[0] != "space"), ("", "", 0))
-    return after[0] in ("op", "rel") or (after[0] == "rp" and before[0] in ("op", "lp"))
+    after, before = _neighbour(tokens, n, 1), _neighbour(tokens, n, -1)
+    return after in ("op", "rel") or (after == "rp" and before in ("op", "lp"))
+
+
+def _neighbour(tokens: list, n: int, step: int) -> str:
+    """The kind of the nearest token other than a space on one side of token `n` ("": none)."""
+    k = n + step
+    while 0 <= k < len(tokens) and tokens[k][0] == "space":
+        k += step
+    return tokens[k][0] if 0 <= k < len(tokens) else ""
 
 
 def _spans(tokens: list) -> list[tuple[int, int]]:
