@@ -229,13 +229,17 @@ def _irrational_witness(holds, fails, names: list, text: str, source: str):
                     continue  # a rational point was looked for already
                 value = sympy.N(fails.subs(point).subs(solved, root), 50)
                 if value.is_real and value.is_finite and abs(value) > 1e-25:
-                    at = ", ".join(f"{k} = {v}" for k, v in {**point, solved: root}.items())
-                    return ClaimResult(
-                        "false", text, "-", "-",
-                        f"does not follow from {source}: at {at} that one holds, this one "
-                        f"does not",
-                    )  # fmt: skip
+                    return _witnessed(text, source, {**point, solved: root})
     return None
+
+
+def _witnessed(text: str, source: str, point: dict) -> ClaimResult:
+    """The False a point where the source holds and this equation does not gives."""
+    at = ", ".join(f"{k} = {v}" for k, v in point.items())
+    return ClaimResult(
+        "false", text, "-", "-",
+        f"does not follow from {source}: at {at} that one holds, this one does not",
+    )  # fmt: skip
 
 
 def unfollowed(holds, fails, names: list, points, text: str, source: str, keep=None):
@@ -252,12 +256,7 @@ def unfollowed(holds, fails, names: list, points, text: str, source: str, keep=N
                 continue
             at_root = sympy.simplify(fails.subs(point).subs(last, root))
             if at_root.is_number and at_root != 0 and at_root.is_finite:
-                at = ", ".join(f"{k} = {v}" for k, v in {**point, last: root}.items())
-                return ClaimResult(
-                    "false", text, "-", "-",
-                    f"does not follow from {source}: at {at} that one holds, this one does "
-                    f"not",
-                )  # fmt: skip
+                return _witnessed(text, source, {**point, last: root})
     return None
 
 
