@@ -57,7 +57,7 @@ class ChainAlgebra:
         self._defs: dict = {}
         given = []
         known = []
-        for clause in clauses(delimited(question)):
+        for clause in _read(question):
             for link in clause.links:
                 if link.op != "=":
                     continue
@@ -74,7 +74,7 @@ class ChainAlgebra:
     def check(self, step: str, decided: bool = False) -> list[ClaimResult]:
         """The step's symbolic claims judged (holds / false / timeout); conditions carried.
         `decided`: the step's numeric claims already hold a False (its verdict is made)."""
-        found = clauses(delimited(step))
+        found = _read(step)
         if not found:
             return []
         payload = (
@@ -109,7 +109,7 @@ class ChainAlgebra:
     def begin_chain(self, steps: list[str], decided: list[bool]) -> tuple:
         """`check_chain` started in the worker; `end_chain` with what this returns waits for
         it (the caller may work in between: the numeric checks of the next chain)."""
-        found = [clauses(delimited(step)) for step in steps]
+        found = [_read(step) for step in steps]
         checked = sum(1 for f in found if f)
         if not checked:
             return steps, decided, found, "none"
@@ -145,6 +145,11 @@ class ChainAlgebra:
             else:
                 out.append([_result(o) for o in value if not numeric_reads(o)])
         return out
+
+
+def _read(text: str) -> list:
+    """The clauses of math the symbolic checks read in a text, plain-text algebra included."""
+    return clauses(delimited(text))
 
 
 def _sent(found: list) -> list[tuple]:

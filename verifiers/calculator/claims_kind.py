@@ -69,7 +69,7 @@ from verifiers.calculator.derivations import derivation, follows_directly
 from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.in_place import numbers_in_place
-from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly
+from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly, row_on
 from verifiers.calculator.inequalities import judge as judge_inequality
 from verifiers.calculator.operations import operated
 from verifiers.calculator.paired_displays import paired
@@ -123,7 +123,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     step_words = set().union(*(word_set(c[2]) for c in clauses)) if clauses else set()
     skipped_region = -1
     trials = False
-    premise: tuple[int, tuple[str, str, str]] | None = None  # the last inequality, by clause
+    premise: tuple[int, tuple[str, str, str], int] | None = None  # last inequality, clause, region
     pending = opening = None  # values being put into an equation (`substitutions`)
     # What the text says after a display ("This is a contradiction") speaks of all of it.
     region_after = {c[4]: c[3] for c in clauses}
@@ -191,11 +191,11 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             if (
                 premise is not None
                 and premise[0] == k - 1
-                and (rows := drawn_directly(before, region == clauses[k - 1][4])) is not None
+                and ((rows := row_on(before, premise[2] == region)) or drawn_directly(before))
                 and (found := judge_inequality(premise[1], here_ineq, defs, rows)) is not None
             ):
                 step.add(found, (*premise[1][::2], *members), defs)
-            premise = (k, here_ineq)
+            premise = (k, here_ineq, region)
         else:
             premise = None
         # The values the clause before put in (for this one), and what this clause puts in.

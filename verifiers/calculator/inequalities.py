@@ -30,14 +30,16 @@ _DRAWS = frozenset("so hence thus therefore gives giving yields implies get mean
 _FILLER = frozenset("we have which that is and e this".split())
 
 
-def drawn_directly(before: str, one_display: bool = False) -> bool | None:
-    """Whether the second of two inequalities is drawn from the first: False when the words
-    between say so, True for two rows of one display with nothing between (then only a
-    rewrite of one inequality, one edge, is judged), None when neither."""
+def drawn_directly(before: str) -> bool:
+    """Whether the text between two inequalities only draws the second from the first."""
     words = set(re.findall(r"[a-z]+", ARROWS.sub(" so ", before.lower())))
-    if words & _DRAWS and words <= _DRAWS | _FILLER:
-        return False
-    return True if one_display and not before.strip(" ,.;:&\\") else None
+    return bool(words & _DRAWS) and words <= _DRAWS | _FILLER
+
+
+def row_on(before: str, same_display: bool) -> bool:
+    """Whether the second of two inequalities is the next row of the first's display with
+    nothing between: drawn from it only as a rewrite of one inequality (`judge`'s `rows`)."""
+    return same_display and not before.strip(" ,.;:&\\")
 
 
 def judge(premise: tuple, conclusion: tuple, defs: dict, rows: bool = False):
