@@ -59,7 +59,10 @@ def judge_link(
         if op != "=" and LETTER.search(left + right):
             return None  # `f(0) > 0`: a property a function is said to have, often a supposition
         if PLAIN.match(left) and PLAIN.match(right):
-            return None  # `10 = -10`: two numbers side by side compare; they compute nothing
+            # `10 = -10`: two numbers side by side compare; they compute nothing. `994 < 999`
+            # orders them: a false order is a slip, a true one checks nothing computed.
+            found = None if op == "=" else check_number(left, op, right, defs)
+            return found if found is not None and found.outcome == "false" else None
         if as_written and (theirs := left_to_numbers(text)) is not None:
             return theirs
         outcome = check_number(left, op, right, defs)

@@ -74,6 +74,11 @@ _WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 # An align row that opens with an operator goes on with the row before ("\\ &\qquad+ (80+7)"):
 # both edges become fragments; joining the rows could invent an expression.
 _ROW_GOES_ON = re.compile(r"\\\\\s*&\s*(?:\\q?quad\s*)*(?=[-+]|\\(?:cdot|times|div)(?![A-Za-z]))")
+# "1011_2", "3.5_{10}": a numeral in the base its subscript names, read as its value when
+# every digit is one of that base ("15_5" is not a numeral: it stays unread).
+_NUMERAL = re.compile(
+    r"(?<![\w.^])(\d{1,30})(?:\.(\d{1,12}))?\s*_\s*(?:\{\s*(\d{1,2})\s*\}|(\d)(?!\d))"
+)
 _SUB = re.compile(r"(?:\d{1,12}(?=_)|[A-Za-z)]{1,30})?\s*_(?:\{[^{}]{0,30}\}|[A-Za-z0-9])")
 _UNKNOWN_COMMAND = re.compile(r"\\[A-Za-z]+")
 _TIME = re.compile(r"\d{1,2}:\d{2}(?!\d)")
@@ -274,6 +279,21 @@ def _binom(m: re.Match[str]) -> str:
 
 
 @lru_cache(maxsize=16384)
+def _numeral(m: re.Match[str]) -> str:
+    """A numeral in base b written out as its digits' sum (`1011_2`: `(1 * 2^3 + 0 * 2^2 + 1 *
+    2^1 + 1 * 2^0)`), so a link claims what it is worth ("1011_2 = 13" is false); in base
+    ten, its digits."""
+    whole, point, base = m[1], m[2] or "", int(m[3] or m[4])
+    digits = whole + point
+    if not 2 <= base <= 10 or len(digits) > 12 or any(int(d) >= base for d in digits):
+        return m.group()
+    if base == 10:
+        return f" {whole}.{point} " if point else f" {whole} "
+    terms = [f"{d} * {base}^{len(whole) - 1 - k}" for k, d in enumerate(whole)]
+    terms += [f"{d} / {base}^{k + 1}" for k, d in enumerate(point)]
+    return f" ({' + '.join(terms)}) "
+
+
 def normalize(text: str) -> str:
     """Plain-text arithmetic from LaTeX/markdown. Unknown commands survive as words."""
     s = _INDEXED.sub(r"\1 mathop [", _ASY.sub(" ", text[:MAX_STEP_CHARS]))
@@ -310,6 +330,7 @@ def normalize(text: str) -> str:
     s = _MOD_COMMAND.sub(" mathop modulo ", s)
     s = _OP_COMMANDS.sub(" mathop", s)  # a sqrt left here had an index ([3]) we do not read
     s = _UNKNOWN_COMMAND.sub(" mathop", s)  # \cancel, \overbrace...: nothing we can read
+    s = _NUMERAL.sub(_numeral, s)
     s = _SUB.sub(" subscripted ", s)
     s = _TIME.sub(" clocktime ", s)
     s = _PAIR.sub(r"\1 commanum ", s)

@@ -40,9 +40,15 @@ _REJECTS = frozenset(
 
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?!\d)|\d+"
 _ADVERB = r"(?:(?:also|evenly|exactly|clearly|indeed|obviously|certainly|always|then)\s+)?"
+# The rest of a list of divisors ("divisible by 2, 3 and 5", "by 3 or 9"), when no verb
+# follows it: in "divisible by 3 and 5 is odd" the 5 starts a sentence of its own.
+_MORE = (
+    rf"(?P<more>(?:\s*,\s*(?:{_NUMBER}))*\s*,?\s+(?:and|or)\s+(?:{_NUMBER})"
+    r"(?!\s+(?:is|are|was|were|has|have|does|do|divides|can|will|must|cannot)\b))?"
+)
 _FACTS = re.compile(
     rf"(?P<n>{_NUMBER})\s+(?:is\s+(?P<neg>not\s+)?{_ADVERB}"
-    rf"(?:(?:divisible\s+by|a\s+multiple\s+of)\s+(?P<d>{_NUMBER})"
+    rf"(?:(?:divisible\s+by|a\s+multiple\s+of)\s+(?P<d>{_NUMBER}){_MORE}"
     rf"|(?:a\s+)?(?:factor|divisor)\s+of\s+(?P<m>{_NUMBER})"
     r"|(?P<prime>(?:a\s+)?(?:prime|composite)(?:\s+number)?)"
     r"|a\s+perfect\s+(?P<power>square|cube)))",
@@ -144,6 +150,8 @@ def _claimed(text: str, match: re.Match, spans: list[tuple[int, int]]) -> str | 
         if offset <= s and e <= match.start():
             head = head[: s - offset] + " " + head[e - offset :]
     head = re.sub(r"\b(?:find|determine)\s+that\b", " ", head)  # a finding, not a task
+    # "After checking several numbers, we find that ...": a check done, its result stated.
+    head = re.sub(r"\b(?:after|by)\s+(?:checking|testing|trying)\b[^,]*,", " ", head, flags=re.I)
     if "?" in head + tail or word_set(head) & _HEDGES:
         return None
     return None if word_set(tail + " " + following) & _REJECTS else tail
@@ -189,6 +197,8 @@ def _judge(m: re.Match, tail: str, prime_of: Primality | None) -> ClaimResult | 
         return _judge_power(n, negated, m["power"].lower(), text)
     # A divisibility: "n is divisible by d", "a multiple of d"; "n is a factor of m" says it
     # of m by n. Not the verb: "9 divides 5 of the numbers", "25 divides 2" count.
+    if m["d"] is not None and m["more"]:
+        return _judge_list(n, negated, m["d"] + m["more"], text)
     if m["d"] is not None:
         whole, divisor = n, _number(m["d"])
     else:
@@ -204,6 +214,22 @@ def _judge(m: re.Match, tail: str, prime_of: Primality | None) -> ClaimResult | 
         # shown; "divisible" names the division, loosely, and claims nothing false.
         return ClaimResult("skipped", text, reason="the step shows the remainder")
     return ClaimResult("holds" if holds else "false", text, claimed, true)
+
+
+def _judge_list(n: int, negated: bool, listed: str, text: str) -> ClaimResult | None:
+    """"n is (not) divisible by 3 and 6": "and" may mean both or either, "not ... and" not both
+    or neither, so only a list every member of which answers alike is judged: all divide or
+    none does."""
+    divisors = [_number(d) for d in re.findall(_NUMBER, listed)]
+    if 0 in divisors or n > _LIMIT:
+        return None
+    divides = [n % d == 0 for d in divisors]
+    if any(divides) and not all(divides):
+        return None
+    holds = all(divides) != negated
+    shown = "; ".join(f"{n} = {d} · {n // d}" + (f" + {n % d}" if n % d else "") for d in divisors)
+    claimed = "does not divide" if negated else "divides"
+    return ClaimResult("holds" if holds else "false", text, claimed, shown)
 
 
 def _judge_prime(
