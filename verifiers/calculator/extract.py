@@ -129,6 +129,24 @@ def _side(toks: list[Tok], node: Node, units: tuple[str, ...]) -> Side:
     return Side(node, text, units, plain and sum(t.kind == NUM for t in toks) == 1)
 
 
+def _opens_aside(toks: list[Tok], start: int) -> bool:
+    """Whether toks[start] opens a relation written as an aside, in brackets that open after a
+    word or space ("6 apples (2 + 3 = 6)"), not a function's or a product's (`f(2`, `2(3`)."""
+    if start == 0 or toks[start - 1].text != "(":
+        return False
+    if start > 1 and not (toks[start - 2].space or toks[start - 2].kind == "word"):
+        return False
+    depth = sum((t.text == "(") - (t.text == ")") for t in toks[:start])
+    return depth > 0
+
+
+def _closes_aside(toks: list[Tok], end: int) -> bool:
+    """Whether toks[end] is a ")" no bracket of the side opened: the side ends an aside."""
+    if toks[end].text != ")":
+        return False
+    return sum((t.text == "(") - (t.text == ")") for t in toks[: end + 1]) < 0
+
+
 def _leftmost(seg: list[Tok]) -> tuple[Side | None, tuple[str, ...]]:
     """The expression that opens a side, or None when it is a fragment of something longer."""
     toks, units = _drop_units(seg)
@@ -138,6 +156,8 @@ def _leftmost(seg: list[Tok]) -> tuple[Side | None, tuple[str, ...]]:
         node, end = parse_expression(toks, 0)
     except ParseError:
         return None, ()
+    if end < len(toks) and _closes_aside(toks, end):
+        return _side(toks[:end], node, units), ()
     if end < len(toks) and (toks[end].kind != "word" or toks[end].text in POISON):
         return None, ()  # "12x", "2 (mod 5)", "3 4": the expression goes on in a way we can't read
     words = tuple(t.text for t in toks[end : end + 4] if t.kind == "word")
@@ -199,7 +219,7 @@ def _rightmost(seg: list[Tok]) -> Side | None:
     toks, units = _drop_units(seg)
     for start in range(len(toks)):
         prev = toks[start - 1] if start else None
-        if prev is not None and prev.kind != "word":
+        if prev is not None and prev.kind != "word" and not _opens_aside(toks, start):
             continue
         first = toks[start]
         if first.kind in ("word", "letter") or (
@@ -216,8 +236,10 @@ def _rightmost(seg: list[Tok]) -> Side | None:
             if result or modified:
                 return None
             continue
-        if result and end != len(toks):
-            return None  # "equal to 6 yuan, 15 USD (...)": not the result; scan no further
+        if result and end != len(toks) and not _opens_aside(toks, end + 1):
+            # "equal to 6 yuan, 15 USD (...)": not the result; scan no further (but into an
+            # aside after it: "up to 441 (since 256 + ... = 441)")
+            return None
         if modified and not result and not _named_then_is(toks, start, end):
             # "half of 12 + 4", "3 times 4 + 2": the side is a fragment; so may be anything
             # after it ("the angles of a 14-gon is 180(14 - 2)"). Not a letter named after
