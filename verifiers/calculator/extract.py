@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 
+from verifiers.calculator.brackets import annotation_end, closes_aside, opens_aside
 from verifiers.calculator.normalize import normalize
 from verifiers.calculator.parse import NUM, OP, VAR, Node, ParseError, Tok, parse_expression
 from verifiers.calculator.side_words import (
@@ -78,7 +79,7 @@ def _drop_units(seg: list[Tok]) -> tuple[list[Tok], tuple[str, ...]]:
             if not stop and (
                 nxt is None
                 or nxt.kind in (OP, "rp", "eq", "approx")
-                or (nxt.kind == "lp" and _annotation_end(seg, k) > k)
+                or (nxt.kind == "lp" and annotation_end(seg, k) > k)
             ):
                 units.extend(t.text for t in seg[i:k])
                 i = k
@@ -97,7 +98,7 @@ def _drop_units(seg: list[Tok]) -> tuple[list[Tok], tuple[str, ...]]:
                     i = k + 2  # "7.5 gallons/ft^3": the power belongs to the unit
                 continue
         if after_operand and tok.kind == "lp" and out[-1].space:
-            end = _annotation_end(seg, i)
+            end = annotation_end(seg, i)
             if end > i:
                 i = end
                 continue
@@ -106,45 +107,10 @@ def _drop_units(seg: list[Tok]) -> tuple[list[Tok], tuple[str, ...]]:
     return out, tuple(units)
 
 
-def _annotation_end(seg: list[Tok], i: int) -> int:
-    """If seg[i] opens '(words only)', the index after its ')', else -1.
-
-    Square brackets never annotate: "[ABD]" is an area, "\\frac 34 [ABD]" a product.
-    """
-    if seg[i].text != "(":
-        return -1
-    k = i + 1
-    while k < len(seg) and seg[k].kind == "word":
-        k += 1
-    if k > i + 1 and k < len(seg) and seg[k].kind == "rp":
-        after = seg[k + 1] if k + 1 < len(seg) else None
-        if after is None or after.kind != OP or after.text != "^":
-            return k + 1
-    return -1
-
-
 def _side(toks: list[Tok], node: Node, units: tuple[str, ...]) -> Side:
     text = "".join(t.text + (" " if t.space else "") for t in toks).strip()
     plain = all(t.kind in (NUM, "pct") or (t.kind == OP and t.text == "-") for t in toks)
     return Side(node, text, units, plain and sum(t.kind == NUM for t in toks) == 1)
-
-
-def _opens_aside(toks: list[Tok], start: int) -> bool:
-    """Whether toks[start] opens a relation written as an aside, in brackets that open after a
-    word or space ("6 apples (2 + 3 = 6)"), not a function's or a product's (`f(2`, `2(3`)."""
-    if start == 0 or toks[start - 1].text != "(":
-        return False
-    if start > 1 and not (toks[start - 2].space or toks[start - 2].kind == "word"):
-        return False
-    depth = sum((t.text == "(") - (t.text == ")") for t in toks[:start])
-    return depth > 0
-
-
-def _closes_aside(toks: list[Tok], end: int) -> bool:
-    """Whether toks[end] is a ")" no bracket of the side opened: the side ends an aside."""
-    if toks[end].text != ")":
-        return False
-    return sum((t.text == "(") - (t.text == ")") for t in toks[: end + 1]) < 0
 
 
 def _leftmost(seg: list[Tok]) -> tuple[Side | None, tuple[str, ...]]:
@@ -156,7 +122,7 @@ def _leftmost(seg: list[Tok]) -> tuple[Side | None, tuple[str, ...]]:
         node, end = parse_expression(toks, 0)
     except ParseError:
         return None, ()
-    if end < len(toks) and _closes_aside(toks, end):
+    if end < len(toks) and closes_aside(toks, end):
         return _side(toks[:end], node, units), ()
     if end < len(toks) and (toks[end].kind != "word" or toks[end].text in POISON):
         return None, ()  # "12x", "2 (mod 5)", "3 4": the expression goes on in a way we can't read
@@ -219,7 +185,7 @@ def _rightmost(seg: list[Tok]) -> Side | None:
     toks, units = _drop_units(seg)
     for start in range(len(toks)):
         prev = toks[start - 1] if start else None
-        if prev is not None and prev.kind != "word" and not _opens_aside(toks, start):
+        if prev is not None and prev.kind != "word" and not opens_aside(toks, start):
             continue
         first = toks[start]
         if first.kind in ("word", "letter") or (
@@ -236,7 +202,7 @@ def _rightmost(seg: list[Tok]) -> Side | None:
             if result or modified:
                 return None
             continue
-        if result and end != len(toks) and not _opens_aside(toks, end + 1):
+        if result and end != len(toks) and not opens_aside(toks, end + 1):
             # "equal to 6 yuan, 15 USD (...)": not the result; scan no further (but into an
             # aside after it: "up to 441 (since 256 + ... = 441)")
             return None

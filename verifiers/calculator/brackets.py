@@ -1,0 +1,44 @@
+"""Brackets in a step's prose that are not a product's or a function's: a note of words after
+an operand ("5 apples (per person)"), which the reader drops, and a relation written as an
+aside ("6 apples (2 + 3 = 6)"), whose brackets open after a word or a space and close after
+its right side, which the reader reads.
+"""
+
+from __future__ import annotations
+
+from verifiers.calculator.parse import OP, Tok
+
+
+def annotation_end(seg: list[Tok], i: int) -> int:
+    """If seg[i] opens '(words only)', the index after its ')', else -1.
+
+    Square brackets never annotate: "[ABD]" is an area, "\\frac 34 [ABD]" a product.
+    """
+    if seg[i].text != "(":
+        return -1
+    k = i + 1
+    while k < len(seg) and seg[k].kind == "word":
+        k += 1
+    if k > i + 1 and k < len(seg) and seg[k].kind == "rp":
+        after = seg[k + 1] if k + 1 < len(seg) else None
+        if after is None or after.kind != OP or after.text != "^":
+            return k + 1
+    return -1
+
+
+def opens_aside(toks: list[Tok], start: int) -> bool:
+    """Whether toks[start] opens a relation written as an aside, in brackets that open after a
+    word or space ("6 apples (2 + 3 = 6)"), not a function's or a product's (`f(2`, `2(3`)."""
+    if start == 0 or toks[start - 1].text != "(":
+        return False
+    if start > 1 and not (toks[start - 2].space or toks[start - 2].kind == "word"):
+        return False
+    depth = sum((t.text == "(") - (t.text == ")") for t in toks[:start])
+    return depth > 0
+
+
+def closes_aside(toks: list[Tok], end: int) -> bool:
+    """Whether toks[end] is a ")" no bracket of the side opened: the side ends an aside."""
+    if toks[end].text != ")":
+        return False
+    return sum((t.text == "(") - (t.text == ")") for t in toks[: end + 1]) < 0
