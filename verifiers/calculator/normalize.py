@@ -278,7 +278,6 @@ def _binom(m: re.Match[str]) -> str:
     return f"(({top})/({bottom}))"
 
 
-@lru_cache(maxsize=16384)
 def _numeral(m: re.Match[str]) -> str:
     """A numeral in base b written out as its digits' sum (`1011_2`: `(1 * 2^3 + 0 * 2^2 + 1 *
     2^1 + 1 * 2^0)`), so a link claims what it is worth ("1011_2 = 13" is false); in base
@@ -294,6 +293,7 @@ def _numeral(m: re.Match[str]) -> str:
     return f" ({' + '.join(terms)}) "
 
 
+@lru_cache(maxsize=16384)
 def normalize(text: str) -> str:
     """Plain-text arithmetic from LaTeX/markdown. Unknown commands survive as words."""
     s = _INDEXED.sub(r"\1 mathop [", _ASY.sub(" ", text[:MAX_STEP_CHARS]))
