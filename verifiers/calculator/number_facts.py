@@ -7,13 +7,15 @@ claim about whole numbers written as digits, and a false one is as much a slip a
 `4 \\cdot 6 = 25`.
 
 Only a fact whose numbers stand alone is read: a number that ends an expression (`a \\times
-111111111`, `2^{10}`, `5!`), one of a list ("11 and 55 are prime", "divisible by 3 and 6",
-which may mean either or both), or one the words go on from ("a multiple of 2021 minus 1", "a
-factor of 3 of them") is not; nor the verb "divides", which counts as often as it divides ("9
-divides 5 of the numbers"). The calculator's rules for what a step does not claim hold here
-too: a sentence that asks, supposes, checks or tests ("let's check if 1001 is prime", "if 7
-were divisible by 2", "when k = 25") or whose words after the fact reject it ("..., a
-contradiction") is not judged. True facts hold; a fact about a number past 10^40 is not read.
+111111111`, `2^{10}`, `5!`), one of a list of subjects ("11 and 55 are prime"), or one the words
+go on from ("a multiple of 2021 minus 1", "a factor of 3 of them") is not; nor the verb
+"divides", which counts as often as it divides ("9 divides 5 of the numbers"). A list of
+divisors ("divisible by 3 and 6", which may mean either or both) is judged only where every
+reading agrees: all of them divide, or none does. The calculator's rules for what a step does
+not claim hold here too: a sentence that asks, supposes, checks or tests ("let's check if 1001
+is prime", "if 7 were divisible by 2", "when k = 25") or whose words after the fact reject it
+("..., a contradiction") is not judged. True facts hold; a fact about a number past 10^40 is
+not read.
 """
 
 from __future__ import annotations
@@ -217,9 +219,9 @@ def _judge(m: re.Match, tail: str, prime_of: Primality | None) -> ClaimResult | 
 
 
 def _judge_list(n: int, negated: bool, listed: str, text: str) -> ClaimResult | None:
-    """"n is (not) divisible by 3 and 6": "and" may mean both or either, "not ... and" not both
-    or neither, so only a list every member of which answers alike is judged: all divide or
-    none does."""
+    """A list of divisors ("n is (not) divisible by 3 and 6"): "and" may mean both or either,
+    "not ... and" not both or neither, so only a list every member of which answers alike is
+    judged: all divide or none does."""
     divisors = [_number(d) for d in re.findall(_NUMBER, listed)]
     if 0 in divisors or n > _LIMIT:
         return None
