@@ -209,13 +209,19 @@ def _judge(m: re.Match, tail: str, prime_of: Primality | None) -> ClaimResult | 
         return None
     q, r = divmod(whole, divisor)
     holds = (r == 0) != negated
-    true = f"{whole} = {divisor} · {q}" + (f" + {r}" if r else "")
+    true = _division(whole, divisor)
     claimed = "does not divide" if negated else "divides"
     if not holds and r and {q, r} <= {int(x) for x in re.findall(r"\d+", tail)}:
         # "16 is divisible by 7 (16 = 7 * 2 + 2)": the step divides with its remainder
         # shown; "divisible" names the division, loosely, and claims nothing false.
         return ClaimResult("skipped", text, reason="the step shows the remainder")
     return ClaimResult("holds" if holds else "false", text, claimed, true)
+
+
+def _division(whole: int, divisor: int) -> str:
+    """The division as evidence shows it: `30 = 4 · 7 + 2`, `30 = 5 · 6`."""
+    q, r = divmod(whole, divisor)
+    return f"{whole} = {divisor} · {q}" + (f" + {r}" if r else "")
 
 
 def _judge_list(n: int, negated: bool, listed: str, text: str) -> ClaimResult | None:
@@ -229,7 +235,7 @@ def _judge_list(n: int, negated: bool, listed: str, text: str) -> ClaimResult | 
     if any(divides) and not all(divides):
         return None
     holds = all(divides) != negated
-    shown = "; ".join(f"{n} = {d} · {n // d}" + (f" + {n % d}" if n % d else "") for d in divisors)
+    shown = "; ".join(_division(n, d) for d in divisors)
     claimed = "does not divide" if negated else "divides"
     return ClaimResult("holds" if holds else "false", text, claimed, shown)
 
