@@ -6,10 +6,11 @@ prose around), in one family: expansions, factorisations, fraction sums, linear 
 quadratics solved, functions defined then evaluated, logs, radicals, trig identities, finite
 sums, binomials, systems, conditions that look like identities, tested/supposed/rejected
 equations, alternatives and cases, restricted domains, approximations, geometry names and
-units, inequalities. No step of a right chain may be `incorrect` (the calculator may say
-`correct` or abstain). Most rows also carry a `slip`: the same chain with one step replaced by
-a copy holding one planted error; that step must be `incorrect`, with evidence that quotes the
-wrong relation, and the steps before it must not be flagged.
+units, inequalities, derivatives of a function the chain defined. No step of a right chain may
+be `incorrect` (the calculator may say `correct` or abstain). Most rows also carry a `slip`: the
+same chain with one step replaced by a copy holding one planted error; that step must be
+`incorrect`, with evidence that quotes the wrong relation, and the steps before it must not be
+flagged.
 """
 
 import re
@@ -24,7 +25,7 @@ _TABLE = yaml.safe_load(_PATH.read_text(encoding="utf-8"))
 FAMILIES = (
     "expansion", "factorisation", "fraction", "linear", "quadratic", "function", "log",
     "radical", "trig", "sum", "binomial", "system", "condition", "tested", "cases", "domain",
-    "approximation", "geometry", "inequality", "congruence", "operation",
+    "approximation", "geometry", "inequality", "congruence", "operation", "derivative",
 )  # fmt: skip
 # Families whose point is abstention (a trial, a case, a domain, a rounding): a slip there is
 # still required where the text claims something, but the table may hold fewer of them.

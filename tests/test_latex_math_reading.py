@@ -1,4 +1,5 @@
-"""The LaTeX member reader on sums, products and fractions named with `d` (pure logic)."""
+"""The LaTeX member reader on sums, products, derivatives and fractions named with `d` (pure
+logic)."""
 
 import pytest
 import sympy
@@ -34,7 +35,10 @@ def test_a_fraction_body_matches_term_by_term_substitution():
         r"\sum_{k=1}^{10} k + 1",  # where the body ends is not written
         r"\sum_{k=1001}^{2000} k\sqrt{k^2+1}",  # a thousand surds: no closed value
         r"\sum_{k=0}^{3} \frac{1}{k}",  # a term divides by zero
-        r"\frac{d}{dx} x^2",  # a derivative in Leibniz notation
+        r"\frac{d}{dx} x^2",  # a derivative whose operand is not one bracketed group
+        r"\frac{d}{dx}(x^2) + (x)",  # the brackets do not hold the rest of the member
+        r"\frac{dy}{dx}",  # the derivative of a function nobody wrote out
+        r"x'(2)",  # a prime on a letter that is no function the chain defined
     ],
 )
 def test_what_is_not_read_whole_is_not_read(text):
@@ -45,3 +49,16 @@ def test_what_is_not_read_whole_is_not_read(text):
 def test_a_quotient_by_d_is_no_derivative():
     c, d = sympy.symbols("c d")
     assert read_member(r"\frac{c}{d} + \frac{d}{c}") == c / d + d / c
+
+
+def test_a_bracketed_operand_is_differentiated():
+    x = sympy.Symbol("x")
+    assert read_member(r"\frac{d}{dx}\left(x^3 - \frac{1}{x}\right)") == 3 * x**2 + x**-2
+    assert read_member(r"\frac{d}{dx}[x^2 y]") == 2 * x * sympy.Symbol("y")
+
+
+def test_a_prime_on_a_defined_function_names_its_derivative():
+    # `readers` puts the definition in and differentiates; the reader only names it.
+    f2 = read_member(r"f^{\prime\prime}(2)", functions=frozenset("f"))
+    assert f2 == sympy.Function("f''")(2)
+    assert read_member("f'(x) + 1", functions=frozenset("f")).has(sympy.Function("f'"))

@@ -13,6 +13,7 @@ from verifiers.calculator.applications import confirmable
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.extract import extract_links
 from verifiers.calculator.readers import readings, written_exactly
+from verifiers.calculator.relations import primes_written
 from verifiers.calculator.symbolic import compare_identity
 
 WORD = re.compile(r"[a-z]+|\?")
@@ -124,8 +125,8 @@ def free_letters(text: str, defs: dict) -> bool:
     """Whether the text names an unknown: a letter that is neither a sum's or product's bound
     variable (`\\sum_{k=1}^{10} k`) nor a function the chain defined, applied."""
     bound = set(re.findall(r"_\s*\{\s*([A-Za-z])\s*=", text))
-    for name in defs:
-        text = re.sub(rf"(?<![A-Za-z\\]){name}\s*\(", "(", text)
+    if defs:
+        text = applied(defs).sub("(", primes_written(text))
     if GREEK_COMMAND.search(text):
         return True
     letters = set("".join(re.findall(r"[A-Za-z]+", COMMANDS.sub(" ", text))))
@@ -133,7 +134,13 @@ def free_letters(text: str, defs: dict) -> bool:
 
 
 def applies(text: str, defs: dict) -> bool:
-    return any(re.search(rf"(?<![A-Za-z\\]){name}\s*\(", text) for name in defs)
+    return bool(defs) and applied(defs).search(primes_written(text)) is not None
+
+
+def applied(defs: dict) -> re.Pattern:
+    """A function the chain defined, applied (`f(`), or its derivative (`f'(`, `f''(`), in a
+    text whose primes are written as apostrophes (`relations.primes_written`)."""
+    return re.compile(rf"(?<![A-Za-z\\])[{''.join(defs)}]'*\s*\(")
 
 
 def confirmed(members: tuple[str, ...], defs: dict | None = None) -> bool:
@@ -150,7 +157,7 @@ def confirmed(members: tuple[str, ...], defs: dict | None = None) -> bool:
         theirs = [written_exactly(e) for e in readings(member, defs, library=True, decimals=True)]
         if not ours:
             return False
-        if defs and re.search(rf"(?<![A-Za-z\\])[{''.join(defs)}]\s*\(", member):
+        if applies(member, defs):
             continue  # `h(-1)` applies a function the chain defined; the library reads -h
         if not theirs:
             continue  # the library cannot read it (`\\log_2 (4x)`, `f(x + 1)`): ours stands

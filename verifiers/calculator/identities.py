@@ -38,7 +38,7 @@ from verifiers.calculator.forms import (
     terms,
 )
 from verifiers.calculator.readers import readings
-from verifiers.calculator.relations import admissible
+from verifiers.calculator.relations import admissible, primes_written
 from verifiers.calculator.symbolic import check_number, compare_identity, follows, same_value
 
 
@@ -199,18 +199,31 @@ def _exponential(a, b) -> bool:
 
 
 # A function the chain defined, applied to a number: `p(1)`, `f(-2)`, `g(\frac{1}{2})`.
-_APPLIED_TO_NUMBER = re.compile(r"^([A-Za-z])\s*\(\s*(-?[\d.]+|-?\\frac\{\d+\}\{\d+\})\s*\)$")
+_APPLIED_TO_NUMBER = re.compile(r"^([A-Za-z])'*\s*\(\s*(-?[\d.]+|-?\\frac\{\d+\}\{\d+\})\s*\)$")
+# A derivative written out: `f'(x)` of a function the chain defined, at a letter, or
+# `\frac{d}{dx}(...)` (read only when the brackets hold the rest of the member).
+_DERIVATIVE_SIDE = re.compile(
+    r"^(?:([A-Za-z])'+\s*\(\s*([a-z])\s*\)$|\\frac\s*\{\s*d\s*\}\s*\{\s*d\s*[a-z]\s*\})"
+)
 
 
 def _evaluated(left: str, right: str, defs: dict, before: str) -> bool:
     """`p(x) = x^2 + 3ax + 1` defined, then `p(1) = 3a + 3`: a side that evaluates the
     function at a number, against an expression in the function's other letters, states
-    that value (an equation in them only after words that set one up: "we need p(1) = 0")."""
-    if _SETS_UP.search(before.lower()[-40:]):
+    that value (an equation in them only after words that set one up: "we need p(1) = 0").
+    So does a side that differentiates (`f'(x) = 3x^2 - 3`), but for "setting", "when"."""
+    said = before.lower()[-40:]
+    if _SETS_UP.search(said):
         return False
-    return any(
-        (m := _APPLIED_TO_NUMBER.match(side.strip())) is not None and m.group(1) in defs
-        for side in (left, right)
+    sides = [primes_written(side).strip() for side in (left, right)]
+    if any((m := _APPLIED_TO_NUMBER.match(s)) is not None and m[1] in defs for s in sides):
+        return True
+    m = _DERIVATIVE_SIDE.match(sides[0])
+    return (
+        m is not None
+        and (m[1] is None or m[1] in defs)
+        and not applies(right, defs)
+        and not re.search(r"\bset|\bwhen|\bwhere", said)
     )
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from verifiers.calculator.relations import primes_written
 from verifiers.calculator.written_sums import (
     MAX_RANGE,
     MAX_SURD_TERMS,
@@ -39,13 +40,15 @@ class ParseError(ValueError):
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+(?:\{,\}\d{3})*(?:\.\d+)?)|(?P<cmd>\\[A-Za-z]+)|(?P<letter>[A-Za-z])"
-    r"|(?P<sym>[-+*/^_!(){}\[\],]))"
+    r"|(?P<sym>[-+*/^_!(){}\[\],']))"
 )
 _GREEK = frozenset("alpha beta gamma delta theta lambda mu phi psi omega sigma tau rho".split())
 _TRIG = frozenset("sin cos tan cot sec csc".split())
 # Letters that name functions more often than numbers: `f(x)` is no product we may read.
 _FUNCTION_LETTERS = frozenset("f g h p q".split())
 _IGNORED = frozenset("left right displaystyle".split())
+# `\frac{d}{dx}(...)` over the whole member: the derivative of what the brackets hold.
+_LEIBNIZ = re.compile(r"^\s*\\frac\s*\{\s*d\s*\}\s*\{\s*d\s*([a-z])\s*\}(.*)$", re.S)
 # `\frac{d}{dx}`, `\frac{dy}{dx}`, `dx`: Leibniz notation (`\frac{d}{a}` is a quotient).
 _DERIVATIVE = re.compile(r"\\frac\s*\{\s*d\s*[a-z]?\s*\}\s*\{\s*d\s*[a-z]|\bd[a-z]\b")
 _MAX_EXPONENT = 10_000
@@ -54,7 +57,7 @@ _MAX_EXPONENT = 10_000
 def _tokens(text: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     pos = 0
-    text = text.rstrip()
+    text = primes_written(text.rstrip())
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if not m or m.end() == pos:
@@ -179,11 +182,18 @@ class _Reader:
         if kind == "num":
             return sp.Rational(tok)
         if kind == "letter":
-            if self.peek()[1] == "(" and tok in self.functions:
-                self.take("(")
-                arg = self.sum()
-                self.take(")")
-                return sp.Function(tok)(arg)
+            if tok in self.functions:
+                # `f''(x)`: the function's second derivative, under a name of its own that
+                # `readers` differentiates the definition for.
+                primes = 0
+                while self.peek(primes)[1] == "'":
+                    primes += 1
+                if self.peek(primes)[1] == "(":
+                    self.i += primes
+                    self.take("(")
+                    arg = self.sum()
+                    self.take(")")
+                    return sp.Function(tok + "'" * primes)(arg)
             if self.peek()[1] == "(" and (tok.isupper() or tok in _FUNCTION_LETTERS):
                 raise ParseError(f"`{tok}(...)`: a function nobody defined, or a product")
             return sp.Symbol(tok + self.subscript())
@@ -299,6 +309,8 @@ def read_member(text: str, log_base: str = "10", functions: frozenset = frozense
 
     `log_base` "10" reads an unbased `\\log` as base 10, anything else as natural;
     `functions` are letters the chain defined as functions (`f(2)` is then an application)."""
+    if (leibniz := _LEIBNIZ.match(text)) is not None:
+        return _derivative(leibniz[1], leibniz[2], log_base, functions)
     if _DERIVATIVE.search(text):
         raise ParseError("a derivative in Leibniz notation")
     if (big := written_bounds(text)) is not None:
@@ -308,6 +320,32 @@ def read_member(text: str, log_base: str = "10", functions: frozenset = frozense
     if reader.peek()[0] != "end":
         raise ParseError(f"left over: {reader.peek()[1]!r}")
     return value
+
+
+def _derivative(var: str, operand: str, log_base: str, functions: frozenset):
+    """`\\frac{d}{dx}` applied to the rest of the member, read only when the rest is one
+    bracketed group (`\\frac{d}{dx} x^3 + 1`: where the operand ends is a guess)."""
+    import sympy
+    from sympy.core.function import AppliedUndef
+
+    operand = re.sub(r"\\(?:left|right)(?![A-Za-z])", "", operand).strip()
+    closing = {"(": ")", "[": "]", "{": "}"}.get(operand[:1])
+    if closing is None or operand[-1:] != closing or _group_end(operand) != len(operand):
+        raise ParseError("a derivative of something other than one bracketed group")
+    body = read_member(operand[1:-1], log_base, functions)
+    derivative = sympy.Derivative(body, sympy.Symbol(var))
+    # A function the chain defined is put in by `readers`, which then differentiates.
+    return derivative if body.atoms(AppliedUndef) else derivative.doit()
+
+
+def _group_end(text: str) -> int:
+    """Where the group the text opens with ends (after its closing bracket; -1: never)."""
+    depth = 0
+    for pos, char in enumerate(text):
+        depth += (char in "([{") - (char in ")]}")
+        if depth == 0:
+            return pos + 1
+    return -1
 
 
 def _big_operator(

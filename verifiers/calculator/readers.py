@@ -138,13 +138,18 @@ def _readings(
                 break
             inner = {}
             for app in apps:
-                name = app.func.__name__
+                # `f''` names f's second derivative (`latex_math`).
+                name = app.func.__name__.rstrip("'")
                 if not defs or name not in defs or len(app.args) != 1:
                     return ()
                 if not app.args[0].atoms(AppliedUndef):
                     arg, body = defs[name]
+                    order = len(app.func.__name__) - len(name)
+                    body = sympy.diff(body, arg, order) if order else body
                     inner[app] = body.xreplace({arg: app.args[0]})
             expr = expr.xreplace(inner)
+        if expr.has(sympy.Derivative):
+            expr = expr.doit()  # `\\frac{d}{dx}(f(x))`, its function put in
         left = {a.func.__name__ for a in expr.atoms(AppliedUndef)} - applications
         if left or not isinstance(expr, sympy.Expr):
             return ()

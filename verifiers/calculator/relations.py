@@ -6,11 +6,13 @@ clauses (line breaks, `\\quad`, `\\text{...}` words, top-level commas and semico
 clause into a chain of members at its top-level relation signs. A member is kept only when every
 piece of it is on a whitelist the parser reads exactly (`admissible`): numbers, one-letter and
 Greek symbols, `\\frac`, `\\sqrt`, powers, implicit products, `\\cdot`, `\\times`, `\\div`,
-logs, trig, `\\binom`, finite sums and products with written bounds, factorials. Anything else
-(`\\text`, degrees, `\\%`, `\\pm`, primes, `\\overline`, juxtaposed capitals that name points or
-segments, `e` and `i` whose meaning is not ours to guess) makes the member unreadable, and a
-chain with an unreadable member keeps only the links between readable neighbours (a `\\pm` is
-read through `verifiers.calculator.signs`, which writes out its two signs first).
+logs, trig, `\\binom`, finite sums and products with written bounds, factorials, a letter
+with primes applied (`f'(x)`, `f^{\\prime}(2)`: a derivative, read where the chain defined f).
+Anything else (`\\text`, degrees, `\\%`, `\\pm`, other primes, `\\overline`, juxtaposed
+capitals that name points or segments, `e` and `i` whose meaning is not ours to guess) makes
+the member unreadable, and a chain with an unreadable member keeps only the links between
+readable neighbours (a `\\pm` is read through `verifiers.calculator.signs`, which writes out
+its two signs first).
 
 What this does NOT do: read relations written in words ("is equal to"), read plain-text math
 outside LaTeX delimiters (`verifiers.calculator.plain_algebra` puts the spans it can read in
@@ -24,7 +26,10 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-__all__ = ["TURNED", "Clause", "Relation", "admissible", "clauses", "math_regions", "written"]
+__all__ = [
+    "PRIMED", "TURNED", "Clause", "Relation", "admissible", "clauses", "math_regions",
+    "primes_written", "written",
+]  # fmt: skip
 
 # Relation signs at the top level of a clause, longest spelling first.
 _RELATIONS = (
@@ -63,6 +68,18 @@ _NESTED_ALIGN = re.compile(
 )
 # A number of degrees: `30^\\circ`, `22.5^{\\circ}` (read as that many 180ths of pi).
 DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*(?:\{\s*\\circ\s*\}|\\circ(?![A-Za-z]))")
+# A letter with primes, applied: `f'(x)`, `f''(2)`, `f^{\prime}(x)`, `f^{\prime\prime}(x)`.
+PRIMED = re.compile(
+    r"(?<![\\A-Za-z])([A-Za-z])('+|\^\s*\{\s*(?:\\prime\s*)+\}|\^\s*\\prime(?![A-Za-z]))"
+    r"\s*(?=\(|\\left\s*\()"
+)
+
+
+def primes_written(text: str) -> str:
+    """Primes spelled one way, as apostrophes: `f^{\\prime\\prime}(x)` is `f''(x)`."""
+    return PRIMED.sub(lambda m: m[1] + "'" * max(m[2].count("'"), m[2].count("prime")), text)
+
+
 # Spacing and sizing, and strike-through marks: `\\cancel{a}` still stands in the expression
 # (the mark shows what the next line drops), so it reads as the group it marks. A row break
 # `\\` before a space is no `\ ` spacing.
@@ -282,6 +299,8 @@ def admissible(member: str) -> bool:
     """Whether every piece of a member is one the parser reads exactly and we read alike."""
     if not member or len(member) > 400:
         return False
+    # A function's derivative (`f'(x)`) is a name: whether the chain defined f is the reader's.
+    member = PRIMED.sub(r"\1", member)
     if any(c in member for c in "'%&|$\"?:") or re.search(r"[^\d)\s]\s*!", member):
         return False
     # Degrees are read after a number (`30^\\circ`); a composition `f \\circ g` is not.
