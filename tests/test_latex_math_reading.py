@@ -38,6 +38,7 @@ def test_a_fraction_body_matches_term_by_term_substitution():
         r"\frac{d}{dx} x^2",  # a derivative whose operand is not one bracketed group
         r"\frac{d}{dx}(x^2) + (x)",  # the brackets do not hold the rest of the member
         r"\frac{dy}{dx}",  # the derivative of a function nobody wrote out
+        r"\frac{d}{dt}(x^2 + t)",  # x may move with t (related rates): not ours to guess
         r"x'(2)",  # a prime on a letter that is no function the chain defined
     ],
 )
@@ -54,7 +55,7 @@ def test_a_quotient_by_d_is_no_derivative():
 def test_a_bracketed_operand_is_differentiated():
     x = sympy.Symbol("x")
     assert read_member(r"\frac{d}{dx}\left(x^3 - \frac{1}{x}\right)") == 3 * x**2 + x**-2
-    assert read_member(r"\frac{d}{dx}[x^2 y]") == 2 * x * sympy.Symbol("y")
+    assert read_member(r"\frac{d}{dx}[x^2 + 3]") == 2 * x
 
 
 def test_a_prime_on_a_defined_function_names_its_derivative():

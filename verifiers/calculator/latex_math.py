@@ -333,6 +333,10 @@ def _derivative(var: str, operand: str, log_base: str, functions: frozenset):
     if closing is None or operand[-1:] != closing or _group_end(operand) != len(operand):
         raise ParseError("a derivative of something other than one bracketed group")
     body = read_member(operand[1:-1], log_base, functions)
+    if body.free_symbols - {sympy.Symbol(var)}:
+        # `\\frac{d}{dt}(x^2)`: in related rates x moves with t; which letters are constants
+        # the words say, not the formula.
+        raise ParseError("a derivative of an expression in other letters")
     derivative = sympy.Derivative(body, sympy.Symbol(var))
     # A function the chain defined is put in by `readers`, which then differentiates.
     return derivative if body.atoms(AppliedUndef) else derivative.doit()
