@@ -188,7 +188,8 @@ class _Reader:
                 primes = 0
                 while self.peek(primes)[1] == "'":
                     primes += 1
-                if self.peek(primes)[1] == "(":
+                # Three primes at most: a higher order is written `f^{(4)}(x)`, not read.
+                if self.peek(primes)[1] == "(" and primes <= 3:
                     self.i += primes
                     self.take("(")
                     arg = self.sum()
