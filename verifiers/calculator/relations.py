@@ -66,8 +66,12 @@ _COMMAND = re.compile(r"\\([A-Za-z]+)")
 _NESTED_ALIGN = re.compile(
     r"\\(?:begin|end)\{(?:align|aligned|equation|gather|eqnarray|split)\*?\}"
 )
-# A number of degrees: `30^\\circ`, `22.5^{\\circ}` (read as that many 180ths of pi).
-DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*(?:\{\s*\\circ\s*\}|\\circ(?![A-Za-z]))")
+# A number of degrees: `30^\\circ`, `22.5^{\\circ}` (read as that many 180ths of pi); so is a
+# letter's (`x^\\circ`, `\\cos (8k^\\circ)`: the degree mark binds to the letter, and a product
+# before it multiplies it). A bracket's (`(x + 30)^\\circ`) is not read.
+DEGREES = re.compile(
+    r"(\d+(?:\.\d+)?|(?<![\\A-Za-z])[A-Za-z])\s*\^\s*(?:\{\s*\\circ\s*\}|\\circ(?![A-Za-z]))"
+)
 # A letter with primes, applied: `f'(x)`, `f''(2)`, `f^{\prime}(x)`, `f^{\prime\prime}(x)`.
 PRIMED = re.compile(
     r"(?<![\\A-Za-z])([A-Za-z])('+|\^\s*\{\s*(?:\\prime\s*)+\}|\^\s*\\prime(?![A-Za-z]))"
