@@ -137,6 +137,14 @@ _REWRITE = re.compile(
 _FORMULA = re.compile(
     r"formula\W*$|the identity\W*$|double.angle|half.angle"
 )
+# "Using the fact that \\tan(180^\\circ - x) = \\cot x": after those words only a reduction
+# formula is an identity claimed (a trig function of a right angle's multiple and a letter,
+# against one of the letter); "the fact that \\sin x = 2\\cos x" recalls a condition.
+_FACT = re.compile(r"the fact that\W*$")
+_REDUCTION = re.compile(
+    r"^\\(?:sin|cos|tan|cot|sec|csc)(?:\\left)?\((?:90|180|270|360)\^(?:\\circ|\{\\circ\})[-+][a-z]"
+    r"(?:\\right)?\)=-?\\(?:sin|cos|tan|cot|sec|csc)(?:[a-z]|\([a-z]\))$"
+)
 def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
     """A two-member link that rewrites one form into another: a grouped form (a power or a
     product of brackets, a fraction) against an expanded one of the same degree, whose
@@ -145,7 +153,9 @@ def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
     cue = _cued(before)
     degree = same_degree(a, b)
     if degree is None and rational_degree(a - b) is None:
-        if _FORMULA.search(before.lower()[-30:]):
+        said = before.lower()[-30:]
+        reduction = _FACT.search(said) and _REDUCTION.match(compact(f"{left}={right}"))
+        if _FORMULA.search(said) or reduction:
             return True  # a named identity ("by the double-angle formula")
         # Functions of the unknowns taken as unknowns: `\\sin^2 x (1 + \\cos x)` against its
         # expansion is read as a polynomial in sin x and cos x would be.

@@ -275,8 +275,10 @@ class _Reader:
                 base = sp.Integer(10) if self.log_base == "10" else None
             value = sp.log(arg) if base is None else sp.log(arg, base)
         else:
-            if not arg.free_symbols and not arg.has(sp.pi):
-                raise ParseError("`\\tan 45`: an angle in degrees or in radians is a guess")
+            if not arg.has(sp.pi) and (not arg.free_symbols or arg.as_coeff_Add()[0] != 0):
+                # `\\tan 45`, `\\sin(90 - x)`: a number in an angle without pi is in degrees as
+                # often as in radians (writers drop the degree mark), so which one is a guess.
+                raise ParseError("an angle in degrees or in radians is a guess")
             value = getattr(sp, name)(arg)
         return value if exponent is None else value**exponent
 
