@@ -284,13 +284,17 @@ def _factored_known(left: str, right: str, a, b, known: list) -> bool:
 # Words that say the terms of a side are being cancelled or gathered, so that side is a
 # rewrite of what came before and not one side of an equation to solve.
 _CANCELS = re.compile(r"cancel|like terms|combin|collect")
+_BOTH = re.compile(r"both sides|each side|from the equation")
 
 
 def _cancelled(left: str, right: str, lefts, rights, before: str) -> ClaimResult | None:
     """"After canceling the like terms, x^2 - 2x^2 + x^2 + 10x - 10x + 25 = x^2": a side
     written with unknowns that cancel to a number, against one in those unknowns, after
     words that cancel or gather terms: the rewrite claims an expression in x is a number."""
-    if len(lefts) != 1 or len(rights) != 1 or not _CANCELS.search(before.lower()[-80:]):
+    # The sentence's words, but not terms taken from both sides of an equation ("subtract
+    # x^2 from both sides and cancel: x^2 + 3 - x^2 = x^2 + 2x - x^2": 3 = 2x follows).
+    said = re.split(r"[.!?]\s", before.lower())[-1]
+    if len(lefts) != 1 or len(rights) != 1 or not _CANCELS.search(said) or _BOTH.search(said):
         return None
     for text, value, other in ((left, lefts[0], rights[0]), (right, rights[0], lefts[0])):
         written = set(BARE_LETTERS.findall(text))
