@@ -113,6 +113,29 @@ def factored_attempt(old, new) -> bool:
     return False
 
 
+# "Factoring, x^2 - 5x + 6 = (x - 2)(x - 4)": words that factor one expression, not a side
+# of an equation ("factoring the right side, x^2 + 3x = x(x + 1)" rewrites an equation).
+_FACTORS = re.compile(r"factor")
+_A_SIDE = re.compile(r"side|equation")
+
+
+def factoring_slip(grouped, written, before: str) -> bool:
+    """After words that factor (`_FACTORS`), a product that keeps a factor of the written
+    side, with its degree and leading coefficient, is an attempt at factoring it whose other
+    factors went wrong (one root right, one wrong)."""
+    import sympy
+
+    said = before.lower()[-80:]
+    if not _FACTORS.search(said) or _A_SIDE.search(said) or not factored_attempt(written, grouped):
+        return False
+    names = sorted(grouped.free_symbols | written.free_symbols, key=str)
+    try:
+        mine, theirs = sympy.Poly(sympy.expand(grouped), *names), sympy.Poly(written, *names)
+    except (sympy.PolynomialError, ValueError, TypeError):
+        return False
+    return mine.total_degree() == theirs.total_degree() and mine.LC() == theirs.LC()
+
+
 def like_terms(grouped, written) -> bool:
     """Whether `written` could be `grouped` with its like terms combined, however wrongly: two
     of its terms are terms of `grouped` multiplied out but for their coefficients (`11a + 5ar`

@@ -30,6 +30,7 @@ from verifiers.calculator.forms import (
     attempt,
     cancels,
     combines,
+    factoring_slip,
     fraction_parts,
     grouped,
     kept_part,
@@ -134,9 +135,7 @@ _REWRITE = re.compile(
     r"expan|factor|multiply(ing)? out|distribut|identity|formula|simplif|difference of (two )?"
     r"(squares|cubes)|sum of (two )?cubes|group|combin|common denominator|telescop"
 )
-_FORMULA = re.compile(
-    r"formula\W*$|the identity\W*$|double.angle|half.angle"
-)
+_FORMULA = re.compile(r"formula\W*$|the identity\W*$|double.angle|half.angle")
 # "Using the fact that \\tan(180^\\circ - x) = \\cot x": after those words only a reduction
 # formula is an identity claimed (a trig function of a right angle's multiple and a letter,
 # against one of the letter); "the fact that \\sin x = 2\\cos x" recalls a condition.
@@ -194,7 +193,8 @@ def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
         return bool(_EXPANDS.search(before.lower()[-80:])) and attempt(grouped_side, written)
     # "Expanding the product in (x - 1)(x + 3) = 2x^2 gives ...": the word speaks of what is
     # done to an equation unless the written side is an attempt at the rewrite.
-    return (cue and attempt(grouped_side, written)) or terms(a - b) == 1
+    tried = attempt(grouped_side, written) or factoring_slip(grouped_side, written, before)
+    return (cue and tried) or terms(a - b) == 1
 
 
 def _exponential(a, b) -> bool:
