@@ -221,7 +221,7 @@ def _evaluated(left: str, right: str, defs: dict, before: str) -> bool:
     """`p(x) = x^2 + 3ax + 1` defined, then `p(1) = 3a + 3`: a side that evaluates the
     function at a number, against an expression in the function's other letters, states
     that value (an equation in them only after words that set one up: "we need p(1) = 0").
-    So does a side that differentiates (`f'(x) = 3x^2 - 3`), but for "setting", "when"."""
+    So does a side that differentiates (`f'(x) = 3x^2 - 3`), but after "set", "when", "where"."""
     said = before.lower()[-40:]
     if _SETS_UP.search(said):
         return False

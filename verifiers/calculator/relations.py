@@ -8,11 +8,11 @@ piece of it is on a whitelist the parser reads exactly (`admissible`): numbers, 
 Greek symbols, `\\frac`, `\\sqrt`, powers, implicit products, `\\cdot`, `\\times`, `\\div`,
 logs, trig, `\\binom`, finite sums and products with written bounds, factorials, a letter
 with primes applied (`f'(x)`, `f^{\\prime}(2)`: a derivative, read where the chain defined f).
-Anything else (`\\text`, degrees, `\\%`, `\\pm`, other primes, `\\overline`, juxtaposed
-capitals that name points or segments, `e` and `i` whose meaning is not ours to guess) makes
-the member unreadable, and a chain with an unreadable member keeps only the links between
-readable neighbours (a `\\pm` is read through `verifiers.calculator.signs`, which writes out
-its two signs first).
+Anything else (`\\text`, degrees but of a number or a letter, `\\%`, `\\pm`, other primes,
+`\\overline`, juxtaposed capitals that name points or segments, `e` and `i` whose meaning is not
+ours to guess) makes the member unreadable, and a chain with an unreadable member keeps only
+the links between readable neighbours (a `\\pm` is read through `verifiers.calculator.signs`,
+which writes out its two signs first).
 
 What this does NOT do: read relations written in words ("is equal to"), read plain-text math
 outside LaTeX delimiters (`verifiers.calculator.plain_algebra` puts the spans it can read in
@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 __all__ = [
-    "PRIMED", "TURNED", "Clause", "Relation", "admissible", "clauses", "math_regions",
-    "primes_written", "written",
+    "TURNED", "Clause", "Relation", "admissible", "clauses", "math_regions", "primes_written",
+    "written",
 ]  # fmt: skip
 
 # Relation signs at the top level of a clause, longest spelling first.
@@ -73,7 +73,7 @@ DEGREES = re.compile(
     r"(\d+(?:\.\d+)?|(?<![\\A-Za-z])[A-Za-z])\s*\^\s*(?:\{\s*\\circ\s*\}|\\circ(?![A-Za-z]))"
 )
 # A letter with primes, applied: `f'(x)`, `f''(2)`, `f^{\prime}(x)`, `f^{\prime\prime}(x)`.
-PRIMED = re.compile(
+_PRIMED = re.compile(
     r"(?<![\\A-Za-z])([A-Za-z])('+|\^\s*\{\s*(?:\\prime\s*)+\}|\^\s*\\prime(?![A-Za-z]))"
     r"\s*(?=\(|\\left\s*\()"
 )
@@ -81,7 +81,7 @@ PRIMED = re.compile(
 
 def primes_written(text: str) -> str:
     """Primes spelled one way, as apostrophes: `f^{\\prime\\prime}(x)` is `f''(x)`."""
-    return PRIMED.sub(lambda m: m[1] + "'" * max(m[2].count("'"), m[2].count("prime")), text)
+    return _PRIMED.sub(lambda m: m[1] + "'" * max(m[2].count("'"), m[2].count("prime")), text)
 
 
 # Spacing and sizing, and strike-through marks: `\\cancel{a}` still stands in the expression
@@ -304,10 +304,11 @@ def admissible(member: str) -> bool:
     if not member or len(member) > 400:
         return False
     # A function's derivative (`f'(x)`) is a name: whether the chain defined f is the reader's.
-    member = PRIMED.sub(r"\1", member)
+    member = _PRIMED.sub(r"\1", member)
     if any(c in member for c in "'%&|$\"?:") or re.search(r"[^\d)\s]\s*!", member):
         return False
-    # Degrees are read after a number (`30^\\circ`); a composition `f \\circ g` is not.
+    # Degrees are read after a number or a letter (`30^\\circ`); a composition `f \\circ g`
+    # is not.
     member = DEGREES.sub(" 1 ", member)
     for name in _COMMAND.findall(member):
         if name not in _ALLOWED_COMMANDS:
