@@ -2,7 +2,8 @@
 
 Pure helpers of `identities` and `derivations`: whether a member is written grouped (a power or
 product of brackets, a fraction) or expanded, how many terms two sides are apart, their degrees,
-whether a written side attempts another's expansion, whether fractions keep a part or combine.
+whether a written side attempts another's expansion (or, after words that factor, a product
+its factoring), whether fractions keep a part or combine.
 """
 
 from __future__ import annotations
