@@ -38,6 +38,7 @@ from verifiers.calculator.forms import (
     same_degree,
     terms,
 )
+from verifiers.calculator.latex_math import LEIBNIZ
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible, primes_written
 from verifiers.calculator.symbolic import check_number, compare_identity, follows, same_value
@@ -211,10 +212,8 @@ def _exponential(a, b) -> bool:
 # A function the chain defined, applied to a number: `p(1)`, `f(-2)`, `g(\frac{1}{2})`.
 _APPLIED_TO_NUMBER = re.compile(r"^([A-Za-z])'*\s*\(\s*(-?[\d.]+|-?\\frac\{\d+\}\{\d+\})\s*\)$")
 # A derivative written out: `f'(x)` of a function the chain defined, at a letter, or
-# `\frac{d}{dx}(...)` (read only when the brackets hold the rest of the member).
-_DERIVATIVE_SIDE = re.compile(
-    r"^(?:([A-Za-z])'+\s*\(\s*([a-z])\s*\)$|\\frac\s*\{\s*d\s*\}\s*\{\s*d\s*[a-z]\s*\})"
-)
+# `\frac{d}{dx}(...)` (`latex_math.LEIBNIZ`, read only when the brackets hold the rest).
+_PRIMED_SIDE = re.compile(r"^([A-Za-z])'+\s*\(\s*[a-z]\s*\)$")
 
 
 def _evaluated(left: str, right: str, defs: dict, before: str) -> bool:
@@ -228,10 +227,9 @@ def _evaluated(left: str, right: str, defs: dict, before: str) -> bool:
     sides = [primes_written(side).strip() for side in (left, right)]
     if any((m := _APPLIED_TO_NUMBER.match(s)) is not None and m[1] in defs for s in sides):
         return True
-    m = _DERIVATIVE_SIDE.match(sides[0])
+    m = _PRIMED_SIDE.match(sides[0])
     return (
-        m is not None
-        and (m[1] is None or m[1] in defs)
+        (LEIBNIZ.match(sides[0]) is not None or m is not None and m[1] in defs)
         and not applies(right, defs)
         and not re.search(r"\bset|\bwhen|\bwhere", said)
     )

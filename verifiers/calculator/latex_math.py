@@ -31,7 +31,7 @@ from verifiers.calculator.written_sums import (
     written_bounds,
 )
 
-__all__ = ["ParseError", "read_member"]
+__all__ = ["LEIBNIZ", "ParseError", "read_member"]
 
 
 class ParseError(ValueError):
@@ -48,7 +48,7 @@ _TRIG = frozenset("sin cos tan cot sec csc".split())
 _FUNCTION_LETTERS = frozenset("f g h p q".split())
 _IGNORED = frozenset("left right displaystyle".split())
 # `\frac{d}{dx}(...)` over the whole member: the derivative of what the brackets hold.
-_LEIBNIZ = re.compile(r"^\s*\\frac\s*\{\s*d\s*\}\s*\{\s*d\s*([a-z])\s*\}(.*)$", re.S)
+LEIBNIZ = re.compile(r"^\s*\\frac\s*\{\s*d\s*\}\s*\{\s*d\s*([a-z])\s*\}(.*)$", re.S)
 # `\frac{d}{dx}`, `\frac{dy}{dx}`, `dx`: Leibniz notation (`\frac{d}{a}` is a quotient).
 _DERIVATIVE = re.compile(r"\\frac\s*\{\s*d\s*[a-z]?\s*\}\s*\{\s*d\s*[a-z]|\bd[a-z]\b")
 _MAX_EXPONENT = 10_000
@@ -312,7 +312,7 @@ def read_member(text: str, log_base: str = "10", functions: frozenset = frozense
 
     `log_base` "10" reads an unbased `\\log` as base 10, anything else as natural;
     `functions` are letters the chain defined as functions (`f(2)` is then an application)."""
-    if (leibniz := _LEIBNIZ.match(text)) is not None:
+    if (leibniz := LEIBNIZ.match(text)) is not None:
         return _derivative(leibniz[1], leibniz[2], log_base, functions)
     if _DERIVATIVE.search(text):
         raise ParseError("a derivative in Leibniz notation")
