@@ -21,10 +21,9 @@ import re
 
 from verifiers.calculator.claim_words import lone
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.identities import fmt, point
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
-from verifiers.calculator.symbolic import compare_identity
+from verifiers.calculator.symbolic import compare_identity, fmt, point
 
 # Right after the equation: "which is true for all", "this holds for any", "is always true",
 # "holds identically".

@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.identities import fmt
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
+from verifiers.calculator.symbolic import fmt
 
 # The letter i alone: not in a command (`\sin`), a word or a name (`x_i`).
 _UNIT = re.compile(r"(?<![\\A-Za-z_])i(?![A-Za-z])")

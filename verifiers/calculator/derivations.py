@@ -22,10 +22,9 @@ from verifiers.calculator.claim_words import (
 )
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.forms import attempt, grouped, shifted
-from verifiers.calculator.identities import fmt
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.solutions import Condition, difference, roots_text
-from verifiers.calculator.symbolic import near, roots_of
+from verifiers.calculator.symbolic import fmt, near, roots_of
 
 
 def follows_directly(first: Condition, second: Condition, before: str) -> bool:

@@ -41,7 +41,14 @@ from verifiers.calculator.forms import (
 from verifiers.calculator.latex_math import LEIBNIZ
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible, primes_written
-from verifiers.calculator.symbolic import check_number, compare_identity, follows, same_value
+from verifiers.calculator.symbolic import (
+    check_number,
+    compare_identity,
+    fmt,
+    follows,
+    point,
+    same_value,
+)
 
 
 def judge_link(
@@ -123,7 +130,6 @@ def judge_link(
     return ClaimResult("false", text, reason=reason)
 
 
-
 # Words that announce a rewrite of one expression, not an equation to solve; the first few
 # say it is multiplied out (so the expanded side's degree is the one to believe).
 _EXPANDS = re.compile(r"expan|multiply(ing)? out|distribut")
@@ -145,6 +151,8 @@ _REDUCTION = re.compile(
     r"^\\(?:sin|cos|tan|cot|sec|csc)(?:\\left)?\((?:90|180|270|360)\^(?:\\circ|\{\\circ\})[-+][a-z]"
     r"(?:\\right)?\)=-?\\(?:sin|cos|tan|cot|sec|csc)(?:[a-z]|\([a-z]\))$"
 )
+
+
 def _rewrite_of(left: str, right: str, a, b, before: str) -> bool:
     """A two-member link that rewrites one form into another: a grouped form (a power or a
     product of brackets, a fraction) against an expanded one of the same degree, whose
@@ -381,18 +389,4 @@ def _recovered(members: tuple[str, ...], i: int, defs: dict) -> bool:
         for j in range(i + 1)
         for k in range(i + 1, len(values))
     )
-
-
-def point(subs: dict) -> str:
-    """A witness point as evidence writes it: `x = 7/3, y = -5/4`."""
-    return ", ".join(f"{name} = {value}" for name, value in subs.items())
-
-
-def fmt(value) -> str:
-    import sympy
-
-    simple = sympy.nsimplify(value, tolerance=1e-25, rational=True)
-    if simple.is_Rational and len(str(simple)) <= 20:
-        return str(simple)
-    return str(sympy.N(value, 6))
 

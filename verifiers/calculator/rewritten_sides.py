@@ -19,10 +19,10 @@ from verifiers.calculator.forms import (
     grouped,
     like_terms,
 )
-from verifiers.calculator.identities import fmt, known_polynomials, point
+from verifiers.calculator.identities import known_polynomials
 from verifiers.calculator.readers import readings
 from verifiers.calculator.solutions import Condition
-from verifiers.calculator.symbolic import compare_identity, follows
+from verifiers.calculator.symbolic import compare_identity, fmt, follows, point
 
 # Words that say one side of the equation before is being rewritten in place.
 _SIDE_REWRITE = re.compile(r"expand|multipl|distribut|simplif|factor|rearrang|group|collect|combin")

@@ -22,10 +22,10 @@ from verifiers.calculator.claim_words import (
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.identities import fmt, known_polynomials
+from verifiers.calculator.identities import known_polynomials
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.relations import admissible
-from verifiers.calculator.symbolic import follows, near, roots_of, same_value, value_at
+from verifiers.calculator.symbolic import fmt, follows, near, roots_of, same_value, value_at
 
 
 @dataclass

@@ -34,7 +34,9 @@ from functools import lru_cache
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import readings
 
-__all__ = ["check_number", "compare_identity", "follows", "near", "roots_of", "same_value"]
+__all__ = [
+    "check_number", "compare_identity", "fmt", "follows", "near", "point", "roots_of", "same_value",
+]
 
 _POINTS = (
     (Fraction(7, 3), Fraction(-5, 4), Fraction(11, 7), Fraction(13, 5), Fraction(-17, 6)),
@@ -303,3 +305,19 @@ def follows(expr, conditions: list | None) -> bool:
         return remainder == 0
     except Exception:  # sympy's own failures on odd input: say nothing rather than guess
         return True
+
+
+def point(subs: dict) -> str:
+    """A witness point as evidence writes it: `x = 7/3, y = -5/4`."""
+    return ", ".join(f"{name} = {value}" for name, value in subs.items())
+
+
+def fmt(value) -> str:
+    """A sympy value as evidence writes it: a short ratio as it is, else six digits."""
+    import sympy
+
+    simple = sympy.nsimplify(value, tolerance=1e-25, rational=True)
+    if simple.is_Rational and len(str(simple)) <= 20:
+        return str(simple)
+    return str(sympy.N(value, 6))
+
