@@ -1,6 +1,7 @@
 """A function the text never defines, applied: `f(x + 1)` read as an application, not a
 product, for the checks that compare two equations term by term (a functional equation with
-a value put in, or simplified).
+a value put in, or simplified), and for identities claimed about expressions that hold such
+values, each application one unknown (`opaque_sides`).
 
 `f(x + \\frac{x}{x}) = f(x) + 1 + 2x`, "which simplifies to" `f(2x) = f(x) + 1 + 2x`: the
 two are the same but for one application whose argument changed (x + 1 written 2x). Nothing
@@ -98,3 +99,29 @@ def _applications(member: str):
             return
         argument = re.sub(r"\\right\s*$", "", member[m.end() : i - 1]).strip()
         yield m.start(), i, argument
+
+
+def opaque_sides(left: str, right: str, defs: dict):
+    """(left read, right read, left, right as their forms are read) with each application of
+    a function nobody defined one unknown (`f(x)` the same on both sides, `f(1 - x)` another;
+    its brackets are no grouped form): for an identity claimed about an expression that holds
+    such values (`(1 - x)^2 (2x - x^2 f(x)) + f(x)` expanded). None when no member applies
+    one, or a member is not read whole once."""
+    import sympy
+    from sympy.core.function import AppliedUndef
+
+    names = frozenset(_APPLIED.findall(f"{left} {right}"))
+    if not names or names & set(defs) or not (admissible(left) and admissible(right)):
+        return None
+    sides = [readings(m, defs, applications=names) for m in (left, right)]
+    if any(len(side) != 1 for side in sides):
+        return None
+    sides = [_canonical(side[0]) for side in sides]
+    if any(side is None for side in sides):
+        return None
+    apps = sorted(set().union(*(s.atoms(AppliedUndef) for s in sides)), key=str)
+    if any(a.atoms(AppliedUndef) - {a} for a in apps):
+        return None  # `f(f(x))`: an application inside another is no plain unknown
+    values = {a: sympy.Symbol(str(a).replace(" ", "")) for a in apps}
+    read = [[side.xreplace(values)] for side in sides]
+    return (*read, *(confirmable(m)[0] for m in (left, right)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from verifiers.calculator.applications import opaque_sides
 from verifiers.calculator.claim_words import (
     BARE_LETTERS,
     LETTER,
@@ -81,6 +82,8 @@ def judge_link(
     if op == "=" and (found := decimal_rewrite(members, i, defs)) is not None:
         return found
     lefts, rights = readings(left, defs), readings(right, defs)
+    if not (lefts and rights) and (opaque := opaque_sides(left, right, defs)):
+        lefts, rights, left, right = opaque  # values of a function nobody defined, unknowns
     if not lefts or not rights or op != "=" or lone(left) or lone(right):
         return None
     one_sided = not all(e.free_symbols for e in lefts + rights)
