@@ -363,8 +363,11 @@ def known_polynomials(known: list, defs: dict, *exprs) -> list | None:
     symbols = set().union(*(e.free_symbols for e in exprs))
     out = []
     letters = {str(s)[0] for s in symbols}
+    opaque = any("(" in str(s) for s in symbols)  # values of a function as unknowns: they count
     for left, right in known:
         a, b = readings(left, defs), readings(right, defs)
+        if opaque and not (a and b) and (read := opaque_sides(left, right, defs)):
+            a, b = read[:2]
         if not (admissible(left) and admissible(right)) or len(a) != 1 or len(b) != 1:
             if _APPLIED.search((left + "=" + right).replace(" ", "")):
                 continue  # `f_1(x)^2 = ...` speaks of a function of x; it does not pin x
