@@ -1,7 +1,8 @@
 """A side of an equation rewritten in place while the other is kept.
 
 `(a + b + c + d)(bcd + acd + abd + abc) = 16abcd`, then "expanding the left side, ... =
-16abcd": the kept side says the other is the first one's rewritten (`rewritten_side`). The
+16abcd": the kept side says the other is the first one's rewritten (`rewritten_side`); values
+of a function nobody defined are unknowns there (`applications.opaque_sides`). The
 derivations between whole equations are `verifiers.calculator.derivations`'.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from verifiers.calculator.applications import opaque_sides
 from verifiers.calculator.claim_words import compact, lone
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.derivations import nothing_between
@@ -83,6 +85,8 @@ def _not_rewritten(
     coefficients changed, are an attempt too (`forms.like_terms`), and after words that factor,
     a product with a factor of the old side (`forms.factored_attempt`)."""
     a, b = readings(old, defs), readings(new, defs)
+    if not (a and b) and (opaque := opaque_sides(old, new, defs)):
+        a, b = opaque[:2]  # values of a function nobody defined, each one unknown
     if len(a) != 1 or len(b) != 1 or not a[0].free_symbols:
         return None
     if a[0].free_symbols != b[0].free_symbols or not (
