@@ -76,7 +76,7 @@ LONE = re.compile(
 def word_set(text: str) -> set[str]:
     # "or equivalently" restates what came before; it opens no alternative. "Solving for k"
     # names the unknown solved for; its "for" opens no case.
-    text = _RESTATED.sub("", text.lower())
+    text = _RESTATED.sub("", _METHOD_TRIED.sub("", text.lower()))
     return set(WORD.findall(_SOLVING_FOR.sub(r"\1", text)))
 
 
@@ -86,6 +86,11 @@ def solving_for(words: list[str]) -> list[str]:
 
 
 _RESTATED = re.compile(r"\bor\W+(?=equivalently\b)")
+# "Add the three equations to see if we can simplify:" tries a method, not a value: what
+# follows is what the method gives ("see if we can satisfy it" still tries one).
+_METHOD_TRIED = re.compile(
+    r"\bsee (?:if|whether) we can (?=(?:simplify|manipulate|combine|eliminate|factor|rewrite)\b)"
+)
 _SOLVE = re.compile(r"solv(?:e|es|ed|ing)$", re.IGNORECASE)
 _SOLVING_FOR = re.compile(r"\b(solv(?:e|es|ed|ing))\W+for\b")
 
