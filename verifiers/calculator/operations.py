@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.identities import known_polynomials
+from verifiers.calculator.known import known_polynomials
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.relations import TURNED, admissible, math_regions, written
 from verifiers.calculator.symbolic import compare_identity, follows, same_value

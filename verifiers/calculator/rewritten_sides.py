@@ -21,7 +21,7 @@ from verifiers.calculator.forms import (
     grouped,
     like_terms,
 )
-from verifiers.calculator.identities import known_polynomials
+from verifiers.calculator.known import known_polynomials
 from verifiers.calculator.readers import readings
 from verifiers.calculator.solutions import Condition
 from verifiers.calculator.symbolic import compare_identity, fmt, follows, point

@@ -1,0 +1,44 @@
+"""What the problem and the chain already state about a claim's symbols, as polynomials.
+
+A link false as an identity may be true given the conditions written before it (`x + y = 10`
+makes `x = 10 - y` no slip): `known_polynomials` reads them for `symbolic.follows`, and says
+when one it cannot read speaks of the same unknowns (then nothing is judged).
+"""
+
+from __future__ import annotations
+
+import re
+
+from verifiers.calculator.applications import opaque_sides
+from verifiers.calculator.claim_words import BARE_LETTERS
+from verifiers.calculator.readers import readings
+from verifiers.calculator.relations import admissible
+
+__all__ = ["known_polynomials"]
+
+# A function we cannot read applied to one letter (`f(x)`, `f_1(x)`, `g_{2}(t)`): a condition
+# holding it is about the function (a definition, an identity it satisfies).
+_APPLIED = re.compile(r"(?<![A-Za-z\\])[A-Za-z](?:_\{?\w+\}?)?\([a-z]\)")
+
+
+def known_polynomials(known: list, defs: dict, *exprs) -> list | None:
+    """The known conditions about the claim's symbols, as expressions equal to zero; None when
+    one of them cannot be read (then nothing can be said about what they imply)."""
+    symbols = set().union(*(e.free_symbols for e in exprs))
+    out = []
+    letters = {str(s)[0] for s in symbols}
+    opaque = any("(" in str(s) for s in symbols)  # values of a function as unknowns: they count
+    for left, right in known:
+        a, b = readings(left, defs), readings(right, defs)
+        if opaque and not (a and b) and (read := opaque_sides(left, right, defs)):
+            a, b = read[:2]
+        if not (admissible(left) and admissible(right)) or len(a) != 1 or len(b) != 1:
+            if _APPLIED.search((left + "=" + right).replace(" ", "")):
+                continue  # `f_1(x)^2 = ...` speaks of a function of x; it does not pin x
+            if set(BARE_LETTERS.findall(left + right)) & letters:
+                return None  # a condition about these unknowns we cannot read
+            continue
+        expr = a[0] - b[0]
+        if expr.free_symbols & symbols:
+            out.append(expr)
+    return out
