@@ -91,6 +91,7 @@ def _not_rewritten(
         return None
     if a[0].free_symbols != b[0].free_symbols or not (
         attempt(a[0], b[0])
+        or _one_term(a[0], b[0])
         or (said and like_terms(a[0], b[0]))
         or (factoring and factored_attempt(a[0], b[0]))
     ):
@@ -102,6 +103,24 @@ def _not_rewritten(
         return None
     subs, x, y = witness
     return f"`{new}` is not `{old}` rewritten: at {point(subs)} they are {fmt(y)} and {fmt(x)}"
+
+
+def _one_term(old, new) -> bool:
+    """`x(a + a)(a + a)` written `4ax^2`: one term for one term, the coefficient and the letters
+    kept and the powers moved between them, is an attempt at the product (an equation would
+    change the coefficient or a letter too)."""
+    import sympy
+
+    terms = [sympy.expand(e).as_coefficients_dict() for e in (old, new)]
+    if any(len(t) != 1 for t in terms):
+        return False
+    (m1, c1), (m2, c2) = (next(iter(t.items())) for t in terms)
+    letters = m1.free_symbols
+    if c1 != c2 or not letters or m2.free_symbols != letters:
+        return False
+    if not (m1.is_polynomial(*letters) and m2.is_polynomial(*letters)):
+        return False  # `2^n \cdot 4^n` is no product of letters' powers
+    return sympy.Poly(m1, *letters).total_degree() == sympy.Poly(m2, *letters).total_degree()
 
 
 def _swapped(first: Condition, second: Condition, defs: dict) -> bool:
