@@ -27,13 +27,20 @@ _APPLIED = re.compile(r"(?<![\\A-Za-z])([fgh])\s*(?:\\left)?\s*\(")
 def applied_difference(left: str, right: str, defs: dict):
     """left - right with undefined functions kept as applications (None: none applied, a
     function the chain defined applied, or a member not read whole, or read twice)."""
+    sides = _applied_sides(left, right, defs)
+    return None if sides is None else sides[0] - sides[1]
+
+
+def _applied_sides(left: str, right: str, defs: dict):
+    """Both members read once each with undefined functions kept as applications (None: as
+    `applied_difference` says)."""
     names = frozenset(_APPLIED.findall(f"{left} {right}"))
     if not names or names & set(defs) or not (admissible(left) and admissible(right)):
         return None
     sides = [readings(m, defs, applications=names) for m in (left, right)]
     if any(len(side) != 1 for side in sides):
         return None  # unread, or an unbased log read twice
-    return sides[0][0] - sides[1][0]
+    return sides[0][0], sides[1][0]
 
 
 def misapplied(old, new):
@@ -110,13 +117,9 @@ def opaque_sides(left: str, right: str, defs: dict):
     import sympy
     from sympy.core.function import AppliedUndef
 
-    names = frozenset(_APPLIED.findall(f"{left} {right}"))
-    if not names or names & set(defs) or not (admissible(left) and admissible(right)):
+    if (sides := _applied_sides(left, right, defs)) is None:
         return None
-    sides = [readings(m, defs, applications=names) for m in (left, right)]
-    if any(len(side) != 1 for side in sides):
-        return None
-    sides = [_canonical(side[0]) for side in sides]
+    sides = [_canonical(side) for side in sides]
     if any(side is None for side in sides):
         return None
     apps = sorted(set().union(*(s.atoms(AppliedUndef) for s in sides)), key=str)
