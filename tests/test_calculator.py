@@ -9,7 +9,7 @@ import time
 import pytest
 
 from labeling.schema import Chain, Problem, Status
-from verifiers.calculator.verifier import CalculatorVerifier
+from verifiers.calculator.verifier import CalcConfig, CalculatorVerifier
 from verifiers.killable import CheckTimeoutError, KillableWorker
 
 C, W, U = "correct", "incorrect", "unverifiable"
@@ -239,6 +239,20 @@ def test_worker_start_is_not_charged_to_a_check():
     assert calc.check_steps([r"\[ \sqrt{8} = 2\sqrt{2} \]"])[0].status == Status.CORRECT
     calc._worker._kill()  # as a timeout would; the worker warms its next child up again
     assert calc.check_steps([r"\[ \sqrt{8} = 3\sqrt{2} \]"])[0].status == Status.INCORRECT
+    calc.close()
+
+
+def test_a_step_stuck_in_sympy_costs_its_own_limit_not_the_chains():
+    # The tower of powers keeps sympy busy for minutes. The worker stops that step at its
+    # limit, so the chain's call (bounded by the sum of its steps' limits) is never killed:
+    # the same child judges the steps after it.
+    calc = CalculatorVerifier(config=CalcConfig(symbolic_timeout_s=0.5))
+    assert calc.check_steps([r"\[ (a+1)^2 = a^2 + 2a + 1 \]"])[0].status == Status.CORRECT
+    child = calc._worker._proc.pid
+    steps = [r"\[ x^{x^{x^{x^{x}}}} = x + 1 \]", r"\[ (b+1)^2 = b^2 + 2b + 2 \]",
+             r"\[ (c+1)^2 = c^2 + 2c + 1 \]"]  # fmt: skip
+    assert [str(v.status) for v in calc.check_steps(steps)] == ["timeout", W, C]
+    assert calc._worker._proc.pid == child
     calc.close()
 
 

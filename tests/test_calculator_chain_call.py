@@ -6,6 +6,7 @@ real worker through `CalculatorVerifier`."""
 
 from __future__ import annotations
 
+import signal
 import time
 
 import verifiers.calculator.chain_algebra as chain_algebra
@@ -28,6 +29,18 @@ def _fake_judge(real):
             time.sleep(2.5)
         if "y" in members[0]:
             raise ValueError("odd input")
+        return real(payload)
+
+    return judge
+
+
+def _busy_judge(real):
+    def judge(payload):
+        if "x" in payload[0][0][0][0]:
+            end = time.monotonic() + 3.0
+            while time.monotonic() < end:  # Python that never sleeps: only a signal stops it
+                pass
+            raise RuntimeError("ran to its end")
         return real(payload)
 
     return judge
@@ -88,3 +101,31 @@ def test_a_decided_step_is_not_confirmed_in_a_chain_call():
     algebra = ChainAlgebra("", _InProcess().itself, 5.0)
     found = _outcomes(algebra.check_chain(STEPS[:1], [True]))
     assert found == [[("skipped", "not confirmed")]]
+
+
+def test_a_step_is_stopped_at_its_limit_inside_the_call(monkeypatch):
+    # Measured only after it returned, a step stuck for minutes held the whole chain's call
+    # until the parent killed it at the sum of the limits; it is interrupted at its own.
+    monkeypatch.setattr(chain_algebra, "judge_step", _busy_judge(chain_algebra.judge_step))
+    handler = signal.getsignal(signal.SIGALRM)
+    worker = _InProcess()
+    found = _outcomes(ChainAlgebra("", lambda: worker, 0.5).check_chain(STEPS, [False] * 4))
+    assert found[1] == [("timeout", "judge_step ran over 0.5s")]
+    assert found[0][0][0] == found[3][0][0] == "false"  # the steps after it still judged
+    assert worker.calls == ["judge_chain"]
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # no timer left running
+    assert signal.getsignal(signal.SIGALRM) == handler
+
+
+def test_off_the_main_thread_a_step_is_measured_after_it_returns(monkeypatch):
+    # No timer signal there (a caller running the checks in-process from a thread): the step
+    # runs to its end and abstains for having overrun, as before the worker could stop it.
+    import threading
+
+    monkeypatch.setattr(chain_algebra, "judge_step", _fake_judge(chain_algebra.judge_step))
+    found = []
+    algebra = ChainAlgebra("", _InProcess().itself, 2.0)
+    thread = threading.Thread(target=lambda: found.extend(algebra.check_chain(STEPS, [False] * 4)))
+    thread.start()
+    thread.join(60)
+    assert _outcomes(found)[1] == [("timeout", "judge_step ran over 2s")]

@@ -3,7 +3,10 @@
 Why not `signal.alarm`: it only works on the main thread, and verifiers run inside Ray actors
 and thread pools. Why not a thread with a timeout: a thread stuck in sympy or a huge `pow`
 cannot be stopped. A child process can: on timeout it is killed and a fresh one started,
-so one pathological input costs one timeout, never a hung worker.
+so one pathological input costs one timeout, never a hung worker. Inside the child, jobs run on
+its main thread, so a job made of parts (a chain's steps) bounds each part with `deadline`
+(a timer signal): a part stuck in Python code then costs its own limit, not the whole call's,
+and the kill stays the bound for code that never returns to the interpreter.
 
 The child is started with the `spawn` method (safe inside processes that already run threads,
 such as Ray workers) and lives across calls, so imports are paid once. Its address space is
@@ -13,9 +16,11 @@ capped with RLIMIT_AS so a memory bomb fails inside the child, not in the caller
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -39,6 +44,35 @@ class CheckFailedError(Exception):
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(f"{kind}: {message}")
         self.kind = kind
+
+
+class DeadlineError(BaseException):
+    """A part of a job ran past its `deadline`. Not an Exception: a check's own `except
+    Exception` (an unreadable member read as unreadable) must not swallow it and go on with
+    half its work done."""
+
+
+@contextmanager
+def deadline(seconds: float, what: str = "the block") -> Iterator[None]:
+    """Raise `DeadlineError` inside the block once `seconds` have passed (a real-time timer signal,
+    so Python code anywhere in the block is interrupted; C code is, when it returns). Only on
+    a process's main thread, where the child runs its jobs; elsewhere (a caller running a job
+    in-process from another thread) the block runs unbounded and the caller's own bound
+    applies. The timer and the previous handler are restored on the way out."""
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def overrun(signum: int, frame: Any) -> None:
+        raise DeadlineError(f"{what} ran over {seconds:g}s")
+
+    previous = signal.signal(signal.SIGALRM, overrun)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _child_main(conn: Any, memory_bytes: int) -> None:

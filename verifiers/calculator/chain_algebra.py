@@ -4,15 +4,15 @@
 process, only text: the conditions still live (the last equations written, for derivations and
 claimed solutions), the functions the problem or the chain defined (`f(x) = 3x^2 - x`), and
 the problem's own relations (given conditions are never "derived"). Algebra a step writes in
-plain text is read too (`plain_algebra.delimited`). A chain's steps go to the
-killable worker in one call (`judge_chain`, `claims_kind.judge_step` for each step in turn;
-one call a step cost about as much again in pickling and waking the worker), each step
-bounded by `timeout_s` as the worker measures it; a step that runs out of time or memory, or
-fails, abstains (`timeout`), and what it would have carried is dropped, so a later step is
-never judged against a condition nobody read. A call that fails as a whole (a step that never
-returns, a crash) is made again one step at a time (`check`), each killed at its limit. The
-call is split (`begin_chain`, `end_chain`) so the verifier checks the next chain's numbers
-while the worker judges this one's algebra.
+plain text is read too (`plain_algebra.delimited`). A chain's steps go to the killable worker
+in one call (`judge_chain`, `claims_kind.judge_step` for each step in turn; one call a step
+cost about as much again in pickling and waking the worker), each step bounded by `timeout_s`
+in the worker (`killable.deadline`); a step that runs out of time or memory, or fails,
+abstains (`timeout`), and what it would have carried is dropped, so a later step is never
+judged against a condition nobody read. A call that fails as a whole (a step stuck in C code,
+a crash) is made again one step at a time (`check`), each killed at its limit. The call is
+split (`begin_chain`, `end_chain`) so the verifier checks the next chain's numbers while the
+worker judges this one's algebra.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ from verifiers.killable import (
     CheckFailedError,
     CheckMemoryError,
     CheckTimeoutError,
+    DeadlineError,
     KillableWorker,
+    deadline,
 )
 
 __all__ = ["ChainAlgebra"]
@@ -177,9 +179,16 @@ def judge_chain(payloads: list, state: tuple, limit: float) -> tuple[list, tuple
             continue
         start = time.perf_counter()
         try:
-            outcomes, new_last, new_known, new_defs = judge_step(
-                (step_clauses, last, known, defs, given, decided)
-            )
+            # The step's own limit, raised inside it: one step stuck in sympy costs its
+            # limit, not the whole call's (the parent kills the call only at the sum).
+            with deadline(limit, "judge_step"):
+                outcomes, new_last, new_known, new_defs = judge_step(
+                    (step_clauses, last, known, defs, given, decided)
+                )
+        except DeadlineError as exc:
+            out.append(("timeout", str(exc)))
+            last = ()
+            continue
         except MemoryError:
             out.append(("timeout", "judge_step hit the memory cap"))
             last = ()
