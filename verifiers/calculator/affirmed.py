@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import re
 
+from verifiers.calculator.affirmed_orders import affirmed_order
 from verifiers.calculator.claim_words import lone
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.inequalities import INEQUALITIES
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import compare_identity, fmt, point
@@ -28,7 +30,9 @@ from verifiers.calculator.symbolic import compare_identity, fmt, point
 # Right after the equation: "which is true for all", "this holds for any", "is always true",
 # "holds identically".
 _FOR_ALL = re.compile(
-    r"^[\s,.;:]*(?:which|this|that|it|and this)?\s*(?:is\s+|holds\s+|remains\s+)?"
+    r"^[\s,.;:]*(?:this\s+is\s+an?\s+(?:well[- ]known|standard|classical|known|basic)\s+"
+    r"(?:inequality|identity)\s*,?\s*)?"  # "This is a well-known inequality, which holds ..."
+    r"(?:which|this|that|it|and this)?\s*(?:is\s+|holds\s+|remains\s+)?"
     r"(?:(?:always|identically)\s+(?:true|valid|satisfied|holds?)\b"
     r"|(?:true|valid|satisfied|holds?)\s+(?:identically\b|for\s+(?:all|any|every)\b))",
     re.IGNORECASE,
@@ -42,16 +46,26 @@ _RESTRICTED = re.compile(
 
 def affirmed(
     members: tuple[str, ...], ops: tuple[str, ...], after: str, domain_ops: tuple[str, ...] | None,
-    defs: dict,
+    defs: dict, tail: str = "", known: list | None = None,
 ) -> ClaimResult | None:  # fmt: skip
     """The equation's last link judged as the identity the words after it claim (None: the
     words claim none, or we cannot say). `domain_ops`: the relation signs of the math written
-    right after the words (`x, y > 0`), None when there is none or it holds no relation."""
+    right after the words (`x, y > 0`), None when there is none or it holds no relation.
+    An inequality is judged as an order claimed on the kind of value the words name
+    (`affirmed_orders`); `tail`, the text after the relation as written, math included (the
+    letters the domain names, and anything that narrows it), and `known`, the equations the
+    problem and the chain wrote, are for it."""
     found = _FOR_ALL.match(after)
-    if ops[-1] != "=" or found is None:
+    if found is None:
         return None
     sentence = re.split(r"(?<=[.!?])\s", after.strip(), maxsplit=1)[0]
-    if _RESTRICTED.search(sentence):
+    if ops[-1] in INEQUALITIES:
+        if not re.search(r"[.!?]$", sentence):
+            sentence = re.split(r"(?<=[.!?])\s", tail.strip(), maxsplit=1)[0]
+        if _RESTRICTED.search(sentence):
+            return None
+        return affirmed_order(members[-2], ops[-1], members[-1], sentence, known or [], defs)
+    if ops[-1] != "=" or _RESTRICTED.search(sentence):
         return None
     if not re.search(r"[.!?]$", sentence) and not (
         domain_ops and set(domain_ops) <= {"<", ">", "<=", ">="}

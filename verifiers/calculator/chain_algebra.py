@@ -156,7 +156,7 @@ def _read(text: str) -> list:
 
 def _sent(found: list) -> list[tuple]:
     """A step's clauses as `judge_step` takes them (plain tuples travel to the worker)."""
-    return [(c.members, c.ops, c.before, c.after, c.region, c.lead) for c in found]
+    return [(c.members, c.ops, c.before, c.after, c.region, c.lead, c.rest) for c in found]
 
 
 def _shown(found: list) -> str:

@@ -102,7 +102,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     """(outcomes, last condition, known conditions, functions) after one step.
 
     `payload` is (clauses, last, known, defs, given): the step's clauses as (members, ops,
-    before, after, region, lead) tuples; what the step before left: its last condition and
+    before, after, region, lead, rest) tuples; what the step before left: its last condition and
     its last unknown given an expression, each a (left, right) tuple or (), its last
     relation as (members, ops) or () and the equations it ends on as a group (members, or ()),
     or () for all four; every condition the problem and
@@ -129,7 +129,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     region_after = {c[4]: c[3] for c in clauses}
     prose = " ".join(f"{c[2]} {c[3]}" for c in clauses)
     unit_i = complex_context(prose, [c[:2] for c in clauses], given)
-    for k, (members, ops, before, after, region, lead) in enumerate(clauses):
+    for k, (members, ops, before, after, region, lead, rest) in enumerate(clauses):
         words = word_set(before) | word_set(region_after[region].split(".")[0])
         source = clauses[k - 1][:2] if k else last_relation or None  # the relation before it
         defined = bool(m := FUNC_DEF.match(members[0].replace(" ", ""))) and ops[0] == "="
@@ -142,7 +142,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         # "..., which is true for all x, y > 0": an identity claimed, whatever set it up.
         next_one = clauses[k + 1] if k + 1 < len(clauses) else None
         domain = next_one[1] if next_one and next_one[4] == region + 1 else None
-        if after and (found := affirmed(members, ops, after, domain, defs)) is not None:
+        if after and (found := affirmed(members, ops, after, domain, defs, rest, known)):
             step.add(found, members[-2:], defs)
         # "By inspection, x = 3 is a root of the equation" claims it whatever the sentences
         # before it tried; in a sentence that supposes or checks it, it is not claimed.

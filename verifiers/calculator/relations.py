@@ -100,6 +100,8 @@ _UNITS = frozenset("cm mm km kg mg ft yd mph hr hrs min mins sec ml lb lbs oz sq
 _CAPITALS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]*[A-Z][A-Z]")
 
 
+_REST_CHARS = 300  # enough for the sentence after a relation, never the whole step
+
 @dataclass(frozen=True, slots=True)
 class Relation:
     """`left op right`, two neighbouring members of a chain; `index` is the link's place."""
@@ -123,6 +125,9 @@ class Clause:
     # Everything written since the last region that held a clause, math without relations
     # included ("divide both sides by $2$:"); for a region's later clauses, `before`.
     lead: str = ""
+    # The text right after the region as written, math included ("... for all real numbers
+    # $a$ and $b$."), when this is its last clause: the words `after` stops at math.
+    rest: str = ""
 
     @property
     def links(self) -> list[Relation]:
@@ -293,7 +298,7 @@ def clauses(step: str) -> list[Clause]:
             open_chain = attached and all(members[1:])
             words = sep if sep not in (",",) else ","
         if len(out) > first:
-            out[-1] = replace(out[-1], after=following)
+            out[-1] = replace(out[-1], after=following, rest=step[end : end + _REST_CHARS])
             clause_end = end
     return out
 
