@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.affirmed_orders import affirmed_order
+from verifiers.calculator.affirmed_orders import affirmed_order, names_only
 from verifiers.calculator.claim_words import lone
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.inequalities import INEQUALITIES
@@ -70,7 +70,11 @@ def affirmed(
     if not re.search(r"[.!?]$", sentence) and not (
         domain_ops and set(domain_ops) <= {"<", ">", "<=", ">="}
     ):
-        return None  # the sentence goes on in math we cannot see as a domain
+        # The sentence goes on in math: read whole, it may only name the letters ("for any
+        # real numbers $a$ and $b$."); anything else may be a domain we cannot see.
+        whole = re.split(r"(?<=[.!?])\s", tail.strip(), maxsplit=1)[0]
+        if _RESTRICTED.search(whole) or not names_only(whole):
+            return None
     left, right = members[-2], members[-1]
     if lone(left) or lone(right) or not (admissible(left) and admissible(right)):
         return None

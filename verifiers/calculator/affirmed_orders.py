@@ -30,7 +30,7 @@ from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import fmt, point, value_at
 
-__all__ = ["affirmed_order"]
+__all__ = ["affirmed_order", "names_only"]
 
 # "for all positive real numbers", "for any real", "for every nonnegative integer".
 _KIND = re.compile(
@@ -40,7 +40,11 @@ _KIND = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 # What may follow the kind in the same sentence: the letters it names, nothing that narrows.
-_REST = re.compile(r"^(?:\$[^$]*\$|\\\(.*?\\\)|[\s,.]|\band\b|[a-zA-Z](?![a-zA-Z]))*$", re.DOTALL)
+# Math there holds letters only (`$a$ and $b$`): `$x > 1$` or `$x \\neq 0$` narrows the kind.
+_NAMES = r"[A-Za-z0-9_{},\s]*"
+_REST = re.compile(
+    rf"^(?:\${_NAMES}\$|\\\({_NAMES}\\\)|[\s,.]|\band\b|[a-zA-Z](?![a-zA-Z]))*$", re.DOTALL
+)
 _VALUES = tuple(
     Fraction(v)
     for v in ("-7/2", "-3", "-2", "-1", "-1/2", "-1/3", "0", "1/3", "1/2", "1", "2", "3", "5", "10")
@@ -58,6 +62,13 @@ def _domain(sentence: str) -> tuple[str, str] | None:
         return None  # "... for all real $x$ with $x \\neq 1$": a condition follows
     sign = (found.group("sign") or "").lower().replace("-", "")
     return sign, (found.group("kind") or "real").lower()
+
+
+def names_only(sentence: str) -> bool:
+    """Whether "for all ..." in the sentence goes on with nothing but the letters it names
+    ("for all real numbers $a$ and $b$."), whatever kind it names or leaves unnamed."""
+    found = _KIND.search(sentence)
+    return found is not None and bool(_REST.match(found.group("rest")))
 
 
 def _values(kind: str) -> list[Fraction]:

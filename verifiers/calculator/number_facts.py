@@ -98,6 +98,14 @@ _DIGIT_FACTS = tuple(
         r"\s+digits\b(?!\s+(?:more|fewer|less|than))",
     )
 )
+# "The prime factorization of 900 is 2^2 \times 3^2 \times 5^2": a number said to be a
+# product of whole powers (`K = 20812` may name it first); "900 = ..." is the `=` reader's.
+_FACTOR = r"\d{1,6}(?:\s*\^\s*(?:\{\s*\d{1,3}\s*\}|\d{1,3}(?!\d)))?"
+_FACTORIZATION = re.compile(
+    rf"\bfactori[sz]ation\s+of\s+(?:[A-Za-z]\s*=\s*)?(?P<n>{_NUMBER})\s+(?:is|equals)\s*:?\s*"
+    rf"(?P<p>{_FACTOR}(?:\s*(?:\\times|\\cdot|\*|×)\s*{_FACTOR})*)",
+    re.IGNORECASE,
+)
 _MAX_DIGITS = 5000
 # What may not come right before a subject: it would end an expression or a list (glued
 # to it, or before the space: "a \\times 111111111", "12 and 18", "a factor of 24").
@@ -346,6 +354,24 @@ def _judge_digits(m: re.Match, tail: str, prime_of: Primality | None) -> ClaimRe
     return ClaimResult("holds" if holds else "false", text, m["d"], f"{m['n']} ends in {shown}")
 
 
+def _judge_factorization(m, tail: str, prime_of: Primality | None) -> ClaimResult | None:
+    n = _number(m["n"])
+    factors = re.split(r"\\times|\\cdot|\*|×", m["p"])
+    if len(factors) < 2 and "^" not in m["p"] or n > _LIMIT or re.match(r"\s*=", tail):
+        return None  # one number, not a product; or "is 2^2 \\cdot 5 = 20", an equation
+    product = 1
+    for factor in factors:
+        base, _, power = factor.partition("^")
+        product *= int(base) ** int(power.strip(" {}") or 1)
+        if product > _LIMIT:
+            return None
+    text = re.sub(r"\s+", " ", m.group(0))
+    written = re.sub(r"\s+", " ", m["p"].strip())
+    return ClaimResult(
+        "holds" if product == n else "false", text, str(n), f"{written} = {product}"
+    )
+
+
 def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResult]:
     """The verdicts on the facts about whole numbers `step` states in words. `prime_of(n)`:
     `primality(n)` as the sympy worker runs it, None when it could not (facts about primes
@@ -362,11 +388,16 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
     found += [(m, _judge_coprime) for m in _COPRIME.finditer(text)]
     found += [(m, _judge_gcd) for m in _GCD.finditer(text)]
     found += [(m, _judge_gcd) for m in _named_values(text)]
+    found += [(m, _judge_factorization) for m in _FACTORIZATION.finditer(text)]
     spans = [m.span() for m, _ in found]
     out = []
     for m, judge in sorted(found, key=lambda f: f[0].start()):
         # ("the units digit of 7^4 is 1": its subject follows "of", which ends no expression)
-        subject = None if judge is _judge_gcd or m.re is _DIGIT_FACTS[0] else m.start("n")
+        # (so does "the prime factorization of 900 is ...")
+        subject = (
+            None if judge in (_judge_gcd, _judge_factorization) or m.re is _DIGIT_FACTS[0]
+            else m.start("n")
+        )  # fmt: skip
         if not _stands_alone(text, subject, m.end()):
             continue
         if (tail := _claimed(text, m, spans)) is None:
