@@ -256,6 +256,17 @@ def test_a_step_stuck_in_sympy_costs_its_own_limit_not_the_chains():
     calc.close()
 
 
+def test_a_binomial_too_large_to_compute_abstains_before_sympy_starts(calc):
+    # `\\binom{10^9}{5 \\cdot 10^8}` has some 300 million digits: sympy would work on it past
+    # any limit, so the reader declines it (as it declines 10^6!) and the step abstains as
+    # unread, not as a timeout; a binomial of a thousand digits is still computed and judged.
+    huge, big = calc.check_steps(
+        [r"So $\binom{1000000000}{500000000} = 3$.", r"So $\binom{2000}{1000} = 3$."]
+    )
+    assert str(huge.status) == U and "not read whole" in huge.evidence
+    assert str(big.status) == W
+
+
 def test_verify_contract_one_verdict_per_step(calc):
     problem = Problem("p1", "math", "gsm8k", "q", reference="4")
     steps = ("Intro with no numbers.", "2 + 2 = 4", "2 + 2 = 5")

@@ -19,6 +19,7 @@ juxtaposed factors that follow it (`\\sin 2x` is sin(2x)) and stops at the next 
 
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
 
@@ -52,6 +53,12 @@ LEIBNIZ = re.compile(r"^\s*\\frac\s*\{\s*d\s*\}\s*\{\s*d\s*([a-z])\s*\}(.*)$", r
 # `\frac{d}{dx}`, `\frac{dy}{dx}`, `dx`: Leibniz notation (`\frac{d}{a}` is a quotient).
 _DERIVATIVE = re.compile(r"\\frac\s*\{\s*d\s*[a-z]?\s*\}\s*\{\s*d\s*[a-z]|\bd[a-z]\b")
 _MAX_EXPONENT = 10_000
+_MAX_BINOMIAL_DIGITS = 3_000  # about the size of the largest factorial read (1000!)
+
+
+def _binomial_digits(n: int, k: int) -> float:
+    """About how many digits `\\binom{n}{k}` has (log-gamma: no big number is built)."""
+    return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(10)
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
@@ -229,6 +236,9 @@ class _Reader:
             n, k = self.group(), self.group()
             if not (n.is_Integer and k.is_Integer):
                 raise ParseError("binomial of non-integers")
+            if 0 <= k <= n and _binomial_digits(int(n), int(k)) > _MAX_BINOMIAL_DIGITS:
+                # `\binom{1000000000}{500000000}` would hold sympy past any time limit
+                raise ParseError("binomial too large")
             return sp.binomial(n, k)
         if name in _TRIG or name in ("ln", "log"):
             return self.function(name)
