@@ -45,10 +45,9 @@ _NAMES = r"[A-Za-z0-9_{},\s]*"
 _REST = re.compile(
     rf"^(?:\${_NAMES}\$|\\\({_NAMES}\\\)|[\s,.]|\band\b|[a-zA-Z](?![a-zA-Z]))*$", re.DOTALL
 )
-_VALUES = tuple(
-    Fraction(v)
-    for v in ("-7/2", "-3", "-2", "-1", "-1/2", "-1/3", "0", "1/3", "1/2", "1", "2", "3", "5", "10")
-)
+# Positive values only: every kind the words name holds them, and a problem about positive
+# numbers may say "for all real numbers" of an order it only needs there.
+_VALUES = tuple(Fraction(v) for v in ("1/3", "1/2", "1", "2", "3", "5", "10"))
 _OPS = {">": ">=", ">=": ">=", "<": "<=", "<=": "<="}
 _TRIES = 60
 
@@ -72,9 +71,7 @@ def names_only(sentence: str) -> bool:
 
 
 def _values(kind: str) -> list[Fraction]:
-    """Positive values of the kind: every kind the words name holds them, and a problem about
-    positive numbers may say "for all real numbers" of an order it only needs there."""
-    return [v for v in _VALUES if v > 0 and (kind != "integer" or v.denominator == 1)]
+    return [v for v in _VALUES if kind != "integer" or v.denominator == 1]
 
 
 def _fails(op: str, a, b) -> bool:

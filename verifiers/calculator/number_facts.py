@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 from verifiers.calculator.claim_words import NOT_CLAIMED, word_set
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.digit_facts import DIGIT_FACTS, judge_digits
 
 # Words of NOT_CLAIMED that a fact states itself ("is not divisible by 9") or that name the
 # arithmetic ("remainder"), and words that hedge a fact though they hedge no equation.
@@ -75,29 +76,6 @@ _GCD = re.compile(
 # named last, then its value in a later sentence of the step.
 _GCD_NAMED = re.compile(rf"\b{_GCD_WHAT}\s+of\s+(?P<a>{_NUMBER})\s+and\s+(?P<b>{_NUMBER})\b", re.I)
 _GCD_LATER = re.compile(rf"\bthe\s+{_GCD_WHAT}\s+is\s+(?P<c>{_NUMBER})", re.IGNORECASE)
-# Digits: "the units digit of 2^{12} is 6", "2^{12} has a units digit of 6", "4096 ends in
-# 96", "2^{1990} has 600 digits", "the last two digits of 7^4 are 01". The subject is a
-# number or a whole power of one.
-_SUBJECT = r"(?P<n>(?P<b>\d{1,4})\s*\^\s*(?:\{\s*(?P<e>\d{1,5})\s*\}|(?P<e1>\d{1,5})(?![\d.]))|\d+)"
-_LAST = r"(?:(?:two|three)\s+)?(?:units?|ones|last|final)\s+(?:(?:two|three)\s+)?digits?"
-_NOT_A_COUNT = (
-    r"(?<!exactly\s)(?<!only\s)(?<!just\s)(?<!\bof\s)(?<!\ball\s)(?<!least\s)(?<!most\s)"
-)
-_DIGIT_FACTS = tuple(
-    re.compile(pattern, re.IGNORECASE)
-    for pattern in (
-        rf"\b(?:the\s+)?{_LAST}\s+of\s+{_SUBJECT}\s+(?:is|are|=|will\s+be)\s+"
-        r"(?P<neg>not\s+)?(?P<d>\d{1,3})(?![\d.,]\d|\s*[+\-*/^])",
-        # (a number, not a count: "exactly 1 ends in 5", "802 end in 1", "has 3816 digits
-        # more than 9^1" count or compare)
-        rf"{_NOT_A_COUNT}{_SUBJECT}\s+has\s+(?:a|the)\s+{_LAST}\s+(?:of\s+)?(?P<d>\d{{1,3}})"
-        r"(?![\d.,]\d)",
-        rf"{_NOT_A_COUNT}{_SUBJECT}\s+ends\s+(?:in|with)\s+(?:the\s+digits?\s+)?"
-        r"(?P<d>\d{1,3})(?![\d.,]\d|s)",
-        rf"{_NOT_A_COUNT}{_SUBJECT}\s+(?:has|contains)\s+(?:exactly\s+)?(?P<k>\d{{1,6}})"
-        r"\s+digits\b(?!\s+(?:more|fewer|less|than))",
-    )
-)
 # "The prime factorization of 900 is 2^2 \times 3^2 \times 5^2": a number said to be a
 # product of whole powers (`K = 20812` may name it first); "900 = ..." is the `=` reader's.
 _FACTOR = r"\d{1,6}(?:\s*\^\s*(?:\{\s*\d{1,3}\s*\}|\d{1,3}(?!\d)))?"
@@ -106,7 +84,6 @@ _FACTORIZATION = re.compile(
     rf"(?P<p>{_FACTOR}(?:\s*(?:\\times|\\cdot|\*|×)\s*{_FACTOR})*)",
     re.IGNORECASE,
 )
-_MAX_DIGITS = 5000
 # What may not come right before a subject: it would end an expression or a list (glued
 # to it, or before the space: "a \\times 111111111", "12 and 18", "a factor of 24").
 _GLUED = re.compile(r"[\w.+\-*/^_{!]$")
@@ -326,34 +303,6 @@ def _judge_gcd(m, tail: str, prime_of: Primality | None) -> ClaimResult | None:
     return ClaimResult("holds" if true == c else "false", text, str(c), str(true))
 
 
-def _judge_digits(m: re.Match, tail: str, prime_of: Primality | None) -> ClaimResult | None:
-    b, e = m["b"], m["e"] or m["e1"]
-    if b is None:
-        value = int(m["n"])
-    elif int(e) * math.log10(max(int(b), 2)) > _MAX_DIGITS:
-        return None
-    else:
-        value = int(b) ** int(e)
-    text = re.sub(r"\s+", " ", m.group(0))
-    if "k" in m.re.groupindex:
-        true = len(str(value))
-        return ClaimResult(
-            "holds" if true == int(m["k"]) else "false", text, f"{m['k']} digits",
-            f"{true} digits",
-        )  # fmt: skip
-    words = text.lower()
-    width = 3 if "three" in words else 2 if "two" in words else 1
-    if "ends" in words:
-        width = len(m["d"])
-    if len(m["d"]) not in (width, 1) or width >= len(str(value)):
-        return None  # "the last two digits are 7": a reading we cannot be sure of
-    true = value % 10**width
-    negated = "neg" in m.re.groupindex and bool(m["neg"])
-    holds = (true == int(m["d"])) != negated
-    shown = str(true).zfill(width)
-    return ClaimResult("holds" if holds else "false", text, m["d"], f"{m['n']} ends in {shown}")
-
-
 def _judge_factorization(m, tail: str, prime_of: Primality | None) -> ClaimResult | None:
     n = _number(m["n"])
     factors = re.split(r"\\times|\\cdot|\*|×", m["p"])
@@ -384,7 +333,7 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
         return []
     found = [(m, _judge) for m in _FACTS.finditer(text)]
     if not re.search(r"\bbase\b|\d_\{?\d", text, re.I):  # digits in another base: not read
-        found += [(m, _judge_digits) for p in _DIGIT_FACTS for m in p.finditer(text)]
+        found += [(m, judge_digits) for p in DIGIT_FACTS for m in p.finditer(text)]
     found += [(m, _judge_coprime) for m in _COPRIME.finditer(text)]
     found += [(m, _judge_gcd) for m in _GCD.finditer(text)]
     found += [(m, _judge_gcd) for m in _named_values(text)]
@@ -395,7 +344,7 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
         # ("the units digit of 7^4 is 1": its subject follows "of", which ends no expression)
         # (so does "the prime factorization of 900 is ...")
         subject = (
-            None if judge in (_judge_gcd, _judge_factorization) or m.re is _DIGIT_FACTS[0]
+            None if judge in (_judge_gcd, _judge_factorization) or m.re is DIGIT_FACTS[0]
             else m.start("n")
         )  # fmt: skip
         if not _stands_alone(text, subject, m.end()):

@@ -102,6 +102,7 @@ _CAPITALS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]*[A-Z][A-Z]")
 
 _REST_CHARS = 300  # enough for the sentence after a relation, never the whole step
 
+
 @dataclass(frozen=True, slots=True)
 class Relation:
     """`left op right`, two neighbouring members of a chain; `index` is the link's place."""
