@@ -58,21 +58,18 @@ def affirmed(
     found = _FOR_ALL.match(after)
     if found is None:
         return None
-    sentence = re.split(r"(?<=[.!?])\s", after.strip(), maxsplit=1)[0]
+    sentence = _first_sentence(after)
+    cut = not re.search(r"[.!?]$", sentence)  # the words stop at math: read it as written
+    whole = _first_sentence(tail) if cut else sentence
     if ops[-1] in INEQUALITIES:
-        if not re.search(r"[.!?]$", sentence):
-            sentence = re.split(r"(?<=[.!?])\s", tail.strip(), maxsplit=1)[0]
-        if _RESTRICTED.search(sentence):
+        if _RESTRICTED.search(whole):
             return None
-        return affirmed_order(members[-2], ops[-1], members[-1], sentence, known or [], defs)
+        return affirmed_order(members[-2], ops[-1], members[-1], whole, known or [], defs)
     if ops[-1] != "=" or _RESTRICTED.search(sentence):
         return None
-    if not re.search(r"[.!?]$", sentence) and not (
-        domain_ops and set(domain_ops) <= {"<", ">", "<=", ">="}
-    ):
-        # The sentence goes on in math: read whole, it may only name the letters ("for any
-        # real numbers $a$ and $b$."); anything else may be a domain we cannot see.
-        whole = re.split(r"(?<=[.!?])\s", tail.strip(), maxsplit=1)[0]
+    if cut and not (domain_ops and set(domain_ops) <= {"<", ">", "<=", ">="}):
+        # Read whole, the sentence may only name the letters ("for any real numbers $a$ and
+        # $b$."); anything else may be a domain we cannot see.
         if _RESTRICTED.search(whole) or not names_only(whole):
             return None
     left, right = members[-2], members[-1]
@@ -92,3 +89,7 @@ def affirmed(
     subs, x, y = witness
     why = f"said to hold for all values, but at {point(subs)} the sides are {fmt(x)} and {fmt(y)}"
     return ClaimResult("false", f"{left} = {right}", reason=why)
+
+
+def _first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
