@@ -260,11 +260,20 @@ def test_a_binomial_too_large_to_compute_abstains_before_sympy_starts(calc):
     # `\\binom{10^9}{5 \\cdot 10^8}` has some 300 million digits: sympy would work on it past
     # any limit, so the reader declines it (as it declines 10^6!) and the step abstains as
     # unread, not as a timeout; a binomial of a thousand digits is still computed and judged.
-    huge, big = calc.check_steps(
-        [r"So $\binom{1000000000}{500000000} = 3$.", r"So $\binom{2000}{1000} = 3$."]
+    # An n past a float's range (2^2100) is sized without a float, and a huge n with a small
+    # k is small enough to compute.
+    huge, big, beyond, few = calc.check_steps(
+        [
+            r"So $\binom{1000000000}{500000000} = 3$.",
+            r"So $\binom{2000}{1000} = 3$.",
+            r"So $\binom{2^{2100}}{2^{2009}} = 3$.",
+            r"So $\binom{10^{400}}{2} = 3$.",
+        ]
     )
     assert str(huge.status) == U and "not read whole" in huge.evidence
     assert str(big.status) == W
+    assert str(beyond.status) == U and "not read whole" in beyond.evidence
+    assert str(few.status) == W
 
 
 def test_verify_contract_one_verdict_per_step(calc):

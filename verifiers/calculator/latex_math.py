@@ -48,6 +48,7 @@ _TRIG = frozenset("sin cos tan cot sec csc".split())
 # Letters that name functions more often than numbers: `f(x)` is no product we may read.
 _FUNCTION_LETTERS = frozenset("f g h p q".split())
 _IGNORED = frozenset("left right displaystyle".split())
+_OPERATORS = {"cdot": "*", "times": "*", "div": "/"}
 # `\frac{d}{dx}(...)` over the whole member: the derivative of what the brackets hold.
 LEIBNIZ = re.compile(r"^\s*\\frac\s*\{\s*d\s*\}\s*\{\s*d\s*([a-z])\s*\}(.*)$", re.S)
 # `\frac{d}{dx}`, `\frac{dy}{dx}`, `dx`: Leibniz notation (`\frac{d}{a}` is a quotient).
@@ -56,9 +57,18 @@ _MAX_EXPONENT = 10_000
 _MAX_BINOMIAL_DIGITS = 3_000  # about the size of the largest factorial read (1000!)
 
 
-def _binomial_digits(n: int, k: int) -> float:
-    """About how many digits `\\binom{n}{k}` has (log-gamma: no big number is built)."""
-    return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(10)
+def _binomial_too_large(n: int, k: int) -> bool:
+    """Whether `\\binom{n}{k}` has over `_MAX_BINOMIAL_DIGITS` digits, no big number built:
+    it lies between 2^k and n^k for k up to n/2, log-gamma tells in between, and an n past a
+    float's range is far too large all the same."""
+    k = min(k, n - k)
+    if k <= 4 * _MAX_BINOMIAL_DIGITS and k * n.bit_length() * math.log10(2) <= _MAX_BINOMIAL_DIGITS:
+        return False
+    try:
+        digits = (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(10)
+    except OverflowError:
+        return True
+    return digits > _MAX_BINOMIAL_DIGITS
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
@@ -76,10 +86,8 @@ def _tokens(text: str) -> list[tuple[str, str]]:
             name = value[1:]
             if name in _IGNORED:
                 continue
-            if name in ("cdot", "times"):
-                kind, value = "sym", "*"
-            elif name == "div":
-                kind, value = "sym", "/"
+            if name in _OPERATORS:
+                kind, value = "sym", _OPERATORS[name]
             elif name in ("dfrac", "tfrac"):
                 value = "\\frac"
         if kind == "num":
@@ -98,7 +106,6 @@ class _Reader:
         self.log_base = log_base
         self.functions = functions
 
-    # --- token helpers ---------------------------------------------------------------------
     def peek(self, ahead: int = 0) -> tuple[str, str]:
         j = self.i + ahead
         return self.toks[j] if j < len(self.toks) else ("end", "")
@@ -236,7 +243,7 @@ class _Reader:
             n, k = self.group(), self.group()
             if not (n.is_Integer and k.is_Integer):
                 raise ParseError("binomial of non-integers")
-            if 0 <= k <= n and _binomial_digits(int(n), int(k)) > _MAX_BINOMIAL_DIGITS:
+            if 0 <= k <= n and _binomial_too_large(int(n), int(k)):
                 # `\binom{1000000000}{500000000}` would hold sympy past any time limit
                 raise ParseError("binomial too large")
             return sp.binomial(n, k)
