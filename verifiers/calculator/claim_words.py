@@ -8,6 +8,7 @@ each word does is said where `claims_kind`, `identities` and `solutions` use it.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from verifiers.calculator.applications import confirmable
 from verifiers.calculator.claims import ClaimResult
@@ -188,6 +189,7 @@ def left_to_numbers(text: str) -> ClaimResult | None:
     return ClaimResult("skipped", text, reason="the numeric reader's to judge", numbers=True)
 
 
+@lru_cache(maxsize=8192)  # asked of each outcome, and a chain restates its relations
 def _numeric_reader_reads(text: str) -> bool:
     return bool(extract_links(f"${text}$"))
 
