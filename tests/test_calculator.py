@@ -301,6 +301,21 @@ def test_a_submitted_job_is_collected_while_the_caller_works():
         worker.close()
 
 
+def test_done_says_whether_collect_would_wait():
+    worker = KillableWorker(memory_mb=512)
+    try:
+        assert worker.done()  # nothing in flight
+        worker.submit(_slow_square, 5, timeout=20.0)
+        assert not worker.done()  # the job sleeps 0.2 s
+        deadline = time.monotonic() + 20.0
+        while not worker.done() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert worker.done() and worker.collect() == 25
+        assert worker.done()
+    finally:
+        worker.close()
+
+
 def test_each_thread_collects_its_own_job():
     import threading
 
@@ -327,13 +342,14 @@ def _slow_square(n):  # module level: the worker pickles it by reference
 
 
 def test_verify_gives_each_chain_what_check_steps_gives():
-    # `verify` runs a chain's numeric checks while the worker judges the one before; the
-    # verdicts must be those each chain gets alone, in order.
+    # `verify` runs chains' numeric checks while the worker judges one before them (more
+    # chains than it runs ahead of the worker); the verdicts must be those each chain gets
+    # alone, in order.
     chains = [
         ("Expanding, $(x+3)^2 = x^2 + 6x + 6$.", "So $2 + 2 = 4$."),
         ("We have $\\sqrt{8} = 2\\sqrt{2}$.", "Then $3 \\cdot 5 = 16$."),
         ("Factoring, $x^2 - 5x + 6 = (x - 2)(x - 3)$.",),
-    ]
+    ] * 4
     items = [
         (Problem(f"p{k}", "math", "math", "q"), Chain(f"p{k}", f"c{k}", 0, " ".join(s), s, "m"))
         for k, s in enumerate(chains)
@@ -346,4 +362,4 @@ def test_verify_gives_each_chain_what_check_steps_gives():
         together.close()
         alone.close()
     assert got == want
-    assert [s for vs in got for s, _ in vs] == [W, C, C, W, C]
+    assert [s for vs in got for s, _ in vs] == [W, C, C, W, C] * 4

@@ -157,6 +157,14 @@ class KillableWorker:
             self._send(fn, args)
             self._pending = (fn, time.monotonic() + timeout, threading.get_ident())
 
+    def done(self) -> bool:
+        """Whether `collect` would return at once: no job in flight, or it has answered or
+        run past its time (a caller with other work does that work meanwhile)."""
+        with self._lock:
+            if self._pending is None or self._conn is None:
+                return True
+            return time.monotonic() > self._pending[1] or self._conn.poll(0)
+
     def collect(self) -> Any:
         """The result of the last `submit` (raises what `call` raises)."""
         with self._lock:

@@ -23,6 +23,7 @@ reasoning is right.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -83,6 +84,9 @@ _REDEFINE = frozenset("let suppose assume denote represent represents define cal
 # Spawning a worker and importing sympy takes seconds on a loaded machine; every new child
 # gets this long to warm up (see KillableWorker's `warmup`) before its checks are timed.
 _WARM_TIMEOUT_S = 60.0
+# Chains whose numeric checks `verify` makes ahead of the worker: enough to ride out a chain
+# the worker takes long over, few enough that the verdicts held back stay small.
+_AHEAD = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,25 +129,32 @@ class CalculatorVerifier(ChainVerifier):
         return self._finish(self._begin(self._numeric(steps, question)))
 
     def verify(self, items: Sequence[tuple[Problem, Chain]]) -> list[list[StepVerdict]]:
-        """`verify_chain` of each item, a chain's numeric checks made while the worker runs
-        the symbolic checks of the chain before (the two share no state; on two cores they
-        overlap). The verdicts are those `check_steps` gives, chain by chain."""
+        """`verify_chain` of each item. The worker judges one chain's symbolic claims while
+        this process makes the numeric checks of the chains after it, up to `_AHEAD` of
+        them, and hands the worker the next chain as soon as it is free (the two share no
+        state; on two cores they overlap). The verdicts are those `check_steps` gives, chain
+        by chain, in order."""
         out: list[list[StepVerdict]] = []
+        waiting: deque = deque()  # numeric checks made, symbolic ones not yet begun
         begun = None
         try:
             for problem, chain in items:
-                part = self._numeric(chain.steps, problem.question)
-                if begun is not None:
-                    out.append(self._finish(begun))
-                    begun = None
-                begun = self._begin(part)
-            if begun is not None:
+                waiting.append(self._numeric(chain.steps, problem.question))
+                while waiting and (begun is None or len(waiting) > _AHEAD or self._free()):
+                    if begun is not None:
+                        out.append(self._finish(begun))
+                        begun = None
+                    begun = self._begin(waiting.popleft())
+            while begun is not None:
                 out.append(self._finish(begun))
-                begun = None
+                begun = self._begin(waiting.popleft()) if waiting else None
         finally:
             if begun is not None:  # an item failed: the job in flight is still collected
                 self._finish(begun)
         return out
+
+    def _free(self) -> bool:
+        return self._worker is None or self._worker.done()
 
     def _numeric(self, steps: tuple[str, ...] | list[str], question: str) -> tuple:
         """The numeric checks of every step, and the chain's symbolic checker (or None)."""
