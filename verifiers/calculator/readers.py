@@ -51,7 +51,6 @@ def _simple_first():
     it spares the full-context prediction that makes the library's reading cost tens of
     milliseconds a member (a quarter of the time, measured on the dev split's members); on a
     syntax error the member is read again the library's usual way."""
-    from antlr4.atn.PredictionMode import PredictionMode
     from latex2sympy2_extended import latex2sympy2
 
     converter = getattr(latex2sympy2, "_Latex2Sympy", None)
@@ -61,7 +60,9 @@ def _simple_first():
     class SimpleFirst(converter):
         def create_parser(self, latex_str):
             parser = super().create_parser(latex_str)
-            parser._interp.predictionMode = PredictionMode.SLL
+            # The runtime's own mode enum, reached through the parser: it comes with the
+            # library, not as a dependency of ours.
+            parser._interp.predictionMode = type(parser._interp.predictionMode).SLL
             return parser
 
     return SimpleFirst
