@@ -163,7 +163,10 @@ class KillableWorker:
         with self._lock:
             if self._pending is None or self._conn is None:
                 return True
-            return time.monotonic() > self._pending[1] or self._conn.poll(0)
+            try:
+                return time.monotonic() > self._pending[1] or self._conn.poll(0)
+            except (EOFError, OSError):
+                return True  # the child died: `collect` says so at once
 
     def collect(self) -> Any:
         """The result of the last `submit` (raises what `call` raises)."""
