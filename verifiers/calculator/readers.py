@@ -49,8 +49,9 @@ def _simple_first():
     (SLL), or None if the library no longer has the class. ANTLR documents that SLL
     prediction gives the very tree full LL prediction gives or reports a syntax error, and
     it spares the full-context prediction that makes the library's reading cost tens of
-    milliseconds a member (6,000 members of the dev split and MATH train, all read alike:
-    22 s against 63 s); on a syntax error the member is read again the library's usual way."""
+    milliseconds a member (members of the dev split and MATH train all read alike, at about
+    a third of the time: docs/benchmarks.md); on a syntax error the member is read again
+    the library's usual way."""
     from latex2sympy2_extended import latex2sympy2
 
     converter = getattr(latex2sympy2, "_Latex2Sympy", None)
