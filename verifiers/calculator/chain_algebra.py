@@ -24,6 +24,7 @@ from verifiers.calculator.claim_words import numeric_reads
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.claims_kind import judge_step
 from verifiers.calculator.complex_numbers import UNIT_GIVEN, complex_problem
+from verifiers.calculator.definitions import defining
 from verifiers.calculator.evaluate import warm_sympy
 from verifiers.calculator.plain_algebra import delimited
 from verifiers.calculator.readers import warm
@@ -40,7 +41,6 @@ from verifiers.killable import (
 
 __all__ = ["ChainAlgebra"]
 
-_FUNCTION = re.compile(r"^([a-zA-Z])\s*\(\s*([a-z])\s*\)$")
 
 def _compact(text: str) -> str:
     return re.sub(r"\s+", "", text)
@@ -64,8 +64,8 @@ class ChainAlgebra:
                 if link.op != "=":
                     continue
                 given.append(_compact(f"{link.left}={link.right}"))
-                if (m := _FUNCTION.match(link.left.replace(" ", ""))) and link.index == 0:
-                    self._defs[m.group(1)] = (m.group(2), link.right)
+                if (found := defining((link.left, link.right), ("=",), {})) and link.index == 0:
+                    self._defs[found[0]] = (found[1], link.right)
                 else:
                     known.append((link.left, link.right))
         if complex_problem(question, [body for _, _, body in math_regions(question)]):

@@ -56,7 +56,8 @@ TRIAL_RESULT = frozenset("gives give yields yield makes make into".split())
 CONNECTS = frozenset("or so i e that is which means we get have then giving and".split())
 # Words that make the values a step gives belong to different cases of a system.
 ALTERNATIVES = frozenset("or either case cases if suppose otherwise when".split())
-FUNC_DEF = re.compile(r"^([a-zA-Z])\s*\(\s*([a-z])\s*\)$")
+# `f(x) = ...`, `g(x, y) = ...`: a function defined by its arguments, each one letter.
+FUNC_DEF = re.compile(r"^([a-zA-Z])\s*\(\s*([a-z](?:\s*,\s*[a-z])*)\s*\)$")
 # A letter outside a command: the member may hold an unknown.
 LETTER = re.compile(
     r"(?<![\\A-Za-z])[A-Za-z]|\\(?:alpha|beta|gamma|delta|theta|lambda|mu|phi|psi|omega|sigma"

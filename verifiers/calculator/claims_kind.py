@@ -42,7 +42,6 @@ from verifiers.calculator.affirmed import affirmed
 from verifiers.calculator.claim_words import (
     ALTERNATIVES,
     CONNECTS,
-    FUNC_DEF,
     LETTER,
     NOT_CLAIMED,
     PLAIN,
@@ -65,6 +64,7 @@ from verifiers.calculator.congruences import (
     divisibility,
     drawn_congruence,
 )
+from verifiers.calculator.definitions import define, defining, definitions
 from verifiers.calculator.derivations import derivation, follows_directly
 from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.identities import judge_link
@@ -113,7 +113,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     clauses, last, known, def_texts, given, decided = payload
     known = list(known)
     def_texts = dict(def_texts)
-    defs = _definitions(def_texts)
+    defs = definitions(def_texts)
     step = Step()
     last_condition, last_named, last_relation, last_group = last if last else ((),) * 4
     previous = Condition(*last_condition, -1, -1) if last_condition else None
@@ -132,10 +132,10 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     for k, (members, ops, before, after, region, lead, rest) in enumerate(clauses):
         words = word_set(before) | word_set(region_after[region].split(".")[0])
         source = clauses[k - 1][:2] if k else last_relation or None  # the relation before it
-        defined = bool(m := FUNC_DEF.match(members[0].replace(" ", ""))) and ops[0] == "="
+        defined = defining(members, ops, defs)
         if defined:
-            _define(def_texts, m.group(1), m.group(2), members[1])
-            defs = _definitions(def_texts)
+            define(def_texts, *defined, members[1])
+            defs = definitions(def_texts)
             if len(members) == 2:
                 continue
             previous = None  # `f(x) = A = B`: A defines f; the links after it are rewrites
@@ -377,24 +377,3 @@ def _restated(
     found = ClaimResult("false", text, found.claimed, found.true, found.reason)
     return found, (computed, value)
 
-
-def _define(def_texts: dict, name: str, arg: str, body: str) -> None:
-    if name in def_texts and def_texts[name] != (arg, body):
-        def_texts[name] = None  # defined twice, differently: which one a later use means is ours
-    else:  # to guess, so neither is read
-        def_texts[name] = (arg, body)
-
-
-def _definitions(def_texts: dict) -> dict:
-    import sympy
-
-    defs = {}
-    for name, found in def_texts.items():
-        if found is None:
-            continue
-        arg, body = found
-        parsed = readings(body, defs)
-        # `f(x) = 2` says where f is 2, not what f is: a definition uses its argument.
-        if len(parsed) == 1 and sympy.Symbol(arg) in parsed[0].free_symbols:
-            defs[name] = (sympy.Symbol(arg), parsed[0])
-    return defs

@@ -85,7 +85,10 @@ def judge_link(
     lefts, rights = readings(left, defs), readings(right, defs)
     if not (lefts and rights) and (opaque := opaque_sides(left, right, defs)):
         lefts, rights, left, right = opaque  # values of a function nobody defined, unknowns
-    if not lefts or not rights or op != "=" or lone(left) or lone(right):
+    # A lone letter on a side sets it, but for a function's values along a line, listed
+    # (`g(0, y) = y`, `_restricted`).
+    stated = _restricted(left, defs) and not _SETS_UP.search(before.lower()[-40:])
+    if not lefts or not rights or op != "=" or lone(left) or lone(right) and not stated:
         return None
     one_sided = not all(e.free_symbols for e in lefts + rights)
     if not one_sided and any(a.free_symbols != b.free_symbols for a in lefts for b in rights):
@@ -222,10 +225,27 @@ def _exponential(a, b) -> bool:
 
 
 # A function the chain defined, applied to a number: `p(1)`, `f(-2)`, `g(\frac{1}{2})`.
+_APPLIED_SEVERAL = re.compile(r"^([A-Za-z])\s*\(([^()]*,[^()]*)\)$")
+_NUMBER = re.compile(r"^(-?[\d.]+|-?\\frac\{\d+\}\{\d+\})$")
 _APPLIED_TO_NUMBER = re.compile(r"^([A-Za-z])'*\s*\(\s*(-?[\d.]+|-?\\frac\{\d+\}\{\d+\})\s*\)$")
 # A derivative written out: `f'(x)` of a function the chain defined, at a letter, or
 # `\frac{d}{dx}(...)` (`latex_math.LEIBNIZ`, read only when the brackets hold the rest).
 _PRIMED_SIDE = re.compile(r"^([A-Za-z])'+\s*\(\s*[a-z]\s*\)$")
+
+
+def _restricted(side: str, defs: dict) -> bool:
+    """`g(0, y)` of a `g(x, y)` the chain defined: some arguments numbers, the others its own
+    letters in their own places, so the side names g on a line (`g(0, y) = y` states what g is
+    there, as `p(1) = 3a + 3` states a value; `g(y, x)` or `g(t, 1)` may set up an equation)."""
+    m = _APPLIED_SEVERAL.match(side)
+    if m is None or not isinstance((defs.get(m[1]) or (None,))[0], tuple):
+        return False
+    args = [a.strip() for a in m[2].split(",")]
+    own = [str(a) for a in defs[m[1]][0]]
+    if len(args) != len(own):
+        return False
+    numbers = [_NUMBER.match(a) is not None for a in args]
+    return any(numbers) and all(n or a == o for a, o, n in zip(args, own, numbers, strict=True))
 
 
 def _evaluated(left: str, right: str, defs: dict, before: str) -> bool:
@@ -238,6 +258,8 @@ def _evaluated(left: str, right: str, defs: dict, before: str) -> bool:
         return False
     sides = [primes_written(side).strip() for side in (left, right)]
     if any((m := _APPLIED_TO_NUMBER.match(s)) is not None and m[1] in defs for s in sides):
+        return True
+    if any(_restricted(s, defs) for s in sides):
         return True
     m = _PRIMED_SIDE.match(sides[0])
     return (

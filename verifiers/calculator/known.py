@@ -16,9 +16,9 @@ from verifiers.calculator.relations import admissible
 
 __all__ = ["known_polynomials"]
 
-# A function we cannot read applied to one letter (`f(x)`, `f_1(x)`, `g_{2}(t)`): a condition
-# holding it is about the function (a definition, an identity it satisfies).
-_APPLIED = re.compile(r"(?<![A-Za-z\\])[A-Za-z](?:_\{?\w+\}?)?\([a-z]\)")
+# A function we cannot read applied to its letters (`f(x)`, `f_1(x)`, `g_{2}(t)`, `f(x,y)`): a
+# condition holding it is about the function (a definition, an identity it satisfies).
+_APPLIED = re.compile(r"(?<![A-Za-z\\])[A-Za-z](?:_\{?\w+\}?)?\([a-z](?:,[a-z])*\)")
 
 
 def known_polynomials(known: list, defs: dict, *exprs) -> list | None:

@@ -197,18 +197,19 @@ class _Reader:
             return sp.Rational(tok)
         if kind == "letter":
             if tok in self.functions:
-                # `f''(x)`: the function's second derivative, under a name of its own that
-                # `readers` differentiates the definition for.
+                # `f''(x)`: the second derivative, a name of its own `readers` differentiates
+                # the definition for; three primes at most (`f^{(4)}(x)` is not read).
                 primes = 0
                 while self.peek(primes)[1] == "'":
                     primes += 1
-                # Three primes at most: a higher order is written `f^{(4)}(x)`, not read.
                 if self.peek(primes)[1] == "(" and primes <= 3:
                     self.i += primes
                     self.take("(")
-                    arg = self.sum()
+                    args = [self.sum()]
+                    while self.peek()[1] == "," and self.take(","):  # `g(0, y)`
+                        args.append(self.sum())
                     self.take(")")
-                    return sp.Function(tok + "'" * primes)(arg)
+                    return sp.Function(tok + "'" * primes)(*args)
             if self.peek()[1] == "(" and (tok.isupper() or tok in _FUNCTION_LETTERS):
                 raise ParseError(f"`{tok}(...)`: a function nobody defined, or a product")
             return sp.Symbol(tok + self.subscript())
@@ -325,10 +326,9 @@ class _Reader:
 
 @lru_cache(maxsize=8192)
 def read_member(text: str, log_base: str = "10", functions: frozenset = frozenset()):
-    """The member as a sympy expression (`ParseError` when outside the grammar).
-
-    `log_base` "10" reads an unbased `\\log` as base 10, anything else as natural;
-    `functions` are letters the chain defined as functions (`f(2)` is then an application)."""
+    """The member as a sympy expression (`ParseError` when outside the grammar): an unbased
+    `\\log` in base 10 for `log_base` "10", natural otherwise; `functions`, letters the chain
+    defined (`f(2)` and `g(0, y)` are then applications)."""
     if (leibniz := LEIBNIZ.match(text)) is not None:
         return _derivative(leibniz[1], leibniz[2], log_base, functions)
     if _DERIVATIVE.search(text):

@@ -177,13 +177,17 @@ def _readings(
             for app in apps:
                 # `f''` names f's second derivative (`latex_math`).
                 name = app.func.__name__.rstrip("'")
-                if not defs or name not in defs or len(app.args) != 1:
+                if not defs or name not in defs:
                     return ()
-                if not app.args[0].atoms(AppliedUndef):
-                    arg, body = defs[name]
-                    order = len(app.func.__name__) - len(name)
+                arg, body = defs[name]
+                args = arg if isinstance(arg, tuple) else (arg,)
+                order = len(app.func.__name__) - len(name)
+                # A prime on a function of several arguments names no one derivative.
+                if len(app.args) != len(args) or order and len(args) > 1:
+                    return ()
+                if not any(a.atoms(AppliedUndef) for a in app.args):
                     body = sympy.diff(body, arg, order) if order else body
-                    inner[app] = body.xreplace({arg: app.args[0]})
+                    inner[app] = body.xreplace(dict(zip(args, app.args, strict=True)))
             expr = expr.xreplace(inner)
         if expr.has(sympy.Derivative):
             expr = expr.doit()  # `\\frac{d}{dx}(f(x))`, its function put in
