@@ -10,7 +10,7 @@ equation, not a definition.
 
 from __future__ import annotations
 
-from verifiers.calculator.claim_words import FUNC_DEF, applies
+from verifiers.calculator.claim_words import FUNC_DEF
 from verifiers.calculator.readers import readings
 
 __all__ = ["define", "definitions", "defining"]
@@ -20,7 +20,12 @@ def defining(members: tuple[str, ...], ops: tuple[str, ...], defs: dict):
     """The (name, arguments) a relation defines, arguments comma-joined without spaces, or
     None."""
     m = FUNC_DEF.match(members[0].replace(" ", ""))
-    if m is None or ops[0] != "=" or m.group(1) in defs and applies(members[1], defs):
+    if m is None or ops[0] != "=":
+        return None
+    # Only another defined function at its letters, `g(x, y)`: `f(x) = g(x) + 1` when f is
+    # defined may give f a new meaning, and then neither is read.
+    other = FUNC_DEF.match(members[1].replace(" ", ""))
+    if m.group(1) in defs and other is not None and other.group(1) in defs:
         return None
     return m.group(1), m.group(2)
 
