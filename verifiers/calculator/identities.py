@@ -224,10 +224,13 @@ def _exponential(a, b) -> bool:
     )
 
 
+# A number as an argument: `1`, `-2`, `\frac{1}{2}`.
+_ARGUMENT = r"(-?[\d.]+|-?\\frac\{\d+\}\{\d+\})"
+_NUMBER = re.compile(rf"^{_ARGUMENT}$")
 # A function the chain defined, applied to a number: `p(1)`, `f(-2)`, `g(\frac{1}{2})`.
+_APPLIED_TO_NUMBER = re.compile(rf"^([A-Za-z])'*\s*\(\s*{_ARGUMENT}\s*\)$")
+# A function applied to several arguments: `g(0, y)`.
 _APPLIED_SEVERAL = re.compile(r"^([A-Za-z])\s*\(([^()]*,[^()]*)\)$")
-_NUMBER = re.compile(r"^(-?[\d.]+|-?\\frac\{\d+\}\{\d+\})$")
-_APPLIED_TO_NUMBER = re.compile(r"^([A-Za-z])'*\s*\(\s*(-?[\d.]+|-?\\frac\{\d+\}\{\d+\})\s*\)$")
 # A derivative written out: `f'(x)` of a function the chain defined, at a letter, or
 # `\frac{d}{dx}(...)` (`latex_math.LEIBNIZ`, read only when the brackets hold the rest).
 _PRIMED_SIDE = re.compile(r"^([A-Za-z])'+\s*\(\s*[a-z]\s*\)$")
