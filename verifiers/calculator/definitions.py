@@ -51,7 +51,7 @@ def _same(first: tuple | None, second: tuple) -> bool:
 
 
 def definitions(def_texts: dict) -> dict:
-    """{name: (argument symbol, or a tuple of them, body)} for the definitions read whole."""
+    """{name: (its argument symbols, in order, body)} for the definitions read whole."""
     import sympy
 
     defs = {}
@@ -60,5 +60,5 @@ def definitions(def_texts: dict) -> dict:
             continue
         parsed, args = readings(found[1], defs), [sympy.Symbol(a) for a in found[0].split(",")]
         if len(parsed) == 1 and len(set(args) & parsed[0].free_symbols) == len(args):
-            defs[name] = (args[0] if len(args) == 1 else tuple(args), parsed[0])
+            defs[name] = (tuple(args), parsed[0])
     return defs

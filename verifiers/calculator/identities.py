@@ -85,10 +85,11 @@ def judge_link(
     lefts, rights = readings(left, defs), readings(right, defs)
     if not (lefts and rights) and (opaque := opaque_sides(left, right, defs)):
         lefts, rights, left, right = opaque  # values of a function nobody defined, unknowns
+    if not lefts or not rights or op != "=" or lone(left):
+        return None
     # A lone letter on a side sets it, but for a function's values along a line, listed
     # (`g(0, y) = y`, `_restricted`).
-    stated = _restricted(left, defs) and not _SETS_UP.search(before.lower()[-40:])
-    if not lefts or not rights or op != "=" or lone(left) or lone(right) and not stated:
+    if lone(right) and not (_restricted(left, defs) and not _SETS_UP.search(before.lower()[-40:])):
         return None
     one_sided = not all(e.free_symbols for e in lefts + rights)
     if not one_sided and any(a.free_symbols != b.free_symbols for a in lefts for b in rights):
@@ -241,7 +242,7 @@ def _restricted(side: str, defs: dict) -> bool:
     letters in their own places, so the side names g on a line (`g(0, y) = y` states what g is
     there, as `p(1) = 3a + 3` states a value; `g(y, x)` or `g(t, 1)` may set up an equation)."""
     m = _APPLIED_SEVERAL.match(side)
-    if m is None or not isinstance((defs.get(m[1]) or (None,))[0], tuple):
+    if m is None or m[1] not in defs:
         return False
     args = [a.strip() for a in m[2].split(",")]
     own = [str(a) for a in defs[m[1]][0]]

@@ -179,14 +179,13 @@ def _readings(
                 name = app.func.__name__.rstrip("'")
                 if not defs or name not in defs:
                     return ()
-                arg, body = defs[name]
-                args = arg if isinstance(arg, tuple) else (arg,)
+                args, body = defs[name]
                 order = len(app.func.__name__) - len(name)
                 # A prime on a function of several arguments names no one derivative.
                 if len(app.args) != len(args) or order and len(args) > 1:
                     return ()
                 if not any(a.atoms(AppliedUndef) for a in app.args):
-                    body = sympy.diff(body, arg, order) if order else body
+                    body = sympy.diff(body, args[0], order) if order else body
                     inner[app] = body.xreplace(dict(zip(args, app.args, strict=True)))
             expr = expr.xreplace(inner)
         if expr.has(sympy.Derivative):
