@@ -16,6 +16,11 @@ from verifiers.calculator.latex_math import ParseError, read_member
         (r"\sum_{k=1}^{4} \frac{k+1}{2}", sympy.Integer(7)),
         (r"\sum_{i=0}^{4} 2^i", sympy.Integer(31)),
         (r"\sum_{k=1}^{3} \sqrt{k}", 1 + sympy.sqrt(2) + sympy.sqrt(3)),
+        # a polynomial's sum past the range summed term by term, in closed form
+        (r"\sum_{k=1}^{100000} k^2", sympy.Integer(100000 * 100001 * 200001 // 6)),
+        # inside a larger expression where its extent is written (what `elided_terms` writes)
+        (r"2(\sum_{k=0}^{9} (1 + k)) + 1", sympy.Integer(111)),
+        (r"\frac{\prod_{k=0}^{3} (1 + k)}{4}", sympy.Integer(6)),
     ],
 )
 def test_a_written_sum_is_its_exact_value(text, value):
@@ -35,6 +40,10 @@ def test_a_fraction_body_matches_term_by_term_substitution():
         r"\sum_{k=1}^{10} k + 1",  # where the body ends is not written
         r"\sum_{k=1001}^{2000} k\sqrt{k^2+1}",  # a thousand surds: no closed value
         r"\sum_{k=0}^{3} \frac{1}{k}",  # a term divides by zero
+        r"\sum_{k=1}^{100000} \frac{1}{k}",  # a long sum with no closed value we compute
+        r"2 \sum_{k=0}^{9} (1 + k)",  # not in a bracket of its own: where it ends is a guess
+        r"(\sum_{k=0}^{9} (1 + k) + 1)",  # more after its body inside its bracket
+        r"(\sum_{k=0}^{9} k + 1)",  # a body that is no bracketed group
         r"\frac{d}{dx} x^2",  # a derivative whose operand is not one bracketed group
         r"\frac{d}{dx}(x^2) + (x)",  # the brackets do not hold the rest of the member
         r"\frac{dy}{dx}",  # the derivative of a function nobody wrote out

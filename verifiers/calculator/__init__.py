@@ -7,12 +7,13 @@ mismatch), `context` (cut expressions, defined operations, the scale, modulus or
 names), `named` (a named result restated), `excuses` (what the step's own text says about a
 false link), `approximations` (roundings a step states or announces), `linear_equations` (one
 unknown, step to step). Symbols: `relations` (the reader of written LaTeX relations),
-`latex_math` (a member to sympy; `written_sums` its sums and products), `claim_words` and
-`claims_kind` (what a relation claims, the abstention rules), `identities` (with `forms`, the
-shapes of its sides), `derivations` (an equation against the one it is drawn from),
-`rewritten_sides` (a side rewritten in place), `solutions` (claimed solutions), `inequalities`
-(linear inequalities solved step by step), `symbolic` (evaluation), `chain_algebra` (a chain's
-conditions, in the worker). `verifier`: the source.
+`latex_math` (a member to sympy; `written_sums` its sums and products, `elided_terms` the
+ones written with dots), `claim_words` and `claims_kind` (what a relation claims, the
+abstention rules), `identities` (with `forms`, the shapes of its sides), `derivations` (an
+equation against the one it is drawn from), `rewritten_sides` (a side rewritten in place),
+`solutions` (claimed solutions), `inequalities` (linear inequalities solved step by step),
+`symbolic` (evaluation), `chain_algebra` (a chain's conditions, in the worker). `verifier`:
+the source.
 """
 
 from verifiers.calculator.verifier import CalcConfig, CalculatorVerifier

@@ -25,6 +25,7 @@ from verifiers.calculator.claim_words import (
 )
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.decimal_rewrites import decimal_rewrite
+from verifiers.calculator.elided_terms import ELLIPSIS
 from verifiers.calculator.forms import (
     alike,
     atomized,
@@ -64,6 +65,9 @@ def judge_link(
     so the link claims a rewrite, never sets up an equation."""
     left, right = members[i], members[i + 1]
     text = f"{left} {op} {right}"
+    if ELLIPSIS.search(left) and ELLIPSIS.search(right):
+        # An elided sum rewritten as another (a factor out, an index shifted): ends copied loosely.
+        return ClaimResult("skipped", text, reason="an elided sum rewritten as another")
     if not free_letters(left + right, defs) or (
         applies(left + right, defs) and numeric(left, defs) and numeric(right, defs)
     ):
@@ -109,9 +113,7 @@ def judge_link(
     if one_sided and any(v[1] is None for v in verdicts):
         return None
     if any(v[0] != "false" for v in verdicts):
-        if one_sided:
-            return None
-        return ClaimResult("holds", text) if verdicts[0][0] == "holds" else None
+        return ClaimResult("holds", text) if not one_sided and verdicts[0][0] == "holds" else None
     # From here the link is false wherever it is read; one side a number and the other
     # constant-valued (`\sin^2 x + \cos^2 x = 2`) is no equation anyone solves.
     _, constant, witness = verdicts[0]
@@ -394,4 +396,3 @@ def _recovered(members: tuple[str, ...], i: int, defs: dict) -> bool:
         for j in range(i + 1)
         for k in range(i + 1, len(values))
     )
-

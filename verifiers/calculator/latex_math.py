@@ -24,13 +24,7 @@ import re
 from functools import lru_cache
 
 from verifiers.calculator.relations import primes_written
-from verifiers.calculator.written_sums import (
-    MAX_RANGE,
-    MAX_SURD_TERMS,
-    covers_unwritten,
-    exact_total,
-    written_bounds,
-)
+from verifiers.calculator.written_sums import covers_unwritten, total, written_bounds
 
 __all__ = ["LEIBNIZ", "ParseError", "read_member"]
 
@@ -41,7 +35,7 @@ class ParseError(ValueError):
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+(?:\{,\}\d{3})*(?:\.\d+)?)|(?P<cmd>\\[A-Za-z]+)|(?P<letter>[A-Za-z])"
-    r"|(?P<sym>[-+*/^_!(){}\[\],']))"
+    r"|(?P<sym>[-+*/^_!(){}\[\],'=]))"
 )
 _GREEK = frozenset("alpha beta gamma delta theta lambda mu phi psi omega sigma tau rho".split())
 _TRIG = frozenset("sin cos tan cot sec csc".split())
@@ -319,9 +313,22 @@ class _Reader:
         return value
 
     def big_operator(self, name: str):
-        # Only a member that is one whole sum or product is read (`read_member`): inside a
-        # larger expression, where its body ends is a guess.
-        raise ParseError(f"\\{name} inside a larger expression")
+        """A sum or product inside a larger expression, read where its extent is written: it
+        opens a bracket, its body is one bracketed group, and the bracket closes right after
+        (`2(\\sum_{k=0}^{9} (1 + k))`, as `elided_terms` writes it); elsewhere it is a guess."""
+        if self.i < 2 or self.toks[self.i - 2][1] not in ("(", "[", "{"):
+            raise ParseError(f"\\{name} inside a larger expression")
+        bounds = [self.take() for _ in range(10)]
+        shape = [value if kind == "sym" else kind for kind, value in bounds]
+        if shape != ["_", "{", "letter", "=", "num", "}", "^", "{", "num", "}"]:
+            raise ParseError(f"\\{name} with bounds other than `_{{k=0}}^{{9}}`")
+        if not (bounds[4][1] + bounds[8][1]).isdigit() or self.peek()[1] not in ("(", "["):
+            raise ParseError(f"\\{name} whose body is not one bracketed group")
+        body = self.primary()
+        if self.peek()[1] not in (")", "]", "}"):
+            raise ParseError(f"\\{name} followed by more inside its bracket")
+        symbol = self.sp.Symbol(bounds[2][1])
+        return _summed(name, int(bounds[4][1]), int(bounds[8][1]), symbol, body)
 
 
 @lru_cache(maxsize=8192)
@@ -378,23 +385,14 @@ def _big_operator(
     """A written sum or product whole (see `written_sums`), its body read by `read_member`."""
     import sympy
 
-    if not 0 <= high - low <= MAX_RANGE:
-        raise ParseError("range too long")
-    trig = re.search(r"\\(sin|cos|tan|cot|sec|csc)(?![A-Za-z])", body_text)
-    if trig and "\\pi" not in body_text:
-        raise ParseError("`\\sum \\cos 2x`: an angle in degrees or in radians is a guess")
     body = read_member(body_text, log_base, functions)
     if covers_unwritten(body_text):
         raise ParseError("which terms a sum covers is not written")
-    symbol = sympy.Symbol(var)
+    return _summed(op, low, high, sympy.Symbol(var), body)
+
+
+def _summed(op: str, low: int, high: int, symbol, body):
     try:
-        exact = exact_total(op, body, symbol, low, high)
-    except ZeroDivisionError as exc:
-        raise ParseError("a term of the sum divides by zero") from exc
-    if exact is not None:
-        return exact
-    if high - low >= MAX_SURD_TERMS:
-        # A thousand surds add up to no closed form anyone states; reading it costs a second.
-        raise ParseError("a long sum of terms that are not fractions of the index")
-    values = [body.xreplace({symbol: sympy.Integer(k)}) for k in range(low, high + 1)]
-    return sympy.Add(*values) if op == "sum" else sympy.Mul(*values)
+        return total(op, low, high, symbol, body)
+    except ValueError as exc:  # a range or body `written_sums` does not read
+        raise ParseError(str(exc)) from exc

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from verifiers.calculator.elided_terms import spelled_out
 from verifiers.calculator.relations import DEGREES
 
 __all__ = ["DECIMAL", "one_unknown", "readings", "warm", "written_exactly"]
@@ -153,6 +154,10 @@ def _readings(
     # A number of degrees is that many 180ths of pi, for both readers alike (the library
     # reads `\\tan 30^\\circ` as the tangent of 30 radians).
     member = DEGREES.sub(r"(\1 \\cdot \\frac{\\pi}{180})", member)
+    # `1 + 2 + \\cdots + 10` as the sum with its bounds, for both readers alike.
+    member = spelled_out(member)
+    if member is None:
+        return ()
     if library:
         found = [_library_reading(member, base) for base in bases]
     else:

@@ -45,6 +45,32 @@ def covers_unwritten(body: str) -> bool:
     return False
 
 
+def total(op: str, low: int, high: int, symbol, body):
+    """The sum (`op` "sum") or product of `body` for `symbol` from `low` to `high`;
+    `ValueError` for a range or body not read (an empty or too long range, an angle whose
+    unit is a guess, a term dividing by zero)."""
+    import sympy
+    from sympy.functions.elementary.trigonometric import TrigonometricFunction
+
+    if high < low:
+        raise ValueError("an empty range")
+    if high - low > MAX_RANGE and not (op == "sum" and body.is_polynomial(symbol)):
+        raise ValueError("range too long")  # a polynomial's sum has a closed form
+    if body.atoms(TrigonometricFunction) and not body.has(sympy.pi):
+        raise ValueError("`\\sum \\cos 2x`: an angle in degrees or in radians is a guess")
+    try:
+        exact = exact_total(op, body, symbol, low, high)
+    except ZeroDivisionError as exc:
+        raise ValueError("a term of the sum divides by zero") from exc
+    if exact is not None:
+        return exact
+    if high - low >= MAX_SURD_TERMS:
+        # A thousand surds add up to no closed form anyone states; reading it costs a second.
+        raise ValueError("a long sum of terms that are not fractions of the index")
+    values = [body.xreplace({symbol: sympy.Integer(k)}) for k in range(low, high + 1)]
+    return sympy.Add(*values) if op == "sum" else sympy.Mul(*values)
+
+
 def exact_total(op: str, body, symbol, low: int, high: int):
     """The sum (`op` "sum") or product of a body that is a rational function of its index
     alone with rational coefficients, as a sympy Rational; None for any other body.
@@ -56,6 +82,10 @@ def exact_total(op: str, body, symbol, low: int, high: int):
     num, den = (sympy.Poly(part, symbol) for part in sympy.fraction(sympy.cancel(body)))
     if not all(c.is_Rational for c in num.all_coeffs() + den.all_coeffs()):
         return None
+    if op == "sum" and den.degree() == 0 and high - low > MAX_RANGE:
+        # A polynomial's sum in closed form (Faulhaber): `1 + 2 + \\cdots + 10^6` at once.
+        closed = sympy.summation(num.as_expr(), (symbol, low, high)) / den.as_expr()
+        return sympy.Rational(closed)
     top = [Fraction(int(c.p), int(c.q)) for c in num.all_coeffs()]
     bottom = [Fraction(int(c.p), int(c.q)) for c in den.all_coeffs()]
     total = Fraction(0) if op == "sum" else Fraction(1)
