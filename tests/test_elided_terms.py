@@ -26,6 +26,10 @@ from verifiers.calculator.readers import readings
         (r"\frac{1 + 2 + \cdots + 10}{5}", 11),
         (r"2^{0} + 2^{1} + \cdots + 2^{9}", 1023),
         (r"1 + 2 + 3 + \cdots + 2014 + 2015", 2031120),  # a long one, in closed form
+        (r"1 + 2 + 4 + \cdots + 512", 1023),  # a ratio, settled by a third term
+        (r"2 + 4 + \cdots + 64 + 128", 254),  # or by a second term after the dots
+        (r"64 + 32 + 16 + \cdots + 1", 127),
+        (r"\frac{1}{2} + \frac{1}{4} + \frac{1}{8} + \cdots + \frac{1}{1024}", "1023/1024"),
     ],
 )
 def test_an_elided_progression_is_read_by_both_readers(member, value):
@@ -50,7 +54,8 @@ def test_an_elided_progression_is_read_by_both_readers(member, value):
         r"1 + \cdots + 10",  # one term before them
         r"a_1 a_2 \cdots a_k",
         r"\frac12 + \frac13 + \cdots + \frac19",  # where a numeral ends is not written
-        r"1 + 2 + 4 + \cdots + 10",  # the written terms keep no one step
+        r"1 + 2 + 4 + \cdots + 10",  # the written terms keep no one step, nor one ratio
+        r"1 + 3 + 9 + \cdots + 100",  # the ratio never reaches the last term
         r"1 + 2 + 3 + \cdots + 2",  # the last term comes before the dots
         r"1 + 2 + \cdots + 10 + 12",  # the terms after the dots keep another step
         r"1 + 2 + \cdots + 10 + (1 + 2 + \cdots)",

@@ -6,10 +6,11 @@ text (`readers`).
 An elision is read only when the written terms leave one progression: every term is the same
 text but for its numerals, each numeral steps by the same whole number from term to term (a
 constant one stays put), and the terms after the dots sit a whole number of steps further on,
-the same number for every numeral. Two terms before the dots and one after leave room for a
-second pattern: `1 + 2 + \\cdots + 64` may double, `\\frac{1}{2} + \\frac{1}{4} + \\cdots` may
-halve. Then each numeral must step by one and no doubling (or other constant ratio) may reach
-the last term; a third term before the dots, or a second after them, settles the step.
+the same number for every numeral; or the numerals keep one ratio each (`1 + 2 + 4 + \\cdots +
+512`, settled by three terms before the dots or two after them). Two terms before the dots and
+one after leave room for a second pattern: `1 + 2 + \\cdots + 64` may double, `\\frac{1}{2} +
+\\frac{1}{4} + \\cdots` may halve. Then each numeral must step by one and no doubling (or other
+constant ratio) may reach the last term.
 What is not read whole is not read: a numeral that steps inside a subscript (`x_1 + \\cdots +
 x_n`: names, not numbers), a bound in letters, a minus among the terms (`1 - 2 + \\cdots`),
 dots at the end (`1 + 2 + \\cdots`), or two elisions in one bracket.
@@ -173,23 +174,16 @@ def _progression(before: list[str], after: list[str], letter: str) -> tuple[int,
             continue
         if any("." in w for w in written):
             return None
-        values = [int(w) for w in written]
-        lead, tail = values[: len(before)], values[len(before) :]
-        step = lead[1] - lead[0]
-        if step == 0 or not _steps_by(lead, step) or not _steps_by(tail, step):
-            return None
-        if (tail[0] - lead[0]) % step:
-            return None
-        at = (tail[0] - lead[0]) // step
-        if place not in (None, at) or at < len(before):
-            return None
-        place = at
         prefix = first_text[: starts[slot]]
         if _UNBOUNDED.search(prefix) or _SUBSCRIPT_OPEN.search(prefix):
             return None
-        if len(before) == 2 and len(after) == 1 and (abs(step) != 1 or _also_geometric(values)):
+        values = [int(w) for w in written]
+        lead, tail = values[: len(before)], values[len(before) :]
+        found = _arithmetic(lead, tail, letter) or _geometric(lead, tail, letter)
+        if found is None or place not in (None, found[0]) or found[0] < len(before):
             return None
-        steps.append((lead[0], step))
+        place = found[0]
+        steps.append(found[1])
     if place is None:
         return None
     count = place + len(after)
@@ -198,15 +192,44 @@ def _progression(before: list[str], after: list[str], letter: str) -> tuple[int,
     body, last = [], 0
     for slot, (start, numeral) in enumerate(zip(starts, first_numerals, strict=True)):
         body.append(first_text[last:start])
-        if steps[slot] is None:
-            body.append(numeral)
-        else:
-            origin, step = steps[slot]
-            sign = "+" if step > 0 else "-"
-            body.append(f"({origin} {sign} {abs(step)} \\cdot {letter})")
+        body.append(numeral if steps[slot] is None else steps[slot])
         last = start + len(numeral)
     body.append(first_text[last:])
     return count, "".join(body)
+
+
+def _arithmetic(lead: list[int], tail: list[int], letter: str) -> tuple[int, str] | None:
+    """(where the terms after the dots start, the general term) for values that keep one
+    whole step; two values before the dots and one after only for a step of one that no
+    doubling or other ratio also fits."""
+    step = lead[1] - lead[0]
+    if step == 0 or not _steps_by(lead, step) or not _steps_by(tail, step):
+        return None
+    if (tail[0] - lead[0]) % step:
+        return None
+    if len(lead) == 2 and len(tail) == 1 and (abs(step) != 1 or _also_geometric(lead + tail)):
+        return None
+    sign = "+" if step > 0 else "-"
+    return (tail[0] - lead[0]) // step, f"({lead[0]} {sign} {abs(step)} \\cdot {letter})"
+
+
+def _geometric(lead: list[int], tail: list[int], letter: str) -> tuple[int, str] | None:
+    """The same for values that keep one ratio (`1 + 2 + 4 + \\cdots + 512`), settled by three
+    values before the dots or two after them."""
+    if 0 in lead or 0 in tail or len(lead) + len(tail) < 4:
+        return None
+    ratio = Fraction(lead[1], lead[0])
+    if abs(ratio) == 1 or not _ratio(lead, ratio) or not _ratio(tail, ratio):
+        return None
+    at = _times_to(Fraction(lead[0]), ratio, tail[0])
+    if at is None:
+        return None
+    shown = f"\\frac{{{ratio.numerator}}}{{{ratio.denominator}}}"
+    return at, f"({lead[0]} \\cdot ({shown})^{{{letter}}})"
+
+
+def _ratio(values: list[int], ratio: Fraction) -> bool:
+    return all(Fraction(b, a) == ratio for a, b in zip(values, values[1:], strict=False))
 
 
 def _steps_by(values: list[int], step: int) -> bool:
@@ -217,16 +240,18 @@ def _also_geometric(values: list[int]) -> bool:
     """Whether the first two values, multiplied on by their ratio, reach the last one two or
     more times over (`1, 2, ..., 64`)."""
     first, second, last = values[0], values[1], values[-1]
-    if first == 0 or second == 0:
+    if first == 0 or second == 0 or abs(Fraction(second, first)) == 1:
         return False
-    ratio = Fraction(second, first)
-    if abs(ratio) == 1:
-        return False
-    value = Fraction(second)
-    for _ in range(MAX_RANGE):
+    return bool(_times_to(Fraction(second), Fraction(second, first), last))
+
+
+def _times_to(start: Fraction, ratio: Fraction, target: int) -> int | None:
+    """How many times `start` is multiplied by `ratio` to reach `target` (None: never)."""
+    value = start
+    for times in range(MAX_RANGE + 1):
+        if value == target:
+            return times
+        if abs(value) > abs(target) if abs(ratio) > 1 else abs(value) < abs(target):
+            return None  # moving away from it
         value *= ratio
-        if value == last:
-            return True
-        if abs(value) > abs(last) and abs(ratio) > 1 or abs(value) < abs(last) and abs(ratio) < 1:
-            return False
-    return False
+    return None
