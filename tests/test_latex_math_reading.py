@@ -18,6 +18,10 @@ from verifiers.calculator.latex_math import ParseError, read_member
         (r"\sum_{k=1}^{3} \sqrt{k}", 1 + sympy.sqrt(2) + sympy.sqrt(3)),
         # a polynomial's sum past the range summed term by term, in closed form
         (r"\sum_{k=1}^{100000} k^2", sympy.Integer(100000 * 100001 * 200001 // 6)),
+        (
+            r"\sum_{k=-3}^{4000} (k^3 - 2k + \frac{1}{2})",
+            sum(sympy.Integer(k) ** 3 - 2 * k + sympy.Rational(1, 2) for k in range(-3, 4001)),
+        ),
         # inside a larger expression where its extent is written (what `elided_terms` writes)
         (r"2(\sum_{k=0}^{9} (1 + k)) + 1", sympy.Integer(111)),
         (r"\frac{\prod_{k=0}^{3} (1 + k)}{4}", sympy.Integer(6)),
@@ -41,6 +45,7 @@ def test_a_fraction_body_matches_term_by_term_substitution():
         r"\sum_{k=1001}^{2000} k\sqrt{k^2+1}",  # a thousand surds: no closed value
         r"\sum_{k=0}^{3} \frac{1}{k}",  # a term divides by zero
         r"\sum_{k=1}^{100000} \frac{1}{k}",  # a long sum with no closed value we compute
+        r"\sum_{k=1}^{100000} k^{100}",  # nor a long one of a high power (minutes in sympy)
         r"2 \sum_{k=0}^{9} (1 + k)",  # not in a bracket of its own: where it ends is a guess
         r"(\sum_{k=0}^{9} (1 + k) + 1)",  # more after its body inside its bracket
         r"(\sum_{k=0}^{9} k + 1)",  # a body that is no bracketed group

@@ -9,11 +9,15 @@ better part of a second; the same thousand terms as fractions, a few millisecond
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
 MAX_RANGE = 2000  # a written sum or product longer than this is not expanded
 MAX_SURD_TERMS = 100  # terms of a sum or product whose body is not a fraction of its index
+# Past MAX_RANGE terms only a polynomial's sum is read, up to this degree: its closed form
+# takes about degree^2 steps (sympy's own summation can take minutes on a high power).
+MAX_LONG_DEGREE = 30
 
 _BOUNDS = re.compile(
     r"^\s*\\(sum|prod)\s*_\s*\{\s*([a-z])\s*=\s*(-?\d+)\s*\}\s*\^\s*(?:\{\s*(-?\d+)\s*\}|(\d))"
@@ -54,8 +58,12 @@ def total(op: str, low: int, high: int, symbol, body):
 
     if high < low:
         raise ValueError("an empty range")
-    if high - low > MAX_RANGE and not (op == "sum" and body.is_polynomial(symbol)):
-        raise ValueError("range too long")  # a polynomial's sum has a closed form
+    if high - low > MAX_RANGE and not (
+        op == "sum"
+        and body.is_polynomial(symbol)
+        and sympy.degree(body, symbol) <= MAX_LONG_DEGREE
+    ):
+        raise ValueError("range too long")
     if body.atoms(TrigonometricFunction) and not body.has(sympy.pi):
         raise ValueError("`\\sum \\cos 2x`: an angle in degrees or in radians is a guess")
     try:
@@ -82,17 +90,31 @@ def exact_total(op: str, body, symbol, low: int, high: int):
     num, den = (sympy.Poly(part, symbol) for part in sympy.fraction(sympy.cancel(body)))
     if not all(c.is_Rational for c in num.all_coeffs() + den.all_coeffs()):
         return None
-    if op == "sum" and den.degree() == 0 and high - low > MAX_RANGE:
-        # A polynomial's sum in closed form (Faulhaber): `1 + 2 + \\cdots + 10^6` at once.
-        closed = sympy.summation(num.as_expr(), (symbol, low, high)) / den.as_expr()
-        return sympy.Rational(closed)
     top = [Fraction(int(c.p), int(c.q)) for c in num.all_coeffs()]
     bottom = [Fraction(int(c.p), int(c.q)) for c in den.all_coeffs()]
+    if op == "sum" and len(bottom) == 1 and high - low > MAX_RANGE:
+        closed = _polynomial_sum(top, low, high) / bottom[0]
+        return sympy.Rational(closed.numerator, closed.denominator)
     total = Fraction(0) if op == "sum" else Fraction(1)
     for k in range(low, high + 1):
         term = _horner(top, k) / _horner(bottom, k)  # ZeroDivisionError where it is 1/0
         total = total + term if op == "sum" else total * term
     return sympy.Rational(total.numerator, total.denominator)
+
+
+def _polynomial_sum(coefficients: list[Fraction], low: int, high: int) -> Fraction:
+    """The sum of a polynomial (coefficients from the highest) from `low` to `high` at once:
+    the partial sums are a polynomial of one degree more in the number of terms, so its first
+    degree + 2 values and their forward differences give the last (Newton's formula)."""
+    sums, running = [], Fraction(0)
+    for k in range(low, low + len(coefficients) + 1):
+        running += _horner(coefficients, k)
+        sums.append(running)
+    out = Fraction(0)
+    for order in range(len(sums)):
+        out += math.comb(high - low, order) * sums[0]
+        sums = [b - a for a, b in zip(sums, sums[1:], strict=False)]
+    return out
 
 
 def _horner(coefficients: list[Fraction], k: int) -> Fraction:
