@@ -65,6 +65,11 @@ def test_an_elision_that_leaves_no_one_progression_is_not_read(member):
     assert readings(member) == []
 
 
+def test_a_numeral_too_long_to_step_is_not_read():
+    big = "9" * 5000  # past the digits Python converts at all
+    assert readings(f"{big} + {big}1 + \\cdots + {big}9") == []
+
+
 def test_a_member_without_dots_is_left_as_written():
     assert spelled_out(r"\frac{1}{2} + x") == r"\frac{1}{2} + x"
 
@@ -93,3 +98,15 @@ def test_one_elided_sum_rewritten_as_another_is_not_judged():
         calc.close()
     assert rewrite.status != "incorrect"
     assert against_a_number.status == "incorrect"
+
+
+def test_a_total_too_large_to_print_is_still_judged():
+    from verifiers.calculator.verifier import CalculatorVerifier
+
+    calc = CalculatorVerifier(timeout_s=5.0)
+    try:
+        (verdict,) = calc.check_steps([r"So $2 \cdot 3 \cdot \cdots \cdot 2000 = 5$."], "Multiply.")
+    finally:
+        calc.close()
+    # 2000! has 5,736 digits: its evidence shows it in floating point, not a printing error
+    assert verdict.status == "incorrect" and "e+5735" in verdict.evidence

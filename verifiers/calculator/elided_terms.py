@@ -172,8 +172,8 @@ def _progression(before: list[str], after: list[str], letter: str) -> tuple[int,
         if len(set(written)) == 1:
             steps.append(None)  # a constant: `^2` in `1^2 + 2^2 + ...`
             continue
-        if any("." in w for w in written):
-            return None
+        if any("." in w or len(w) > 100 for w in written):
+            return None  # a decimal, or a numeral longer than any progression written
         prefix = first_text[: starts[slot]]
         if _UNBOUNDED.search(prefix) or _SUBSCRIPT_OPEN.search(prefix):
             return None

@@ -157,9 +157,16 @@ def _decimals(member: str) -> int | None:
     return min(len(d) for d in found) if found else None
 
 
+def _huge(value) -> bool:
+    """A rational past a thousand digits: Python refuses to print one past 4,300."""
+    return bool(getattr(value, "is_Rational", False)) and max(abs(value.p), value.q) > 10**1000
+
+
 def _show(value) -> str:
     import sympy
 
+    if _huge(value):
+        return str(sympy.N(value, 8))
     try:
         simple = sympy.nsimplify(value, rational=False, tolerance=None)
     except Exception:
@@ -316,6 +323,8 @@ def fmt(value) -> str:
     """A sympy value as evidence writes it: a short ratio as it is, else six digits."""
     import sympy
 
+    if _huge(value):
+        return str(sympy.N(value, 6))
     simple = sympy.nsimplify(value, tolerance=1e-25, rational=True)
     if simple.is_Rational and len(str(simple)) <= 20:
         return str(simple)
