@@ -56,6 +56,7 @@ def spelled_out(member: str) -> str | None:
 
 
 def _one_spelled(member: str, start: int) -> str | None:
+    """The member with the elision at `start` written with its bounds (None: not read)."""
     if "\\{" in member or "\\}" in member or "{,}" in member:
         return None
     bounds = _enclosing(member, start)
