@@ -27,6 +27,7 @@ from collections.abc import Callable
 from verifiers.calculator.claim_words import NOT_CLAIMED, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.digit_facts import DIGIT_FACTS, judge_digits
+from verifiers.calculator.range_counts import RANGE_COUNTS, judge_range_count
 
 # Words of NOT_CLAIMED that a fact states itself ("is not divisible by 9") or that name the
 # arithmetic ("remainder"), and words that hedge a fact though they hedge no equation.
@@ -328,7 +329,7 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
     text = _plain(step)
     if not re.search(
         r"divisib|multiple|factor|divisor|prime|composite|perfect|common|gcd|gcf|hcf|lcm|digit"
-        r"|\bends?\b", text, re.I,
+        r"|\bends?\b|\bthere\s+(?:are|were|will)\b", text, re.I,
     ):
         return []
     found = [(m, _judge) for m in _FACTS.finditer(text)]
@@ -338,13 +339,16 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
     found += [(m, _judge_gcd) for m in _GCD.finditer(text)]
     found += [(m, _judge_gcd) for m in _named_values(text)]
     found += [(m, _judge_factorization) for m in _FACTORIZATION.finditer(text)]
+    found += [(m, judge_range_count) for m in RANGE_COUNTS.finditer(text)]
     spans = [m.span() for m, _ in found]
     out = []
     for m, judge in sorted(found, key=lambda f: f[0].start()):
         # ("the units digit of 7^4 is 1": its subject follows "of", which ends no expression)
         # (so does "the prime factorization of 900 is ...")
         subject = (
-            None if judge in (_judge_gcd, _judge_factorization) or m.re is DIGIT_FACTS[0]
+            None
+            if judge in (_judge_gcd, _judge_factorization, judge_range_count)
+            or m.re is DIGIT_FACTS[0]
             else m.start("n")
         )  # fmt: skip
         if not _stands_alone(text, subject, m.end()):

@@ -1,0 +1,68 @@
+"""How many numbers a stated range holds, stated in words, checked exactly (read by
+`number_facts`).
+
+"There are 45 terms in the sum (from 4° to 176° with a step of 4°)": a range written with both
+ends and its step holds (last - first) / step + 1 numbers; "there are 100 integers from 1 to
+100" holds last - first + 1 of them. Counting a range is where off-by-one slips live, and the
+sentence gives everything the count needs.
+
+Only a count stated as "there are N <things> from A to B" is read, the range right after the
+things (or after "in the sum", "in the sequence", "in the list") and the count ending with it
+(or with "inclusive"). Not read: "terms" or "values" with no step written (the step the words
+leave out is a guess), a range said to be "between" its ends (inclusive or not is a guess),
+things qualified after the range ("from 1 to 99 that are divisible by 10", "from 1 to 50: 4,
+9, ...", ", not counting 50"), a step that does not reach the last end, and a count hedged
+("about 10", "approximately 10").
+"""
+
+from __future__ import annotations
+
+import re
+
+from verifiers.calculator.claims import ClaimResult
+
+__all__ = ["RANGE_COUNTS", "judge_range_count"]
+
+_DEGREE = r"(?:\s*\^\s*\{?\s*\\circ\s*\}?)?"
+_INTEGER = r"(?:-\s*)?\d{1,7}(?![\d.,]\d)"
+RANGE_COUNTS = re.compile(
+    rf"\bthere\s+(?:are|were|will\s+be)\s+(?P<k>\d{{1,7}})\s+"
+    r"(?P<what>terms|integers|numbers|values|whole\s+numbers|positive\s+integers)\s+"
+    r"(?:in\s+(?:the|this|our)\s+(?:sum|sequence|list|product|series)\s+)?\(?\s*"
+    rf"from\s+(?P<a>{_INTEGER}){_DEGREE}\s+(?:to|through)\s+(?P<b>{_INTEGER}){_DEGREE}"
+    r"(?:\s*,?\s*(?:with\s+a\s+(?:common\s+)?(?:step|difference)\s+of|in\s+steps\s+of"
+    rf"|increasing\s+by)\s+(?P<d>\d{{1,7}}){_DEGREE})?",
+    re.IGNORECASE,
+)
+# The count must end with its range: a bracket closing, the sentence ending, or a comma that
+# no qualifier follows ("from 1 to 50 inclusive that are 1 less than a multiple of 5", "from 1
+# to 50: 4, 9, ..." narrow what is counted).
+_ENDS = re.compile(r"^\s*(?:\(?\s*inclusive\s*\)?\s*)?(?:[).;]|,(?P<rest>.*)|$)", re.S | re.I)
+_QUALIFIER = re.compile(
+    r"^\s*(?:\S+\s+){0,3}?(?:that|which|namely|those|where|whose|such|satisfying|divisible"
+    r"|not|except|excluding|exclusive|other|but|each|of)\b",
+    re.IGNORECASE,
+)
+_HEDGED = re.compile(r"\b(?:about|approximately|roughly|around|nearly|almost|some|over|under)"
+                     r"\s*$", re.IGNORECASE)  # fmt: skip
+
+
+def judge_range_count(m: re.Match, tail: str, prime_of: object = None) -> ClaimResult | None:
+    """A count of a range judged (None: a reading we cannot be sure of); `number_facts` calls
+    it as it calls its own judges, with the rest of the sentence and a primality it ignores."""
+    ends = _ENDS.match(tail)
+    if ends is None or ends["rest"] is not None and _QUALIFIER.match(ends["rest"]):
+        return None
+    if _HEDGED.search(m.string[: m.start("k")]):
+        return None
+    first, last = (int(re.sub(r"\s", "", m[g])) for g in "ab")
+    step = int(m["d"]) if m["d"] else None
+    if step is None and m["what"].lower() in ("terms", "values"):
+        return None  # "50 terms from 1 to 99": odd numbers, or any step the words leave out
+    step = step or 1
+    if step == 0 or last < first or (last - first) % step:
+        return None
+    true = (last - first) // step + 1
+    text = re.sub(r"\(\s*from", "from", re.sub(r"\s+", " ", m.group(0))).strip()
+    holds = true == int(m["k"])
+    return ClaimResult("holds" if holds else "false", text, m["k"], f"{true} {m['what'].lower()}")
