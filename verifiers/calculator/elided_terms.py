@@ -28,9 +28,9 @@ __all__ = ["ELLIPSIS", "spelled_out"]
 ELLIPSIS = re.compile(r"\\(?:cdots|ldots|dots)(?![A-Za-z])|\.\.\.|…")
 _NUMERAL = re.compile(r"\d+(?:\.\d+)?")
 # Separators of a sum's terms (a minus is none: `1 - 2 + \\cdots` alternates) and a product's.
-_SEPARATORS = re.compile(r"\\cdot(?![A-Za-z])|\\times(?![A-Za-z])|[+-]")
 _SUM = re.compile(r"[+-]")
 _PRODUCT = re.compile(r"\\cdot(?![A-Za-z])|\\times(?![A-Za-z])")
+_SEPARATORS = re.compile(f"{_PRODUCT.pattern}|{_SUM.pattern}")
 # A numeral whose extent the text does not bound: `\\frac12`, `x^23`, `a_12`.
 _UNBOUNDED = re.compile(r"(?:\\[dt]?frac|\\binom|\\sqrt|[\^_])\s*$")
 _SUBSCRIPT_OPEN = re.compile(r"_\s*\{[^{}]*$")

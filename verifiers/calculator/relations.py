@@ -57,9 +57,9 @@ _REGION = re.compile(
 )
 # Commands a member may hold: the parser reads each of them exactly.
 _ALLOWED_COMMANDS = frozenset(
-    "frac dfrac tfrac sqrt cdot times div pi sin cos tan cot sec csc log ln binom sum prod cdots"
-    " ldots dots"
-    " left right alpha beta gamma delta theta lambda mu phi psi omega sigma tau rho".split()
+    "frac dfrac tfrac sqrt cdot times div pi sin cos tan cot sec csc log ln binom sum prod"
+    " cdots ldots dots left right"
+    " alpha beta gamma delta theta lambda mu phi psi omega sigma tau rho".split()
 )
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
 # `$$ \begin{align*} ... \end{align*} $$`: an environment of rows inside another region is

@@ -1,10 +1,11 @@
 """Sums and products written with their bounds (`\\sum_{k=1}^{10} body`): where the body ends,
 and the total in exact fractions when the body is a fraction of its index.
 
-`latex_math.read_member` reads the body and decides what is read; this module finds the
-bounds, says when the body's extent is not written (`\\sum k + 1`), and adds or multiplies
-the terms of a rational body as Python fractions (a thousand sympy substitutions take the
-better part of a second; the same thousand terms as fractions, a few milliseconds).
+`latex_math.read_member` reads the body; this module finds the bounds, says when the body's
+extent is not written (`\\sum k + 1`), which ranges and bodies it totals (`total`), and adds
+or multiplies the terms of a rational body as Python fractions (a thousand sympy
+substitutions take the better part of a second; the same thousand terms as fractions, a few
+milliseconds), a polynomial's over a long range in closed form.
 """
 
 from __future__ import annotations
@@ -95,11 +96,11 @@ def exact_total(op: str, body, symbol, low: int, high: int):
     if op == "sum" and len(bottom) == 1 and high - low > MAX_RANGE:
         closed = _polynomial_sum(top, low, high) / bottom[0]
         return sympy.Rational(closed.numerator, closed.denominator)
-    total = Fraction(0) if op == "sum" else Fraction(1)
+    running = Fraction(0) if op == "sum" else Fraction(1)
     for k in range(low, high + 1):
         term = _horner(top, k) / _horner(bottom, k)  # ZeroDivisionError where it is 1/0
-        total = total + term if op == "sum" else total * term
-    return sympy.Rational(total.numerator, total.denominator)
+        running = running + term if op == "sum" else running * term
+    return sympy.Rational(running.numerator, running.denominator)
 
 
 def _polynomial_sum(coefficients: list[Fraction], low: int, high: int) -> Fraction:
