@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from verifiers.calculator.relations import depth_split
 from verifiers.calculator.written_sums import MAX_RANGE
 
 __all__ = ["ELLIPSIS", "spelled_out"]
@@ -28,9 +29,8 @@ __all__ = ["ELLIPSIS", "spelled_out"]
 ELLIPSIS = re.compile(r"\\(?:cdots|ldots|dots)(?![A-Za-z])|\.\.\.|…")
 _NUMERAL = re.compile(r"\d+(?:\.\d+)?")
 # Separators of a sum's terms (a minus is none: `1 - 2 + \\cdots` alternates) and a product's.
-_SUM = re.compile(r"[+-]")
-_PRODUCT = re.compile(r"\\cdot(?![A-Za-z])|\\times(?![A-Za-z])")
-_SEPARATORS = re.compile(f"{_PRODUCT.pattern}|{_SUM.pattern}")
+_SUM = ("+", "-")
+_PRODUCT = ("\\cdot", "\\times")
 # A numeral whose extent the text does not bound: `\\frac12`, `x^23`, `a_12`.
 _UNBOUNDED = re.compile(r"(?:\\[dt]?frac|\\binom|\\sqrt|[\^_])\s*$")
 _SUBSCRIPT_OPEN = re.compile(r"_\s*\{[^{}]*$")
@@ -120,7 +120,7 @@ def _enclosing(member: str, at: int) -> tuple[int, int] | None:
 def _operation(content: str) -> str | None:
     """"sum" or "prod" by the separators on both sides of the dots; None when the dots stand
     inside a term or between separators of two kinds."""
-    pieces = _pieces(content, _SEPARATORS) or []
+    pieces = _pieces(content, _PRODUCT + _SUM) or []
     at = next((i for i, (text, _) in enumerate(pieces) if ELLIPSIS.fullmatch(text.strip())), None)
     if at is None or at == 0:
         return None
@@ -128,26 +128,11 @@ def _operation(content: str) -> str | None:
     return "sum" if around == {"+"} else "prod" if around <= {"\\cdot", "\\times"} else None
 
 
-def _pieces(content: str, separators: re.Pattern) -> list[tuple[str, str]] | None:
+def _pieces(content: str, separators: tuple[str, ...]) -> list[tuple[str, str]] | None:
     """The content cut at its top-level separators: [(piece, separator after it)]; None when
     it starts with a sign (`-1 - 2 - \\cdots`)."""
-    out: list[tuple[str, str]] = []
-    depth, start, pos = 0, 0, 0
-    while pos < len(content):
-        char = content[pos]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif depth == 0 and (m := separators.match(content, pos)):
-            out.append((content[start:pos], m.group()))
-            pos = start = m.end()
-            continue
-        pos += 1
-    out.append((content[start:], ""))
-    if not out[0][0].strip():
-        return None
-    return out
+    out = depth_split(content, separators)
+    return out if out[0][0].strip() else None
 
 
 def _shape(term: str) -> tuple[str, list[str], list[int]] | None:

@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 __all__ = [
-    "TURNED", "Clause", "Relation", "admissible", "clauses", "math_regions", "primes_written",
-    "written",
+    "TURNED", "Clause", "Relation", "admissible", "clauses", "depth_split", "math_regions",
+    "primes_written", "written",
 ]  # fmt: skip
 
 # Relation signs at the top level of a clause, longest spelling first.
@@ -165,7 +165,7 @@ def _unboxed(body: str) -> str:
     return body
 
 
-def _depth_split(body: str, seps: tuple[str, ...]) -> list[tuple[str, str]]:
+def depth_split(body: str, seps: tuple[str, ...]) -> list[tuple[str, str]]:
     """Cut `body` at top-level occurrences of `seps` (outside braces, brackets and parentheses):
     [(piece, separator that ended it)]. A command separator (`\\le`) must not run on into
     letters (`\\left`)."""
@@ -209,7 +209,7 @@ def _depth_split(body: str, seps: tuple[str, ...]) -> list[tuple[str, str]]:
 def _relation_split(clause: str) -> tuple[list[str], list[str]]:
     spellings = tuple(s for s, _ in _RELATIONS)
     canon = dict(_RELATIONS)
-    pieces = _depth_split(clause, spellings)
+    pieces = depth_split(clause, spellings)
     # A sentence's full stop or comma written inside the math belongs to the prose.
     members = [p.strip().rstrip(".,;").strip() for p, _ in pieces]
     ops = [canon[sep] for _, sep in pieces[:-1]]
@@ -238,7 +238,7 @@ def clauses(step: str) -> list[Clause]:
         body = _SPACED_GROUP.sub(lambda m: " " + m.group(1) + " ", body)
         # `\text{or}` and friends are words between clauses; keep them as the next one's words.
         body = _TEXT_ARG.sub(lambda m: "\\text" + " " + m.group(1).replace("\\", " ") + " ", body)
-        pieces = _depth_split(body, _CLAUSE_BREAKS + (",",))
+        pieces = depth_split(body, _CLAUSE_BREAKS + (",",))
         words = prose
         open_chain = open_chain and not prose.strip()
         bare = None  # a row of bare math, then the words before it: `&(x + 1)^2 \\ &= ...`
