@@ -24,6 +24,7 @@ from verifiers.calculator.claim_words import (
     numeric,
 )
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.counting import simplified
 from verifiers.calculator.decimal_rewrites import decimal_rewrite
 from verifiers.calculator.elided_terms import ELLIPSIS
 from verifiers.calculator.forms import (
@@ -49,8 +50,8 @@ from verifiers.calculator.symbolic import (
     compare_identity,
     fmt,
     follows,
-    point,
     same_value,
+    sides_at,
 )
 
 
@@ -126,7 +127,7 @@ def judge_link(
         or i >= 1 and lone(members[0]) and _exponential(lefts[0], rights[0])
         or _evaluated(left, right, defs, before)
         or _rewrites(members, i, defs)
-        and _rewritten(*atomized(lefts[0], rights[0]), before)
+        and (_rewritten(*atomized(lefts[0], rights[0]), before) or simplified(lefts[0], rights[0]))
         or _rewrite_of(left, right, lefts[0], rights[0], before)
         or _factored_known(left, right, lefts[0], rights[0], known)
     ):
@@ -136,8 +137,7 @@ def judge_link(
     if constant is not None:
         return ClaimResult("false", text, reason=f"the two sides differ by {fmt(constant)}")
     subs, a, b = witness
-    reason = f"at {point(subs)} the sides are {fmt(a)} and {fmt(b)}"
-    return ClaimResult("false", text, reason=reason)
+    return ClaimResult("false", text, reason=f"at {sides_at(subs, a, b)}")
 
 
 # Words that announce a rewrite of one expression, not an equation to solve; the first few
@@ -152,7 +152,7 @@ _REWRITE = re.compile(
     r"expan|factor|multiply(ing)? out|distribut|identity|formula|simplif|difference of (two )?"
     r"(squares|cubes)|sum of (two )?cubes|group|combin|common denominator|telescop"
 )
-_FORMULA = re.compile(r"formula\W*$|the identity\W*$|double.angle|half.angle")
+_FORMULA = re.compile(r"formula\W*$|the (?:identity|property)\W*$|double.angle|half.angle")
 # "Using the fact that \\tan(180^\\circ - x) = \\cot x": after those words only a reduction
 # formula is an identity claimed (a trig function of a right angle's multiple and a letter,
 # against one of the letter); "the fact that \\sin x = 2\\cos x" recalls a condition.

@@ -11,18 +11,19 @@ Grammar, loosest first: sum of terms; a term is factors joined by `\\cdot`, `\\t
 `\\div` or juxtaposition (`2x`, `ab`, `x(x-3)`); a factor is an optional sign and a power; a
 power is a primary with `^` and `!`. Primaries: numbers, one-letter symbols (with a
 subscript), Greek letters, `\\pi`, groups in `()`, `[]`, `{}`, `\\frac`, `\\sqrt[n]{}`,
-`\\binom`, functions (trig, `\\ln`, `\\log`, `\\log_b`, a letter the chain defined), finite
-`\\sum`/`\\prod` with integer bounds. A function's argument without parentheses runs over the
-juxtaposed factors that follow it (`\\sin 2x` is sin(2x)) and stops at the next function.
+`\\binom` (and `!`) of letters too (`counting`), functions (trig, `\\ln`, `\\log`, `\\log_b`, a
+letter the chain defined), finite `\\sum`/`\\prod` with integer bounds. A function's argument
+without parentheses runs over the juxtaposed factors that follow it (`\\sin 2x` is sin(2x))
+and stops at the next function.
 `ParseError` for anything else: what is not read whole is not read.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from functools import lru_cache
 
+from verifiers.calculator.counting import binomial_too_large, of_letters
 from verifiers.calculator.relations import primes_written
 from verifiers.calculator.written_sums import covers_unwritten, total, written_bounds
 
@@ -48,21 +49,6 @@ LEIBNIZ = re.compile(r"^\s*\\frac\s*\{\s*d\s*\}\s*\{\s*d\s*([a-z])\s*\}(.*)$", r
 # `\frac{d}{dx}`, `\frac{dy}{dx}`, `dx`: Leibniz notation (`\frac{d}{a}` is a quotient).
 _DERIVATIVE = re.compile(r"\\frac\s*\{\s*d\s*[a-z]?\s*\}\s*\{\s*d\s*[a-z]|\bd[a-z]\b")
 _MAX_EXPONENT = 10_000
-_MAX_BINOMIAL_DIGITS = 3_000  # about the size of the largest factorial read (1000!)
-
-
-def _binomial_too_large(n: int, k: int) -> bool:
-    """Whether `\\binom{n}{k}` has over `_MAX_BINOMIAL_DIGITS` digits, no big number built:
-    it lies between 2^k and n^k for k up to n/2, log-gamma tells in between, and an n past a
-    float's range is far too large all the same."""
-    k = min(k, n - k)
-    if k <= 4 * _MAX_BINOMIAL_DIGITS and k * n.bit_length() * math.log10(2) <= _MAX_BINOMIAL_DIGITS:
-        return False
-    try:
-        digits = (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(10)
-    except OverflowError:
-        return True
-    return digits > _MAX_BINOMIAL_DIGITS
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
@@ -172,7 +158,7 @@ class _Reader:
                 base = self.sp.Pow(base, exponent)
             elif tok == "!":
                 self.take()
-                if not (base.is_Integer and 0 <= base <= 1000):
+                if not (base.is_Integer and 0 <= base <= 1000 or of_letters(base)):
                     raise ParseError("factorial of something other than a small integer")
                 base = self.sp.factorial(base)
             else:
@@ -236,9 +222,11 @@ class _Reader:
             return sp.sqrt(radicand) if index is None else sp.root(radicand, index)
         if name == "binom":
             n, k = self.group(), self.group()
+            if of_letters(n, k):
+                return sp.binomial(n, k)
             if not (n.is_Integer and k.is_Integer):
                 raise ParseError("binomial of non-integers")
-            if 0 <= k <= n and _binomial_too_large(int(n), int(k)):
+            if 0 <= k <= n and binomial_too_large(int(n), int(k)):
                 # `\binom{1000000000}{500000000}` would hold sympy past any time limit
                 raise ParseError("binomial too large")
             return sp.binomial(n, k)

@@ -305,6 +305,11 @@ def clauses(step: str) -> list[Clause]:
     return out
 
 
+# A `!` that is no factorial of a number, a bracket or a lone letter written against it
+# (`n!`, `(n-k)!`; "x !" or a word's "!" is not one).
+_NO_FACTORIAL = re.compile(r"[^\d)\sa-z]\s*!|[a-z]\s+!|[A-Za-z]{2}!")
+
+
 @lru_cache(maxsize=16384)  # asked of the same members many times over a chain
 def admissible(member: str) -> bool:
     """Whether every piece of a member is one the parser reads exactly and we read alike."""
@@ -312,7 +317,7 @@ def admissible(member: str) -> bool:
         return False
     # A function's derivative (`f'(x)`) is a name: whether the chain defined f is the reader's.
     member = _PRIMED.sub(r"\1", member)
-    if any(c in member for c in "'%&|$\"?:") or re.search(r"[^\d)\s]\s*!", member):
+    if any(c in member for c in "'%&|$\"?:") or _NO_FACTORIAL.search(member):
         return False
     # Degrees are read after a number or a letter (`30^\\circ`); a composition `f \\circ g`
     # is not.

@@ -5,7 +5,8 @@ killable worker, one step at a time); this module evaluates what
 `verifiers.calculator.readers` reads:
 
 - **Identity** (`A = B` claimed for every value of its symbols): both sides are evaluated
-  exactly at several rational and integer points. A point where either side is undefined or
+  exactly at several rational and integer points (whole-number points only where a factorial
+  or binomial of a letter is written: `counting`). A point where either side is undefined or
   not real says nothing. If the sides agree at every point that says something, the link
   holds (for polynomials and rational functions agreement at more points than the degree is
   a proof; elsewhere it is overwhelming evidence, and a True only says the check passed). If
@@ -32,10 +33,12 @@ from fractions import Fraction
 from functools import lru_cache
 
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.counting import INTEGER_POINTS, counted, counts_at
 from verifiers.calculator.readers import readings
 
 __all__ = [
     "check_number", "compare_identity", "fmt", "follows", "near", "point", "roots_of", "same_value",
+    "sides_at",
 ]
 
 _POINTS = (
@@ -116,9 +119,12 @@ def compare_identity(left, right):
     agree = differ = 0
     diffs = []
     witness = None
-    for row in _POINTS:
+    counts = counted(left, right)  # factorials and binomials of letters: whole numbers only
+    for row in INTEGER_POINTS if counts else _POINTS:
         subs = {s: sympy.Rational(row[i % len(row)].numerator, row[i % len(row)].denominator)
                 for i, s in enumerate(names)}  # fmt: skip
+        if counts and not counts_at(counts, subs):
+            continue
         point = tuple(subs.items())
         a, b = _point_value(left, point), _point_value(right, point)
         if a is None or b is None or _untrusted(a, b):
@@ -317,6 +323,13 @@ def follows(expr, conditions: list | None) -> bool:
 def point(subs: dict) -> str:
     """A witness point as evidence writes it: `x = 7/3, y = -5/4`."""
     return ", ".join(f"{name} = {value}" for name, value in subs.items())
+
+
+def sides_at(subs: dict, a, b) -> str:
+    """A witness and the two sides' values there: `x = 7/3 the sides are 4 and 5`; values alike
+    in their first digits (`\\binom{10^9}{9}`) also say how far apart they are."""
+    shown = f"{point(subs)} the sides are {fmt(a)} and {fmt(b)}"
+    return shown if fmt(a) != fmt(b) else f"{shown}, {fmt(abs(a - b))} apart"
 
 
 def fmt(value) -> str:
