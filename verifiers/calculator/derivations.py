@@ -152,22 +152,24 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict, lea
     if _SIMPLIFIED.match(said) or _FACTORED.match(said):
         return polynomial_derivation(e1, e2, names, text, source)
     said = re.split(r"[.!?]\s", lead.strip())[-1].lower()
-    if lead.strip().endswith(before.strip()) and _FACTORED.match(said):
+    if lead.strip().endswith(before.strip()) and (_FACTORED.match(said) or _SIMPLIFIED.match(said)):
         return polynomial_derivation(e1, e2, names, text, source)
     return None
 
 
+# A term taken out or isolated, written as a short formula ("factoring out \\(a_3\\)").
+_FACTOR = r"(?:\\\(\s*[^()]{1,12}?\s*\\\)|\$[^$]{1,12}\$)"
 # The whole sentence before the equation says it is the last one simplified.
 _SIMPLIFIED = re.compile(
     r"^\W*(?:(?:this|which|it|that|the equation|the sum|we)\s+)?(?:then\s+|further\s+)?"
     r"(?:simplif(?:y|ies|ying)|expand(?:s|ing)?|rearrang(?:e|es|ing)|collect(?:s|ing)? like terms"
     r"|combin(?:e|es|ing) like terms"
     r"|(?:can\s+(?:be\s+)?)?(?:further\s+)?rewr(?:ite|ites|itten|iting)(?:\s+(?:this|it))?)"
-    r"(?:\s+(?:the\s+)?(?:(?:left|right)(?:-hand)?\s+side|both\s+sides|equation|expression))?"
-    r"(?:\s+(?:to|further|as|gives|we get|get|obtain|yields))*\W*$"
+    r"(?:\s+(?:the\s+|this\s+)?"
+    r"(?:(?:left|right)(?:-hand)?\s+side|both\s+sides|equation|expression))?"
+    r"(?:\s+to\s+isolate\s+(?:the\s+terms?\s+)?" + _FACTOR + r")?"
+    r"(?:,?\s+(?:to|further|as|gives|we get|get|obtain|yields))*\W*$"
 )
-# The factor taken out, written as a short formula ("factoring out \\(a_3\\)").
-_FACTOR = r"(?:\\\(\s*[^()]{1,12}?\s*\\\)|\$[^$]{1,12}\$)"
 # The whole sentence says a side of the last equation is factored ("We can factor out a common
 # term from the left-hand side:"); naming another equation ("the first") says nothing here.
 _FACTORED = re.compile(
