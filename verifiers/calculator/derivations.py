@@ -161,14 +161,15 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict, lea
 _FACTOR = r"(?:\\\(\s*[^()]{1,12}?\s*\\\)|\$[^$]{1,12}\$)"
 # The whole sentence before the equation says it is the last one simplified.
 _SIMPLIFIED = re.compile(
-    r"^\W*(?:(?:this|which|it|that|the equation|the sum|we)\s+)?(?:then\s+|further\s+)?"
-    r"(?:simplif(?:y|ies|ying)|expand(?:s|ing)?|rearrang(?:e|es|ing)|collect(?:s|ing)? like terms"
-    r"|combin(?:e|es|ing) like terms"
-    r"|(?:can\s+(?:be\s+)?)?(?:further\s+)?rewr(?:ite|ites|itten|iting)(?:\s+(?:this|it))?)"
+    r"^\W*(?:(?:this|which|it|that|the equation|this equation|the sum|we)\s+)?"
+    r"(?:(?:can|then|further|now)\s+(?:be\s+)?)*"
+    r"(?:simplif(?:y|ies|ying|ied|ication)|expand(?:s|ing)?(?:\s+and\s+simplifying)?"
+    r"|rearrang(?:e|es|ing)|collect(?:s|ing)? like terms|combin(?:e|es|ing) like terms"
+    r"|after simplification|rewr(?:ite|ites|itten|iting))"
     r"(?:\s+(?:the\s+|this\s+)?"
-    r"(?:(?:left|right)(?:-hand)?\s+side|both\s+sides|equation|expression))?"
-    r"(?:\s+to\s+isolate\s+(?:the\s+terms?\s+)?" + _FACTOR + r")?"
-    r"(?:,?\s+(?:to|further|as|gives|we get|get|obtain|yields))*\W*$"
+    r"(?:(?:left|right)(?:-hand)?\s+side|both\s+sides|equation|expression|terms|this|it))?"
+    r"(?:\s+further)?(?:\s+to\s+isolate\s+(?:the\s+terms?\s+)?" + _FACTOR + r")?"
+    r"(?:,?\s+(?:to|further|as|gives|we get|we have|we obtain|get|obtain|yields|us))*\W*$"
 )
 # The whole sentence says a side of the last equation is factored ("We can factor out a common
 # term from the left-hand side:"); naming another equation ("the first") says nothing here.
@@ -252,13 +253,29 @@ def unfollowed(holds, fails, names: list, points, text: str, source: str, keep=N
     last, others = names[-1], names[:-1]
     for values in points:
         point = dict(zip(others, values, strict=True))
-        for root in sorted(roots_of(holds.subs(point), last) or (), key=str):
-            if not root.is_rational or (keep is not None and not keep(last, root)):
+        for root in _rational_roots(holds.subs(point), last):
+            if keep is not None and not keep(last, root):
                 continue
             at_root = sympy.simplify(fails.subs(point).subs(last, root))
             if at_root.is_number and at_root != 0 and at_root.is_finite:
                 return _witnessed(text, source, {**point, last: root})
     return None
+
+
+def _rational_roots(expr, var) -> list:
+    """The rational roots of `expr = 0` in `var`, a polynomial of degree 1 to 6 with rational
+    coefficients (none otherwise), in a fixed order. Found by factoring: a quartic's roots
+    written out in radicals, only to be dropped, took seconds."""
+    import sympy
+
+    try:
+        num, den = sympy.fraction(sympy.together(expr))
+        poly = sympy.Poly(sympy.expand(num), var)
+    except Exception:
+        return []
+    if not 1 <= poly.degree() <= 6 or not all(c.is_Rational for c in poly.coeffs()):
+        return []
+    return sorted((r for r in poly.ground_roots() if den.subs(var, r) != 0), key=str)
 
 
 def _linear(expr, names: list) -> bool:
