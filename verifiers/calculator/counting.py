@@ -21,8 +21,9 @@ __all__ = [
     "INTEGER_POINTS", "binomial_too_large", "counted", "counts_at", "of_letters", "simplified",
 ]
 
-# The largest factorial (or binomial bottom) evaluated: past it (`(1000n)!`) it costs more than
-# it tells.
+_MAX_BINOMIAL_DIGITS = 3_000  # about the size of the largest factorial read (1000!)
+# The largest factorial (or binomial bottom) of letters evaluated: past it (`(1000n)!`) it costs
+# more than it tells.
 _MAX_ARGUMENT = 400
 
 # Whole-number points, each letter in turn the larger of a pair, so a binomial's top and bottom
@@ -84,9 +85,6 @@ def counts_at(atoms: list, subs: dict) -> bool:
         elif args[0] > _MAX_ARGUMENT:
             return False
     return True
-
-
-_MAX_BINOMIAL_DIGITS = 3_000  # about the size of the largest factorial read (1000!)
 
 
 def binomial_too_large(n: int, k: int) -> bool:

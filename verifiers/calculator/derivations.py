@@ -24,7 +24,7 @@ from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.forms import attempt, grouped, shifted
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.solutions import Condition, difference, roots_text
-from verifiers.calculator.symbolic import fmt, near, roots_of
+from verifiers.calculator.symbolic import fmt, near, rational_roots, roots_of
 
 
 def follows_directly(first: Condition, second: Condition, before: str) -> bool:
@@ -253,29 +253,13 @@ def unfollowed(holds, fails, names: list, points, text: str, source: str, keep=N
     last, others = names[-1], names[:-1]
     for values in points:
         point = dict(zip(others, values, strict=True))
-        for root in _rational_roots(holds.subs(point), last):
+        for root in rational_roots(holds.subs(point), last):
             if keep is not None and not keep(last, root):
                 continue
             at_root = sympy.simplify(fails.subs(point).subs(last, root))
             if at_root.is_number and at_root != 0 and at_root.is_finite:
                 return _witnessed(text, source, {**point, last: root})
     return None
-
-
-def _rational_roots(expr, var) -> list:
-    """The rational roots of `expr = 0` in `var`, a polynomial of degree 1 to 6 with rational
-    coefficients (none otherwise), in a fixed order. Found by factoring: a quartic's roots
-    written out in radicals, only to be dropped, took seconds."""
-    import sympy
-
-    try:
-        num, den = sympy.fraction(sympy.together(expr))
-        poly = sympy.Poly(sympy.expand(num), var)
-    except Exception:
-        return []
-    if not 1 <= poly.degree() <= 6 or not all(c.is_Rational for c in poly.coeffs()):
-        return []
-    return sorted((r for r in poly.ground_roots() if den.subs(var, r) != 0), key=str)
 
 
 def _linear(expr, names: list) -> bool:

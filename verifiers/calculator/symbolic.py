@@ -37,8 +37,8 @@ from verifiers.calculator.counting import INTEGER_POINTS, counted, counts_at
 from verifiers.calculator.readers import readings
 
 __all__ = [
-    "check_number", "compare_identity", "fmt", "follows", "near", "point", "roots_of", "same_value",
-    "sides_at",
+    "check_number", "compare_identity", "fmt", "follows", "near", "point", "rational_roots",
+    "roots_of", "same_value", "sides_at",
 ]
 
 _POINTS = (
@@ -217,8 +217,9 @@ def check_number(left_s: str, op: str, right_s: str, defs: dict | None = None) -
 
 
 @lru_cache(maxsize=4096)
-def roots_of(expr, var):
-    """The set of roots of a polynomial equation `expr = 0` in one unknown (None: not one)."""
+def _polynomial(expr, var):
+    """`expr = 0` as a polynomial in `var` of degree 1 to 6 with rational coefficients, and the
+    denominator its roots must leave nonzero (None: not one)."""
     import sympy
 
     try:
@@ -228,10 +229,30 @@ def roots_of(expr, var):
         return None
     if poly.degree() < 1 or poly.degree() > 6 or not all(c.is_Rational for c in poly.coeffs()):
         return None
+    return poly, den
+
+
+def roots_of(expr, var):
+    """The set of roots of a polynomial equation `expr = 0` in one unknown (None: not one)."""
+    import sympy
+
+    if (found := _polynomial(expr, var)) is None:
+        return None
+    poly, den = found
     found = sympy.roots(poly)
     if sum(found.values()) != poly.degree():
         return None  # roots sympy cannot write exactly: say nothing
     return frozenset(r for r in found if den.subs(var, r) != 0)
+
+
+def rational_roots(expr, var) -> list:
+    """The rational roots of what `roots_of` reads, in a fixed order (none where it reads no
+    polynomial). Found by factoring: a quartic's roots written out in radicals, only to be
+    dropped, took seconds."""
+    if (found := _polynomial(expr, var)) is None:
+        return []
+    poly, den = found
+    return sorted((r for r in poly.ground_roots() if den.subs(var, r) != 0), key=str)
 
 
 def value_at(expr, point: dict):
