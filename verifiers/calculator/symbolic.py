@@ -216,7 +216,6 @@ def check_number(left_s: str, op: str, right_s: str, defs: dict | None = None) -
     return ClaimResult("false", text, _show(b), _show(a), "the two sides differ", numbers=True)
 
 
-@lru_cache(maxsize=4096)
 def _polynomial(expr, var):
     """`expr = 0` as a polynomial in `var` of degree 1 to 6 with rational coefficients, and the
     denominator its roots must leave nonzero (None: not one)."""
@@ -232,6 +231,7 @@ def _polynomial(expr, var):
     return poly, den
 
 
+@lru_cache(maxsize=4096)
 def roots_of(expr, var):
     """The set of roots of a polynomial equation `expr = 0` in one unknown (None: not one)."""
     import sympy
