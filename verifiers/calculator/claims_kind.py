@@ -71,6 +71,7 @@ from verifiers.calculator.identities import judge_link
 from verifiers.calculator.in_place import numbers_in_place
 from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly, row_on
 from verifiers.calculator.inequalities import judge as judge_inequality
+from verifiers.calculator.known import rewrites_only
 from verifiers.calculator.operations import operated
 from verifiers.calculator.paired_displays import paired
 from verifiers.calculator.readers import readings
@@ -284,7 +285,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 if result is not None:
                     step.add(result, (previous.left, previous.right, left, right), defs)
             step.conditions.append(here)
-            known.append((left, right))
+            if not rewrites_only(members, defs):
+                known.append((left, right))
             previous = None if used_fact(before) else here  # no source of the next alone
     found_pairs, ends_on = paired(clauses, defs, last_group)
     for found, members_read in found_pairs:

@@ -2,7 +2,8 @@
 
 A link false as an identity may be true given the conditions written before it (`x + y = 10`
 makes `x = 10 - y` no slip): `known_polynomials` reads them for `symbolic.follows`, and says
-when one it cannot read speaks of the same unknowns (then nothing is judged).
+when one it cannot read speaks of the same unknowns (then nothing is judged). A chain whose
+ends are one expression written twice sets no condition (`rewrites_only`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from verifiers.calculator.claim_words import BARE_LETTERS
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 
-__all__ = ["known_polynomials"]
+__all__ = ["known_polynomials", "rewrites_only"]
 
 # A function we cannot read applied to its letters (`f(x)`, `f_1(x)`, `g_{2}(t)`, `f(x,y)`): a
 # condition holding it is about the function (a definition, an identity it satisfies).
@@ -42,3 +43,18 @@ def known_polynomials(known: list, defs: dict, *exprs) -> list | None:
         if expr.free_symbols & symbols:
             out.append(expr)
     return out
+
+
+def rewrites_only(members: tuple, defs: dict) -> bool:
+    """Whether a chain `A = B = C` only rewrites one expression: its ends read, hold letters,
+    and agree as an identity. Its links are then no condition on the letters, even one too
+    large to read (`\\binom{10^9 + 1}{k - 1} = \\frac{(10^9 + 1)!}{...} = ...`), which as a
+    condition would spare every later claim about k."""
+    from verifiers.calculator.symbolic import compare_identity
+
+    if len(members) < 3:
+        return False
+    first, last = readings(members[0], defs), readings(members[-1], defs)
+    if len(first) != 1 or len(last) != 1 or not (first[0] - last[0]).free_symbols:
+        return False
+    return compare_identity(first[0], last[0])[0] == "holds"
