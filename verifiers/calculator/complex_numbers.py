@@ -8,7 +8,9 @@ it a value (`a_i`, `\\sum_{i=1}`, `i = 1`). There a link between two members tha
 other letter is judged: each side must read as a number a + bi (a, b real, written with
 rationals and roots), and the two must be the same number; a root of a negative number is its
 principal value (`\\sqrt{-4} = 2i`). Nothing else is read (a modulus, a root or a function of
-anything that holds i, letters beside i, an inequality: complex numbers have no order).
+anything that holds i, an odd root of a negative number, which elsewhere is the real root and
+here may be any of its branches, letters beside i, an inequality: complex numbers have no
+order).
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ def complex_link(left: str, op: str, right: str) -> ClaimResult | None:
         stand_in = _UNIT.sub("j", member)
         if "j" in member or not admissible(stand_in):
             return None
-        found = readings(stand_in)
+        found = readings(stand_in, real_roots=False)  # `\\sqrt[3]{-1}`: a branch here
         if len(found) != 1 or found[0].free_symbols - {sympy.Symbol("j")}:
             return None
         if _branches(found[0], sympy.Symbol("j")):

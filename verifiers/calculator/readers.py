@@ -130,20 +130,24 @@ def readings(
     library: bool = False,
     decimals: bool = False,
     applications: frozenset = frozenset(),
+    real_roots: bool = True,
 ) -> list:
     """Every reading of a member (one, or two for an unbased log) with the chain's functions
     applied; empty: unreadable (a function nobody defined is not read, but for the names in
     `applications`, kept applied: `verifiers.calculator.applications`). `library`: as
     `latex2sympy2_extended` reads it, for `confirmed`. `decimals`: a decimal beside unknowns
-    is read as the exact number it writes (for a caller that allows for its rounding)."""
+    is read as the exact number it writes (for a caller that allows for its rounding).
+    `real_roots`: an odd root of a negative number is the real one (`_real_odd_roots`); a
+    caller reading complex numbers keeps sympy's principal root, a branch it will not judge."""
     # Cached: a chain restates its members step after step, and each link reads both sides.
     definitions = tuple(sorted((defs or {}).items()))
-    return list(_readings(member, definitions, library, decimals, applications))
+    return list(_readings(member, definitions, library, decimals, applications, real_roots))
 
 
 @lru_cache(maxsize=8192)
 def _readings(
-    member: str, definitions: tuple, library: bool, decimals: bool, applications: frozenset
+    member: str, definitions: tuple, library: bool, decimals: bool, applications: frozenset,
+    real_roots: bool,
 ) -> tuple:
     import sympy
     from sympy.core.function import AppliedUndef
@@ -198,8 +202,32 @@ def _readings(
         left = {a.func.__name__ for a in expr.atoms(AppliedUndef)} - applications
         if left or not isinstance(expr, sympy.Expr):
             return ()
-        out.append(expr)
+        out.append(_real_odd_roots(expr) if real_roots else expr)
     return tuple(out)
+
+
+def _real_odd_roots(expr):
+    """An odd root of a negative number as the real root a competition text means
+    (`\\sqrt[3]{-8} = -2`, `\\sqrt[3]{2 - \\sqrt{5}}` negative), where sympy takes the
+    principal complex one and every claim about it would abstain as not real. Numbers only:
+    a root of a letter is read as sympy reads it, and it is real at the points tried when the
+    letter is positive."""
+    import sympy
+
+    def negative_odd_root(e) -> bool:
+        return (
+            e.is_Pow
+            and e.exp.is_Rational
+            and not e.exp.is_Integer
+            and e.exp.q % 2 == 1
+            and e.base.is_number
+            and e.base.is_negative is True
+        )
+
+    def real_root(e):
+        return (-1) ** e.exp.p * (-e.base) ** e.exp
+
+    return expr.replace(negative_odd_root, real_root) if expr.has(sympy.Pow) else expr
 
 
 def one_unknown(left: str, right: str, defs: dict):
