@@ -24,7 +24,7 @@ from verifiers.calculator.claim_words import numeric_reads
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.claims_kind import judge_step
 from verifiers.calculator.complex_numbers import UNIT_GIVEN, complex_problem
-from verifiers.calculator.definitions import defining
+from verifiers.calculator.definitions import constant_of, defining
 from verifiers.calculator.evaluate import warm_sympy
 from verifiers.calculator.plain_algebra import delimited
 from verifiers.calculator.readers import warm
@@ -60,6 +60,8 @@ class ChainAlgebra:
         given = []
         known = []
         for clause in _read(question):
+            if (name := constant_of(clause.members, clause.ops, clause.before)) is not None:
+                self._defs[name] = ("", clause.members[1])  # `Let $T = 8$`: T is 8 throughout
             for link in clause.links:
                 if link.op != "=":
                     continue

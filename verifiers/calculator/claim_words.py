@@ -13,7 +13,7 @@ from functools import lru_cache
 from verifiers.calculator.applications import confirmable
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.extract import extract_links
-from verifiers.calculator.readers import readings, written_exactly
+from verifiers.calculator.readers import fixed_names, readings, written_exactly
 from verifiers.calculator.relations import primes_written
 from verifiers.calculator.symbolic import compare_identity
 
@@ -122,7 +122,7 @@ def compact(text: str) -> str:
 
 
 def numeric(member: str, defs: dict) -> bool:
-    if LETTER.search(member) and not applies(member, defs):
+    if LETTER.search(member) and not applies(member, defs) and not fixed_names(defs):
         return False
     found = readings(member, defs)
     return bool(found) and not any(e.free_symbols for e in found)
@@ -137,17 +137,22 @@ def free_letters(text: str, defs: dict) -> bool:
     if GREEK_COMMAND.search(text):
         return True
     letters = set("".join(re.findall(r"[A-Za-z]+", COMMANDS.sub(" ", text))))
-    return bool(letters - bound)
+    return bool(letters - bound - fixed_names(defs))
 
 
 def applies(text: str, defs: dict) -> bool:
-    return bool(defs) and applied(defs).search(primes_written(text)) is not None
+    return bool(_functions(defs)) and applied(defs).search(primes_written(text)) is not None
 
 
 def applied(defs: dict) -> re.Pattern:
     """A function the chain defined, applied (`f(`), or its derivative (`f'(`, `f''(`), in a
     text whose primes are written as apostrophes (`relations.primes_written`)."""
-    return re.compile(rf"(?<![A-Za-z\\])[{''.join(defs)}]'*\s*\(")
+    names = "".join(_functions(defs)) or "^\\s\\S"  # none: a class nothing matches
+    return re.compile(rf"(?<![A-Za-z\\])[{names}]'*\s*\(")
+
+
+def _functions(defs: dict) -> list[str]:
+    return [name for name, (args, _) in defs.items() if args]
 
 
 def confirmed(members: tuple[str, ...], defs: dict | None = None) -> bool:

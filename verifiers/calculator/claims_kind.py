@@ -64,7 +64,7 @@ from verifiers.calculator.congruences import (
     divisibility,
     drawn_congruence,
 )
-from verifiers.calculator.definitions import define, defining, definitions
+from verifiers.calculator.definitions import define, defining, definitions, unfixed
 from verifiers.calculator.derivations import derivation, follows_directly
 from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.identities import judge_link
@@ -133,6 +133,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     for k, (members, ops, before, after, region, lead, rest) in enumerate(clauses):
         words = word_set(before) | word_set(region_after[region].split(".")[0])
         source = clauses[k - 1][:2] if k else last_relation or None  # the relation before it
+        if unfixed(def_texts, members, ops, defs):
+            defs = definitions(def_texts)  # the problem's constant given another value
         defined = defining(members, ops, defs)
         if defined:
             define(def_texts, *defined, members[1])

@@ -6,14 +6,25 @@ f is). A later use reads the body with the arguments put in (`readers.readings`)
 defined twice, differently, is read as neither: which one a later use means would be ours to
 guess. Two functions already defined set equal (`f(x, y) = g(x, y)`) say where they meet: an
 equation, not a definition.
+
+A problem that names a number (`Let $T = 8$.`) fixes that letter for every chain of it: a
+constant, read as its number wherever the letter stands (`constant_of`). Only the problem's:
+a chain's "let x = 0" is as often a value put into a functional equation, a trial or a
+case, after which x is free again. A chain that gives the letter another value
+(`unfixed`) makes it a letter again from there on.
 """
 
 from __future__ import annotations
 
-from verifiers.calculator.claim_words import FUNC_DEF
-from verifiers.calculator.readers import readings
+import re
 
-__all__ = ["define", "definitions", "defining"]
+from verifiers.calculator.claim_words import FUNC_DEF, NOT_CLAIMED, compact, numeric, word_set
+from verifiers.calculator.readers import DECIMAL, readings
+
+# Words that give a letter its value in a problem's statement.
+_NAMES = re.compile(r"\b(?:let|denote|define|given)\b")
+
+__all__ = ["constant_of", "define", "definitions", "defining", "unfixed"]
 
 
 def defining(members: tuple[str, ...], ops: tuple[str, ...], defs: dict):
@@ -58,7 +69,39 @@ def definitions(def_texts: dict) -> dict:
     for name, found in def_texts.items():
         if found is None:
             continue
-        parsed, args = readings(found[1], defs), [sympy.Symbol(a) for a in found[0].split(",")]
-        if len(parsed) == 1 and len(set(args) & parsed[0].free_symbols) == len(args):
+        parsed = readings(found[1], defs)
+        args = [sympy.Symbol(a) for a in found[0].split(",")] if found[0] else []
+        if len(parsed) != 1 or args == [] and parsed[0].free_symbols:
+            continue  # a constant (no arguments) is a number
+        if len(set(args) & parsed[0].free_symbols) == len(args):
             defs[name] = (tuple(args), parsed[0])
     return defs
+
+
+def constant_of(members: tuple[str, ...], ops: tuple[str, ...], before: str) -> str | None:
+    """The letter a problem's `Let $T = 8$` fixes (None when the clause fixes none): one
+    Latin letter given, after "let", "denote", "define" or "given" in its sentence, a real
+    number written exactly (no decimal: `x = 0.4545...` names a repeating one)."""
+    name = compact(members[0])
+    if len(members) != 2 or ops[0] != "=" or not re.fullmatch(r"[A-Za-z]", name):
+        return None
+    sentence = re.split(r"[.!?]\s", before)[-1].lower()
+    if not _NAMES.search(sentence) or word_set(sentence) & NOT_CLAIMED:
+        return None
+    if DECIMAL.search(members[1]) or not numeric(members[1], {}):
+        return None
+    # `Let $i = \\sqrt{-1}$` names the unit: complex numbers are read apart (`complex_numbers`).
+    return name if all(v.is_real for v in readings(members[1], {})) else None
+
+
+def unfixed(def_texts: dict, members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> bool:
+    """Drop a constant that the chain gives another value (`T = 5` where the problem fixed 8,
+    `T = t + 1`): from there the letter is one of the chain's. Whether one was dropped."""
+    name = compact(members[0])
+    if ops[0] != "=" or name not in defs or defs[name][0]:
+        return False
+    value = readings(members[1], defs)
+    if len(value) == 1 and not value[0].free_symbols and value[0] == defs[name][1]:
+        return False
+    def_texts[name] = None
+    return True

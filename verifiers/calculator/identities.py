@@ -43,7 +43,7 @@ from verifiers.calculator.forms import (
 )
 from verifiers.calculator.known import known_polynomials
 from verifiers.calculator.latex_math import LEIBNIZ
-from verifiers.calculator.readers import readings
+from verifiers.calculator.readers import fixed_letters, readings
 from verifiers.calculator.relations import admissible, primes_written
 from verifiers.calculator.symbolic import (
     check_number,
@@ -79,7 +79,8 @@ def judge_link(
             # orders them: a false order is a slip, a true one checks nothing computed.
             found = None if op == "=" else check_number(left, op, right, defs)
             return found if found is not None and found.outcome == "false" else None
-        if as_written and (theirs := left_to_numbers(text)) is not None:
+        # A letter the problem fixed (`T = 8`) is no number the numeric reader knows.
+        if as_written and not fixed_letters(text, defs) and (theirs := left_to_numbers(text)):
             return theirs
         outcome = check_number(left, op, right, defs)
         if outcome.outcome == "false" and _recovered(members, i, defs):

@@ -153,7 +153,9 @@ def _readings(
     from sympy.core.function import AppliedUndef
 
     defs = dict(definitions)
-    functions = frozenset(defs) | applications
+    # A name given a number (`definitions.constant_of`) is that number; the rest are functions.
+    constants = {sympy.Symbol(n): defs[n][1] for n in fixed_names(defs)}
+    functions = frozenset(defs) - fixed_names(defs) | applications
     bases = ["10", "e"] if "\\log" in member and "\\log_" not in member else ["10"]
     # A number of degrees is that many 180ths of pi, for both readers alike (the library
     # reads `\\tan 30^\\circ` as the tangent of 30 radians).
@@ -202,6 +204,10 @@ def _readings(
         left = {a.func.__name__ for a in expr.atoms(AppliedUndef)} - applications
         if left or not isinstance(expr, sympy.Expr):
             return ()
+        if constants and expr.free_symbols & set(constants):
+            if expr.atoms(sympy.Sum, sympy.Product):
+                return ()  # a constant's name may be a bound index there: not ours to guess
+            expr = expr.xreplace(constants)
         out.append(_real_odd_roots(expr) if real_roots else expr)
     return tuple(out)
 
@@ -247,3 +253,15 @@ def one_unknown(left: str, right: str, defs: dict):
         return a[0], b[0], expr, unknown, sympy.Poly(expr, unknown)
     except sympy.PolynomialError:
         return None
+
+
+def fixed_names(defs: dict) -> set[str]:
+    """The letters the problem fixed to a number (`definitions.constant_of`): the definitions
+    without arguments."""
+    return {name for name, (args, _) in (defs or {}).items() if not args}
+
+
+def fixed_letters(text: str, defs: dict) -> bool:
+    """Whether the text writes a letter the problem fixed to a number."""
+    names = "".join(fixed_names(defs))
+    return bool(names) and re.search(rf"(?<![A-Za-z\\])[{names}](?![A-Za-z])", text) is not None

@@ -34,7 +34,7 @@ from functools import lru_cache
 
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.counting import INTEGER_POINTS, counted, counts_at
-from verifiers.calculator.readers import readings
+from verifiers.calculator.readers import fixed_letters, readings
 
 __all__ = [
     "check_number", "compare_identity", "fmt", "follows", "near", "point", "rational_roots",
@@ -210,10 +210,12 @@ def check_number(left_s: str, op: str, right_s: str, defs: dict | None = None) -
             else:
                 return ClaimResult("skipped", text, reason=f"relation {op!r}")
             shown = shown or (a, b)
+    # A letter the problem fixed (`T = 8`) is no number the numeric reader knows: ours to judge.
+    numbers = not fixed_letters(text, defs or {})
     if any(verdicts):
-        return ClaimResult("holds", text, numbers=True)
+        return ClaimResult("holds", text, numbers=numbers)
     a, b = shown
-    return ClaimResult("false", text, _show(b), _show(a), "the two sides differ", numbers=True)
+    return ClaimResult("false", text, _show(b), _show(a), "the two sides differ", numbers=numbers)
 
 
 def _polynomial(expr, var):

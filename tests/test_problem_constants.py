@@ -1,0 +1,61 @@
+"""A letter the problem fixes to a number (`Let $T = 8$.`) is that number in every step, until
+the chain gives it another value (pure logic, then the calculator in its worker)."""
+
+import pytest
+
+from verifiers.calculator.chain_algebra import _read
+from verifiers.calculator.definitions import constant_of
+from verifiers.calculator.verifier import CalculatorVerifier
+
+
+def _fixed(problem: str) -> list[str]:
+    return [n for c in _read(problem) if (n := constant_of(c.members, c.ops, c.before))]
+
+
+@pytest.mark.parametrize(
+    ("problem", "letters"),
+    [
+        ("Let $T = 8$. Compute $T^2 - 4$.", ["T"]),
+        (r"Let $N = 2^{10} + \frac{1}{2}$. Find the largest prime below $N$.", ["N"]),
+        (r"Denote $a = \sqrt{2}$. Compute $a^4$.", ["a"]),
+        # a repeating decimal, the imaginary unit, an expression in letters, a supposition,
+        # a letter named without the words that fix it: none is a constant
+        ("Let $x = 0.4545$ (repeating). Write $x$ as a fraction.", []),
+        (r"Let $i = \sqrt{-1}$. Compute $(1 + i)^4$.", []),
+        ("Let $a = b + 1$. Find $a^2 - b^2$.", []),
+        ("If $a = 3$, what is $a^2$?", []),
+        ("Compute $x^2$ when $x = 3$.", []),
+    ],
+)
+def test_which_problem_letters_are_fixed(problem, letters):
+    assert _fixed(problem) == letters
+
+
+@pytest.fixture(scope="module")
+def calc():
+    verifier = CalculatorVerifier(timeout_s=5.0)
+    yield verifier
+    verifier.close()
+
+
+def _statuses(calc, problem: str, steps: list[str]) -> list[str]:
+    return [v.status.value for v in calc.check_steps(steps, problem)]
+
+
+def test_a_fixed_letter_is_its_number_in_every_step(calc):
+    problem = "Let $T = 8$. Compute $T^2 - 4$."
+    steps = ["Since $T = 8$, we have $T^2 - 4 = 60$.", "So $2T + 1 = 18$."]
+    assert _statuses(calc, problem, steps) == ["correct", "incorrect"]
+
+
+def test_an_equation_in_a_fixed_letter_is_a_claim_about_numbers(calc):
+    # without the problem's value `a^2 + 1 = 11` would be an equation to solve
+    problem = "Let $a = 3$. Compute $a^2 + 1$."
+    assert _statuses(calc, problem, ["We have $a^2 + 1 = 11$."]) == ["incorrect"]
+    assert _statuses(calc, "Compute $a^2 + 1$.", ["We have $a^2 + 1 = 11$."]) != ["incorrect"]
+
+
+def test_a_letter_the_chain_gives_another_value_is_free_again(calc):
+    problem = "Let $T = 8$. Find $2T$."
+    steps = ["Take $T = 5$ instead.", "Then $2T = 10$ and $T^2 = 25$."]
+    assert "incorrect" not in _statuses(calc, problem, steps)
