@@ -1,5 +1,6 @@
 """A letter the problem fixes to a number (`Let $T = 8$.`) is that number in every step, until
-the chain gives it another value (pure logic, then the calculator in its worker)."""
+the chain gives it another value; a chain's own "let" fixes one for its step, "denote" for
+the rest of the chain (pure logic, then the calculator in its worker)."""
 
 import pytest
 
@@ -59,3 +60,27 @@ def test_a_letter_the_chain_gives_another_value_is_free_again(calc):
     problem = "Let $T = 8$. Find $2T$."
     steps = ["Take $T = 5$ instead.", "Then $2T = 10$ and $T^2 = 25$."]
     assert "incorrect" not in _statuses(calc, problem, steps)
+
+
+@pytest.mark.parametrize(
+    ("steps", "statuses"),
+    [
+        # a chain's "let" fixes the letter in its own step
+        (["Let $a = 3$. Then $a^2 + 1 = 11$."], ["incorrect"]),
+        (["Let $a = 3$. Then $a^2 + 1 = 10$."], ["correct"]),
+        # and only there: "let x = 1" is as often a value put in, the letter free again after
+        (["Let $a = 3$.", "Then $a^2 + 1 = 11$."], ["unverifiable", "unverifiable"]),
+        (["Let $x = 1$. Then $f(1) = 2$.", "Next, $x^2 - 5x + 6 = 0$ gives $x = 2$ or $x = 3$."],
+         ["unverifiable", "unverifiable"]),
+        # never when the same step goes on to give it another value
+        (["Let $x = 1$, so $f(1) = 2$; then $x^2 - 5x + 6 = 0$ gives $x = 2$ or $x = 3$."],
+         ["unverifiable"]),
+        # "denote" names it for the rest of the chain
+        ([r"Let us denote $x = \sqrt{2} + 1$.", r"Squaring, $x^2 = 4 + 2\sqrt{2}$."],
+         ["unverifiable", "incorrect"]),
+        ([r"Let us denote $x = \sqrt{2} + 1$.", r"Squaring, $x^2 = 3 + 2\sqrt{2}$."],
+         ["unverifiable", "correct"]),
+    ],
+)  # fmt: skip
+def test_a_letter_the_chain_fixes(calc, steps, statuses):
+    assert _statuses(calc, "Find f.", steps) == statuses

@@ -64,7 +64,7 @@ from verifiers.calculator.congruences import (
     divisibility,
     drawn_congruence,
 )
-from verifiers.calculator.definitions import define, defining, definitions, unfixed
+from verifiers.calculator.definitions import define, defining, definitions, fixing, unfixed
 from verifiers.calculator.derivations import derivation, follows_directly
 from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.identities import judge_link
@@ -126,6 +126,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     trials = False
     premise: tuple[int, tuple[str, str, str], int] | None = None  # last inequality, clause, region
     pending = opening = None  # values being put into an equation (`substitutions`)
+    step_fixed: list[str] = []  # letters this step's own "let" fixed
     # What the text says after a display ("This is a contradiction") speaks of all of it.
     region_after = {c[4]: c[3] for c in clauses}
     prose = " ".join(f"{c[2]} {c[3]}" for c in clauses)
@@ -135,6 +136,10 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         source = clauses[k - 1][:2] if k else last_relation or None  # the relation before it
         if unfixed(def_texts, members, ops, defs):
             defs = definitions(def_texts)  # the problem's constant given another value
+        elif (fixed := fixing(members, ops, before, clauses[k + 1 :], def_texts)) is not None:
+            define(def_texts, fixed[0], "", members[1])
+            defs = definitions(def_texts)
+            step_fixed += [] if fixed[1] else [fixed[0]]  # "let a = 3": this step's only
         defined = defining(members, ops, defs)
         if defined:
             define(def_texts, *defined, members[1])
@@ -290,6 +295,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             if not rewrites_only(members, defs):
                 known.append((left, right))
             previous = None if used_fact(before) else here  # no source of the next alone
+    for name in step_fixed:
+        def_texts.pop(name, None)
     found_pairs, ends_on = paired(clauses, defs, last_group)
     for found, members_read in found_pairs:
         step.add(found, members_read, defs)

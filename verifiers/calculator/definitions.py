@@ -8,9 +8,11 @@ guess. Two functions already defined set equal (`f(x, y) = g(x, y)`) say where t
 equation, not a definition.
 
 A problem that names a number (`Let $T = 8$.`) fixes that letter for every chain of it: a
-constant, read as its number wherever the letter stands (`constant_of`). Only the problem's:
-a chain's "let x = 0" is as often a value put into a functional equation, a trial or a
-case, after which x is free again. A chain that gives the letter another value
+constant, read as its number wherever the letter stands (`constant_of`). A chain's own
+"let a = 3" fixes it for its step only, since "let x = 0" is as often a value put into a
+functional equation, a trial or a case, after which x is free again ("now solve x^2 - 5x +
+6 = 0"); "denote" and "define" name it for the rest of the chain (`fixing`). Never when the
+same step gives the letter another value later, and a step that gives it another value
 (`unfixed`) makes it a letter again from there on.
 """
 
@@ -21,10 +23,11 @@ import re
 from verifiers.calculator.claim_words import FUNC_DEF, NOT_CLAIMED, compact, numeric, word_set
 from verifiers.calculator.readers import DECIMAL, readings
 
-# Words that give a letter its value in a problem's statement.
-_NAMES = re.compile(r"\b(?:let|denote|define|given)\b")
+# Words that give a letter its value; the last ones name it for the rest of the text.
+_NAMES = re.compile(r"\b(?:let|given|denote|define)\b")
+_LASTING = re.compile(r"\b(?:denote|define)\b")
 
-__all__ = ["constant_of", "define", "definitions", "defining", "unfixed"]
+__all__ = ["constant_of", "define", "definitions", "defining", "fixing", "unfixed"]
 
 
 def defining(members: tuple[str, ...], ops: tuple[str, ...], defs: dict):
@@ -76,6 +79,20 @@ def definitions(def_texts: dict) -> dict:
         if len(set(args) & parsed[0].free_symbols) == len(args):
             defs[name] = (tuple(args), parsed[0])
     return defs
+
+
+def fixing(members: tuple, ops: tuple, before: str, later: list, def_texts: dict):
+    """(letter, whether for the rest of the chain) when a chain's clause fixes a letter
+    (`constant_of`), else None: never one the problem or chain named already, nor one a
+    later clause of the step gives another value ("let x = 1 ... solving, x = 2 or x = 3").
+    A "let" fixes it for its step; "denote" and "define" for the rest of the chain."""
+    name = constant_of(members, ops, before)
+    if name is None or name in def_texts:
+        return None
+    if any(compact(c[0][0]) == name and len(c[0]) > 1 and compact(c[0][1]) != compact(members[1])
+           for c in later):  # fmt: skip
+        return None
+    return name, bool(_LASTING.search(re.split(r"[.!?]\s", before)[-1].lower()))
 
 
 def constant_of(members: tuple[str, ...], ops: tuple[str, ...], before: str) -> str | None:
