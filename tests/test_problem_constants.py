@@ -5,7 +5,7 @@ the rest of the chain (pure logic, then the calculator in its worker)."""
 import pytest
 
 from verifiers.calculator.chain_algebra import _read
-from verifiers.calculator.definitions import constant_of
+from verifiers.calculator.definitions import constant_of, definitions
 from verifiers.calculator.verifier import CalculatorVerifier
 
 
@@ -19,10 +19,9 @@ def _fixed(problem: str) -> list[str]:
         ("Let $T = 8$. Compute $T^2 - 4$.", ["T"]),
         (r"Let $N = 2^{10} + \frac{1}{2}$. Find the largest prime below $N$.", ["N"]),
         (r"Denote $a = \sqrt{2}$. Compute $a^4$.", ["a"]),
-        # a repeating decimal, the imaginary unit, an expression in letters, a supposition,
-        # a letter named without the words that fix it: none is a constant
+        # a repeating decimal, an expression in letters, a supposition, a letter named
+        # without the words that fix it: none is a constant
         ("Let $x = 0.4545$ (repeating). Write $x$ as a fraction.", []),
-        (r"Let $i = \sqrt{-1}$. Compute $(1 + i)^4$.", []),
         ("Let $a = b + 1$. Find $a^2 - b^2$.", []),
         ("If $a = 3$, what is $a^2$?", []),
         ("Compute $x^2$ when $x = 3$.", []),
@@ -30,6 +29,12 @@ def _fixed(problem: str) -> list[str]:
 )
 def test_which_problem_letters_are_fixed(problem, letters):
     assert _fixed(problem) == letters
+
+
+def test_a_constant_is_kept_only_as_one_real_number():
+    # read in the worker: the unit and what does not read whole are no constants
+    texts = {"T": ("", "8"), "i": ("", r"\sqrt{-1}"), "S": ("", r"\{1, 2\}"), "N": ("", "2^{10}")}
+    assert {name: value for name, (_, value) in definitions(texts).items()} == {"T": 8, "N": 1024}
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import FUNC_DEF, NOT_CLAIMED, compact, numeric, word_set
+from verifiers.calculator.claim_words import FUNC_DEF, NOT_CLAIMED, compact, free_letters, word_set
 from verifiers.calculator.readers import DECIMAL, readings
 
 # Words that give a letter its value; the last ones name it for the rest of the text.
@@ -74,8 +74,8 @@ def definitions(def_texts: dict) -> dict:
             continue
         parsed = readings(found[1], defs)
         args = [sympy.Symbol(a) for a in found[0].split(",")] if found[0] else []
-        if len(parsed) != 1 or args == [] and parsed[0].free_symbols:
-            continue  # a constant (no arguments) is a number
+        if len(parsed) != 1 or args == [] and (parsed[0].free_symbols or not parsed[0].is_real):
+            continue  # a constant is a real number (`i = \\sqrt{-1}` names the unit: apart)
         if len(set(args) & parsed[0].free_symbols) == len(args):
             defs[name] = (tuple(args), parsed[0])
     return defs
@@ -105,10 +105,11 @@ def constant_of(members: tuple[str, ...], ops: tuple[str, ...], before: str) -> 
     sentence = re.split(r"[.!?]\s", before)[-1].lower()
     if not _NAMES.search(sentence) or word_set(sentence) & NOT_CLAIMED:
         return None
-    if DECIMAL.search(members[1]) or not numeric(members[1], {}):
+    # Read here by its words alone (this runs in the caller, where sympy has no time limit):
+    # `definitions`, in the worker, keeps it only when it reads as one real number.
+    if DECIMAL.search(members[1]) or free_letters(members[1], {}):
         return None
-    # `Let $i = \\sqrt{-1}$` names the unit: complex numbers are read apart (`complex_numbers`).
-    return name if all(v.is_real for v in readings(members[1], {})) else None
+    return name
 
 
 def unfixed(def_texts: dict, members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> bool:
