@@ -141,18 +141,16 @@ def free_letters(text: str, defs: dict) -> bool:
 
 
 def applies(text: str, defs: dict) -> bool:
-    return bool(_functions(defs)) and applied(defs).search(primes_written(text)) is not None
+    functions = set(defs) - fixed_names(defs)  # a letter fixed to a number is applied to nothing
+    return bool(functions) and applied(defs).search(primes_written(text)) is not None
 
 
 def applied(defs: dict) -> re.Pattern:
     """A function the chain defined, applied (`f(`), or its derivative (`f'(`, `f''(`), in a
     text whose primes are written as apostrophes (`relations.primes_written`)."""
-    names = "".join(_functions(defs)) or "^\\s\\S"  # none: a class nothing matches
+    names = "".join(sorted(set(defs) - fixed_names(defs))) or "^\\s\\S"  # none: nothing matches
     return re.compile(rf"(?<![A-Za-z\\])[{names}]'*\s*\(")
 
-
-def _functions(defs: dict) -> list[str]:
-    return [name for name, (args, _) in defs.items() if args]
 
 
 def confirmed(members: tuple[str, ...], defs: dict | None = None) -> bool:
