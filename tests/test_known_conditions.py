@@ -5,7 +5,6 @@ calculator in its worker)."""
 import pytest
 
 from verifiers.calculator.known import rewrites_only
-from verifiers.calculator.verifier import CalculatorVerifier
 
 _HUGE_MIDDLE = r"\frac{(10^8 + 1)!}{(j - 1)!(10^8 + 2 - j)!}"
 
@@ -28,12 +27,6 @@ _HUGE_MIDDLE = r"\frac{(10^8 + 1)!}{(j - 1)!(10^8 + 2 - j)!}"
 def test_a_chain_that_rewrites_one_expression_sets_no_condition(members, expected):
     assert rewrites_only(members, {}) is expected
 
-
-@pytest.fixture(scope="module")
-def calc():
-    verifier = CalculatorVerifier(timeout_s=5.0)
-    yield verifier
-    verifier.close()
 
 
 _FALSE_PROPERTY = (r"Using the property \( \binom{10^8}{j} = \frac{10^8}{j} \binom{10^8}{j - 1} "

@@ -4,9 +4,9 @@ the rest of the chain (pure logic, then the calculator in its worker)."""
 
 import pytest
 
+from tests.conftest import calc_statuses
 from verifiers.calculator.chain_algebra import _read
 from verifiers.calculator.definitions import constant_of, definitions
-from verifiers.calculator.verifier import CalculatorVerifier
 
 
 def _fixed(problem: str) -> list[str]:
@@ -37,34 +37,26 @@ def test_a_constant_is_kept_only_as_one_real_number():
     assert {name: value for name, (_, value) in definitions(texts).items()} == {"T": 8, "N": 1024}
 
 
-@pytest.fixture(scope="module")
-def calc():
-    verifier = CalculatorVerifier(timeout_s=5.0)
-    yield verifier
-    verifier.close()
 
-
-def _statuses(calc, problem: str, steps: list[str]) -> list[str]:
-    return [v.status.value for v in calc.check_steps(steps, problem)]
 
 
 def test_a_fixed_letter_is_its_number_in_every_step(calc):
     problem = "Let $T = 8$. Compute $T^2 - 4$."
     steps = ["Since $T = 8$, we have $T^2 - 4 = 60$.", "So $2T + 1 = 18$."]
-    assert _statuses(calc, problem, steps) == ["correct", "incorrect"]
+    assert calc_statuses(calc, steps, problem) == ["correct", "incorrect"]
 
 
 def test_an_equation_in_a_fixed_letter_is_a_claim_about_numbers(calc):
     # without the problem's value `a^2 + 1 = 11` would be an equation to solve
     problem = "Let $a = 3$. Compute $a^2 + 1$."
-    assert _statuses(calc, problem, ["We have $a^2 + 1 = 11$."]) == ["incorrect"]
-    assert _statuses(calc, "Compute $a^2 + 1$.", ["We have $a^2 + 1 = 11$."]) != ["incorrect"]
+    assert calc_statuses(calc, ["We have $a^2 + 1 = 11$."], problem) == ["incorrect"]
+    assert calc_statuses(calc, ["We have $a^2 + 1 = 11$."], "Compute $a^2 + 1$.") != ["incorrect"]
 
 
 def test_a_letter_the_chain_gives_another_value_is_free_again(calc):
     problem = "Let $T = 8$. Find $2T$."
     steps = ["Take $T = 5$ instead.", "Then $2T = 10$ and $T^2 = 25$."]
-    assert "incorrect" not in _statuses(calc, problem, steps)
+    assert "incorrect" not in calc_statuses(calc, steps, problem)
 
 
 @pytest.mark.parametrize(
@@ -88,4 +80,4 @@ def test_a_letter_the_chain_gives_another_value_is_free_again(calc):
     ],
 )  # fmt: skip
 def test_a_letter_the_chain_fixes(calc, steps, statuses):
-    assert _statuses(calc, "Find f.", steps) == statuses
+    assert calc_statuses(calc, steps, "Find f.") == statuses

@@ -6,7 +6,6 @@ import pytest
 import sympy
 
 from verifiers.calculator.readers import readings
-from verifiers.calculator.verifier import CalculatorVerifier
 
 x = sympy.Symbol("x")
 
@@ -29,12 +28,6 @@ def test_an_odd_root_of_a_negative_number_is_real(text, value):
         (read,) = readings(text, {}, library=library)
         assert sympy.simplify(read - value) == 0, (library, read)
 
-
-@pytest.fixture(scope="module")
-def calc():
-    verifier = CalculatorVerifier(timeout_s=5.0)
-    yield verifier
-    verifier.close()
 
 
 @pytest.mark.parametrize(
