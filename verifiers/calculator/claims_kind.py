@@ -26,9 +26,10 @@ display, or across words that derive: "so", "then", "subtract", ...) and never a
 an alternative ("or" but "or equivalently", "case", "if", "for" but "solving for", "each"), an
 assignment of the unknown, or when both equations share a side ("x - 4 = 1", "x - 4 = 11":
 cases). A claimed solution is put back into the condition written just before it in the same
-step. An equation that keeps one side of the condition before it after words that rewrite
-("expanding", "simplifying", "factor out \\(a\\) on the right-hand side") claims its other side
-is the first one's rewritten (`rewritten_sides`), and so does an unknown given an expression
+step, or, in a step that opens with it, into the equation the step before ended on. An
+equation that keeps one side of the condition before it after words that rewrite ("expanding",
+"simplifying", "factor out \\(a\\) on the right-hand side") claims its other side is the first
+one's rewritten (`rewritten_sides`), and so does an unknown given an expression
 again (`R = (450 - 5n)(500 + 10n)`, then "expanding, R = ..."). A linear inequality in one
 unknown drawn from the one just before it with only a connective between them is judged against
 it (`inequalities`).
@@ -118,6 +119,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     step = Step()
     last_condition, last_named, last_relation, last_group = last if last else ((),) * 4
     previous = Condition(*last_condition, -1, -1) if last_condition else None
+    carried = previous  # the equation the step before ended on: the step may open by solving it
     # The last unknown given an expression in others (`R = (450 - 5n)(500 + 10n)`): a later
     # `R = ...` after rewrite words claims the same expression rewritten.
     named = Condition(*last_named, -1, -1) if last_named else None
@@ -224,7 +226,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 and set(ops) == {"="}  # `A = C/3 < 60^\\circ` gives A no value
             ):
                 step.assignments.append(
-                    Assignment(compact(members[0]), members[-1], k, region, before)
+                    Assignment(compact(members[0]), members[-1], k, region, before, after)
                 )
         signs = signed(members)
         if k and (found := restated_signed(clauses[k - 1], members, ops, before, defs, known)):
@@ -300,7 +302,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     found_pairs, ends_on = paired(clauses, defs, last_group)
     for found, members_read in found_pairs:
         step.add(found, members_read, defs)
-    step.out.extend(solutions(step, defs, step_words))
+    step.out.extend(solutions(step, defs, step_words, carried))
     step.out = confirm_first(step.out, step.unconfirmed, decided)
     last_out = (
         (previous.left, previous.right) if previous is not None else (),

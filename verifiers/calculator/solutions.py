@@ -43,6 +43,7 @@ class Assignment:
     clause: int
     region: int
     before: str
+    after: str = ""
 
 
 @dataclass
@@ -75,11 +76,17 @@ def roots_text(var, roots) -> str:
     return f"{var} in {{{', '.join(sorted(str(r) for r in roots))}}}"
 
 
-def solutions(step: Step, defs: dict, step_words: set[str]) -> list[ClaimResult]:
-    """Claimed solutions put back into the condition written just before them."""
+def solutions(
+    step: Step, defs: dict, step_words: set[str], carried: Condition | None = None
+) -> list[ClaimResult]:
+    """Claimed solutions put back into the condition written just before them (`carried`:
+    the equation the step before ended on, which a step opening with values may solve)."""
     out: list[ClaimResult] = []
     if step_words & {"either", "case", "cases"}:
         return out  # each value belongs to its own case, written before or after it
+    if carried is not None and (opening := _opening_values(step, carried, defs)):
+        e = difference(carried.left, carried.right, defs)
+        out.extend(_one_unknown(carried, e, opening, defs, []))
     by_condition: dict[int, list[Assignment]] = {}
     for a in _led(step.assignments):
         before = [c for c in step.conditions if c.clause < a.clause]
@@ -118,13 +125,43 @@ def solutions(step: Step, defs: dict, step_words: set[str]) -> list[ClaimResult]
     return out
 
 
+# "The solutions are", "the positive root is": words that give values as an equation's roots.
+_NAMES_ROOTS = re.compile(r"\b(?:solutions?|roots?|zeros?)\b", re.IGNORECASE)
+# Words right after a value that say what it is ("is a root of the derivative", "is the
+# minimum"): the value is described there, not given as the last equation's root.
+_SAYS_WHAT = re.compile(r"\s*(?:is|are|was|were)\b", re.IGNORECASE)
+
+
+def _opening_values(step: Step, carried: Condition, defs: dict) -> list[Assignment]:
+    """"Hence $x = 3$ or $x = 4$." opening a step, after a step that ended on an equation in
+    x alone: the values it gives, else none. Only values written first in the step, one
+    after another with nothing but "or" / "and" between them, after words that say solving
+    gave them, and before any equation of the step's own."""
+    run: list[Assignment] = []
+    for k, a in enumerate(step.assignments):
+        if a.clause != k or any(c.clause < a.clause for c in step.conditions):
+            break
+        if k == 0 and not (SOLVES.search(a.before.lower()) or _NAMES_ROOTS.search(a.before)):
+            return []
+        if k and not word_set(a.before) <= {"or", "and"}:
+            break
+        if _SAYS_WHAT.match(a.after):
+            return []  # "x = -1 is a root of the derivative": what it solves is said, not ours
+        run.append(a)
+    names = {a.name for a in run}
+    if len(names) != 1 or unknowns(carried, defs) != names:
+        return []
+    return run
+
+
 def _led(assignments: list[Assignment]) -> list[Assignment]:
     """The assignments, each joined by a bare "and" to the one before it given the words
     that lead that run ("so a = 3 and b = 4": b's value is what solving gave too)."""
     out: list[Assignment] = []
     for a in assignments:
         if out and a.clause == out[-1].clause + 1 and word_set(a.before) <= {"and"}:
-            a = Assignment(a.name, a.value, a.clause, a.region, f"{out[-1].before} {a.before}")
+            joined = f"{out[-1].before} {a.before}"
+            a = Assignment(a.name, a.value, a.clause, a.region, joined, a.after)
         out.append(a)
     return out
 
