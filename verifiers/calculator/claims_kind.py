@@ -70,7 +70,7 @@ from verifiers.calculator.derivations import derivation, follows_directly
 from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.in_place import numbers_in_place
-from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly, row_on
+from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly, row_on, with_reason
 from verifiers.calculator.inequalities import judge as judge_inequality
 from verifiers.calculator.known import rewrites_only
 from verifiers.calculator.operations import operated
@@ -107,7 +107,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     before, after, region, lead, rest) tuples; what the step before left: its last condition and
     its last unknown given an expression, each a (left, right) tuple or (), its last
     relation as (members, ops) or () and the equations it ends on as a group (members, or ()),
-    or () for all four; every condition the problem and
+    and the last inequality it claimed, as (left, op, right), when it ends on one (or ()), or ()
+    for all five; every condition the problem and
     the chain wrote so far as (left, right) tuples; the chain's function definitions {name:
     (arg, body) or None when ambiguous}; the compact texts of the problem's own relations;
     whether the step's numeric claims already hold a False (then no False here is confirmed:
@@ -117,7 +118,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     def_texts = dict(def_texts)
     defs = definitions(def_texts)
     step = Step()
-    last_condition, last_named, last_relation, last_group = last if last else ((),) * 4
+    last_condition, last_named, last_relation, last_group, last_premise = last or ((),) * 5
     previous = Condition(*last_condition, -1, -1) if last_condition else None
     carried = previous  # the equation the step before ended on: the step may open by solving it
     # The last unknown given an expression in others (`R = (450 - 5n)(500 + 10n)`): a later
@@ -126,7 +127,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     step_words = set().union(*(word_set(c[2]) for c in clauses)) if clauses else set()
     skipped_region = -1
     trials = False
-    premise: tuple[int, tuple[str, str, str], int] | None = None  # last inequality, clause, region
+    # The last inequality claimed (clause, relation, region); the one the step before ended
+    # on, so that "Dividing both sides by $-2$, $x < -3$." may open a step.
+    premise: tuple | None = (-1, last_premise, -1) if last_premise else None
     pending = opening = None  # values being put into an equation (`substitutions`)
     step_fixed: list[str] = []  # letters this step's own "let" fixed
     # What the text says after a display ("This is a contradiction") speaks of all of it.
@@ -196,12 +199,14 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         )  # fmt: skip
         if operation is not None:
             step.add(operation, (*source[0], *members), defs)
+        told = lead if not before.strip(" ,.;:") and lead else before  # words cut by math
         if len(ops) == 1 and ops[0] in INEQUALITIES:
             here_ineq = (members[0], ops[0], members[1])
             if (
                 premise is not None
                 and premise[0] == k - 1
-                and ((rows := row_on(before, premise[2] == region)) or drawn_directly(before))
+                and ((rows := row_on(before, premise[2] == region)) or drawn_directly(told))
+                and not with_reason(after)
                 and (found := judge_inequality(premise[1], here_ineq, defs, rows)) is not None
             ):
                 step.add(found, (*premise[1][::2], *members), defs)
@@ -256,7 +261,6 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             # "(3 - x)^2 = x^2 + 9 - 6x \\cos 60^\\circ = x^2 - 3x + 9. Solving, ...": the text
             # after the chain solves its first link, an equation however its rewrites go on.
             solved = i == 0 and len(members) > 2 and _SOLVED_AFTER.match(after.lower())
-            told = lead if not before.strip(" ,.;:") and lead else before  # words cut by math
             outcome = None if solved else judge_link(members, i, op, defs, known, told)
             if outcome is not None:
                 step.add(outcome, (left, right), defs)
@@ -309,6 +313,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         (named.left, named.right) if named is not None else (),
         (clauses[-1][0], clauses[-1][1]) if clauses else (),  # a supposition too
         ends_on,
+        # the inequality it ends on, unless words after it reject it ("which is impossible")
+        premise[1] if premise and premise[0] == len(clauses) - 1
+        and not word_set(clauses[-1][3]) & NOT_CLAIMED else (),
     )
     return step.out, last_out, tuple(known[-_MAX_KNOWN:]), def_texts
 

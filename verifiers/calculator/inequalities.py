@@ -4,8 +4,9 @@ is written as following from.
 `-2x > 6`, hence `x > -3`: solving an inequality is a chain of equivalent rewrites, so a
 rewrite whose solution set leaves out values the inequality before it allows is a slip (here
 `x = -4`). Read only where nothing else can stand between the two: both inequalities linear
-in the same single unknown, two members each, the second right after the first with nothing
-but a connective between them ("so", "hence", "gives", "i.e."), no chained bounds. A
+in the same single unknown, two members each, the second right after the first (or opening the
+step after it) with nothing but a connective between them ("so", "hence", "gives", "i.e.") or
+words that name an operation on both sides ("dividing both sides by -2"), no chained bounds. A
 conclusion may be weaker than its premise ("x > 3, so x > 1"), and it may be stronger only
 by what no integer fills: "n > 2.5, so n >= 3" is right for an integer n, so a False needs an
 integer the premise allows and the conclusion does not, at which what the conclusion bounds is
@@ -28,12 +29,29 @@ INEQUALITIES = frozenset({"<", ">", "<=", ">="})
 # premise and the inequality drawn from it ("x > 2 and x < 5" states a range: no "so" in it).
 _DRAWS = frozenset("so hence thus therefore gives giving yields implies get means then i".split())
 _FILLER = frozenset("we have which that is and e this".split())
+# Words that name an operation done to both sides ("dividing both sides by $-2$", "subtracting
+# 5", "solving for $x$"): each keeps the solutions, so the second inequality is the first
+# rewritten. The operand is math and not among the words; a letter written as a word is.
+_REWRITES = frozenset(
+    "dividing divide divided multiplying multiply multiplied adding add subtracting subtract"
+    " solving simplifying rearranging isolating".split()
+)
+_OPERATED = frozenset("by from to both sides side each through for".split())
 
 
 def drawn_directly(before: str) -> bool:
     """Whether the text between two inequalities only draws the second from the first."""
     words = set(re.findall(r"[a-z]+", ARROWS.sub(" so ", before.lower())))
-    return bool(words & _DRAWS) and words <= _DRAWS | _FILLER
+    return bool(words & (_DRAWS | _REWRITES)) and words <= _DRAWS | _FILLER | _REWRITES | _OPERATED
+
+
+# Words right after a conclusion that give it another reason ("so $n \\ge 3$, since the first
+# two fail"): then it is not drawn from the premise alone.
+_REASON_AFTER = re.compile(r"^[\s,;:(]*(?:since|because|as|for|given|when|if|unless|provided)\b")
+
+
+def with_reason(after: str) -> bool:
+    return bool(_REASON_AFTER.match(after.lower()))
 
 
 def row_on(before: str, same_display: bool) -> bool:
