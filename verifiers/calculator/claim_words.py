@@ -75,6 +75,12 @@ LONE = re.compile(
 )
 
 
+def last_sentence(text: str) -> str:
+    """What `text` says after its last ".", "!" or "?" and a space: the words of the sentence
+    the next relation stands in (empty when a new sentence opens right before it)."""
+    return re.split(r"[.!?]\s", text)[-1]
+
+
 def word_set(text: str) -> set[str]:
     # "or equivalently" restates what came before; it opens no alternative. "Solving for k"
     # names the unknown solved for; its "for" opens no case.

@@ -51,6 +51,7 @@ from verifiers.calculator.claim_words import (
     TRIES,
     compact,
     confirm_first,
+    last_sentence,
     lone,
     numeric,
     used_fact,
@@ -159,7 +160,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             step.add(found, members[-2:], defs)
         # "By inspection, x = 3 is a root of the equation" claims it whatever the sentences
         # before it tried; in a sentence that supposes or checks it, it is not claimed.
-        if lone(members[0]) and not word_set(re.split(r"[.!?]\s", before)[-1]) & NOT_CLAIMED:
+        if lone(members[0]) and not word_set(last_sentence(before)) & NOT_CLAIMED:
             if found := claimed_root(members, ops, after, known, defs):
                 step.out.append(found)
         if words & TRIES:
@@ -280,7 +281,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             elif len(lead) > len(before) and lead.endswith(before.strip()):
                 # "Now, factor out \\(a\\) on the right-hand side:": the words that name the
                 # rewrite stand before a formula that is no relation.
-                said = re.split(r"[.!?]\s", lead)[-1]
+                said = last_sentence(lead)
             rewrite = None if previous is None or operation else rewritten_side(
                 previous, here, said, defs, known
             )

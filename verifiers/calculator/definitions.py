@@ -20,7 +20,14 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import FUNC_DEF, NOT_CLAIMED, compact, free_letters, word_set
+from verifiers.calculator.claim_words import (
+    FUNC_DEF,
+    NOT_CLAIMED,
+    compact,
+    free_letters,
+    last_sentence,
+    word_set,
+)
 from verifiers.calculator.readers import DECIMAL, readings
 
 # Words that give a letter its value; the last ones name it for the rest of the text.
@@ -92,7 +99,7 @@ def fixing(members: tuple, ops: tuple, before: str, later: list, def_texts: dict
     if any(compact(c[0][0]) == name and len(c[0]) > 1 and compact(c[0][1]) != compact(members[1])
            for c in later):  # fmt: skip
         return None
-    return name, bool(_LASTING.search(re.split(r"[.!?]\s", before)[-1].lower()))
+    return name, bool(_LASTING.search(last_sentence(before).lower()))
 
 
 def constant_of(members: tuple[str, ...], ops: tuple[str, ...], before: str) -> str | None:
@@ -102,7 +109,7 @@ def constant_of(members: tuple[str, ...], ops: tuple[str, ...], before: str) -> 
     name = compact(members[0])
     if len(members) != 2 or ops[0] != "=" or not re.fullmatch(r"[A-Za-z]", name):
         return None
-    sentence = re.split(r"[.!?]\s", before)[-1].lower()
+    sentence = last_sentence(before).lower()
     if not _NAMES.search(sentence) or word_set(sentence) & NOT_CLAIMED:
         return None
     # Read here by its words alone (this runs in the caller, where sympy has no time limit):

@@ -18,6 +18,7 @@ from verifiers.calculator.claim_words import (
     DERIVES,
     LETTER,
     compact,
+    last_sentence,
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
@@ -148,10 +149,10 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict, lea
             return _linear_derivation(e1, e2, names, text, source)
         if degree:
             return polynomial_derivation(e1, e2, names, text, source)
-    said = re.split(r"[.!?]\s", before.strip())[-1].lower()
+    said = last_sentence(before.strip()).lower()
     if _SIMPLIFIED.match(said) or _FACTORED.match(said):
         return polynomial_derivation(e1, e2, names, text, source)
-    said = re.split(r"[.!?]\s", lead.strip())[-1].lower()
+    said = last_sentence(lead.strip()).lower()
     if lead.strip().endswith(before.strip()) and (_FACTORED.match(said) or _SIMPLIFIED.match(said)):
         return polynomial_derivation(e1, e2, names, text, source)
     return None
@@ -186,7 +187,7 @@ def _misapplied(first: Condition, second: Condition, before: str, defs: dict):
     """`f(x + \\frac{x}{x}) = ...`, "which simplifies to" `f(2x) = ...`: a function the text
     never defines, applied, and one application's argument simplified wrongly (only after
     words that merely simplify; see `applications`)."""
-    if not _SIMPLIFIED.match(re.split(r"[.!?]\s", before.strip())[-1].lower()):
+    if not _SIMPLIFIED.match(last_sentence(before.strip()).lower()):
         return None
     e1 = applied_difference(first.left, first.right, defs)
     e2 = applied_difference(second.left, second.right, defs)

@@ -19,6 +19,7 @@ from verifiers.calculator.claim_words import (
     applies,
     compact,
     free_letters,
+    last_sentence,
     left_to_numbers,
     lone,
     numeric,
@@ -332,7 +333,7 @@ def _cancelled(left: str, right: str, lefts, rights, before: str) -> ClaimResult
     words that cancel or gather terms: the rewrite claims an expression in x is a number."""
     # The sentence's words, but not terms taken from both sides of an equation ("subtract
     # x^2 from both sides and cancel: x^2 + 3 - x^2 = x^2 + 2x - x^2": 3 = 2x follows).
-    said = re.split(r"[.!?]\s", before.lower())[-1]
+    said = last_sentence(before.lower())
     if len(lefts) != 1 or len(rights) != 1 or not _CANCELS.search(said) or _BOTH.search(said):
         return None
     for text, value, other in ((left, lefts[0], rights[0]), (right, rights[0], lefts[0])):

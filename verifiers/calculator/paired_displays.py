@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import LETTER, compact, word_set
+from verifiers.calculator.claim_words import LETTER, compact, last_sentence, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.derivations import derivation
 from verifiers.calculator.relations import admissible
@@ -93,7 +93,7 @@ def paired(
                          groups[0]))
     out = []
     for olds, second in pairs:
-        said = re.split(r"[.!?]\s", clauses[second[0]][2].strip())[-1].lower()
+        said = last_sentence(clauses[second[0]][2].strip()).lower()
         if len(olds) != len(second) or not _PAIRS_CUE.match(said):
             continue
         news = [Condition(*clauses[k][0], k, clauses[k][4]) for k in second]

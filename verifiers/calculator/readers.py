@@ -154,8 +154,9 @@ def _readings(
 
     defs = dict(definitions)
     # A name given a number (`definitions.constant_of`) is that number; the rest are functions.
-    constants = {sympy.Symbol(n): defs[n][1] for n in fixed_names(defs)}
-    functions = frozenset(defs) - fixed_names(defs) | applications
+    fixed = fixed_names(defs)
+    constants = {sympy.Symbol(n): defs[n][1] for n in fixed}
+    functions = frozenset(defs) - fixed | applications
     bases = ["10", "e"] if "\\log" in member and "\\log_" not in member else ["10"]
     # A number of degrees is that many 180ths of pi, for both readers alike (the library
     # reads `\\tan 30^\\circ` as the tangent of 30 radians).

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 
 from verifiers.calculator.applications import applied_difference, misapplied
-from verifiers.calculator.claim_words import lone, word_set
+from verifiers.calculator.claim_words import last_sentence, lone, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.derivations import polynomial_derivation, unfollowed
 from verifiers.calculator.readers import readings
@@ -73,7 +73,7 @@ def substituting(
         if pending.source is None or any(_holds(m, value[0]) for m in pending.source):
             return Substitution((*pending.values, value), k, pending.source)
         return None
-    said = re.split(r"[.!?]\s", before.strip())[-1].lower()
+    said = last_sentence(before.strip()).lower()
     if not _SUBSTITUTES.search(said):
         return None
     last_relation, clauses = earlier
