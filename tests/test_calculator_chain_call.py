@@ -129,3 +129,21 @@ def test_off_the_main_thread_a_step_is_measured_after_it_returns(monkeypatch):
     thread.start()
     thread.join(60)
     assert _outcomes(found)[1] == [("timeout", "judge_step ran over 2s")]
+
+
+RETRACTED = [
+    r"We get $x^2 - 7x + 12 = 0$.",
+    "Wait, that equation is wrong; let me redo it.",
+    r"So $x^2 = 7x - 10$.",
+]
+
+
+def test_a_step_without_math_that_takes_back_the_one_before_carries_nothing_past_it():
+    # Read as drawn from the first step, the third is a wrong derivation; the words between
+    # take that step back, in one call for the chain and in the step-by-step calls alike.
+    for worker in (_InProcess(), _InProcess(refuse_chains=True)):
+        found = _outcomes(ChainAlgebra("", worker.itself, 5.0).check_chain(RETRACTED, [False] * 3))
+        assert all(outcome != "false" for step in found for outcome, _ in step), found
+    neutral = [RETRACTED[0], "Now we rearrange it.", RETRACTED[2]]
+    found = _outcomes(ChainAlgebra("", _InProcess().itself, 5.0).check_chain(neutral, [False] * 3))
+    assert found[2][0][0] == "false"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from verifiers.calculator.claim_words import numeric_reads
+from verifiers.calculator.claim_words import numeric_reads, retracts
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.claims_kind import judge_step
 from verifiers.calculator.complex_numbers import UNIT_GIVEN, complex_problem
@@ -80,6 +80,7 @@ class ChainAlgebra:
         `decided`: the step's numeric claims already hold a False (its verdict is made)."""
         found = _read(step)
         if not found:
+            self._last = () if retracts(step) else self._last
             return []
         payload = (
             _sent(found),
@@ -117,7 +118,12 @@ class ChainAlgebra:
         checked = sum(1 for f in found if f)
         if not checked:
             return steps, decided, found, "none"
-        payloads = [(_sent(f), d) for f, d in zip(found, decided, strict=True)]
+        # A step without math that takes back the one before it is sent as None: `judge_chain`
+        # then carries nothing past it.
+        payloads = [
+            (_sent(f) if f or not retracts(step) else None, d)
+            for step, f, d in zip(steps, found, decided, strict=True)
+        ]
         state = (self._last, self._known, self._defs, self._given)
         try:
             self._worker().submit(
@@ -176,6 +182,8 @@ def judge_chain(payloads: list, state: tuple, limit: float) -> tuple[list, tuple
     last, known, defs, given = state
     out = []
     for step_clauses, decided in payloads:
+        if step_clauses is None:  # a step without math that takes back the one before it
+            last = ()
         if not step_clauses:
             out.append(("ok", []))
             continue

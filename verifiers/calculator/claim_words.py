@@ -75,6 +75,18 @@ LONE = re.compile(
 )
 
 
+# Words of a step without math that take back what the step before it wrote ("Wait, that
+# equation is wrong; let me redo it."): nothing that step ended on is carried past them.
+_RETRACTS = frozenset(
+    "wait wrong mistake mistakes incorrect error oops actually recheck correction redo"
+    " reconsider contradiction contradicts impossible invalid extraneous".split()
+)
+
+
+def retracts(text: str) -> bool:
+    return bool(word_set(text) & _RETRACTS)
+
+
 def last_sentence(text: str) -> str:
     """What `text` says after its last ".", "!" or "?" and a space: the words of the sentence
     the next relation stands in (empty when a new sentence opens right before it)."""
