@@ -31,8 +31,9 @@ equation that keeps one side of the condition before it after words that rewrite
 "simplifying", "factor out \\(a\\) on the right-hand side") claims its other side is the first
 one's rewritten (`rewritten_sides`), and so does an unknown given an expression
 again (`R = (450 - 5n)(500 + 10n)`, then "expanding, R = ..."). A linear inequality in one
-unknown drawn from the one just before it with only a connective between them is judged against
-it (`inequalities`).
+unknown drawn from the one just before it (in the step or ending the one before) with only a
+connective or the words of an operation on both sides between them is judged against it
+(`inequalities.Premise`).
 """
 
 from __future__ import annotations
@@ -71,8 +72,7 @@ from verifiers.calculator.derivations import derivation, follows_directly
 from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.in_place import numbers_in_place
-from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly, row_on, with_reason
-from verifiers.calculator.inequalities import judge as judge_inequality
+from verifiers.calculator.inequalities import Premise
 from verifiers.calculator.known import rewrites_only
 from verifiers.calculator.operations import operated
 from verifiers.calculator.paired_displays import paired
@@ -128,9 +128,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     step_words = set().union(*(word_set(c[2]) for c in clauses)) if clauses else set()
     skipped_region = -1
     trials = False
-    # The last inequality claimed (clause, relation, region); the one the step before ended
-    # on, so that "Dividing both sides by $-2$, $x < -3$." may open a step.
-    premise: tuple | None = (-1, last_premise, -1) if last_premise else None
+    premise = Premise(last_premise)  # the last inequality claimed, to draw the next one from
     pending = opening = None  # values being put into an equation (`substitutions`)
     step_fixed: list[str] = []  # letters this step's own "let" fixed
     # What the text says after a display ("This is a contradiction") speaks of all of it.
@@ -182,7 +180,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             # A trial or a case, and whatever the same display derives from it; a congruence
             # is judged above, and what the display draws from it with it.
             previous = None
-            premise = None
+            premise.drop()
             named = None
             judged_above = (
                 set(ops) == {"==="}
@@ -201,19 +199,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         if operation is not None:
             step.add(operation, (*source[0], *members), defs)
         told = lead if not before.strip(" ,.;:") and lead else before  # words cut by math
-        if len(ops) == 1 and ops[0] in INEQUALITIES:
-            here_ineq = (members[0], ops[0], members[1])
-            if (
-                premise is not None
-                and premise[0] == k - 1
-                and ((rows := row_on(before, premise[2] == region)) or drawn_directly(told))
-                and not with_reason(after)
-                and (found := judge_inequality(premise[1], here_ineq, defs, rows)) is not None
-            ):
-                step.add(found, (*premise[1][::2], *members), defs)
-            premise = (k, here_ineq, region)
-        else:
-            premise = None
+        if drawn := premise.judged(k, members, ops, (before, told, after), region, defs):
+            step.add(*drawn, defs)
         # The values the clause before put in (for this one), and what this clause puts in.
         earlier = (last_relation, clauses)
         pending, opening = opening, substituting(opening, (members, ops), before, k, earlier)
@@ -314,9 +301,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         (named.left, named.right) if named is not None else (),
         (clauses[-1][0], clauses[-1][1]) if clauses else (),  # a supposition too
         ends_on,
-        # the inequality it ends on, unless words after it reject it ("which is impossible")
-        premise[1] if premise and premise[0] == len(clauses) - 1
-        and not word_set(clauses[-1][3]) & NOT_CLAIMED else (),
+        premise.carried(clauses),
     )
     return step.out, last_out, tuple(known[-_MAX_KNOWN:]), def_texts
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import ARROWS
+from verifiers.calculator.claim_words import ARROWS, NOT_CLAIMED, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import TURNED, admissible, written
@@ -58,6 +58,44 @@ def row_on(before: str, same_display: bool) -> bool:
     """Whether the second of two inequalities is the next row of the first's display with
     nothing between: drawn from it only as a rewrite of one inequality (`judge`'s `rows`)."""
     return same_display and not before.strip(" ,.;:&\\")
+
+
+class Premise:
+    """The last inequality a step claimed, (clause, (left, op, right), region), against which
+    the next clause is judged. A step opens with the one the step before ended on (clause and
+    region -1), so that "Dividing both sides by $-2$, $x < -3$." may open a step."""
+
+    def __init__(self, carried: tuple) -> None:
+        self.last: tuple | None = (-1, carried, -1) if carried else None
+
+    def drop(self) -> None:
+        """A trial or a case: nothing is drawn from it."""
+        self.last = None
+
+    def judged(self, k: int, members: tuple, ops: tuple, said: tuple, region: int, defs: dict):
+        """(verdict, members read) for clause `k` drawn from the premise, or None; the clause
+        is the next premise when it is an inequality. `said`: the words before it, the same
+        where inline math cut them, and the words after it."""
+        if len(ops) != 1 or ops[0] not in INEQUALITIES:
+            self.last = None
+            return None
+        before, told, after = said
+        here = (members[0], ops[0], members[1])
+        last, self.last = self.last, (k, here, region)
+        if last is None or last[0] != k - 1:
+            return None
+        rows = row_on(before, last[2] == region)
+        if not (rows or drawn_directly(told)) or with_reason(after):
+            return None
+        found = judge(last[1], here, defs, rows)
+        return None if found is None else (found, (*last[1][::2], *members))
+
+    def carried(self, clauses: list) -> tuple:
+        """The inequality the step ends on, for the next step: () when it ends on none, or
+        the words after it reject it ("which is impossible")."""
+        if self.last is None or self.last[0] != len(clauses) - 1:
+            return ()
+        return () if word_set(clauses[-1][3]) & NOT_CLAIMED else self.last[1]
 
 
 def judge(premise: tuple, conclusion: tuple, defs: dict, rows: bool = False):
