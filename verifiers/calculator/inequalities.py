@@ -39,7 +39,7 @@ _REWRITES = frozenset(
 _OPERATED = frozenset("by from to both sides side each through for".split())
 
 
-def drawn_directly(before: str) -> bool:
+def _drawn_directly(before: str) -> bool:
     """Whether the text between two inequalities only draws the second from the first."""
     words = set(re.findall(r"[a-z]+", ARROWS.sub(" so ", before.lower())))
     return bool(words & (_DRAWS | _REWRITES)) and words <= _DRAWS | _FILLER | _REWRITES | _OPERATED
@@ -50,11 +50,11 @@ def drawn_directly(before: str) -> bool:
 _REASON_AFTER = re.compile(r"^[\s,;:(]*(?:since|because|as|for|given|when|if|unless|provided)\b")
 
 
-def with_reason(after: str) -> bool:
+def _with_reason(after: str) -> bool:
     return bool(_REASON_AFTER.match(after.lower()))
 
 
-def row_on(before: str, same_display: bool) -> bool:
+def _row_on(before: str, same_display: bool) -> bool:
     """Whether the second of two inequalities is the next row of the first's display with
     nothing between: drawn from it only as a rewrite of one inequality (`judge`'s `rows`)."""
     return same_display and not before.strip(" ,.;:&\\")
@@ -84,8 +84,8 @@ class Premise:
         last, self.last = self.last, (k, here, region)
         if last is None or last[0] != k - 1:
             return None
-        rows = row_on(before, last[2] == region)
-        if not (rows or drawn_directly(told)) or with_reason(after):
+        rows = _row_on(before, last[2] == region)
+        if not (rows or _drawn_directly(told)) or _with_reason(after):
             return None
         found = judge(last[1], here, defs, rows)
         return None if found is None else (found, (*last[1][::2], *members))
