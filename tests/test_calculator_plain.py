@@ -16,6 +16,7 @@ from verifiers.calculator.plain_algebra import UNREAD, delimited
         ("then 2^(n-1) = 8 holds", r"then \(2^{(n-1)} = 8\) holds"),
         ("(since x = 2) and y = 3x.", r"(since \(x = 2\)) and \(y = 3x\)."),
         ("We get 1,000x = 5,000.", r"We get \(1000x = 5000\)."),
+        ("so x^2 -4x + 3 = 0 holds", r"so \(x^{2} - 4x + 3 = 0\) holds"),  # a sign spaced loosely
     ],
 )
 def test_plain_algebra_is_delimited(text, expected):
@@ -46,6 +47,8 @@ def test_prose_and_numbers_are_left_alone(text):
         "Then 5y = 10 (in dollars).",  # a bracket after it: the span may go on
         "At 3600 s = 1 h exactly.",  # a number before it: a unit
         "Adding, = x + 1 = 5.",  # read from its middle
+        "Solve: 0 = y + 4 -4 = y.",  # two lines run together, the second opening with a sign
+        "so -14 = x + 2 -16 = x here",
     ],
 )
 def test_relations_in_doubt_are_marked_unread(text):

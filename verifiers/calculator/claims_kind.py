@@ -127,7 +127,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     named = Condition(*last_named, -1, -1) if last_named else None
     step_words = set().union(*(word_set(c[2]) for c in clauses)) if clauses else set()
     skipped_region = -1
-    trials = False
+    trials, tried = False, set()  # the letters a trial or a case gave values
     premise = Premise(last_premise)  # the last inequality claimed, to draw the next one from
     pending = opening = None  # values being put into an equation (`substitutions`)
     step_fixed: list[str] = []  # letters this step's own "let" fixed
@@ -162,7 +162,11 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             if found := claimed_root(members, ops, after, known, defs):
                 step.out.append(found)
         if words & TRIES:
-            trials = True  # from here on, a value this step gives may answer a trial
+            # From here on a value this step gives may answer a trial: only a value of another
+            # unknown drawn right from its own equation is a solution (`solutions`).
+            trials = True
+            tried |= {compact(members[0])} if lone(members[0]) else set()
+            step.barriers.append(k)
         # "At least one of $2^{20} \\equiv 1 \\pmod{125}$ or ...": alternatives, not claims.
         if not words & (NOT_CLAIMED - MODULAR_WORDS | ALTERNATIVES) and region != skipped_region:
             step.out.extend(congruences(members, ops, defs))
@@ -214,12 +218,12 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             if (
                 len(members) >= 2
                 and numeric(members[-1], defs)
-                and not trials
+                and compact(members[0]) not in tried
                 and not word_set(after.split(".")[0]) & TRIAL_RESULT
                 and set(ops) == {"="}  # `A = C/3 < 60^\\circ` gives A no value
             ):
                 step.assignments.append(
-                    Assignment(compact(members[0]), members[-1], k, region, before, after)
+                    Assignment(compact(members[0]), members[-1], k, region, before, after, trials)
                 )
         signs = signed(members)
         if k and (found := restated_signed(clauses[k - 1], members, ops, before, defs, known)):

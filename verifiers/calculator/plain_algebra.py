@@ -17,7 +17,8 @@ invented one):
   stands just before it, no name (a unit?), number, bracket, `%`, `!`, degree or prime just
   after it;
 - no fraction whose denominator is a product written without brackets (`5/3x`, `1/ab`), no
-  exponent but a number, a lone name or a bracket (`2^3x`), no unit of two letters (`100cm`).
+  exponent but a number, a lone name or a bracket (`2^3x`), no unit of two letters (`100cm`),
+  no minus spaced only before it between two relation signs (`0 = y + 4 -4 = y`).
 A relation in doubt is not dropped but marked unread (`UNREAD`): the chain of derivations it
 interrupts ends there, as it does at an equation in LaTeX that cannot be read.
 
@@ -204,6 +205,8 @@ def _body(tokens: list) -> str | None:
         return None
     if any(len(t) > 1 and t in ATTACHED_UNITS for t in texts):
         return None  # `1m = 100cm`: units, not a product of unknowns
+    if _run_together(tokens):
+        return None
     solid: list[tuple[str, str]] = []
     glued_to_last = False
     for kind, text in zip(kinds, texts, strict=True):
@@ -240,6 +243,23 @@ def _body(tokens: list) -> str | None:
         parts.append(_LATEX.get(text, text) if kind == "op" else text)
     text = " ".join(p for p in parts if p).replace("( ", "(").replace(" )", ")")
     return re.sub(r"\s*\^\s*", "^", text)
+
+
+def _run_together(tokens: list) -> bool:
+    """`0 = y + 4 -4 = y`: two relations whose line break was lost, the second opening with a
+    sign. A minus spaced before and glued after, after an operand and between two relation
+    signs, is read so; `x^2 -4x + 3 = 0` has no relation before its minus."""
+    rels = [n for n, t in enumerate(tokens) if t[0] == "rel"]
+    for n in range(1, len(tokens) - 1):
+        if tokens[n][1] not in "-−–" or tokens[n][0] != "op" or not rels:
+            continue
+        if rels[0] < n < rels[-1] and tokens[n - 1][0] == "space" and tokens[n + 1][0] != "space":
+            k = n - 1
+            while k >= 0 and tokens[k][0] == "space":
+                k -= 1
+            if tokens[k][0] in ("num", "name", "rp"):
+                return True
+    return False
 
 
 def _closing(solid: list, at: int) -> int:

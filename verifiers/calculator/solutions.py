@@ -44,6 +44,7 @@ class Assignment:
     region: int
     before: str
     after: str = ""
+    tried: bool = False  # given after a trial or case opened in the step (another unknown)
 
 
 @dataclass
@@ -95,6 +96,8 @@ def solutions(
         # "2a = 6, 3b = 12, so a = 3 and b = 4": a value answers the last equation in its
         # own unknown, else the last equation.
         own = [c for c in before if unknowns(c, defs) == {a.name}]
+        if a.tried and not (own and own[-1].clause == a.clause - 1):
+            continue  # in a case ("For p = 2, ... gives k = 5"): only its own equation's root
         target = own[-1] if own else before[-1]
         if any(target.clause < b < a.clause for b in step.barriers):
             continue  # a trial or a case between them: which equation the value solves is unsure
@@ -115,12 +118,13 @@ def solutions(
             out.extend(_system(step, names, assigned, defs))
     # "x + y = 10 and x - y = 4 give 2x = 14, so x = 7 and y = 4": the values of a system's
     # unknowns, given together, answer every equation of the system the step wrote.
-    given_names = {a.name for a in step.assignments}
+    given = [a for a in step.assignments if not a.tried]
+    given_names = {a.name for a in given}
     if not step_words & ALTERNATIVES:
         for condition in step.conditions:
             names = unknowns(condition, defs)
             if len(names) > 1 and names <= given_names:
-                found = _system(step, names, step.assignments, defs)
+                found = _system(step, names, given, defs)
                 out.extend(o for o in found if o.text not in {x.text for x in out})
     return out
 
@@ -161,7 +165,7 @@ def _led(assignments: list[Assignment]) -> list[Assignment]:
     for a in assignments:
         if out and a.clause == out[-1].clause + 1 and word_set(a.before) <= {"and"}:
             joined = f"{out[-1].before} {a.before}"
-            a = Assignment(a.name, a.value, a.clause, a.region, joined, a.after)
+            a = Assignment(a.name, a.value, a.clause, a.region, joined, a.after, a.tried)
         out.append(a)
     return out
 
