@@ -398,3 +398,16 @@ def test_a_trial_of_a_target_is_excused_only_when_the_target_was_written_before(
     step = r"If \(a = 1\) and \(c = 2\), then \(2 + 8 = 4\), a contradiction."
     assert verdicts(calc, [step], r"Find all \(a, c\) with \(a + 4c = 4\).") == [U]
     assert verdicts(calc, [step], r"Find all \(a, c\) with \(a + 5c = 11\).") == [W]
+
+
+
+def test_what_a_supposition_leads_to_is_no_claim_once_the_text_refutes_it(calc):
+    # a false relation supposed, and what it leads to refuted in the next sentence: a proof by
+    # contradiction (the symbolic reader's numbers; the numeric reader's own rule for a trial
+    # is test_a_trial_of_a_target_is_excused_only_when_the_target_was_written_before)
+    logs = r"However, if $\log(2) - \log(3) = 0$, then $\log(2) = \log(3)$. This cannot be true."
+    assert verdicts(calc, [logs]) == [U]
+    # the same relation claimed outright is flagged
+    assert verdicts(calc, [r"Hence $\log(2) = \log(3)$. So the two logs agree."]) == [W]
+    # a value tried leads to a computation, claimed whatever the text concludes from it
+    assert verdicts(calc, [r"If $n = 3$, then $\log_2 8 = 4$, which is absurd."]) == [W]

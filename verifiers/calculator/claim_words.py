@@ -87,6 +87,33 @@ def retracts(text: str) -> bool:
     return bool(word_set(text) & _RETRACTS)
 
 
+# "If $\\log 2 - \\log 3 = 0$, then $\\log 2 = \\log 3$. This cannot be true": what a
+# supposition leads to, refuted in its sentence or the next, is not claimed (a proof by
+# contradiction). A bare negation ("so A cannot be more than 3") refutes nothing.
+_SUPPOSES = frozenset("if suppose supposing assume assuming".split())
+_REFUTES = re.compile(
+    r"\b(?:contradict\w*|impossible|absurd|(?:not|cannot|can't|isn't)\W+(?:\w+\W+)?"
+    r"(?:true|possible|hold|holds|happen))\b",
+    re.IGNORECASE,
+)
+
+
+def refuted_supposition(clauses: list, k: int) -> bool:
+    """Clause `k` (members, ops, before, after, ...) follows a supposition made earlier in its
+    sentence, and the words after it, to the end of the next sentence, refute it."""
+    said = []
+    for j in range(k, -1, -1):
+        before = clauses[j][2]
+        said.append(last_sentence(before))
+        if j < k and lone(clauses[j][0][0]):
+            return False  # a value tried ("if n = 4, then ..."): what it leads to is claimed
+        if last_sentence(before) != before:
+            break  # the sentence opened in these words
+    if not word_set(" ".join(said)) & _SUPPOSES:
+        return False
+    return bool(_REFUTES.search(" ".join(re.split(r"(?<=[.!?])\s", clauses[k][3])[:2])))
+
+
 def last_sentence(text: str) -> str:
     """What `text` says after its last ".", "!" or "?" and a space: the words of the sentence
     the next relation stands in (empty when a new sentence opens right before it)."""

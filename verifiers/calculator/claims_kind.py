@@ -55,6 +55,7 @@ from verifiers.calculator.claim_words import (
     last_sentence,
     lone,
     numeric,
+    refuted_supposition,
     used_fact,
     word_set,
 )
@@ -177,6 +178,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             continue  # what divides what is judged above (between numbers) or a condition
         if (
             words & NOT_CLAIMED
+            or refuted_supposition(clauses, k)
             or set(ops) & {"~", "===", "!="}
             or SET_EQUAL.search(before.lower())
             or region == skipped_region
