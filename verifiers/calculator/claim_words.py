@@ -87,7 +87,7 @@ def retracts(text: str) -> bool:
     return bool(word_set(text) & _RETRACTS)
 
 
-# "If $\\log 2 - \\log 3 = 0$, then $\\log 2 = \\log 3$. This cannot be true": what a
+# "If $\log 2 - \log 3 = 0$, then $\log 2 = \log 3$. This cannot be true": what a
 # supposition leads to, refuted in its sentence or the next, is not claimed (a proof by
 # contradiction). A bare negation ("so A cannot be more than 3") refutes nothing.
 _SUPPOSES = frozenset("if suppose supposing assume assuming".split())
