@@ -26,7 +26,7 @@ display, or across words that derive: "so", "then", "subtract", ...) and never a
 an alternative ("or" but "or equivalently", "case", "if", "for" but "solving for", "each"), an
 assignment of the unknown, or when both equations share a side ("x - 4 = 1", "x - 4 = 11":
 cases). A claimed solution is put back into the condition written just before it in the same
-step, or, in a step that opens with it, into the equation the step before ended on. An
+step, or, in a step that opens with it, into the equation (or system) the step before ended on. An
 equation that keeps one side of the condition before it after words that rewrite ("expanding",
 "simplifying", "factor out \\(a\\) on the right-hand side") claims its other side is the first
 one's rewritten (`rewritten_sides`), and so does an unknown given an expression
@@ -90,6 +90,7 @@ from verifiers.calculator.solutions import (
     derived_from_known,
     difference,
     solutions,
+    system_ended,
     unknowns,
 )
 from verifiers.calculator.substitutions import substituted, substituting
@@ -109,10 +110,10 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     before, after, region, lead, rest) tuples; what the step before left: its last condition and
     its last unknown given an expression, each a (left, right) tuple or (), its last
     relation as (members, ops) or () and the equations it ends on as a group (members, or ()),
-    and the last inequality it claimed, as (left, op, right), when it ends on one (or ()), or ()
-    for all five; every condition the problem and
-    the chain wrote so far as (left, right) tuples; the chain's function definitions {name:
-    (arg, body) or None when ambiguous}; the compact texts of the problem's own relations;
+    the last inequality it claimed, as (left, op, right), when it ends on one (or ()), and that
+    group again when it may be a system (`system_ended`), or () for all six; every condition
+    the problem and the chain wrote so far as (left, right) tuples; the chain's function
+    definitions {name: (arg, body) or None when ambiguous}; the problem's relations' texts;
     whether the step's numeric claims already hold a False (then no False here is confirmed:
     it could not change the step's verdict)."""
     clauses, last, known, def_texts, given, decided = payload
@@ -120,7 +121,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     def_texts = dict(def_texts)
     defs = definitions(def_texts)
     step = Step()
-    last_condition, last_named, last_relation, last_group, last_premise = last or ((),) * 5
+    last_condition, last_named, last_relation, last_group, last_premise, system = last or ((),) * 6
     previous = Condition(*last_condition, -1, -1) if last_condition else None
     carried = previous  # the equation the step before ended on: the step may open by solving it
     # The last unknown given an expression in others (`R = (450 - 5n)(500 + 10n)`): a later
@@ -300,7 +301,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     found_pairs, ends_on = paired(clauses, defs, last_group)
     for found, members_read in found_pairs:
         step.add(found, members_read, defs)
-    step.out.extend(solutions(step, defs, step_words, carried))
+    step.out.extend(solutions(step, defs, step_words, carried, system))
     step.out = confirm_first(step.out, step.unconfirmed, decided)
     last_out = (
         (previous.left, previous.right) if previous is not None else (),
@@ -308,6 +309,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         (clauses[-1][0], clauses[-1][1]) if clauses else (),  # a supposition too
         ends_on,
         premise.carried(clauses),
+        system_ended(clauses, ends_on),
     )
     return step.out, last_out, tuple(known[-_MAX_KNOWN:]), def_texts
 

@@ -78,16 +78,20 @@ def roots_text(var, roots) -> str:
 
 
 def solutions(
-    step: Step, defs: dict, step_words: set[str], carried: Condition | None = None
+    step: Step, defs: dict, step_words: set[str], carried: Condition | None = None,
+    system: tuple = (),
 ) -> list[ClaimResult]:
     """Claimed solutions put back into the condition written just before them (`carried`:
-    the equation the step before ended on, which a step opening with values may solve)."""
+    the equation the step before ended on, which a step opening with values may solve;
+    `system`: the system of equations it ended on, from `system_ended`)."""
     out: list[ClaimResult] = []
     if step_words & {"either", "case", "cases"}:
         return out  # each value belongs to its own case, written before or after it
     if carried is not None and (opening := _opening_values(step, carried, defs)):
         e = difference(carried.left, carried.right, defs)
         out.extend(_one_unknown(carried, e, opening, defs, []))
+    if system:
+        out.extend(_opened_system(step, system, defs))
     by_condition: dict[int, list[Assignment]] = {}
     for a in _led(step.assignments):
         before = [c for c in step.conditions if c.clause < a.clause]
@@ -138,24 +142,66 @@ _SAYS_WHAT = re.compile(r"\s*(?:is|are|was|were)\b", re.IGNORECASE)
 
 def _opening_values(step: Step, carried: Condition, defs: dict) -> list[Assignment]:
     """"Hence $x = 3$ or $x = 4$." opening a step, after a step that ended on an equation in
-    x alone: the values it gives, else none. Only values written first in the step, one
-    after another with nothing but "or" / "and" between them, after words that say solving
-    gave them, and before any equation of the step's own."""
+    x alone: the values it gives, else none (`_opening_run`, "or" / "and" between them)."""
+    run = _opening_run(step, {"or", "and"})
+    names = {a.name for a in run}
+    if len(names) != 1 or unknowns(carried, defs) != names:
+        return []
+    return run
+
+
+def _opening_run(step: Step, joins: set[str]) -> list[Assignment]:
+    """The values written first in the step, one after another with nothing but `joins`
+    words between them, after words that say solving gave them, and before any equation of
+    the step's own."""
     run: list[Assignment] = []
     for k, a in enumerate(step.assignments):
         if a.clause != k or any(c.clause < a.clause for c in step.conditions):
             break
         if k == 0 and not (SOLVES.search(a.before.lower()) or _NAMES_ROOTS.search(a.before)):
             return []
-        if k and not word_set(a.before) <= {"or", "and"}:
+        if k and not word_set(a.before) <= joins:
             break
         if _SAYS_WHAT.match(a.after):
             return []  # "x = -1 is a root of the derivative": what it solves is said, not ours
         run.append(a)
-    names = {a.name for a in run}
-    if len(names) != 1 or unknowns(carried, defs) != names:
-        return []
     return run
+
+
+def system_ended(clauses: list, group: tuple) -> tuple:
+    """The group of equations a step ends on (`paired_displays`) when only punctuation and
+    "and" join it: a system the next step may solve (joined by "or", they are alternatives)."""
+    joins = [c[2] for c in clauses[len(clauses) - len(group) + 1 :]] if group else []
+    return group if group and not any(word_set(j) & {"or", "either"} for j in joins) else ()
+
+
+def _opened_system(step: Step, system: tuple, defs: dict) -> list[ClaimResult]:
+    """"We have $x + y = 10$ and $x - y = 4$." then "Solving, $x = 6$ and $y = 3$.": the
+    values that open a step, one per unknown, put back into the linear system the step
+    before ended on, when it has exactly one solution (else they may answer another
+    question) and no equation of it gives an unknown a number (values listed, no system)."""
+    import sympy
+
+    run = _opening_run(step, {"and"})
+    names = {a.name for a in run}
+    if len(run) < 2 or len(names) != len(run) or len(system) != len(run):
+        return []
+    conditions = [Condition(m[0], m[1], -1, -1) for m in system]
+    exprs = [difference(c.left, c.right, defs) for c in conditions]
+    if any(e is None for e in exprs) or any(len(e.free_symbols) < 2 for e in exprs):
+        return []
+    symbols = sorted(set().union(*(e.free_symbols for e in exprs)), key=str)
+    if {str(x) for x in symbols} != names:
+        return []
+    try:
+        if any(sympy.Poly(e, *symbols).total_degree() > 1 for e in exprs):
+            return []
+        found = sympy.linsolve(exprs, symbols)
+    except (sympy.PolynomialError, ValueError, TypeError):
+        return []
+    if len(found) != 1 or any(v.free_symbols for v in next(iter(found))):
+        return []
+    return _system(Step(conditions=conditions), names, run, defs)
 
 
 def _led(assignments: list[Assignment]) -> list[Assignment]:
