@@ -105,6 +105,9 @@ TRAPS = [
     ("As given, 2 + 2 = 5 in this puzzle.", U, "In this puzzle 2 + 2 = 5. What is 3 + 3?"),
     # fragments: the number belongs to a larger expression we cannot read
     ("half of 20 + 4 = 14", U),
+    # a bound is no operation: its arithmetic is claimed (omnimath-341's `= 2007`, true 1998)
+    (r"since \(S\) is at most \(101*18 + 20*9 = 2007\)", W),
+    ("He can work at most 3 * 4 = 12 hours.", C),
     (r"\[ 36 = 50 - 50 \cos \angle PXS \]", U),
     (r"\[ 2ab = 75 \times 5400 \]", U),
     (r"\[ \left| 100 - 144 \right| = 44 \]", U),

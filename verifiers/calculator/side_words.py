@@ -2,12 +2,13 @@
 expression beside it (`extract` reads sides with them; `claims` and `context` ask whether a
 unit is a scale word)."""
 
-# A word right before an expression makes it the tail of something we cannot read.
+# A word right before an expression makes it the tail of something we cannot read. A bound
+# ("at most 101*18 + 20*9 = 2007") is not one: the arithmetic after it is claimed.
 MODIFIERS = frozenset(
     "of times half twice double triple thrice quarter third thirds fourth fourths fifth fifths"
     " percent mod modulo pmod by from than minus plus over per and or square cube root sqrt"
     " log ln sin cos tan exp factorial choose digit digits base remainder each every ratio"
-    " least most only mathop subscripted clocktime bignumber commanum to code mixednumber"
+    " only mathop subscripted clocktime bignumber commanum to code mixednumber"
     " ordinal".split()
 )
 # "This simplifies to 5J + 20 = 100": after these verbs "to" introduces a result, not a range
