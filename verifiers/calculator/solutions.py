@@ -179,7 +179,8 @@ def _opened_system(step: Step, system: tuple, defs: dict) -> list[ClaimResult]:
     """"We have $x + y = 10$ and $x - y = 4$." then "Solving, $x = 6$ and $y = 3$.": the
     values that open a step, one per unknown, put back into the linear system the step
     before ended on, when it has exactly one solution (else they may answer another
-    question) and no equation of it gives an unknown a number (values listed, no system)."""
+    question) and every equation of it holds two unknowns or more (`a = 2, b = 3`: values
+    listed, no system)."""
     import sympy
 
     run = _opening_run(step, {"and"})
