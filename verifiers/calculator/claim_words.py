@@ -98,6 +98,20 @@ _REFUTES = re.compile(
 )
 
 
+def supposed_numbers(before: str, words: set[str], members: tuple, defs: dict) -> bool:
+    """A relation between numbers after a supposition in words that closed before it ("with
+    a sign change if the degree is even: \\[\\tan\\frac{\\pi}{7} \\cdots = \\sqrt{7}\\]"):
+    arithmetic in a case is claimed, as the numeric reader reads it. Not a relation the
+    supposition governs ("if \\(\\log 2 - \\log 3 = 0\\)"), nor one words after it qualify."""
+    said = word_set(before) & NOT_CLAIMED
+    if not said or said != words & NOT_CLAIMED or not said <= _SUPPOSES:
+        return False
+    tail = re.split(r"\b(?:if|suppose|supposing|assume|assuming)\b", before, flags=re.I)[-1]
+    if not re.search(r"[A-Za-z]\W*[:,;]\s*$", tail):
+        return False  # the supposition goes on into this relation
+    return all(numeric(m, defs) for m in members)
+
+
 def refuted_supposition(clauses: list, k: int) -> bool:
     """Clause `k` (members, ops, before, after, ...) follows a supposition made earlier in its
     sentence, and the words after it, to the end of the next sentence, refute it."""

@@ -56,6 +56,7 @@ from verifiers.calculator.claim_words import (
     lone,
     numeric,
     refuted_supposition,
+    supposed_numbers,
     used_fact,
     word_set,
 )
@@ -178,7 +179,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         if set(ops) & DIVIDES:
             continue  # what divides what is judged above (between numbers) or a condition
         if (
-            words & NOT_CLAIMED
+            words & NOT_CLAIMED and not supposed_numbers(before, words, members, defs)
             or refuted_supposition(clauses, k)
             or set(ops) & {"~", "===", "!="}
             or SET_EQUAL.search(before.lower())
