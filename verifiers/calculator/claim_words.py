@@ -91,6 +91,7 @@ def retracts(text: str) -> bool:
 # supposition leads to, refuted in its sentence or the next, is not claimed (a proof by
 # contradiction). A bare negation ("so A cannot be more than 3") refutes nothing.
 _SUPPOSES = frozenset("if suppose supposing assume assuming".split())
+_SUPPOSITION = re.compile(rf"\b(?:{'|'.join(_SUPPOSES)})\b", re.IGNORECASE)
 _REFUTES = re.compile(
     r"\b(?:contradict\w*|impossible|absurd|(?:not|cannot|can't|isn't)\W+(?:\w+\W+)?"
     r"(?:true|possible|hold|holds|happen))\b",
@@ -106,7 +107,7 @@ def supposed_numbers(before: str, words: set[str], members: tuple, defs: dict) -
     said = word_set(before) & NOT_CLAIMED
     if not said or said != words & NOT_CLAIMED or not said <= _SUPPOSES:
         return False
-    tail = re.split(r"\b(?:if|suppose|supposing|assume|assuming)\b", before, flags=re.I)[-1]
+    tail = _SUPPOSITION.split(before)[-1]
     if not re.search(r"[A-Za-z]\W*[:,;]\s*$", tail):
         return False  # the supposition goes on into this relation
     return all(numeric(m, defs) for m in members)
