@@ -250,16 +250,12 @@ def _run_together(tokens: list) -> bool:
     sign. A minus spaced before and glued after, after an operand and between two relation
     signs, is read so; `x^2 -4x + 3 = 0` has no relation before its minus."""
     rels = [n for n, t in enumerate(tokens) if t[0] == "rel"]
-    for n in range(1, len(tokens) - 1):
-        if tokens[n][1] not in "-−–" or tokens[n][0] != "op" or not rels:
-            continue
-        if rels[0] < n < rels[-1] and tokens[n - 1][0] == "space" and tokens[n + 1][0] != "space":
-            k = n - 1
-            while k >= 0 and tokens[k][0] == "space":
-                k -= 1
-            if tokens[k][0] in ("num", "name", "rp"):
-                return True
-    return False
+    return bool(rels) and any(
+        tokens[n][0] == "op" and tokens[n][1] in "-−–"
+        and tokens[n - 1][0] == "space" and tokens[n + 1][0] != "space"
+        and _neighbour(tokens, n, -1) in ("num", "name", "rp")
+        for n in range(rels[0] + 1, rels[-1])
+    )  # fmt: skip
 
 
 def _closing(solid: list, at: int) -> int:
