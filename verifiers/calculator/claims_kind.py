@@ -70,7 +70,7 @@ from verifiers.calculator.congruences import (
     drawn_congruence,
 )
 from verifiers.calculator.definitions import define, defining, definitions, fixing, unfixed
-from verifiers.calculator.derivations import derivation, follows_directly
+from verifiers.calculator.derivations import derivation, follows_directly, only_rewrites
 from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.in_place import numbers_in_place
@@ -289,7 +289,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 result = numbers_in_place(previous, here)
                 if result is None:
                     result = derivation(previous, here, before, defs, lead)
-                    if result is not None and _spared(here, previous, step, known, defs, before):
+                    mine = i == 0 and previous.clause >= 0  # the words stand between the two
+                    facts = [] if mine and only_rewrites(before, lead) else known
+                    if result is not None and _spared(here, previous, step, facts, defs, before):
                         result = None
                 if result is not None:
                     step.add(result, (previous.left, previous.right, left, right), defs)

@@ -12,6 +12,7 @@ import re
 from itertools import islice, product
 
 from verifiers.calculator.applications import applied_difference, misapplied
+from verifiers.calculator.atom_roots import atom_derivation
 from verifiers.calculator.claim_words import (
     ARROWS,
     CASES,
@@ -81,7 +82,8 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict, lea
     e1 = difference(first.left, first.right, defs, decimals=rounded)
     e2 = difference(second.left, second.right, defs, decimals=rounded)
     if e1 is None or e2 is None:
-        return _misapplied(first, second, before, defs)
+        # An unbased log has two readings: judged in each (`atom_roots`).
+        return _misapplied(first, second, before, defs) or atom_derivation(first, second, defs)
     if rounded and len(e1.free_symbols | e2.free_symbols) != 1:
         return None
     names = sorted(e1.free_symbols | e2.free_symbols, key=str)
@@ -111,6 +113,8 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict, lea
                 # from "12x^2 - 32x - 7 + 2\sqrt{P} = 9" counts the 7 twice.
                 why = f"{source} rearranged is off by {fmt(off)}"
                 return ClaimResult("false", text, reason=why)
+            if (r1 is None or r2 is None) and not rounded:
+                return atom_derivation(first, second, defs)
             if r1 is None or r2 is None or near(r1, r2):
                 return None
             return ClaimResult(
@@ -156,6 +160,19 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict, lea
     if lead.strip().endswith(before.strip()) and (_FACTORED.match(said) or _SIMPLIFIED.match(said)):
         return polynomial_derivation(e1, e2, names, text, source)
     return None
+
+
+def only_rewrites(before: str, lead: str) -> bool:
+    """Whether the sentence before an equation says it is the last one factored or its terms
+    moved ("Factoring out \\(a_3\\), we get:", "Rearranging terms:"): such a rewrite brings in
+    no other fact, so what the problem states does not spare it ("simplifies to" may)."""
+    said = [last_sentence(before.strip()).lower()]
+    if lead.strip().endswith(before.strip()):
+        said.append(last_sentence(lead.strip()).lower())
+    return any(
+        _FACTORED.match(s) or (_SIMPLIFIED.match(s) and re.match(r"\W*rearrang", s))
+        for s in said
+    )
 
 
 # A term taken out or isolated, written as a short formula ("factoring out \\(a_3\\)").

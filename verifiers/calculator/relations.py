@@ -353,8 +353,11 @@ def _strip_bounds(member: str) -> str:
     return _NAMED.sub("", member)
 
 
+# `f_1(x)`, `P_2(x_2, y_2)`, `a_n(1, 2)`: a function or a point; `a_3(a_1 - a_2)`, `x_1(1 - x_2)`:
+# a letter that names no function, then one bracket without a comma, is a product.
 _SUBSCRIPT_APPLIED = re.compile(
-    r"(?<![\\A-Za-z])[A-Za-z]_(?:\d|\{[^{}]*\}|[a-z])\s*(?:\(|\\left\s*\()"
+    r"(?<![\\A-Za-z])(?:[A-Zfghpqsuvw]_(?:\d|\{[^{}]*\}|[a-z])\s*(?:\(|\\left\s*\()"
+    r"|[a-z]_(?:\d|\{[^{}]*\}|[a-z])\s*(?:\(|\\left\s*\()[^()]*,)"
 )
 # A letter's subscript that only names it: digits, or one letter (`a_n`; not `a_{n+1}`).
 _NAMED = re.compile(r"(?<=[A-Za-z])_(?:\d|\{\d+\}|\{[a-z]\}|[a-z](?![A-Za-z]))")
