@@ -81,6 +81,7 @@ from verifiers.calculator.paired_displays import paired
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.rewritten_sides import names_rewrite, rewritten_side
+from verifiers.calculator.sign_words import signed_value
 from verifiers.calculator.signs import SIGN, judged_signed, restated_signed, signed
 from verifiers.calculator.solutions import (
     Assignment,
@@ -164,6 +165,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         if lone(members[0]) and not word_set(last_sentence(before)) & NOT_CLAIMED:
             if found := claimed_root(members, ops, after, known, defs):
                 step.out.append(found)
+        if found := signed_value(members, ops, before, defs):  # "the positive root: x = -2"
+            step.out.append(found)
         if words & TRIES:
             # From here on a value this step gives may answer a trial: only a value of another
             # unknown drawn right from its own equation is a solution (`solutions`).
