@@ -74,7 +74,7 @@ def atom_roots(e1, e2, name):
         put = e.xreplace({atom: t})
         if x in put.free_symbols or (roots := _roots(put, t)) is None:
             return None
-        found.append(frozenset(r for r in roots if _taken(atom, x, r)))
+        found.append(frozenset(r for r in roots if _taken(atom, r)))
     return atom.subs(x, name), found[0], found[1]
 
 
@@ -126,7 +126,7 @@ def _roots(expr, t) -> frozenset | None:
     return frozenset(roots)
 
 
-def _taken(atom, x, value) -> bool:
+def _taken(atom, value) -> bool:
     """Whether the function `atom` of a positive x takes the value."""
     import sympy
 

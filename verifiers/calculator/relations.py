@@ -355,9 +355,9 @@ def _strip_bounds(member: str) -> str:
 
 # `f_1(x)`, `P_2(x_2, y_2)`, `a_n(1, 2)`: a function or a point; `a_3(a_1 - a_2)`, `x_1(1 - x_2)`:
 # a letter that names no function, then one bracket without a comma, is a product.
+_BRACKETED = r"_(?:\d|\{[^{}]*\}|[a-z])\s*(?:\(|\\left\s*\()"  # a subscript, then a bracket
 _SUBSCRIPT_APPLIED = re.compile(
-    r"(?<![\\A-Za-z])(?:[A-Zfghpqsuvw]_(?:\d|\{[^{}]*\}|[a-z])\s*(?:\(|\\left\s*\()"
-    r"|[a-z]_(?:\d|\{[^{}]*\}|[a-z])\s*(?:\(|\\left\s*\()[^()]*,)"
+    rf"(?<![\\A-Za-z])(?:[A-Zfghpqsuvw]{_BRACKETED}|[a-z]{_BRACKETED}[^()]*,)"
 )
 # A letter's subscript that only names it: digits, or one letter (`a_n`; not `a_{n+1}`).
 _NAMED = re.compile(r"(?<=[A-Za-z])_(?:\d|\{\d+\}|\{[a-z]\}|[a-z](?![A-Za-z]))")

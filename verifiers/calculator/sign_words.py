@@ -18,7 +18,7 @@ from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 
 _NAMED = re.compile(
-    r"\b(?P<sign>positive|negative)\s+(?:real\s+)?(?:solution|root|value|answer)s?\b"
+    r"\b(?P<sign>positive|negative)\s+(?:real\s+)?(?P<noun>solution|root|value|answer)s?\b"
     r"\s*(?:(?:is|will\s+be|we\s+get|gives|as)\b)?\s*[:,]?\s*$",
     re.IGNORECASE,
 )
@@ -50,8 +50,8 @@ def signed_value(members: tuple, ops: tuple, before: str, defs: dict) -> ClaimRe
     positive = m["sign"].lower() == "positive"
     if (read[0].is_negative if positive else read[0].is_positive) is not True:
         return None
+    sign, shown = m["sign"].lower(), f"{float(sympy.N(read[0])):.6g}"
     return ClaimResult(
-        "false", f"{members[0]} = {value}", m["sign"].lower(), f"{float(sympy.N(read[0])):.6g}",
-        f"named the {m['sign'].lower()} {m.group().split()[1].rstrip(':,')}, but its value is "
-        f"{float(sympy.N(read[0])):.6g}",
+        "false", f"{members[0]} = {value}", sign, shown,
+        f"named the {sign} {m['noun'].lower()}, but its value is {shown}",
     )  # fmt: skip
