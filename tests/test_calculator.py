@@ -344,10 +344,11 @@ def _slow_square(n):  # module level: the worker pickles it by reference
     return n * n
 
 
-def test_verify_gives_each_chain_what_check_steps_gives():
-    # `verify` runs chains' numeric checks while the worker judges one before them (more
-    # chains than it runs ahead of the worker); the verdicts must be those each chain gets
-    # alone, in order.
+@pytest.mark.parametrize("workers", [1, 2])
+def test_verify_gives_each_chain_what_check_steps_gives(workers):
+    # `verify` runs chains' numeric checks while the workers judge the ones before them (more
+    # chains than it runs ahead of them); the verdicts must be those each chain gets alone,
+    # in order, whichever worker judged it.
     chains = [
         ("Expanding, $(x+3)^2 = x^2 + 6x + 6$.", "So $2 + 2 = 4$."),
         ("We have $\\sqrt{8} = 2\\sqrt{2}$.", "Then $3 \\cdot 5 = 16$."),
@@ -357,12 +358,14 @@ def test_verify_gives_each_chain_what_check_steps_gives():
         (Problem(f"p{k}", "math", "math", "q"), Chain(f"p{k}", f"c{k}", 0, " ".join(s), s, "m"))
         for k, s in enumerate(chains)
     ]
-    together, alone = CalculatorVerifier(), CalculatorVerifier()
+    together, alone = CalculatorVerifier(config=CalcConfig(workers=workers)), CalculatorVerifier()
     try:
         got = [[(str(v.status), v.evidence) for v in vs] for vs in together.verify(items)]
         want = [[(str(v.status), v.evidence) for v in alone.check_steps(s)] for s in chains]
+        started = len(together._workers)
     finally:
         together.close()
         alone.close()
     assert got == want
+    assert started == workers  # the second one judged chains while the first was busy
     assert [s for vs in got for s, _ in vs] == [W, C, C, W, C] * 4

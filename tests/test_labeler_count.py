@@ -50,3 +50,24 @@ def test_the_job_writes_the_count_it_resolved_in_the_manifest(tmp_path):
     run(cfg)
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["config"]["ray"]["label_actors"] == 1
+
+
+@pytest.mark.parametrize(("overrides", "cores", "expected"), [
+    (("ray=inprocess", "labels=[calc]"), 2, 2),  # one labeler, two cores: a second worker
+    (("ray=inprocess", "labels=[calc]"), 1, 1),
+    (("ray=inprocess", "labels=[calc]"), 16, 2),  # past two they wait on each other
+    (("ray=local", "ray.label_actors=2", "labels=[calc]"), 2, 1),  # a core per labeler
+    (("ray=local", "ray.label_actors=2", "labels=[calc]"), 8, 2),
+    (("ray=inprocess", "labels=[calc,mc]"), 16, 1),  # the engines own the cores
+    (("ray=inprocess", "labels=[calc]", "labels.calc.workers=3"), 1, 3),  # a value set wins
+])  # fmt: skip
+def test_null_calc_workers_resolve_by_cores_labelers_and_engines(overrides, cores, expected,
+                                                                monkeypatch):
+    import pipelines.label.sources as sources
+
+    from omegaconf import OmegaConf
+
+    monkeypatch.setattr(sources, "visible_cores", lambda: cores)
+    cfg = OmegaConf.to_object(_cfg(*overrides))  # the builders' JobConfig
+    section = cfg.labels.calc
+    assert (section.workers or sources.calc_workers(cfg)) == expected

@@ -16,6 +16,7 @@ capped with RLIMIT_AS so a memory bomb fails inside the child, not in the caller
 from __future__ import annotations
 
 import multiprocessing as mp
+import multiprocessing.connection
 import signal
 import threading
 import time
@@ -168,6 +169,13 @@ class KillableWorker:
             except (EOFError, OSError):
                 return True  # the child died: `collect` says so at once
 
+    def _waits_on(self) -> tuple[Any, float] | None:
+        """(connection, deadline) of the job in flight; None when `done` would say so now."""
+        with self._lock:
+            if self._pending is None or self._conn is None:
+                return None
+            return self._conn, self._pending[1]
+
     def collect(self) -> Any:
         """The result of the last `submit` (raises what `call` raises)."""
         with self._lock:
@@ -240,3 +248,14 @@ class KillableWorker:
             self._kill()
         except Exception:
             pass
+
+
+def wait_any(workers: list[KillableWorker]) -> None:
+    """Block until one of `workers` is `done` (answered, died, or past its job's deadline):
+    a caller with several jobs in flight takes whichever ends first."""
+    waits = [w._waits_on() for w in workers]
+    if not waits or any(x is None for x in waits):
+        return
+    left = min(deadline for _, deadline in waits) - time.monotonic()
+    if left > 0:
+        mp.connection.wait([conn for conn, _ in waits], timeout=left)

@@ -44,6 +44,11 @@ class CalcSourceConfig:
         5.0, "Wall-clock bound of one step's symbolic checks; past it the step abstains.", ROWS,
         gt=0,
     )
+    workers: int | None = option(
+        None, "Sympy workers judging chains at once in each labeler (one child process each;"
+        " the same labels). null: 1 when mc or judge runs (their engines own the cores), else"
+        " the node's cores over its labelers, at most 2.", SPEED, gt=0,
+    )
 
 
 @dataclass

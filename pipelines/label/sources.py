@@ -22,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from labeling import registry
-from labeling.registry import Registry
+from labeling.registry import Registry, Role
+from pipelines.engine.device import visible_cores
 from pipelines.generation_config import (
     chains_in_sections,
 )
 from pipelines.label.job_config import JobConfig
+from pipelines.label.labelers import labelers_per_node
 from pipelines.label.mc_sections import SECTIONS as MC_SECTIONS
 from pipelines.label.sandbox_sizing import node_sandbox_slots, sandbox_config
 from pipelines.label.source_configs import (
@@ -199,8 +201,19 @@ def _calc(cfg: JobConfig, section: Any, ctx: BuildContext) -> Verifier:
             timeout_s=section.timeout_s,
             symbolic=section.symbolic,
             symbolic_timeout_s=section.symbolic_timeout_s,
+            workers=section.workers or calc_workers(cfg),
         )
     )
+
+
+def calc_workers(cfg: JobConfig) -> int:
+    """What a null `labels.calc.workers` means. A second worker judges the next chain while
+    the first is busy, and the labeler's own numeric checks keep a third process going: past
+    two, on the cores a labeler has, they mostly wait on each other. Where mc or judge runs,
+    one: their engines own the cores (`ray.label_num_cpus`)."""
+    if any(registry.get(name).role == Role.complete for name in cfg.labels.enabled()):
+        return 1
+    return max(1, min(2, visible_cores() // labelers_per_node(cfg)))
 
 
 @runs("tests", SyntaxSourceConfig)

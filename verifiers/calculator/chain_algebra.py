@@ -111,13 +111,16 @@ class ChainAlgebra:
         crash), every step is checked again one call at a time, each killed at its limit."""
         return self.end_chain(self.begin_chain(steps, decided))
 
-    def begin_chain(self, steps: list[str], decided: list[bool]) -> tuple:
-        """`check_chain` started in the worker; `end_chain` with what this returns waits for
-        it (the caller may work in between: the numeric checks of the next chain)."""
+    def begin_chain(
+        self, steps: list[str], decided: list[bool], worker: KillableWorker | None = None
+    ) -> tuple:
+        """`check_chain` started in `worker` (by default the one the constructor's callable
+        gives); `end_chain` with what this returns waits for it (the caller may work in
+        between: the numeric checks of the next chain)."""
         found = [_read(step) for step in steps]
         checked = sum(1 for f in found if f)
         if not checked:
-            return steps, decided, found, "none"
+            return steps, decided, found, None, "none"
         # A step without math that takes back the one before it is sent as None: `judge_chain`
         # then carries nothing past it.
         payloads = [
@@ -125,23 +128,24 @@ class ChainAlgebra:
             for step, f, d in zip(steps, found, decided, strict=True)
         ]
         state = (self._last, self._known, self._defs, self._given)
+        worker = worker or self._worker()
         try:
-            self._worker().submit(
+            worker.submit(
                 judge_chain, payloads, state, self._timeout_s,
                 timeout=self._timeout_s * checked + 1.0,
             )  # fmt: skip
         except (CheckTimeoutError, CheckMemoryError, CheckCrashedError, CheckFailedError):
-            return steps, decided, found, "failed"
-        return steps, decided, found, "sent"
+            return steps, decided, found, worker, "failed"
+        return steps, decided, found, worker, "sent"
 
     def end_chain(self, begun: tuple) -> list[list[ClaimResult]]:
-        steps, decided, found, how = begun
+        steps, decided, found, worker, how = begun
         if how == "none":
             return [[] for _ in steps]
         try:
             if how == "failed":
                 raise CheckCrashedError("the chain's call could not be sent")
-            results, (self._last, self._known, self._defs) = self._worker().collect()
+            results, (self._last, self._known, self._defs) = worker.collect()
         except (CheckTimeoutError, CheckMemoryError, CheckCrashedError, CheckFailedError):
             return [self.check(step, d) for step, d in zip(steps, decided, strict=True)]
         out = []

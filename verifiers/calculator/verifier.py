@@ -77,6 +77,7 @@ from verifiers.killable import (
     CheckMemoryError,
     CheckTimeoutError,
     KillableWorker,
+    wait_any,
 )
 
 # Words that give an unknown a new meaning (reset what we know about it).
@@ -99,6 +100,7 @@ class CalcConfig:
     check_equations: bool = True  # linear equations in one unknown, step to step
     symbolic: bool = True  # relations between expressions (`chain_algebra`), in the worker
     symbolic_timeout_s: float = 5.0  # wall clock of one step's symbolic checks
+    workers: int = 1  # sympy workers `verify` judges chains in at once (one child each)
 
 
 class CalculatorVerifier(ChainVerifier):
@@ -115,7 +117,14 @@ class CalculatorVerifier(ChainVerifier):
         config: CalcConfig | None = None,
     ) -> None:
         self.config = config or CalcConfig(timeout_s, memory_mb, use_sympy, check_equations)
-        self._worker: KillableWorker | None = None
+        self._workers: list[KillableWorker] = []  # started as they are needed
+        self._busy: set[int] = set()  # ids of workers holding a chain not yet collected
+        self._spare: KillableWorker | None = None  # single calls made while every one is busy
+
+    @property
+    def _worker(self) -> KillableWorker | None:
+        """The first worker (the only one `check_steps` uses), None before any check needed it."""
+        return self._workers[0] if self._workers else None
 
     # --- public -------------------------------------------------------------------------
 
@@ -129,32 +138,57 @@ class CalculatorVerifier(ChainVerifier):
         return self._finish(self._begin(self._numeric(steps, question)))
 
     def verify(self, items: Sequence[tuple[Problem, Chain]]) -> list[list[StepVerdict]]:
-        """`verify_chain` of each item. The worker judges one chain's symbolic claims while
-        this process makes the numeric checks of the chains after it, up to `_AHEAD` of
-        them, and hands the worker the next chain as soon as it is free (the two share no
-        state; on two cores they overlap). The verdicts are those `check_steps` gives, chain
-        by chain, in order."""
+        """`verify_chain` of each item. Up to `config.workers` workers each judge one chain's
+        symbolic claims while this process makes the numeric checks of the chains after them,
+        up to `_AHEAD` ahead, and a worker gets the next chain as soon as it is free (chains
+        share no state, and no verdict depends on which worker gave it). The verdicts are
+        those `check_steps` gives, chain by chain, in order."""
         out: list[list[StepVerdict]] = []
         waiting: deque = deque()  # numeric checks made, symbolic ones not yet begun
-        begun = None
+        flying: deque = deque()  # [begun, its worker, verdicts once collected], oldest first
         try:
             for problem, chain in items:
                 waiting.append(self._numeric(chain.steps, problem.question))
-                while waiting and (begun is None or len(waiting) > _AHEAD or self._free()):
-                    if begun is not None:
-                        out.append(self._finish(begun))
-                        begun = None
-                    begun = self._begin(waiting.popleft())
-            while begun is not None:
-                out.append(self._finish(begun))
-                begun = self._begin(waiting.popleft()) if waiting else None
+                self._dispatch(waiting, flying, out, _AHEAD)
+            self._dispatch(waiting, flying, out, 0)
+            while flying:
+                out.append(self._land(flying.popleft()))
         finally:
-            if begun is not None:  # an item failed: the job in flight is still collected
-                self._finish(begun)
+            for job in flying:  # an item failed: the jobs in flight are still collected
+                self._land(job)
         return out
 
-    def _free(self) -> bool:
-        return self._worker is None or self._worker.done()
+    def _dispatch(self, waiting: deque, flying: deque, out: list, ahead: int) -> None:
+        """Begin waiting chains on free workers; while more than `ahead` wait and every worker
+        is busy, collect (the oldest chain's verdicts are the next ones out)."""
+        while waiting:
+            for job in flying:  # a worker that has answered is free once its job is collected
+                if job[2] is None and (job[1] is None or job[1].done()):
+                    job[2] = self._land(job)
+            while flying and flying[0][2] is not None:
+                out.append(flying.popleft()[2])
+            if (worker := self._free_worker()) is not None:
+                begun = self._begin(waiting.popleft(), worker)
+                flying.append([begun, worker if id(worker) in self._busy else None, None])
+            elif len(waiting) > ahead:  # every worker busy: wait for whichever ends first
+                wait_any([job[1] for job in flying if job[2] is None and job[1] is not None])
+            else:
+                return
+
+    def _land(self, job: list) -> list[StepVerdict]:
+        if job[2] is None:
+            job[2] = self._finish(job[0])
+            self._busy.discard(id(job[1]))
+        return job[2]
+
+    def _free_worker(self) -> KillableWorker | None:
+        """A worker holding no chain (a new one while fewer than `config.workers` run)."""
+        for worker in self._workers:
+            if id(worker) not in self._busy:
+                return worker
+        if len(self._workers) < max(1, self.config.workers):
+            return self._new_worker()
+        return None
 
     def _numeric(self, steps: tuple[str, ...] | list[str], question: str) -> tuple:
         """The numeric checks of every step, and the chain's symbolic checker (or None)."""
@@ -184,14 +218,18 @@ class CalculatorVerifier(ChainVerifier):
             per_step.append(results)
         return list(steps), per_step, algebra
 
-    def _begin(self, part: tuple) -> tuple:
-        """The chain's symbolic checks sent to the worker. A step whose numeric claims hold a
-        False has its verdict: its symbolic Falses need no confirmation."""
+    def _begin(self, part: tuple, worker: KillableWorker | None = None) -> tuple:
+        """The chain's symbolic checks sent to `worker` (the first one by default). A step
+        whose numeric claims hold a False has its verdict: its symbolic Falses need no
+        confirmation."""
         steps, per_step, algebra = part
         if algebra is None:
             return per_step, None, None
         decided = [any(r.outcome == "false" for r in results) for results in per_step]
-        return per_step, algebra, algebra.begin_chain(steps, decided)
+        sent = algebra.begin_chain(steps, decided, worker)
+        if worker is not None and sent[-1] == "sent":
+            self._busy.add(id(worker))
+        return per_step, algebra, sent
 
     def _finish(self, begun: tuple) -> list[StepVerdict]:
         per_step, algebra, sent = begun
@@ -201,9 +239,10 @@ class CalculatorVerifier(ChainVerifier):
         return [_verdict(results) for results in per_step]
 
     def close(self) -> None:
-        if self._worker is not None:
-            self._worker.close()
-            self._worker = None
+        for worker in [*self._workers, self._spare]:
+            if worker is not None:
+                worker.close()
+        self._workers, self._busy, self._spare = [], set(), None
 
     # --- one step -------------------------------------------------------------------------
 
@@ -287,12 +326,27 @@ class CalculatorVerifier(ChainVerifier):
             return None
 
     def _sympy_worker(self) -> KillableWorker:
-        """The one child that runs every sympy check of this verifier, started on first use."""
-        if self._worker is None:
-            self._worker = KillableWorker(
-                memory_mb=self.config.memory_mb, warmup=warm_checks, warmup_timeout=_WARM_TIMEOUT_S
-            )
-        return self._worker
+        """A child for one sympy call made here: a worker holding no chain (the first one
+        started on first use), or while each holds one, a spare kept for such calls. Waiting
+        for a busy worker's chain, the numeric checks of the chains after it stalled, and
+        the worker then idled until they were made."""
+        if not self._workers:
+            return self._new_worker()
+        free = next((w for w in self._workers if id(w) not in self._busy), None)
+        if free is not None:
+            return free
+        if self._spare is None:
+            self._spare = self._child()
+        return self._spare
+
+    def _new_worker(self) -> KillableWorker:
+        self._workers.append(self._child())
+        return self._workers[-1]
+
+    def _child(self) -> KillableWorker:
+        return KillableWorker(
+            memory_mb=self.config.memory_mb, warmup=warm_checks, warmup_timeout=_WARM_TIMEOUT_S
+        )
 
 def _verdict(results: list[ClaimResult]) -> StepVerdict:
     false = [r for r in results if r.outcome == "false"]
