@@ -63,9 +63,9 @@ def test_the_job_writes_the_count_it_resolved_in_the_manifest(tmp_path):
 ])  # fmt: skip
 def test_null_calc_workers_resolve_by_cores_labelers_and_engines(overrides, cores, expected,
                                                                 monkeypatch):
-    import pipelines.label.sources as sources
-
     from omegaconf import OmegaConf
+
+    import pipelines.label.sources as sources
 
     monkeypatch.setattr(sources, "visible_cores", lambda: cores)
     cfg = OmegaConf.to_object(_cfg(*overrides))  # the builders' JobConfig

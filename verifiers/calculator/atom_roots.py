@@ -37,8 +37,8 @@ def atom_derivation(first, second, defs: dict) -> ClaimResult | None:
             return None
         if (roots := atom_roots(e1, e2, next(iter(names)))) is None:
             return None
-        if not differ(roots[1], roots[2]):
-            return None
+        if not differ(roots[1], roots[2]) and not (roots[1] and not roots[2]):
+            return None  # roots kept or dropped on a domain; none left at all is a slip
         found.append(roots)
     atom, r1, r2 = found[-1]  # base e where a log has two readings: the plainer to quote
     return ClaimResult(
@@ -48,6 +48,8 @@ def atom_derivation(first, second, defs: dict) -> ClaimResult | None:
 
 
 def _listed(atom, roots) -> str:
+    if not roots:
+        return f"no value {fmt(atom)} takes"
     return f"{fmt(atom)} in {{{', '.join(sorted(fmt(r) for r in roots))}}}"
 
 
@@ -110,7 +112,7 @@ def _functions(e, x) -> set:
 
 def _roots(expr, t) -> frozenset | None:
     """The real roots of a polynomial of degree 1 or 2 in t whose coefficients are numbers
-    such as log 2 (None: not one, or a root not real)."""
+    such as log 2, perhaps none (None: not one)."""
     import sympy
 
     top = sympy.fraction(sympy.together(expr))[0]
@@ -121,9 +123,9 @@ def _roots(expr, t) -> frozenset | None:
     if not 1 <= poly.degree() <= 2 or not all(c.is_number for c in poly.all_coeffs()):
         return None
     roots = [sympy.nsimplify(r) if r.is_Float else r for r in sympy.roots(poly)]
-    if not roots or not all(r.is_real for r in roots):
-        return None
-    return frozenset(roots)
+    if not roots or any(r.is_real is None for r in roots):
+        return None  # no roots written out, or a sign that cannot be decided
+    return frozenset(r for r in roots if r.is_real)
 
 
 def _taken(atom, value) -> bool:

@@ -124,7 +124,7 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict, lea
         if not r1 or not r2 or r1 <= r2 or r2 <= r1:
             return None
         if not all(r.is_real for r in r1 | r2):
-            return None
+            return _every_root_lost(r1, r2, names[0], text, source)
         if rounded and any(near(a, b) for a in r1 for b in r2):
             return None  # decimals written: a root moved by their rounding is no slip
         return ClaimResult(
@@ -159,6 +159,19 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict, lea
     said = last_sentence(lead.strip()).lower()
     if lead.strip().endswith(before.strip()) and (_FACTORED.match(said) or _SIMPLIFIED.match(said)):
         return polynomial_derivation(e1, e2, names, text, source)
+    return None
+
+
+def _every_root_lost(r1, r2, name, text: str, source: str) -> ClaimResult | None:
+    """An equation with real roots, then one with none (`x^2 - 5x + 6 = 0`, then `x^2 - 5x +
+    7 = 0`): whatever the domain drops, a root it keeps must still solve what is drawn from
+    it, and nothing does. Other mixes of complex roots say nothing (an equation with no real
+    root may be rewritten into anything over the reals)."""
+    if all(r.is_real for r in r1) and not any(r.is_real for r in r2):
+        return ClaimResult(
+            "false", text, f"no real {name}", roots_text(name, r1),
+            f"does not follow from {source}",
+        )  # fmt: skip
     return None
 
 
