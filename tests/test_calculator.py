@@ -369,3 +369,26 @@ def test_verify_gives_each_chain_what_check_steps_gives(workers):
     assert got == want
     assert started == workers  # the second one judged chains while the first was busy
     assert [s for vs in got for s, _ in vs] == [W, C, C, W, C] * 4
+
+
+def test_a_chain_stuck_in_one_worker_holds_back_no_other():
+    # Two workers: while one runs a step to its limit, the other judges the chains after it;
+    # the verdicts come out in order, each what the chain gets alone.
+    config = CalcConfig(symbolic_timeout_s=0.5, workers=2)
+    chains = [
+        (r"\[ x^{x^{x^{x^{x}}}} = x + 1 \]", r"\[ (b+1)^2 = b^2 + 2b + 2 \]"),
+        ("Expanding, $(x+3)^2 = x^2 + 6x + 9$.",),
+        ("We have $\\sqrt{8} = 3\\sqrt{2}$.",),
+    ]
+    items = [
+        (Problem(f"p{k}", "math", "math", "q"), Chain(f"p{k}", f"c{k}", 0, " ".join(s), s, "m"))
+        for k, s in enumerate(chains)
+    ]
+    together, alone = CalculatorVerifier(config=config), CalculatorVerifier(config=config)
+    try:
+        got = [[str(v.status) for v in vs] for vs in together.verify(items)]
+        want = [[str(v.status) for v in alone.check_steps(s)] for s in chains]
+    finally:
+        together.close()
+        alone.close()
+    assert got == want == [["timeout", W], [C], [W]]
