@@ -159,8 +159,9 @@ class CalculatorVerifier(ChainVerifier):
         return out
 
     def _dispatch(self, waiting: deque, flying: deque, out: list, ahead: int) -> None:
-        """Begin waiting chains on free workers; while more than `ahead` wait and every worker
-        is busy, collect (the oldest chain's verdicts are the next ones out)."""
+        """Begin waiting chains on free workers, collecting every chain a worker has answered
+        (verdicts go out oldest first); while more than `ahead` wait and every worker is busy,
+        wait for whichever answers first."""
         while waiting:
             for job in flying:  # a worker that has answered is free once its job is collected
                 if job[2] is None and (job[1] is None or job[1].done()):
