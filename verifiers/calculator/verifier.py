@@ -184,12 +184,14 @@ class CalculatorVerifier(ChainVerifier):
 
     def _free_worker(self) -> KillableWorker | None:
         """A worker holding no chain (a new one while fewer than `config.workers` run)."""
-        for worker in self._workers:
-            if id(worker) not in self._busy:
-                return worker
+        if (idle := self._idle()) is not None:
+            return idle
         if len(self._workers) < max(1, self.config.workers):
             return self._new_worker()
         return None
+
+    def _idle(self) -> KillableWorker | None:
+        return next((w for w in self._workers if id(w) not in self._busy), None)
 
     def _numeric(self, steps: tuple[str, ...] | list[str], question: str) -> tuple:
         """The numeric checks of every step, and the chain's symbolic checker (or None)."""
@@ -333,9 +335,8 @@ class CalculatorVerifier(ChainVerifier):
         the worker then idled until they were made."""
         if not self._workers:
             return self._new_worker()
-        free = next((w for w in self._workers if id(w) not in self._busy), None)
-        if free is not None:
-            return free
+        if (idle := self._idle()) is not None:
+            return idle
         if self._spare is None:
             self._spare = self._child()
         return self._spare
