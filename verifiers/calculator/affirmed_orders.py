@@ -16,6 +16,12 @@ rational functions and roots of them (a log's or a trig function's domain matter
 failure only at the boundary: a strict order (`x^2 > 0`) that fails only by equality is the
 common loose wording of a non-strict one, so a False needs a point where even the non-strict
 order fails.
+
+An order written right after the interval of its one letter ("For $0 < x < 1$, $\\frac{1}{1-x} <
+(1-x)^{2011}$", "since $x > 2$, we have ...", `interval_order`) is claimed on that interval. The
+words may speak of all of it or of the one x the chain is about, so a False needs the order to
+fail at every point tried across the interval (and at whole numbers only, for a letter that
+names them by habit or after "integer"): whichever x is meant, the order fails there.
 """
 
 from __future__ import annotations
@@ -24,13 +30,13 @@ import random
 import re
 from fractions import Fraction
 
-from verifiers.calculator.claim_words import lone
+from verifiers.calculator.claim_words import NOT_CLAIMED, last_sentence, lone, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import fmt, point, value_at
 
-__all__ = ["affirmed_order", "names_only"]
+__all__ = ["affirmed_order", "interval_order", "names_only"]
 
 # "for all positive real numbers", "for any real", "for every nonnegative integer".
 _KIND = re.compile(
@@ -140,3 +146,118 @@ def _rational(value: Fraction):
     import sympy
 
     return sympy.Rational(value.numerator, value.denominator)
+
+
+# The words that put an order on the interval written right before it, and those that may
+# stand between the two ("For $0 < x < 1$, we have ...").
+_INTERVAL_LEADS = frozenset("for since because as given".split())
+_BETWEEN = frozenset("we have get obtain find see then it follows that".split())
+_CONDITIONS = frozenset("need want require must such solve solving find".split())
+_WHOLE = frozenset("n m k i j".split())  # letters that name whole numbers by habit
+# Points across a finite interval, as fractions of its length, and steps off a one-sided one.
+_ACROSS = tuple(Fraction(v) for v in ("1/97", "1/10", "1/4", "1/3", "1/2", "2/3", "3/4", "9/10"))
+_OFF = tuple(Fraction(v) for v in ("1/97", "1/3", "1/2", "1", "2", "3", "5", "10", "100"))
+
+
+def interval_order(
+    domain: tuple, members: tuple, ops: tuple, before: str, defs: dict
+) -> tuple[ClaimResult, tuple[str, str]] | None:
+    """(False, its sides) for the first link of `members` that fails at every point tried of
+    the interval the clause `domain` (the one right before it) gives its one letter; None when
+    that clause gives no interval, words between the two set up a condition, or no link fails
+    everywhere."""
+    d_members, d_ops, d_before = domain[:3]
+    lead = word_set(last_sentence(d_before))
+    said = last_sentence(d_before).lower().split()
+    if not said or said[-1].strip(",") not in _INTERVAL_LEADS or lead & (NOT_CLAIMED | _CONDITIONS):
+        return None
+    if not word_set(before) <= _BETWEEN or not set(ops) & set(_OPS):
+        return None
+    found = _interval(d_members, d_ops, defs)
+    if found is None:
+        return None
+    letter, low, high = found
+    whole = str(letter) in _WHOLE or "integer" in d_before.lower()
+    points = _points(low, high, whole)
+    if len(points) < 3:
+        return None
+    for i, op in enumerate(ops):
+        if op not in _OPS:
+            continue
+        left, right = members[i], members[i + 1]
+        if not (admissible(left) and admissible(right)):
+            continue
+        a, b = readings(left, defs), readings(right, defs)
+        if len(a) != 1 or len(b) != 1 or (a[0].free_symbols | b[0].free_symbols) != {letter}:
+            continue
+        if not (a[0].free_symbols and b[0].free_symbols) and (lone(left) or lone(right)):
+            continue  # `x < \\frac{1}{2}`: a bound of the letter, not an order of expressions
+        if not (_algebraic(a[0]) and _algebraic(b[0])):
+            continue
+        witness = _fails_across(op, a[0], b[0], letter, points)
+        if witness is not None:
+            at, x, y = witness
+            pairs = zip(d_ops, d_members[1:], strict=True)
+            where = d_members[0] + "".join(f" {o} {m}" for o, m in pairs)
+            why = (f"said where {where}, but it fails at every point tried there: at "
+                   f"{letter} = {at} the sides are {fmt(x)} and {fmt(y)}")  # fmt: skip
+            return ClaimResult("false", f"{left} {op} {right}", reason=why), (left, right)
+    return None
+
+
+def _interval(members: tuple, ops: tuple, defs: dict):
+    """(letter, low, high) for `0 < x < 1`, `x > 2`, `3 \\le n`: one letter bounded by
+    rational numbers, None for an open end; None when the clause is no such interval."""
+    import sympy
+
+    read = []
+    for member in members:
+        found = readings(member, defs) if admissible(member) else []
+        if len(found) != 1:
+            return None
+        read.append(found[0])
+    letters = [i for i, e in enumerate(read) if isinstance(e, sympy.Symbol)]
+    if len(letters) != 1 or not all(e.is_Rational for i, e in enumerate(read) if i != letters[0]):
+        return None
+    at = letters[0]
+    if len(members) == 3 and at == 1 and (set(ops) <= {"<", "<="} or set(ops) <= {">", ">="}):
+        low, high = (read[0], read[2]) if ops[0] in ("<", "<=") else (read[2], read[0])
+        return (read[1], low, high) if low < high else None
+    if len(members) != 2 or ops[0] not in _OPS:
+        return None
+    bound = read[1 - at]
+    upper = (ops[0] in ("<", "<=")) == (at == 0)
+    return (read[at], None, bound) if upper else (read[at], bound, None)
+
+
+def _points(low, high, whole: bool) -> list:
+    """Rational points inside the interval (whole numbers only when `whole`)."""
+    import sympy
+
+    if low is not None and high is not None:
+        found = [low + (high - low) * _rational(t) for t in (*_ACROSS, 1 - _ACROSS[0])]
+    elif low is not None:
+        found = [low + _rational(step) for step in _OFF]
+    else:
+        found = [high - _rational(step) for step in _OFF]
+    if not whole:
+        return found
+    start = int(sympy.floor(low)) + 1 if low is not None else int(sympy.ceiling(high)) - 10
+    return [sympy.Integer(n) for n in range(start, start + 10)
+            if (low is None or n > low) and (high is None or n < high)]  # fmt: skip
+
+
+def _fails_across(op: str, a, b, letter, points: list):
+    """(point, a, b) at one point where the order fails, when it fails (even non-strictly) at
+    every point where both sides are real, and at five at least; else None."""
+    seen, witness = 0, None
+    for at in points:
+        x, y = value_at(a, {letter: at}), value_at(b, {letter: at})
+        if x is None or y is None:
+            continue
+        loose = (x.is_Float or y.is_Float) and abs(x - y) <= 1e-12 * max(1, abs(x), abs(y))
+        if loose or not _fails(op, x, y):
+            return None
+        seen += 1
+        witness = witness or (at, x, y)
+    return witness if seen >= 5 else None

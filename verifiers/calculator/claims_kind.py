@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.affirmed import affirmed
+from verifiers.calculator.affirmed_orders import interval_order
 from verifiers.calculator.claim_words import (
     ALTERNATIVES,
     CONNECTS,
@@ -204,14 +205,14 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             step.barriers.append(k)
             continue
         # "Multiply both sides by 20: ...": the relation before it with that operation done.
-        operation = None if source is None else operated(
-            lead, source, (members, ops), defs, known
-        )  # fmt: skip
+        operation = source and operated(lead, source, (members, ops), defs, known)
         if operation is not None:
             step.add(operation, (*source[0], *members), defs)
         told = lead if not before.strip(" ,.;:") and lead else before  # words cut by math
         if drawn := premise.judged(k, members, ops, (before, told, after), region, defs):
             step.add(*drawn, defs)
+        if k and (found := interval_order(clauses[k - 1], members, ops, before, defs)):
+            step.add(*found, defs)  # "For $0 < x < 1$, x^2 > x": judged on that interval
         # The values the clause before put in (for this one), and what this clause puts in.
         earlier = (last_relation, clauses)
         pending, opening = opening, substituting(opening, (members, ops), before, k, earlier)
