@@ -18,7 +18,8 @@ common loose wording of a non-strict one, so a False needs a point where even th
 order fails.
 
 An order written right after the interval of its one letter ("For $0 < x < 1$, $\\frac{1}{1-x} <
-(1-x)^{2011}$", "since $x > 2$, we have ...", `interval_order`) is claimed on that interval. The
+(1-x)^{2011}$", "since $x > 2$, we have ...") or right before it ("$n^2 > 2n$ for all $n \\geq
+3$"; `interval_order`) is claimed on that interval. The
 words may speak of all of it or of the one x the chain is about, so a False needs the order to
 fail at every point tried across the interval (and at whole numbers only, for a letter that
 names them by habit or after "integer"): whichever x is meant, the order fails there.
@@ -152,6 +153,7 @@ def _rational(value: Fraction):
 # stand between the two ("For $0 < x < 1$, we have ...").
 _INTERVAL_LEADS = frozenset("for since because as given".split())
 _BETWEEN = frozenset("we have get obtain find see then it follows that".split())
+_AFTER = re.compile(r"^\s*(?:for(?:\s+(?:all|every|any))?|whenever)\s*$", re.IGNORECASE)
 _CONDITIONS = frozenset("need want require must such solve solving find".split())
 _WHOLE = frozenset("n m k i j".split())  # letters that name whole numbers by habit
 # Points across a finite interval, as fractions of its length, and steps off a one-sided one.
@@ -159,20 +161,18 @@ _ACROSS = tuple(Fraction(v) for v in ("1/97", "1/10", "1/4", "1/3", "1/2", "2/3"
 _OFF = tuple(Fraction(v) for v in ("1/97", "1/3", "1/2", "1", "2", "3", "5", "10", "100"))
 
 
-def interval_order(
-    domain: tuple, members: tuple, ops: tuple, before: str, defs: dict
-) -> tuple[ClaimResult, tuple[str, str]] | None:
-    """(False, its sides) for the first link of `members` that fails at every point tried of
-    the interval the clause `domain` (the one right before it) gives its one letter; None when
-    that clause gives no interval, words between the two set up a condition, or no link fails
-    everywhere."""
+def interval_order(clauses: list, k: int, defs: dict) -> tuple[ClaimResult, tuple[str, str]] | None:
+    """(False, its sides) for the first link of clause `k` that fails at every point tried of
+    the interval the clause right before it ("For $0 < x < 1$, ...") or right after it ("...
+    for $0 < x < 1$") gives its one letter; None when neither gives an interval, the words set
+    up a condition, or no link fails everywhere."""
+    members, ops = clauses[k][:2]
+    if not set(ops) & set(_OPS):
+        return None
+    domain = _stated_before(clauses, k) or _stated_after(clauses, k)
+    if domain is None:
+        return None
     d_members, d_ops, d_before = domain[:3]
-    lead = word_set(last_sentence(d_before))
-    said = last_sentence(d_before).lower().split()
-    if not said or said[-1].strip(",") not in _INTERVAL_LEADS or lead & (NOT_CLAIMED | _CONDITIONS):
-        return None
-    if not word_set(before) <= _BETWEEN or not set(ops) & set(_OPS):
-        return None
     found = _interval(d_members, d_ops, defs)
     if found is None:
         return None
@@ -203,6 +203,30 @@ def interval_order(
                    f"{letter} = {at} the sides are {fmt(x)} and {fmt(y)}")  # fmt: skip
             return ClaimResult("false", f"{left} {op} {right}", reason=why), (left, right)
     return None
+
+
+def _stated_before(clauses: list, k: int) -> tuple | None:
+    """The clause before clause `k` when the words put the order on it: "For" (or "since",
+    "because", "as", "given") right before it, nothing but "we have", "then" between."""
+    if not k:
+        return None
+    domain, before = clauses[k - 1], clauses[k][2]
+    said = last_sentence(domain[2])
+    words = said.lower().split()
+    if not words or words[-1].strip(",") not in _INTERVAL_LEADS:
+        return None
+    if word_set(said) & (NOT_CLAIMED | _CONDITIONS) or not word_set(before) <= _BETWEEN:
+        return None
+    return domain
+
+
+def _stated_after(clauses: list, k: int) -> tuple | None:
+    """The clause after clause `k` when only "for" (or "for all", "whenever") stands between,
+    and the words before the order set up nothing ("we need ... for $x > 1$")."""
+    if k + 1 >= len(clauses) or _AFTER.match(clauses[k + 1][2]) is None:
+        return None
+    said = word_set(last_sentence(clauses[k][2]))
+    return None if said & (NOT_CLAIMED | _CONDITIONS) else clauses[k + 1]
 
 
 def _interval(members: tuple, ops: tuple, defs: dict):

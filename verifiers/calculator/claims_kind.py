@@ -211,8 +211,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         told = lead if not before.strip(" ,.;:") and lead else before  # words cut by math
         if drawn := premise.judged(k, members, ops, (before, told, after), region, defs):
             step.add(*drawn, defs)
-        if k and (found := interval_order(clauses[k - 1], members, ops, before, defs)):
-            step.add(*found, defs)  # "For $0 < x < 1$, x^2 > x": judged on that interval
+        if found := interval_order(clauses, k, defs):  # "For $0 < x < 1$, $x^2 > x$"
+            step.add(*found, defs)
         # The values the clause before put in (for this one), and what this clause puts in.
         earlier = (last_relation, clauses)
         pending, opening = opening, substituting(opening, (members, ops), before, k, earlier)
