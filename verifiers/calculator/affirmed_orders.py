@@ -21,8 +21,9 @@ An order written right after the interval of its one letter ("For $0 < x < 1$, $
 (1-x)^{2011}$", "since $x > 2$, we have ...") or right before it ("$n^2 > 2n$ for all $n \\geq
 3$"; `interval_order`) is claimed on that interval. The
 words may speak of all of it or of the one x the chain is about, so a False needs the order to
-fail at every point tried across the interval (and at whole numbers only, for a letter that
-names them by habit or after "integer"): whichever x is meant, the order fails there.
+fail at every point tried across the interval (whole numbers only, for a letter that names them
+by habit or after "integer"): an order that fails across the interval is not drawn from it,
+whichever x is meant. Bounds past a million are not tried (their points' powers are too large).
 """
 
 from __future__ import annotations
@@ -159,6 +160,7 @@ _WHOLE = frozenset("n m k i j".split())  # letters that name whole numbers by ha
 # Points across a finite interval, as fractions of its length, and steps off a one-sided one.
 _ACROSS = tuple(Fraction(v) for v in ("1/97", "1/10", "1/4", "1/3", "1/2", "2/3", "3/4", "9/10"))
 _OFF = tuple(Fraction(v) for v in ("1/97", "1/3", "1/2", "1", "2", "3", "5", "10", "100"))
+_LARGEST = 10**6  # the largest numerator or denominator of a bound whose points are tried
 
 
 def interval_order(clauses: list, k: int, defs: dict) -> tuple[ClaimResult, tuple[str, str]] | None:
@@ -243,6 +245,8 @@ def _interval(members: tuple, ops: tuple, defs: dict):
     letters = [i for i, e in enumerate(read) if isinstance(e, sympy.Symbol)]
     if len(letters) != 1 or not all(e.is_Rational for i, e in enumerate(read) if i != letters[0]):
         return None
+    if any(abs(e.p) > _LARGEST or e.q > _LARGEST for i, e in enumerate(read) if i != letters[0]):
+        return None  # `0 < x < 10^{1000}`: powers of such points run past any time limit
     at = letters[0]
     if len(members) == 3 and at == 1 and (set(ops) <= {"<", "<="} or set(ops) <= {">", ">="}):
         low, high = (read[0], read[2]) if ops[0] in ("<", "<=") else (read[2], read[0])
@@ -255,7 +259,8 @@ def _interval(members: tuple, ops: tuple, defs: dict):
 
 
 def _points(low, high, whole: bool) -> list:
-    """Rational points inside the interval (whole numbers only when `whole`)."""
+    """Rational points spread inside the interval: whole numbers only when `whole` (each point
+    rounded down, those that leave the interval dropped)."""
     import sympy
 
     if low is not None and high is not None:
@@ -264,11 +269,9 @@ def _points(low, high, whole: bool) -> list:
         found = [low + _rational(step) for step in _OFF]
     else:
         found = [high - _rational(step) for step in _OFF]
-    if not whole:
-        return found
-    start = int(sympy.floor(low)) + 1 if low is not None else int(sympy.ceiling(high)) - 10
-    return [sympy.Integer(n) for n in range(start, start + 10)
-            if (low is None or n > low) and (high is None or n < high)]  # fmt: skip
+    if whole:
+        found = sorted({sympy.floor(p) if low is not None else sympy.ceiling(p) for p in found})
+    return [p for p in found if (low is None or p > low) and (high is None or p < high)]
 
 
 def _fails_across(op: str, a, b, letter, points: list):
