@@ -19,11 +19,11 @@ order fails.
 
 An order written right after the interval of its one letter ("For $0 < x < 1$, $\\frac{1}{1-x} <
 (1-x)^{2011}$", "since $x > 2$, we have ...") or right before it ("$n^2 > 2n$ for all $n \\geq
-3$"; `interval_order`) is claimed on that interval. The
-words may speak of all of it or of the one x the chain is about, so a False needs the order to
-fail at every point tried across the interval (whole numbers only, for a letter that names them
-by habit or after "integer"): an order that fails across the interval is not drawn from it,
-whichever x is meant. Bounds past a million are not tried (their points' powers are too large).
+3$"; `interval_order`) is claimed on that interval. The words may speak of all of it or of the
+one x the chain is about, so a False needs the order to fail at every point tried across the
+interval (whole numbers only, for a letter that names them by habit or after "integer"): an
+order that fails across the interval is not drawn from it, whichever x is meant. Bounds past a
+million are not tried (their points' powers are too large).
 """
 
 from __future__ import annotations
@@ -260,7 +260,7 @@ def _interval(members: tuple, ops: tuple, defs: dict):
 
 def _points(low, high, whole: bool) -> list:
     """Rational points spread inside the interval: whole numbers only when `whole` (each point
-    rounded down, those that leave the interval dropped)."""
+    rounded toward the interval's bound, those that leave the interval dropped)."""
     import sympy
 
     if low is not None and high is not None:
