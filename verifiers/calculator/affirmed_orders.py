@@ -88,6 +88,13 @@ def _fails(op: str, a, b) -> bool:
     return a < b if _OPS[op] == ">=" else a > b
 
 
+def _fails_clearly(op: str, x, y) -> bool:
+    """`_fails` at one point, and not by a root's digits alone: sides equal to within their
+    rounding, one of them a float, say nothing."""
+    loose = (x.is_Float or y.is_Float) and abs(x - y) <= 1e-12 * max(1, abs(x), abs(y))
+    return _fails(op, x, y) and not loose
+
+
 def _algebraic(expr) -> bool:
     """A rational function of its symbols, or roots of such: no log, trig or letter exponent."""
     import sympy
@@ -134,8 +141,7 @@ def affirmed_order(
         x, y = value_at(a, exact), value_at(b, exact)
         if x is None or y is None:
             continue
-        loose = (x.is_Float or y.is_Float) and abs(x - y) <= 1e-12 * max(1, abs(x), abs(y))
-        if _fails(op, x, y) and not loose:  # a root's value differs from its rival at once
+        if _fails_clearly(op, x, y):  # a root's value differs from its rival at once
             why = (
                 f"said to hold for all {' '.join(filter(None, domain))} values, but at "
                 f"{point(exact)} the sides are {fmt(x)} and {fmt(y)}"
@@ -282,8 +288,7 @@ def _fails_across(op: str, a, b, letter, points: list):
         x, y = value_at(a, {letter: at}), value_at(b, {letter: at})
         if x is None or y is None:
             continue
-        loose = (x.is_Float or y.is_Float) and abs(x - y) <= 1e-12 * max(1, abs(x), abs(y))
-        if loose or not _fails(op, x, y):
+        if not _fails_clearly(op, x, y):
             return None
         seen += 1
         witness = witness or (at, x, y)
