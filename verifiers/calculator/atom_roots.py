@@ -12,6 +12,7 @@ ones, so this can only miss slips, never invent one.
 
 from __future__ import annotations
 
+from verifiers.calculator.circle_roots import circle_derivation
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.relations import admissible
@@ -36,7 +37,7 @@ def atom_derivation(first, second, defs: dict) -> ClaimResult | None:
         if len(names := e1.free_symbols | e2.free_symbols) != 1 or e1.free_symbols != names:
             return None
         if (roots := atom_roots(e1, e2, next(iter(names)))) is None:
-            return None
+            return circle_derivation(first, second, defs) if count == 1 else None
         if not differ(roots[1], roots[2]) and not (roots[1] and not roots[2]):
             return None  # roots kept or dropped on a domain; none left at all is a slip
         found.append(roots)

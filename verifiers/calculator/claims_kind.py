@@ -42,6 +42,7 @@ import re
 
 from verifiers.calculator.affirmed import affirmed
 from verifiers.calculator.affirmed_orders import interval_order
+from verifiers.calculator.circle_roots import identity_on_circle
 from verifiers.calculator.claim_words import (
     ALTERNATIVES,
     CONNECTS,
@@ -127,8 +128,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     last_condition, last_named, last_relation, last_group, last_premise, system = last or ((),) * 6
     previous = Condition(*last_condition, -1, -1) if last_condition else None
     carried = previous  # the equation the step before ended on: the step may open by solving it
-    # The last unknown given an expression in others (`R = (450 - 5n)(500 + 10n)`): a later
-    # `R = ...` after rewrite words claims the same expression rewritten.
+    # The last unknown given an expression (`R = (450 - 5n)(500 + 10n)`): its rewrite follows.
     named = Condition(*last_named, -1, -1) if last_named else None
     step_words = set().union(*(word_set(c[2]) for c in clauses)) if clauses else set()
     skipped_region = -1
@@ -270,16 +270,14 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             here = Condition(left, right, k, region)
             if pending and (found := substituted(pending, here, before, known, defs)):
                 step.add(*found, defs)
-            # A display right after another, with no words between, goes on with what the
-            # words before the first one said ("Combine like terms: \\[...\\] \\[...\\]")
-            # when they rewrite; after other words ("Subtracting the first equation gives:")
-            # the two displays are read as bare as they stand.
+            # A display right after another, with no words between, goes on with the words
+            # before the first ("Combine like terms: \\[...\\] \\[...\\]") when they rewrite;
+            # after other words ("Subtracting the first equation gives:") both are read bare.
             said = before
             if k and not before.strip(" ,.;:") and names_rewrite(clauses[k - 1][2]):
                 said = clauses[k - 1][2]
             elif len(lead) > len(before) and lead.endswith(before.strip()):
-                # "Now, factor out \\(a\\) on the right-hand side:": the words that name the
-                # rewrite stand before a formula that is no relation.
+                # "Now, factor out \\(a\\):": the words naming the rewrite, then no relation.
                 said = last_sentence(lead)
             rewrite = None if previous is None or operation else rewritten_side(
                 previous, here, said, defs, known
@@ -299,6 +297,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                         result = None
                 if result is not None:
                     step.add(result, (previous.left, previous.right, left, right), defs)
+            if identity_on_circle(here, defs):
+                continue  # a fact used (`\\sin^2 x + \\cos^2 x = 1`): no condition, no source
             step.conditions.append(here)
             if not rewrites_only(members, defs):
                 known.append((left, right))
