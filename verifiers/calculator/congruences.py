@@ -32,10 +32,11 @@ _HUGE_POWER = re.compile(r"\^\s*\{?\s*\d{4,}")  # a power we would not expand to
 
 
 def congruences(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> list[ClaimResult]:
-    """The verdicts on a chain's congruences between whole numbers (empty: no modulus)."""
+    """The verdicts on a chain's congruences between whole numbers (empty: no modulus), and on
+    its remainders written with `=` (`_remainders`)."""
     found = _MODULUS.search(members[-1])
     if "===" not in ops or found is None:
-        return []
+        return _remainders(members, ops, defs)
     modulus = int(next(g for g in found.groups() if g is not None))
     if modulus < 2:
         return []
@@ -48,6 +49,41 @@ def congruences(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> l
         if left is None or right is None:
             continue
         text = f"{members[i]} \\equiv {members[i + 1]} \\pmod{{{modulus}}}"
+        if (left - right) % modulus == 0:
+            out.append(ClaimResult("holds", text))
+        else:
+            reason = f"they leave {left % modulus} and {right % modulus} divided by {modulus}"
+            true = f"{left % modulus} (mod {modulus})"
+            out.append(ClaimResult("false", text, f"{right % modulus}", true, reason))
+    return out
+
+
+# Members ending on "mod n": `195 \\mod 19`, `2003 \\bmod 6`, `27 \\text{ mod } 100`, `4 \\pmod{7}`
+_REMAINDER = re.compile(
+    r"^(?P<number>.*?\S)\s*(?:\(\s*)?(?:\\[pb]?mod\b|\\text\{\s*mod\s*\}|\\operatorname\{mod\}|\bmod\b)"
+    r"\s*\{?\s*(?P<modulus>\d+)\s*\}?\s*\)?\s*$"
+)
+
+
+def _remainders(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> list[ClaimResult]:
+    """`195 \\mod 19 = 1`: an `=` link with "mod n" ending one member (or both, with the same
+    n) between whole numbers claims they are congruent modulo n. Judged as a congruence, not
+    as a least remainder: `20 \\mod 19 = 20` is loose, not false, and `0 + 20 \\mod 19` is the
+    same residue however "mod" binds."""
+    out = []
+    for i, op in enumerate(ops):
+        if op != "=":
+            continue
+        sides = [_REMAINDER.match(m.strip()) for m in members[i : i + 2]]
+        moduli = {int(found["modulus"]) for found in sides if found}
+        if len(moduli) != 1 or (modulus := moduli.pop()) < 2:
+            continue
+        pair = zip(sides, members[i : i + 2], strict=True)
+        texts = [found["number"] if found else m for found, m in pair]
+        left, right = _whole(texts[0], defs), _whole(texts[1], defs)
+        if left is None or right is None:
+            continue
+        text = f"{members[i]} = {members[i + 1]}"
         if (left - right) % modulus == 0:
             out.append(ClaimResult("holds", text))
         else:
