@@ -161,7 +161,8 @@ def _worked_out(member: str, defs: dict) -> str | None:
     first); None where one has other arguments or its parentheses do not close."""
     import math
 
-    while found := _COMMON.search(member):
+    while calls := list(_COMMON.finditer(member)):
+        found = calls[-1]  # the last call holds no other
         depth, args, start = 1, [], found.end()
         for end in range(found.end(), len(member)):
             depth += {"(": 1, ")": -1}.get(member[end], 0)
