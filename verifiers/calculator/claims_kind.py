@@ -45,10 +45,8 @@ from verifiers.calculator.affirmed_orders import interval_order
 from verifiers.calculator.circle_roots import identity_on_circle
 from verifiers.calculator.claim_words import (
     ALTERNATIVES,
-    CONNECTS,
     LETTER,
     NOT_CLAIMED,
-    PLAIN,
     SET_EQUAL,
     TRIAL_RESULT,
     TRIES,
@@ -82,6 +80,7 @@ from verifiers.calculator.operations import operated
 from verifiers.calculator.paired_displays import paired
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
+from verifiers.calculator.restated_values import restated_value
 from verifiers.calculator.rewritten_sides import names_rewrite, rewritten_side
 from verifiers.calculator.sign_words import signed_value
 from verifiers.calculator.signs import SIGN, judged_signed, restated_signed, signed
@@ -98,7 +97,7 @@ from verifiers.calculator.solutions import (
     unknowns,
 )
 from verifiers.calculator.substitutions import substituted, substituting
-from verifiers.calculator.symbolic import check_number
+from verifiers.calculator.worked_values import worked_links
 
 __all__ = ["judge_step"]
 
@@ -178,6 +177,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         if not words & (NOT_CLAIMED - MODULAR_WORDS | ALTERNATIVES) and region != skipped_region:
             step.out.extend(congruences(members, ops, defs))
             step.out.extend(divisibility(members, ops, defs))
+            step.out.extend(worked_links(members, ops, defs))  # `\\gcd(12, 18) = 6`
             if (found := drawn_congruence(source, (members, ops), before, defs)) is not None:
                 step.out.append(found)
         if set(ops) & DIVIDES:
@@ -219,7 +219,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         # `a = \frac{36000}{2ac}`: an unknown in terms of itself is an equation, not a value.
         assigned = lone(members[0]) and not _in_terms_of_itself(members)
         if assigned and ops[0] == "=":
-            if k and (found := _restated(clauses[k - 1], members, ops, before, defs)):
+            if k and (found := restated_value(clauses[k - 1], members, ops, before, defs)):
                 step.add(*found, defs)
             previous = None  # an unknown given a value: the next equation starts afresh
             named = _named(named, members, ops, before, k, region, defs, known, step)
@@ -369,32 +369,3 @@ def _spared(
         and unknowns(other, defs) == unknowns(here, defs)
         for other in step.conditions if other is not previous
     )  # fmt: skip
-
-
-def _restated(
-    before_clause: tuple, members: tuple, ops: tuple, before: str, defs: dict
-) -> tuple[ClaimResult, tuple[str, str]] | None:
-    """"42 \\cdot 56 = c, or c = 2336": an unknown set equal to a computation, then given a
-    value with only joining words between, claims the computation's value (trial or not:
-    the value restates the line before it, it does not answer a supposition)."""
-    last_members, last_ops = before_clause[0], before_clause[1]
-    words = word_set(before)
-    if len(members) != 2 or ops != ("=",) or len(last_members) != 2 or last_ops != ("=",):
-        return None
-    if not words or not words <= CONNECTS:
-        return None
-    # The unknown on the right of the computation: `c = 3 / 4 or c = 5 / 2` lists values.
-    if compact(members[0]) != compact(last_members[1]):
-        return None
-    computed = last_members[0]
-    value = members[1]
-    if PLAIN.match(computed) or not numeric(computed, defs) or not numeric(value, defs):
-        return None
-    found = check_number(computed, "=", value, defs)
-    if found.outcome != "false":
-        return None
-    # Not a relation the numeric reader sees in the text: the unknown stands between.
-    text = f"{computed} = {members[0]} = {value}"
-    found = ClaimResult("false", text, found.claimed, found.true, found.reason)
-    return found, (computed, value)
-

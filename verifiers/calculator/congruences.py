@@ -7,9 +7,8 @@ is checked exactly, and one with an unknown (`n \\equiv 56`) is a condition, nev
 words that make a clause a trial or a case still silence it; those that only name the
 arithmetic ("modulo 3", "the remainder") do not. A `\\mid` or `\\nmid` between two whole
 numbers as written is judged the same way; one with an unknown (`d \\mid n`) is a condition.
-So is the value of a greatest common divisor or least common multiple of whole numbers
-(`\\gcd(12, 18) = 6`), and a remainder written with "mod" and `=` (`195 \\mod 19 = 1`, judged
-as a congruence).
+So is a remainder written with "mod" and `=` (`195 \\mod 19 = 1`, judged as a congruence);
+a gcd's or an lcm's value is `worked_values`'.
 """
 
 from __future__ import annotations
@@ -97,9 +96,8 @@ def _remainders(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> l
 
 
 def divisibility(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> list[ClaimResult]:
-    """The verdicts on a chain's `\\mid` and `\\nmid` links between whole numbers, and on its
-    values of greatest common divisors and least common multiples (`_common`)."""
-    out = _common(members, ops, defs)
+    """The verdicts on a chain's `\\mid` and `\\nmid` links between whole numbers."""
+    out = []
     for i, op in enumerate(ops):
         if op not in DIVIDES:
             continue
@@ -118,69 +116,6 @@ def divisibility(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> 
         )  # fmt: skip
         out.append(ClaimResult("false", text, reason=reason))
     return out
-
-
-# `\\gcd(`, `\\operatorname{lcm}(`, `\\text{gcd}\\left(`, `\\mathop{\\text{lcm}}(`, a bare `lcm(`.
-_COMMON = re.compile(
-    r"(?:\\(?P<command>gcd|lcm)\b|\\(?:operatorname|text|mathrm|mathop)\s*\{\s*(?:\\text\s*\{)?"
-    r"(?P<named>gcd|lcm)\s*\}?\s*\}|(?<![\\A-Za-z])(?P<bare>gcd|lcm))\s*(?:\\left\s*)?\(",
-    re.IGNORECASE,
-)
-
-
-def _common(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> list[ClaimResult]:
-    """`\\gcd(12, 18) = 6`, `\\text{lcm}(26, 5) = 26 \\times 5 / \\gcd(26, 5) = 130`: an `=`
-    link with a gcd or lcm of whole numbers on either side, every one of them worked out and
-    the sides then read as numbers, is checked exactly (a gcd of anything but whole numbers,
-    `\\gcd(m, n)`, leaves the link unread)."""
-    out = []
-    for i, op in enumerate(ops):
-        pair = members[i : i + 2]
-        if op != "=" or not any(_COMMON.search(m) for m in pair):
-            continue
-        values = []
-        for member in pair:
-            worked = _worked_out(member, defs)
-            found = readings(worked, defs) if worked is not None else []
-            if len(found) != 1 or found[0].free_symbols or not found[0].is_Rational:
-                break
-            values.append(found[0])
-        if len(values) != 2:
-            continue
-        text = f"{pair[0]} = {pair[1]}"
-        if values[0] == values[1]:
-            out.append(ClaimResult("holds", text))
-        else:
-            reason = f"the sides are {values[0]} and {values[1]}"
-            out.append(ClaimResult("false", text, f"{values[1]}", f"{values[0]}", reason))
-    return out
-
-
-def _worked_out(member: str, defs: dict) -> str | None:
-    """The member with every gcd and lcm of whole numbers replaced by its value (innermost
-    first); None where one has other arguments or its parentheses do not close."""
-    import math
-
-    while calls := list(_COMMON.finditer(member)):
-        found = calls[-1]  # the last call holds no other
-        depth, args, start = 1, [], found.end()
-        for end in range(found.end(), len(member)):
-            depth += {"(": 1, ")": -1}.get(member[end], 0)
-            if depth == 1 and member[end] == ",":
-                args.append(member[start:end])
-                start = end + 1
-            if depth == 0:
-                break
-        else:
-            return None
-        args.append(re.sub(r"\\right\s*$", "", member[start:end]))
-        numbers = [_whole(a, defs) for a in args]
-        if len(numbers) < 2 or any(n is None for n in numbers):
-            return None
-        name = (found["command"] or found["named"] or found["bare"]).lower()
-        value = math.gcd(*numbers) if name == "gcd" else math.lcm(*numbers)
-        member = f"{member[: found.start()]}({value}){member[end + 1 :]}"
-    return member
 
 
 _MAX_RESIDUES = 2000  # a modulus whose residues are all tried
