@@ -2,9 +2,9 @@
 
 Number-theory chains state facts no `=` carries: "24 is divisible by 9", "111111111 is not
 divisible by 9", "7 is a factor of 93", "2018 is a prime number", "97 is composite", "53 is a
-perfect square", "12 and 18 are relatively prime", "the GCD of 187 and 77 is 13". Each is a
-claim about whole numbers written as digits, and a false one is as much a slip as
-`4 \\cdot 6 = 25`.
+perfect square", "12 and 18 are relatively prime", "the GCD of 187 and 77 is 13", "the
+remainder when 706 is divided by 7 is 6". Each is a claim about whole numbers written as
+digits, and a false one is as much a slip as `4 \\cdot 6 = 25`.
 
 Only a fact whose numbers stand alone is read: a number that ends an expression (`a \\times
 111111111`, `2^{10}`, `5!`), one of a list of subjects ("11 and 55 are prime"), or one the words
@@ -77,6 +77,14 @@ _GCD = re.compile(
 # named last, then its value in a later sentence of the step.
 _GCD_NAMED = re.compile(rf"\b{_GCD_WHAT}\s+of\s+(?P<a>{_NUMBER})\s+and\s+(?P<b>{_NUMBER})\b", re.I)
 _GCD_LATER = re.compile(rf"\bthe\s+{_GCD_WHAT}\s+is\s+(?P<c>{_NUMBER})", re.IGNORECASE)
+# "The remainder when 706 is divided by 7 is 6", "100 leaves a remainder of 2 when divided by 7".
+_REMAINDER = re.compile(
+    rf"\bremainder\s+(?:when|of)\s+(?P<a>{_NUMBER})\s+(?:is\s+)?divided\s+by\s+(?P<b>{_NUMBER})"
+    rf"\s*,?\s*(?:is|=|equals)\s+(?P<c>{_NUMBER})"
+    rf"|\b(?P<a2>{_NUMBER})\s+(?:divided\s+by\s+(?P<b2>{_NUMBER})\s+)?leaves\s+(?:a\s+)?remainder"
+    rf"\s+(?:of\s+)?(?P<c2>{_NUMBER})(?(b2)|\s+when\s+divided\s+by\s+(?P<b3>{_NUMBER}))",
+    re.IGNORECASE,
+)
 # "The prime factorization of 900 is 2^2 \times 3^2 \times 5^2": a number said to be a
 # product of whole powers (`K = 20812` may name it first); "900 = ..." is the `=` reader's.
 _FACTOR = r"\d{1,6}(?:\s*\^\s*(?:\{\s*\d{1,3}\s*\}|\d{1,3}(?!\d)))?"
@@ -304,6 +312,17 @@ def _judge_gcd(m, tail: str, prime_of: Primality | None) -> ClaimResult | None:
     return ClaimResult("holds" if true == c else "false", text, str(c), str(true))
 
 
+def _judge_remainder(m, tail: str, prime_of: Primality | None) -> ClaimResult | None:
+    """A remainder stated in words: false only where the stated one is not congruent to the
+    true one (a remainder of 20 on dividing by 19 is loose wording, not a slip)."""
+    a, c = _number(m["a"] or m["a2"]), _number(m["c"] or m["c2"])
+    b = _number(m["b"] or m["b2"] or m["b3"])
+    if max(a, b, c) > _LIMIT or not b:
+        return None
+    text = re.sub(r"\s+", " ", m.group(0))
+    return ClaimResult("holds" if (a - c) % b == 0 else "false", text, str(c), str(a % b))
+
+
 def _judge_factorization(m, tail: str, prime_of: Primality | None) -> ClaimResult | None:
     n = _number(m["n"])
     factors = re.split(r"\\times|\\cdot|\*|×", m["p"])
@@ -328,7 +347,7 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
     are read only with it)."""
     text = _plain(step)
     if not re.search(
-        r"divisib|multiple|factor|divisor|prime|composite|perfect|common|gcd|gcf|hcf|lcm|digit"
+        r"divisib|multiple|factor|divisor|prime|composite|perfect|common|gcd|gcf|hcf|lcm|digit|remainder"
         r"|\bends?\b|\bthere\s+(?:are|were|will)\b", text, re.I,
     ):
         return []
@@ -339,6 +358,7 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
     found += [(m, _judge_gcd) for m in _GCD.finditer(text)]
     found += [(m, _judge_gcd) for m in _named_values(text)]
     found += [(m, _judge_factorization) for m in _FACTORIZATION.finditer(text)]
+    found += [(m, _judge_remainder) for m in _REMAINDER.finditer(text)]
     found += [(m, judge_range_count) for m in RANGE_COUNTS.finditer(text)]
     spans = [m.span() for m, _ in found]
     out = []
@@ -347,7 +367,7 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
         # (so does "the prime factorization of 900 is ...")
         subject = (
             None
-            if judge in (_judge_gcd, _judge_factorization, judge_range_count)
+            if judge in (_judge_gcd, _judge_factorization, judge_range_count, _judge_remainder)
             or m.re is DIGIT_FACTS[0]
             else m.start("n")
         )  # fmt: skip
