@@ -3,10 +3,11 @@
 `\\gcd(12, 18) = 6`, `\\operatorname{lcm}(4, 6) = 12`, `\\left\\lfloor \\frac{1000}{7}
 \\right\\rfloor = 142`, `\\lceil \\sqrt{20} \\rceil = 5`, `|-7| + |3| = 10`: each call whose
 arguments are numbers (whole numbers for gcd and lcm) is replaced by its value, the innermost
-first, and an `=` link whose two sides then read as exact rational numbers is checked exactly.
-A call with an unknown in it (`\\gcd(m, n)`, `\\lfloor x \\rfloor`) leaves its link unread, and
-so does a floor of a decimal within a unit of its last place of a whole number (the decimal
-may be rounded) or bars that do not pair off into numbers (`||x| - 1|`).
+first, and an `=` link whose two sides then read as real numbers is checked (exactly between
+rational numbers, to 40 digits where a root stands, and not beside a decimal, which may be
+rounded). A call with an unknown in it (`\\gcd(m, n)`, `\\lfloor x \\rfloor`) leaves its link
+unread, and so does a floor of a decimal within a unit of its last place of a whole number
+(the decimal may be rounded) or bars that do not pair off into numbers (`||x| - 1|`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import readings
+from verifiers.calculator.symbolic import fmt
 
 __all__ = ["worked_links"]
 
@@ -29,11 +31,14 @@ _OPEN = re.compile(r"(?:\\left\s*)?\\(?P<kind>lfloor|lceil)")
 _CLOSE = re.compile(r"(?:\\right\s*)?\\(?P<kind>rfloor|rceil)")
 _BAR = re.compile(r"\\left\s*\||\\right\s*\||\\[lr]vert|\|")
 _HUGE_POWER = re.compile(r"\^\s*\{?\s*\d{4,}")  # a power we would not expand
+_DECIMAL = re.compile(r"\d\.\d")
 
 
 def worked_links(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> list[ClaimResult]:
     """The verdicts on a chain's `=` links with a gcd, lcm, floor, ceiling or absolute value
     of numbers on either side (see the module docstring)."""
+    import sympy
+
     out = []
     for i, op in enumerate(ops):
         pair = members[i : i + 2]
@@ -44,12 +49,18 @@ def worked_links(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> 
         values = [_value(member, defs) for member in pair]
         if values[0] is None or values[1] is None:
             continue
+        exact = all(v.is_Rational for v in values)
+        if not exact and any(_DECIMAL.search(m) for m in pair):
+            continue  # `|\\sqrt{2}| = 1.414`: a decimal beside a root may be rounded
         text = f"{pair[0]} = {pair[1]}"
-        if values[0] == values[1]:
+        gap = abs(sympy.N(values[0] - values[1], 40))
+        size = max(1, abs(sympy.N(values[0], 40)), abs(sympy.N(values[1], 40)))
+        if values[0] == values[1] or not exact and gap < 1e-30 * size:
             out.append(ClaimResult("holds", text))
-        else:
-            reason = f"the sides are {values[0]} and {values[1]}"
-            out.append(ClaimResult("false", text, f"{values[1]}", f"{values[0]}", reason))
+        elif exact or gap > 1e-12 * size:
+            left, right = fmt(values[0]), fmt(values[1])
+            reason = f"the sides are {left} and {right}"
+            out.append(ClaimResult("false", text, right, left, reason))
     return out
 
 
@@ -58,14 +69,14 @@ def _called(member: str) -> bool:
 
 
 def _value(member: str, defs: dict):
-    """The member as an exact rational number, its calls worked out; None where it is not."""
+    """The member as an exact real number, its calls worked out; None where it is not."""
     for work in (_common, _floors, _bars):
         while member is not None and (found := work(member, defs)) != member:
             member = found
         if member is None:
             return None
     found = readings(member, defs)
-    if len(found) != 1 or found[0].free_symbols or not found[0].is_Rational:
+    if len(found) != 1 or found[0].free_symbols or not found[0].is_real:
         return None
     return found[0]
 
