@@ -83,9 +83,9 @@ def identity_on_circle(condition, defs: dict) -> bool:
     if not re.search(r"\\(?:sin|cos|tan|sec|csc|cot)\b", condition.left + condition.right):
         return False
     a, b = readings(condition.left, defs), readings(condition.right, defs)
-    if len(a) != 1 or len(b) != 1 or len((a[0] - b[0]).free_symbols) != 1:
+    if len(a) != 1 or len(b) != 1 or len(names := (a[0] - b[0]).free_symbols) != 1:
         return False
-    reduced = _reduced(a[0] - b[0], next(iter((a[0] - b[0]).free_symbols)))
+    reduced = _reduced(a[0] - b[0], next(iter(names)))
     return reduced is not None and reduced[0] == 0 and reduced[1] == 0
 
 

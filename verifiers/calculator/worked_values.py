@@ -110,7 +110,8 @@ def _common(member: str, defs: dict) -> str | None:
     if len(numbers) < 2 or not all(n is not None and n.is_Integer for n in numbers):
         return None
     whole = [int(n) for n in numbers]
-    value = math.gcd(*whole) if found.group().lower().count("gcd") else math.lcm(*whole)
+    name = (found["command"] or found["named"] or found["bare"]).lower()
+    value = math.gcd(*whole) if name == "gcd" else math.lcm(*whole)
     return f"{member[: found.start()]}({value}){member[end + 1 :]}"
 
 
@@ -140,6 +141,8 @@ def _bars(member: str, defs: dict) -> str | None:
     """The first pair of bars replaced by the absolute value of the number between them, as
     `_common`: bars pair off left to right, so `||x| - 1|` (nothing between its first two)
     is no member read."""
+    import sympy
+
     bars = list(_BAR.finditer(member))
     if not bars:
         return member
@@ -149,6 +152,4 @@ def _bars(member: str, defs: dict) -> str | None:
     inside = _number(member[first.end() : second.start()], defs)
     if inside is None:
         return None
-    import sympy
-
     return f"{member[: first.start()]}({sympy.latex(abs(inside))}){member[second.end() :]}"
