@@ -25,8 +25,11 @@ equation is compared with the condition just before it only when it follows it d
 display, or across words that derive: "so", "then", "subtract", ...) and never across a case or
 an alternative ("or" but "or equivalently", "case", "if", "for" but "solving for", "each"), an
 assignment of the unknown, or when both equations share a side ("x - 4 = 1", "x - 4 = 11":
-cases). A claimed solution is put back into the condition written just before it in the same
-step, or, in a step that opens with it, into the equation (or system) the step before ended on. An
+cases). An alternative joined by "or" alone to an equation drawn from another is drawn from
+that other too (`2\\sin^2 x - \\sin x - 1 = 0`, "giving" `\\sin x = 1` "or" `\\sin x =
+\\frac{1}{2}`: the second keeps none of its roots). A claimed solution is put back into the
+condition written just before it in the same step, or, in a step that opens with it, into the
+equation (or system) the step before ended on. An
 equation that keeps one side of the condition before it after words that rewrite ("expanding",
 "simplifying", "factor out \\(a\\) on the right-hand side") claims its other side is the first
 one's rewritten (`rewritten_sides`), and so does an unknown given an expression
@@ -103,6 +106,7 @@ from verifiers.calculator.worked_values import worked_links
 __all__ = ["judge_step"]
 
 _MAX_KNOWN = 40
+_OR = re.compile(r"[\s,]*or[\s,]*")  # nothing but "or" between two alternatives
 # Words right after a chain that solve it ("Solving, we find x = 8/5").
 _SOLVED_AFTER = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:solving|solve|solved)\b")
 
@@ -128,6 +132,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     last_condition, last_named, last_relation, last_group, last_premise, system = last or ((),) * 6
     previous = Condition(*last_condition, -1, -1) if last_condition else None
     carried = previous  # the equation the step before ended on: the step may open by solving it
+    drawn_from = None  # (source, words) the last condition was drawn from: its alternatives' too
     # The last unknown given an expression (`R = (450 - 5n)(500 + 10n)`): its rewrite follows.
     named = Condition(*last_named, -1, -1) if last_named else None
     step_words = set().union(*(word_set(c[2]) for c in clauses)) if clauses else set()
@@ -299,6 +304,16 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                         result = None
                 if result is not None:
                     step.add(result, (previous.left, previous.right, left, right), defs)
+                drawn_from = (previous, before)
+            elif drawn_from is not None and _OR.fullmatch(before):
+                # "giving \\sin x = 1 or \\sin x = \\frac{1}{2}": an alternative is drawn from
+                # the equation the first one was (it must keep some of its roots, as that one).
+                source, words = drawn_from
+                result = derivation(source, here, words, defs)
+                if result is not None and not _spared(here, source, step, known, defs, words):
+                    step.add(result, (source.left, source.right, left, right), defs)
+            else:
+                drawn_from = None
             if identity_on_circle(here, defs):
                 continue  # a fact used (`\\sin^2 x + \\cos^2 x = 1`): no condition, no source
             step.conditions.append(here)
