@@ -101,6 +101,7 @@ from verifiers.calculator.solutions import (
 )
 from verifiers.calculator.substitutions import substituted, substituting
 from verifiers.calculator.sum_formulas import sum_formulas
+from verifiers.calculator.vieta import vieta_links
 from verifiers.calculator.worked_values import worked_links
 
 __all__ = ["judge_step"]
@@ -185,6 +186,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             step.out.extend(divisibility(members, ops, defs))
             step.out.extend(worked_links(members, ops, defs))  # `\\gcd(12, 18) = 6`
             step.out.extend(sum_formulas(members, ops, defs))  # `\\sum_{k=1}^{n} k = ...`
+            step.out.extend(vieta_links(members, ops, defs, known, step_words))  # `r + s = 5`
             if (found := drawn_congruence(source, (members, ops), before, defs)) is not None:
                 step.out.append(found)
         if set(ops) & DIVIDES:
