@@ -51,13 +51,17 @@ def congruences(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> l
         if left is None or right is None:
             continue
         text = f"{members[i]} \\equiv {members[i + 1]} \\pmod{{{modulus}}}"
-        if (left - right) % modulus == 0:
-            out.append(ClaimResult("holds", text))
-        else:
-            reason = f"they leave {left % modulus} and {right % modulus} divided by {modulus}"
-            true = f"{left % modulus} (mod {modulus})"
-            out.append(ClaimResult("false", text, f"{right % modulus}", true, reason))
+        out.append(_congruence(text, left, right, modulus))
     return out
+
+
+def _congruence(text: str, left: int, right: int, modulus: int) -> ClaimResult:
+    """The verdict on two whole numbers said to be congruent modulo `modulus`."""
+    if (left - right) % modulus == 0:
+        return ClaimResult("holds", text)
+    reason = f"they leave {left % modulus} and {right % modulus} divided by {modulus}"
+    true = f"{left % modulus} (mod {modulus})"
+    return ClaimResult("false", text, f"{right % modulus}", true, reason)
 
 
 # Members ending on "mod n": `195 \\mod 19`, `2003 \\bmod 6`, `27 \\text{ mod } 100`, `4 \\pmod{7}`
@@ -86,12 +90,7 @@ def _remainders(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> l
         if left is None or right is None:
             continue
         text = f"{members[i]} = {members[i + 1]}"
-        if (left - right) % modulus == 0:
-            out.append(ClaimResult("holds", text))
-        else:
-            reason = f"they leave {left % modulus} and {right % modulus} divided by {modulus}"
-            true = f"{left % modulus} (mod {modulus})"
-            out.append(ClaimResult("false", text, f"{right % modulus}", true, reason))
+        out.append(_congruence(text, left, right, modulus))
     return out
 
 
