@@ -1,6 +1,6 @@
 """Vieta's formulas: a symmetric expression in the roots of the polynomial the text wrote.
 
-"By Vieta's formulas, `d + e = -\\frac{3}{2}` and `de = -\\frac{5}{2}`" for the roots of
+"By Vieta's formulas, `r + s = -\\frac{3}{2}` and `rs = -\\frac{5}{2}`" for the roots of
 `2x^2 + 3x - 5 = 0`: an expression symmetric in as many letters as the polynomial's degree is
 a polynomial in their elementary symmetric sums, which the coefficients give (e_j = (-1)^j
 a_{n-j} / a_n, complex and repeated roots counted alike), so its value is exact. Read only in a
