@@ -75,13 +75,11 @@ def _value(member: str, defs: dict):
             member = found
         if member is None:
             return None
-    found = readings(member, defs)
-    if len(found) != 1 or found[0].free_symbols or not found[0].is_real:
-        return None
-    return found[0]
+    return _number(member, defs)
 
 
 def _number(text: str, defs: dict):
+    """The text as one real number (no letters left); None where it is not."""
     found = readings(text, defs) if text.strip() else []
     if len(found) != 1 or found[0].free_symbols or not found[0].is_real:
         return None
