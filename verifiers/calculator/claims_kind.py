@@ -74,6 +74,7 @@ from verifiers.calculator.congruences import (
 )
 from verifiers.calculator.definitions import define, defining, definitions, fixing, unfixed
 from verifiers.calculator.derivations import derivation, follows_directly, only_rewrites
+from verifiers.calculator.floor_identities import floor_links
 from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.in_place import numbers_in_place
@@ -186,6 +187,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             step.out.extend(divisibility(members, ops, defs))
             step.out.extend(worked_links(members, ops, defs))  # `\\gcd(12, 18) = 6`
             step.out.extend(sum_formulas(members, ops, defs))  # `\\sum_{k=1}^{n} k = ...`
+            step.out.extend(floor_links(members, ops, defs))  # `\\lfloor 7k/2 \\rfloor = 3k`
             step.out.extend(vieta_links(members, ops, defs, known, step_words))  # `r + s = 5`
             if (found := drawn_congruence(source, (members, ops), before, defs)) is not None:
                 step.out.append(found)
