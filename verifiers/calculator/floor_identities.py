@@ -115,13 +115,21 @@ def _points(letters: list, far: bool) -> list[dict]:
 def _tried(pair: tuple[str, ...], sides: list, letters: list, far: bool) -> ClaimResult | None:
     """Holds where the sides agree at every point tried, False where they differ at every one
     (at least `_MIN_DEFINED` where both are real), else None."""
+    import sympy
+
     text = f"{pair[0]} = {pair[1]}"
     agree, misses = 0, []
+    counts = [a for side in sides for a in side.atoms(sympy.factorial, sympy.binomial)]
     for subs in _points(letters, far):
-        values = [side.xreplace(subs) for side in sides]
-        if not all(v.is_number and v.is_real for v in values):
-            continue  # a root of a negative number, a zero denominator: no point
-        same = _same(*values)
+        if any(not arg.is_Integer or arg < 0 for a in counts for arg in a.xreplace(subs).args):
+            continue  # `n!` counts at whole n only
+        try:
+            values = [side.xreplace(subs) for side in sides]
+            if not all(v.is_number and v.is_real for v in values):
+                continue  # a root of a negative number, a zero denominator: no point
+            same = _same(*values)
+        except (ArithmeticError, TypeError, ValueError):  # sympy's precision ran out
+            continue
         if same is None:
             return None
         agree += same
