@@ -30,6 +30,7 @@ from verifiers.calculator.announced import approximate_claim
 from verifiers.calculator.context import StepContext, context_excuse
 from verifiers.calculator.evaluate import EvalError, NeedsSympyError, TooBigError, exact
 from verifiers.calculator.extract import Link, Side
+from verifiers.calculator.normalize import NUMERAL_WRITTEN
 from verifiers.calculator.parse import Node, has_ops, operands
 from verifiers.calculator.side_words import SCALE_WORDS
 
@@ -302,7 +303,9 @@ def check_arithmetic(
         return ClaimResult("skipped", text, reason="restatement or conversion")
     if not has_ops(link.left.node) and not has_ops(link.right.node):
         return ClaimResult("skipped", text, reason="no operation")
-    if link.left.described and has_ops(link.right.node):
+    # "So $25 = 212_3$": a numeral in another base is a value, never what a label computes.
+    numeral = NUMERAL_WRITTEN.fullmatch(link.right.text)
+    if link.left.described and has_ops(link.right.node) and not numeral:
         return ClaimResult("skipped", text, reason="the number names what is computed")
     if link.remainder is not None:
         return check_quotient(link)

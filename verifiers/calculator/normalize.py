@@ -79,6 +79,8 @@ _ROW_GOES_ON = re.compile(r"\\\\\s*&\s*(?:\\q?quad\s*)*(?=[-+]|\\(?:cdot|times|d
 _NUMERAL = re.compile(
     r"(?<![\w.^])(\d{1,30})(?:\.(\d{1,12}))?\s*_\s*(?:\{\s*(\d{1,2})\s*\}|(\d)(?!\d))"
 )
+# What `_numeral` writes for a numeral not in base ten: `(2 * 3^2 + 1 * 3^1 + 2 * 3^0)`.
+NUMERAL_WRITTEN = re.compile(r"\(\d \* (\d+)\^\d+(?: \+ \d \* \1\^\d+)*(?: \+ \d / \1\^\d+)*\)")
 _SUB = re.compile(r"(?:\d{1,12}(?=_)|[A-Za-z)]{1,30})?\s*_(?:\{[^{}]{0,30}\}|[A-Za-z0-9])")
 _UNKNOWN_COMMAND = re.compile(r"\\[A-Za-z]+")
 _TIME = re.compile(r"\d{1,2}:\d{2}(?!\d)")
