@@ -220,7 +220,7 @@ class _Reader:
                 self.take("]")
             radicand = self.group()
             return sp.sqrt(radicand) if index is None else sp.root(radicand, index)
-        if name == "binom":
+        if name in ("binom", "dbinom", "tbinom"):
             n, k = self.group(), self.group()
             if of_letters(n, k):
                 return sp.binomial(n, k)
