@@ -20,7 +20,16 @@ from functools import lru_cache
 
 from verifiers.calculator.brackets import annotation_end, closes_aside, opens_aside
 from verifiers.calculator.normalize import normalize
-from verifiers.calculator.parse import NUM, OP, VAR, Node, ParseError, Tok, parse_expression
+from verifiers.calculator.parse import (
+    NUM,
+    OP,
+    VAR,
+    Node,
+    ParseError,
+    Tok,
+    parse_expression,
+    variables,
+)
 from verifiers.calculator.side_words import (
     COPULAS,
     END_STOP,
@@ -218,6 +227,18 @@ def _rightmost(seg: list[Tok]) -> Side | None:
     return None
 
 
+def _joined(seg: list[Tok]) -> Side | None:
+    """`12 + 30 = 42 and 8 * 3 = 25`: right after the value one link closes with, "and" opens
+    the next link's side (elsewhere "and" before a number joins a fragment's operands: "the
+    product of 6 and 7 = 42", `_rightmost`). The words before "and" may only be units, and the
+    side is numbers: "a = 26 and b = 41" gives values, the equation checks' to read."""
+    ands = [j for j, tok in enumerate(seg) if tok.kind == "word" and tok.text == "and"]
+    if not ands or _leftmost(seg[: ands[0]])[0] is None:
+        return None
+    side = _whole(seg[ands[0] + 1 :])
+    return None if side is None or variables(side.node) else side
+
+
 def _whole(seg: list[Tok]) -> Side | None:
     """A middle side of a chain must be one complete expression."""
     toks, units = _drop_units(seg)
@@ -362,6 +383,8 @@ def extract_links(text: str) -> tuple[Link, ...]:
             left = _whole(left_seg) if k > 0 else None
             if left is None:
                 left = _rightmost(left_seg)
+            if left is None and k > 0:
+                left = _joined(left_seg)
             right = None if last else _whole(right_seg)
             words: tuple[str, ...] = ()
             remainder = None
