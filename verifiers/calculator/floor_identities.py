@@ -27,11 +27,10 @@ import re
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import readings
 from verifiers.calculator.symbolic import fmt
+from verifiers.calculator.worked_values import FLOOR_CLOSE, FLOOR_OPEN, same_real
 
 __all__ = ["floor_links"]
 
-_OPEN = re.compile(r"(?:\\left\s*)?\\(?P<kind>lfloor|lceil)")
-_CLOSE = re.compile(r"(?:\\right\s*)?\\(?P<kind>rfloor|rceil)")
 # Names a floor is read as while the text around it is read (never letters of the text).
 _SPARE = "uvwqzy"
 _WHOLE = tuple(range(2, 13))
@@ -51,7 +50,7 @@ def floor_links(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> l
     out = []
     for i in range(1, len(ops)):
         pair = members[i : i + 2]
-        if ops[i] != "=" or not any(_OPEN.search(m) for m in pair):
+        if ops[i] != "=" or not any(FLOOR_OPEN.search(m) for m in pair):
             continue
         sides = [_expression(member, defs) for member in pair]
         if sides[0] is None or sides[1] is None:
@@ -75,9 +74,9 @@ def _expression(member: str, defs: dict):
 
     spare = [c for c in _SPARE if not re.search(rf"(?<![\\A-Za-z]){c}(?![A-Za-z])", member)]
     floors = {}
-    while opened := list(_OPEN.finditer(member)):
+    while opened := list(FLOOR_OPEN.finditer(member)):
         found = opened[-1]
-        closed = _CLOSE.search(member, found.end())
+        closed = FLOOR_CLOSE.search(member, found.end())
         if closed is None or closed["kind"][1:] != found["kind"][1:] or not spare:
             return None
         inside = _read(member[found.end() : closed.start()], defs, floors)
@@ -127,7 +126,7 @@ def _tried(pair: tuple[str, ...], sides: list, letters: list, far: bool) -> Clai
             values = [side.xreplace(subs) for side in sides]
             if not all(v.is_number and v.is_real for v in values):
                 continue  # a root of a negative number, a zero denominator: no point
-            same = _same(*values)
+            same = same_real(*values)
         except (ArithmeticError, TypeError, ValueError):  # sympy's precision ran out
             continue
         if same is None:
@@ -147,17 +146,3 @@ def _tried(pair: tuple[str, ...], sides: list, letters: list, far: bool) -> Clai
         f"{fmt(a)} and {fmt(b)}"
     )
     return ClaimResult("false", text, fmt(b), fmt(a), reason)
-
-
-def _same(a, b) -> bool | None:
-    """Whether two real numbers are equal: exactly between rationals, else to 40 digits
-    (None where they are too close to tell)."""
-    import sympy
-
-    if a.is_Rational and b.is_Rational:
-        return a == b
-    gap = abs(sympy.N(a - b, 40))
-    size = max(1, abs(sympy.N(a, 40)), abs(sympy.N(b, 40)))
-    if gap < 1e-30 * size:
-        return True
-    return False if gap > 1e-12 * size else None

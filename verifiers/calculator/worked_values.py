@@ -19,7 +19,7 @@ from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import readings
 from verifiers.calculator.symbolic import fmt
 
-__all__ = ["worked_links"]
+__all__ = ["FLOOR_CLOSE", "FLOOR_OPEN", "same_real", "worked_links"]
 
 # `\\gcd(`, `\\operatorname{lcm}(`, `\\text{gcd}\\left(`, `\\mathop{\\text{lcm}}(`, a bare `lcm(`.
 _COMMON = re.compile(
@@ -27,8 +27,8 @@ _COMMON = re.compile(
     r"(?P<named>gcd|lcm)\s*\}?\s*\}|(?<![\\A-Za-z])(?P<bare>gcd|lcm))\s*(?:\\left\s*)?\(",
     re.IGNORECASE,
 )
-_OPEN = re.compile(r"(?:\\left\s*)?\\(?P<kind>lfloor|lceil)")
-_CLOSE = re.compile(r"(?:\\right\s*)?\\(?P<kind>rfloor|rceil)")
+FLOOR_OPEN = re.compile(r"(?:\\left\s*)?\\(?P<kind>lfloor|lceil)")
+FLOOR_CLOSE = re.compile(r"(?:\\right\s*)?\\(?P<kind>rfloor|rceil)")
 _BAR = re.compile(r"\\left\s*\||\\right\s*\||\\[lr]vert|\|")
 _HUGE_POWER = re.compile(r"\^\s*\{?\s*\d{4,}")  # a power we would not expand
 _DECIMAL = re.compile(r"\d\.\d")
@@ -37,8 +37,6 @@ _DECIMAL = re.compile(r"\d\.\d")
 def worked_links(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> list[ClaimResult]:
     """The verdicts on a chain's `=` links with a gcd, lcm, floor, ceiling or absolute value
     of numbers on either side (see the module docstring)."""
-    import sympy
-
     out = []
     for i, op in enumerate(ops):
         pair = members[i : i + 2]
@@ -53,19 +51,32 @@ def worked_links(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> 
         if not exact and any(_DECIMAL.search(m) for m in pair):
             continue  # `|\\sqrt{2}| = 1.414`: a decimal beside a root may be rounded
         text = f"{pair[0]} = {pair[1]}"
-        gap = abs(sympy.N(values[0] - values[1], 40))
-        size = max(1, abs(sympy.N(values[0], 40)), abs(sympy.N(values[1], 40)))
-        if values[0] == values[1] or not exact and gap < 1e-30 * size:
+        same = same_real(*values)
+        if same:
             out.append(ClaimResult("holds", text))
-        elif exact or gap > 1e-12 * size:
+        elif same is False:
             left, right = fmt(values[0]), fmt(values[1])
             reason = f"the sides are {left} and {right}"
             out.append(ClaimResult("false", text, right, left, reason))
     return out
 
 
+def same_real(a, b) -> bool | None:
+    """Whether two real numbers are equal: exactly between rationals, else to 40 digits (None
+    where they are too close to tell)."""
+    import sympy
+
+    if a.is_Rational and b.is_Rational:
+        return a == b
+    gap = abs(sympy.N(a - b, 40))
+    size = max(1, abs(sympy.N(a, 40)), abs(sympy.N(b, 40)))
+    if a == b or gap < 1e-30 * size:
+        return True
+    return False if gap > 1e-12 * size else None
+
+
 def _called(member: str) -> bool:
-    return bool(_COMMON.search(member) or _OPEN.search(member) or _BAR.search(member))
+    return bool(_COMMON.search(member) or FLOOR_OPEN.search(member) or _BAR.search(member))
 
 
 def _value(member: str, defs: dict):
@@ -117,11 +128,11 @@ def _floors(member: str, defs: dict) -> str | None:
     """The last floor or ceiling (it holds no other) replaced by its value, as `_common`."""
     import sympy
 
-    opened = list(_OPEN.finditer(member))
+    opened = list(FLOOR_OPEN.finditer(member))
     if not opened:
         return member
     found = opened[-1]
-    closed = _CLOSE.search(member, found.end())
+    closed = FLOOR_CLOSE.search(member, found.end())
     if closed is None or closed["kind"][1:] != found["kind"][1:]:
         return None
     written = member[found.end() : closed.start()]
