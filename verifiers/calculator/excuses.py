@@ -4,7 +4,7 @@
 correct the slip itself (a later side has the true value), take the link up as a stage of a
 longer computation (`claims.staged`), compute with an approximation it states or announces
 (`approximations`), mean "congruent" by "=" (the chain ends with "(mod m)" or goes on with
-"≡"), or test the equation rather than claim it (`tested`)?
+"≡"), or test the equation rather than claim it (`tested`; its words: `rejection_words`)?
 
 Competition solutions write equations they do not claim: "substituting a = 1, c = 2 we get
 2 + 8 = 4, i.e. 10 = 4, which is false"; "0 + (15 - 1) * 71 = 999, which simplifies to
@@ -45,51 +45,24 @@ from verifiers.calculator.evaluate import EvalError, approximate, exact
 from verifiers.calculator.extract import Link, Side
 from verifiers.calculator.normalize import normalize
 from verifiers.calculator.parse import NUM, OP, Tok, operands
+from verifiers.calculator.rejection_words import (
+    ASK_FILLERS,
+    ASKS,
+    COMPARES,
+    CROSSES,
+    FALSE_WORDS,
+    HOLDS,
+    NEGATIONS,
+    NEXT_OPENERS,
+    OPENERS,
+    TRIAL_FAILS,
+    WHOLE_WORDS,
+    WORKS,
+)
 from verifiers.calculator.tokens import clause_ends, tokenize
 
 Value = Fraction | float
 
-_NEGATIONS = frozenset("not isn't doesn't don't aren't wasn't won't wouldn't didn't couldn't "
-                       "cannot can't never no nor neither".split())
-# Words that reject an equation as written.
-_FALSE = frozenset("false untrue incorrect wrong".split())
-# After a negation: the equation does not hold.
-_HOLDS = frozenset("true correct hold holds equal equals right match matches agree agrees "
-                   "balance".split())
-# After a negation: the value is not a whole number.
-_WHOLE = frozenset("integer whole integral".split())
-# Words that reject a trial (the value tried, the case): only a target's trial is excused.
-_TRIAL_FAILS = frozenset("contradiction contradicts contradictory impossible absurd fails fail "
-                         "failed invalid inconsistent".split())
-# After a negation: the trial does not work.
-_WORKS = frozenset(
-    "possible valid work works satisfy satisfies satisfied solution solutions root roots"
-    " consistent help helps".split()
-)
-# A comparison of the claimed value with a number ("= 222, which exceeds 196"): the value is
-# meant, whatever the text rejects next.
-_COMPARES = frozenset(
-    "exceeds exceed exceeding greater less larger smaller bigger more fewer above below than"
-    " under over".split()
-)
-_CROSSES = frozenset("✗ ✘ ❌".split())
-# A clause of the same sentence that comments on the link opens with one of these.
-_OPENERS = frozenset(
-    "which that this it is isn't does doesn't do don't would so but however no not false hence thus"
-    " therefore giving gives a an contradiction clearly obviously wrong incorrect i e that's it's"
-    " wait oops hmm actually".split()
-)
-# A new sentence that still comments on the link opens with one of these.
-_NEXT_OPENERS = frozenset(
-    "this that which it no not false wrong incorrect but however so hence thus therefore"
-    " clearly obviously contradiction impossible that's it's wait oops hmm actually".split()
-)
-_ASKS = frozenset("check checking test testing verify verifying see determine confirm".split())
-# Between "whether" and the equation only these words may stand ("check whether the equation
-# 3^2 + 4^2 = 26 holds"); "to see whether n is prime, we compute 3 * 7 = 22" asks no equation.
-_ASK_FILLERS = frozenset(
-    "the equation identity relation claim statement that indeed really".split()
-)
 _SENTENCE_ENDS = frozenset(".!?")
 _COMMENT_CLAUSES = 4  # at most this many clauses after the link are read as its comment
 
@@ -170,7 +143,7 @@ def _items(toks: tuple[Tok, ...]) -> list[tuple[str, object]]:
 
 def _comment(st: _Step, ci: int) -> list[tuple[str, object]]:
     """What follows the link's chain: words ("w"), numbers ("n") and separators ("s"), from the
-    end of the chain's last side through the clauses that comment on it (`_OPENERS`)."""
+    end of the chain's last side through the clauses that comment on it (`OPENERS`)."""
     toks = st.clauses[ci]
     last = max(i for i, t in enumerate(toks) if t.kind in ("eq", "approx"))
     k = last + 1
@@ -184,10 +157,10 @@ def _comment(st: _Step, ci: int) -> list[tuple[str, object]]:
             break
         first = clause[0].text
         if st.sentence[j] != st.sentence[j - 1]:
-            if crossed or first not in _NEXT_OPENERS:
+            if crossed or first not in NEXT_OPENERS:
                 break
             crossed = True
-        elif clause[0].kind in ("word", "letter") and first not in _OPENERS:
+        elif clause[0].kind in ("word", "letter") and first not in OPENERS:
             break
         out += [*_items(clause), ("s", st.ends[j])]
     return out
@@ -196,7 +169,7 @@ def _comment(st: _Step, ci: int) -> list[tuple[str, object]]:
 def _negated(items: list[tuple[str, object]], vocabulary: frozenset[str]) -> bool:
     """A negation followed within three words by a word of `vocabulary`."""
     for i, (kind, text) in enumerate(items):
-        if kind == "w" and text in _NEGATIONS:
+        if kind == "w" and text in NEGATIONS:
             if any(k == "w" and w in vocabulary for k, w in items[i + 1 : i + 4]):
                 return True
     return False
@@ -208,7 +181,7 @@ def _named(items: list[tuple[str, object]]) -> list[Fraction]:
     is `_shown_elsewhere`'s.)"""
     out = []
     for i, (kind, text) in enumerate(items):
-        if kind == "w" and (text in _NEGATIONS or text in _COMPARES):
+        if kind == "w" and (text in NEGATIONS or text in COMPARES):
             out += [v for k, v in items[i + 1 : i + 5] if k == "n"][:1]  # type: ignore[misc]
     return out
 
@@ -232,8 +205,8 @@ def _asks(st: _Step, ci: int) -> bool:
     first_eq = _first_relation(toks)
     words = [t.text if t.kind == "word" else "" for t in toks[:first_eq]]
     for i, word in enumerate(words):
-        asks = word == "whether" or (word == "if" and i and words[i - 1] in _ASKS)
-        if asks and all(w in _ASK_FILLERS for w in words[i + 1 :] if w):
+        asks = word == "whether" or (word == "if" and i and words[i - 1] in ASKS)
+        if asks and all(w in ASK_FILLERS for w in words[i + 1 :] if w):
             return True
     return False
 
@@ -249,8 +222,8 @@ def _rejects(items: list[tuple[str, object]]) -> bool:
     words = {text for kind, text in items if kind == "w"}
     seps = {text for kind, text in items if kind == "s"}
     return bool(
-        words & (_FALSE | _TRIAL_FAILS | _NEGATIONS | _COMPARES)
-        or seps & (_CROSSES | {"≠", "?", "<", ">"})
+        words & (FALSE_WORDS | TRIAL_FAILS | NEGATIONS | COMPARES)
+        or seps & (CROSSES | {"≠", "?", "<", ">"})
     )
 
 
@@ -324,7 +297,7 @@ def tested(
     named = _named(items)
     if claimed is not None and any(_same(n, claimed) for n in named):
         return "the text says it does not hold"  # "= 999, ..., which is not 999"
-    if None not in (true, claimed) and _negated(items, _WHOLE):
+    if None not in (true, claimed) and _negated(items, WHOLE_WORDS):
         # "1999 / 31 ≈ 64.1613, which is not an integer": the digits only show that the
         # quotient is not whole, and it is not.
         if true != int(true) and claimed != int(claimed):
@@ -333,13 +306,13 @@ def tested(
         return ""  # "= -68, not 0", "= 10, not 9": the value is claimed, another denied
     words = [text for kind, text in items if kind == "w"]
     seps = {text for kind, text in items if kind == "s"}
-    if set(words) & _FALSE or seps & _CROSSES or _negated(items, _HOLDS):
+    if set(words) & FALSE_WORDS or seps & CROSSES or _negated(items, HOLDS):
         return "the text says it does not hold"
-    if _neither(st.clauses[ci]) and set(words) & (_HOLDS | _WORKS):
+    if _neither(st.clauses[ci]) and set(words) & (HOLDS | WORKS):
         return "the text says it does not hold"  # "neither 3 + 4 = 8 nor 3 * 4 = 13 holds"
     if true is None or claimed is None:
         return ""
-    if set(words) & _TRIAL_FAILS or _negated(items, _WORKS):
+    if set(words) & TRIAL_FAILS or _negated(items, WORKS):
         before = known | {v for j in range(ci) for _, v in _signed(st.clauses[j])}
         if any(_same(claimed, v) for v in before):
             return "a trial of a target the text rejects"
