@@ -304,8 +304,11 @@ def check_arithmetic(
     if not has_ops(link.left.node) and not has_ops(link.right.node):
         return ClaimResult("skipped", text, reason="no operation")
     # "So $25 = 212_3$": a numeral in another base is a value, never what a label computes.
-    numeral = NUMERAL_WRITTEN.fullmatch(link.right.text)
-    if link.left.described and has_ops(link.right.node) and not numeral:
+    if (
+        link.left.described
+        and has_ops(link.right.node)
+        and not NUMERAL_WRITTEN.fullmatch(link.right.text)
+    ):
         return ClaimResult("skipped", text, reason="the number names what is computed")
     if link.remainder is not None:
         return check_quotient(link)

@@ -52,14 +52,8 @@ from verifiers.calculator.symbolic import (
 
 
 def judge_link(
-    members: tuple[str, ...],
-    i: int,
-    op: str,
-    defs: dict,
-    known: list,
-    before: str,
-    as_written: bool = True,
-    computed: bool = False,
+    members: tuple[str, ...], i: int, op: str, defs: dict, known: list, before: str,
+    as_written: bool = True, computed: bool = False,
 ) -> ClaimResult | None:
     """A claim's outcome, or None when the link is a condition (or unreadable). `as_written`:
     the link is in the text as it stands, so a relation between numbers that the numeric
@@ -109,7 +103,8 @@ def judge_link(
     # constant (`\sin^2 x + \cos^2 x`); a polynomial that collapses to a number is a case
     # tested, not an identity claimed (asked first: it needs no evaluation).
     if one_sided and (
-        not symbolic_side.free_symbols or symbolic_side.is_polynomial(*symbolic_side.free_symbols)
+        not symbolic_side.free_symbols
+        or symbolic_side.is_polynomial(*symbolic_side.free_symbols)
     ):
         return None
     verdicts = [compare_identity(a, b) for a in lefts for b in rights]
@@ -126,9 +121,7 @@ def judge_link(
     # grouped against expanded) keeping the leading terms, as a slip in a rewrite does.
     if constant is None and not (
         computed
-        or i >= 1
-        and lone(members[0])
-        and _exponential(lefts[0], rights[0])
+        or i >= 1 and lone(members[0]) and _exponential(lefts[0], rights[0])
         or _evaluated(left, right, defs, before)
         or rewrites(members, i, defs)
         and (rewritten(*atomized(lefts[0], rights[0]), before) or simplified(lefts[0], rights[0]))
