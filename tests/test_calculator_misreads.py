@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from tests.conftest import calc_statuses as verdicts
-from verifiers.calculator.context import defined_operations, mark_cuts, read_as_defined
+from verifiers.calculator.context import defined_operations, mark_cuts, read_as_defined, unsized
 
 C, W, U = "correct", "incorrect", "unverifiable"
 
@@ -327,6 +327,14 @@ def test_cut_expressions(calc, steps, expected):
 def test_row_going_on_inside_one_step(calc):
     step = "80+79&+81+85+87+89+87 \\\\&= 80 +(80-1) + (80+1) + (80+5) \\\\\n&\\qquad+ (80+7)+(80+9)+(80+7)\\\\"
     assert verdicts(calc, [step]) == [U]
+
+
+def test_sizes_and_styles_are_dropped_and_nothing_else():
+    # Sized brackets are brackets, a null delimiter goes with its command; arrows, big
+    # operators and the styles' neighbours stay as written.
+    text = r"f\left(x\right) \rightarrow \Bigl| y \Bigr| \bigcup \left. z \right|_{0} \displaystyle\frac"
+    assert unsized(text) == r"f(x) \rightarrow | y | \bigcup  z |_{0}  \frac"
+    assert unsized(r"\leftarrow \Leftrightarrow \middle| \biggl[") == r"\leftarrow \Leftrightarrow | ["
 
 
 def test_mark_cuts_leaves_whole_sentences_alone():

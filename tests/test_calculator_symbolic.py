@@ -6,7 +6,8 @@ prose around), in one family: expansions, factorisations, fraction sums, linear 
 quadratics solved, functions defined then evaluated, logs, radicals, trig identities, finite
 sums, binomials, systems, conditions that look like identities, tested/supposed/rejected
 equations, alternatives and cases, restricted domains, approximations, geometry names and
-units, inequalities, derivatives of a function the chain defined. No step of a right chain may
+units, inequalities, derivatives of a function the chain defined, and spellings that change only
+how a formula looks (sized brackets, styles, units with braced powers). No step of a right chain may
 be `incorrect` (the calculator may say `correct` or abstain). Most rows also carry a `slip`: the
 same chain with one step replaced by a copy holding one planted error; that step must be
 `incorrect`, with evidence that quotes the wrong relation, and the steps before it must not be
@@ -26,6 +27,7 @@ FAMILIES = (
     "expansion", "factorisation", "fraction", "linear", "quadratic", "function", "log",
     "radical", "trig", "sum", "binomial", "system", "condition", "tested", "cases", "domain",
     "approximation", "geometry", "inequality", "congruence", "operation", "derivative",
+    "spelling",
 )  # fmt: skip
 # Families whose point is abstention (a trial, a case, a domain, a rounding): a slip there is
 # still required where the text claims something, but the table may hold fewer of them.
@@ -51,9 +53,9 @@ SLIPS = [
 
 
 def _loose(text: str) -> str:
-    """The text without spaces, backslashes, braces and parentheses: `3\\sqrt{3}` and
-    `3 sqrt(3)` quote the same relation."""
-    return re.sub(r"[\s\\{}()*]", "", text)
+    """The text without spaces, backslashes, braces, parentheses and sizing: `3\\sqrt{3}` and
+    `3 sqrt(3)` quote the same relation, and so do `\\left(x\\right)` and `(x)`."""
+    return re.sub(r"[\s\\{}()*]", "", re.sub(r"\\(?:left|right)(?![A-Za-z])", "", text))
 
 
 def _slipped(row: dict) -> list[str]:

@@ -1,6 +1,10 @@
 """What the text around a link says about reading it: cut expressions, defined operations,
 and the scale, moduli and bases a step names.
 
+Before any reader looks, `unsized` drops what only sets a formula's size or style
+(`f\\left(x\\right)` is `f(x)`, `\\Bigl|` a bar, `\\displaystyle` nothing), so that every
+reader meets one spelling.
+
 Things a single link cannot show:
 - A splitter (lines, sentences) can cut an expression in two: "... there are $7\\cdot 6\\cdot"
   then "5\\cdot 4\\cdot 3 = 2520$ sequences". The side at the cut is a fragment; `mark_cuts`
@@ -52,6 +56,18 @@ _STAR = re.compile(r"(?<!\*)\*(?!\*)")
 # "C(m, n)", "C(x)", "C(2, 3)" in the problem: a C of its own (a function, a point), so a step's
 # "C(3, 1) = 4" is not the binomial coefficient normalize reads "C(n, k) =" as.
 _NAMED_C = re.compile(r"(?<![\w\\])C\s*(?:\\left\s*)?\(")
+
+
+# `\\left.` (a null delimiter) goes with its command; `\\rightarrow` and `\\bigcup` stay.
+_SIZING = re.compile(r"\\(?:left|right|middle|[bB]igg?[lrm]?)(?![A-Za-z])(?:\s*\.)?")
+_STYLE = re.compile(r"\\(?:displaystyle|textstyle)(?![A-Za-z])")
+
+
+def unsized(text: str) -> str:
+    """The text without sizing and style commands (see the module's docstring)."""
+    if "\\" not in text:
+        return text
+    return _STYLE.sub(" ", _SIZING.sub("", text))
 
 
 def mark_cuts(steps: list[str] | tuple[str, ...]) -> list[str]:

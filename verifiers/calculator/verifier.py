@@ -45,6 +45,7 @@ from verifiers.calculator.context import (
     mark_cuts,
     read_as_defined,
     step_context,
+    unsized,
 )
 from verifiers.calculator.evaluate import (
     sympy_compare,
@@ -195,6 +196,7 @@ class CalculatorVerifier(ChainVerifier):
 
     def _numeric(self, steps: tuple[str, ...] | list[str], question: str) -> tuple:
         """The numeric checks of every step, and the chain's symbolic checker (or None)."""
+        question, steps = unsized(question), [unsized(step) for step in steps]
         problem_claims = frozenset(
             compact(link_text(link).replace("≈", "=")) for link in extract_links(question)
         )
