@@ -1,12 +1,13 @@
 """Brackets in a step's prose that are not a product's or a function's: a note of words after
 an operand ("5 apples (per person)"), which the reader drops, and a relation written as an
 aside ("6 apples (2 + 3 = 6)"), whose brackets open after a word or a space and close after
-its right side, which the reader reads.
+its right side, which the reader reads; and a unit's power in brackets ("80 cm^(3)", from
+`\\text{cm}^{3}`), which belongs to the unit as a bare one does.
 """
 
 from __future__ import annotations
 
-from verifiers.calculator.parse import OP, Tok
+from verifiers.calculator.parse import NUM, OP, Tok
 
 
 def annotation_end(seg: list[Tok], i: int) -> int:
@@ -24,6 +25,19 @@ def annotation_end(seg: list[Tok], i: int) -> int:
         if after is None or after.kind != OP or after.text != "^":
             return k + 1
     return -1
+
+
+def unit_power_end(seg: list[Tok], k: int) -> int:
+    """The index after a unit's power written at seg[k] (`^3`, `^(3)`, `^(-1)`), else k."""
+    if k + 1 >= len(seg) or seg[k].text != "^":
+        return k
+    if seg[k + 1].kind == NUM:
+        return k + 2
+    j = k + 2 if seg[k + 1].text == "(" else len(seg)
+    j += 1 if j < len(seg) and seg[j].text == "-" else 0
+    if j + 1 < len(seg) and seg[j].kind == NUM and seg[j + 1].kind == "rp":
+        return j + 2
+    return k
 
 
 def opens_aside(toks: list[Tok], start: int) -> bool:

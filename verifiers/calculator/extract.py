@@ -18,7 +18,12 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 
-from verifiers.calculator.brackets import annotation_end, closes_aside, opens_aside
+from verifiers.calculator.brackets import (
+    annotation_end,
+    closes_aside,
+    opens_aside,
+    unit_power_end,
+)
 from verifiers.calculator.normalize import normalize
 from verifiers.calculator.parse import (
     NUM,
@@ -91,9 +96,7 @@ def _drop_units(seg: list[Tok]) -> tuple[list[Tok], tuple[str, ...]]:
                 or (nxt.kind == "lp" and annotation_end(seg, k) > k)
             ):
                 units.extend(t.text for t in seg[i:k])
-                i = k
-                if nxt is not None and nxt.text == "^" and k + 1 < n and seg[k + 1].kind == NUM:
-                    i = k + 2  # "80 cm^3": the power belongs to the unit
+                i = unit_power_end(seg, k)  # "80 cm^3": the power belongs to the unit
                 continue
         if after_operand and tok.kind == OP and tok.text == "/" and i + 1 < n:
             k = i + 1
@@ -102,9 +105,7 @@ def _drop_units(seg: list[Tok]) -> tuple[list[Tok], tuple[str, ...]]:
             nxt = seg[k] if k < n else None
             if k > i + 1 and (nxt is None or nxt.kind in (OP, "rp")):
                 units.extend(t.text for t in seg[i + 1 : k])
-                i = k
-                if nxt is not None and nxt.text == "^" and k + 1 < n and seg[k + 1].kind == NUM:
-                    i = k + 2  # "7.5 gallons/ft^3": the power belongs to the unit
+                i = unit_power_end(seg, k)  # "7.5 gallons/ft^3": the power belongs to the unit
                 continue
         if after_operand and tok.kind == "lp" and out[-1].space:
             end = annotation_end(seg, i)
