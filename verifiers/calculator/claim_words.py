@@ -180,6 +180,11 @@ def compact(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
+def name_of(member: str) -> str:
+    """A lone unknown's name as the reader names its symbol (`a_{10}` is `a_10`)."""
+    return re.sub(r"_\{(\w+)\}", r"_\1", compact(member))
+
+
 
 def numeric(member: str, defs: dict) -> bool:
     if LETTER.search(member) and not applies(member, defs) and not fixed_names(defs):

@@ -57,6 +57,7 @@ from verifiers.calculator.claim_words import (
     confirm_first,
     last_sentence,
     lone,
+    name_of,
     numeric,
     refuted_supposition,
     supposed_numbers,
@@ -242,7 +243,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 and set(ops) == {"="}  # `A = C/3 < 60^\\circ` gives A no value
             ):
                 step.assignments.append(
-                    Assignment(compact(members[0]), members[-1], k, region, before, after, trials)
+                    Assignment(name_of(members[0]), members[-1], k, region, before, after, trials)
                 )
         signs = signed(members)
         if k and (found := restated_signed(clauses[k - 1], members, ops, before, defs, known)):

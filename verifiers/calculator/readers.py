@@ -21,6 +21,9 @@ __all__ = ["DECIMAL", "one_unknown", "readings", "warm", "written_exactly"]
 _MAX_NESTING = 8  # applications of the chain's functions replaced in one member
 # A decimal written in a member (`1.5`): read exactly, it may still be a rounding.
 DECIMAL = re.compile(r"\d\.\d")
+# A digit or a closing bracket, then an opening one: a product.
+_BRACKET_PRODUCT = re.compile(r"(\d|\))\s*(?=\()")
+_BRACED = re.compile(r"^([A-Za-z]+)_\{([A-Za-z0-9]+)\}$")
 
 
 def warm() -> None:
@@ -89,9 +92,9 @@ def _library_reading(member: str, log_base: str = "10"):
 
     if log_base != "10":
         member = member.replace("\\log", "\\ln")
-    # The parser reads `2(3)` as 5 and `8(1) - 6j` as 9 - 6j: a number before a parenthesis
-    # is a product, so say so.
-    member = re.sub(r"(\d)\s*\(", r"\1\\cdot(", member)
+    # The parser reads `2(3)` as 5, `8(1) - 6j` as 9 - 6j and `(3)(4)` as 7: a number or a
+    # closed bracket before an opening one is a product, so say so.
+    member = _BRACKET_PRODUCT.sub(r"\1\\cdot ", member)
     norm, conv = _config()
     try:
         expr = _library_parse(member, norm, conv)
@@ -99,6 +102,9 @@ def _library_reading(member: str, log_base: str = "10"):
         return None
     if not isinstance(expr, sympy.Expr):
         return None
+    # `a_{14}` is the parser's name for what ours calls `a_14`: one unknown, one name.
+    braced = {s: sympy.Symbol(_BRACED.sub(r"\1_\2", s.name)) for s in expr.free_symbols}
+    expr = expr.xreplace({s: t for s, t in braced.items() if t.name != s.name})
     try:
         return expr.doit()
     except Exception:
