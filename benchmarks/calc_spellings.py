@@ -1,0 +1,141 @@
+"""Calculator verdicts under other spellings of the same math: what a rewrite moves.
+
+    .venv/bin/python benchmarks/calc_spellings.py [--rewrite sized dollars ...] [--show 5]
+
+Models write the same formula many ways (`\\(...\\)` or `$...$`, `\\cdot` or `\\times`,
+`f\\left(x\\right)`, `x^{2}`, `\\,` around signs). A reader that keeps a flag only under one
+spelling holds it by luck. Each rewrite below changes only how the math of every step of the
+ProcessBench dev split is spelled (inside its delimiters; the problem is left as the data set
+writes it), the calculator labels the rewritten chains as `calc_first_flag.py` does, and the
+run is compared with the chains as written: steps whose status moved, first flags on the
+human first error lost or gained, and first flags newly wrong (before the human first error,
+or in a chain humans judged right). Every line should read 0 but for verdicts a rewrite
+really changes; read the examples `--show` prints. Not a test: nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "processbench_dev"
+SUBSETS = ("gsm8k", "math", "olympiadbench", "omnimath")
+_MATH = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$|(?<!\\)\$.+?(?<!\\)\$", re.S)
+
+
+def _inside(change: Callable[[str], str]) -> Callable[[str], str]:
+    """The rewrite applied to each math region's body, delimiters kept."""
+
+    def body(m: re.Match) -> str:
+        text = m.group()
+        cut = 2 if text[:2] in ("\\(", "\\[", "$$") else 1
+        return text[:cut] + change(text[cut:-cut]) + text[-cut:]
+
+    return lambda step: _MATH.sub(body, step)
+
+
+def _delimiters(step: str) -> str:
+    step = re.sub(r"\\\((.*?)\\\)", r"$\1$", step, flags=re.S)
+    return re.sub(r"\\\[(.*?)\\\]", r"$$\1$$", step, flags=re.S)
+
+
+def _parens(step: str) -> str:
+    step = re.sub(r"\$\$(.*?)\$\$", r"\\[\1\\]", step, flags=re.S)
+    return re.sub(r"(?<!\\)\$(.+?)(?<!\\)\$", r"\\(\1\\)", step, flags=re.S)
+
+
+REWRITES: dict[str, Callable[[str], str]] = {
+    "dollars": _delimiters,  # \( \) and \[ \] as $ $ and $$ $$
+    "parens": _parens,  # the other way
+    "cdot": _inside(lambda m: re.sub(r"\\times(?![A-Za-z])", r"\\cdot ", m)),
+    "times": _inside(lambda m: re.sub(r"\\cdot(?![A-Za-z])", r"\\times ", m)),
+    "dfrac": _inside(lambda m: re.sub(r"\\frac(?=\s*\{)", r"\\dfrac", m)),
+    "sized": _inside(
+        lambda m: re.sub(r"(?<!\\)\(", r"\\left(", re.sub(r"(?<!\\)\)", r"\\right)", m))
+    ),
+    "unsized": _inside(lambda m: re.sub(r"\\(?:left|right)(?![A-Za-z])\s*", "", m)),
+    "display": _inside(lambda m: "\\displaystyle " + m),
+    "thin": _inside(lambda m: re.sub(r"\s*([=+])\s*", r" \\, \1 \\, ", m)),
+    "tight": _inside(lambda m: re.sub(r"\s*([=+])\s*", r"\1", m)),
+    "braced-powers": _inside(lambda m: re.sub(r"\^(\d)(?![\d}])", r"^{\1}", m)),
+    "braced-subscripts": _inside(lambda m: re.sub(r"(?<=[A-Za-z])_([A-Za-z0-9])", r"_{\1}", m)),
+}
+
+
+def _statuses(subset: str, rewrite: Callable[[str], str] | None) -> dict[str, list[str]]:
+    from labeling.schema import Chain, Problem
+    from verifiers.calculator.verifier import CalcConfig, CalculatorVerifier
+
+    rows = json.loads((DATA / f"{subset}.json").read_text())
+    items = []
+    for r in rows:
+        steps = tuple(rewrite(s) if rewrite else s for s in r["steps"])
+        problem = Problem(
+            problem_id=r["id"], domain="math", source_dataset="processbench", question=r["problem"]
+        )
+        chain = Chain(
+            problem_id=r["id"], chain_id=r["id"], index=0, text="", steps=steps, model="given"
+        )
+        items.append((problem, chain))
+    calc = CalculatorVerifier(config=CalcConfig(workers=2))
+    try:
+        verdicts = calc.verify(items)
+    finally:
+        calc.close()
+    return {r["id"]: [str(v.status) for v in vs] for r, vs in zip(rows, verdicts, strict=True)}
+
+
+def _first(statuses: list[str]) -> int | None:
+    return next((i for i, s in enumerate(statuses) if s == "incorrect"), None)
+
+
+def compare(base: dict, moved: dict, labels: dict[str, int]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {"steps": [], "lost": [], "gained": [], "wrong": []}
+    for cid, statuses in moved.items():
+        out["steps"] += [
+            f"{cid}#{i}" for i, (a, b) in enumerate(zip(base[cid], statuses, strict=True)) if a != b
+        ]
+        was, now, human = _first(base[cid]), _first(statuses), labels[cid]
+        if was == now:
+            continue
+        if was == human:
+            out["lost"].append(cid)
+        if now == human:
+            out["gained"].append(cid)
+        if now is not None and (human < 0 or now < human):
+            out["wrong"].append(f"{cid}#{now}")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rewrite", nargs="+", choices=sorted(REWRITES), default=list(REWRITES))
+    parser.add_argument("--subset", nargs="+", choices=SUBSETS, default=list(SUBSETS))
+    parser.add_argument("--show", type=int, default=3, help="examples printed per count")
+    args = parser.parse_args()
+    if not DATA.exists():
+        raise SystemExit(f"no ProcessBench dev split at {DATA}")
+    labels = {
+        r["id"]: r["label"]
+        for s in args.subset
+        for r in json.loads((DATA / f"{s}.json").read_text())
+    }
+    base = {k: v for s in args.subset for k, v in _statuses(s, None).items()}
+    print(f"{'rewrite':18} {'steps moved':>11} {'lost':>5} {'gained':>6} {'new wrong':>9}")
+    for name in args.rewrite:
+        moved = {k: v for s in args.subset for k, v in _statuses(s, REWRITES[name]).items()}
+        found = compare(base, moved, labels)
+        print(
+            f"{name:18} {len(found['steps']):>11} {len(found['lost']):>5} "
+            f"{len(found['gained']):>6} {len(found['wrong']):>9}"
+        )
+        for key in ("lost", "gained", "wrong", "steps"):
+            if found[key] and args.show:
+                print(f"    {key}: {', '.join(found[key][: args.show])}")
+
+
+if __name__ == "__main__":
+    main()
