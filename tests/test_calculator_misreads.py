@@ -335,6 +335,8 @@ def test_sizes_and_styles_are_dropped_and_nothing_else():
     text = r"f\left(x\right) \rightarrow \Bigl| y \Bigr| \bigcup \left. z \right|_{0} \displaystyle\frac"
     assert unsized(text) == r"f(x) \rightarrow | y | \bigcup  z |_{0}  \frac"
     assert unsized(r"\leftarrow \Leftrightarrow \middle| \biggl[") == r"\leftarrow \Leftrightarrow | ["
+    # Spacing is a space, a negative space joins, a row break stays a row break.
+    assert unsized(r"(x \, + \;4) = 275,\!562 \\ y") == r"(x   +  4) = 275,562 \\ y"
 
 
 def test_mark_cuts_leaves_whole_sentences_alone():

@@ -1,9 +1,9 @@
 """What the text around a link says about reading it: cut expressions, defined operations,
 and the scale, moduli and bases a step names.
 
-Before any reader looks, `unsized` drops what only sets a formula's size or style
-(`f\\left(x\\right)` is `f(x)`, `\\Bigl|` a bar, `\\displaystyle` nothing), so that every
-reader meets one spelling.
+Before any reader looks, `unsized` drops what only sets a formula's size, style or spacing
+(`f\\left(x\\right)` is `f(x)`, `\\Bigl|` a bar, `\\displaystyle` nothing, `x \\, + \\, 4` is
+`x + 4`), so that every reader meets one spelling.
 
 Things a single link cannot show:
 - A splitter (lines, sentences) can cut an expression in two: "... there are $7\\cdot 6\\cdot"
@@ -61,12 +61,17 @@ _NAMED_C = re.compile(r"(?<![\w\\])C\s*(?:\\left\s*)?\(")
 # `\\left.` (a null delimiter) goes with its command; `\\rightarrow` and `\\bigcup` stay.
 _SIZING = re.compile(r"\\(?:left|right|middle|[bB]igg?[lrm]?)(?![A-Za-z])(?:\s*\.)?")
 _STYLE = re.compile(r"\\(?:displaystyle|textstyle)(?![A-Za-z])")
+# Thin, medium and thick spaces are spaces; a negative one joins (`275,\\!562`). A row break
+# before a space (`\\\\ `) is no spacing.
+_SPACE = re.compile(r"(?<!\\)\\[,;: ]")
+_NEGATIVE_SPACE = re.compile(r"(?<!\\)\\!")
 
 
 def unsized(text: str) -> str:
-    """The text without sizing and style commands (see the module's docstring)."""
+    """The text without sizing, style and spacing commands (see the module's docstring)."""
     if "\\" not in text:
         return text
+    text = _SPACE.sub(" ", _NEGATIVE_SPACE.sub("", text))
     return _STYLE.sub(" ", _SIZING.sub("", text))
 
 
