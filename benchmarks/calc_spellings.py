@@ -61,6 +61,10 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "thin": _inside(lambda m: re.sub(r"\s*([=+])\s*", r" \\, \1 \\, ", m)),
     "tight": _inside(lambda m: re.sub(r"\s*([=+])\s*", r"\1", m)),
     "braced-powers": _inside(lambda m: re.sub(r"\^(\d)(?![\d}])", r"^{\1}", m)),
+    "unicode-minus": _inside(lambda m: re.sub(r"(?<![\\{])-", "\u2212", m)),
+    "choose": _inside(
+        lambda m: re.sub(r"\\[dt]?binom\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"{\1 \\choose \2}", m)
+    ),
     "braced-subscripts": _inside(lambda m: re.sub(r"(?<=[A-Za-z])_([A-Za-z0-9])", r"_{\1}", m)),
 }
 

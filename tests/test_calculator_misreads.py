@@ -20,7 +20,12 @@ import pytest
 import yaml
 
 from tests.conftest import calc_statuses as verdicts
-from verifiers.calculator.context import defined_operations, mark_cuts, read_as_defined, unsized
+from verifiers.calculator.context import (
+    defined_operations,
+    mark_cuts,
+    one_spelling,
+    read_as_defined,
+)
 
 C, W, U = "correct", "incorrect", "unverifiable"
 
@@ -333,10 +338,12 @@ def test_sizes_and_styles_are_dropped_and_nothing_else():
     # Sized brackets are brackets, a null delimiter goes with its command; arrows, big
     # operators and the styles' neighbours stay as written.
     text = r"f\left(x\right) \rightarrow \Bigl| y \Bigr| \bigcup \left. z \right|_{0} \displaystyle\frac"
-    assert unsized(text) == r"f(x) \rightarrow | y | \bigcup  z |_{0}  \frac"
-    assert unsized(r"\leftarrow \Leftrightarrow \middle| \biggl[") == r"\leftarrow \Leftrightarrow | ["
+    assert one_spelling(text) == r"f(x) \rightarrow | y | \bigcup  z |_{0}  \frac"
+    assert one_spelling(r"\leftarrow \Leftrightarrow \middle| \biggl[") == r"\leftarrow \Leftrightarrow | ["
     # Spacing is a space, a negative space joins, a row break stays a row break.
-    assert unsized(r"(x \, + \;4) = 275,\!562 \\ y") == r"(x   +  4) = 275,562 \\ y"
+    assert one_spelling(r"(x \, + \;4) = 275,\!562 \\ y") == r"(x   +  4) = 275,562 \\ y"
+    # One minus sign, one binomial.
+    assert one_spelling("x \u2212 1 = {n+1 \\choose 2}") == r"x - 1 = \binom{n+1}{2}"
 
 
 def test_mark_cuts_leaves_whole_sentences_alone():

@@ -54,8 +54,9 @@ SLIPS = [
 
 def _loose(text: str) -> str:
     """The text without spaces, backslashes, braces, parentheses and sizing: `3\\sqrt{3}` and
-    `3 sqrt(3)` quote the same relation, and so do `\\left(x\\right)` and `(x)`."""
-    return re.sub(r"[\s\\{}()*]", "", re.sub(r"\\(?:left|right)(?![A-Za-z])", "", text))
+    `3 sqrt(3)` quote the same relation, and so do `\\left(x - 1\\right)` and `(x \u2212 1)`."""
+    text = re.sub(r"\\(?:left|right)(?![A-Za-z])", "", text.replace("\u2212", "-"))
+    return re.sub(r"[\s\\{}()*]", "", text)
 
 
 def _slipped(row: dict) -> list[str]:

@@ -1,9 +1,10 @@
 """What the text around a link says about reading it: cut expressions, defined operations,
 and the scale, moduli and bases a step names.
 
-Before any reader looks, `unsized` drops what only sets a formula's size, style or spacing
-(`f\\left(x\\right)` is `f(x)`, `\\Bigl|` a bar, `\\displaystyle` nothing, `x \\, + \\, 4` is
-`x + 4`), so that every reader meets one spelling.
+Before any reader looks, `one_spelling` drops what only sets a formula's size, style or
+spacing (`f\\left(x\\right)` is `f(x)`, `\\Bigl|` a bar, `\\displaystyle` nothing, `x \\, + \\, 4`
+is `x + 4`) and writes a minus sign and a binomial one way (`−` is `-`, `{7 \\choose 3}` is
+`\\binom{7}{3}`), so that every reader meets one spelling.
 
 Things a single link cannot show:
 - A splitter (lines, sentences) can cut an expression in two: "... there are $7\\cdot 6\\cdot"
@@ -65,13 +66,17 @@ _STYLE = re.compile(r"\\(?:displaystyle|textstyle)(?![A-Za-z])")
 # before a space (`\\\\ `) is no spacing.
 _SPACE = re.compile(r"(?<!\\)\\[,;: ]")
 _NEGATIVE_SPACE = re.compile(r"(?<!\\)\\!")
+# `{n \\choose k}`, TeX's own spelling of `\\binom{n}{k}`: each part without braces of its own.
+_CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*)\}")
 
 
-def unsized(text: str) -> str:
-    """The text without sizing, style and spacing commands (see the module's docstring)."""
+def one_spelling(text: str) -> str:
+    """The text in one spelling (see the module's docstring)."""
+    text = text.replace("\u2212", "-")
     if "\\" not in text:
         return text
     text = _SPACE.sub(" ", _NEGATIVE_SPACE.sub("", text))
+    text = _CHOOSE.sub(lambda m: f"\\binom{{{m[1].strip()}}}{{{m[2].strip()}}}", text)
     return _STYLE.sub(" ", _SIZING.sub("", text))
 
 

@@ -43,9 +43,9 @@ from verifiers.calculator.context import (
     StepContext,
     defined_operations,
     mark_cuts,
+    one_spelling,
     read_as_defined,
     step_context,
-    unsized,
 )
 from verifiers.calculator.evaluate import (
     sympy_compare,
@@ -196,7 +196,7 @@ class CalculatorVerifier(ChainVerifier):
 
     def _numeric(self, steps: tuple[str, ...] | list[str], question: str) -> tuple:
         """The numeric checks of every step, and the chain's symbolic checker (or None)."""
-        question, steps = unsized(question), [unsized(step) for step in steps]
+        question, steps = one_spelling(question), [one_spelling(step) for step in steps]
         problem_claims = frozenset(
             compact(link_text(link).replace("≈", "=")) for link in extract_links(question)
         )
