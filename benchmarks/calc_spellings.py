@@ -61,6 +61,7 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "thin": _inside(lambda m: re.sub(r"\s*([=+])\s*", r" \\, \1 \\, ", m)),
     "tight": _inside(lambda m: re.sub(r"\s*([=+])\s*", r"\1", m)),
     "braced-powers": _inside(lambda m: re.sub(r"\^(\d)(?![\d}])", r"^{\1}", m)),
+    "gt-lt": _inside(lambda m: m.replace("<", "\\lt ").replace(">", "\\gt ")),
     "unicode-minus": _inside(lambda m: re.sub(r"(?<![\\{])-", "\u2212", m)),
     "choose": _inside(
         lambda m: re.sub(r"\\[dt]?binom\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"{\1 \\choose \2}", m)

@@ -344,6 +344,7 @@ def test_sizes_and_styles_are_dropped_and_nothing_else():
     assert one_spelling(r"(x \, + \;4) = 275,\!562 \\ y") == r"(x   +  4) = 275,562 \\ y"
     # One minus sign, one binomial.
     assert one_spelling("x \u2212 1 = {n+1 \\choose 2}") == r"x - 1 = \binom{n+1}{2}"
+    assert one_spelling(r"x \gt 2 \lt y \gtrsim z") == r"x > 2 < y \gtrsim z"
 
 
 def test_mark_cuts_leaves_whole_sentences_alone():

@@ -3,8 +3,9 @@ and the scale, moduli and bases a step names.
 
 Before any reader looks, `one_spelling` drops what only sets a formula's size, style or
 spacing (`f\\left(x\\right)` is `f(x)`, `\\Bigl|` a bar, `\\displaystyle` nothing, `x \\, + \\, 4`
-is `x + 4`) and writes a minus sign and a binomial one way (`−` is `-`, `{7 \\choose 3}` is
-`\\binom{7}{3}`), so that every reader meets one spelling.
+is `x + 4`) and writes a minus sign, a binomial and an order one way (`−` is `-`,
+`{7 \\choose 3}` is `\\binom{7}{3}`, MathJax's `\\gt` is `>`), so that every reader meets one
+spelling.
 
 Things a single link cannot show:
 - A splitter (lines, sentences) can cut an expression in two: "... there are $7\\cdot 6\\cdot"
@@ -68,6 +69,7 @@ _SPACE = re.compile(r"(?<!\\)\\[,;: ]")
 _NEGATIVE_SPACE = re.compile(r"(?<!\\)\\!")
 # `{n \\choose k}`, TeX's own spelling of `\\binom{n}{k}`: each part without braces of its own.
 _CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*)\}")
+_ORDER = re.compile(r"\\([gl])t(?![A-Za-z])")  # MathJax's `\\gt`, `\\lt`
 
 
 def one_spelling(text: str) -> str:
@@ -75,6 +77,7 @@ def one_spelling(text: str) -> str:
     text = text.replace("\u2212", "-")
     if "\\" not in text:
         return text
+    text = _ORDER.sub(lambda m: ">" if m[1] == "g" else "<", text)
     text = _SPACE.sub(" ", _NEGATIVE_SPACE.sub("", text))
     text = _CHOOSE.sub(lambda m: f"\\binom{{{m[1].strip()}}}{{{m[2].strip()}}}", text)
     return _STYLE.sub(" ", _SIZING.sub("", text))
