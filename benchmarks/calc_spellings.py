@@ -62,6 +62,13 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "tight": _inside(lambda m: re.sub(r"\s*([=+])\s*", r"\1", m)),
     "braced-powers": _inside(lambda m: re.sub(r"\^(\d)(?![\d}])", r"^{\1}", m)),
     "gt-lt": _inside(lambda m: m.replace("<", "\\lt ").replace(">", "\\gt ")),
+    "unicode-operators": _inside(
+        lambda m: re.sub(
+            r"\\(times|cdot|div)(?![A-Za-z])\s*",
+            lambda o: {"times": "×", "cdot": "·", "div": "÷"}[o[1]],
+            m,
+        )
+    ),
     "unicode-minus": _inside(lambda m: re.sub(r"(?<![\\{])-", "\u2212", m)),
     "choose": _inside(
         lambda m: re.sub(r"\\[dt]?binom\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"{\1 \\choose \2}", m)

@@ -345,6 +345,8 @@ def test_sizes_and_styles_are_dropped_and_nothing_else():
     # One minus sign, one binomial.
     assert one_spelling("x \u2212 1 = {n+1 \\choose 2}") == r"x - 1 = \binom{n+1}{2}"
     assert one_spelling(r"x \gt 2 \lt y \gtrsim z") == r"x > 2 < y \gtrsim z"
+    # An operator typed as a character is a command inside LaTeX and stays one in prose.
+    assert one_spelling(r"3 × 4 is \(3 × 4\)") == r"3 × 4 is \(3 \times  4\)"
 
 
 def test_mark_cuts_leaves_whole_sentences_alone():

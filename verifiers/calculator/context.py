@@ -3,9 +3,9 @@ and the scale, moduli and bases a step names.
 
 Before any reader looks, `one_spelling` drops what only sets a formula's size, style or
 spacing (`f\\left(x\\right)` is `f(x)`, `\\Bigl|` a bar, `\\displaystyle` nothing, `x \\, + \\, 4`
-is `x + 4`) and writes a minus sign, a binomial and an order one way (`−` is `-`,
-`{7 \\choose 3}` is `\\binom{7}{3}`, MathJax's `\\gt` is `>`), so that every reader meets one
-spelling.
+is `x + 4`) and writes a minus sign, a binomial, an order and an operator one way (`−` is
+`-`, `{7 \\choose 3}` is `\\binom{7}{3}`, MathJax's `\\gt` is `>`, `×` in LaTeX is `\\times`), so
+that every reader meets one spelling.
 
 Things a single link cannot show:
 - A splitter (lines, sentences) can cut an expression in two: "... there are $7\\cdot 6\\cdot"
@@ -32,6 +32,7 @@ from fractions import Fraction
 from verifiers.calculator.evaluate import EvalError, exact
 from verifiers.calculator.extract import Side
 from verifiers.calculator.parse import Node
+from verifiers.calculator.relations import math_regions
 from verifiers.calculator.side_words import SCALE_WORDS
 
 # A step ends inside an expression: an operator or a subscripted operator is its last thing
@@ -70,11 +71,19 @@ _NEGATIVE_SPACE = re.compile(r"(?<!\\)\\!")
 # `{n \\choose k}`, TeX's own spelling of `\\binom{n}{k}`: each part without braces of its own.
 _CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*)\}")
 _ORDER = re.compile(r"\\([gl])t(?![A-Za-z])")  # MathJax's `\\gt`, `\\lt`
+# Operators typed as characters inside LaTeX (`$3 × 4 = 12$`): in prose they stay characters,
+# which the plain-text readers know.
+_OPERATORS = {"×": "\\times ", "·": "\\cdot ", "÷": "\\div "}
+_OPERATOR = re.compile("[×·÷]")
 
 
 def one_spelling(text: str) -> str:
     """The text in one spelling (see the module's docstring)."""
     text = text.replace("\u2212", "-")
+    if _OPERATOR.search(text):
+        for start, end, body in reversed(math_regions(text)):
+            spelled = _OPERATOR.sub(lambda m: _OPERATORS[m[0]], body)
+            text = text[:start] + text[start:end].replace(body, spelled, 1) + text[end:]
     if "\\" not in text:
         return text
     text = _ORDER.sub(lambda m: ">" if m[1] == "g" else "<", text)
