@@ -54,6 +54,18 @@ TRAPS = [
     ("So 1.414 × 1000 ≈ 1414.2", U),  # within the drift of 1.414 rounded
     ("n < 9985/22 ≈ 453.85", U),  # 453.8636: two units of slack for a value rounded twice
     ("So (-2.302585)/(0.693147) ≈ 3.321928.", W),  # the sign lost
+    # a rounding carried from an earlier value: only what the numbers shown, each off by less
+    # than a unit of its last digit, can give; the problem's numbers (and a percent's 1 - p,
+    # 1 + p) are exact
+    (r"they made $17.714 \cdot 4 = \boxed{71.456}$ dollars.", W, "each jar sold at $4"),
+    (r"they made $17.714 \cdot 4 = 70.86$ dollars.", C, "each jar sold at $4"),
+    ("So 17.71 × 4 = 70.86 dollars.", U, "each jar sold at $4"),  # 17.714 carried: 70.856
+    ("The coat costs 0.85 × 120 = 101 dollars.", W, "A 15% discount on a $120 coat."),
+    ("The coat costs 0.85 × 120 = 102 dollars.", C, "A 15% discount on a $120 coat."),
+    ("The coat costs 0.85 × 120 = 101 dollars.", U),  # 0.85 may be a rounded value
+    ("So 1.41 × 1000 = 1414.", U),  # the square root of 2, rounded and carried
+    (r"\[ 0.971 \times 1.089 = 1.056519 \]", W, "It fell by 2.9% and then rose by 8.9%."),
+    (r"\[ 0.971 \times 1.089 = 1.057419 \]", C, "It fell by 2.9% and then rose by 8.9%."),
     # the digits of a quotient tried for wholeness only show that it is not whole
     (r"Then \(1999 \div 31 \approx 64.1613\), which is not an integer.", U),
     (r"Then \(1998 \div 37 \approx 54.1613\), which is not an integer.", W),  # it is: 54

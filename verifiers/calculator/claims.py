@@ -5,7 +5,8 @@ The readings that excuse a mismatch (each is a trap seen in real chains):
 - rounding the step announces (`≈`, "about", "approximately") or shows (claimed value has d
   decimals and is within 10^-d; a whole number, or a whole percent, within 1 of a fraction:
   items can't be split. A fraction claimed, "1/2 + 1/3 = 2/5", rounds nothing);
-- rounding carried in from an earlier step (a 2-decimal operand, result within 1%);
+- rounding carried in from an earlier step (a 2-decimal operand, result within 1%, and a
+  value the numbers shown give when each is off by less than a unit of its last digit);
 - percent vs fraction (`3/4 = 75`; a fraction claimed without decimals within one point of
   the percent), percent-increase shorthand (`24 + 20% = 28.8`);
 - a running total written as a chain (`3 * 4 = 12 + 5 = 17`);
@@ -27,6 +28,7 @@ from decimal import Context, Decimal
 from fractions import Fraction
 
 from verifiers.calculator.announced import approximate_claim
+from verifiers.calculator.carried_rounding import may_carry
 from verifiers.calculator.context import StepContext, context_excuse
 from verifiers.calculator.evaluate import EvalError, NeedsSympyError, TooBigError, exact
 from verifiers.calculator.extract import Link, Side
@@ -265,7 +267,14 @@ def excuse(
     if _other_division(computed_side.node, claimed):
         return "ambiguous division (a / b/c)"
     # (A link that says it approximates has had the rounding of its decimals weighed above.)
-    if not approx and _max_decimals(computed_side.node) >= 2 and rel <= Fraction(1, 100):
+    # ... unless no number shown, rounded or cut at its last digit, gives the claim (`17.714 *
+    # 4 = 71.456`: 70.852 to 70.860).
+    if (
+        not approx
+        and _max_decimals(computed_side.node) >= 2
+        and rel <= Fraction(1, 100)
+        and may_carry(computed_side.node, claimed, d, ctx.given)
+    ):
         return "rounding carried from an earlier value"
     if rel <= Fraction(1, 10**6):
         return "display precision"

@@ -148,6 +148,7 @@ class StepContext:
     moduli: tuple[int, ...] = ()  # "mod 7", "\\pmod{10}": "=" may mean congruent
     bases: tuple[int, ...] = ()  # "in base 8", "binary", "1011_2": numerals in another base
     rounds_up: bool = False  # "we need 17/5 = 4 boxes": whole items, counted up
+    given: frozenset = frozenset()  # the problem's numbers: exact (`carried_rounding`)
 
 
 # "mod 7", "modulo 10", "\pmod{10}", "\bmod 5" (on the raw step: normalize() hides commands)
@@ -167,8 +168,11 @@ _UP_WORDS = frozenset("need needs needed enough least up whole full cannot can't
 _SCALES = frozenset(Fraction(10) ** k for k in (2, 3, 6, 9, 12))
 
 
-def step_context(step: str, words: frozenset[str]) -> StepContext:
-    """The scale, moduli and bases a step names (`words`: its words, as the tokenizer reads)."""
+def step_context(
+    step: str, words: frozenset[str], given: frozenset[Fraction] = frozenset()
+) -> StepContext:
+    """The scale, moduli and bases a step names (`words`: its words, as the tokenizer reads);
+    `given`: the exact numbers the problem gives (`carried_rounding.exact_given`)."""
     moduli = {int(m) for m in _MODULUS.findall(step) if int(m) > 1}
     moduli |= {
         _DIGITS_MODULUS[(m.group(1) or "").lower() or None] for m in _LAST_DIGITS.finditer(step)
@@ -181,6 +185,7 @@ def step_context(step: str, words: frozenset[str]) -> StepContext:
         tuple(sorted(moduli)),
         tuple(sorted(b for b in bases if 2 <= b <= 36 and b != 10)),
         bool(words & _UP_WORDS),
+        given,
     )
 
 

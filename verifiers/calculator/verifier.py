@@ -30,6 +30,7 @@ from fractions import Fraction
 
 from labeling.schema import Chain, Problem, Status, StepVerdict
 from verifiers.base import ChainVerifier
+from verifiers.calculator.carried_rounding import exact_given
 from verifiers.calculator.chain_algebra import ChainAlgebra, warm_checks
 from verifiers.calculator.claims import (
     APPROX_WORDS,
@@ -212,9 +213,12 @@ class CalculatorVerifier(ChainVerifier):
         last_eq: Equation | None = None
         carry = None  # the named result the previous step ended on
         known = numbers(question)  # numbers written before a step: targets a trial may test
+        given = exact_given(known)
         per_step = []
         for index, step in enumerate(steps):
-            results, last_eq = self._check_step(step, index, problem_claims, last_eq, known)
+            results, last_eq = self._check_step(
+                step, index, problem_claims, last_eq, known, given
+            )
             known |= numbers(step)
             results.extend(restated_across(carry, step, problem_claims))
             results.extend(stated_facts(step, self._primality if self.config.use_sympy else None))
@@ -258,6 +262,7 @@ class CalculatorVerifier(ChainVerifier):
         problem_claims: frozenset[str],
         last_eq: Equation | None,
         known: frozenset[Fraction] = frozenset(),
+        given: frozenset[Fraction] = frozenset(),
     ) -> tuple[list[ClaimResult], Equation | None]:
         links = extract_links(step)
         if not links and not extract_named(step):
@@ -265,7 +270,7 @@ class CalculatorVerifier(ChainVerifier):
         words = clause_words(step)
         if any(w & _REDEFINE for w in words):
             last_eq = None
-        ctx = step_context(step, frozenset().union(*words))
+        ctx = step_context(step, frozenset().union(*words), given)
         alternatives = alternative_unknowns(links, set().union(*words))
         results = []
         for link in links:
