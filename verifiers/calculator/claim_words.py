@@ -135,6 +135,19 @@ def last_sentence(text: str) -> str:
     return re.split(r"[.!?]\s", text)[-1]
 
 
+# ", which is not 100%": after a relation, the value is claimed and another one denied (the
+# numeric reader's `excuses.tested` reads the comment so); "which is not correct" rejects it.
+_DENIES_ANOTHER = re.compile(
+    r"^\W*(?:which|that|this)\s+is\s+not\s+(?:equal\s+to\s+)?(?:-?\d[\d.,]*\s*%?(?!\w)|$)",
+    re.IGNORECASE,
+)
+
+
+def after_words(after: str) -> set[str]:
+    """The words of the sentence after a relation that speak of it (`word_set`)."""
+    return word_set(_DENIES_ANOTHER.sub("", after.split(".")[0], count=1))
+
+
 def word_set(text: str) -> set[str]:
     # "or equivalently" restates what came before; it opens no alternative. "Solving for k"
     # names the unknown solved for; its "for" opens no case.

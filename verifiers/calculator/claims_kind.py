@@ -53,6 +53,7 @@ from verifiers.calculator.claim_words import (
     SET_EQUAL,
     TRIAL_RESULT,
     TRIES,
+    after_words,
     compact,
     confirm_first,
     last_sentence,
@@ -149,7 +150,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     prose = " ".join(f"{c[2]} {c[3]}" for c in clauses)
     unit_i = complex_context(prose, [c[:2] for c in clauses], given)
     for k, (members, ops, before, after, region, lead, rest) in enumerate(clauses):
-        words = word_set(before) | word_set(region_after[region].split(".")[0])
+        words = word_set(before) | after_words(region_after[region])
         source = clauses[k - 1][:2] if k else last_relation or None  # the relation before it
         if unfixed(def_texts, members, ops, defs):
             defs = definitions(def_texts)  # the problem's constant given another value
