@@ -54,6 +54,17 @@ TRAPS = [
     ("So 1.414 × 1000 ≈ 1414.2", U),  # within the drift of 1.414 rounded
     ("n < 9985/22 ≈ 453.85", U),  # 453.8636: two units of slack for a value rounded twice
     ("So (-2.302585)/(0.693147) ≈ 3.321928.", W),  # the sign lost
+    # a root typed as a character is a root: `√2 * 5` was read as `2 * 5`
+    ("The diagonal is √2 * 5 = 7.07 cm.", C),
+    ("So √3 / 4 * 16 = 6.93.", C),
+    ("So √16 = 5.", W),
+    ("Simplify: √18 = 3√3.", W),
+    ("Simplify: √18 = 3√2.", C),
+    ("Distance = √((2 + 3)² + (-12)²) = √169 = 14.", W),
+    (r"So √\frac{1}{4} = 3.", U),  # no number, letter or bracket after the sign: unread
+    ("So √(1 + (2) = 7.", U),  # a bracket never closed
+    (r"So \sqrt{16} = 5.", W),  # a word of prose before a root multiplies nothing
+    (r"So ab\sqrt{2} = 5.", U),  # letters before it may: unread
     # a rounding carried from an earlier value: only what the numbers shown, each off by less
     # than a unit of its last digit, can give; the problem's numbers (and a percent's 1 - p,
     # 1 + p) are exact

@@ -259,7 +259,9 @@ def _latex_products(s: str) -> str:
     """Mark LaTeX constructs whose letters or digits we must not read as units or numbers."""
     if not _LATEX.search(s):
         return s
-    s = _LETTERS_BEFORE.sub(r"\1 mathop ", s)
+    s = _LETTERS_BEFORE.sub(
+        lambda m: m.group() if m.group(1).lower() in _PROSE else f"{m.group(1)} mathop ", s
+    )
     s = _LETTERS_AFTER.sub(
         lambda m: m.group() if m.group(2).lower() in _PROSE else f"{m.group(1)} mathop ", s
     )
