@@ -65,6 +65,16 @@ TRAPS = [
     ("So √(1 + (2) = 7.", U),  # a bracket never closed
     (r"So \sqrt{16} = 5.", W),  # a word of prose before a root multiplies nothing
     (r"So ab\sqrt{2} = 5.", U),  # letters before it may: unread
+    # other characters typed for math are spelled out, never dropped (`typed_symbols`)
+    ("So ∛27 × 2 = 6.", U),  # was read as 27 × 2; a cube root outside LaTeX is not read
+    ("So 1⁄2 × 10 = 5.", C),  # the fraction slash: was read as 2 × 10
+    ("So 1⁄2 × 10 = 6.", W),
+    ("there are ¼ * 24 = 6 action figures.", C),
+    ("So 2½ × 2 = 5.", C),  # a mixed number
+    ("So 2½ × 2 = 4.", W),
+    ("So x = 3.5½ = 4.", U),  # glued to a decimal: a fragment
+    ("So 2¹⁰ = 1000.", W),
+    ("So 10⁻¹ × 50 = 5.", C),
     # a rounding carried from an earlier value: only what the numbers shown, each off by less
     # than a unit of its last digit, can give; the problem's numbers (and a percent's 1 - p,
     # 1 + p) are exact

@@ -4,8 +4,9 @@ and the scale, moduli and bases a step names.
 Before any reader looks, `one_spelling` drops what only sets a formula's size, style or
 spacing (`f\\left(x\\right)` is `f(x)`, `\\Bigl|` a bar, `\\displaystyle` nothing, `x \\, + \\, 4`
 is `x + 4`) and writes a minus sign, a binomial, an order and an operator one way (`−` is
-`-`, `{7 \\choose 3}` is `\\binom{7}{3}`, MathJax's `\\gt` is `>`, `×` in LaTeX is `\\times`, a
-root sign `√18` is `\\sqrt{18}`), so that every reader meets one spelling.
+`-`, `{7 \\choose 3}` is `\\binom{7}{3}`, MathJax's `\\gt` is `>`, `×` in LaTeX is `\\times`, and
+the characters `typed_symbols` knows: `√18` is `\\sqrt{18}`, `½` is `(1/2)`), so that every reader
+meets one spelling.
 
 Things a single link cannot show:
 - A splitter (lines, sentences) can cut an expression in two: "... there are $7\\cdot 6\\cdot"
@@ -34,6 +35,7 @@ from verifiers.calculator.extract import Side
 from verifiers.calculator.parse import Node
 from verifiers.calculator.relations import math_regions
 from verifiers.calculator.side_words import SCALE_WORDS
+from verifiers.calculator.typed_symbols import typed_symbols
 
 # A step ends inside an expression: an operator or a subscripted operator is its last thing
 # ("7\\cdot 6\\cdot", "...}{2}+", "\\log_{2002}"). Markdown bold ("**") and rules ("---") are
@@ -77,46 +79,10 @@ _OPERATORS = {"×": "\\times ", "·": "\\cdot ", "÷": "\\div "}
 _OPERATOR = re.compile("[×·÷]")
 
 
-# A root typed as a character (`√18`, `3√3`, `√(b^2 - 4ac)`) is the LaTeX command: the
-# numeric reader dropped the sign (`√2 * 5 = 7.07` read as `2 * 5`). Its operand: a number, a
-# letter, or a bracket; any other is left bare, and no reader reads `\sqrt` without one.
-_ROOT_OPERAND = re.compile(r"\s*(\d+(?:\.\d+)?|[A-Za-z](?![A-Za-z]))")
-
-
-def _roots(text: str) -> str:
-    out, i = [], 0
-    while (j := text.find("√", i)) >= 0:
-        out.append(text[i:j])
-        i = j + 1
-        if m := _ROOT_OPERAND.match(text, i):
-            out.append(f"\\sqrt{{{m[1]}}}")
-            i = m.end()
-            continue
-        k = len(text) - len(text[i:].lstrip())
-        close = _closing(text, k) if text[k : k + 1] in ("(", "{") else None
-        if close is None:
-            out.append("\\sqrt ")
-            continue
-        out.append(f"\\sqrt{{{text[k + 1 : close]}}}")
-        i = close + 1
-    return "".join(out) + text[i:]
-
-
-def _closing(text: str, start: int) -> int | None:
-    """The index of the bracket that closes the one at `start`, or None."""
-    depth = 0
-    for k in range(start, len(text)):
-        depth += (text[k] in "({[") - (text[k] in ")}]")
-        if depth == 0:
-            return k
-    return None
-
-
 def one_spelling(text: str) -> str:
     """The text in one spelling (see the module's docstring)."""
     text = text.replace("\u2212", "-")
-    if "√" in text:
-        text = _roots(text)
+    text = typed_symbols(text)
     if _OPERATOR.search(text):
         for start, end, body in reversed(math_regions(text)):
             spelled = _OPERATOR.sub(lambda m: _OPERATORS[m[0]], body)

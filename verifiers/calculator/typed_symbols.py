@@ -1,0 +1,96 @@
+"""Characters typed for math, written the way the readers read them (`context.one_spelling`).
+
+The numeric reader ends a clause at a character it does not know, so the expression after one
+was read without it: `∛27 × 2 = 6` as `27 × 2`, `1⁄2 × 10 = 5` as `2 × 10`, `√2 * 5 = 7.07` as
+`2 * 5`, each a False on a right step. Each such character is spelled out instead:
+
+- a root sign (`√`, `∛`, `∜`) is `\\sqrt` (`\\sqrt[3]`, `\\sqrt[4]`) of the number, the letter
+  or the bracket right after it (`3√3`, `√(b^2 - 4ac)`); any other operand is not read;
+- a vulgar fraction is a fraction in brackets (`½` is `(1/2)`), and one glued to a whole
+  number, or a space after it, is a mixed number (`2½`, `2 ½` are `(2+1/2)`); glued to a
+  decimal it is a fragment (`…`: nothing next to it is read);
+- superscript digits are a power (`2¹⁰` is `2^{10}`, `10⁻¹` is `10^{-1}`; a lone `²` or `³`
+  is left to the readers, which know it in units too: `cm²`), subscript digits an index
+  (`x₁` is `x_{1}`);
+- the fraction slash `⁄` and the division slash `∕` are `/`, the asterisk operator `∗` is `*`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from fractions import Fraction
+
+__all__ = ["typed_symbols"]
+
+_ROOTS = {"√": "\\sqrt", "∛": "\\sqrt[3]", "∜": "\\sqrt[4]"}
+_ROOT_OPERAND = re.compile(r"\s*(\d+(?:\.\d+)?|[A-Za-z](?![A-Za-z]))")
+_VULGAR = "¼½¾⅐⅑⅒⅓⅔⅕⅖⅗⅘⅙⅚⅛⅜⅝⅞"
+_VULGAR_FRACTION = re.compile(rf"(?:(?<![\d.])(\d+) ?|(?<=[\d.]))?([{_VULGAR}])")
+_SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺"
+_SUPERSCRIPT_RUN = re.compile(rf"[{_SUPERSCRIPTS}]+")
+_SUBSCRIPT_RUN = re.compile(r"[₀₁₂₃₄₅₆₇₈₉]+")
+_PLAIN_DIGITS = str.maketrans(_SUPERSCRIPTS + "₀₁₂₃₄₅₆₇₈₉", "0123456789-+" + "0123456789")
+_SLASHES = str.maketrans({"⁄": "/", "∕": "/", "∗": "*"})
+_ANY = re.compile(rf"[√∛∜⁄∕∗{_VULGAR}{_SUPERSCRIPTS}₀₁₂₃₄₅₆₇₈₉]")
+
+
+def typed_symbols(text: str) -> str:
+    """`text` with the characters above spelled out (unchanged when it has none)."""
+    if not _ANY.search(text):
+        return text
+    text = _roots(text.translate(_SLASHES))
+    text = _VULGAR_FRACTION.sub(_vulgar, text)
+    text = _SUPERSCRIPT_RUN.sub(_power, text)
+    return _SUBSCRIPT_RUN.sub(lambda m: f"_{{{m[0].translate(_PLAIN_DIGITS)}}}", text)
+
+
+def _vulgar(m: re.Match) -> str:
+    if m[1] is None and m.start() > 0 and m.string[m.start() - 1] in "0123456789.":
+        return "…"  # glued to a decimal (`3.5½`): a fragment, nothing next to it is read
+    value = Fraction(unicodedata.numeric(m[2])).limit_denominator(10)
+    fraction = f"{value.numerator}/{value.denominator}"
+    return f"({m[1]}+{fraction})" if m[1] else f"({fraction})"
+
+
+def _power(m: re.Match) -> str:
+    if m[0] in ("²", "³"):
+        return m[0]
+    return f"^{{{m[0].translate(_PLAIN_DIGITS)}}}"
+
+
+def _roots(text: str) -> str:
+    out, i = [], 0
+    while (found := _next_root(text, i)) is not None:
+        j, command = found
+        out.append(text[i:j])
+        i = j + 1
+        if m := _ROOT_OPERAND.match(text, i):
+            out.append(f"{command}{{{m[1]}}}")
+            i = m.end()
+            continue
+        k = len(text) - len(text[i:].lstrip())
+        close = _closing(text, k) if text[k : k + 1] in ("(", "{") else None
+        if close is None:
+            out.append(f"{command} ")
+            continue
+        out.append(f"{command}{{{text[k + 1 : close]}}}")
+        i = close + 1
+    return "".join(out) + text[i:]
+
+
+def _next_root(text: str, start: int) -> tuple[int, str] | None:
+    places = [
+        (j, command) for sign, command in _ROOTS.items() if (j := text.find(sign, start)) >= 0
+    ]
+    return min(places) if places else None
+
+
+def _closing(text: str, start: int) -> int | None:
+    """The index of the bracket that closes the one at `start`, or None."""
+    depth = 0
+    for k in range(start, len(text)):
+        depth += (text[k] in "({[") - (text[k] in ")}]")
+        if depth == 0:
+            return k
+    return None
