@@ -75,6 +75,7 @@ TRAPS = [
     ("So x = 3.5½ = 4.", U),  # glued to a decimal: a fragment
     ("So 2¹⁰ = 1000.", W),
     ("So 10⁻¹ × 50 = 5.", C),
+    ("We have ‐3 + 5 = 2.", C),  # a hyphen typed for the minus: was read as 3 + 5
     # a rounding carried from an earlier value: only what the numbers shown, each off by less
     # than a unit of its last digit, can give; the problem's numbers (and a percent's 1 - p,
     # 1 + p) are exact

@@ -1,7 +1,10 @@
-"""Characters typed for math spelled the way the readers read them (`typed_symbols`)."""
+"""Characters typed for math spelled the way the readers read them (`typed_symbols`), and
+what the lexer does with a symbol nobody spelled."""
 
 import pytest
 
+from verifiers.calculator.context import one_spelling
+from verifiers.calculator.tokens import tokenize
 from verifiers.calculator.typed_symbols import typed_symbols
 
 SPELLED = [
@@ -33,3 +36,23 @@ SPELLED = [
 @pytest.mark.parametrize("typed, spelled", SPELLED)
 def test_each_character_is_spelled_out(typed, spelled):
     assert typed_symbols(typed) == spelled
+
+
+@pytest.mark.parametrize("typed", ["‐3 + 5", "‑3 + 5", "‒3 + 5", "﹣3 + 5", "－3 + 5", "−3 + 5"])
+def test_every_minus_form_is_a_minus(typed):
+    assert one_spelling(typed) == "-3 + 5"
+
+
+@pytest.mark.parametrize(
+    "text, opens_fragment",
+    [
+        ("∠45 + 45 = 90", True),  # an operator the lexer does not know, glued to a number
+        ("∑2 + 3 = 5", True),
+        ("€150 × 2 = 300", False),  # a currency sign prefixes an amount
+        ("≤15 + 2", False),  # a relation ends a clause as punctuation does
+        ("∠ A + 45 = 90", False),  # not glued to what follows
+    ],
+)
+def test_an_unknown_operator_taints_what_it_acts_on(text, opens_fragment):
+    first = tokenize(text)[0]
+    assert (first[0].kind == "frag") == opens_fragment, first

@@ -79,9 +79,14 @@ _OPERATORS = {"×": "\\times ", "·": "\\cdot ", "÷": "\\div "}
 _OPERATOR = re.compile("[×·÷]")
 
 
+# The minus sign and the hyphens and small or wide minus forms typed for it (`‐3 + 5` was read
+# as `3 + 5`); the en dash is one already (`normalize`), the em dash stays prose.
+_MINUS_SIGNS = str.maketrans(dict.fromkeys("\u2212\u2010\u2011\u2012\ufe63\uff0d", "-"))
+
+
 def one_spelling(text: str) -> str:
     """The text in one spelling (see the module's docstring)."""
-    text = text.replace("\u2212", "-")
+    text = text.translate(_MINUS_SIGNS)
     text = typed_symbols(text)
     if _OPERATOR.search(text):
         for start, end, body in reversed(math_regions(text)):

@@ -1,6 +1,8 @@
 """Normalised step text to clauses of tokens (the calculator's lexer).
 
-Pure and cached. Separators (newline, ; : , . ? and anything unknown) end a clause. Letters
+Pure and cached. Separators (newline, ; : , . ? and anything unknown) end a clause; a
+mathematical symbol we do not know, glued to a number or bracket after it (`∠45`), also opens
+the next clause with a fragment mark, so what it acts on is never read as whole. Letters
 become unknowns (`var`), units and prose (`word`), or `letter`: a name we do not track
 ("c", "2ab", "AC", the P of "P(3)"), which no expression may absorb or skip, so whatever
 touches it is a fragment. Whether an expression is whole is decided later (`calc_extract`).
@@ -9,6 +11,7 @@ touches it is a fragment. Whether an expression is whole is decided later (`calc
 from __future__ import annotations
 
 import re
+import unicodedata
 from fractions import Fraction
 from functools import lru_cache
 
@@ -82,6 +85,19 @@ def clause_ends(s: str) -> tuple[str, ...]:
     return _scan(s)[1]
 
 
+# Symbols that end a clause as punctuation does: relations and arrows (a chain's own), and
+# currency signs, which prefix an amount (`€150 × 2 = €300`).
+_RELATIONS = frozenset("<>≤≥≠≡≈∼≃≅∝→←↔⇒⇐⇔⟹⟸⟺∈∉⊂⊆⊃⊇∣∤∥⊥")
+
+
+def _unknown_operator(s: str, m: re.Match) -> bool:
+    """A mathematical symbol the lexer does not know, with a number or bracket right after."""
+    char = m.group()
+    if char in _RELATIONS or unicodedata.category(char) not in ("Sm", "So"):
+        return False
+    return s[m.end() : m.end() + 1] in tuple("0123456789.([{")
+
+
 @lru_cache(maxsize=16384)
 def _scan(s: str) -> tuple[tuple[tuple[Tok, ...], ...], tuple[str, ...]]:
     clauses: list[tuple[Tok, ...]] = []
@@ -120,7 +136,9 @@ def _scan(s: str) -> tuple[tuple[tuple[Tok, ...], ...], tuple[str, ...]]:
                 newline_before = text == "\n"
             elif text != "\n":
                 newline_before = False
-            cur = []
+            # An operator we do not know glued to what follows (`∜16`, `⌊2.5⌋`): whatever it
+            # acts on is no whole expression.
+            cur = [Tok("frag", text)] if _unknown_operator(s, m) else []
             continue
         if len(cur) == 1 and cur[0].kind in ("eq", "approx") and clauses and newline_before:
             cur = [*clauses.pop(), *cur]  # "\] \[ = 7 * 27": the chain goes on
