@@ -76,6 +76,14 @@ TRAPS = [
     ("So 2¹⁰ = 1000.", W),
     ("So 10⁻¹ × 50 = 5.", C),
     ("We have ‐3 + 5 = 2.", C),  # a hyphen typed for the minus: was read as 3 + 5
+    # a minus before a power of a number may be the base's sign, a tower grouped from the left
+    ("Then x = -3, so x^2 = -3^2 = 9.", C),
+    ("Then x = -3, so x^2 = -3^2 = 8.", W),
+    ("Then -3^2 = 9.", U),  # -9 as parsed, 9 as meant: no claim either way
+    ("Then -3^2 = -9.", C),
+    ("So 2^3^2 = 64.", U),
+    ("So 2^3^2 = 60.", W),
+    (r"So \(-2^{3} + 10 = 18\).", W),  # 2 either way
     # a rounding carried from an earlier value: only what the numbers shown, each off by less
     # than a unit of its last digit, can give; the problem's numbers (and a percent's 1 - p,
     # 1 + p) are exact

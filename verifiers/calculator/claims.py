@@ -34,6 +34,7 @@ from verifiers.calculator.evaluate import EvalError, NeedsSympyError, TooBigErro
 from verifiers.calculator.extract import Link, Side
 from verifiers.calculator.normalize import NUMERAL_WRITTEN
 from verifiers.calculator.parse import Node, has_ops, operands
+from verifiers.calculator.regroupings import reads_as, regrouped_divisions, regrouped_powers
 from verifiers.calculator.side_words import SCALE_WORDS
 
 APPROX_WORDS = frozenset(
@@ -186,29 +187,8 @@ def leading_value(node: Node) -> Fraction | None:
         return None
 
 
-def _regroup(node: Node) -> list[Node]:
-    """Readings of `a / b / c` as `a / (b/c)`: "25 / 1/3 = 75" divides by a fraction."""
-    out = []
-    if node[0] == "/" and node[1][0] == "/":
-        out.append(("/", node[1][1], ("/", node[1][2], node[2])))
-    if node[0] in ("+", "-", "*", "/"):
-        out += [(node[0], alt, node[2]) for alt in _regroup(node[1])]
-        out += [(node[0], node[1], alt) for alt in _regroup(node[2])]
-    return out[:8]
-
-
 def _powered(node: Node) -> bool:
     return node[0] == "^" or any(isinstance(c, tuple) and _powered(c) for c in node[1:])
-
-
-def _other_division(node: Node, claimed: Fraction) -> bool:
-    for alt in _regroup(node):
-        try:
-            if exact(alt) == claimed:
-                return True
-        except EvalError:
-            continue
-    return False
 
 
 def compact(text: str) -> str:
@@ -264,8 +244,10 @@ def excuse(
         and not _powered(claimed_side.node)
     ):
         return "percent vs fraction"
-    if _other_division(computed_side.node, claimed):
+    if reads_as(regrouped_divisions(computed_side.node), claimed):
         return "ambiguous division (a / b/c)"
+    if reads_as(regrouped_powers(computed_side.node), claimed):
+        return "a power read as the text may mean ((-3)^2, (2^3)^2)"
     # (A link that says it approximates has had the rounding of its decimals weighed above.)
     # ... unless no number shown, rounded or cut at its last digit, gives the claim (`17.714 *
     # 4 = 71.456`: 70.852 to 70.860).

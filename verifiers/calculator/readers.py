@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from verifiers.calculator.elided_terms import spelled_out
+from verifiers.calculator.regroupings import signed_base
 from verifiers.calculator.relations import DEGREES
 
 __all__ = ["DECIMAL", "one_unknown", "readings", "warm", "written_exactly"]
@@ -138,7 +139,8 @@ def readings(
     applications: frozenset = frozenset(),
     real_roots: bool = True,
 ) -> list:
-    """Every reading of a member (one, or two for an unbased log) with the chain's functions
+    """Every reading of a member (one; two for an unbased log, and for a minus before a power
+    of a number, `regroupings.signed_base`; four for both) with the chain's functions
     applied; empty: unreadable (a function nobody defined is not read, but for the names in
     `applications`, kept applied: `verifiers.calculator.applications`). `library`: as
     `latex2sympy2_extended` reads it, for `confirmed`. `decimals`: a decimal beside unknowns
@@ -171,10 +173,12 @@ def _readings(
     member = spelled_out(member)
     if member is None:
         return ()
+    # `-3^2` may mean the square of -3 (`regroupings`): read both ways.
+    members = [member] + [m for m in [signed_base(member)] if m is not None]
     if library:
-        found = [_library_reading(member, base) for base in bases]
+        found = [_library_reading(m, base) for m in members for base in bases]
     else:
-        found = [_parse(member, base, functions) for base in bases]
+        found = [_parse(m, base, functions) for m in members for base in bases]
     if (
         not decimals
         and any(e is not None and e.free_symbols for e in found)
