@@ -11,7 +11,7 @@ SPELLED = [
     ("√2 * 5 = 7.07", "\\sqrt{2} * 5 = 7.07"),
     ("3√3", "3\\sqrt{3}"),
     ("√ x = 3", "\\sqrt{x} = 3"),
-    ("√((2 + 3)² + 1)", "\\sqrt{(2 + 3)² + 1}"),
+    ("√((2 + 3)² + 1)", "\\sqrt{(2 + 3)^2 + 1}"),
     ("∛27 × 2", "\\sqrt[3]{27} × 2"),
     ("∜16", "\\sqrt[4]{16}"),
     ("√\\frac{1}{4}", "\\sqrt \\frac{1}{4}"),  # no operand it can be sure of: a bare command
@@ -26,7 +26,7 @@ SPELLED = [
     ("3.5½", "3.5…"),
     ("2¹⁰", "2^{10}"),
     ("10⁻¹", "10^{-1}"),
-    ("5 cm² and 2³", "5 cm² and 2³"),  # a lone square or cube: the readers know it
+    ("5 cm² and 2³", "5 cm^2 and 2^3"),
     ("2¹²", "2^{12}"),
     ("x₁ + x₂₃", "x_{1} + x_{23}"),
     ("no symbols here: 3 + 4 = 7", "no symbols here: 3 + 4 = 7"),

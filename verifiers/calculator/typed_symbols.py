@@ -9,9 +9,9 @@ was read without it: `∛27 × 2 = 6` as `27 × 2`, `1⁄2 × 10 = 5` as `2 × 1
 - a vulgar fraction is a fraction in brackets (`½` is `(1/2)`), and one glued to a whole
   number, or a space after it, is a mixed number (`2½`, `2 ½` are `(2+1/2)`); glued to a
   decimal it is a fragment (`…`: nothing next to it is read);
-- superscript digits are a power (`2¹⁰` is `2^{10}`, `10⁻¹` is `10^{-1}`; a lone `²` or `³`
-  is left to the readers, which know it in units too: `cm²`), subscript digits an index
-  (`x₁` is `x_{1}`);
+- superscript digits are a power (`x²` is `x^2`, `2¹⁰` is `2^{10}`, `10⁻¹` is `10^{-1}`; so
+  the symbolic readers read `(x+3)² = x² + 6x + 6`, and `cm²` is the unit `cm^2`), subscript
+  digits an index (`x₁` is `x_{1}`);
 - the fraction slash `⁄` and the division slash `∕` are `/`, the asterisk operator `∗` is `*`.
 """
 
@@ -54,9 +54,8 @@ def _vulgar(m: re.Match) -> str:
 
 
 def _power(m: re.Match) -> str:
-    if m[0] in ("²", "³"):
-        return m[0]
-    return f"^{{{m[0].translate(_PLAIN_DIGITS)}}}"
+    plain = m[0].translate(_PLAIN_DIGITS)
+    return f"^{plain}" if len(plain) == 1 else f"^{{{plain}}}"
 
 
 def _roots(text: str) -> str:
