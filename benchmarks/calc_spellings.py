@@ -47,6 +47,9 @@ def _parens(step: str) -> str:
     return re.sub(r"(?<!\\)\$(.+?)(?<!\\)\$", r"\\(\1\\)", step, flags=re.S)
 
 
+_SUPER = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_VULGAR = {("1", "2"): "½", ("1", "3"): "⅓", ("2", "3"): "⅔", ("1", "4"): "¼", ("3", "4"): "¾"}
+
 REWRITES: dict[str, Callable[[str], str]] = {
     "dollars": _delimiters,  # \( \) and \[ \] as $ $ and $$ $$
     "parens": _parens,  # the other way
@@ -74,6 +77,30 @@ REWRITES: dict[str, Callable[[str], str]] = {
         lambda m: re.sub(r"\\[dt]?binom\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"{\1 \\choose \2}", m)
     ),
     "braced-subscripts": _inside(lambda m: re.sub(r"(?<=[A-Za-z])_([A-Za-z0-9])", r"_{\1}", m)),
+    # characters typed for math (`typed_symbols`): a root sign, superscript digits, a hyphen
+    # for the minus sign, vulgar fractions
+    "root-sign": _inside(
+        lambda m: re.sub(
+            r"\\sqrt\s*\{([^{}]*)\}",
+            lambda o: f"√{o[1]}" if o[1].strip().isdigit() else f"√({o[1]})",
+            m,
+        )
+    ),
+    "superscripts": _inside(
+        lambda m: re.sub(
+            r"\^(?:\{(\d+)\}|(\d)(?!\d))",
+            lambda o: (o[1] or o[2]).translate(str.maketrans("0123456789", _SUPER)),
+            m,
+        )
+    ),
+    "hyphen-minus": _inside(lambda m: re.sub(r"(?<![\\{])-", "\u2010", m)),
+    "vulgar-fractions": _inside(
+        lambda m: re.sub(
+            r"(?<!\d)(?<!\d )\\[dt]?frac\s*\{\s*(\d)\s*\}\s*\{\s*(\d)\s*\}",
+            lambda o: _VULGAR.get((o[1], o[2]), o[0]),
+            m,
+        )
+    ),
 }
 
 
