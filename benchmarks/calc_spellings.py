@@ -77,6 +77,12 @@ REWRITES: dict[str, Callable[[str], str]] = {
         lambda m: re.sub(r"\\[dt]?binom\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"{\1 \\choose \2}", m)
     ),
     "braced-subscripts": _inside(lambda m: re.sub(r"(?<=[A-Za-z])_([A-Za-z0-9])", r"_{\1}", m)),
+    "slash-fractions": _inside(
+        lambda m: re.sub(r"\\[dt]?frac\s*\{\s*(-?\d+)\s*\}\s*\{\s*(\d+)\s*\}", r"\1/\2", m)
+    ),
+    "tfrac": _inside(lambda m: re.sub(r"\\frac(?=\s*\{)", r"\\tfrac", m)),
+    "boxed": _inside(lambda m: re.sub(r"=\s*(-?\d+(?:\.\d+)?)\s*$", r"= \\boxed{\1}", m)),
+    "ldots": _inside(lambda m: re.sub(r"\\cdots(?![A-Za-z])", r"\\ldots", m)),
     # characters typed for math (`typed_symbols`): a root sign, superscript digits, a hyphen
     # for the minus sign, vulgar fractions
     "root-sign": _inside(
