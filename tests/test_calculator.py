@@ -76,6 +76,10 @@ TRAPS = [
     ("So 2¹⁰ = 1000.", W),
     ("So 10⁻¹ × 50 = 5.", C),
     ("We have ‐3 + 5 = 2.", C),  # a hyphen typed for the minus: was read as 3 + 5
+    # clock times count on a dial, and a dash between two of them is a range
+    ("He starts at 11am + 3 hours = 2pm.", U),
+    ("The shop is open 8am–6pm = 10 hours.", U),
+    ("At 3pm, he had 4 + 5 = 10 apples.", W),  # a time elsewhere in the step excuses nothing
     # a minus before a power of a number may be the base's sign, a tower grouped from the left
     ("Then x = -3, so x^2 = -3^2 = 9.", C),
     ("Then x = -3, so x^2 = -3^2 = 8.", W),

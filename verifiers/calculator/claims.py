@@ -262,6 +262,8 @@ def excuse(
         return "display precision"
     if _mixed_units(link):
         return "unit conversion"
+    if {"am", "pm"} & {unit.lower() for unit in (*link.left.units, *link.right.units)}:
+        return "clock times"  # "11am + 3 hours = 2pm", "8am-6pm = 10 hours": a dial, a range
     if "deg" in (*link.left.units, *link.right.units) and (
         _has_pi(link.left.node) or _has_pi(link.right.node)
     ):
