@@ -80,6 +80,8 @@ TRAPS = [
     ("He starts at 11am + 3 hours = 2pm.", U),
     ("The shop is open 8am–6pm = 10 hours.", U),
     ("At 3pm, he had 4 + 5 = 10 apples.", W),  # a time elsewhere in the step excuses nothing
+    ("From page 10 - 20 = 11 pages.", U),  # a range counted: the dash reads "to"
+    ("So 5 - 10 = 5.", W),  # a sign lost is no count
     # a minus before a power of a number may be the base's sign, a tower grouped from the left
     ("Then x = -3, so x^2 = -3^2 = 9.", C),
     ("Then x = -3, so x^2 = -3^2 = 8.", W),

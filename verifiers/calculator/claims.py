@@ -104,6 +104,14 @@ def _mixed_units(link: Link) -> bool:
     return any(len(units) > 1 for units in seen.values())
 
 
+def _range_count(node: Node, claimed: Fraction) -> bool:
+    """`a - b` of whole numbers a < b claimed as b - a + 1: the count from a to b."""
+    if node[0] != "-" or node[1][0] != "num" or node[2][0] != "num":
+        return False
+    a, b = node[1][1], node[2][1]
+    return a.denominator == b.denominator == 1 and 0 <= a < b and claimed == b - a + 1
+
+
 def _additive_percent(node: Node) -> bool:
     if node[0] in ("+", "-"):
         kinds = [child[0] == "pct" for child in node[1:]]
@@ -262,6 +270,8 @@ def excuse(
         return "display precision"
     if _mixed_units(link):
         return "unit conversion"
+    if _range_count(computed_side.node, claimed):
+        return "a range counted"  # "from page 10 - 20 = 11 pages": the dash reads "to"
     if {"am", "pm"} & {unit.lower() for unit in (*link.left.units, *link.right.units)}:
         return "clock times"  # "11am + 3 hours = 2pm", "8am-6pm = 10 hours": a dial, a range
     if "deg" in (*link.left.units, *link.right.units) and (
