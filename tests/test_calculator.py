@@ -76,6 +76,10 @@ TRAPS = [
     ("So 2¹⁰ = 1000.", W),
     ("So 10⁻¹ × 50 = 5.", C),
     ("We have ‐3 + 5 = 2.", C),  # a hyphen typed for the minus: was read as 3 + 5
+    # a degree sign typed inside LaTeX is `^\circ`
+    (r"So \(\cos(60°) = 0.5\).", C),
+    (r"So \(\sin 30° = \frac{\sqrt{3}}{2}\).", W),
+    ("Angles from 4° to 176° in steps of 4° give 44 angles.", U),  # prose: a range, no claim
     # clock times count on a dial, and a dash between two of them is a range
     ("He starts at 11am + 3 hours = 2pm.", U),
     ("The shop is open 8am–6pm = 10 hours.", U),

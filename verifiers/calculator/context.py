@@ -73,10 +73,11 @@ _NEGATIVE_SPACE = re.compile(r"(?<!\\)\\!")
 # `{n \\choose k}`, TeX's own spelling of `\\binom{n}{k}`: each part without braces of its own.
 _CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*)\}")
 _ORDER = re.compile(r"\\([gl])t(?![A-Za-z])")  # MathJax's `\\gt`, `\\lt`
-# Operators typed as characters inside LaTeX (`$3 × 4 = 12$`): in prose they stay characters,
-# which the plain-text readers know.
-_OPERATORS = {"×": "\\times ", "·": "\\cdot ", "÷": "\\div "}
-_OPERATOR = re.compile("[×·÷]")
+# Operators and the degree sign typed as characters inside LaTeX (`$3 × 4 = 12$`, `$\\cos
+# 60°$`): in prose they stay characters, which the plain-text readers know ("from 4° to 176°"
+# counts a range). A temperature's degree (`30°C`) is no angle.
+_TYPED = {"×": "\\times ", "·": "\\cdot ", "÷": "\\div ", "°": "^\\circ "}
+_TYPED_IN_LATEX = re.compile("[×·÷]|°(?![CFK](?![A-Za-z]))")
 
 
 # The minus sign and the hyphens and small or wide minus forms typed for it (`‐3 + 5` was read
@@ -88,9 +89,9 @@ def one_spelling(text: str) -> str:
     """The text in one spelling (see the module's docstring)."""
     text = text.translate(_MINUS_SIGNS)
     text = typed_symbols(text)
-    if _OPERATOR.search(text):
+    if _TYPED_IN_LATEX.search(text):
         for start, end, body in reversed(math_regions(text)):
-            spelled = _OPERATOR.sub(lambda m: _OPERATORS[m[0]], body)
+            spelled = _TYPED_IN_LATEX.sub(lambda m: _TYPED[m[0]], body)
             text = text[:start] + text[start:end].replace(body, spelled, 1) + text[end:]
     if "\\" not in text:
         return text
