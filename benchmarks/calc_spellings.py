@@ -99,6 +99,9 @@ REWRITES: dict[str, Callable[[str], str]] = {
             m,
         )
     ),
+    "degree-sign": _inside(
+        lambda m: re.sub(r"\^\s*(?:\{\s*\\circ\s*\}|\\circ(?![A-Za-z]))", "°", m)
+    ),
     "hyphen-minus": _inside(lambda m: re.sub(r"(?<![\\{])-", "\u2010", m)),
     "vulgar-fractions": _inside(
         lambda m: re.sub(
