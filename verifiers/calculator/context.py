@@ -3,10 +3,9 @@ and the scale, moduli and bases a step names.
 
 Before any reader looks, `one_spelling` drops what only sets a formula's size, style or
 spacing (`f\\left(x\\right)` is `f(x)`, `\\Bigl|` a bar, `\\displaystyle` nothing, `x \\, + \\, 4`
-is `x + 4`) and writes a minus sign, a binomial, an order and an operator one way (`−` is
-`-`, `{7 \\choose 3}` is `\\binom{7}{3}`, MathJax's `\\gt` is `>`, `×` in LaTeX is `\\times`, and
-the characters `typed_symbols` knows: `√18` is `\\sqrt{18}`, `½` is `(1/2)`), so that every reader
-meets one spelling.
+is `x + 4`) and writes a binomial, an order and the characters typed for math one way
+(`{7 \\choose 3}` is `\\binom{7}{3}`, MathJax's `\\gt` is `>`; `typed_symbols`: `−` is `-`, `×` in
+LaTeX is `\\times`, `√18` is `\\sqrt{18}`, `½` is `(1/2)`), so that every reader meets one spelling.
 
 Things a single link cannot show:
 - A splitter (lines, sentences) can cut an expression in two: "... there are $7\\cdot 6\\cdot"
@@ -33,7 +32,6 @@ from fractions import Fraction
 from verifiers.calculator.evaluate import EvalError, exact
 from verifiers.calculator.extract import Side
 from verifiers.calculator.parse import Node
-from verifiers.calculator.relations import math_regions
 from verifiers.calculator.side_words import SCALE_WORDS
 from verifiers.calculator.typed_symbols import typed_symbols
 
@@ -73,26 +71,9 @@ _NEGATIVE_SPACE = re.compile(r"(?<!\\)\\!")
 # `{n \\choose k}`, TeX's own spelling of `\\binom{n}{k}`: each part without braces of its own.
 _CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*)\}")
 _ORDER = re.compile(r"\\([gl])t(?![A-Za-z])")  # MathJax's `\\gt`, `\\lt`
-# Operators and the degree sign typed as characters inside LaTeX (`$3 × 4 = 12$`, `$\\cos
-# 60°$`): in prose they stay characters, which the plain-text readers know ("from 4° to 176°"
-# counts a range). A temperature's degree (`30°C`) is no angle.
-_TYPED = {"×": "\\times ", "·": "\\cdot ", "÷": "\\div ", "°": "^\\circ "}
-_TYPED_IN_LATEX = re.compile("[×·÷]|°(?![CFK](?![A-Za-z]))")
-
-
-# The minus sign and the hyphens and small or wide minus forms typed for it (`‐3 + 5` was read
-# as `3 + 5`); the en dash is one already (`normalize`), the em dash stays prose.
-_MINUS_SIGNS = str.maketrans(dict.fromkeys("\u2212\u2010\u2011\u2012\ufe63\uff0d", "-"))
-
-
 def one_spelling(text: str) -> str:
     """The text in one spelling (see the module's docstring)."""
-    text = text.translate(_MINUS_SIGNS)
     text = typed_symbols(text)
-    if _TYPED_IN_LATEX.search(text):
-        for start, end, body in reversed(math_regions(text)):
-            spelled = _TYPED_IN_LATEX.sub(lambda m: _TYPED[m[0]], body)
-            text = text[:start] + text[start:end].replace(body, spelled, 1) + text[end:]
     if "\\" not in text:
         return text
     text = _ORDER.sub(lambda m: ">" if m[1] == "g" else "<", text)

@@ -12,7 +12,12 @@ was read without it: `∛27 × 2 = 6` as `27 × 2`, `1⁄2 × 10 = 5` as `2 × 1
 - superscript digits are a power (`x²` is `x^2`, `2¹⁰` is `2^{10}`, `10⁻¹` is `10^{-1}`; so
   the symbolic readers read `(x+3)² = x² + 6x + 6`, and `cm²` is the unit `cm^2`), subscript
   digits an index (`x₁` is `x_{1}`);
-- the fraction slash `⁄` and the division slash `∕` are `/`, the asterisk operator `∗` is `*`.
+- the fraction slash `⁄` and the division slash `∕` are `/`, the asterisk operator `∗` is `*`;
+- the minus sign `−`, and the hyphens and small or wide minus forms typed for it (`‐3 + 5` was
+  read as `3 + 5`), are `-` (the en dash is one already, `normalize`; the em dash stays prose);
+- inside LaTeX only, `×`, `·`, `÷` are `\\times`, `\\cdot`, `\\div` and `°` is `^\\circ`
+  (`$\\cos 60°$`); in prose they stay characters, which the plain-text readers know ("from 4° to
+  176°" counts a range), and a temperature's degree (`30°C`) is no angle.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from fractions import Fraction
+
+from verifiers.calculator.relations import math_regions
 
 __all__ = ["typed_symbols"]
 
@@ -33,16 +40,24 @@ _SUBSCRIPT_RUN = re.compile(r"[₀₁₂₃₄₅₆₇₈₉]+")
 _PLAIN_DIGITS = str.maketrans(_SUPERSCRIPTS + "₀₁₂₃₄₅₆₇₈₉", "0123456789-+" + "0123456789")
 _SLASHES = str.maketrans({"⁄": "/", "∕": "/", "∗": "*"})
 _ANY = re.compile(rf"[√∛∜⁄∕∗{_VULGAR}{_SUPERSCRIPTS}₀₁₂₃₄₅₆₇₈₉]")
+_MINUS_SIGNS = str.maketrans(dict.fromkeys("\u2212\u2010\u2011\u2012\ufe63\uff0d", "-"))
+_IN_LATEX = {"×": "\\times ", "·": "\\cdot ", "÷": "\\div ", "°": "^\\circ "}
+_TYPED_IN_LATEX = re.compile("[×·÷]|°(?![CFK](?![A-Za-z]))")
 
 
 def typed_symbols(text: str) -> str:
     """`text` with the characters above spelled out (unchanged when it has none)."""
-    if not _ANY.search(text):
-        return text
-    text = _roots(text.translate(_SLASHES))
-    text = _VULGAR_FRACTION.sub(_vulgar, text)
-    text = _SUPERSCRIPT_RUN.sub(_power, text)
-    return _SUBSCRIPT_RUN.sub(lambda m: f"_{{{m[0].translate(_PLAIN_DIGITS)}}}", text)
+    text = text.translate(_MINUS_SIGNS)
+    if _ANY.search(text):
+        text = _roots(text.translate(_SLASHES))
+        text = _VULGAR_FRACTION.sub(_vulgar, text)
+        text = _SUPERSCRIPT_RUN.sub(_power, text)
+        text = _SUBSCRIPT_RUN.sub(lambda m: f"_{{{m[0].translate(_PLAIN_DIGITS)}}}", text)
+    if _TYPED_IN_LATEX.search(text):
+        for start, end, body in reversed(math_regions(text)):
+            spelled = _TYPED_IN_LATEX.sub(lambda m: _IN_LATEX[m[0]], body)
+            text = text[:start] + text[start:end].replace(body, spelled, 1) + text[end:]
+    return text
 
 
 def _vulgar(m: re.Match) -> str:
