@@ -71,6 +71,8 @@ _NEGATIVE_SPACE = re.compile(r"(?<!\\)\\!")
 # `{n \\choose k}`, TeX's own spelling of `\\binom{n}{k}`: each part without braces of its own.
 _CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*)\}")
 _ORDER = re.compile(r"\\([gl])t(?![A-Za-z])")  # MathJax's `\\gt`, `\\lt`
+
+
 def one_spelling(text: str) -> str:
     """The text in one spelling (see the module's docstring)."""
     text = typed_symbols(text)

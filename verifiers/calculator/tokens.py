@@ -85,9 +85,10 @@ def clause_ends(s: str) -> tuple[str, ...]:
     return _scan(s)[1]
 
 
-# Symbols that end a clause as punctuation does: relations and arrows (a chain's own), and
-# currency signs, which prefix an amount (`€150 × 2 = €300`).
+# Symbols that end a clause as punctuation does: relations and arrows (a chain's own). Currency
+# signs, which prefix an amount (`€150 × 2 = €300`), and brackets are no mathematical symbols.
 _RELATIONS = frozenset("<>≤≥≠≡≈∼≃≅∝→←↔⇒⇐⇔⟹⟸⟺∈∉⊂⊆⊃⊇∣∤∥⊥")
+_OPERAND_START = frozenset("0123456789.([{")
 
 
 def _unknown_operator(s: str, m: re.Match) -> bool:
@@ -95,7 +96,7 @@ def _unknown_operator(s: str, m: re.Match) -> bool:
     char = m.group()
     if char in _RELATIONS or unicodedata.category(char) not in ("Sm", "So"):
         return False
-    return s[m.end() : m.end() + 1] in tuple("0123456789.([{")
+    return s[m.end() : m.end() + 1] in _OPERAND_START
 
 
 @lru_cache(maxsize=16384)
@@ -136,8 +137,8 @@ def _scan(s: str) -> tuple[tuple[tuple[Tok, ...], ...], tuple[str, ...]]:
                 newline_before = text == "\n"
             elif text != "\n":
                 newline_before = False
-            # An operator we do not know glued to what follows (`∜16`, `⌊2.5⌋`): whatever it
-            # acts on is no whole expression.
+            # An operator we do not know glued to what follows (`∠45`, `∑2`): whatever it acts
+            # on is no whole expression.
             cur = [Tok("frag", text)] if _unknown_operator(s, m) else []
             continue
         if len(cur) == 1 and cur[0].kind in ("eq", "approx") and clauses and newline_before:
