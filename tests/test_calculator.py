@@ -169,6 +169,13 @@ TRAPS = [
     # a trig value in degrees is read whole (the cosine of 60 degrees), never `60 = 1/2`
     (r"\( \cos 60^\circ = \frac{1}{2} \)", C),
     (r"\( \cos 60^\circ = \frac{\sqrt{3}}{2} \)", W),
+    # an environment's name is no factor: the star of `align*` made the row's number a fragment
+    (r"\[ \begin{align*} 7 \times 8 &= 57 \end{align*} \]", W),
+    (r"\begin{equation*} 7 \times 8 = 56 \end{equation*}", C),
+    (r"\[ \begin{vmatrix} 2 & 3 \\ 1 & 4 \end{vmatrix} = 6 \]", U),  # a determinant: unread
+    (r"\[ \begin{array}{c} 12 \\ \times 3 \\ \hline 36 \end{array} \]", U),
+    # an equation's number is no part of it
+    (r"\[ 7 \times 8 = 57 \tag{2} \]", W),
     # no arithmetic at all is unverifiable, never correct by default
     ("Therefore, Morgan can invite 3 friends to her birthday party.", U),
     ("Let's break down the problem step by step.", U),

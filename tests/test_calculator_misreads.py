@@ -347,6 +347,18 @@ def test_sizes_and_styles_are_dropped_and_nothing_else():
     assert one_spelling(r"x \gt 2 \lt y \gtrsim z") == r"x > 2 < y \gtrsim z"
     # An operator typed as a character is a command inside LaTeX and stays one in prose.
     assert one_spelling(r"3 × 4 is \(3 × 4\)") == r"3 × 4 is \(3 \times  4\)"
+    # An equation's number is no part of it; a system written as cases is an aligned display.
+    assert one_spelling(r"x = 1 \tag{2} \label{eq} \nonumber").split() == ["x", "=", "1"]
+    system = r"\[ \begin{cases} x + y = 1 \\ x \le 2 \end{cases} \]"
+    assert one_spelling(system) == r"\[ \begin{aligned}  x + y = 1 \\ x \le 2  \end{aligned} \]"
+    # ...never a piecewise rule, a row with a condition, or cases that do not open a display.
+    for kept in (
+        r"\[ f(x) = \begin{cases} x = 1 \\ y = 2 \end{cases} \]",
+        r"\[ \begin{cases} a = 1 & n \text{ odd} \\ a = 2 \end{cases} \]",
+        r"\[ \begin{cases} x + y = 1 \\ x - y \end{cases} \]",
+        r"\[ \begin{cases} x + y = 1 \end{cases} \]",
+    ):
+        assert one_spelling(kept) == kept
 
 
 def test_mark_cuts_leaves_whole_sentences_alone():

@@ -71,6 +71,16 @@ _NEGATIVE_SPACE = re.compile(r"(?<!\\)\\!")
 # `{n \\choose k}`, TeX's own spelling of `\\binom{n}{k}`: each part without braces of its own.
 _CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*)\}")
 _ORDER = re.compile(r"\\([gl])t(?![A-Za-z])")  # MathJax's `\\gt`, `\\lt`
+# An equation's number or name (`\\tag{3}`, `\\label{eq:a}`, `\\nonumber`) is no part of it.
+_NUMBERING = re.compile(r"\\(?:(?:tag\*?|label)\s*\{[^{}]*\}|(?:nonumber|notag)(?![A-Za-z]))")
+# A `cases` environment that opens a display, whose rows are relations with no condition
+# beside them, is a system written as one (`\\[ \\begin{cases} x + y = 10 \\\\ x - y = 4
+# \\end{cases} \\]`): its rows are read as an aligned display's. `f(x) = \\begin{cases} ...` is a
+# piecewise definition and stays unread, as does any row with an `&` or words beside it.
+_CASES = re.compile(r"\\begin\{cases\}((?:(?!\\(?:begin|end)\{).)*?)\\end\{cases\}", re.S)
+_OPENS_DISPLAY = re.compile(r"(?:\\\[|\\\(|\$)\s*$")
+_ROWS = re.compile(r"\\\\")
+_RELATION_SIGN = re.compile(r"=|<|>|\\(?:le|ge|leq|geq|neq|ne)(?![A-Za-z])")
 
 
 def one_spelling(text: str) -> str:
@@ -81,7 +91,21 @@ def one_spelling(text: str) -> str:
     text = _ORDER.sub(lambda m: ">" if m[1] == "g" else "<", text)
     text = _SPACE.sub(" ", _NEGATIVE_SPACE.sub("", text))
     text = _CHOOSE.sub(lambda m: f"\\binom{{{m[1].strip()}}}{{{m[2].strip()}}}", text)
+    text = _NUMBERING.sub(" ", text)
+    if "{cases}" in text:
+        text = _CASES.sub(_system, text)
     return _STYLE.sub(" ", _SIZING.sub("", text))
+
+
+def _system(m: re.Match[str]) -> str:
+    rows = [row.strip() for row in _ROWS.split(m[1]) if row.strip()]
+    if (
+        len(rows) < 2
+        or not _OPENS_DISPLAY.search(m.string[: m.start()])
+        or any("&" in row or "\\text" in row or not _RELATION_SIGN.search(row) for row in rows)
+    ):
+        return m.group()
+    return f"\\begin{{aligned}} {m[1]} \\end{{aligned}}"
 
 
 def mark_cuts(steps: list[str] | tuple[str, ...]) -> list[str]:

@@ -190,6 +190,9 @@ _SEP_COMMANDS = re.compile(
     r"\\(?:Rightarrow|Leftarrow|implies|iff|Longrightarrow|Leftrightarrow|rightarrow|to"
     r"|leq|geq|le|ge|lt|gt|in|subset|subseteq|begin|end|hline|cr)(?![A-Za-z])"
 )
+# An environment's name goes with its command: the star of `\begin{align*}` is no product
+# with the row after it (it made the row's first number a fragment).
+_ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{[A-Za-z]+\*?\}")
 # Operators we do not evaluate: they become the word "mathop", which stops an expression
 # and makes the number after it a fragment ("\cos 60^\circ = 1/2" is no claim about 60).
 _OP_COMMANDS = re.compile(
@@ -330,7 +333,7 @@ def normalize(text: str) -> str:
         if new == s:
             break
         s = new
-    s = _SEP_COMMANDS.sub(" ; ", s)
+    s = _SEP_COMMANDS.sub(" ; ", _ENVIRONMENT.sub(" ; ", s))
     s = _MOD_COMMAND.sub(" mathop modulo ", s)
     s = _OP_COMMANDS.sub(" mathop", s)  # a sqrt left here had an index ([3]) we do not read
     s = _UNKNOWN_COMMAND.sub(" mathop", s)  # \cancel, \overbrace...: nothing we can read
