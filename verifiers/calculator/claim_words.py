@@ -33,7 +33,8 @@ SET_EQUAL = re.compile(r"\bthe same\b|\bset(ting)?\b.{0,25}\bequal|equat(e|ing)\
 DERIVES = re.compile(
     r"\bso\b|then|thus|hence|therefore|implies|gives|giving|\bget|obtain|subtract|\badd|divid"
     r"|multipl|simplif|rearrang|\bmov|becomes|yields|leads|expand|isolat|solv|⟹|\\implies"
-    r"|\\rightarrow|\\to\b|\\Rightarrow|\\Longrightarrow|\bhave\b|factor|rewr|equivalent",
+    r"|\\rightarrow|\\to\b|\\Rightarrow|\\Longrightarrow|\bhave\b|factor|rewr|equivalent"
+    r"|combin|distribut|collect",
 )
 # Arrows that draw one relation from the one before it, in any case (`\\Rightarrow`,
 # `\\implies`, the Unicode ones); text is often lowered before it is searched.
@@ -306,3 +307,11 @@ def confirm(outcome: ClaimResult, members: tuple[str, ...], defs: dict) -> Claim
     disagree = "the two readers disagree on what is written"
     return ClaimResult("skipped", outcome.text, reason=disagree)
 
+
+# What may stand between two displays that continue one another: arrows, `\\iff`, punctuation.
+_JOINS = re.compile(ARROWS.pattern + r"|\\iff|[,;.:]", re.IGNORECASE)
+
+
+def nothing_between(before: str) -> bool:
+    """Nothing but arrows and punctuation between two relations."""
+    return not re.search(r"[a-z]", _JOINS.sub(" ", before.lower()))

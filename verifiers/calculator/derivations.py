@@ -20,10 +20,11 @@ from verifiers.calculator.claim_words import (
     LETTER,
     compact,
     last_sentence,
+    nothing_between,
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.forms import attempt, grouped, shifted
+from verifiers.calculator.forms import attempt, computed_value, grouped, shifted
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.solutions import Condition, difference, roots_text
 from verifiers.calculator.symbolic import fmt, near, rational_roots, roots_of
@@ -35,20 +36,25 @@ def follows_directly(first: Condition, second: Condition, before: str) -> bool:
         return False
     sides = ((first.left, second.left, first.right, second.right),
              (first.right, second.right, first.left, second.left))  # fmt: skip
+    derived = bool(DERIVES.search(before.lower()))
     for kept, kept_again, old, new in sides:
         # "x - 4 = 1", "x - 4 = 11": cases side by side; "K - 19 = (4(55) + 11) - K", then
-        # "simplify: K - 19 = 221 - K": the other side rewritten, its unknowns kept.
-        if compact(kept) == compact(kept_again) and not (
-            LETTER.search(old)
-            and LETTER.search(new)
-            and (DERIVES.search(before.lower()) or _rewritten_beside(kept, old, new, before))
-        ):
+        # "simplify: K - 19 = 221 - K": the other side rewritten, its unknowns kept, as is
+        # "3y = 49 - 19", then "simplifying, 3y = 31": the value of numbers computed on it.
+        if LETTER.search(old):
+            rewritten = LETTER.search(new) and (
+                derived or _rewritten_beside(kept, old, new, before)
+            )
+        else:
+            values = readings(old, {}) if derived and not LETTER.search(new) else []
+            rewritten = len(values) == 1 and computed_value(old, new, values[0])
+        if compact(kept) == compact(kept_again) and not rewritten:
             return False
     if first.clause >= 0 and first.region == second.region and second.clause == first.clause + 1:
         return True  # one display, the next line or across `\\implies`
     if first.clause >= 0 and second.region == first.region + 1 and nothing_between(before):
         return True  # the next display, with nothing written between
-    return bool(DERIVES.search(before.lower()))
+    return derived
 
 
 def _rewritten_beside(kept: str, old: str, new: str, before: str) -> bool:
@@ -64,11 +70,6 @@ def _rewritten_beside(kept: str, old: str, new: str, before: str) -> bool:
         return False  # `a + b + c = 0`, `a - b + c = 0`: a system's equations one per line
     a, b = readings(old, {}), readings(new, {})
     return len(a) == 1 and len(b) == 1 and attempt(b[0], a[0])
-
-
-def nothing_between(before: str) -> bool:
-    """Nothing but arrows and punctuation between two relations."""
-    return not re.search(r"[a-z]", _JOINS.sub(" ", before.lower()))
 
 
 def derivation(first: Condition, second: Condition, before: str, defs: dict, lead: str = ""):
@@ -392,9 +393,4 @@ def _linear_root(expr, name):
 
 
 def _small_points(n: int):
-
     return product((1, 2, 0, -1, 3), repeat=n)
-
-
-# What may stand between two displays that continue one another: arrows, `\\iff`, punctuation.
-_JOINS = re.compile(ARROWS.pattern + r"|\\iff|[,;.:]", re.IGNORECASE)

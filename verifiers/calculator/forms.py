@@ -20,6 +20,21 @@ _COEFFICIENT = re.compile(
 )
 
 
+# Numbers computed on a side ("3y = 49 - 19"), not a lone number ("x - 4 = 1", then
+# "x - 4 = 11", may be two cases).
+_COMPUTED = re.compile(r"\d\s*(?:[-+*/^]|\\(?:cdot|times|div))\s*[\d(]|\\frac|\\sqrt")
+_LONE_NUMBER = re.compile(r"\s*-?\d+(?:\.\d+)?\s*")
+
+
+def computed_value(old: str, new: str, value) -> bool:
+    """Whether `new` stands for the value of the numbers computed in `old` (`49 - 19` rewritten
+    `31`), `value` being old's reading; a lone number for an irrational value may round it
+    (`\\sqrt{345600}` rewritten `588`): no rewrite to judge exactly."""
+    if not _COMPUTED.search(old):
+        return False
+    return not (_LONE_NUMBER.fullmatch(new) and not value.is_Rational)
+
+
 def grouped(text: str) -> bool:
     """Whether the member is written in a grouped form (see `_GROUPED`)."""
     return bool(_GROUPED.search(_COEFFICIENT.sub(" 1 ", text)))

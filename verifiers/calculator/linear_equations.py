@@ -16,8 +16,8 @@ from fractions import Fraction
 from verifiers.calculator.claims import ClaimResult, compact, fmt, link_text
 from verifiers.calculator.evaluate import EvalError, NotLinearError, linear
 from verifiers.calculator.extract import Link
-from verifiers.calculator.named import NOT_DERIVED
-from verifiers.calculator.parse import operands, variables
+from verifiers.calculator.named import NOT_DERIVED, REVISE
+from verifiers.calculator.parse import has_ops, operands, variables
 
 __all__ = ["Equation", "alternative_unknowns", "check_equation", "unknown"]
 
@@ -29,6 +29,8 @@ _SIMPLIFIES = frozenset(
 _NO_SOLUTION = frozenset("no solution solutions contradiction impossible never cannot".split())
 # "then either $x-7 = x+1$ or ...": a case that may have no solution, not a simplification.
 _CASES = frozenset("either or if case cases suppose whether".split())
+# Words that say a computed value is written out ("simplifying gives the value of y: y = 10").
+_RESTATES = ("simplif", "evaluat", "comput", "calculat", "value")
 # Words that set values of one unknown side by side as alternatives (`alternative_unknowns`).
 _ALTERNATIVE = frozenset("or either".split())
 
@@ -42,6 +44,7 @@ class Equation:
     clause: int
     worked: bool  # more than `x = 5`: it has something to solve
     left: str  # the left side's text
+    computed: bool = False  # `x = \\frac{30}{3}`: solved, its value computed from numbers
 
 
 def check_equation(
@@ -70,9 +73,11 @@ def check_equation(
     solution = (b2 - b1) / (a1 - a2)
     text = link_text(link)
     solved_form = ("var", var) in (link.left.node, link.right.node)
+    value = link.right.node if link.left.node == ("var", var) else link.left.node
     here = Equation(
-        var, solution, text, index, link.clause, not solved_form, compact(link.left.text)
-    )
+        var, solution, text, index, link.clause, not solved_form, compact(link.left.text),
+        solved_form and has_ops(value) and not variables(value),
+    )  # fmt: skip
     if last_eq is None or last_eq.var != var or index - last_eq.step > 1:
         return None, here
     if solution == last_eq.solution:
@@ -88,13 +93,23 @@ def check_equation(
     shown = max((leaf[2] for leaf in operands(link.right.node)), default=0)
     close = shown > 0 and abs(solution - last_eq.solution) <= Fraction(1, 10**shown)
     adjacent = last_eq.step == index and link.clause - last_eq.clause <= 1
+    # `y = \\frac{30}{3}`, then "simplifying, y = 11": the value restated as a lone number, where
+    # words say so (not "Day 1: x = 100 - 20", then "after the second day, x = 64"; not "x =
+    # 3 - 4", then "since x > 0, x = 7"; not "n = 3^{27}", then "n = 87" modulo 100).
+    restated = (
+        last_eq.computed
+        and solved_form
+        and not has_ops(value)
+        and any(w.startswith(_RESTATES) for w in between)
+        and not between & REVISE
+    )
     if (
-        not last_eq.worked
+        not (last_eq.worked or restated)
         or not (solved_form or adjacent)
         or between & NOT_DERIVED
         or approx
         or close
-        or here.left == last_eq.left  # "2n-1=-1, 2n-1=1": a list of cases, not a derivation
+        or (here.left == last_eq.left and not restated)  # "2n-1=-1, 2n-1=1": cases listed
     ):
         return ClaimResult("skipped", text, reason="not derived from the last equation"), here
     return (

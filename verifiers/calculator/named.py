@@ -49,7 +49,7 @@ NOT_DERIVED = frozenset(
 )
 # Across a step boundary, words that announce a correction or an addition: the new value of the
 # name is then meant to differ from the old one.
-_REVISE = frozenset(
+REVISE = frozenset(
     "but however wait actually additionally plus more extra forgot missed include including"
     " mistake correct corrected correcting recalculate recalculating again instead new now"
     " next then after".split()
@@ -150,7 +150,7 @@ def restated_across(
     if any(t.kind == NUM for c in clauses[: first.clause] for t in c):
         return []
     window = set().union(*clause_words(step)[: first.clause + 1])
-    if window & _REVISE:
+    if window & REVISE:
         return []
     result = _compare(previous, first, window, problem_claims, step)
     return [] if result is None else [result]

@@ -11,9 +11,8 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.applications import opaque_sides
-from verifiers.calculator.claim_words import compact, lone
+from verifiers.calculator.claim_words import compact, lone, nothing_between
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.derivations import nothing_between
 from verifiers.calculator.forms import (
     attempt,
     bracket_dropped,
