@@ -174,6 +174,12 @@ TRAPS = [
     (r"\begin{equation*} 7 \times 8 = 56 \end{equation*}", C),
     (r"\[ \begin{vmatrix} 2 & 3 \\ 1 & 4 \end{vmatrix} = 6 \]", U),  # a determinant: unread
     (r"\[ \begin{array}{c} 12 \\ \times 3 \\ \hline 36 \end{array} \]", U),
+    # a number a copula ends after "of" is the subject's, the side after it is whole
+    ("The sum of the digits of 1521 is 1 + 5 + 2 + 1 = 10.", W),
+    (r"The sum of the digits of 1521 is \( 1 + 5 + 2 + 1 = 9 \).", C),
+    ("The digits sum to 1 + 5 + 2 + 1 = 10.", W),  # "sum to" introduces a result
+    ("Half of 12 + 4 = 10.", U),
+    ("Half of 12 is 6 + 4 = 10.", C),
     # an equation's number is no part of it
     (r"\[ 7 \times 8 = 57 \tag{2} \]", W),
     # no arithmetic at all is unverifiable, never correct by default

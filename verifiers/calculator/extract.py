@@ -217,9 +217,12 @@ def _rightmost(seg: list[Tok]) -> Side | None:
             # aside after it: "up to 441 (since 256 + ... = 441)")
             return None
         if modified and not result and not _named_then_is(toks, start, end):
-            # "half of 12 + 4", "3 times 4 + 2": the side is a fragment; so may be anything
-            # after it ("the angles of a 14-gon is 180(14 - 2)"). Not a letter named after
-            # "of", "is" and the whole side: "the sum of x is -3 + 11 - 3 - 11".
+            # "half of 12 + 4", "3 times 4 + 2": a fragment, and so may be anything after it
+            # ("the angles of a 14-gon is 180(14 - 2)"). Not a letter named after "of", "is"
+            # and the whole side ("the sum of x is -3 + 11 - 3 - 11"), nor a number a copula
+            # ends ("the sum of the digits of 1521 is 1 + 5 + 2 + 1").
+            if end < len(toks) and toks[end].text in COPULAS and toks[start].kind == NUM:
+                continue
             return None
         if end == len(toks):
             side = _side(toks[start:], node, units)

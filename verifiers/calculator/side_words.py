@@ -15,7 +15,7 @@ MODIFIERS = frozenset(
 # end or a ratio, so the expression after it is whole.
 RESULT_VERBS = frozenset(
     "simplifies simplify simplified simplifying reduces reduce reduced equal equals amounts"
-    " comes up".split()
+    " comes up sum sums total totals".split()
 )
 # Words that end a sentence's arithmetic rather than name a unit ("= 3 or c = -3").
 STOP_WORDS = frozenset(
