@@ -180,6 +180,9 @@ TRAPS = [
     ("The digits sum to 1 + 5 + 2 + 1 = 10.", W),  # "sum to" introduces a result
     ("Half of 12 + 4 = 10.", U),
     ("Half of 12 is 6 + 4 = 10.", C),
+    # a norm's bars hold what no reader reads: `12 = \frac{1}{2}` is no claim
+    (r"\[ 12 = \frac{1}{2} \| \vec{u} \times \vec{v} \| \]", U),
+    ("\\[ 12 = \\frac{1}{2} ‖ \\vec{u} \\times \\vec{v} ‖ \\]", U),
     # an equation's number is no part of it
     (r"\[ 7 \times 8 = 57 \tag{2} \]", W),
     # no arithmetic at all is unverifiable, never correct by default

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from verifiers.calculator.claim_words import numeric_reads, retracts
+from verifiers.calculator.claim_words import LETTER, lone, numeric_reads, retracts
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.claims_kind import judge_step
 from verifiers.calculator.complex_numbers import UNIT_GIVEN, complex_problem
@@ -168,7 +168,22 @@ def _read(text: str) -> list:
 
 def _sent(found: list) -> list[tuple]:
     """A step's clauses as `judge_step` takes them (plain tuples travel to the worker)."""
-    return [(c.members, c.ops, c.before, c.after, c.region, c.lead, c.rest) for c in found]
+    return [
+        (_value_last(c, found[i + 1 :]), c.ops, c.before, c.after, c.region, c.lead, c.rest)
+        for i, c in enumerate(found)
+    ]
+
+
+def _value_last(clause, rest: list) -> tuple:
+    """`9 = x`, `95^\\circ = T`: a value given to a letter the other way round, read as `x = 9`
+    is, so it gives the letter a value (it is no equation drawn from the one before), unless
+    the next clause opens with the letter: `42 \\cdot 56 = c`, "or c = 2336", is one chain."""
+    members = clause.members
+    if clause.ops != ("=",) or not lone(members[1]) or LETTER.search(members[0]):
+        return members
+    if rest and rest[0].members[0].replace(" ", "") == members[1].replace(" ", ""):
+        return members
+    return (members[1], members[0])
 
 
 def _shown(found: list) -> str:

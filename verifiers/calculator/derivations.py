@@ -34,8 +34,11 @@ def follows_directly(first: Condition, second: Condition, before: str) -> bool:
     """Whether `second` is written as derived from `first` (see the module docstring)."""
     if word_set(before) & CASES:
         return False
+    # Either side kept, on either side (`11 = x - 4`, then `x - 4 = 1`).
     sides = ((first.left, second.left, first.right, second.right),
-             (first.right, second.right, first.left, second.left))  # fmt: skip
+             (first.right, second.right, first.left, second.left),
+             (first.left, second.right, first.right, second.left),
+             (first.right, second.left, first.left, second.right))  # fmt: skip
     derived = bool(DERIVES.search(before.lower()))
     for kept, kept_again, old, new in sides:
         # "x - 4 = 1", "x - 4 = 11": cases side by side; "K - 19 = (4(55) + 11) - K", then

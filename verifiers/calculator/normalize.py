@@ -127,6 +127,8 @@ _REPLACE = (
     ("\\left", ""),
     ("\\boxed", " "),
     ("\\&", " mathop "),  # "\&(12\&)", "\#(14)": defined operations
+    ("\\|", " mathop "),  # a norm's bars (`\frac{1}{2} \| u \times v \|`): nothing read through
+    ("‖", " mathop "),
     ("±", " mathop "),  # "x = -4 ± 12 / 2": two values, as \pm
     ("∓", " mathop "),
     ("\\#", " mathop "),
