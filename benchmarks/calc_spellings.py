@@ -47,6 +47,33 @@ def _parens(step: str) -> str:
     return re.sub(r"(?<!\\)\$(.+?)(?<!\\)\$", r"\\(\1\\)", step, flags=re.S)
 
 
+def _tagged(step: str) -> str:
+    """Every display numbered: `\\[ x + y = 10 \\tag{1} \\]`."""
+    step = re.sub(r"\\\[(.*?)\\\]", r"\\[\1 \\tag{1}\\]", step, flags=re.S)
+    return re.sub(r"\$\$(.*?)\$\$", r"$$\1 \\tag{1}$$", step, flags=re.S)
+
+
+def _reversed(body: str) -> str:
+    """A region that only chains `=` written the other way round: `A = B = C` as `C = B = A`."""
+    if re.search(
+        r"[<>&,;]|\\\\|\\(?:text|le|ge|ne|approx|equiv|begin|q?quad|implies|iff|mid|pmod"
+        r"|[Rr]ightarrow|Longrightarrow|to\b)",
+        body,
+    ):
+        return body
+    depth, cuts = 0, [-1]
+    for k, ch in enumerate(body):
+        depth += (ch in "({[") - (ch in ")}]")
+        if ch == "=" and depth == 0:
+            cuts.append(k)
+    if len(cuts) < 2 or depth:
+        return body
+    members = [body[a + 1 : b] for a, b in zip(cuts, [*cuts[1:], len(body)], strict=True)]
+    if not all(m.strip() for m in members):
+        return body  # a row that goes on from the one before (`= 28 \\times 27`)
+    return " = ".join(m.strip() for m in reversed(members))
+
+
 _SUPER = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _VULGAR = {("1", "2"): "½", ("1", "3"): "⅓", ("2", "3"): "⅔", ("1", "4"): "¼", ("3", "4"): "¾"}
 
@@ -103,6 +130,8 @@ REWRITES: dict[str, Callable[[str], str]] = {
         lambda m: re.sub(r"\^\s*(?:\{\s*\\circ\s*\}|\\circ(?![A-Za-z]))", "°", m)
     ),
     "hyphen-minus": _inside(lambda m: re.sub(r"(?<![\\{])-", "\u2010", m)),
+    "tags": _tagged,  # `\\tag{1}` at the end of every display
+    "reversed": _inside(_reversed),  # `A = B = C` as `C = B = A`
     "vulgar-fractions": _inside(
         lambda m: re.sub(
             r"(?<!\d)(?<!\d )\\[dt]?frac\s*\{\s*(\d)\s*\}\s*\{\s*(\d)\s*\}",
