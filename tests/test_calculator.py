@@ -180,6 +180,9 @@ TRAPS = [
     ("The digits sum to 1 + 5 + 2 + 1 = 10.", W),  # "sum to" introduces a result
     ("Half of 12 + 4 = 10.", U),
     ("Half of 12 is 6 + 4 = 10.", C),
+    # ...but the article after "of" (read as a letter) opens a phrase nothing after is read in
+    (r"The interior angles of a 14-gon sum is $180^\circ(14-2)=\boxed{2160}$ degrees.", U),
+    ("One third of 3 hours 20 minutes = 200 minutes.", U),
     # a norm's bars hold what no reader reads: `12 = \frac{1}{2}` is no claim
     (r"\[ 12 = \frac{1}{2} \| \vec{u} \times \vec{v} \| \]", U),
     ("\\[ 12 = \\frac{1}{2} ‖ \\vec{u} \\times \\vec{v} ‖ \\]", U),

@@ -18,12 +18,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 
-from verifiers.calculator.brackets import (
-    annotation_end,
-    closes_aside,
-    opens_aside,
-    unit_power_end,
-)
+from verifiers.calculator.brackets import annotation_end, closes_aside, opens_aside, unit_power_end
 from verifiers.calculator.normalize import normalize
 from verifiers.calculator.parse import (
     NUM,
@@ -43,6 +38,7 @@ from verifiers.calculator.side_words import (
     RESULT_VERBS,
     SCALE_WORDS,
     STOP_WORDS,
+    noun_phrase,
 )
 from verifiers.calculator.tokens import clause_ends, tokenize
 
@@ -218,10 +214,10 @@ def _rightmost(seg: list[Tok]) -> Side | None:
             return None
         if modified and not result and not _named_then_is(toks, start, end):
             # "half of 12 + 4", "3 times 4 + 2": a fragment, and so may be anything after it
-            # ("the angles of a 14-gon is 180(14 - 2)"). Not a letter named after "of", "is"
-            # and the whole side ("the sum of x is -3 + 11 - 3 - 11"), nor a number a copula
-            # ends ("the sum of the digits of 1521 is 1 + 5 + 2 + 1").
-            if end < len(toks) and toks[end].text in COPULAS and toks[start].kind == NUM:
+            # ("the angles of a 14-gon is 180(14 - 2)"; the article read as a letter opens
+            # it). Not a letter named after "of", "is" and the whole side ("the sum of x is -3
+            # + 11 - 3 - 11"), nor a number a copula ends: "the digits of 1521 is 1 + 5 + 2 + 1".
+            if end < len(toks) and noun_phrase(toks[start].kind, toks[end].text):
                 continue
             return None
         if end == len(toks):

@@ -33,3 +33,10 @@ SCALE_WORDS = frozenset(
 )
 # Verbs that join a letter to the expression it names ("the sum of x is -3 + 11").
 COPULAS = frozenset("is are was equals".split())
+
+
+def noun_phrase(kind: str, after: str) -> bool:
+    """After a modifier, a number that is only part of a noun phrase: one a copula ends ("the
+    digits of 1521 is ..."). (Not the article "a" read as a letter: "the angles of a 14-gon is
+    180^\\circ(14 - 2) = 2160" has no side to read after it.)"""
+    return kind == "num" and after in COPULAS
