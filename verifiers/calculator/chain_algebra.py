@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from verifiers.calculator.claim_words import LETTER, lone, numeric_reads, retracts
+from verifiers.calculator.claim_words import LETTER, compact, lone, numeric_reads, retracts
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.claims_kind import judge_step
 from verifiers.calculator.complex_numbers import UNIT_GIVEN, complex_problem
@@ -181,7 +181,7 @@ def _value_last(clause, rest: list) -> tuple:
     members = clause.members
     if clause.ops != ("=",) or not lone(members[1]) or LETTER.search(members[0]):
         return members
-    if rest and rest[0].members[0].replace(" ", "") == members[1].replace(" ", ""):
+    if rest and compact(rest[0].members[0]) == compact(members[1]):
         return members
     return (members[1], members[0])
 

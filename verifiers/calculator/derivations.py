@@ -34,16 +34,17 @@ def follows_directly(first: Condition, second: Condition, before: str) -> bool:
     """Whether `second` is written as derived from `first` (see the module docstring)."""
     if word_set(before) & CASES:
         return False
-    # Either side kept, on either side (`11 = x - 4`, then `x - 4 = 1`).
     sides = ((first.left, second.left, first.right, second.right),
              (first.right, second.right, first.left, second.left),
              (first.left, second.right, first.right, second.left),
              (first.right, second.left, first.left, second.right))  # fmt: skip
     derived = bool(DERIVES.search(before.lower()))
     for kept, kept_again, old, new in sides:
-        # "x - 4 = 1", "x - 4 = 11": cases side by side; "K - 19 = (4(55) + 11) - K", then
-        # "simplify: K - 19 = 221 - K": the other side rewritten, its unknowns kept, as is
-        # "3y = 49 - 19", then "simplifying, 3y = 31": the value of numbers computed on it.
+        if compact(kept) != compact(kept_again):
+            continue
+        # "x - 4 = 1", "x - 4 = 11" (or `11 = x - 4`): cases side by side; "K - 19 = (4(55) +
+        # 11) - K", then "simplify: K - 19 = 221 - K": the other side rewritten, its unknowns
+        # kept, as is "3y = 49 - 19", then "simplifying, 3y = 31": numbers computed on it.
         if LETTER.search(old):
             rewritten = LETTER.search(new) and (
                 derived or _rewritten_beside(kept, old, new, before)
@@ -51,7 +52,7 @@ def follows_directly(first: Condition, second: Condition, before: str) -> bool:
         else:
             values = readings(old, {}) if derived and not LETTER.search(new) else []
             rewritten = len(values) == 1 and computed_value(old, new, values[0])
-        if compact(kept) == compact(kept_again) and not rewritten:
+        if not rewritten:
             return False
     if first.clause >= 0 and first.region == second.region and second.clause == first.clause + 1:
         return True  # one display, the next line or across `\\implies`
