@@ -74,6 +74,22 @@ def _reversed(body: str) -> str:
     return " = ".join(m.strip() for m in reversed(members))
 
 
+# A whole number of five digits or more (four may be a year), not part of a decimal or a
+# longer run of digits: what models write with thousands separators.
+_THOUSANDS = re.compile(r"(?<![\d.,{])\d{5,}(?![\d.])")
+
+
+def _grouped(digits: str, separator: str) -> str:
+    head = len(digits) % 3 or 3
+    groups = [digits[:head]] + [digits[k : k + 3] for k in range(head, len(digits), 3)]
+    return separator.join(groups)
+
+
+# `3 \\cdot x` as `3x`, `2 \\cdot (x + 1)` as `2(x + 1)` (not `2 \\cdot \\frac{1}{2}`, which
+# would read as a mixed number)
+_IMPLICIT = re.compile(
+    r"(\d)\s*\\cdot\s*(?=[A-Za-z(]|\\(?:sqrt|pi|sin|cos|tan|log|ln)(?![A-Za-z]))"
+)
 _SUPER = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _VULGAR = {("1", "2"): "½", ("1", "3"): "⅓", ("2", "3"): "⅔", ("1", "4"): "¼", ("3", "4"): "¾"}
 
@@ -132,6 +148,13 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "hyphen-minus": _inside(lambda m: re.sub(r"(?<![\\{])-", "\u2010", m)),
     "tags": _tagged,  # `\\tag{1}` at the end of every display
     "reversed": _inside(_reversed),  # `A = B = C` as `C = B = A`
+    # how numbers and products are typed: thousands grouped (`12{,}345`, `12,345`, `12\\,345`),
+    # products as `*` or by juxtaposition
+    "thousands": _inside(lambda m: _THOUSANDS.sub(lambda o: _grouped(o[0], ","), m)),
+    "thousands-braced": _inside(lambda m: _THOUSANDS.sub(lambda o: _grouped(o[0], "{,}"), m)),
+    "thousands-thin": _inside(lambda m: _THOUSANDS.sub(lambda o: _grouped(o[0], "\\,"), m)),
+    "star": _inside(lambda m: re.sub(r"\\(?:cdot|times)(?![A-Za-z])\s*", "* ", m)),
+    "implicit": _inside(lambda m: _IMPLICIT.sub(r"\1", m)),
     "vulgar-fractions": _inside(
         lambda m: re.sub(
             r"(?<!\d)(?<!\d )\\[dt]?frac\s*\{\s*(\d)\s*\}\s*\{\s*(\d)\s*\}",

@@ -188,6 +188,18 @@ TRAPS = [
     ("\\[ 12 = \\frac{1}{2} ‖ \\vec{u} \\times \\vec{v} ‖ \\]", U),
     # an equation's number is no part of it
     (r"\[ 7 \times 8 = 57 \tag{2} \]", W),
+    # thousands grouped as LaTeX writes them are one number; a decimal comma is not read
+    (r"We know that $9! = 362{,}880$ is divisible by $9$.", C),
+    (r"Notice that 125 is a factor of \(78{,}125\).", C),
+    (r"$1{,}000 \times 3 = 3{,}001$", W),
+    (r"$1\,000 + 2\,500 = 3\,600$", W),
+    (r"\[ (x + 1{,}000)^2 = x^2 + 2{,}000x + 100{,}000 \]", W),
+    (r"\[ (x + 1\,000)^2 = x^2 + 2\,000x + 1\,000\,000 \]", C),
+    (r"So $0{,}125 \times 8 = 1$", U),
+    (r"\[ (x + 0{,}125)^2 = x^2 + 250x + 15625 \]", U),  # not 125
+    (r"\[ (x + 1,000)^2 = x^2 + 2,000x + 100,000 \]", W),
+    (r"\[ x + 1,000 = 3,500 \], so \[ x = 2,400 \]", W),
+    (r"\[ x = 1, 234 \]", U),  # a list
     # no arithmetic at all is unverifiable, never correct by default
     ("Therefore, Morgan can invite 3 friends to her birthday party.", U),
     ("Let's break down the problem step by step.", U),

@@ -342,6 +342,7 @@ def test_sizes_and_styles_are_dropped_and_nothing_else():
     assert one_spelling(r"\leftarrow \Leftrightarrow \middle| \biggl[") == r"\leftarrow \Leftrightarrow | ["
     # Spacing is a space, a negative space joins, a row break stays a row break.
     assert one_spelling(r"(x \, + \;4) = 275,\!562 \\ y") == r"(x   +  4) = 275,562 \\ y"
+    assert one_spelling(r"362{,}880 = 1\,000\,000 - 0{,}5") == r"362880 = 1000000 - 0{,}5"
     # One minus sign, one binomial.
     assert one_spelling("x \u2212 1 = {n+1 \\choose 2}") == r"x - 1 = \binom{n+1}{2}"
     assert one_spelling(r"x \gt 2 \lt y \gtrsim z") == r"x > 2 < y \gtrsim z"

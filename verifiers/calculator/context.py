@@ -68,6 +68,12 @@ _STYLE = re.compile(r"\\(?:displaystyle|textstyle)(?![A-Za-z])")
 # before a space (`\\\\ `) is no spacing.
 _SPACE = re.compile(r"(?<!\\)\\[,;: ]")
 _NEGATIVE_SPACE = re.compile(r"(?<!\\)\\!")
+# Thousands grouped the way LaTeX writes them, `362{,}880` or `1\\,000`, are one number: as a
+# space the thin one would leave two (`362 880`), and a reader of "is divisible by" took the
+# last group for the number. A group of three digits after a first of one to three (`0{,}5`,
+# `3{,}14` are decimal commas and stay unread).
+_GROUP_MARK = re.compile(r"\{,\}|\\,")
+_DIGIT_GROUPS = re.compile(r"(?<![\d.])[1-9]\d{0,2}(?:(?:\{,\}|(?<!\\)\\,)\d{3})+(?!\d)")
 # `{n \\choose k}`, TeX's own spelling of `\\binom{n}{k}`: each part without braces of its own.
 _CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*)\}")
 _ORDER = re.compile(r"\\([gl])t(?![A-Za-z])")  # MathJax's `\\gt`, `\\lt`
@@ -86,6 +92,8 @@ _RELATION_SIGN = re.compile(r"=|<|>|\\(?:le|ge|leq|geq|neq|ne)(?![A-Za-z])")
 def one_spelling(text: str) -> str:
     """The text in one spelling (see the module's docstring)."""
     text = typed_symbols(text)
+    if "{,}" in text or "\\," in text:
+        text = _DIGIT_GROUPS.sub(lambda m: _GROUP_MARK.sub("", m.group()), text)
     if "\\" not in text:
         return text
     text = _ORDER.sub(lambda m: ">" if m[1] == "g" else "<", text)

@@ -35,7 +35,7 @@ class ParseError(ValueError):
 
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<num>\d+(?:\{,\}\d{3})*(?:\.\d+)?)|(?P<cmd>\\[A-Za-z]+)|(?P<letter>[A-Za-z])"
+    r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<cmd>\\[A-Za-z]+)|(?P<letter>[A-Za-z])"
     r"|(?P<sym>[-+*/^_!(){}\[\],'=]))"
 )
 _GREEK = frozenset("alpha beta gamma delta theta lambda mu phi psi omega sigma tau rho".split())
@@ -70,8 +70,6 @@ def _tokens(text: str) -> list[tuple[str, str]]:
                 kind, value = "sym", _OPERATORS[name]
             elif name in ("dfrac", "tfrac"):
                 value = "\\frac"
-        if kind == "num":
-            value = value.replace("{,}", "")
         out.append((kind, value))
     return out
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from verifiers.calculator.elided_terms import spelled_out
 from verifiers.calculator.regroupings import signed_base
-from verifiers.calculator.relations import DEGREES
+from verifiers.calculator.relations import DEGREES, THOUSANDS
 
 __all__ = ["DECIMAL", "one_unknown", "readings", "warm", "written_exactly"]
 
@@ -173,6 +173,8 @@ def _readings(
     member = spelled_out(member)
     if member is None:
         return ()
+    # `225,000 + 4000n`: for both readers alike (`relations.THOUSANDS`).
+    member = THOUSANDS.sub(lambda m: m.group().replace(",", ""), member)
     # `-3^2` may mean the square of -3 (`regroupings`): read both ways.
     members = [member] + [m for m in [signed_base(member)] if m is not None]
     if library:

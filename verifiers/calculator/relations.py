@@ -311,6 +311,10 @@ def clauses(step: str) -> list[Clause]:
 _NO_FACTORIAL = re.compile(r"[^\d)\sa-z]\s*!|[a-z]\s+!|[A-Za-z]{2}!")
 
 
+# `225,000 + 4000n`: a number grouped in thousands, as the numeric reader joins them.
+THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,.])")
+
+
 @lru_cache(maxsize=16384)  # asked of the same members many times over a chain
 def admissible(member: str) -> bool:
     """Whether every piece of a member is one the parser reads exactly and we read alike."""
@@ -338,7 +342,10 @@ def admissible(member: str) -> bool:
         return False
     if re.search(r"\d\s*\\[dt]?frac", member):  # 2\frac{1}{2}: a mixed number or a product
         return False
-    if re.search(r"\d\s*,\s*\d{3}", member) or re.search(r"\d\.\d*\.", member):
+    member = THOUSANDS.sub("1", member)
+    if re.search(r"\d\s*,\s*\d{3}", member):
+        return False  # `1, 234`: a list, or a number cut at its comma
+    if re.search(r"\d\.\d*\.", member):
         return False
     if re.search(r"\^\s*\{?\s*-\s*1\s*\}?\s*\(", member):
         return False  # `f^{-1}(5)`: an inverse function, not a reciprocal
