@@ -153,6 +153,22 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "thousands": _inside(lambda m: _THOUSANDS.sub(lambda o: _grouped(o[0], ","), m)),
     "thousands-braced": _inside(lambda m: _THOUSANDS.sub(lambda o: _grouped(o[0], "{,}"), m)),
     "thousands-thin": _inside(lambda m: _THOUSANDS.sub(lambda o: _grouped(o[0], "\\,"), m)),
+    # relations, the dot operator and Greek letters typed as characters
+    "unicode-relations": _inside(
+        lambda m: re.sub(
+            r"\\(leq?|geq?|neq?|approx)(?![A-Za-z])\s*",
+            lambda o: {"le": "≤ ", "ge": "≥ ", "ne": "≠ ", "ap": "≈ "}[o[1][:2]],
+            m,
+        )
+    ),
+    "dot-operator": _inside(lambda m: re.sub(r"\\cdot(?![A-Za-z])\s*", "\u22c5 ", m)),
+    "unicode-greek": _inside(
+        lambda m: re.sub(
+            r"\\(pi|theta|alpha|beta)(?![A-Za-z])\s*",
+            lambda o: {"pi": "π", "theta": "θ", "alpha": "α", "beta": "β"}[o[1]],
+            m,
+        )
+    ),
     "star": _inside(lambda m: re.sub(r"\\(?:cdot|times)(?![A-Za-z])\s*", "* ", m)),
     "implicit": _inside(lambda m: _IMPLICIT.sub(r"\1", m)),
     "vulgar-fractions": _inside(

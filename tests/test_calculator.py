@@ -200,6 +200,11 @@ TRAPS = [
     (r"\[ (x + 1,000)^2 = x^2 + 2,000x + 100,000 \]", W),
     (r"\[ x + 1,000 = 3,500 \], so \[ x = 2,400 \]", W),
     (r"\[ x = 1, 234 \]", U),  # a list
+    # the dot operator and Greek letters typed inside LaTeX are read as their commands
+    ("\\[ (x+1) ⋅ (x+2) = x^2 + 3x + 3 \\]", W),
+    ("\\[ (x+1) ⋅ (x+2) = x^2 + 3x + 2 \\]", C),
+    ("\\[ \\sin^2 θ + \\cos^2 θ = 2 \\]", W),
+    ("the area is \\(π r^2 = π (3)^2 = 9π\\)", C),
     # no arithmetic at all is unverifiable, never correct by default
     ("Therefore, Morgan can invite 3 friends to her birthday party.", U),
     ("Let's break down the problem step by step.", U),

@@ -30,6 +30,11 @@ SPELLED = [
     ("2¹²", "2^{12}"),
     ("x₁ + x₂₃", "x_{1} + x_{23}"),
     ("no symbols here: 3 + 4 = 7", "no symbols here: 3 + 4 = 7"),
+    # inside LaTeX only: the dot operators and Greek letters (a space only where the name
+    # would join what follows)
+    ("\\(2 ⋅ 3 ∙ x\\)", "\\(2 \\cdot  3 \\cdot  x\\)"),
+    ("\\(2πr + θ_1 + αβ\\)", "\\(2\\pi r + \\theta_1 + \\alpha \\beta\\)"),
+    ("π is about 3.14", "π is about 3.14"),
 ]
 
 

@@ -15,9 +15,11 @@ was read without it: `∛27 × 2 = 6` as `27 × 2`, `1⁄2 × 10 = 5` as `2 × 1
 - the fraction slash `⁄` and the division slash `∕` are `/`, the asterisk operator `∗` is `*`;
 - the minus sign `−`, and the hyphens and small or wide minus forms typed for it (`‐3 + 5` was
   read as `3 + 5`), are `-` (the en dash is one already, `normalize`; the em dash stays prose);
-- inside LaTeX only, `×`, `·`, `÷` are `\\times`, `\\cdot`, `\\div` and `°` is `^\\circ`
-  (`$\\cos 60°$`); in prose they stay characters, which the plain-text readers know ("from 4° to
-  176°" counts a range), and a temperature's degree (`30°C`) is no angle.
+- inside LaTeX only, `×`, `·` (and the dot operators `⋅`, `∙`), `÷` are `\\times`, `\\cdot`,
+  `\\div`, `°` is `^\\circ` (`$\\cos 60°$`) and a Greek letter its command (`2πr` is
+  `2\\pi r`, `sin θ` is `sin \\theta`); in prose they stay characters, which the plain-text
+  readers know ("from 4° to 176°" counts a range), and a temperature's degree (`30°C`) is no
+  angle.
 """
 
 from __future__ import annotations
@@ -42,8 +44,13 @@ _PLAIN_DIGITS = str.maketrans(_SUPERSCRIPTS + _SUBSCRIPTS, "0123456789-+" + "012
 _SLASHES = str.maketrans({"⁄": "/", "∕": "/", "∗": "*"})
 _ANY = re.compile(rf"[√∛∜⁄∕∗{_VULGAR}{_SUPERSCRIPTS}{_SUBSCRIPTS}]")
 _MINUS_SIGNS = str.maketrans(dict.fromkeys("\u2212\u2010\u2011\u2012\ufe63\uff0d", "-"))
-_IN_LATEX = {"×": "\\times ", "·": "\\cdot ", "÷": "\\div ", "°": "^\\circ "}
-_TYPED_IN_LATEX = re.compile("[×·÷]|°(?![CFK](?![A-Za-z]))")
+_GREEK_NAMES = "pi theta alpha beta gamma delta lambda mu phi psi omega sigma tau rho".split()
+_GREEK = dict(zip("πθαβγδλμφψωστρ", _GREEK_NAMES, strict=True))
+_IN_LATEX = {
+    "×": "\\times ", "·": "\\cdot ", "⋅": "\\cdot ", "∙": "\\cdot ", "÷": "\\div ",
+    "°": "^\\circ ", **{letter: f"\\{name}" for letter, name in _GREEK.items()},
+}  # fmt: skip
+_TYPED_IN_LATEX = re.compile(f"[×·⋅∙÷{''.join(_GREEK)}]|°(?![CFK](?![A-Za-z]))")
 
 
 def typed_symbols(text: str) -> str:
@@ -56,9 +63,15 @@ def typed_symbols(text: str) -> str:
         text = _SUBSCRIPT_RUN.sub(lambda m: f"_{{{m[0].translate(_PLAIN_DIGITS)}}}", text)
     if _TYPED_IN_LATEX.search(text):
         for start, end, body in reversed(math_regions(text)):
-            spelled = _TYPED_IN_LATEX.sub(lambda m: _IN_LATEX[m[0]], body)
+            spelled = _TYPED_IN_LATEX.sub(_in_latex, body)
             text = text[:start] + text[start:end].replace(body, spelled, 1) + text[end:]
     return text
+
+
+def _in_latex(m: re.Match) -> str:
+    # `πr` is `\\pi r`, but `θ_1` is `\\theta_1`: a space only before what would join the name
+    after = m.string[m.end() : m.end() + 1]
+    return _IN_LATEX[m[0]] + (" " if m[0] in _GREEK and after.isalnum() else "")
 
 
 def _vulgar(m: re.Match) -> str:
