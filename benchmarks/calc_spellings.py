@@ -55,23 +55,43 @@ def _tagged(step: str) -> str:
 
 def _reversed(body: str) -> str:
     """A region that only chains `=` written the other way round: `A = B = C` as `C = B = A`."""
+    members = _chain_members(body)
+    return " = ".join(m.strip() for m in reversed(members)) if members else body
+
+
+def _aligned(step: str) -> str:
+    """A display that only chains `=` written as aligned rows: `\\[ A = B = C \\]` as
+    `\\[ \\begin{aligned} A &= B \\\\ &= C \\end{aligned} \\]`."""
+
+    def rows(m: re.Match) -> str:
+        members = _chain_members(m[2])
+        if not members:
+            return m[0]
+        body = " \\\\ ".join(f"&= {x.strip()}" for x in members[1:])
+        return f"{m[1]} \\begin{{aligned}} {members[0].strip()} {body} \\end{{aligned}} {m[3]}"
+
+    return re.sub(r"(\\\[|\$\$)(.*?)(\\\]|\$\$)", rows, step, flags=re.S)
+
+
+def _chain_members(body: str) -> list[str] | None:
+    """The members of a region that only chains `=` (None: it holds anything else)."""
     if re.search(
         r"[<>&,;]|\\\\|\\(?:text|le|ge|ne|approx|equiv|begin|q?quad|implies|iff|mid|pmod"
         r"|[Rr]ightarrow|Longrightarrow|to\b)",
         body,
     ):
-        return body
+        return None
     depth, cuts = 0, [-1]
     for k, ch in enumerate(body):
         depth += (ch in "({[") - (ch in ")}]")
         if ch == "=" and depth == 0:
             cuts.append(k)
     if len(cuts) < 2 or depth:
-        return body
+        return None
     members = [body[a + 1 : b] for a, b in zip(cuts, [*cuts[1:], len(body)], strict=True)]
     if not all(m.strip() for m in members):
-        return body  # a row that goes on from the one before (`= 28 \\times 27`)
-    return " = ".join(m.strip() for m in reversed(members))
+        return None  # a row that goes on from the one before (`= 28 \\times 27`)
+    return members
 
 
 # A whole number of five digits or more (four may be a year), not part of a decimal or a
@@ -169,6 +189,10 @@ REWRITES: dict[str, Callable[[str], str]] = {
             m,
         )
     ),
+    "aligned": _aligned,  # a display's chain of `=` as aligned rows, `&=` opening each
+    "square-brackets": _inside(
+        lambda m: re.sub(r"(?<![A-Za-z\\])\(([^()]*\([^()]*\)[^()]*)\)", r"[\1]", m)
+    ),  # an outer bracket holding another as `[ ]`: `2[3 + (4 - 1)]`
     "star": _inside(lambda m: re.sub(r"\\(?:cdot|times)(?![A-Za-z])\s*", "* ", m)),
     "implicit": _inside(lambda m: _IMPLICIT.sub(r"\1", m)),
     "vulgar-fractions": _inside(

@@ -205,6 +205,9 @@ TRAPS = [
     ("\\[ (x+1) ⋅ (x+2) = x^2 + 3x + 2 \\]", C),
     ("\\[ \\sin^2 θ + \\cos^2 θ = 2 \\]", W),
     ("the area is \\(π r^2 = π (3)^2 = 9π\\)", C),
+    # a square bracket groups as a round one does: an expansion of a product, not an equation
+    (r"Expanding, \[ (1 - 2x)[x^4 + 2x] = x^4 + 2x \]", W),
+    (r"Expanding, \[ (1 - 2x)[x^4 + 2x] = x^4 + 2x - 2x^5 - 4x^2 \]", C),
     # no arithmetic at all is unverifiable, never correct by default
     ("Therefore, Morgan can invite 3 friends to her birthday party.", U),
     ("Let's break down the problem step by step.", U),

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 
-# A form written grouped: a power or a product of a bracket (`(1 + \cos x)\sin^2 x` too), a
-# fraction (not a coefficient: one term over a number, `\frac{x^2}{2}`, or a root of one).
+# A form written grouped: a power or a product of a bracket, round or square (`(1 + \cos x)\sin^2
+# x`, `(1 - 2x)[x + 3]` too), a fraction (not a coefficient: one term over a number,
+# `\frac{x^2}{2}`, or a root of one).
 _GROUPED = re.compile(
-    r"\)\s*\^|\)\s*\(|\d\s*\(|[A-Za-z]\s*\(|\\frac|\\sqrt|\)\s*[A-Za-z]|\)\s*\\[a-z]"
+    r"[)\]]\s*\^|[)\]]\s*[(\[]|\d\s*[(\[]|[A-Za-z]\s*[(\[]|\\frac|\\sqrt|[)\]]\s*[A-Za-z]"
+    r"|[)\]]\s*\\[a-z]"
 )
 _COEFFICIENT = re.compile(
     r"\\[dt]?frac\s*\{[^{}+\-]*\}\s*\{\s*\d+\s*\}|\\sqrt\s*\{\s*\d+\s*\}"
