@@ -208,6 +208,18 @@ TRAPS = [
     # a square bracket groups as a round one does: an expansion of a product, not an equation
     (r"Expanding, \[ (1 - 2x)[x^4 + 2x] = x^4 + 2x \]", W),
     (r"Expanding, \[ (1 - 2x)[x^4 + 2x] = x^4 + 2x - 2x^5 - 4x^2 \]", C),
+    # a display that opens with `=` after an aligned one goes on with its chain: a slip the
+    # chain recovers from there is excused as it is within one display
+    (
+        r"\[ \begin{aligned} \binom{14}{2} &= \frac{14 \times 13}{2} \\ &= \frac{14 \times 13}{1}"
+        r" \end{aligned} \] \[ = 14 \times 13 / 1 = 7 \times 13 = 91 \]",
+        C,
+    ),
+    (r"\[ \begin{aligned} a &= 3 + 4 \end{aligned} \] \[ = 8 \]", W),
+    # a display ending in a number, the next opening with a fraction: no mixed number
+    ("\\[ 4 \\times 5040 = 20160 \\]\n\\[ \\frac{20160}{2} = 10081 \\]", W),
+    ("\\[ 4 \\times 5040 = 20160 \\]\n\\[ \\frac{20160}{2} = 10080 \\]", C),
+    ("The sum is \\[ 2 + 3 = 5 \\]\n\\[ \\frac{1}{2} + \\frac{1}{2} = 1 \\]", C),
     # no arithmetic at all is unverifiable, never correct by default
     ("Therefore, Morgan can invite 3 friends to her birthday party.", U),
     ("Let's break down the problem step by step.", U),

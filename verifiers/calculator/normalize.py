@@ -17,10 +17,12 @@ MAX_STEP_CHARS = 20_000  # longer steps are cut: a bound on work, not a claim ab
 
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _FRAC_SHORT = re.compile(r"\\[dt]?frac\s*(\d)\s*(\d)")
-_MIXED = re.compile(r"(\d)\s*\\[dt]?frac")
+_MIXED = re.compile(r"(\d)[ \t]*\\[dt]?frac")
 # "3\frac{2}{3}" with a proper fraction is a mixed number (how MATH writes 11/3); any other
 # digit before \frac ("2\frac{(0+5)}{2}", "2\frac{5}{3}") may be a product: left unread.
-_MIXED_PROPER = re.compile(r"(?<![\d.^_{])(\d+)\s*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
+_MIXED_PROPER = re.compile(
+    r"(?<![\d.^_{])(\d+)[ \t]*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}"
+)
 _SQRT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
 _POW = re.compile(r"\^\s*\{([^{}]*)\}")
 # "\binom{5}{2}" with whole numbers: read as the product it stands for, (5 * 4)/(2 * 1), so
@@ -195,6 +197,12 @@ _SEP_COMMANDS = re.compile(
 # An environment's name goes with its command: the star of `\begin{align*}` is no product
 # with the row after it (it made the row's first number a fragment).
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{[A-Za-z]+\*?\}")
+
+
+def _environment_edge(m: re.Match) -> str:
+    return " \n " if m[0].startswith("\\end") else " ; "
+
+
 # Operators we do not evaluate: they become the word "mathop", which stops an expression
 # and makes the number after it a fragment ("\cos 60^\circ = 1/2" is no claim about 60).
 _OP_COMMANDS = re.compile(
@@ -335,7 +343,9 @@ def normalize(text: str) -> str:
         if new == s:
             break
         s = new
-    s = _SEP_COMMANDS.sub(" ; ", _ENVIRONMENT.sub(" ; ", s))
+    # An environment's end is a line's: a display that opens with `=` after `\end{aligned}`
+    # goes on with its chain ("\] \[ = 7 * 27", `tokens`), as after any display.
+    s = _SEP_COMMANDS.sub(" ; ", _ENVIRONMENT.sub(_environment_edge, s))
     s = _MOD_COMMAND.sub(" mathop modulo ", s)
     s = _OP_COMMANDS.sub(" mathop", s)  # a sqrt left here had an index ([3]) we do not read
     s = _UNKNOWN_COMMAND.sub(" mathop", s)  # \cancel, \overbrace...: nothing we can read
