@@ -216,6 +216,8 @@ TRAPS = [
         C,
     ),
     (r"\[ \begin{aligned} a &= 3 + 4 \end{aligned} \] \[ = 8 \]", W),
+    # ...but a matrix's end is no line's: its last row is no member of the chain after it
+    (r"So \[\begin{vmatrix} -5 & 3 \\ 4 & -4 \end{vmatrix} = (-5)(-4) - (3)(4) = 8.\]", C),
     # a display ending in a number, the next opening with a fraction: no mixed number
     ("\\[ 4 \\times 5040 = 20160 \\]\n\\[ \\frac{20160}{2} = 10081 \\]", W),
     ("\\[ 4 \\times 5040 = 20160 \\]\n\\[ \\frac{20160}{2} = 10080 \\]", C),

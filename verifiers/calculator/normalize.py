@@ -200,7 +200,12 @@ _ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{[A-Za-z]+\*?\}")
 
 
 def _environment_edge(m: re.Match) -> str:
-    return " \n " if m[0].startswith("\\end") else " ; "
+    # only an environment of rows: a matrix's end (`\end{vmatrix} = ...`) is no line's, and
+    # its last row is no member of a chain
+    return " \n " if _ROWS_END.match(m[0]) else " ; "
+
+
+_ROWS_END = re.compile(r"\\end\s*\{(?:align|aligned|equation|gather|eqnarray|split)\*?\}")
 
 
 # Operators we do not evaluate: they become the word "mathop", which stops an expression
