@@ -172,6 +172,35 @@ def like_terms(grouped, written) -> bool:
     return not (rest == 0 and quotient.free_symbols)
 
 
+def gathered(left: str, right: str, a, b) -> bool:
+    """`left` written with like terms that `right` writes combined (`3x + 5x` against `9x`,
+    `x^2 + 2x^2 + 1` against `4x^2 + 1`): polynomials with the same monomials, `left` written
+    with more terms than it has, `right` with just its own."""
+    import sympy
+
+    names = sorted(a.free_symbols | b.free_symbols, key=str)
+    if not names:
+        return False
+    try:
+        pa, pb = sympy.Poly(sympy.expand(a), *names), sympy.Poly(sympy.expand(b), *names)
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
+        return False
+    mine, theirs = set(pa.monoms()), set(pb.monoms())
+    return mine == theirs and written_terms(left) > len(mine) == written_terms(right)
+
+
+def written_terms(text: str) -> int:
+    """Terms of a member as written: a sign at depth 0 after an operand starts one (`3x + 5x`
+    is two; `-3x`, `x^{-1}`, `2 \\cdot (-x)` one)."""
+    depth, count, before = 0, 1, ""
+    for char in text:
+        depth += (char in "({[") - (char in ")}]")
+        if char in "+-" and depth == 0 and before and before not in "+-*/^=(":
+            count += 1
+        before = before if char.isspace() else char
+    return count
+
+
 def kept_part(earlier, later) -> bool:
     """Fractions with the same numerator, or the same denominator, as written: the other part
     is what the link rewrites (`a(1 - a)/(1 - 2a + ax) = a(1 - a)/(ax - a)`)."""

@@ -19,6 +19,7 @@ from verifiers.calculator.forms import (
     combines,
     factoring_slip,
     fraction_parts,
+    gathered,
     grouped,
     kept_part,
     rational_degree,
@@ -89,6 +90,8 @@ def rewrite_of(left: str, right: str, a, b, before: str) -> bool:
             return True
         return bool(_FORMULA.search(before.lower()[-30:]))
     forms = (grouped(left), grouped(right))
+    if not any(forms) and _gathers(before) and gathered(left, right, a, b):
+        return True  # "combining like terms, 3x + 5x = 9x": a side rewritten, not an equation
     if forms[0] == forms[1]:
         return False  # the same form on both sides: an equation between them, as likely
     grouped_side, written = (a, b) if forms[0] else (b, a)
@@ -193,6 +196,16 @@ def rewritten(earlier, later, before: str) -> bool:
         or attempt(earlier, later)
         or kept_part(earlier, later)
     )
+
+
+# Words that gather a side's like terms ("combining like terms", "simplifying"), in the
+# sentence the link is in; not of an equation's sides ("on both sides", "the equation").
+_GATHERS = re.compile(r"like terms|combin|collect|simplif")
+
+
+def _gathers(before: str) -> bool:
+    said = last_sentence(before.lower())
+    return bool(_GATHERS.search(said)) and not (_BOTH.search(said) or SETS_UP.search(said))
 
 
 def _cued(before: str) -> bool:
