@@ -189,6 +189,9 @@ REWRITES: dict[str, Callable[[str], str]] = {
             m,
         )
     ),
+    "display-lines": lambda step: re.sub(
+        r"\\\[(.*?)\\\]", lambda o: f"\\[\n{o[1].strip()}\n\\]", step, flags=re.S
+    ),  # each display's body on lines of its own
     "aligned": _aligned,  # a display's chain of `=` as aligned rows, `&=` opening each
     "square-brackets": _inside(
         lambda m: re.sub(r"(?<![A-Za-z\\])\(([^()]*\([^()]*\)[^()]*)\)", r"[\1]", m)
