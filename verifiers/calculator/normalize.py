@@ -199,13 +199,13 @@ _SEP_COMMANDS = re.compile(
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{[A-Za-z]+\*?\}")
 
 
-def _environment_edge(m: re.Match) -> str:
-    # only an environment of rows: a matrix's end (`\end{vmatrix} = ...`) is no line's, and
-    # its last row is no member of a chain
-    return " \n " if _ROWS_END.match(m[0]) else " ; "
-
-
+# The end of an environment of rows is a line's end; a matrix's (`\end{vmatrix} = ...`) is
+# not, and its last row is no member of the chain after it.
 _ROWS_END = re.compile(r"\\end\s*\{(?:align|aligned|equation|gather|eqnarray|split)\*?\}")
+
+
+def _environment_edge(m: re.Match) -> str:
+    return " \n " if _ROWS_END.match(m[0]) else " ; "
 
 
 # Operators we do not evaluate: they become the word "mathop", which stops an expression
@@ -348,8 +348,8 @@ def normalize(text: str) -> str:
         if new == s:
             break
         s = new
-    # An environment's end is a line's: a display that opens with `=` after `\end{aligned}`
-    # goes on with its chain ("\] \[ = 7 * 27", `tokens`), as after any display.
+    # The end of an environment of rows is a line's: a display that opens with `=` after
+    # `\end{aligned}` goes on with its chain ("\] \[ = 7 * 27", `tokens`), as after any.
     s = _SEP_COMMANDS.sub(" ; ", _ENVIRONMENT.sub(_environment_edge, s))
     s = _MOD_COMMAND.sub(" mathop modulo ", s)
     s = _OP_COMMANDS.sub(" mathop", s)  # a sqrt left here had an index ([3]) we do not read
