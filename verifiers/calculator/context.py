@@ -72,8 +72,8 @@ _NEGATIVE_SPACE = re.compile(r"(?<!\\)\\!")
 # space the thin one would leave two (`362 880`), and a reader of "is divisible by" took the
 # last group for the number. A group of three digits after a first of one to three (`0{,}5`,
 # `3{,}14` are decimal commas and stay unread).
-_GROUP_MARK = re.compile(r"\{,\}|\\,")
-_DIGIT_GROUPS = re.compile(r"(?<![\d.])[1-9]\d{0,2}(?:(?:\{,\}|(?<!\\)\\,)\d{3})+(?!\d)")
+_GROUP_MARK = re.compile(r"\{,\}|(?<!\\)\\,")
+_DIGIT_GROUPS = re.compile(rf"(?<![\d.])[1-9]\d{{0,2}}(?:(?:{_GROUP_MARK.pattern})\d{{3}})+(?!\d)")
 # `{n \\choose k}`, TeX's own spelling of `\\binom{n}{k}`: each part without braces of its own.
 _CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*)\}")
 _ORDER = re.compile(r"\\([gl])t(?![A-Za-z])")  # MathJax's `\\gt`, `\\lt`
