@@ -480,8 +480,10 @@ def test_verify_gives_each_chain_what_check_steps_gives(workers):
 
 def test_a_chain_stuck_in_one_worker_holds_back_no_other():
     # Two workers: while one runs a step to its limit, the other judges the chains after it;
-    # the verdicts come out in order, each what the chain gets alone.
-    config = CalcConfig(symbolic_timeout_s=0.5, workers=2)
+    # the verdicts come out in order, each what the chain gets alone. (The limit leaves the
+    # quick steps room on a loaded machine: at half a second a fresh worker's first step
+    # timed out there beside a test run.)
+    config = CalcConfig(symbolic_timeout_s=3.0, workers=2)
     chains = [
         (r"\[ x^{x^{x^{x^{x}}}} = x + 1 \]", r"\[ (b+1)^2 = b^2 + 2b + 2 \]"),
         ("Expanding, $(x+3)^2 = x^2 + 6x + 9$.",),
