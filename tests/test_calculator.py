@@ -222,6 +222,36 @@ TRAPS = [
     ("\\[ 4 \\times 5040 = 20160 \\]\n\\[ \\frac{20160}{2} = 10081 \\]", W),
     ("\\[ 4 \\times 5040 = 20160 \\]\n\\[ \\frac{20160}{2} = 10080 \\]", C),
     ("The sum is \\[ 2 + 3 = 5 \\]\n\\[ \\frac{1}{2} + \\frac{1}{2} = 1 \\]", C),
+    # TeX's shorthand arguments are its braced ones (`\\frac59` is 5/9); where the next digit
+    # would have joined the argument (`\\frac123`) nothing is read
+    (r"so \( \frac59 < \frac{26}{41} < \frac47 \)", W),
+    (r"so \( \frac59 < \frac{9}{16} < \frac47 \)", C),
+    (r"\[ \frac12 + \frac13 = \frac56 \]", C),
+    (r"\[ \frac12 + \frac13 = \frac25 \]", W),
+    (r"\[ \frac1{10} + \frac{1}5 = \frac3{10} \]", C),
+    (r"\[ \sqrt2 \cdot \sqrt8 = 5 \]", W),
+    (r"\[ \sqrt[3]8 = 2 \]", C),
+    (r"\[ \binom52 = 12 \]", W),
+    (r"\[ (\tfrac x2 + 1)^2 = \frac{x^2}{4} + x + 2 \]", W),
+    (r"\[ \cfrac{1}{1 + \cfrac{1}{2}} = \frac{3}{2} \]", W),
+    (r"\[ \cfrac{1}{1 + \cfrac{1}{2}} = \frac{2}{3} \]", C),
+    (r"\[ \frac123 = 4 \]", U),
+    (r"\[ \sqrt23 = 5 \]", U),
+    # a row that a row ending in an operator goes on with is no member of its own (a phantom
+    # shows nothing: no `=` opens the row)
+    (
+        "\\begin{align*}\n(101 + (-1))^2 &= \\binom20 \\cdot 101^{2} + \\\\\n"
+        "&\\phantom{=} \\binom21 \\cdot 101 \\cdot (-1) + \\\\\n"
+        "&\\phantom{=} \\binom22 \\cdot 101^0\\\\\n"
+        "& = 101^{2} - 2 \\cdot 101 + 1.\n\\end{align*}",
+        U,
+    ),
+    ("\\begin{align*}\n10 &= 1 + 2 + \\\\\n& 3 + 4 \\\\\n&= 10\n\\end{align*}", U),
+    ("\\begin{align*}\n80+79&+81+85 \\\\\n&= 4 \\cdot 80 + 5 = 326\n\\end{align*}", W),
+    # a decimal without its leading zero is the one with it
+    (r"\[ f(y) = 1 - .7(1 - 2y) = 1 - .7 + 1.4y = .3 + .4y \]", W),
+    (r"\[ f(y) = 1 - .7(1 - 2y) = 1 - .7 + 1.4y = .3 + 1.4y \]", C),
+    ("He pays .5 * 4 = 3 dollars.", W),
     # no arithmetic at all is unverifiable, never correct by default
     ("Therefore, Morgan can invite 3 friends to her birthday party.", U),
     ("Let's break down the problem step by step.", U),

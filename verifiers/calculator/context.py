@@ -5,7 +5,8 @@ Before any reader looks, `one_spelling` drops what only sets a formula's size, s
 spacing (`f\\left(x\\right)` is `f(x)`, `\\Bigl|` a bar, `\\displaystyle` nothing, `x \\, + \\, 4`
 is `x + 4`) and writes a binomial, an order and the characters typed for math one way
 (`{7 \\choose 3}` is `\\binom{7}{3}`, MathJax's `\\gt` is `>`; `typed_symbols`: `−` is `-`, `×` in
-LaTeX is `\\times`, `√18` is `\\sqrt{18}`, `½` is `(1/2)`), so that every reader meets one spelling.
+LaTeX is `\\times`, `√18` is `\\sqrt{18}`, `½` is `(1/2)`; `tex_shorthand`: `\\frac12` is
+`\\frac{1}{2}`, `\\sqrt2` is `\\sqrt{2}`), so that every reader meets one spelling.
 
 Things a single link cannot show:
 - A splitter (lines, sentences) can cut an expression in two: "... there are $7\\cdot 6\\cdot"
@@ -33,6 +34,7 @@ from verifiers.calculator.evaluate import EvalError, exact
 from verifiers.calculator.extract import Side
 from verifiers.calculator.parse import Node
 from verifiers.calculator.side_words import SCALE_WORDS
+from verifiers.calculator.tex_shorthand import tex_shorthand
 from verifiers.calculator.typed_symbols import typed_symbols
 
 # A step ends inside an expression: an operator or a subscripted operator is its last thing
@@ -64,6 +66,9 @@ _NAMED_C = re.compile(r"(?<![\w\\])C\s*(?:\\left\s*)?\(")
 # `\\left.` (a null delimiter) goes with its command; `\\rightarrow` and `\\bigcup` stay.
 _SIZING = re.compile(r"\\(?:left|right|middle|[bB]igg?[lrm]?)(?![A-Za-z])(?:\s*\.)?")
 _STYLE = re.compile(r"\\(?:displaystyle|textstyle)(?![A-Za-z])")
+# What a phantom holds takes room and shows nothing: `&\\phantom{=} \\binom42 ...` is a row
+# that goes on with the sum above it, not a relation of its own.
+_PHANTOM = re.compile(r"\\[hv]?phantom\s*\{[^{}]*\}")
 # Thin, medium and thick spaces are spaces; a negative one joins (`275,\\!562`). A row break
 # before a space (`\\\\ `) is no spacing.
 _SPACE = re.compile(r"(?<!\\)\\[,;: ]")
@@ -74,6 +79,11 @@ _NEGATIVE_SPACE = re.compile(r"(?<!\\)\\!")
 # `3{,}14` are decimal commas and stay unread).
 _GROUP_MARK = re.compile(r"\{,\}|(?<!\\)\\,")
 _DIGIT_GROUPS = re.compile(rf"(?<![\d.])[1-9]\d{{0,2}}(?:(?:{_GROUP_MARK.pattern})\d{{3}})+(?!\d)")
+# A decimal written without its leading zero (`- .7(1 - 2y)`, `$.50`) is the one with it: the
+# numeric reader read both, the symbolic ones only the second, and the rules that set decimals
+# apart (rounded, approximated) look for the second. After a word or a digit a point is no
+# decimal's (`x.5`, `1.5.3`).
+_BARE_DECIMAL = re.compile(r"(?<![^\s(\[{=+\-*/^,<>$])\.(?=\d)")
 # `{n \\choose k}`, TeX's own spelling of `\\binom{n}{k}`: each part without braces of its own.
 _CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*)\}")
 _ORDER = re.compile(r"\\([gl])t(?![A-Za-z])")  # MathJax's `\\gt`, `\\lt`
@@ -94,14 +104,19 @@ def one_spelling(text: str) -> str:
     text = typed_symbols(text)
     if "{,}" in text or "\\," in text:
         text = _DIGIT_GROUPS.sub(lambda m: _GROUP_MARK.sub("", m.group()), text)
+    if "." in text:
+        text = _BARE_DECIMAL.sub("0.", text)
     if "\\" not in text:
         return text
+    text = tex_shorthand(text)
     text = _ORDER.sub(lambda m: ">" if m[1] == "g" else "<", text)
     text = _SPACE.sub(" ", _NEGATIVE_SPACE.sub("", text))
     text = _CHOOSE.sub(lambda m: f"\\binom{{{m[1].strip()}}}{{{m[2].strip()}}}", text)
     text = _NUMBERING.sub(" ", text)
     if "{cases}" in text:
         text = _CASES.sub(_system, text)
+    if "phantom" in text:
+        text = _PHANTOM.sub(" ", text)
     return _STYLE.sub(" ", _SIZING.sub("", text))
 
 

@@ -73,9 +73,13 @@ _RATIO = re.compile(r"(?<=[\d)])[ \t]*:(?=\d|\()(?!\d\d(?!\d))")  # "3:15 pm" st
 # "$1:(3+1) = 1:4$" is math without a command; "$10, the ratio 2:3 and $4" is two prices.
 _DOLLARS = re.compile(r"(?<![$\\])\$(?!\$)[^$\n]{1,300}?(?<!\\)\$")
 _WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
-# An align row that opens with an operator goes on with the row before ("\\ &\qquad+ (80+7)"):
-# both edges become fragments; joining the rows could invent an expression.
-_ROW_GOES_ON = re.compile(r"\\\\\s*&\s*(?:\\q?quad\s*)*(?=[-+]|\\(?:cdot|times|div)(?![A-Za-z]))")
+# An align row that opens with an operator goes on with the row before ("\\ &\qquad+ (80+7)"),
+# as does one after a row that ends with one ("... + \\ & \binom42 ..."): both edges become
+# fragments; joining the rows could invent an expression.
+_ROW_GOES_ON = re.compile(
+    r"\\\\\s*&\s*(?:\\q?quad\s*)*(?=[-+]|\\(?:cdot|times|div)(?![A-Za-z]))"
+    r"|(?:[-+]|\\(?:cdot|times|div)(?![A-Za-z]))\s*\\\\(?!\\)\s*&?"
+)
 # "1011_2", "3.5_{10}": a numeral in the base its subscript names, read as its value when
 # every digit is one of that base ("15_5" is not a numeral: it stays unread).
 _NUMERAL = re.compile(
