@@ -37,6 +37,13 @@ def _inside(change: Callable[[str], str]) -> Callable[[str], str]:
     return lambda step: _MATH.sub(body, step)
 
 
+def _displays(change: Callable[[str], str]) -> Callable[[str], str]:
+    """The rewrite applied to each display's body (`\\[ \\]`, `$$ $$`), delimiters kept."""
+    return lambda step: re.sub(
+        r"(\\\[|\$\$)(.*?)(\\\]|\$\$)", lambda m: m[1] + change(m[2]) + m[3], step, flags=re.S
+    )
+
+
 def _delimiters(step: str) -> str:
     step = re.sub(r"\\\((.*?)\\\)", r"$\1$", step, flags=re.S)
     return re.sub(r"\\\[(.*?)\\\]", r"$$\1$$", step, flags=re.S)
@@ -205,6 +212,18 @@ REWRITES: dict[str, Callable[[str], str]] = {
             m,
         )
     ),
+    # TeX's shorthand arguments, `\\frac12` and `\\sqrt2` (only where the digits fill the
+    # arguments exactly: `\\frac{12}{5}` stays)
+    "frac-shorthand": _inside(
+        lambda m: re.sub(r"\\([dt]?frac)\s*\{(\d)\}\s*\{(\d)\}(?!\d)", r"\\\1\2\3", m)
+    ),
+    "sqrt-shorthand": _inside(lambda m: re.sub(r"\\sqrt\s*\{(\d)\}(?!\d)", r"\\sqrt\1", m)),
+    "cfrac": _inside(lambda m: re.sub(r"\\frac(?=\s*\{)", r"\\cfrac", m)),
+    "leading-zero": _inside(lambda m: re.sub(r"(?<![\d.])0\.(\d)", r".\1", m)),
+    # a display's last relation ended with the sentence's point or comma (a point inside inline
+    # math mid-sentence, `\\(24.\\) is divisible by`, is the rewrite's own artifact: not kept)
+    "end-period": _displays(lambda m: m.rstrip() + ". "),
+    "end-comma": _displays(lambda m: m.rstrip() + ", "),
 }
 
 
