@@ -248,6 +248,13 @@ TRAPS = [
     ),
     ("\\begin{align*}\n10 &= 1 + 2 + \\\\\n& 3 + 4 \\\\\n&= 10\n\\end{align*}", U),
     ("\\begin{align*}\n80+79&+81+85 \\\\\n&= 4 \\cdot 80 + 5 = 326\n\\end{align*}", W),
+    # orders drawn slanted and functions named by `\\operatorname` where LaTeX has a command
+    (r"\[ 2^{10} = 1024 \leqslant 1000 \]", W),
+    (r"We have \(-2x \geqslant 6\), hence \(x \geqslant -3\).", W),
+    (r"We have \(-2x \geqslant 6\), hence \(x \leqq -3\).", U),  # follows: no flag
+    (r"So \( \operatorname{gcd}(12, 18) = 3 \)", W),
+    (r"So \( \operatorname{gcd}(12, 18) = 6 \)", C),
+    (r"\[ \operatorname{sin}^2 x + \operatorname{cos}^2 x = 2 \]", W),
     # a decimal without its leading zero is the one with it
     (r"\[ f(y) = 1 - .7(1 - 2y) = 1 - .7 + 1.4y = .3 + .4y \]", W),
     (r"\[ f(y) = 1 - .7(1 - 2y) = 1 - .7 + 1.4y = .3 + 1.4y \]", C),

@@ -1,5 +1,5 @@
-"""TeX's shorthand arguments written out in braces (`tex_shorthand`), and decimals without a
-leading zero given one (`one_spelling`)."""
+"""TeX's shorthand arguments written out in braces (`tex_shorthand`); decimals without a
+leading zero given one, slanted orders and `\\operatorname{gcd}` their commands (`one_spelling`)."""
 
 import pytest
 
@@ -63,3 +63,17 @@ def test_a_decimal_without_its_leading_zero_is_given_one(text, spelled):
 @pytest.mark.parametrize("text", ["x.5", "1.5.3", "version 2.5", "it ends. 5 more", "...5"])
 def test_a_point_after_a_word_or_a_digit_is_no_decimal(text):
     assert one_spelling(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "spelled"),
+    [
+        (r"\(x \leqslant 5 \geqslant y \leqq z\)", r"\(x \le 5 \ge y \le z\)"),
+        (r"\(\operatorname{gcd}(12, 18)\)", r"\(\gcd(12, 18)\)"),
+        (r"\(\operatorname{sin}x\)", r"\(\sin x\)"),  # a space where the name would join
+        (r"\(\operatorname*{max}(1, 2)\)", r"\(\max(1, 2)\)"),
+        (r"\(\operatorname{lcm}(4, 6)\)", r"\(\operatorname{lcm}(4, 6)\)"),  # LaTeX has no \lcm
+    ],
+)
+def test_slanted_orders_and_named_operators_are_their_commands(text, spelled):
+    assert one_spelling(text) == spelled

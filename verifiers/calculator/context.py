@@ -87,6 +87,13 @@ _BARE_DECIMAL = re.compile(r"(?<![^\s(\[{=+\-*/^,<>$])\.(?=\d)")
 # `{n \\choose k}`, TeX's own spelling of `\\binom{n}{k}`: each part without braces of its own.
 _CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*)\}")
 _ORDER = re.compile(r"\\([gl])t(?![A-Za-z])")  # MathJax's `\\gt`, `\\lt`
+# `\\leqslant` and `\\geqq` are `\\le` and `\\ge` drawn another way; `\\operatorname{gcd}` is
+# `\\gcd` where LaTeX has that command (`\\operatorname{lcm}` stays a function nothing reads).
+_SLANTED = re.compile(r"\\([lg])eq(?:slant|q)(?![A-Za-z])")
+_NAMED_OPERATOR = re.compile(
+    r"\\operatorname\s*\*?\s*\{\s*(sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan|sinh|cosh|tanh"
+    r"|log|ln|exp|gcd|max|min|det|deg)\s*\}"
+)
 # An equation's number or name (`\\tag{3}`, `\\label{eq:a}`, `\\nonumber`) is no part of it.
 _NUMBERING = re.compile(r"\\(?:(?:tag\*?|label)\s*\{[^{}]*\}|(?:nonumber|notag)(?![A-Za-z]))")
 # A `cases` environment that opens a display, whose rows are relations with no condition
@@ -110,6 +117,7 @@ def one_spelling(text: str) -> str:
         return text
     text = tex_shorthand(text)
     text = _ORDER.sub(lambda m: ">" if m[1] == "g" else "<", text)
+    text = _NAMED_OPERATOR.sub(_command, _SLANTED.sub(_command, text))
     text = _SPACE.sub(" ", _NEGATIVE_SPACE.sub("", text))
     text = _CHOOSE.sub(lambda m: f"\\binom{{{m[1].strip()}}}{{{m[2].strip()}}}", text)
     text = _NUMBERING.sub(" ", text)
@@ -118,6 +126,13 @@ def one_spelling(text: str) -> str:
     if "phantom" in text:
         text = _PHANTOM.sub(" ", text)
     return _STYLE.sub(" ", _SIZING.sub("", text))
+
+
+def _command(m: re.Match[str]) -> str:
+    """The command a match names (`\\le` for `\\leqslant`), a space after it only where the name
+    would join the next letter (`\\sin x`, but `\\gcd(12, 18)`)."""
+    name = m[1] + "e" if m[1] in ("l", "g") else m[1]
+    return f"\\{name}" + (" " if m.string[m.end() : m.end() + 1].isalpha() else "")
 
 
 def _system(m: re.Match[str]) -> str:
