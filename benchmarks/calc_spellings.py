@@ -224,6 +224,11 @@ REWRITES: dict[str, Callable[[str], str]] = {
     # math mid-sentence, `\\(24.\\) is divisible by`, is the rewrite's own artifact: not kept)
     "end-period": _displays(lambda m: m.rstrip() + ". "),
     "end-comma": _displays(lambda m: m.rstrip() + ", "),
+    # orders drawn slanted (`\\leqslant`) and functions named by `\\operatorname`
+    "slanted-orders": _inside(lambda m: re.sub(r"\\([lg])eq?(?![A-Za-z])", r"\\\1eqslant", m)),
+    "operatorname": _inside(
+        lambda m: re.sub(r"\\(gcd|lcm|sin|cos|tan|log|ln)(?![A-Za-z])", r"\\operatorname{\1}", m)
+    ),
 }
 
 
