@@ -255,6 +255,11 @@ TRAPS = [
     (r"So \( \operatorname{gcd}(12, 18) = 3 \)", W),
     (r"So \( \operatorname{gcd}(12, 18) = 6 \)", C),
     (r"\[ \operatorname{sin}^2 x + \operatorname{cos}^2 x = 2 \]", W),
+    # "or" or "and" typed inside the math joins two relations; the one after it is read too
+    (r"Solving \(x^2 - 5x + 6 = 0\) gives \(x = 2 \text{ or } x = 4\).", W),
+    (r"Solving \(x^2 - 5x + 6 = 0\) gives \(x = 2 \text{ or } x = 3\).", U),
+    (r"Solving \(x^2 - 5x + 6 = 0\) gives \(x = 3 \mbox{, and } x = 4\).", W),
+    (r"\(5 \text{ cm} + 3 \text{ cm} = 9 \text{ cm}\)", W),  # a unit stays in its member
     # a decimal without its leading zero is the one with it
     (r"\[ f(y) = 1 - .7(1 - 2y) = 1 - .7 + 1.4y = .3 + .4y \]", W),
     (r"\[ f(y) = 1 - .7(1 - 2y) = 1 - .7 + 1.4y = .3 + 1.4y \]", C),

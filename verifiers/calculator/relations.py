@@ -94,6 +94,7 @@ _SPACING = re.compile(
     r"(?![A-Za-z])"
 )
 _SPACED_GROUP = re.compile(r"\{\s*(\\q?quad\b[^{}]*)\}")
+_JOINING = re.compile(r"\s*,?\s*(?:or|and)\s*,?\s*")
 _TEXT_ARG = re.compile(r"\\(?:text|textbf|mathrm|mbox|operatorname)\s*\{([^{}]*)\}")
 _LETTERS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]+")
 # Two capitals side by side name points or segments (AB, ABC), never a product we may read.
@@ -217,6 +218,14 @@ def _relation_split(clause: str) -> tuple[list[str], list[str]]:
     return members, ops
 
 
+def _text_words(m: re.Match) -> str:
+    # "or" or "and" alone joins two relations, and the one after it is a clause of its own
+    # (`x = 2 \\text{ or } x = 4`: the words had taken `x = 4` with them); a unit (`\\text{cm}`)
+    # and other words stay where they were, in the member or as the words before the next.
+    words = m.group(1).replace("\\", " ")
+    return f"\\text {words} " + ("\\quad " if _JOINING.fullmatch(words) else "")
+
+
 def clauses(step: str) -> list[Clause]:
     """Every clause of math in the step, with the words before it. A line that starts with
     `=` (in an `align`, or a display right after another) goes on with the chain before it."""
@@ -238,7 +247,7 @@ def clauses(step: str) -> list[Clause]:
         # words between two relations, not a part of either.
         body = _SPACED_GROUP.sub(lambda m: " " + m.group(1) + " ", body)
         # `\text{or}` and friends are words between clauses; keep them as the next one's words.
-        body = _TEXT_ARG.sub(lambda m: "\\text" + " " + m.group(1).replace("\\", " ") + " ", body)
+        body = _TEXT_ARG.sub(_text_words, body)
         pieces = depth_split(body, _CLAUSE_BREAKS + (",",))
         words = prose
         open_chain = open_chain and not prose.strip()
