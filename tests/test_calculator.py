@@ -260,6 +260,12 @@ TRAPS = [
     (r"Solving \(x^2 - 5x + 6 = 0\) gives \(x = 2 \text{ or } x = 3\).", U),
     (r"Solving \(x^2 - 5x + 6 = 0\) gives \(x = 3 \mbox{, and } x = 4\).", W),
     (r"\(5 \text{ cm} + 3 \text{ cm} = 9 \text{ cm}\)", W),  # a unit stays in its member
+    (r"Solving the system gives \(x + y = 10 \text{ and } x - y = 4\), so \(x = 8, y = 4\).", W),
+    (r"Solving the system gives \(x + y = 10 \text{ and } x - y = 4\), so \(x = 7, y = 3\).", U),
+    # a letter the problem gives two values is neither of them
+    (r"Then \(x^2 + 1 = 17\).", U, r"Let \(x = 2\) or \(x = 4\). Find \(x^2 + 1\)."),
+    (r"Then \(x^2 + 1 = 5\).", U, r"Let \(x = 2 \text{ or } x = 4\). Find \(x^2 + 1\)."),
+    (r"Then \(x^2 + 1 = 5\).", W, r"Let \(x = 4\). Find \(x^2 + 1\)."),
     # a decimal without its leading zero is the one with it
     (r"\[ f(y) = 1 - .7(1 - 2y) = 1 - .7 + 1.4y = .3 + .4y \]", W),
     (r"\[ f(y) = 1 - .7(1 - 2y) = 1 - .7 + 1.4y = .3 + 1.4y \]", C),

@@ -59,9 +59,15 @@ class ChainAlgebra:
         self._defs: dict = {}
         given = []
         known = []
+        fixed: dict[str, str] = {}
+        given_values: dict[str, set] = {}  # every value the problem writes for a letter
         for clause in _read(question):
+            if len(clause.members) == 2 and clause.ops[0] == "=":
+                given_values.setdefault(_compact(clause.members[0]), set()).add(
+                    _compact(clause.members[1])
+                )
             if (name := constant_of(clause.members, clause.ops, clause.before)) is not None:
-                self._defs[name] = ("", clause.members[1])  # `Let $T = 8$`: T is 8 throughout
+                fixed.setdefault(name, clause.members[1])  # `Let $T = 8$`: T is 8 throughout
             for link in clause.links:
                 if link.op != "=":
                     continue
@@ -70,6 +76,11 @@ class ChainAlgebra:
                     self._defs[found[0]] = (found[1], link.right)
                 else:
                     known.append((link.left, link.right))
+        for name, value in fixed.items():
+            # given two values ("let x = 2 or x = 4"), the letter is neither: which one a
+            # step means is not ours to guess
+            if len(given_values.get(name, ())) == 1:
+                self._defs.setdefault(name, ("", value))
         if complex_problem(question, [body for _, _, body in math_regions(question)]):
             given.append(UNIT_GIVEN)  # i is the imaginary unit in its chains' steps
         self._given = frozenset(given)

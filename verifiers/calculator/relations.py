@@ -219,11 +219,13 @@ def _relation_split(clause: str) -> tuple[list[str], list[str]]:
 
 
 def _text_words(m: re.Match) -> str:
-    # "or" or "and" alone joins two relations, and the one after it is a clause of its own
-    # (`x = 2 \\text{ or } x = 4`: the words had taken `x = 4` with them); a unit (`\\text{cm}`)
-    # and other words stay where they were, in the member or as the words before the next.
+    # "or" or "and" alone joins two relations, each a clause of its own (`x = 2 \\text{ or } x =
+    # 4`: the piece a `\\text` ends is read as words, and the words after it had taken `x = 4`
+    # along); a unit (`\\text{cm}`) and other words stay where they were.
     words = m.group(1).replace("\\", " ")
-    return f"\\text {words} " + ("\\quad " if _JOINING.fullmatch(words) else "")
+    if _JOINING.fullmatch(words):
+        return f" \\quad \\text {words} \\quad "  # as `x = 2 \\quad\\text{or}\\quad x = 4` reads
+    return f"\\text {words} "
 
 
 def clauses(step: str) -> list[Clause]:
