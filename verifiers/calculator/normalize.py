@@ -16,7 +16,6 @@ MAX_STEP_CHARS = 20_000  # longer steps are cut: a bound on work, not a claim ab
 # --- normalising --------------------------------------------------------------------------
 
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
-_FRAC_SHORT = re.compile(r"\\[dt]?frac\s*(\d)\s*(\d)")
 _MIXED = re.compile(r"(\d)[ \t]*\\[dt]?frac")
 # "3\frac{2}{3}" with a proper fraction is a mixed number (how MATH writes 11/3); any other
 # digit before \frac ("2\frac{(0+5)}{2}", "2\frac{5}{3}") may be a product: left unread.
@@ -338,7 +337,6 @@ def normalize(text: str) -> str:
             s = s.replace(old, new)
     s = _SUBFACTORIAL.sub(" mathop ", s)
     s = _LABEL_DASH.sub(r"\1 code ", s)
-    s = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", s)
     s = _MIXED_PROPER.sub(_mixed, s)
     s = _MIXED.sub(r"\1 mixednumber \\frac", s)  # "2\frac{5}{3}": mixed number or product?
     s = _OPERATORNAME.sub(" mathop ", s)
