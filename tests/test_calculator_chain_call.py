@@ -22,11 +22,18 @@ STEPS = [
 ]
 
 
+def _spin(seconds: float) -> None:
+    """CPU work for `seconds` of this thread's CPU time, as a slow sympy check is."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
 def _fake_judge(real):
     def judge(payload):
         members = payload[0][0][0]
         if "x" in members[0]:
-            time.sleep(2.5)
+            _spin(2.5)
         if "y" in members[0]:
             raise ValueError("odd input")
         return real(payload)
@@ -37,10 +44,17 @@ def _fake_judge(real):
 def _busy_judge(real):
     def judge(payload):
         if "x" in payload[0][0][0][0]:
-            end = time.monotonic() + 3.0
-            while time.monotonic() < end:  # Python that never sleeps: only a signal stops it
-                pass
+            _spin(3.0)  # Python that never sleeps: only a signal stops it
             raise RuntimeError("ran to its end")
+        return real(payload)
+
+    return judge
+
+
+def _waiting_judge(real, seconds):
+    def judge(payload):
+        if "x" in payload[0][0][0][0]:
+            time.sleep(seconds)  # no CPU: the wall clock alone can end it
         return real(payload)
 
     return judge
@@ -90,7 +104,7 @@ def test_a_slow_or_failing_step_abstains_and_the_rest_are_judged(monkeypatch):
     algebra = ChainAlgebra("", lambda: worker, 2.0)
     found = _outcomes(algebra.check_chain(STEPS, [False] * 4))
     assert found[0][0][0] == found[3][0][0] == "false"
-    assert found[1] == [("timeout", "judge_step ran over 2s")]
+    assert found[1] == [("timeout", "judge_step ran over 2s of CPU time")]
     assert found[2] == [("skipped", "symbolic check failed")]
     assert worker.calls == ["judge_chain"]
 
@@ -114,14 +128,31 @@ def test_a_step_is_stopped_at_its_limit_inside_the_call(monkeypatch):
     # until the parent killed it at the sum of the limits; it is interrupted at its own.
     _warm_readers()
     monkeypatch.setattr(chain_algebra, "judge_step", _busy_judge(chain_algebra.judge_step))
-    handler = signal.getsignal(signal.SIGALRM)
+    handler, profile = signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGPROF)
     worker = _InProcess()
     found = _outcomes(ChainAlgebra("", lambda: worker, 0.5).check_chain(STEPS, [False] * 4))
-    assert found[1] == [("timeout", "judge_step ran over 0.5s")]
+    assert found[1] == [("timeout", "judge_step ran over 0.5s of CPU time")]
     assert found[0][0][0] == found[3][0][0] == "false"  # the steps after it still judged
     assert worker.calls == ["judge_chain"]
-    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # no timer left running
+    for which in (signal.ITIMER_REAL, signal.ITIMER_PROF):
+        assert signal.getitimer(which) == (0.0, 0.0)  # no timer left running
     assert signal.getsignal(signal.SIGALRM) == handler
+    assert signal.getsignal(signal.SIGPROF) == profile
+
+
+def test_a_step_is_timed_by_its_cpu_time_with_the_wall_clock_as_backstop(monkeypatch):
+    # A step's limit counts CPU time, so one that waits (a machine busy with other work)
+    # keeps its verdict past its limit in wall time; past three times its limit the wall
+    # clock ends it all the same.
+    _warm_readers()
+    real = chain_algebra.judge_step
+    monkeypatch.setattr(chain_algebra, "judge_step", _waiting_judge(real, 1.0))
+    found = _outcomes(ChainAlgebra("", _InProcess().itself, 0.5).check_chain(STEPS, [False] * 4))
+    assert found[1] == [("false", "the two sides differ by -6")]
+    monkeypatch.setattr(chain_algebra, "judge_step", _waiting_judge(real, 3.0))
+    found = _outcomes(ChainAlgebra("", _InProcess().itself, 0.5).check_chain(STEPS, [False] * 4))
+    assert found[1] == [("timeout", "judge_step ran over 1.5s")]
+    assert found[0][0][0] == found[3][0][0] == "false"
 
 
 def test_off_the_main_thread_a_step_is_measured_after_it_returns(monkeypatch):
@@ -135,7 +166,7 @@ def test_off_the_main_thread_a_step_is_measured_after_it_returns(monkeypatch):
     thread = threading.Thread(target=lambda: found.extend(algebra.check_chain(STEPS, [False] * 4)))
     thread.start()
     thread.join(60)
-    assert _outcomes(found)[1] == [("timeout", "judge_step ran over 2s")]
+    assert _outcomes(found)[1] == [("timeout", "judge_step ran over 2s of CPU time")]
 
 
 RETRACTED = [

@@ -41,8 +41,8 @@ class CalcSourceConfig:
         ROWS,
     )
     symbolic_timeout_s: float = option(
-        5.0, "Wall-clock bound of one step's symbolic checks; past it the step abstains.", ROWS,
-        gt=0,
+        5.0, "CPU-time bound of one step's symbolic checks (the wall clock at three times it"
+        " is the backstop); past it the step abstains.", ROWS, gt=0,
     )
     workers: int | None = option(
         None, "Sympy workers judging chains at once in each labeler (one child process each;"

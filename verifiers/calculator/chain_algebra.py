@@ -6,8 +6,8 @@ claimed solutions), the functions the problem or the chain defined (`f(x) = 3x^2
 the problem's own relations (given conditions are never "derived"). Algebra a step writes in
 plain text is read too (`plain_algebra.delimited`). A chain's steps go to the killable worker
 in one call (`judge_chain`, `claims_kind.judge_step` for each step in turn; one call a step
-cost about as much again in pickling and waking the worker), each step bounded by `timeout_s`
-in the worker (`killable.deadline`); a step that runs out of time or memory, or fails,
+cost about as much again in pickling and waking the worker), each step bounded by `timeout_s` of
+CPU time in the worker (`killable.deadline`); a step that runs out of time or memory, or fails,
 abstains (`timeout`), and what it would have carried is dropped, so a later step is never
 judged against a condition nobody read. A call that fails as a whole (a step stuck in C code,
 a crash) is made again one step at a time (`check`), each killed at its limit. The call is
@@ -38,6 +38,11 @@ from verifiers.killable import (
     KillableWorker,
     deadline,
 )
+
+# A step's limit counts the worker's CPU time; the wall clock at this many times the limit
+# ends a step that gets no CPU (a machine far busier than its cores), and the parent kills a
+# chain's call at the sum of those.
+WALL_FACTOR = 3.0
 
 __all__ = ["ChainAlgebra"]
 
@@ -143,7 +148,7 @@ class ChainAlgebra:
         try:
             worker.submit(
                 judge_chain, payloads, state, self._timeout_s,
-                timeout=self._timeout_s * checked + 1.0,
+                timeout=self._timeout_s * WALL_FACTOR * checked + 1.0,
             )  # fmt: skip
         except (CheckTimeoutError, CheckMemoryError, CheckCrashedError, CheckFailedError):
             return steps, decided, found, worker, "failed"
@@ -217,11 +222,13 @@ def judge_chain(payloads: list, state: tuple, limit: float) -> tuple[list, tuple
         if not step_clauses:
             out.append(("ok", []))
             continue
-        start = time.perf_counter()
+        start = time.thread_time()
         try:
             # The step's own limit, raised inside it: one step stuck in sympy costs its
-            # limit, not the whole call's (the parent kills the call only at the sum).
-            with deadline(limit, "judge_step"):
+            # limit, not the whole call's (the parent kills the call only at the sum). The
+            # limit is CPU time, so a step near it gets the same verdict however busy the
+            # machine is (the same config, the same shards).
+            with deadline(limit, "judge_step", cpu=True, wall_factor=WALL_FACTOR):
                 outcomes, new_last, new_known, new_defs = judge_step(
                     (step_clauses, last, known, defs, given, decided)
                 )
@@ -237,8 +244,8 @@ def judge_chain(payloads: list, state: tuple, limit: float) -> tuple[list, tuple
             out.append(("failed", f"{type(exc).__name__}: {exc}"))
             last = ()
             continue
-        if time.perf_counter() - start > limit:
-            out.append(("timeout", f"judge_step ran over {limit:g}s"))
+        if time.thread_time() - start > limit:
+            out.append(("timeout", f"judge_step ran over {limit:g}s of CPU time"))
             last = ()
             continue
         out.append(("ok", outcomes))

@@ -101,7 +101,7 @@ class CalcConfig:
     use_sympy: bool = True  # False: irrational claims are skipped, no worker is started
     check_equations: bool = True  # linear equations in one unknown, step to step
     symbolic: bool = True  # relations between expressions (`chain_algebra`), in the worker
-    symbolic_timeout_s: float = 5.0  # wall clock of one step's symbolic checks
+    symbolic_timeout_s: float = 5.0  # CPU time of one step's symbolic checks
     workers: int = 1  # sympy workers `verify` judges chains in at once (one child each)
 
 
