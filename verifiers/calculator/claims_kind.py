@@ -8,7 +8,7 @@ The symbolic checks' abstention rules, in one place. A relation between expressi
   and the text does not say it has none); a relation between numbers where an exact reading
   adds to the numeric reader's (a log, a binomial, a sum, trig, a factorial, a function the
   chain defined). A false identity stands only if it is also false given every condition the
-  problem and the chain wrote about its symbols (`symbolic.follows`): "x^3 + y^3 = (x + y)(4(x
+  problem and the chain wrote about its symbols (`ideals.follows`): "x^3 + y^3 = (x + y)(4(x
   + y) - xy)" after "x^2 + y^2 = 4(x + y)" is a substitution, not a slip.
 - a **condition** (not checked as written): an equation with a lone symbol on one side (a
   definition, a substitution, an assignment), one with a number on one side and symbols on the

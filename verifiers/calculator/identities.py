@@ -2,7 +2,7 @@
 
 See `verifiers.calculator.claims_kind` for the rules in words; `judge_link` applies them to one
 link and evaluates it (`symbolic.compare_identity`, exact numbers for relations between
-numbers), `known_polynomials` and `symbolic.follows` spare a link that the problem's or the
+numbers), `known_polynomials` and `ideals.follows` spare a link that the problem's or the
 chain's conditions make true. Whether the words and forms around a link that fails make it a
 rewrite claimed rather than an equation is `rewrite_cues`'; what the forms of its sides say
 (grouped or expanded, terms apart, an attempt at an expansion) is read by `forms`.
@@ -29,6 +29,7 @@ from verifiers.calculator.elided_terms import ELLIPSIS
 from verifiers.calculator.forms import (
     atomized,
 )
+from verifiers.calculator.ideals import follows
 from verifiers.calculator.known import known_polynomials
 from verifiers.calculator.latex_math import LEIBNIZ
 from verifiers.calculator.readers import fixed_letters, readings
@@ -45,7 +46,6 @@ from verifiers.calculator.symbolic import (
     check_number,
     compare_identity,
     fmt,
-    follows,
     same_value,
     sides_at,
 )

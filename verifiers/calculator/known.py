@@ -1,7 +1,7 @@
 """What the problem and the chain already state about a claim's symbols, as polynomials.
 
 A link false as an identity may be true given the conditions written before it (`x + y = 10`
-makes `x = 10 - y` no slip): `known_polynomials` reads them for `symbolic.follows`, and says
+makes `x = 10 - y` no slip): `known_polynomials` reads them for `ideals.follows`, and says
 when one it cannot read speaks of the same unknowns (then nothing is judged). A chain whose
 ends are one expression written twice sets no condition (`rewrites_only`).
 """

@@ -19,10 +19,11 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.ideals import follows
 from verifiers.calculator.known import known_polynomials
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.relations import TURNED, admissible, math_regions, written
-from verifiers.calculator.symbolic import compare_identity, follows, same_value
+from verifiers.calculator.symbolic import compare_identity, same_value
 
 __all__ = ["operated"]
 

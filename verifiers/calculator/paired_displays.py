@@ -11,10 +11,10 @@ import re
 from verifiers.calculator.claim_words import LETTER, compact, last_sentence, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.derivations import derivation
+from verifiers.calculator.ideals import follows
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.signs import SIGN
 from verifiers.calculator.solutions import Condition, difference
-from verifiers.calculator.symbolic import follows
 
 # Words that open a display whose equations are those of the display before, each simplified
 # in its place ("Simplifying these equations, we get:", "This further simplifies to:").

@@ -20,10 +20,11 @@ from verifiers.calculator.forms import (
     grouped,
     like_terms,
 )
+from verifiers.calculator.ideals import follows
 from verifiers.calculator.known import known_polynomials
 from verifiers.calculator.readers import readings
 from verifiers.calculator.solutions import Condition
-from verifiers.calculator.symbolic import compare_identity, fmt, follows, point
+from verifiers.calculator.symbolic import compare_identity, fmt, point
 
 # Words that say one side of the equation before is being rewritten in place.
 _SIDE_REWRITE = re.compile(r"expand|multipl|distribut|simplif|factor|rearrang|group|collect|combin")

@@ -22,10 +22,11 @@ from verifiers.calculator.claim_words import (
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.ideals import follows
 from verifiers.calculator.known import known_polynomials
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.relations import admissible
-from verifiers.calculator.symbolic import fmt, follows, near, roots_of, same_value, value_at
+from verifiers.calculator.symbolic import fmt, near, roots_of, same_value, value_at
 
 
 @dataclass

@@ -37,7 +37,7 @@ from verifiers.calculator.counting import INTEGER_POINTS, counted, counts_at
 from verifiers.calculator.readers import fixed_letters, readings
 
 __all__ = [
-    "check_number", "compare_identity", "fmt", "follows", "near", "point", "rational_roots",
+    "check_number", "compare_identity", "fmt", "near", "point", "rational_roots",
     "roots_of", "same_value", "sides_at",
 ]
 
@@ -272,75 +272,6 @@ def same_value(a, b) -> bool:
     """Two numbers equal to the working precision."""
     va, vb = _value(a, {}), _value(b, {})
     return va is not None and vb is not None and _close(va, vb)
-
-
-# Beyond these, a Groebner basis can take far longer than a step's time limit.
-_MAX_IDEAL_UNKNOWNS = 6
-
-
-def _rational_coefficients(poly, names) -> bool:
-    import sympy
-
-    return all(c.is_Rational for c in sympy.Poly(sympy.expand(poly), *names).coeffs())
-
-
-def _free_term(target, polys: list) -> bool:
-    """Whether `target`, as a polynomial in the unknowns no condition names, has a nonzero
-    number among its coefficients."""
-    import sympy
-
-    named = set().union(*(p.free_symbols for p in polys))
-    outside = sorted(target.free_symbols - named, key=str)
-    if not outside:
-        return False
-    coefficients = sympy.Poly(sympy.expand(target), *outside).coeffs()
-    return any(c.is_number and c != 0 for c in coefficients)
-
-
-def follows(expr, conditions: list | None) -> bool:
-    """Whether `expr = 0` may follow from `conditions` (each an expression equal to zero).
-
-    True when it does (its numerator lies in the ideal the conditions' numerators generate)
-    and when nothing can be said (None: a condition we could not read; one that is not
-    polynomial); False only when there are no conditions or reduction leaves a remainder."""
-    import sympy
-
-    if conditions is None:
-        return True
-    if not conditions:
-        return False
-    # Functions of the unknowns (sin x, a root) become unknowns of their own, one per atom:
-    # the conditions then speak about them as polynomials do ("sin^2 x + cos^2 x = 1").
-    atoms = set().union(*(e.atoms(sympy.Function, sympy.Pow) for e in [expr, *conditions]))
-    opaque = [a for a in atoms if a.free_symbols and (isinstance(a, sympy.Function)
-              or not (a.exp.is_Integer))]  # fmt: skip
-    rename = {a: sympy.Dummy(f"u{i}") for i, a in enumerate(sorted(opaque, key=str))}
-    expr = expr.xreplace(rename)
-    conditions = [c.xreplace(rename) for c in conditions]
-    names = sorted(set().union(expr.free_symbols, *(c.free_symbols for c in conditions)), key=str)
-    try:
-        # Numerators in lowest terms: `together` keeps a factor its denominators share, and
-        # the same condition written over another denominator would then not contain itself.
-        target = sympy.fraction(sympy.cancel(sympy.together(expr)))[0]
-        polys = [sympy.fraction(sympy.cancel(sympy.together(c)))[0] for c in conditions]
-        if not all(p.is_polynomial(*names) for p in [target, *polys]):
-            return True
-        if len(names) > _MAX_IDEAL_UNKNOWNS or (
-            len(names) > 4 and not all(_rational_coefficients(p, names) for p in polys)
-        ):
-            # A basis that may take minutes to compute: say nothing, unless the claim holds
-            # an unknown no condition names with a number for coefficient (the ideal of
-            # consistent conditions holds no such polynomial).
-            return not _free_term(target, polys)
-        basis = sympy.groebner([sympy.expand(p) for p in polys], *names, order="grevlex")
-        # The remainder on division by the basis, not `contains`: that coerces the target
-        # into the basis's domain (whole numbers), and fails on `-5s/2` or `\sqrt{17}`.
-        _, remainder = sympy.reduced(
-            sympy.expand(target), list(basis.exprs), *names, order="grevlex"
-        )
-        return remainder == 0
-    except Exception:  # sympy's own failures on odd input: say nothing rather than guess
-        return True
 
 
 def point(subs: dict) -> str:
