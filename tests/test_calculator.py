@@ -270,6 +270,13 @@ TRAPS = [
     (r"\[ f(y) = 1 - .7(1 - 2y) = 1 - .7 + 1.4y = .3 + .4y \]", W),
     (r"\[ f(y) = 1 - .7(1 - 2y) = 1 - .7 + 1.4y = .3 + 1.4y \]", C),
     ("He pays .5 * 4 = 3 dollars.", W),
+    # plain text whose relation opens with a minus sign is read with it
+    ("We have -2x > 6, hence x > -3.", W),
+    ("We have -2x > 6, hence x < -3.", U),  # follows: no flag
+    ("From -3x + 4 = 10 we get x = 2.", W),
+    ("From -3x + 4 = 10 we get x = -2.", U),
+    ("Since −2(x − 3) = 4x, x = 2.", W),
+    ("Since −2(x − 3) = 4x, x = 1.", C),
     # no arithmetic at all is unverifiable, never correct by default
     ("Therefore, Morgan can invite 3 friends to her birthday party.", U),
     ("Let's break down the problem step by step.", U),

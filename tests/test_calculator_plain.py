@@ -17,6 +17,10 @@ from verifiers.calculator.plain_algebra import UNREAD, delimited
         ("(since x = 2) and y = 3x.", r"(since \(x = 2\)) and \(y = 3x\)."),
         ("We get 1,000x = 5,000.", r"We get \(1000x = 5000\)."),
         ("so x^2 -4x + 3 = 0 holds", r"so \(x^{2} - 4x + 3 = 0\) holds"),  # a sign spaced loosely
+        # a minus opening the relation is its sign
+        ("We have -2x > 6, hence x > -3.", r"We have \(- 2x > 6\), hence \(x > - 3\)."),
+        ("Subtracting: −x + 5 = 2.", r"Subtracting: \(- x + 5 = 2\)."),
+        ("then -(x + 1) = 4 holds", r"then \(- (x + 1) = 4\) holds"),
     ],
 )
 def test_plain_algebra_is_delimited(text, expected):
@@ -49,6 +53,7 @@ def test_prose_and_numbers_are_left_alone(text):
         "Adding, = x + 1 = 5.",  # read from its middle
         "Solve: 0 = y + 4 -4 = y.",  # two lines run together, the second opening with a sign
         "so -14 = x + 2 -16 = x here",
+        "a well-2x = 6 here",  # a hyphen glued to a word: not a sign opening a relation
     ],
 )
 def test_relations_in_doubt_are_marked_unread(text):

@@ -134,7 +134,7 @@ def _spans(tokens: list) -> list[tuple[int, int]]:
     out = []
     i = 0
     while i < len(tokens):
-        if tokens[i][0] not in ("num", "name", "lp"):
+        if tokens[i][0] not in ("num", "name", "lp") and not _leading_sign(tokens, i):
             i += 1
             continue
         first, depth, expect_operand, last_good = i, 0, True, None
@@ -182,6 +182,15 @@ def _spans(tokens: list) -> list[tuple[int, int]]:
         out.append((first, last_good))
         i = last_good + 1
     return out
+
+
+def _leading_sign(tokens: list, i: int) -> bool:
+    """`-2x > 6`: a minus glued to the operand it opens a span with (`_stands_alone` then
+    asks what stands before the sign: "have -2x" is a span, "5 -2x" is not one)."""
+    return (
+        tokens[i][0] == "op" and tokens[i][1] in "-−" and i + 1 < len(tokens)
+        and tokens[i + 1][0] in ("num", "name", "lp")
+    )  # fmt: skip
 
 
 def _relational(tokens: list) -> bool:
