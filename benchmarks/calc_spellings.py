@@ -54,6 +54,19 @@ def _parens(step: str) -> str:
     return re.sub(r"(?<!\\)\$(.+?)(?<!\\)\$", r"\\(\1\\)", step, flags=re.S)
 
 
+def _undelimited(step: str) -> str:
+    """Math without a command or a brace written as plain text (`\\(x^2 - 5x + 6 = 0\\)` as
+    `x^2 - 5x + 6 = 0`), as chains that write no LaTeX do."""
+
+    def bare(m: re.Match) -> str:
+        text = m.group()
+        cut = 2 if text[:2] in ("\\(", "\\[", "$$") else 1
+        body = text[cut:-cut]
+        return body.strip() if body.strip() and not re.search(r"[\\{}&]", body) else text
+
+    return _MATH.sub(bare, step)
+
+
 def _tagged(step: str) -> str:
     """Every display numbered: `\\[ x + y = 10 \\tag{1} \\]`."""
     step = re.sub(r"\\\[(.*?)\\\]", r"\\[\1 \\tag{1}\\]", step, flags=re.S)
@@ -226,6 +239,7 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "end-comma": _displays(lambda m: m.rstrip() + ", "),
     # orders drawn slanted (`\\leqslant`) and functions named by `\\operatorname`
     "slanted-orders": _inside(lambda m: re.sub(r"\\([lg])eq?(?![A-Za-z])", r"\\\1eqslant", m)),
+    "undelimited": _undelimited,  # math without commands or braces as plain text
     "operatorname": _inside(
         lambda m: re.sub(r"\\(gcd|lcm|sin|cos|tan|log|ln)(?![A-Za-z])", r"\\operatorname{\1}", m)
     ),

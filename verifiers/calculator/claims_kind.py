@@ -110,6 +110,10 @@ from verifiers.calculator.worked_values import worked_links
 __all__ = ["judge_step"]
 
 _MAX_KNOWN = 40
+# An equation not read (in LaTeX, or in plain text `plain_algebra.UNREAD`), kept in its place
+# among the known ones: it says nothing of any letter, but a root claimed of "the equation"
+# after it may be its.
+_UNREAD = (r"\unread", r"\unread")
 _OR = re.compile(r"[\s,]*or[\s,]*")  # nothing but "or" between two alternatives
 # Words right after a chain that solve it ("Solving, we find x = 8/5").
 _SOLVED_AFTER = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:solving|solve|solved)\b")
@@ -263,6 +267,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 continue
             if not (admissible(left) and admissible(right)):
                 previous = None if op == "=" else previous  # nothing is drawn from it unread
+                if op == "=":
+                    known.append(_UNREAD)  # "the equation" after it may be this one
                 continue
             if compact(f"{left}={right}") in given:
                 if op == "=" and len(members) == 2 and LETTER.search(left + right):

@@ -345,7 +345,8 @@ _IS_ROOT = re.compile(
 
 def claimed_root(members: tuple, ops: tuple, after: str, known: list, defs: dict):
     """"By inspection, x = 3 is a root of the equation": the value put back into the last
-    equation written in that unknown alone (None: nothing to say)."""
+    equation written in letters, when that one is in this unknown alone (None: nothing to
+    say; an equation in other letters after it, or one not read, may be the one meant)."""
     import sympy
 
     if len(members) != 2 or ops != ("=",) or not _IS_ROOT.match(after.lower()):
@@ -356,9 +357,11 @@ def claimed_root(members: tuple, ops: tuple, after: str, known: list, defs: dict
         return None
     for left, right in reversed(known):
         e = difference(left, right, defs)
-        if e is not None and {str(x) for x in e.free_symbols} == {name}:
-            break
+        if e is None or e.free_symbols:
+            break  # numbers checked on the way are no equation the root is claimed of
     else:
+        return None
+    if e is None or {str(x) for x in e.free_symbols} != {name}:
         return None
     at = value_at(e, {sympy.Symbol(name): found[0]})
     if at is None or same_value(at, sympy.Integer(0)):
