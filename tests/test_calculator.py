@@ -277,6 +277,13 @@ TRAPS = [
     ("From -3x + 4 = 10 we get x = -2.", U),
     ("Since −2(x − 3) = 4x, x = 2.", W),
     ("Since −2(x − 3) = 4x, x = 1.", C),
+    # a capital letter in plain text names a quantity as a small one does (not "A" or "I"
+    # unless an operator stands after them, nor two capitals: "PN" may be an abbreviation)
+    ("The revenue is R = (450 - 5n)(500 + 10n); expanding, R = 225000 + 4000n - 50n^2.", W),
+    ("The revenue is R = (450 - 5n)(500 + 10n); expanding, R = 225000 + 2000n - 50n^2.", U),
+    ("The revenue is R = PN = (450 - 5n)(500 + 10n); expanding, R = 225000 + 4000n.", U),
+    # a number that goes on in words after a relation in plain text: the relation is unread
+    ("So 6w = 30 feet. Dividing both sides by 6: 6w / 6 = 30 feet / 6, so w = 5 feet.", C),
     # no arithmetic at all is unverifiable, never correct by default
     ("Therefore, Morgan can invite 3 friends to her birthday party.", U),
     ("Let's break down the problem step by step.", U),

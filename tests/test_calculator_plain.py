@@ -17,6 +17,10 @@ from verifiers.calculator.plain_algebra import UNREAD, delimited
         ("(since x = 2) and y = 3x.", r"(since \(x = 2\)) and \(y = 3x\)."),
         ("We get 1,000x = 5,000.", r"We get \(1000x = 5000\)."),
         ("so x^2 -4x + 3 = 0 holds", r"so \(x^{2} - 4x + 3 = 0\) holds"),  # a sign spaced loosely
+        ("Expanding gives: R = 225000 + 4000n", r"Expanding gives: \(R = 225000 + 4000n\)"),
+        ("Let P = 2L + 2W be the perimeter.", r"Let \(P = 2L + 2W\) be the perimeter."),
+        ("so A + B = 10 here", r"so \(A + B = 10\) here"),  # "A" before an operator
+        ("so x = 5 or -5 here", r"so \(x = 5\) or -5 here"),  # a sign after words: no unit
         # a minus opening the relation is its sign
         ("We have -2x > 6, hence x > -3.", r"We have \(- 2x > 6\), hence \(x > - 3\)."),
         ("Subtracting: −x + 5 = 2.", r"Subtracting: \(- x + 5 = 2\)."),
@@ -36,6 +40,8 @@ def test_plain_algebra_is_delimited(text, expected):
         "He came 2nd = last.",  # an ordinal
         "Let x be the number of cats.",  # no relation
         r"We have $x = 5$ already.",  # LaTeX stays as written
+        "It ran on TV = 5 nights.",  # two capitals: an abbreviation, not a product
+        "So I think = 5 is right.",  # the pronoun
     ],
 )
 def test_prose_and_numbers_are_left_alone(text):
@@ -54,6 +60,11 @@ def test_prose_and_numbers_are_left_alone(text):
         "Solve: 0 = y + 4 -4 = y.",  # two lines run together, the second opening with a sign
         "so -14 = x + 2 -16 = x here",
         "a well-2x = 6 here",  # a hyphen glued to a word: not a sign opening a relation
+        # the last number goes on in words: a unit and an operation, or an operation's word
+        "like this: 6W / 6 = 30 feet / 6, so",
+        "so x = 30 divided by 6",
+        "and x = 3/4 of 20 = 15",
+        "so x = 5 more than y",
     ],
 )
 def test_relations_in_doubt_are_marked_unread(text):

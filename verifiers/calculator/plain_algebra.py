@@ -6,16 +6,16 @@ the same claims as those that do, but prose and math share one alphabet there: "
 article, "s" a unit, "x" a times sign, "5/3x" either grouping. So a span is taken only where
 its reading is not in doubt, and everything else is left as prose (a missed claim, never an
 invented one):
-- tokens are numbers, lower-case names of one or two letters with an optional coefficient
-  glued before them (`2r`, `ar^3`; never an English word or an ordinal suffix, "a" only before
-  an operator), brackets, the operators `+ - * / ^ × ÷ · −` (an en dash is a minus) and the
-  relation signs; a space between two operands ends the span (`3600 s`, `60 x 60`), as does
-  anything else;
+- tokens are numbers, lower-case names of one or two letters or one capital with an optional
+  coefficient glued before them (`2r`, `ar^3`, `2W`; never an English word or an ordinal
+  suffix, "a", "A", "I" only before an operator; two capitals may be an abbreviation),
+  brackets, the operators `+ - * / ^ × ÷ · −` (an en dash is a minus) and the relation signs;
+  a space between two operands ends the span (`3600 s`, `60 x 60`), as does anything else;
 - the span holds a relation sign outside brackets with an expression on both sides, and a name;
 - it does not go on an expression or a quantity around it: nothing but punctuation touches it
   (`πr^2`), no number, operator, relation sign or word of an operation ("of", "by", "times")
   stands just before it, no name (a unit?), number, bracket, `%`, `!`, degree or prime just
-  after it;
+  after it, nor words that go on with its last number (`= 30 feet / 6`, "times 3");
 - no fraction whose denominator is a product written without brackets (`5/3x`, `1/ab`), no
   exponent but a number, a lone name or a bracket (`2^3x`), no unit of two letters (`100cm`),
   no minus spaced only before it between two relation signs (`0 = y + 4 -4 = y`).
@@ -42,7 +42,7 @@ UNREAD = r"\unread = \unread"
 
 _TOKEN = re.compile(
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d+(?:\.\d+)?)"
-    r"|(?P<name>[a-z]{1,2})(?![A-Za-z])"
+    r"|(?P<name>[a-z]{1,2}|[A-Z])(?![A-Za-z])"
     r"|(?P<op>[-+*/^×÷·−–])"
     r"|(?P<rel><=|>=|[=≤≥<>≠≈])"
     r"|(?P<lp>\()|(?P<rp>\))"
@@ -54,14 +54,16 @@ _TOKEN = re.compile(
 # Words of one or two letters, and suffixes glued to numbers ("2nd"), that are never names.
 _NOT_NAMES = frozenset(
     "a i am an as at be by do eg go he ie if in is it me my no of ok on or so to up us we vs"
-    " st nd rd th".split()
+    " st nd rd th A I".split()
 )
+_ARTICLES = ("a", "i", "A", "I")  # names only before an operator (`a + b = 5`)
 # Words right before a span that make it the tail of an expression written in words.
 _OPERATION_WORDS = frozenset(
     "of half twice thrice times by mod modulo than minus plus over per less more".split()
 )
 # What may not follow a span: it goes on the last number.
 _GOES_ON = frozenset("%!°'’")
+_GOES_ON_WORDS = _OPERATION_WORDS - {"mod", "modulo"} | {"divided", "multiplied", "squared"}
 # The only characters a span may touch with no space between: punctuation.
 _GLUED_BEFORE = frozenset(':;,"“')
 _GLUED_AFTER = frozenset('.,;:?)"”')
@@ -72,7 +74,7 @@ _LATEX = {"*": r"\cdot", "·": r"\cdot", "×": r"\times", "÷": r"\div", "−": 
 
 def delimited(text: str) -> str:
     """`text` with each plain-text span of algebra outside its math regions put in `\\(...\\)`."""
-    return _delimited(text) if re.search(r"[a-z0-9)]\s*(?:=|≤|≥|<|>|≠|≈)", text) else text
+    return _delimited(text) if re.search(r"[A-Za-z0-9)]\s*(?:=|≤|≥|<|>|≠|≈)", text) else text
 
 
 @lru_cache(maxsize=4096)
@@ -108,7 +110,7 @@ def _resolved(tokens: list) -> list:
     out = []
     for n, (kind, text, at) in enumerate(tokens):
         if kind == "name" and text in _NOT_NAMES:
-            if text not in ("a", "i") or not _between_operators(tokens, n):
+            if text not in _ARTICLES or not _between_operators(tokens, n):
                 kind = "word"
         out.append((kind, text, at))
     return out
@@ -199,7 +201,7 @@ def _relational(tokens: list) -> bool:
     for kind, _, _ in tokens:
         depth += {"lp": 1, "rp": -1}.get(kind, 0)
         relations = relations or (kind == "rel" and depth == 0)
-    return relations and any(re.search("[a-z]", t) for _, t, _ in tokens)
+    return relations and any(re.search("[A-Za-z]", t) for _, t, _ in tokens)
 
 
 def _body(tokens: list) -> str | None:
@@ -210,7 +212,7 @@ def _body(tokens: list) -> str | None:
     for kind in kinds:
         depth += {"lp": 1, "rp": -1}.get(kind, 0)
         relations += kind == "rel" and depth == 0
-    if depth != 0 or not relations or not any(re.search("[a-z]", t) for t in texts):
+    if depth != 0 or not relations or not any(re.search("[A-Za-z]", t) for t in texts):
         return None
     if any(len(t) > 1 and t in ATTACHED_UNITS for t in texts):
         return None  # `1m = 100cm`: units, not a product of unknowns
@@ -228,7 +230,7 @@ def _body(tokens: list) -> str | None:
     parts = []
     for n, (kind, text) in enumerate(solid):
         after = solid[n + 1] if n + 1 < len(solid) else ("", "")
-        lone_name = after[0] == "name" and re.fullmatch("[a-z]", after[1])
+        lone_name = after[0] == "name" and re.fullmatch("[A-Za-z]", after[1])
         if kind == "op" and text in "/÷" and after[0] == "name" and not lone_name:
             return None  # `5/3x`, `1/ab`: which product is the denominator?
         if kind == "op" and text == "^":
@@ -304,4 +306,16 @@ def _stands_alone(tokens: list, first: int, last: int) -> bool:
             return False  # `= 5 cm`, `= 5 x 3`: a unit or an operation the span stops short of
         if kind == "other" and text not in _PUNCTUATION:
             return False
+        if kind == "word" and (text.lower() in _GOES_ON_WORDS or _operation_after(tokens, k)):
+            return False  # `= 30 feet / 6`, `= 5 times 3`: the last number goes on in words
     return True
+
+
+def _operation_after(tokens: list, k: int) -> bool:
+    """Whether an operator (not a sign opening an operand: "or -5") follows word `k`."""
+    n = k + 1
+    while n < len(tokens) and tokens[n][0] == "space":
+        n += 1
+    if n >= len(tokens) or tokens[n][0] != "op":
+        return False
+    return not _leading_sign(tokens, n)
