@@ -262,6 +262,13 @@ TRAPS = [
     (r"\(5 \text{ cm} + 3 \text{ cm} = 9 \text{ cm}\)", W),  # a unit stays in its member
     (r"Solving the system gives \(x + y = 10 \text{ and } x - y = 4\), so \(x = 8, y = 4\).", W),
     (r"Solving the system gives \(x + y = 10 \text{ and } x - y = 4\), so \(x = 7, y = 3\).", U),
+    # other connectives typed inside the math ("so", "hence", "which gives") join too
+    (r"\((x+3)^2 = x^2 + 6x + 9 \text{ so } (x+1)^2 = x^2 + 2x + 2\)", W),
+    (r"\((x+3)^2 = x^2 + 6x + 9 \text{ so } (x+1)^2 = x^2 + 2x + 1\)", C),
+    (r"\(x^2 - 5x + 6 = 0 \text{ hence } x = 4\)", W),
+    (r"\(x^2 - 5x + 6 = 0 \text{, which gives } x = 3\)", U),
+    (r"\(f(x) = x^2 \text{ thus } f(3) = 10\)", W),
+    (r"\(x = 5 \text{ where } x \text{ is the count}\)", U),  # other words stay words
     # a letter the problem gives two values is neither of them
     (r"Then \(x^2 + 1 = 17\).", U, r"Let \(x = 2\) or \(x = 4\). Find \(x^2 + 1\)."),
     (r"Then \(x^2 + 1 = 5\).", U, r"Let \(x = 2 \text{ or } x = 4\). Find \(x^2 + 1\)."),

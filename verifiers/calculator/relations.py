@@ -94,7 +94,10 @@ _SPACING = re.compile(
     r"(?![A-Za-z])"
 )
 _SPACED_GROUP = re.compile(r"\{\s*(\\q?quad\b[^{}]*)\}")
-_JOINING = re.compile(r"\s*,?\s*(?:or|and)\s*,?\s*")
+_JOINING = re.compile(
+    r"\s*,?\s*(?:(?:or|and|so|then|thus|hence|therefore|since|because|where|which|gives?|giving"
+    r"|we|get|have|implies|that|i\.e\.)\s*,?\s*)+"
+)
 _TEXT_ARG = re.compile(r"\\(?:text|textbf|mathrm|mbox|operatorname)\s*\{([^{}]*)\}")
 _LETTERS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]+")
 # Two capitals side by side name points or segments (AB, ABC), never a product we may read.
@@ -219,9 +222,10 @@ def _relation_split(clause: str) -> tuple[list[str], list[str]]:
 
 
 def _text_words(m: re.Match) -> str:
-    # "or" or "and" alone joins two relations, each a clause of its own (`x = 2 \\text{ or } x =
-    # 4`: the piece a `\\text` ends is read as words, and the words after it had taken `x = 4`
-    # along); a unit (`\\text{cm}`) and other words stay where they were.
+    # Connectives alone ("or", "and", "so", "which gives") join two relations, each a clause
+    # of its own (`x = 2 \\text{ or } x = 4`: the piece a `\\text` ends is read as words, and
+    # the words after it had taken `x = 4` along); a unit (`\\text{cm}`) and other words stay
+    # where they were.
     words = m.group(1).replace("\\", " ")
     if _JOINING.fullmatch(words):
         return f" \\quad \\text {words} \\quad "  # as `x = 2 \\quad\\text{or}\\quad x = 4` reads
