@@ -273,6 +273,11 @@ TRAPS = [
     (r"Then \(x^2 + 1 = 17\).", U, r"Let \(x = 2\) or \(x = 4\). Find \(x^2 + 1\)."),
     (r"Then \(x^2 + 1 = 5\).", U, r"Let \(x = 2 \text{ or } x = 4\). Find \(x^2 + 1\)."),
     (r"Then \(x^2 + 1 = 5\).", W, r"Let \(x = 4\). Find \(x^2 + 1\)."),
+    # letters a problem's "let" gives values in a list are all constants
+    (r"Then \(a^2 + b^2 = 14\).", W, r"Let \(a = 2\) and \(b = 3\). Find \(a^2 + b^2\)."),
+    (r"Then \(a + b + c = 10\).", W, r"Let \(a = 2\), \(b = 3\), and \(c = 4\). Find it."),
+    (r"Then \(a + b + c = 9\).", C, r"Let \(a = 2\), \(b = 3\), and \(c = 4\). Find it."),
+    (r"Then \(a + b = 7\).", U, r"Let \(a = 2\) and suppose \(b = 3\). Find \(a + b\)."),
     # a decimal without its leading zero is the one with it
     (r"\[ f(y) = 1 - .7(1 - 2y) = 1 - .7 + 1.4y = .3 + .4y \]", W),
     (r"\[ f(y) = 1 - .7(1 - 2y) = 1 - .7 + 1.4y = .3 + 1.4y \]", C),

@@ -66,13 +66,16 @@ class ChainAlgebra:
         known = []
         fixed: dict[str, str] = {}
         given_values: dict[str, set] = {}  # every value the problem writes for a letter
+        listed = False  # the clause before fixed a letter: "Let $a = 2$ and $b = 3$"
         for clause in _read(question):
             if len(clause.members) == 2 and clause.ops[0] == "=":
                 given_values.setdefault(_compact(clause.members[0]), set()).add(
                     _compact(clause.members[1])
                 )
-            if (name := constant_of(clause.members, clause.ops, clause.before)) is not None:
+            name = constant_of(clause.members, clause.ops, clause.before, listed)
+            if name is not None:
                 fixed.setdefault(name, clause.members[1])  # `Let $T = 8$`: T is 8 throughout
+            listed = name is not None
             for link in clause.links:
                 if link.op != "=":
                     continue

@@ -33,6 +33,8 @@ from verifiers.calculator.readers import DECIMAL, readings
 # Words that give a letter its value; the last ones name it for the rest of the text.
 _NAMES = re.compile(r"\b(?:let|given|denote|define)\b")
 _LASTING = re.compile(r"\b(?:denote|define)\b")
+# Nothing but a list's joint between two values given at once ("Let $a = 2$, and $b = 3$").
+_LIST_JOIN = re.compile(r"\s*,?\s*(?:and\s*)?", re.IGNORECASE)
 
 __all__ = ["constant_of", "define", "definitions", "defining", "fixing", "unfixed"]
 
@@ -102,15 +104,19 @@ def fixing(members: tuple, ops: tuple, before: str, later: list, def_texts: dict
     return name, bool(_LASTING.search(last_sentence(before).lower()))
 
 
-def constant_of(members: tuple[str, ...], ops: tuple[str, ...], before: str) -> str | None:
+def constant_of(
+    members: tuple[str, ...], ops: tuple[str, ...], before: str, listed: bool = False
+) -> str | None:
     """The letter a problem's `Let $T = 8$` fixes (None when the clause fixes none): one
     Latin letter given, after "let", "denote", "define" or "given" in its sentence, a real
-    number written exactly (no decimal: `x = 0.4545...` names a repeating one)."""
+    number written exactly (no decimal: `x = 0.4545...` names a repeating one). `listed`: the
+    clause before fixed a letter, so `$b = 3$` after "Let $a = 2$ and" is named as it was."""
     name = compact(members[0])
     if len(members) != 2 or ops[0] != "=" or not re.fullmatch(r"[A-Za-z]", name):
         return None
     sentence = last_sentence(before).lower()
-    if not _NAMES.search(sentence) or word_set(sentence) & NOT_CLAIMED:
+    named = _NAMES.search(sentence) or listed and _LIST_JOIN.fullmatch(before)
+    if not named or word_set(sentence) & NOT_CLAIMED:
         return None
     # Read here by its words alone (this runs in the caller, where sympy has no time limit):
     # `definitions`, in the worker, keeps it only when it reads as one real number.
