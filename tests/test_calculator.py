@@ -273,6 +273,12 @@ TRAPS = [
     (r"Then \(x^2 + 1 = 17\).", U, r"Let \(x = 2\) or \(x = 4\). Find \(x^2 + 1\)."),
     (r"Then \(x^2 + 1 = 5\).", U, r"Let \(x = 2 \text{ or } x = 4\). Find \(x^2 + 1\)."),
     (r"Then \(x^2 + 1 = 5\).", W, r"Let \(x = 4\). Find \(x^2 + 1\)."),
+    # a letter given plus or minus a number takes both values; "or" typed in the math opens a
+    # step's values as in prose
+    (r"We have \(x^2 - x - 6 = 0\). So \(x = \pm 3\).", W),
+    (r"We have \(x^2 - 9 = 0\). So \(x = \pm 3\).", U),
+    (r"We have \(4x^2 = 1\), hence \(x = \pm \frac{1}{2}\).", U),
+    (r"We have \(4x^2 - 4x + 1 = 2\), hence \(x = \pm \frac{1}{2}\).", U),  # none a root
     # letters a problem's "let" gives values in a list are all constants
     (r"Then \(a^2 + b^2 = 14\).", W, r"Let \(a = 2\) and \(b = 3\). Find \(a^2 + b^2\)."),
     (r"Then \(a + b + c = 10\).", W, r"Let \(a = 2\), \(b = 3\), and \(c = 4\). Find it."),

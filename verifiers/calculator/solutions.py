@@ -141,6 +141,9 @@ _NAMES_ROOTS = re.compile(r"\b(?:solutions?|roots?|zeros?)\b", re.IGNORECASE)
 _SAYS_WHAT = re.compile(r"\s*(?:is|are|was|were)\b", re.IGNORECASE)
 
 
+_SPACING = frozenset({"quad", "qquad", "text"})  # what math writes around typed words
+
+
 def _opening_values(step: Step, carried: Condition, defs: dict) -> list[Assignment]:
     """"Hence $x = 3$ or $x = 4$." opening a step, after a step that ended on an equation in
     x alone: the values it gives, else none (`_opening_run`, "or" / "and" between them)."""
@@ -161,8 +164,8 @@ def _opening_run(step: Step, joins: set[str]) -> list[Assignment]:
             break
         if k == 0 and not (SOLVES.search(a.before.lower()) or _NAMES_ROOTS.search(a.before)):
             return []
-        if k and not word_set(a.before) <= joins:
-            break
+        if k and not word_set(a.before) - _SPACING <= joins:
+            break  # `x = 3 \\text{ or } x = -3` in one region: "or" between two quads
         if _SAYS_WHAT.match(a.after):
             return []  # "x = -1 is a root of the derivative": what it solves is said, not ours
         run.append(a)

@@ -1,0 +1,34 @@
+"""`plus_minus`: a region that gives one letter `\\pm` a number is read as the two values."""
+
+import pytest
+
+from verifiers.calculator.plus_minus import plus_minus
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"So $x = \pm 2$.", r"So $ x = 2 \text{ or } x = -2 $."),
+        (r"\( y = \pm\frac{1}{2} \),", r"\( y = \frac{1}{2} \text{ or } y = -\frac{1}{2} \),"),
+        (r"\[ x = \pm 2\sqrt{3} \]", r"\[ x = 2\sqrt{3} \text{ or } x = -2\sqrt{3} \]"),
+        (r"$x = \pm(1 + \sqrt{2})$", r"$ x = (1 + \sqrt{2}) \text{ or } x = -(1 + \sqrt{2}) $"),
+        (r"$$ t = \pm 3, $$", r"$$ t = 3 \text{ or } t = -3, $$"),
+    ],
+)
+def test_a_letter_given_plus_minus_a_number_takes_both(text, expected):
+    assert plus_minus(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        r"$x^2 = 4 \Rightarrow x = \pm 2$",  # which part the sign covers is not read
+        r"$x = \pm a$",  # not a number
+        r"$x = \pm\sqrt{2} \approx \pm 1.41$",
+        r"$x = 1 \pm 2$",  # the sign between two terms
+        r"$x = \pm 1 + \sqrt{2}$",  # (±1) + √2: the sign covers the first term only
+        r"\( x = \pm 2 $",  # delimiters that do not pair
+    ],
+)
+def test_anything_else_is_left_as_written(text):
+    assert plus_minus(text) == text
