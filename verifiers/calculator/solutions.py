@@ -141,7 +141,7 @@ _NAMES_ROOTS = re.compile(r"\b(?:solutions?|roots?|zeros?)\b", re.IGNORECASE)
 _SAYS_WHAT = re.compile(r"\s*(?:is|are|was|were)\b", re.IGNORECASE)
 
 
-_SPACING = frozenset({"quad", "qquad", "text"})  # what math writes around typed words
+_WORDS_SPACED = frozenset({"quad", "qquad", "text"})  # what math writes around typed words
 
 
 def _opening_values(step: Step, carried: Condition, defs: dict) -> list[Assignment]:
@@ -164,7 +164,7 @@ def _opening_run(step: Step, joins: set[str]) -> list[Assignment]:
             break
         if k == 0 and not (SOLVES.search(a.before.lower()) or _NAMES_ROOTS.search(a.before)):
             return []
-        if k and not word_set(a.before) - _SPACING <= joins:
+        if k and not word_set(a.before) - _WORDS_SPACED <= joins:
             break  # `x = 3 \\text{ or } x = -3` in one region: "or" between two quads
         if _SAYS_WHAT.match(a.after):
             return []  # "x = -1 is a root of the derivative": what it solves is said, not ours
