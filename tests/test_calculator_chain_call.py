@@ -90,6 +90,14 @@ def _outcomes(results):
     return [[(r.outcome, r.reason.split(":")[0]) for r in step] for step in results]
 
 
+def _stopped_at(limit: float) -> list:
+    """A step stopped at its limit by either clock of `killable.deadline`."""
+    return [
+        [("timeout", f"judge_step ran over {limit:g}s of CPU time")],
+        [("timeout", f"judge_step ran over {3 * limit:g}s")],
+    ]
+
+
 def _warm_readers():
     # The first step read in a process builds the parsers' tables, which can take longer
     # than the short limits below: paid here, whichever test runs first in this process.
@@ -104,7 +112,9 @@ def test_a_slow_or_failing_step_abstains_and_the_rest_are_judged(monkeypatch):
     algebra = ChainAlgebra("", lambda: worker, 2.0)
     found = _outcomes(algebra.check_chain(STEPS, [False] * 4))
     assert found[0][0][0] == found[3][0][0] == "false"
-    assert found[1] == [("timeout", "judge_step ran over 2s of CPU time")]
+    # its CPU time, or on a machine too busy to give it a third of a core the wall clock at
+    # three times its limit (the clocks apart: the test of a waiting step below)
+    assert found[1] in _stopped_at(2)
     assert found[2] == [("skipped", "symbolic check failed")]
     assert worker.calls == ["judge_chain"]
 
@@ -131,7 +141,7 @@ def test_a_step_is_stopped_at_its_limit_inside_the_call(monkeypatch):
     handler, profile = signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGPROF)
     worker = _InProcess()
     found = _outcomes(ChainAlgebra("", lambda: worker, 0.5).check_chain(STEPS, [False] * 4))
-    assert found[1] == [("timeout", "judge_step ran over 0.5s of CPU time")]
+    assert found[1] in _stopped_at(0.5)
     assert found[0][0][0] == found[3][0][0] == "false"  # the steps after it still judged
     assert worker.calls == ["judge_chain"]
     for which in (signal.ITIMER_REAL, signal.ITIMER_PROF):
@@ -146,12 +156,14 @@ def test_a_step_is_timed_by_its_cpu_time_with_the_wall_clock_as_backstop(monkeyp
     # clock ends it all the same.
     _warm_readers()
     real = chain_algebra.judge_step
-    monkeypatch.setattr(chain_algebra, "judge_step", _waiting_judge(real, 1.0))
-    found = _outcomes(ChainAlgebra("", _InProcess().itself, 0.5).check_chain(STEPS, [False] * 4))
+    # (a second and a half of slack each way: the step's own reading after its wait must not
+    # reach the backstop on a loaded machine)
+    monkeypatch.setattr(chain_algebra, "judge_step", _waiting_judge(real, 1.5))
+    found = _outcomes(ChainAlgebra("", _InProcess().itself, 1.0).check_chain(STEPS, [False] * 4))
     assert found[1] == [("false", "the two sides differ by -6")]
-    monkeypatch.setattr(chain_algebra, "judge_step", _waiting_judge(real, 3.0))
-    found = _outcomes(ChainAlgebra("", _InProcess().itself, 0.5).check_chain(STEPS, [False] * 4))
-    assert found[1] == [("timeout", "judge_step ran over 1.5s")]
+    monkeypatch.setattr(chain_algebra, "judge_step", _waiting_judge(real, 4.5))
+    found = _outcomes(ChainAlgebra("", _InProcess().itself, 1.0).check_chain(STEPS, [False] * 4))
+    assert found[1] == [("timeout", "judge_step ran over 3s")]
     assert found[0][0][0] == found[3][0][0] == "false"
 
 
