@@ -26,7 +26,7 @@ _NUMERIC_PARTS = re.compile(r"\\(?:d?frac|sqrt|pi|cdot)(?![A-Za-z])|[\d\s{}()\[\
 _TERM = re.compile(
     r"\d+(?:\.\d+)?(?:\\sqrt\{[^{}]+\})?|\\d?frac\{[^{}]+\}\{[^{}]+\}|\\sqrt\{[^{}]+\}"
 )
-
+# Or one bracket: `\\pm 1 + \\sqrt{2}` is (±1) + √2, the sign covers one term.
 _BRACKETED = re.compile(r"\([^()]*\)")
 
 _PAIRS = {"\\(": "\\)", "\\[": "\\]", "$$": "$$", "$": "$"}
@@ -41,9 +41,7 @@ def _both(m: re.Match[str]) -> str:
     value = m["value"].strip()
     if _PAIRS[m["open"]] != m["close"] or _NUMERIC_PARTS.sub("", value):
         return m.group()
-    # `\pm 1 + \sqrt{2}` is (±1) + √2: the sign covers one term, or one bracket
     if not (_TERM.fullmatch(value) or _BRACKETED.fullmatch(value)):
         return m.group()
     name = m["name"]
-    negative = f"-{value}"
-    return f"{m['open']} {name} = {value} \\text{{ or }} {name} = {negative}{m['end']} {m['close']}"
+    return f"{m['open']} {name} = {value} \\text{{ or }} {name} = -{value}{m['end']} {m['close']}"
