@@ -190,7 +190,11 @@ class AnswerCheckConfig:
     `answer` source, MC rollouts, prm-search's `correct`)."""
 
     timeout_s: float = option(
-        ANSWER_TIMEOUT_S, "Wall-clock bound of one answer equivalence check (math).", ROWS, gt=0
+        ANSWER_TIMEOUT_S,
+        "CPU-time bound of one answer equivalence check (math; the wall clock at 3x ends one"
+        " that gets no CPU).",
+        ROWS,
+        gt=0,
     )
 
 

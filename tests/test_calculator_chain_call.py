@@ -62,10 +62,11 @@ def _waiting_judge(real, seconds):
 
 class _InProcess:
     def __init__(self, refuse_chains: bool = False) -> None:
-        self.refuse_chains, self.calls = refuse_chains, []
+        self.refuse_chains, self.calls, self.by_cpu = refuse_chains, [], []
 
-    def call(self, fn, *args, timeout=None):
+    def call(self, fn, *args, timeout=None, cpu=False):
         self.calls.append(fn.__name__)
+        self.by_cpu.append(cpu)
         if fn is judge_chain and self.refuse_chains:
             raise CheckTimeoutError("judge_chain ran over")
         return fn(*args)
@@ -125,6 +126,7 @@ def test_a_chain_call_that_fails_is_made_again_step_by_step(monkeypatch):
     found = _outcomes(algebra.check_chain([STEPS[0], "No math here.", STEPS[3]], [False] * 3))
     assert [step[0][0] if step else None for step in found] == ["false", None, "false"]
     assert worker.calls == ["judge_chain", "judge_step", "judge_step"]
+    assert worker.by_cpu[1:] == [True, True]  # a step alone is bounded by its CPU time too
 
 
 def test_a_decided_step_is_not_confirmed_in_a_chain_call():

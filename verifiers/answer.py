@@ -141,7 +141,7 @@ class AnswerChecker:
             return a == b or ("%" in gold and a == b * 100) or ("%" in pred and a * 100 == b)
         if pred.strip() == gold.strip():
             return True
-        return bool(self._worker.call(self._compare, gold, pred, timeout=self.timeout_s))
+        return bool(self._worker.call(self._compare, gold, pred, timeout=self.timeout_s, cpu=True))
 
     def outcome(self, text: str, reference: str) -> Outcome:
         if not reference.strip():

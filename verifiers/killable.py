@@ -26,7 +26,8 @@ from typing import Any
 
 
 class CheckTimeoutError(Exception):
-    """The call ran past its wall-clock budget; the child was killed."""
+    """The call ran past its budget: its CPU time (the child stopped it and lives on) or
+    the wall clock (the child was killed)."""
 
 
 class CheckCrashedError(Exception):
@@ -47,6 +48,11 @@ class CheckFailedError(Exception):
         self.kind = kind
 
 
+# With a CPU limit, the wall clock at this many times the limit ends a call that gets no CPU
+# (a machine far busier than its cores).
+WALL_FACTOR = 3.0
+
+
 class DeadlineError(BaseException):
     """A part of a job ran past its `deadline`. Not an Exception: a check's own `except
     Exception` (an unreadable member read as unreadable) must not swallow it and go on with
@@ -55,7 +61,7 @@ class DeadlineError(BaseException):
 
 @contextmanager
 def deadline(
-    seconds: float, what: str = "the block", cpu: bool = False, wall_factor: float = 3.0
+    seconds: float, what: str = "the block", cpu: bool = False, wall_factor: float = WALL_FACTOR
 ) -> Iterator[None]:
     """Raise `DeadlineError` inside the block once `seconds` have passed (a timer signal, so
     Python code anywhere in the block is interrupted; C code is, when it returns). Only on
@@ -91,6 +97,16 @@ def deadline(
         for sig, which, handler in previous:
             signal.setitimer(which, 0)
             signal.signal(sig, handler)
+
+
+def _within_cpu(fn: Callable[..., Any], seconds: float, args: tuple) -> Any:
+    """`fn(*args)` stopped at `seconds` of CPU time (runs in the child, for `call(cpu=True)`).
+    The overrun is raised as an Exception here, so the child reports it and lives on."""
+    try:
+        with deadline(seconds, getattr(fn, "__name__", "the call"), cpu=True):
+            return fn(*args)
+    except DeadlineError as exc:
+        raise CheckTimeoutError(str(exc)) from None
 
 
 def _child_main(conn: Any, memory_bytes: int) -> None:
@@ -158,11 +174,21 @@ class KillableWorker:
             self._conn.close()
         self._proc = self._conn = self._pending = None
 
-    def call(self, fn: Callable[..., Any], *args: Any, timeout: float = 5.0) -> Any:
+    def call(
+        self, fn: Callable[..., Any], *args: Any, timeout: float = 5.0, cpu: bool = False
+    ) -> Any:
+        """`fn(*args)` in the child. `cpu`: `timeout` is the child's CPU time, so whether a
+        slow check answers or times out does not hang on what else the machine runs (the
+        same config, the same labels); the wall clock at `WALL_FACTOR` times it still kills
+        a call that gets no CPU or is stuck in C code."""
         with self._lock:
             self._settle()
             self._ensure()
-            return self._run(fn, args, timeout)
+            if not cpu:
+                return self._run(fn, args, timeout)
+            self._send(_within_cpu, (fn, timeout, args))
+            # A second past the child's own wall backstop, so it answers before it is killed.
+            return self._receive(fn, timeout * WALL_FACTOR + 1.0)
 
     def submit(self, fn: Callable[..., Any], *args: Any, timeout: float = 5.0) -> None:
         """Start `fn(*args)` in the child and return at once, so the caller works meanwhile;
@@ -246,6 +272,8 @@ class KillableWorker:
             raise CheckCrashedError(f"worker died: {type(exc).__name__}") from exc
         if not ok:
             kind, message = value
+            if kind == "CheckTimeoutError":  # `_within_cpu`: stopped at its CPU limit
+                raise CheckTimeoutError(message)
             if kind == "MemoryError":
                 raise CheckMemoryError(f"{getattr(fn, '__name__', fn)} hit the memory cap")
             raise CheckFailedError(kind, message)

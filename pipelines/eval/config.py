@@ -140,7 +140,7 @@ class EvalConfig:
     )
     workers: int = option(1, "mode=direct: processes checking chains in parallel.", SPEED, gt=0)
     calc_timeout_s: float = option(
-        2.0, "Wall-clock bound of one sympy claim check (calc source).", ROWS, gt=0
+        2.0, "CPU-time bound of one sympy claim check (calc source).", ROWS, gt=0
     )
     output: EvalOutputConfig = option(factory=EvalOutputConfig, help="Where metrics go.")
     examples: int = option(

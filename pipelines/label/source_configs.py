@@ -33,7 +33,13 @@ class AnswerSourceConfig:
 
 @dataclass
 class CalcSourceConfig:
-    timeout_s: float = option(2.0, "Wall-clock bound of one sympy claim check.", ROWS, gt=0)
+    timeout_s: float = option(
+        2.0,
+        "CPU-time bound of one sympy claim check (the wall clock at 3x ends one that gets no"
+        " CPU).",
+        ROWS,
+        gt=0,
+    )
     symbolic: bool = option(
         True,
         "Check relations between expressions too (identities, derivations, claimed solutions;"

@@ -104,7 +104,7 @@ class RewardConfig:
         "reads no further).", SPEED, gt=0
     )  # fmt: skip
     outcome_timeout_s: float = option(
-        5.0, "Wall-clock bound of one answer equivalence check.", ROWS, gt=0
+        5.0, "CPU-time bound of one answer equivalence check.", ROWS, gt=0
     )
     end_tokens: list[str] = option(
         factory=lambda: list(END_TOKENS),

@@ -30,6 +30,7 @@ from verifiers.calculator.plain_algebra import delimited
 from verifiers.calculator.readers import warm
 from verifiers.calculator.relations import clauses, math_regions
 from verifiers.killable import (
+    WALL_FACTOR,
     CheckCrashedError,
     CheckFailedError,
     CheckMemoryError,
@@ -38,11 +39,6 @@ from verifiers.killable import (
     KillableWorker,
     deadline,
 )
-
-# A step's limit counts the worker's CPU time; the wall clock at this many times the limit
-# ends a step that gets no CPU (a machine far busier than its cores), and the parent kills a
-# chain's call at the sum of those.
-WALL_FACTOR = 3.0
 
 __all__ = ["ChainAlgebra"]
 
@@ -112,7 +108,7 @@ class ChainAlgebra:
         text = _shown(found)
         try:
             outcomes, self._last, self._known, self._defs = self._worker().call(
-                judge_step, payload, timeout=self._timeout_s
+                judge_step, payload, timeout=self._timeout_s, cpu=True
             )
         except (CheckTimeoutError, CheckMemoryError, CheckCrashedError) as exc:
             self._last = ()

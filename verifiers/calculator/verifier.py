@@ -96,7 +96,7 @@ _AHEAD = 8
 class CalcConfig:
     """Knobs of the calculator source (also its cache key)."""
 
-    timeout_s: float = 2.0  # wall clock per sympy check, in the worker
+    timeout_s: float = 2.0  # CPU time of one sympy check, in the worker
     memory_mb: int = 1024  # address-space cap of the worker
     use_sympy: bool = True  # False: irrational claims are skipped, no worker is started
     check_equations: bool = True  # linear equations in one unknown, step to step
@@ -313,7 +313,11 @@ class CalculatorVerifier(ChainVerifier):
             return ClaimResult("skipped", text, reason="needs sympy (disabled)")
         try:
             left, right, equal = self._sympy_worker().call(
-                sympy_compare, link.left.node, link.right.node, timeout=self.config.timeout_s
+                sympy_compare,
+                link.left.node,
+                link.right.node,
+                timeout=self.config.timeout_s,
+                cpu=True,
             )
         except (CheckTimeoutError, CheckMemoryError, CheckCrashedError) as exc:
             return ClaimResult("timeout", text, reason=str(exc))
@@ -331,7 +335,7 @@ class CalculatorVerifier(ChainVerifier):
     def _primality(self, n: int) -> tuple[bool, int | None] | None:
         """`number_facts.primality(n)` in the worker; None when it fails or runs out of time."""
         try:
-            return self._sympy_worker().call(primality, n, timeout=self.config.timeout_s)
+            return self._sympy_worker().call(primality, n, timeout=self.config.timeout_s, cpu=True)
         except (CheckTimeoutError, CheckMemoryError, CheckCrashedError, CheckFailedError):
             return None
 
