@@ -279,6 +279,15 @@ TRAPS = [
     (r"We have \(x^2 - 9 = 0\). So \(x = \pm 3\).", U),
     (r"We have \(4x^2 = 1\), hence \(x = \pm \frac{1}{2}\).", U),
     (r"We have \(4x^2 - 4x + 1 = 2\), hence \(x = \pm \frac{1}{2}\).", U),  # none a root
+    # ... inside a longer region too: a root claimed after an arrow, a square root taken of
+    # both sides checked against the equation it came from
+    (r"\(x^2 - x - 6 = 0 \Rightarrow x = \pm 3\)", W),
+    (r"\[ (x - 8)^2 = 144 \] Taking square roots, we get \[ x - 8 = \pm 14 \]", W),
+    (r"\[ (x - 8)^2 = 144 \] Taking square roots, we get \[ x - 8 = \pm 12 \]", U),
+    (r"\begin{align*} (x+3)^2 &= 121 \\ \Rightarrow\qquad x+3 &= \pm 12 \end{align*}", W),
+    (r"\begin{align*} (x+3)^2 &= 121 \\ \Rightarrow\qquad x+3 &= \pm 11 \end{align*}", U),
+    (r"\(x^2 = 5 \implies x = \pm \sqrt{6}\)", U),  # neither solves it: another question?
+    (r"\(x = \pm 2, y = \pm 3\), so \(x + y = 5\).", U),
     # letters a problem's "let" gives values in a list are all constants
     (r"Then \(a^2 + b^2 = 14\).", W, r"Let \(a = 2\) and \(b = 3\). Find \(a^2 + b^2\)."),
     (r"Then \(a + b + c = 10\).", W, r"Let \(a = 2\), \(b = 3\), and \(c = 4\). Find it."),
