@@ -286,7 +286,12 @@ TRAPS = [
     (r"\[ (x - 8)^2 = 144 \] Taking square roots, we get \[ x - 8 = \pm 12 \]", U),
     (r"\begin{align*} (x+3)^2 &= 121 \\ \Rightarrow\qquad x+3 &= \pm 12 \end{align*}", W),
     (r"\begin{align*} (x+3)^2 &= 121 \\ \Rightarrow\qquad x+3 &= \pm 11 \end{align*}", U),
-    (r"\(x^2 = 5 \implies x = \pm \sqrt{6}\)", U),  # neither solves it: another question?
+    # neither solves it: in the equation's own region, right after it, they are its values;
+    # in another region they may answer another question
+    (r"\(x^2 = 5 \implies x = \pm \sqrt{6}\)", W),
+    (r"\(x^2 = 5 \implies x = \sqrt{6} \quad\text{or}\quad x = -\sqrt{6}\)", W),
+    (r"\(x^2 = 5\). Thus \(x = \pm \sqrt{6}\).", U),
+    (r"\(x^2 = 5\). Thus \(x = \sqrt{6}\) or \(x = -\sqrt{6}\).", U),
     (r"\(x = \pm 2, y = \pm 3\), so \(x + y = 5\).", U),
     # letters a problem's "let" gives values in a list are all constants
     (r"Then \(a^2 + b^2 = 14\).", W, r"Let \(a = 2\) and \(b = 3\). Find \(a^2 + b^2\)."),

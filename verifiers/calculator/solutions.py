@@ -141,9 +141,6 @@ _NAMES_ROOTS = re.compile(r"\b(?:solutions?|roots?|zeros?)\b", re.IGNORECASE)
 _SAYS_WHAT = re.compile(r"\s*(?:is|are|was|were)\b", re.IGNORECASE)
 
 
-_WORDS_SPACED = frozenset({"quad", "qquad", "text"})  # what math writes around typed words
-
-
 def _opening_values(step: Step, carried: Condition, defs: dict) -> list[Assignment]:
     """"Hence $x = 3$ or $x = 4$." opening a step, after a step that ended on an equation in
     x alone: the values it gives, else none (`_opening_run`, "or" / "and" between them)."""
@@ -164,8 +161,8 @@ def _opening_run(step: Step, joins: set[str]) -> list[Assignment]:
             break
         if k == 0 and not (SOLVES.search(a.before.lower()) or _NAMES_ROOTS.search(a.before)):
             return []
-        if k and not word_set(a.before) - _WORDS_SPACED <= joins:
-            break  # `x = 3 \\text{ or } x = -3` in one region: "or" between two quads
+        if k and not word_set(a.before) <= joins:
+            break
         if _SAYS_WHAT.match(a.after):
             return []  # "x = -1 is a root of the derivative": what it solves is said, not ours
         run.append(a)
@@ -249,16 +246,17 @@ def _one_unknown(
         a for a, v in values
         if any(same_value(v, r) or DECIMAL.search(a.value) and near(v, r) for r in roots)
     ]  # fmt: skip
-    direct = len(values) == 1 and (
-        (
-            values[0][0].clause == condition.clause + 1
-            and (
-                values[0][0].region == condition.region
-                or word_set(values[0][0].before) <= CONNECTS
-            )
-        )
-        or bool(DERIVES.search(values[0][0].before.lower()))
-    )
+    # Said of this equation: the value in the clause right after it, in its region or after
+    # connectives alone, or after words that derive it; several values only in its region,
+    # one clause after another joined by connectives (`x^2 = 4 \\Rightarrow x = 3 \\text{ or }
+    # x = -3`).
+    one = len(values) == 1
+    direct = all(
+        a.clause == condition.clause + 1 + i
+        and (a.region == condition.region or one and word_set(a.before) <= CONNECTS)
+        and (i == 0 or word_set(a.before) <= CONNECTS)
+        for i, (a, _) in enumerate(values)
+    ) or (one and bool(DERIVES.search(values[0][0].before.lower())))
     if not hits and not direct:
         return []  # none of them solves it: they may answer another question
     out = []
