@@ -314,6 +314,14 @@ TRAPS = [
     ("The revenue is R = (450 - 5n)(500 + 10n); expanding, R = 225000 + 4000n - 50n^2.", W),
     ("The revenue is R = (450 - 5n)(500 + 10n); expanding, R = 225000 + 2000n - 50n^2.", U),
     ("The revenue is R = PN = (450 - 5n)(500 + 10n); expanding, R = 225000 + 4000n.", U),
+    # a capital the relation also writes bare is a number: its bracket multiplies it; a
+    # capital written only before a bracket may name a function, and stays unread
+    (r"Subtracting, \[A = A \cdot C.\] Factoring, \[A = A(C - 1).\]", W),
+    (r"Subtracting, \[A = A \cdot C.\] Factoring, \[A = A(C + 0).\]", U),
+    (r"We have \(N(N + 1) = 2N^2 + N\).", W),
+    (r"Expanding, \(\frac{N(N + 1)}{2} = \frac{N^2 + N}{2}\).", C),
+    (r"Since \(P(x) = x^2 + 1\), \(P(2) = 6\).", W),
+    (r"Then \(P(2) = 6\).", U),
     # a number that goes on in words after a relation in plain text: the relation is unread
     ("So 6w = 30 feet. Dividing both sides by 6: 6w / 6 = 30 feet / 6, so w = 5 feet.", C),
     # no arithmetic at all is unverifiable, never correct by default

@@ -184,9 +184,35 @@ def _read(text: str) -> list:
 def _sent(found: list) -> list[tuple]:
     """A step's clauses as `judge_step` takes them (plain tuples travel to the worker)."""
     return [
-        (_value_last(c, found[i + 1 :]), c.ops, c.before, c.after, c.region, c.lead, c.rest)
+        (
+            _multiplied(_value_last(c, found[i + 1 :])),
+            c.ops, c.before, c.after, c.region, c.lead, c.rest,
+        )
         for i, c in enumerate(found)
-    ]
+    ]  # fmt: skip
+
+
+# A capital with a bracket after it, and one written bare (not before a bracket, a letter or
+# a subscript).
+_CAPITAL_APPLIED = re.compile(r"(?<![\\A-Za-z])([A-Z])\s*\(")
+_CAPITAL_BARE = re.compile(r"(?<![\\A-Za-z])([A-Z])(?!\s*[A-Za-z_(])")
+
+
+def _multiplied(members: tuple) -> tuple:
+    """`A = A(C - 1)`, `\\frac{N(N + 1)}{2}`: a capital the clause also writes bare is a
+    number, so the bracket after it multiplies it. The reader leaves a capital's bracket
+    unread, for `P(x)` names a function as often; one clause does not use a letter both ways."""
+    text = " ; ".join(members)
+    applied = set(_CAPITAL_APPLIED.findall(text))
+    if not applied:
+        return members
+    bare = set(_CAPITAL_BARE.findall(text)) & applied
+    if not bare:
+        return members
+    return tuple(
+        _CAPITAL_APPLIED.sub(lambda m: f"{m[1]} \\cdot (" if m[1] in bare else m[0], member)
+        for member in members
+    )
 
 
 def _value_last(clause, rest: list) -> tuple:
