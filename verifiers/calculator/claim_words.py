@@ -18,7 +18,8 @@ from verifiers.calculator.relations import primes_written
 from verifiers.calculator.symbolic import compare_identity
 
 WORD = re.compile(r"[a-z]+|\?")
-_COMMAND = re.compile(r"\\[a-z]+")
+# Commands that only space or set type: other commands (`\\therefore`, `\\pmod`) are words.
+_LAYOUT = re.compile(r"\\(?:q?quad|text[a-z]*|mathrm|mbox|hspace)(?![a-z])")
 # The clause is tested, supposed, rejected or corrected, not claimed.
 NOT_CLAIMED = frozenset(
     "if suppose supposing assume assuming check checking test testing verify verifying try"
@@ -152,9 +153,9 @@ def after_words(after: str) -> set[str]:
 
 def word_set(text: str) -> set[str]:
     # "or equivalently" restates what came before; it opens no alternative. "Solving for k"
-    # names the unknown solved for; its "for" opens no case. A command is no word: the
+    # names the unknown solved for; its "for" opens no case. Spacing is no word: the
     # `\\quad` around typed words (`x = 3 \\quad\\text{or}\\quad x = -3`) says nothing.
-    text = _RESTATED.sub("", _METHOD_TRIED.sub("", _COMMAND.sub(" ", text.lower())))
+    text = _RESTATED.sub("", _METHOD_TRIED.sub("", _LAYOUT.sub(" ", text.lower())))
     return set(WORD.findall(_SOLVING_FOR.sub(r"\1", text)))
 
 
