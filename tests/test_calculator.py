@@ -282,6 +282,9 @@ TRAPS = [
     # ... inside a longer region too: a root claimed after an arrow, a square root taken of
     # both sides checked against the equation it came from
     (r"\(x^2 - x - 6 = 0 \Rightarrow x = \pm 3\)", W),
+    (r"We have \(x^2 - x - 6 = 0\). So \(x = \pm\, 3\).", W),  # spacing is no part of it
+    (r"We have \(x^2 - 2x - 1 = 0\). So \(x = 1 \pm \left(\sqrt{2}\right)\).", U),
+    (r"We have \(x^2 - 2x - 2 = 0\). So \(x = \pm \left(1 + \sqrt{3}\right)\).", W),
     (r"\[ (x - 8)^2 = 144 \] Taking square roots, we get \[ x - 8 = \pm 14 \]", W),
     (r"\[ (x - 8)^2 = 144 \] Taking square roots, we get \[ x - 8 = \pm 12 \]", U),
     (r"\begin{align*} (x+3)^2 &= 121 \\ \Rightarrow\qquad x+3 &= \pm 12 \end{align*}", W),

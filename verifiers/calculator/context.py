@@ -117,7 +117,7 @@ def one_spelling(text: str) -> str:
         text = _BARE_DECIMAL.sub("0.", text)
     if "\\" not in text:
         return text
-    text = plus_minus(tex_shorthand(text))
+    text = tex_shorthand(text)
     text = _ORDER.sub(lambda m: ">" if m[1] == "g" else "<", text)
     text = _NAMED_OPERATOR.sub(_command, _SLANTED.sub(_command, text))
     text = _SPACE.sub(" ", _NEGATIVE_SPACE.sub("", text))
@@ -127,7 +127,8 @@ def one_spelling(text: str) -> str:
         text = _CASES.sub(_system, text)
     if "phantom" in text:
         text = _PHANTOM.sub(" ", text)
-    return _STYLE.sub(" ", _SIZING.sub("", text))
+    # After spacing and sizing are gone: `\pm\, 2`, `\pm \left(1 + \sqrt{2}\right)`.
+    return plus_minus(_STYLE.sub(" ", _SIZING.sub("", text)))
 
 
 def _command(m: re.Match[str]) -> str:
