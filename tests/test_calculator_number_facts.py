@@ -26,3 +26,14 @@ def test_primality_gives_the_smallest_factor():
     assert primality(2018) == (False, 2)
     assert primality(1) == (False, None)
     assert primality(10**20 + 39)[0] is True
+
+
+def test_the_least_prime_of_a_range_needs_the_worker():
+    text = "The smallest prime greater than 20 is 29."
+    assert _outcomes(text, None) == []
+    assert _outcomes(text, lambda n: None) == []
+    assert _outcomes(text, primality) == [("false", "The smallest prime greater than 20 is 29")]
+    # a multiple needs no worker
+    assert _outcomes("The smallest 3-digit multiple of 33 is 99.", None) == [
+        ("false", "The smallest 3-digit multiple of 33 is 99")
+    ]

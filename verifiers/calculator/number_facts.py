@@ -27,6 +27,7 @@ from collections.abc import Callable
 from verifiers.calculator.claim_words import NOT_CLAIMED, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.digit_facts import DIGIT_FACTS, judge_digits
+from verifiers.calculator.extremal_facts import EXTREMAL, judge_extremal
 from verifiers.calculator.range_counts import RANGE_COUNTS, judge_range_count
 
 # Words of NOT_CLAIMED that a fact states itself ("is not divisible by 9") or that name the
@@ -146,6 +147,8 @@ def _claimed(text: str, match: re.Match, spans: list[tuple[int, int]]) -> str | 
         if offset <= s and e <= match.start():
             head = head[: s - offset] + " " + head[e - offset :]
     head = re.sub(r"\b(?:find|determine)\s+that\b", " ", head)  # a finding, not a task
+    # "(which might involve a systematic check)": an aside on how it was found, no supposition.
+    head = re.sub(r"\((?:which|that)\b[^()]*\)", " ", head, flags=re.I)
     # "After checking several numbers, we find that ...": a check done, its result stated.
     head = re.sub(r"\b(?:after|by)\s+(?:checking|testing|trying)\b[^,]*,", " ", head, flags=re.I)
     if "?" in head + tail or word_set(head) & _HEDGES:
@@ -348,7 +351,7 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
     text = _plain(step)
     if not re.search(
         r"divisib|multiple|factor|divisor|prime|composite|perfect|common|gcd|gcf|hcf|lcm|digit|remainder"
-        r"|\bends?\b|\bthere\s+(?:are|were|will)\b", text, re.I,
+        r"|\bends?\b|\bthere\s+(?:are|were|will)\b|smallest|least|largest|greatest", text, re.I,
     ):
         return []
     found = [(m, _judge) for m in _FACTS.finditer(text)]
@@ -360,6 +363,7 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
     found += [(m, _judge_factorization) for m in _FACTORIZATION.finditer(text)]
     found += [(m, _judge_remainder) for m in _REMAINDER.finditer(text)]
     found += [(m, judge_range_count) for m in RANGE_COUNTS.finditer(text)]
+    found += [(m, judge_extremal) for p in EXTREMAL for m in p.finditer(text)]
     spans = [m.span() for m, _ in found]
     out = []
     for m, judge in sorted(found, key=lambda f: f[0].start()):
@@ -369,7 +373,8 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
             None
             if judge in (_judge_gcd, _judge_factorization, judge_range_count, _judge_remainder)
             or m.re is DIGIT_FACTS[0]
-            else m.start("n")
+            or m.re is EXTREMAL[0]
+            else m.start("y" if m.re is EXTREMAL[1] else "n")
         )  # fmt: skip
         if not _stands_alone(text, subject, m.end()):
             continue
