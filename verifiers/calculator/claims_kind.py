@@ -81,7 +81,7 @@ from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.in_place import numbers_in_place
 from verifiers.calculator.inequalities import Premise
-from verifiers.calculator.known import rewrites_only
+from verifiers.calculator.known import defined_anew, rewrites_only
 from verifiers.calculator.operations import operated
 from verifiers.calculator.paired_displays import paired
 from verifiers.calculator.readers import readings
@@ -164,7 +164,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             step_fixed += [] if fixed[1] else [fixed[0]]  # "let a = 3": this step's only
         defined = defining(members, ops, defs)
         if defined:
-            define(def_texts, *defined, members[1])
+            defined_anew(def_texts, known, *defined, members[1])
             defs = definitions(def_texts)
             if len(members) == 2:
                 continue

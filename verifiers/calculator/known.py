@@ -12,10 +12,11 @@ import re
 
 from verifiers.calculator.applications import opaque_sides
 from verifiers.calculator.claim_words import BARE_LETTERS
+from verifiers.calculator.definitions import define
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 
-__all__ = ["known_polynomials", "rewrites_only"]
+__all__ = ["defined_anew", "known_polynomials", "rewrites_only"]
 
 # A function we cannot read applied to its letters (`f(x)`, `f_1(x)`, `g_{2}(t)`, `f(x,y)`): a
 # condition holding it is about the function (a definition, an identity it satisfies).
@@ -58,3 +59,16 @@ def rewrites_only(members: tuple, defs: dict) -> bool:
     if len(first) != 1 or len(last) != 1 or not (first[0] - last[0]).free_symbols:
         return False
     return compare_identity(first[0], last[0])[0] == "holds"
+
+
+def defined_anew(def_texts: dict, known: list, name: str, arg: str, body: str) -> None:
+    """`define`, and a function given a new meaning drops the conditions that apply it
+    (`known`, in place): "let's assume f(x) = x + c" after the problem's `f(x + f(x + y)) +
+    f(xy) = ...` makes that equation a condition on c the step is testing, not one known to
+    hold, and read as known it would spare every slip the test makes."""
+    before = def_texts.get(name, ())
+    define(def_texts, name, arg, body)
+    if not arg or def_texts.get(name) == before:
+        return
+    applied = re.compile(rf"(?<![A-Za-z\\]){re.escape(name)}'*\s*\(")
+    known[:] = [k for k in known if not applied.search(f"{k[0]} = {k[1]}")]
