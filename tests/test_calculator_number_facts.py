@@ -37,3 +37,16 @@ def test_the_least_prime_of_a_range_needs_the_worker():
     assert _outcomes("The smallest 3-digit multiple of 33 is 99.", None) == [
         ("false", "The smallest 3-digit multiple of 33 is 99")
     ]
+
+
+def test_a_number_past_the_limit_is_not_read():
+    # 5,000 digits: past what Python turns into an int by default, and far past `_LIMIT`
+    big = "9" * 5000
+    for text in (
+        f"So {big} is divisible by 9.",
+        f"The remainder when {big} is divided by 7 is 3.",
+        f"The GCD of {big} and 6 is 3.",
+        f"The smallest prime greater than {big} is 7.",
+        f"Then {big} is the smallest multiple of 3.",
+    ):
+        assert _outcomes(text, primality) == []

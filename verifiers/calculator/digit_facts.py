@@ -17,8 +17,8 @@ __all__ = ["DIGIT_FACTS", "judge_digits"]
 # The subject: a number, or a whole power of one (`2^{12}`, `7^4`).
 _SUBJECT = r"(?P<n>(?P<b>\d{1,4})\s*\^\s*(?:\{\s*(?P<e>\d{1,5})\s*\}|(?P<e1>\d{1,5})(?![\d.]))|\d+)"
 _LAST = r"(?:(?:two|three)\s+)?(?:units?|ones|last|final)\s+(?:(?:two|three)\s+)?digits?"
-_NOT_A_COUNT = (
-    r"(?<!exactly\s)(?<!only\s)(?<!just\s)(?<!\bof\s)(?<!\ball\s)(?<!least\s)(?<!most\s)"
+_NOT_A_COUNT = (  # (and not inside a longer number: a long one costs its length once)
+    r"(?<![\d,])(?<!exactly\s)(?<!only\s)(?<!just\s)(?<!\bof\s)(?<!\ball\s)(?<!least\s)(?<!most\s)"
 )
 DIGIT_FACTS = tuple(
     re.compile(pattern, re.IGNORECASE)

@@ -51,8 +51,8 @@ _MORE = (
     rf"(?P<more>(?:\s*,\s*(?:{_NUMBER}))*\s*,?\s+(?:and|or)\s+(?:{_NUMBER})"
     r"(?!\s+(?:is|are|was|were|has|have|does|do|divides|can|will|must|cannot)\b))?"
 )
-_FACTS = re.compile(
-    rf"(?P<n>{_NUMBER})\s+(?:is\s+(?P<neg>not\s+)?{_ADVERB}"
+_FACTS = re.compile(  # (not from inside a number: a long one costs its length once)
+    rf"(?<![\d,])(?P<n>{_NUMBER})\s+(?:is\s+(?P<neg>not\s+)?{_ADVERB}"
     rf"(?:(?:divisible\s+by|a\s+multiple\s+of)\s+(?P<d>{_NUMBER}){_MORE}"
     rf"|(?:a\s+)?(?:factor|divisor)\s+of\s+(?P<m>{_NUMBER})"
     r"|(?P<prime>(?:a\s+)?(?:prime|composite)(?:\s+number)?)"
@@ -61,7 +61,7 @@ _FACTS = re.compile(
 )
 # Two numbers said to share no factor: a subject of two.
 _COPRIME = re.compile(
-    rf"(?P<n>{_NUMBER})\s+and\s+(?P<b>{_NUMBER})\s+are\s+(?P<neg>not\s+)?{_ADVERB}"
+    rf"(?<![\d,])(?P<n>{_NUMBER})\s+and\s+(?P<b>{_NUMBER})\s+are\s+(?P<neg>not\s+)?{_ADVERB}"
     r"(?:relatively\s+prime|coprime)",
     re.IGNORECASE,
 )
@@ -111,6 +111,7 @@ _GOES_ON = re.compile(
 # Not "!": "3! = 6" is a factorial.
 _SENTENCE_END = re.compile(r"[?;:\n]|\.(?!\d)")
 _LIMIT = 10**40
+_TOO_LONG = re.compile(r"\d(?:,?\d){40}")
 
 
 def _plain(text: str) -> str:
@@ -376,8 +377,8 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
             or m.re is EXTREMAL[0]
             else m.start("y" if m.re is EXTREMAL[1] else "n")
         )  # fmt: skip
-        if not _stands_alone(text, subject, m.end()):
-            continue
+        if _TOO_LONG.search(m.group(0)) or not _stands_alone(text, subject, m.end()):
+            continue  # a number past `_LIMIT` is not read (nor turned into an int)
         if (tail := _claimed(text, m, spans)) is None:
             continue
         if (result := judge(m, tail, prime_of)) is not None:
