@@ -1,8 +1,8 @@
 """Facts about a number's digits stated in words, checked exactly (read by `number_facts`).
 
 "the units digit of 2^{12} is 6", "2^{12} has a units digit of 6", "4096 ends in 96",
-"2^{1990} has 600 digits", "the last two digits of 7^4 are 01": the subject is a number or a
-whole power of one, and a power past `_MAX_DIGITS` digits is not read.
+"2^{1990} has 600 digits", "the last two digits of 7^4 are 01", "13 is a one-digit number": the
+subject is a number or a whole power of one, and a power past `_MAX_DIGITS` digits is not read.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ _LAST = r"(?:(?:two|three)\s+)?(?:units?|ones|last|final)\s+(?:(?:two|three)\s+)
 _NOT_A_COUNT = (  # (and not inside a longer number: a long one costs its length once)
     r"(?<![\d,])(?<!exactly\s)(?<!only\s)(?<!just\s)(?<!\bof\s)(?<!\ball\s)(?<!least\s)(?<!most\s)"
 )
+_COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+           "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
 DIGIT_FACTS = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
@@ -33,6 +35,9 @@ DIGIT_FACTS = tuple(
         r"(?P<d>\d{1,3})(?![\d.,]\d|s)",
         rf"{_NOT_A_COUNT}{_SUBJECT}\s+(?:has|contains)\s+(?:exactly\s+)?(?P<k>\d{{1,6}})"
         r"\s+digits\b(?!\s+(?:more|fewer|less|than))",
+        # "13 is a one-digit number", "3 is a two-digit number"
+        rf"{_NOT_A_COUNT}{_SUBJECT}\s+is\s+(?P<neg>not\s+)?an?\s+(?P<kw>{'|'.join(_COUNTS)}|\d{{1,2}})"
+        r"\s*-?\s*digit\s+(?:positive\s+|whole\s+|natural\s+)?(?:number|integer|numeral)\b",
     )
 )
 _MAX_DIGITS = 5000
@@ -49,6 +54,12 @@ def judge_digits(m: re.Match, tail: str, prime_of: object = None) -> ClaimResult
     else:
         value = int(b) ** int(e)
     text = re.sub(r"\s+", " ", m.group(0))
+    if "kw" in m.re.groupindex:
+        k = _COUNTS.get(m["kw"].lower()) or int(m["kw"])
+        true = len(str(value))
+        holds = (true == k) != bool(m["neg"])
+        claimed = f"{'not ' if m['neg'] else ''}{_digits(k)}"
+        return ClaimResult("holds" if holds else "false", text, claimed, _digits(true))
     if "k" in m.re.groupindex:
         true = len(str(value))
         return ClaimResult(
@@ -66,3 +77,7 @@ def judge_digits(m: re.Match, tail: str, prime_of: object = None) -> ClaimResult
     holds = (true == int(m["d"])) != negated
     shown = str(true).zfill(width)
     return ClaimResult("holds" if holds else "false", text, m["d"], f"{m['n']} ends in {shown}")
+
+
+def _digits(k: int) -> str:
+    return f"{k} digit" + ("" if k == 1 else "s")
