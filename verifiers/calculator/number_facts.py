@@ -27,8 +27,14 @@ from collections.abc import Callable
 from verifiers.calculator.claim_words import NOT_CLAIMED, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.digit_facts import DIGIT_FACTS, judge_digits
+from verifiers.calculator.divisor_counts import DIVISOR_COUNTS, judge_divisor_count
 from verifiers.calculator.extremal_facts import EXTREMAL, judge_extremal
-from verifiers.calculator.range_counts import RANGE_COUNTS, judge_range_count
+from verifiers.calculator.range_counts import (
+    MULTIPLES_COUNTS,
+    RANGE_COUNTS,
+    judge_multiples,
+    judge_range_count,
+)
 
 # Words of NOT_CLAIMED that a fact states itself ("is not divisible by 9") or that name the
 # arithmetic ("remainder"), and words that hedge a fact though they hedge no equation.
@@ -365,6 +371,8 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
     found += [(m, _judge_remainder) for m in _REMAINDER.finditer(text)]
     found += [(m, judge_range_count) for m in RANGE_COUNTS.finditer(text)]
     found += [(m, judge_extremal) for p in EXTREMAL for m in p.finditer(text)]
+    found += [(m, judge_multiples) for m in MULTIPLES_COUNTS.finditer(text)]
+    found += [(m, judge_divisor_count) for p in DIVISOR_COUNTS for m in p.finditer(text)]
     spans = [m.span() for m, _ in found]
     out = []
     for m, judge in sorted(found, key=lambda f: f[0].start()):
@@ -373,7 +381,8 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
         subject = (
             None
             if judge in (_judge_gcd, _judge_factorization, judge_range_count, _judge_remainder)
-            or m.re is DIGIT_FACTS[0]
+            or judge is judge_multiples
+            or m.re in (DIGIT_FACTS[0], DIVISOR_COUNTS[0], DIVISOR_COUNTS[2])
             or m.re is EXTREMAL[0]
             else m.start("y" if m.re is EXTREMAL[1] else "n")
         )  # fmt: skip
