@@ -29,6 +29,7 @@ from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.digit_facts import DIGIT_FACTS, judge_digits
 from verifiers.calculator.divisor_counts import DIVISOR_COUNTS, judge_divisor_count
 from verifiers.calculator.extremal_facts import EXTREMAL, judge_extremal
+from verifiers.calculator.number_orders import ORDER_FACTS, judge_order
 from verifiers.calculator.range_counts import (
     MULTIPLES_COUNTS,
     RANGE_COUNTS,
@@ -358,7 +359,8 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
     text = _plain(step)
     if not re.search(
         r"divisib|multiple|factor|divisor|prime|composite|perfect|common|gcd|gcf|hcf|lcm|digit|remainder"
-        r"|\bends?\b|\bthere\s+(?:are|were|will)\b|smallest|least|largest|greatest", text, re.I,
+        r"|\bends?\b|\bthere\s+(?:are|were|will)\b|smallest|least|largest|greatest|than|between"
+        r"|at\s+most", text, re.I,
     ):
         return []
     found = [(m, _judge) for m in _FACTS.finditer(text)]
@@ -373,6 +375,7 @@ def stated_facts(step: str, prime_of: Primality | None = None) -> list[ClaimResu
     found += [(m, judge_extremal) for p in EXTREMAL for m in p.finditer(text)]
     found += [(m, judge_multiples) for m in MULTIPLES_COUNTS.finditer(text)]
     found += [(m, judge_divisor_count) for p in DIVISOR_COUNTS for m in p.finditer(text)]
+    found += [(m, judge_order) for p in ORDER_FACTS for m in p.finditer(text)]
     spans = [m.span() for m, _ in found]
     out = []
     for m, judge in sorted(found, key=lambda f: f[0].start()):
