@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.range_counts import WHOLE as _N
 from verifiers.calculator.range_counts import ends_plainly
 
 __all__ = ["DIVISOR_COUNTS", "judge_divisor_count"]
 
-_N = r"\d{1,3}(?:,\d{3})+(?!\d)|\d{1,12}(?!\d|\.\d)"
 _KIND = (
     r"(?P<kind>(?:(?:positive|distinct|integer|natural|whole[- ]number)\s+)*)"
     r"(?P<noun>divisors|factors)"

@@ -28,6 +28,7 @@ from verifiers.calculator.claims import ClaimResult
 __all__ = [
     "MULTIPLES_COUNTS",
     "RANGE_COUNTS",
+    "WHOLE",
     "ends_plainly",
     "judge_multiples",
     "judge_range_count",
@@ -87,12 +88,13 @@ def judge_range_count(m: re.Match, tail: str, prime_of: object = None) -> ClaimR
 # "There are 30 multiples of 10 less than or equal to 300", "... from 1 to 100", "... between
 # 1 and 100": positive multiples (a count that also takes 0 below a bound is not judged), a
 # range with one bound or both.
-_N = r"\d{1,3}(?:,\d{3})+(?!\d)|\d{1,12}(?!\d|\.\d)"
+# A whole number as counts write it (`1,000` grouped), at most 12 digits.
+WHOLE = r"\d{1,3}(?:,\d{3})+(?!\d)|\d{1,12}(?!\d|\.\d)"
 MULTIPLES_COUNTS = re.compile(
-    rf"\bthere\s+(?:are|were|will\s+be)\s+(?P<k>{_N})\s+(?:positive\s+)?multiples\s+of\s+"
-    rf"(?P<d>{_N})\s+(?:(?P<rel>less\s+than\s+or\s+equal\s+to|less\s+than|up\s+to|at\s+most"
-    rf"|not\s+exceeding|below|under)\s+(?P<x>{_N})"
-    rf"|(?P<span>between|from)\s+(?P<a>{_N})\s+(?:and|to|through)\s+(?P<b>{_N}))",
+    rf"\bthere\s+(?:are|were|will\s+be)\s+(?P<k>{WHOLE})\s+(?:positive\s+)?multiples\s+of\s+"
+    rf"(?P<d>{WHOLE})\s+(?:(?P<rel>less\s+than\s+or\s+equal\s+to|less\s+than|up\s+to|at\s+most"
+    rf"|not\s+exceeding|below|under)\s+(?P<x>{WHOLE})"
+    rf"|(?P<span>between|from)\s+(?P<a>{WHOLE})\s+(?:and|to|through)\s+(?P<b>{WHOLE}))",
     re.IGNORECASE,
 )
 _INCLUSIVE = re.compile(r"^\s*,?\s*\(?\s*inclusive", re.IGNORECASE)
