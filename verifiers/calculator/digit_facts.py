@@ -12,7 +12,7 @@ import re
 
 from verifiers.calculator.claims import ClaimResult
 
-__all__ = ["DIGIT_FACTS", "judge_digits"]
+__all__ = ["DIGIT_FACTS", "DIGIT_WORDS", "judge_digits"]
 
 # The subject: a number, or a whole power of one (`2^{12}`, `7^4`).
 _SUBJECT = r"(?P<n>(?P<b>\d{1,4})\s*\^\s*(?:\{\s*(?P<e>\d{1,5})\s*\}|(?P<e1>\d{1,5})(?![\d.]))|\d+)"
@@ -20,8 +20,9 @@ _LAST = r"(?:(?:two|three)\s+)?(?:units?|ones|last|final)\s+(?:(?:two|three)\s+)
 _NOT_A_COUNT = (  # (and not inside a longer number: a long one costs its length once)
     r"(?<![\d,])(?<!exactly\s)(?<!only\s)(?<!just\s)(?<!\bof\s)(?<!\ball\s)(?<!least\s)(?<!most\s)"
 )
-_COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-           "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
+# Counts of digits written as words ("a two-digit number").
+DIGIT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+               "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
 DIGIT_FACTS = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
@@ -36,7 +37,7 @@ DIGIT_FACTS = tuple(
         rf"{_NOT_A_COUNT}{_SUBJECT}\s+(?:has|contains)\s+(?:exactly\s+)?(?P<k>\d{{1,6}})"
         r"\s+digits\b(?!\s+(?:more|fewer|less|than))",
         # "13 is a one-digit number", "3 is a two-digit number"
-        rf"{_NOT_A_COUNT}{_SUBJECT}\s+is\s+(?P<neg>not\s+)?an?\s+(?P<kw>{'|'.join(_COUNTS)}|\d{{1,2}})"
+        rf"{_NOT_A_COUNT}{_SUBJECT}\s+is\s+(?P<neg>not\s+)?an?\s+(?P<kw>{'|'.join(DIGIT_WORDS)}|\d{{1,2}})"
         r"\s*-?\s*digit\s+(?:positive\s+|whole\s+|natural\s+)?(?:number|integer|numeral)\b",
     )
 )
@@ -55,7 +56,7 @@ def judge_digits(m: re.Match, tail: str, prime_of: object = None) -> ClaimResult
         value = int(b) ** int(e)
     text = re.sub(r"\s+", " ", m.group(0))
     if "kw" in m.re.groupindex:
-        k = _COUNTS.get(m["kw"].lower()) or int(m["kw"])
+        k = DIGIT_WORDS.get(m["kw"].lower()) or int(m["kw"])
         true = len(str(value))
         holds = (true == k) != bool(m["neg"])
         claimed = f"{'not ' if m['neg'] else ''}{_digits(k)}"

@@ -21,15 +21,14 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.digit_facts import DIGIT_WORDS
 
 __all__ = ["EXTREMAL", "judge_extremal"]
 
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?!\d)|\d+"
-_DIGITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-           "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
 _WHICH = r"(?P<which>smallest|least|lowest|largest|greatest|biggest|highest)"
 _SIZE = (
-    rf"(?:(?P<positive>positive|natural)\s+)?(?:(?P<k>\d{{1,2}}|{'|'.join(_DIGITS)})\s*-?\s*digits?\s+)?"
+    rf"(?:(?P<positive>positive|natural)\s+)?(?:(?P<k>\d{{1,2}}|{'|'.join(DIGIT_WORDS)})\s*-?\s*digits?\s+)?"
     r"(?:(?P<positive2>positive)\s+)?"
 )
 _NOUN = r"(?:number|integer|whole\s+number|natural\s+number)"
@@ -86,11 +85,10 @@ def _range(m: re.Match) -> tuple[int, int] | None:
     """The whole numbers the kind is sought in, [low, high] (high None: unbounded)."""
     low, high = 1, None
     if m["k"]:
-        k = _DIGITS.get(m["k"].lower()) or int(m["k"])
+        k = DIGIT_WORDS.get(m["k"].lower()) or int(m["k"])
         if not 1 <= k <= 12:
             return None
-        low, high = (0 if k == 1 else 10 ** (k - 1)), 10**k - 1
-        low = max(low, 1)
+        low, high = 10 ** (k - 1), 10**k - 1  # positive: one digit is 1 to 9
     if m["rel"]:
         rel, x = " ".join(m["rel"].lower().split()), _int(m["x"])
         if rel in _STRICT_ABOVE:
@@ -111,9 +109,7 @@ def _is_kind(n: int, m: re.Match, prime_of) -> bool | None:
     if m["d"] or m["d2"]:
         return n % _int(m["d"] or m["d2"]) == 0
     if m["power"]:
-        k = 2 if m["power"].lower() == "square" else 3
-        root = round(n ** (1 / k))
-        return any(r >= 0 and r**k == n for r in (root - 1, root, root + 1))
+        return _root(n, _exponent(m), floor=True) ** _exponent(m) == n
     if m["pfactor"]:
         whole = _int(m["m"])
         if whole % n:
@@ -132,7 +128,7 @@ def _search(m: re.Match, low: int, high: int | None, smallest: bool, prime_of) -
         found = -(-low // d) * d if smallest else (high // d) * d
         return found if low <= found and (high is None or found <= high) else None
     if m["power"]:
-        k = 2 if m["power"].lower() == "square" else 3
+        k = _exponent(m)
         root = _root(low, k) if smallest else _root(high, k, floor=True)
         found = root**k
         return found if low <= found and (high is None or found <= high) else None
@@ -156,6 +152,10 @@ def _search(m: re.Match, low: int, high: int | None, smallest: bool, prime_of) -
         if is_prime[0]:
             return n
     return None
+
+
+def _exponent(m: re.Match) -> int:
+    return 2 if m["power"].lower() == "square" else 3
 
 
 def _root(n: int, k: int, floor: bool = False) -> int:
