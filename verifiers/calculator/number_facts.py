@@ -123,10 +123,12 @@ _TOO_LONG = re.compile(r"\d(?:,?\d){40}")
 
 def _plain(text: str) -> str:
     """The step with its math delimiters and spacing commands gone (positions move)."""
-    text = re.sub(r"\\text\w*\{([^{}]*)\}|\\mathrm\{([^{}]*)\}", r" \1\2 ", text)
+    text = re.sub(r"\\text\w*\{([^{}]*)\}|\\math(?:rm|bf)\{([^{}]*)\}", r" \1\2 ", text)
+    # A value boxed, bold or italic (words only: one star also multiplies) states the fact.
+    text = re.sub(r"\\boxed\{([^{}]*)\}|\*\*([^*\n]{1,80})\*\*", r" \1\2 ", text)
+    text = re.sub(r"(?<![\w*])\*([A-Za-z][A-Za-z -]{0,40})\*(?![\w*])", r"\1", text)
     text = re.sub(r"\\[()\[\]]|\$|\\[,;!]|\{,\}", " ", text)
-    text = text.replace("\\operatorname{gcd}", "gcd").replace("\\gcd", "gcd")
-    text = text.replace("\\operatorname{lcm}", "lcm")
+    text = re.sub(r"\\operatorname\{(gcd|lcm)\}|\\(gcd)", r"\1\2", text)
     return re.sub(r"[ \t]+", " ", text)
 
 
