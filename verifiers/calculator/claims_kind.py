@@ -110,9 +110,8 @@ from verifiers.calculator.worked_values import worked_links
 __all__ = ["judge_step"]
 
 _MAX_KNOWN = 40
-# An equation not read (in LaTeX, or in plain text `plain_algebra.UNREAD`), kept in its place
-# among the known ones: it says nothing of any letter, but a root claimed of "the equation"
-# after it may be its.
+# An equation not read (LaTeX, or plain text `plain_algebra.UNREAD`), kept in its place among
+# the known ones: it says nothing of any letter, but a root claimed of "the equation" may be its.
 _UNREAD = (r"\unread", r"\unread")
 _OR = re.compile(r"[\s,]*or[\s,]*")  # nothing but "or" between two alternatives
 # Words right after a chain that solve it ("Solving, we find x = 8/5").
@@ -141,8 +140,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     previous = Condition(*last_condition, -1, -1) if last_condition else None
     carried = previous  # the equation the step before ended on: the step may open by solving it
     drawn_from = None  # (source, words) the last condition was drawn from: its alternatives' too
-    # The last unknown given an expression (`R = (450 - 5n)(500 + 10n)`): its rewrite follows.
-    named = Condition(*last_named, -1, -1) if last_named else None
+    named = Condition(*last_named, -1, -1) if last_named else None  # the last unknown's expression
     step_words = set().union(*(word_set(c[2]) for c in clauses)) if clauses else set()
     skipped_region = -1
     trials, tried = False, set()  # the letters a trial or a case gave values
@@ -283,6 +281,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             outcome = None if solved else judge_link(members, i, op, defs, known, told)
             if outcome is not None:
                 step.add(outcome, (left, right), defs)
+                # An identity with no equation before it: the next display may rewrite it.
+                if previous is None and outcome.outcome == "holds" and LETTER.search(left + right):
+                    previous = Condition(left, right, k, region) if len(members) == 2 else None
                 continue
             if op != "=" or not LETTER.search(left + right):
                 continue
@@ -352,10 +353,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
 
 def _in_terms_of_itself(members: tuple[str, ...]) -> bool:
     """A lone unknown whose one other member writes it again (`x = \frac{6}{x - 1}`)."""
-    if len(members) != 2:
-        return False
     name = re.escape(compact(members[0]))
-    return re.search(rf"(?<![A-Za-z\\_]){name}(?![A-Za-z_])", members[1]) is not None
+    again = re.compile(rf"(?<![A-Za-z\\_]){name}(?![A-Za-z_])")
+    return len(members) == 2 and again.search(members[1]) is not None
 
 
 def _named(

@@ -22,6 +22,7 @@ import re
 
 from verifiers.calculator.claim_words import (
     FUNC_DEF,
+    LETTER,
     NOT_CLAIMED,
     compact,
     free_letters,
@@ -44,6 +45,12 @@ def defining(members: tuple[str, ...], ops: tuple[str, ...], defs: dict):
     None."""
     m = FUNC_DEF.match(members[0].replace(" ", ""))
     if m is None or ops[0] != "=":
+        return None
+    # `f(y) = 1 + y - f(-1)` applies f at a number only: f up to a constant, which defines no
+    # f to read (taken as one, it would give the chain's `f(y) = 1 + y` after it a second
+    # meaning). A recursion (`f(n) = f(n - 5)`) is a rule of its own: another meaning.
+    calls = re.findall(rf"(?<![\\A-Za-z]){m.group(1)}\s*\(([^()]*\)?)", members[1])
+    if calls and all(c.endswith(")") and not LETTER.search(c) for c in calls):
         return None
     # Only another defined function at its letters, `g(x, y)`: `f(x) = g(x) + 1` when f is
     # defined may give f a new meaning, and then neither is read.

@@ -347,7 +347,9 @@ def shifted(e1, e2):
     off by more than a number): `12x^2 - 32x - 16 + 2\\sqrt{P}` against `2\\sqrt{P} - 23 +
     12x^2 - 32x` is off by 7, so no value of x makes both zero."""
     off = offset(e1, e2)
-    return off if off is not None and off != 0 else None
+    # Only an offset sympy knows is nonzero: `6 - 2\sqrt{15 - 6\sqrt{6}}\sqrt{15 + 6\sqrt{6}}`
+    # is written unlike 0 and is 0.
+    return off if off is not None and off.is_zero is False else None
 
 
 def offset(e1, e2):
