@@ -177,7 +177,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         if lone(members[0]) and not word_set(last_sentence(before)) & NOT_CLAIMED:
             if found := claimed_root(members, ops, after, known, defs):
                 step.out.append(found)
-        if found := signed_value(members, ops, before, defs):  # "the positive root: x = -2"
+        if found := signed_value(members, ops, before, defs, source):  # "the positive root: x = -2"
             step.out.append(found)
         if words & TRIES:
             # From here on a value this step gives may answer a trial: only a value of another
