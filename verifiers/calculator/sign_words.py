@@ -21,6 +21,7 @@ from verifiers.calculator.claim_words import NOT_CLAIMED, compact, last_sentence
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
+from verifiers.calculator.signs import signed
 
 _NAMED = re.compile(
     r"\b(?P<sign>positive|negative)\s+(?:real\s+)?(?P<noun>solution|root|value|answer)s?\b"
@@ -33,6 +34,8 @@ _DISCARDS = re.compile(
     r"\s+(?:real\s+)?(?P<noun>solution|root|value|answer)\b(?!s)",
     re.IGNORECASE,
 )
+# Words before a sign named or discarded that suppose it rather than claim it.
+_SUPPOSES = frozenset({"if", "suppose", "assume", "whether"})
 # Words of a clause that leave the value it names unclaimed, beyond the calculator's own.
 _SETS_ASIDE = NOT_CLAIMED | {
     "discarding",
@@ -60,9 +63,7 @@ def signed_value(
     if not (m := _NAMED.search(said)) or set(ops) != {"="} or not lone(members[0]):
         return None
     clause = re.split(r"[,;]|\b(?:and|but|then)\b", said[: m.start()])[-1]
-    if word_set(said[: m.start()]) & {"if", "suppose", "assume", "whether"} or (
-        word_set(clause) & _SETS_ASIDE
-    ):
+    if word_set(said[: m.start()]) & _SUPPOSES or (word_set(clause) & _SETS_ASIDE):
         return None
     value = members[-1]
     if any(r"\pm" in x or r"\mp" in x for x in members) or not admissible(value):
@@ -91,16 +92,14 @@ def discarded_sign(
     (given, given_ops), name = source, members[0]
     if m is None or set(ops) != {"="} or not lone(name) or given_ops != ("=",):
         return None
-    if word_set(said[: m.start()]) & {"if", "suppose", "assume", "whether"}:
+    if word_set(said[: m.start()]) & _SUPPOSES:
         return None
-    written = given[-1]
-    signs = written.count(r"\pm") + written.count(r"\mp")
-    if len(given) != 2 or compact(given[0]) != compact(name) or signs != 1:
+    pair = signed(given[-1:])  # its value at the upper sign and at the lower
+    if len(given) != 2 or compact(given[0]) != compact(name) or pair is None:
         return None
     values = []
-    for upper in ("+", "-"):
-        lower = "-" if upper == "+" else "+"
-        read = readings(written.replace(r"\pm", upper).replace(r"\mp", lower), defs)
+    for (value,) in pair:
+        read = readings(value, defs)
         if len(read) != 1 or read[0].free_symbols or read[0].is_real is not True:
             return None
         values.append(read[0])
@@ -110,6 +109,6 @@ def discarded_sign(
     shown = ", ".join(f"{float(sympy.N(v)):.6g}" for v in values)
     sign = m["sign"].lower()
     return ClaimResult(
-        "false", f"{given[0]} = {written}", sign, shown,
+        "false", f"{given[0]} = {given[1]}", sign, shown,
         f"discards the {sign} {m['noun'].lower()}, but neither value is {sign}",
     )  # fmt: skip
