@@ -22,10 +22,10 @@ import re
 
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.digit_facts import DIGIT_WORDS
+from verifiers.calculator.range_counts import NUMBER
 
 __all__ = ["EXTREMAL", "judge_extremal"]
 
-_NUMBER = r"\d{1,3}(?:,\d{3})+(?!\d)|\d+"
 _WHICH = r"(?P<which>smallest|least|lowest|largest|greatest|biggest|highest)"
 _SIZE = (
     rf"(?:(?P<positive>positive|natural)\s+)?(?:(?P<k>\d{{1,2}}|{'|'.join(DIGIT_WORDS)})\s*-?\s*digits?\s+)?"
@@ -34,16 +34,16 @@ _SIZE = (
 _NOUN = r"(?:number|integer|whole\s+number|natural\s+number)"
 _KIND = (
     r"(?:(?P<prime>prime)(?:\s+number)?(?!\s+(?:factor|divisor))"
-    rf"|(?P<pfactor>prime)\s+(?:factor|divisor)\s+of\s+(?P<m>{_NUMBER})"
-    rf"|multiple\s+of\s+(?P<d>{_NUMBER})"
-    rf"|{_NOUN}\s+(?:that\s+is\s+|which\s+is\s+)?(?:divisible\s+by|a\s+multiple\s+of)\s+(?P<d2>{_NUMBER})"
+    rf"|(?P<pfactor>prime)\s+(?:factor|divisor)\s+of\s+(?P<m>{NUMBER})"
+    rf"|multiple\s+of\s+(?P<d>{NUMBER})"
+    rf"|{_NOUN}\s+(?:that\s+is\s+|which\s+is\s+)?(?:divisible\s+by|a\s+multiple\s+of)\s+(?P<d2>{NUMBER})"
     r"|perfect\s+(?P<power>square|cube)(?:\s+number)?)"
 )
 _BOUND = (
     r"(?:\s+(?P<rel>greater\s+than\s+or\s+equal\s+to|less\s+than\s+or\s+equal\s+to"
     r"|greater\s+than|larger\s+than|more\s+than|bigger\s+than|exceeding|above|over"
     r"|less\s+than|smaller\s+than|below|under|at\s+least|at\s+most|not\s+exceeding"
-    rf"|no\s+more\s+than|no\s+less\s+than)\s+(?P<x>{_NUMBER}))?"
+    rf"|no\s+more\s+than|no\s+less\s+than)\s+(?P<x>{NUMBER}))?"
 )
 # The value ends the claim: no expression, list or digit goes on from it.
 _VALUE_ENDS = (
@@ -54,12 +54,12 @@ _PHRASE = rf"\bthe\s+{_WHICH}\s+{_SIZE}{_KIND}{_BOUND}"
 EXTREMAL = (
     re.compile(
         rf"{_PHRASE}\s*,?\s*(?:which\s+)?(?:is|equals|=|would\s+be|will\s+be)\s+"
-        rf"(?P<y>{_NUMBER}){_VALUE_ENDS}",
+        rf"(?P<y>{NUMBER}){_VALUE_ENDS}",
         re.IGNORECASE,
     ),
     # "102 is the smallest 3-digit number divisible by 33." (the sentence ends with it)
     re.compile(
-        rf"(?<![\d.,])(?P<y>{_NUMBER})\s+is\s+{_PHRASE}(?=\s*(?:[.;:)]|,\s*(?:so|and|which|since)\b|$))",
+        rf"(?<![\d.,])(?P<y>{NUMBER})\s+is\s+{_PHRASE}(?=\s*(?:[.;:)]|,\s*(?:so|and|which|since)\b|$))",
         re.IGNORECASE,
     ),
 )

@@ -32,6 +32,7 @@ from verifiers.calculator.extremal_facts import EXTREMAL, judge_extremal
 from verifiers.calculator.number_orders import ORDER_FACTS, judge_order
 from verifiers.calculator.range_counts import (
     MULTIPLES_COUNTS,
+    NUMBER,
     RANGE_COUNTS,
     judge_multiples,
     judge_range_count,
@@ -50,25 +51,24 @@ _REJECTS = frozenset(
     " wait actually".split()
 )
 
-_NUMBER = r"\d{1,3}(?:,\d{3})+(?!\d)|\d+"
 _ADVERB = r"(?:(?:also|evenly|exactly|clearly|indeed|obviously|certainly|always|then)\s+)?"
 # The rest of a list of divisors ("divisible by 2, 3 and 5", "by 3 or 9"), when no verb
 # follows it: in "divisible by 3 and 5 is odd" the 5 starts a sentence of its own.
 _MORE = (
-    rf"(?P<more>(?:\s*,\s*(?:{_NUMBER}))*\s*,?\s+(?:and|or)\s+(?:{_NUMBER})"
+    rf"(?P<more>(?:\s*,\s*(?:{NUMBER}))*\s*,?\s+(?:and|or)\s+(?:{NUMBER})"
     r"(?!\s+(?:is|are|was|were|has|have|does|do|divides|can|will|must|cannot)\b))?"
 )
 _FACTS = re.compile(  # (not from inside a number: a long one costs its length once)
-    rf"(?<![\d,])(?P<n>{_NUMBER})\s+(?:is\s+(?P<neg>not\s+)?{_ADVERB}"
-    rf"(?:(?:divisible\s+by|a\s+multiple\s+of)\s+(?P<d>{_NUMBER}){_MORE}"
-    rf"|(?:a\s+)?(?:factor|divisor)\s+of\s+(?P<m>{_NUMBER})"
+    rf"(?<![\d,])(?P<n>{NUMBER})\s+(?:is\s+(?P<neg>not\s+)?{_ADVERB}"
+    rf"(?:(?:divisible\s+by|a\s+multiple\s+of)\s+(?P<d>{NUMBER}){_MORE}"
+    rf"|(?:a\s+)?(?:factor|divisor)\s+of\s+(?P<m>{NUMBER})"
     r"|(?P<prime>(?:a\s+)?(?:prime|composite)(?:\s+number)?)"
     r"|a\s+perfect\s+(?P<power>square|cube)))",
     re.IGNORECASE,
 )
 # Two numbers said to share no factor: a subject of two.
 _COPRIME = re.compile(
-    rf"(?<![\d,])(?P<n>{_NUMBER})\s+and\s+(?P<b>{_NUMBER})\s+are\s+(?P<neg>not\s+)?{_ADVERB}"
+    rf"(?<![\d,])(?P<n>{NUMBER})\s+and\s+(?P<b>{NUMBER})\s+are\s+(?P<neg>not\s+)?{_ADVERB}"
     r"(?:relatively\s+prime|coprime)",
     re.IGNORECASE,
 )
@@ -77,27 +77,27 @@ _GCD_WHAT = (
     r"|least\s+common\s+multiple)(?:\s*\((?:gcd|gcf|hcf|lcm)\))?"
 )
 _GCD = re.compile(
-    rf"\b{_GCD_WHAT}\s+of\s+(?P<a>{_NUMBER})\s+and\s+(?P<b>{_NUMBER})\s*(?:,\s*which\s+)?is\s+"
-    rf"(?P<c>{_NUMBER})",
+    rf"\b{_GCD_WHAT}\s+of\s+(?P<a>{NUMBER})\s+and\s+(?P<b>{NUMBER})\s*(?:,\s*which\s+)?is\s+"
+    rf"(?P<c>{NUMBER})",
     re.IGNORECASE,
 )
 # "We find the GCD of 2187 and 5625. Using the Euclidean algorithm, the GCD is 3.": the pair
 # named last, then its value in a later sentence of the step.
-_GCD_NAMED = re.compile(rf"\b{_GCD_WHAT}\s+of\s+(?P<a>{_NUMBER})\s+and\s+(?P<b>{_NUMBER})\b", re.I)
-_GCD_LATER = re.compile(rf"\bthe\s+{_GCD_WHAT}\s+is\s+(?P<c>{_NUMBER})", re.IGNORECASE)
+_GCD_NAMED = re.compile(rf"\b{_GCD_WHAT}\s+of\s+(?P<a>{NUMBER})\s+and\s+(?P<b>{NUMBER})\b", re.I)
+_GCD_LATER = re.compile(rf"\bthe\s+{_GCD_WHAT}\s+is\s+(?P<c>{NUMBER})", re.IGNORECASE)
 # "The remainder when 706 is divided by 7 is 6", "100 leaves a remainder of 2 when divided by 7".
 _REMAINDER = re.compile(
-    rf"\bremainder\s+(?:when|of)\s+(?P<a>{_NUMBER})\s+(?:is\s+)?divided\s+by\s+(?P<b>{_NUMBER})"
-    rf"\s*,?\s*(?:is|=|equals)\s+(?P<c>{_NUMBER})"
-    rf"|\b(?P<a2>{_NUMBER})\s+(?:divided\s+by\s+(?P<b2>{_NUMBER})\s+)?leaves\s+(?:a\s+)?remainder"
-    rf"\s+(?:of\s+)?(?P<c2>{_NUMBER})(?(b2)|\s+when\s+divided\s+by\s+(?P<b3>{_NUMBER}))",
+    rf"\bremainder\s+(?:when|of)\s+(?P<a>{NUMBER})\s+(?:is\s+)?divided\s+by\s+(?P<b>{NUMBER})"
+    rf"\s*,?\s*(?:is|=|equals)\s+(?P<c>{NUMBER})"
+    rf"|\b(?P<a2>{NUMBER})\s+(?:divided\s+by\s+(?P<b2>{NUMBER})\s+)?leaves\s+(?:a\s+)?remainder"
+    rf"\s+(?:of\s+)?(?P<c2>{NUMBER})(?(b2)|\s+when\s+divided\s+by\s+(?P<b3>{NUMBER}))",
     re.IGNORECASE,
 )
 # "The prime factorization of 900 is 2^2 \times 3^2 \times 5^2": a number said to be a
 # product of whole powers (`K = 20812` may name it first); "900 = ..." is the `=` reader's.
 _FACTOR = r"\d{1,6}(?:\s*\^\s*(?:\{\s*\d{1,3}\s*\}|\d{1,3}(?!\d)))?"
 _FACTORIZATION = re.compile(
-    rf"\bfactori[sz]ation\s+of\s+(?:[A-Za-z]\s*=\s*)?(?P<n>{_NUMBER})\s+(?:is|equals)\s*:?\s*"
+    rf"\bfactori[sz]ation\s+of\s+(?:[A-Za-z]\s*=\s*)?(?P<n>{NUMBER})\s+(?:is|equals)\s*:?\s*"
     rf"(?P<p>{_FACTOR}(?:\s*(?:\\times|\\cdot|\*|×)\s*{_FACTOR})*)",
     re.IGNORECASE,
 )
@@ -235,7 +235,7 @@ def _judge_list(n: int, negated: bool, listed: str, text: str) -> ClaimResult | 
     """A list of divisors ("n is (not) divisible by 3 and 6"): "and" may mean both or either,
     "not ... and" not both or neither, so only a list every member of which answers alike is
     judged: all divide or none does."""
-    divisors = [_number(d) for d in re.findall(_NUMBER, listed)]
+    divisors = [_number(d) for d in re.findall(NUMBER, listed)]
     if 0 in divisors or n > _LIMIT:
         return None
     divides = [n % d == 0 for d in divisors]
