@@ -24,7 +24,7 @@ from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.digit_facts import DIGIT_WORDS
 from verifiers.calculator.range_counts import NUMBER
 
-__all__ = ["EXTREMAL", "judge_extremal"]
+__all__ = ["EXTREMAL", "judge_extremal", "whole_root"]
 
 _WHICH = r"(?P<which>smallest|least|lowest|largest|greatest|biggest|highest)"
 _SIZE = (
@@ -109,7 +109,7 @@ def _is_kind(n: int, m: re.Match, prime_of) -> bool | None:
     if m["d"] or m["d2"]:
         return n % _int(m["d"] or m["d2"]) == 0
     if m["power"]:
-        return _root(n, _exponent(m), floor=True) ** _exponent(m) == n
+        return whole_root(n, _exponent(m), floor=True) ** _exponent(m) == n
     if m["pfactor"]:
         whole = _int(m["m"])
         if whole % n:
@@ -129,7 +129,7 @@ def _search(m: re.Match, low: int, high: int | None, smallest: bool, prime_of) -
         return found if low <= found and (high is None or found <= high) else None
     if m["power"]:
         k = _exponent(m)
-        root = _root(low, k) if smallest else _root(high, k, floor=True)
+        root = whole_root(low, k) if smallest else whole_root(high, k, floor=True)
         found = root**k
         return found if low <= found and (high is None or found <= high) else None
     if m["pfactor"]:
@@ -158,7 +158,7 @@ def _exponent(m: re.Match) -> int:
     return 2 if m["power"].lower() == "square" else 3
 
 
-def _root(n: int, k: int, floor: bool = False) -> int:
+def whole_root(n: int, k: int, floor: bool = False) -> int:
     """The least whole r with r^k >= n (floor: the greatest with r^k <= n)."""
     r = max(int(round(n ** (1 / k))), 0)
     while r**k > n:

@@ -28,7 +28,7 @@ from verifiers.calculator.claim_words import NOT_CLAIMED, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.digit_facts import DIGIT_FACTS, judge_digits
 from verifiers.calculator.divisor_counts import DIVISOR_COUNTS, judge_divisor_count
-from verifiers.calculator.extremal_facts import EXTREMAL, judge_extremal
+from verifiers.calculator.extremal_facts import EXTREMAL, judge_extremal, whole_root
 from verifiers.calculator.number_orders import ORDER_FACTS, judge_order
 from verifiers.calculator.range_counts import (
     MULTIPLES_COUNTS,
@@ -266,8 +266,8 @@ def _judge_prime(
 
 def _judge_power(n: int, negated: bool, power: str, text: str) -> ClaimResult:
     k = 2 if power == "square" else 3
-    root = round(n ** (1 / k))
-    root = next((r for r in (root - 1, root, root + 1) if r >= 0 and r**k == n), None)
+    root = whole_root(n, k, floor=True)  # exact: a float root is off by more than 1 past 2^53
+    root = root if root**k == n else None
     holds = (root is not None) != negated
     true = f"{n} = {root}^{k}" if root is not None else f"no whole number's {power}"
     return ClaimResult("holds" if holds else "false", text, "perfect " + power, true)
