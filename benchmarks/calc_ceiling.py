@@ -16,8 +16,13 @@ chains. `unread`: the other unflagged first errors with an equality the reader c
 (a member outside its grammar), where a wider reader might find more. `blind` counts the
 steps humans judged right (before the first error, or in an all correct chain) that hold such
 a link: equations set up or tested, cases, roundings, the relations a checker must abstain on.
-It says what reading without context would cost, and why the calculator's guards exist. Not
-a test: nothing is asserted.
+It says what reading without context would cost, and why the calculator's guards exist.
+
+Derivations and claimed solutions are equations in unknowns, not links false as written:
+`drawn` counts the other unflagged first errors holding an equation in one unknown whose
+roots differ from those of the last equation in that unknown before it (`drawn_links`), an
+over-count, since cases, values tried and new set-ups reuse letters; `+drawn` is the ceiling
+with them, `blind_drawn` the right steps holding one. Not a test: nothing is asserted.
 """
 
 from __future__ import annotations
@@ -57,11 +62,52 @@ def false_links(step: str, unread: list | None = None) -> list[str]:
     return found
 
 
+def _one_unknown(clause) -> tuple | None:
+    """(unknown, its roots) for a clause that is one polynomial equation in one unknown."""
+    from verifiers.calculator.readers import readings
+    from verifiers.calculator.symbolic import roots_of
+
+    if clause.ops != ("=",):
+        return None
+    a, b = (readings(m, {}) for m in clause.members)
+    if len(a) != 1 or len(b) != 1 or len((a[0] - b[0]).free_symbols) != 1:
+        return None
+    (x,) = (a[0] - b[0]).free_symbols
+    try:
+        roots = roots_of(a[0] - b[0], x)
+    except Exception:  # noqa: BLE001 - an equation sympy cannot solve is not counted
+        return None
+    return (x, roots) if roots else None
+
+
+def drawn_links(steps: list[str], upto: int) -> list[str]:
+    """The equations in one unknown of step `upto` whose roots neither lie among those of
+    the last equation in that unknown before them in the chain nor hold them all: every
+    derivation that changes the roots of the one it came from, and every value claimed
+    against it (`2x + 5 = 11`, then `2x = 16`; `x = 4` for `x^2 - 5x + 6 = 0`). An
+    over-count: cases, values tried and new set-ups reuse letters too."""
+    from verifiers.calculator.plain_algebra import delimited
+    from verifiers.calculator.relations import clauses
+
+    last, found = {}, []
+    for i, step in enumerate(steps[: upto + 1]):
+        for clause in clauses(delimited(step)):
+            if (cur := _one_unknown(clause)) is None:
+                continue
+            before = last.get(cur[0])
+            if i == upto and before and not (cur[1] <= before or before <= cur[1]):
+                found.append(" = ".join(clause.members))
+            last[cur[0]] = cur[1]
+    return found
+
+
 def census(subset: str, data: Path = DATA) -> tuple[dict[str, int], list[tuple[str, int, list]]]:
     """(counts, the unflagged first errors holding a false link) for one subset."""
     from verifiers.calculator.verifier import CalculatorVerifier
 
-    counts = dict.fromkeys(("erroneous", "recalled", "reachable", "unread", "blind"), 0)
+    counts = dict.fromkeys(
+        ("erroneous", "recalled", "reachable", "drawn", "unread", "blind", "blind_drawn"), 0
+    )
     reachable = []
     calc = CalculatorVerifier(timeout_s=2.0)
     try:
@@ -69,8 +115,9 @@ def census(subset: str, data: Path = DATA) -> tuple[dict[str, int], list[tuple[s
             human = r["label"]
             verdicts = calc.check_steps(r["steps"], r["problem"])
             for i, step in enumerate(r["steps"][: human if human >= 0 else None]):
-                if verdicts[i].status != "incorrect" and false_links(step):
-                    counts["blind"] += 1
+                if verdicts[i].status != "incorrect":
+                    counts["blind"] += bool(false_links(step))
+                    counts["blind_drawn"] += bool(drawn_links(r["steps"], i))
             if human < 0:
                 continue
             counts["erroneous"] += 1
@@ -79,6 +126,9 @@ def census(subset: str, data: Path = DATA) -> tuple[dict[str, int], list[tuple[s
             elif links := false_links(r["steps"][human], unread := []):
                 counts["reachable"] += 1
                 reachable.append((r["id"], human, links))
+            elif links := drawn_links(r["steps"], human):
+                counts["drawn"] += 1
+                reachable.append((r["id"], human, ["drawn:", *links]))
             else:
                 counts["unread"] += bool(unread)
     finally:
@@ -100,14 +150,16 @@ def main() -> None:
             print(f"[{chain} step {step}] " + " ;; ".join(links)[:300])
     print(
         f"\n{'subset':14} {'err':>5} {'recalled':>8} {'reachable':>9} {'recall':>7}"
-        f" {'ceiling':>7} {'unread':>6} {'blind':>6}"
+        f" {'ceiling':>7} {'drawn':>5} {'+drawn':>6} {'unread':>6} {'blind':>6}"
+        f" {'blind_drawn':>11}"
     )
     for subset, c in rows:
         n = c["erroneous"] or 1
         print(
             f"{subset:14} {c['erroneous']:>5} {c['recalled']:>8} {c['reachable']:>9}"
             f" {c['recalled'] / n:>7.3f} {(c['recalled'] + c['reachable']) / n:>7.3f}"
-            f" {c['unread']:>6} {c['blind']:>6}"
+            f" {c['drawn']:>5} {(c['recalled'] + c['reachable'] + c['drawn']) / n:>6.3f}"
+            f" {c['unread']:>6} {c['blind']:>6} {c['blind_drawn']:>11}"
         )
 
 
