@@ -32,6 +32,7 @@ FLOOR_CLOSE = re.compile(r"(?:\\right\s*)?\\(?P<kind>rfloor|rceil)")
 _BAR = re.compile(r"\\left\s*\||\\right\s*\||\\[lr]vert|\|")
 _HUGE_POWER = re.compile(r"\^\s*\{?\s*\d{4,}")  # a power we would not expand
 _DECIMAL = re.compile(r"\d\.\d")
+_LONGEST_BITS = 3_000  # about 900 digits
 
 
 def worked_links(members: tuple[str, ...], ops: tuple[str, ...], defs: dict) -> list[ClaimResult]:
@@ -121,6 +122,8 @@ def _common(member: str, defs: dict) -> str | None:
     whole = [int(n) for n in numbers]
     name = (found["command"] or found["named"] or found["bare"]).lower()
     value = math.gcd(*whole) if name == "gcd" else math.lcm(*whole)
+    if _too_long(value):
+        return None
     return f"{member[: found.start()]}({value}){member[end + 1 :]}"
 
 
@@ -141,7 +144,7 @@ def _floors(member: str, defs: dict) -> str | None:
     if inside is None or places and abs(inside - round(inside)) <= sympy.Rational(1, 10**places):
         return None  # `\\lfloor 2.9999999999 \\rfloor`: a rounded 3, perhaps
     value = sympy.floor(inside) if found["kind"] == "lfloor" else sympy.ceiling(inside)
-    if not value.is_Integer:
+    if not value.is_Integer or _too_long(int(value)):
         return None
     return f"{member[: found.start()]}({value}){member[closed.end() :]}"
 
@@ -159,6 +162,13 @@ def _bars(member: str, defs: dict) -> str | None:
         return None
     first, second = bars[0], bars[1]
     inside = _number(member[first.end() : second.start()], defs)
-    if inside is None:
+    if inside is None or inside.is_Rational and _too_long(max(abs(inside.p), inside.q)):
         return None
     return f"{member[: first.start()]}({sympy.latex(abs(inside))}){member[second.end() :]}"
+
+
+def _too_long(whole: int) -> bool:
+    """A whole number too long to write back into the member: Python refuses to print one
+    past 4,300 digits (`\\lfloor \\log_{10} 100^{1000^{10000}} \\rfloor`), and the readers
+    would not read one that long anyway."""
+    return abs(whole).bit_length() > _LONGEST_BITS
