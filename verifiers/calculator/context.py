@@ -216,6 +216,11 @@ _LAST_DIGITS = re.compile(
     r"\b(?:units?|ones)[\s-]+digits?\b|\blast[\s-]+(?:(two|three)[\s-]+digits|digit)\b", re.I
 )
 _DIGITS_MODULUS = {None: 10, "two": 100, "three": 1000}
+# "the rules 0 + 1 = 1 and 1 + 1 = 0 compute the parity": a step about parity, or about even
+# and odd together, may compute modulo 2 with "=".
+_PARITY = re.compile(
+    r"\bparit(?:y|ies)\b|\beven\W+(?:and|or)\W+odd\b|\bodd\W+(?:and|or)\W+even\b", re.I
+)
 _BASE = re.compile(r"\bbase[\s\-]*\{?\s*(\d{1,2})(?!\d)|\d_\{?(\d{1,2})\}?(?!\d)")
 _BASE_WORDS = {"binary": 2, "octal": 8, "hexadecimal": 16}
 # Words that count whole items up: a quotient written as the next whole number is what is
@@ -233,7 +238,7 @@ def step_context(
     moduli = {int(m) for m in _MODULUS.findall(step) if int(m) > 1}
     moduli |= {
         _DIGITS_MODULUS[(m.group(1) or "").lower() or None] for m in _LAST_DIGITS.finditer(step)
-    }
+    } | ({2} if _PARITY.search(step) else set())
     bases = {int(a or b) for a, b in _BASE.findall(step)} | {
         base for word, base in _BASE_WORDS.items() if word in words
     }

@@ -227,13 +227,15 @@ def _rightmost(seg: list[Tok]) -> Side | None:
     return None
 
 
-def _joined(seg: list[Tok]) -> Side | None:
+def _joined(seg: list[Tok], opens: bool = False) -> Side | None:
     """`12 + 30 = 42 and 8 * 3 = 25`: right after the value one link closes with, "and" opens
     the next link's side (elsewhere "and" before a number joins a fragment's operands: "the
     product of 6 and 7 = 42", `_rightmost`). The words before "and" may only be units, and the
-    side is numbers: "a = 26 and b = 41" gives values, the equation checks' to read."""
+    side is numbers: "a = 26 and b = 41" gives values, the equation checks' to read. `opens`:
+    the clause opens with "and" after a comma closing a relation (`3 * 4 = 12 apples, and
+    12 + 5 = 17`; "the sum of 5, 6, and 7 = 18" has none before its "and")."""
     ands = [j for j, tok in enumerate(seg) if tok.kind == "word" and tok.text == "and"]
-    if not ands or _leftmost(seg[: ands[0]])[0] is None:
+    if not ands or _leftmost(seg[: ands[0]])[0] is None and not (opens and ands[0] == 0):
         return None
     side = _whole(seg[ands[0] + 1 :])
     return None if side is None or variables(side.node) else side
@@ -383,8 +385,9 @@ def extract_links(text: str) -> tuple[Link, ...]:
             left = _whole(left_seg) if k > 0 else None
             if left is None:
                 left = _rightmost(left_seg)
-            if left is None and k > 0:
-                left = _joined(left_seg)
+            opens = k == 0 and ci > 0 and ends[ci - 1] == "," and not _no_relation(clauses[ci - 1])
+            if left is None and (k > 0 or opens):
+                left = _joined(left_seg, opens)
             right = None if last else _whole(right_seg)
             words: tuple[str, ...] = ()
             remainder = None
