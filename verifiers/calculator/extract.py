@@ -33,11 +33,11 @@ from verifiers.calculator.parse import (
 from verifiers.calculator.side_words import (
     COPULAS,
     END_STOP,
-    MODIFIERS,
     POISON,
     RESULT_VERBS,
     SCALE_WORDS,
     STOP_WORDS,
+    modifies,
     noun_phrase,
 )
 from verifiers.calculator.tokens import clause_ends, tokenize
@@ -199,7 +199,8 @@ def _rightmost(seg: list[Tok]) -> Side | None:
         ):
             continue  # "a_1 + 6": a binary operator never opens a side; "-5" may
         result = start > 1 and prev.text == "to" and toks[start - 2].text in RESULT_VERBS
-        modified = prev is not None and (prev.text in MODIFIERS or prev.text in SCALE_WORDS)
+        before = toks[start - 2].text if start > 1 else ""
+        modified = prev is not None and modifies(prev.text, before)
         if prev is not None and not prev.space and toks[start].kind == "lp":
             return None  # f(2), g(x): a function value, not a parenthesised number
         try:
@@ -235,7 +236,7 @@ def _joined(seg: list[Tok], opens: bool = False) -> Side | None:
     the clause opens with "and" after a comma closing a relation (`3 * 4 = 12 apples, and
     12 + 5 = 17`; "the sum of 5, 6, and 7 = 18" has none before its "and")."""
     ands = [j for j, tok in enumerate(seg) if tok.kind == "word" and tok.text == "and"]
-    if not ands or _leftmost(seg[: ands[0]])[0] is None and not (opens and ands[0] == 0):
+    if not ands or (ands[0] != 0 if opens else _leftmost(seg[: ands[0]])[0] is None):
         return None
     side = _whole(seg[ands[0] + 1 :])
     return None if side is None or variables(side.node) else side

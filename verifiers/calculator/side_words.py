@@ -33,6 +33,22 @@ SCALE_WORDS = frozenset(
 )
 # Verbs that join a letter to the expression it names ("the sum of x is -3 + 11").
 COPULAS = frozenset("is are was equals".split())
+# Nouns that name what the whole expression after "of" computes ("a total of 9 * 8 = 72", "a
+# height of 8/2 = 4 feet"), unlike words that take part of it ("half of 12 + 4", "the average
+# of 4 + 6", "the absolute value of -3 + 5").
+QUANTITY_NOUNS = frozenset(
+    "total sum length width height depth cost price distance speed weight mass area perimeter"
+    " volume age profit score capacity salary balance elevation".split()
+)
+
+
+def modifies(word: str, before: str) -> bool:
+    """`word`, right before an expression (`before`: the word before it), makes the expression
+    the tail of something we cannot read (`MODIFIERS`, a scale word), but for "of" after a
+    noun that names the whole quantity (`QUANTITY_NOUNS`)."""
+    if word == "of" and before in QUANTITY_NOUNS:
+        return False
+    return word in MODIFIERS or word in SCALE_WORDS
 
 
 def noun_phrase(kind: str, after: str) -> bool:
