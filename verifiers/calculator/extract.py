@@ -31,12 +31,12 @@ from verifiers.calculator.parse import (
     variables,
 )
 from verifiers.calculator.side_words import (
-    COPULAS,
     END_STOP,
     POISON,
     RESULT_VERBS,
     SCALE_WORDS,
     STOP_WORDS,
+    after_copula,
     modifies,
     noun_phrase,
 )
@@ -103,7 +103,9 @@ def _drop_units(seg: list[Tok]) -> tuple[list[Tok], tuple[str, ...]]:
                 units.extend(t.text for t in seg[i + 1 : k])
                 i = unit_power_end(seg, k)  # "7.5 gallons/ft^3": the power belongs to the unit
                 continue
-        if after_operand and tok.kind == "lp" and out[-1].space:
+        # "5 (apples)" names a number's unit; "\frac{1}{2} (base)(height)", "2\pi (radius)"
+        # name factors in words.
+        if after_operand and tok.kind == "lp" and out[-1].space and out[-1].kind in (NUM, "pct"):
             end = annotation_end(seg, i)
             if end > i:
                 i = end
@@ -174,18 +176,6 @@ def _remainder(seg: list[Tok]) -> Fraction | None:
     return value if value is not None and value.denominator == 1 else None
 
 
-def _named_then_is(toks: list[Tok], start: int, end: int) -> bool:
-    """A lone letter at `start` (ending at `end`), then "is", then one expression to the end."""
-    if toks[start].kind not in (VAR, "letter") or end != start + 1 or end + 1 >= len(toks):
-        return False
-    if toks[end].text not in COPULAS:
-        return False
-    try:
-        return parse_expression(toks, end + 1)[1] == len(toks)
-    except ParseError:
-        return False
-
-
 def _rightmost(seg: list[Tok]) -> Side | None:
     """The expression that closes a side, or None when it is a fragment."""
     toks, units = _drop_units(seg)
@@ -213,14 +203,16 @@ def _rightmost(seg: list[Tok]) -> Side | None:
             # "equal to 6 yuan, 15 USD (...)": not the result; scan no further (but into an
             # aside after it: "up to 441 (since 256 + ... = 441)")
             return None
-        if modified and not result and not _named_then_is(toks, start, end):
+        if modified and not result:
             # "half of 12 + 4", "3 times 4 + 2": a fragment, and so may be anything after it
             # ("the angles of a 14-gon is 180(14 - 2)"; the article read as a letter opens
-            # it). Not a letter named after "of", "is" and the whole side ("the sum of x is -3
-            # + 11 - 3 - 11"), nor a number a copula ends: "the digits of 1521 is 1 + 5 + 2 + 1".
+            # it). Not a number a copula ends: "the digits of 1521 is 1 + 5 + 2 + 1"; and the
+            # side a copula after the fragment opens is whole (`after_copula`).
             if end < len(toks) and noun_phrase(toks[start].kind, toks[end].text):
                 continue
-            return None
+            if (found := after_copula(toks, end)) is None:
+                return None
+            start, node, end = found
         if end == len(toks):
             side = _side(toks[start:], node, units)
             # "Time spent: 4 hours = 4 * 60": a plain number with words or units is a label.

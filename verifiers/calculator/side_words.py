@@ -2,6 +2,8 @@
 expression beside it (`extract` reads sides with them; `claims` and `context` ask whether a
 unit is a scale word)."""
 
+from verifiers.calculator.parse import ParseError, Tok, parse_expression
+
 # A word right before an expression makes it the tail of something we cannot read. A bound
 # ("at most 101*18 + 20*9 = 2007") is not one: the arithmetic after it is claimed.
 MODIFIERS = frozenset(
@@ -56,3 +58,18 @@ def noun_phrase(kind: str, after: str) -> bool:
     digits of 1521 is ..."). (Not the article "a" read as a letter: "the angles of a 14-gon is
     180^\\circ(14 - 2) = 2160" has no side to read after it.)"""
     return kind == "num" and after in COPULAS
+
+
+def after_copula(toks: list[Tok], end: int) -> tuple[int, tuple, int] | None:
+    """(start, tree, end) of the one expression a copula after a fragment ending at `end` opens
+    and the side ends with ("the value of x + y is 9 + 11", "the product of 6 and 7 is 6 * 7":
+    the subject named, then its value, whole); None where the first copula after it opens
+    none."""
+    for j in range(end, len(toks) - 1):
+        if toks[j].kind == "word" and toks[j].text in COPULAS:
+            try:
+                node, stop = parse_expression(toks, j + 1)
+            except ParseError:
+                return None
+            return (j + 1, node, stop) if stop == len(toks) else None
+    return None
