@@ -205,9 +205,9 @@ def _rightmost(seg: list[Tok]) -> Side | None:
             return None
         if modified and not result:
             # "half of 12 + 4", "3 times 4 + 2": a fragment, and so may be anything after it
-            # ("the angles of a 14-gon is 180(14 - 2)"; the article read as a letter opens
-            # it). Not a number a copula ends: "the digits of 1521 is 1 + 5 + 2 + 1"; and the
-            # side a copula after the fragment opens is whole (`after_copula`).
+            # (the article read as a letter opens one: "the angles of a 14-gon"). The scan
+            # goes on past a number a copula ends ("the digits of 1521 is 1 + 5 + 2 + 1");
+            # else only the one side a copula after the fragment opens is read (`after_copula`).
             if end < len(toks) and noun_phrase(toks[start].kind, toks[end].text):
                 continue
             if (found := after_copula(toks, end)) is None:

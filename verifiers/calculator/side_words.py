@@ -55,8 +55,9 @@ def modifies(word: str, before: str) -> bool:
 
 def noun_phrase(kind: str, after: str) -> bool:
     """After a modifier, a number that is only part of a noun phrase: one a copula ends ("the
-    digits of 1521 is ..."). (Not the article "a" read as a letter: "the angles of a 14-gon is
-    180^\\circ(14 - 2) = 2160" has no side to read after it.)"""
+    digits of 1521 is ..."), after which the scan for a side goes on. (Not the article "a"
+    read as a letter, "the angles of a 14-gon is ...": nothing after it opens a side but the
+    one `after_copula` reads.)"""
     return kind == "num" and after in COPULAS
 
 
