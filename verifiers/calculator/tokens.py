@@ -34,9 +34,12 @@ CAPITAL_UNITS = frozenset(
     "am pm mb gb kb tb mph usd eur gbp xl xs vip us km cm mm kg ml oz lb ft hr".split()
 )
 
+# Words joined by hyphens ("non-club", "push-ups") are one word: read as "non - club", the
+# unit after a value made its side an expression. A lone letter before a hyphen stays a
+# letter ("x-intercept", "a-b").
 _TOKEN = re.compile(
     r"(?P<num>\d+(?:\.\d+)?|\.\d+)"
-    r"|(?P<word>[A-Za-z][A-Za-z'’]*)"
+    r"|(?P<word>[A-Za-z][A-Za-z'’]+(?:-[a-z][a-z'’]+)+|[A-Za-z][A-Za-z'’]*)"
     r"|(?P<op>[-+*/^])"
     r"|(?P<lp>[(\[])|(?P<rp>[)\]])"
     r"|(?P<pct>%)"
