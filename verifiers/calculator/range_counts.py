@@ -85,13 +85,13 @@ def judge_range_count(m: re.Match, tail: str, prime_of: object = None) -> ClaimR
     return ClaimResult("holds" if holds else "false", text, m["k"], f"{true} {m['what'].lower()}")
 
 
-# "There are 30 multiples of 10 less than or equal to 300", "... from 1 to 100", "... between
-# 1 and 100": positive multiples (a count that also takes 0 below a bound is not judged), a
-# range with one bound or both.
 # A whole number as facts in words write it: digits, or `1,000` grouped (each judge bounds it).
 NUMBER = r"\d{1,3}(?:,\d{3})+(?!\d)|\d+"
 # A whole number as counts write it (`1,000` grouped), at most 12 digits.
 WHOLE = r"\d{1,3}(?:,\d{3})+(?!\d)|\d{1,12}(?!\d|\.\d)"
+# "There are 30 multiples of 10 less than or equal to 300", "... from 1 to 100", "... between
+# 1 and 100": positive multiples (a count that also takes 0 below a bound is not judged), a
+# range with one bound or both.
 MULTIPLES_COUNTS = re.compile(
     rf"\bthere\s+(?:are|were|will\s+be)\s+(?P<k>{WHOLE})\s+(?:positive\s+)?multiples\s+of\s+"
     rf"(?P<d>{WHOLE})\s+(?:(?P<rel>less\s+than\s+or\s+equal\s+to|less\s+than|up\s+to|at\s+most"
