@@ -80,8 +80,8 @@ def _one_unknown(clause) -> tuple | None:
     return (x, roots) if roots else None
 
 
-def drawn_links(steps: list[str], upto: int) -> list[str]:
-    """The equations in one unknown of step `upto` whose roots neither lie among those of
+def drawn_links(steps: list[str]) -> list[list[str]]:
+    """For each step, its equations in one unknown whose roots neither lie among those of
     the last equation in that unknown before them in the chain nor hold them all: every
     derivation that changes the roots of the one it came from, and every value claimed
     against it (`2x + 5 = 11`, then `2x = 16`; `x = 4` for `x^2 - 5x + 6 = 0`). An
@@ -89,16 +89,17 @@ def drawn_links(steps: list[str], upto: int) -> list[str]:
     from verifiers.calculator.plain_algebra import delimited
     from verifiers.calculator.relations import clauses
 
-    last, found = {}, []
-    for i, step in enumerate(steps[: upto + 1]):
+    last, out = {}, []
+    for step in steps:
+        out.append([])
         for clause in clauses(delimited(step)):
             if (cur := _one_unknown(clause)) is None:
                 continue
             before = last.get(cur[0])
-            if i == upto and before and not (cur[1] <= before or before <= cur[1]):
-                found.append(" = ".join(clause.members))
+            if before and not (cur[1] <= before or before <= cur[1]):
+                out[-1].append(" = ".join(clause.members))
             last[cur[0]] = cur[1]
-    return found
+    return out
 
 
 def census(subset: str, data: Path = DATA) -> tuple[dict[str, int], list[tuple[str, int, list]]]:
@@ -114,10 +115,11 @@ def census(subset: str, data: Path = DATA) -> tuple[dict[str, int], list[tuple[s
         for r in json.loads((data / f"{subset}.json").read_text()):
             human = r["label"]
             verdicts = calc.check_steps(r["steps"], r["problem"])
+            drawn = drawn_links(r["steps"])
             for i, step in enumerate(r["steps"][: human if human >= 0 else None]):
                 if verdicts[i].status != "incorrect":
                     counts["blind"] += bool(false_links(step))
-                    counts["blind_drawn"] += bool(drawn_links(r["steps"], i))
+                    counts["blind_drawn"] += bool(drawn[i])
             if human < 0:
                 continue
             counts["erroneous"] += 1
@@ -126,7 +128,7 @@ def census(subset: str, data: Path = DATA) -> tuple[dict[str, int], list[tuple[s
             elif links := false_links(r["steps"][human], unread := []):
                 counts["reachable"] += 1
                 reachable.append((r["id"], human, links))
-            elif links := drawn_links(r["steps"], human):
+            elif links := drawn[human]:
                 counts["drawn"] += 1
                 reachable.append((r["id"], human, ["drawn:", *links]))
             else:
