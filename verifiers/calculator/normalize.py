@@ -51,6 +51,15 @@ _UNIT_PART = (
     r"(?:[^{}]|\{[^{}]*\})*\}"
 )
 _CONVERSION = re.compile(rf"\\[dt]?frac\s*{_UNIT_PART}\s*{_UNIT_PART}")
+# `40 \mathrm{~g}`, `80 \text{ s}`: one upright letter after a number is an SI unit by
+# convention (ISO 80000), but read as a letter it made its side a product. Only units whose
+# letter is no common constant or notation are named: `\mathrm{e}`, `\mathrm{i}` are numbers,
+# `58 \mathrm{R} 5` a remainder.
+_SPACE = r"(?:\s|~|\\[,;:! ])*"
+_LETTER_UNIT = re.compile(
+    rf"(?<=\d){_SPACE}\\(?:mathrm|text|textrm|mbox)\s*\{{{_SPACE}([gmshL]){_SPACE}\}}"
+)
+_UNIT_NAMES = {"g": "grams", "m": "meters", "s": "seconds", "h": "hours", "L": "liters"}
 _OPERATORNAME = re.compile(r"\\operatorname\s*\*?\s*\{[^{}]*\}")  # cis, lcm: a function
 # In LaTeX math, letters touching \sqrt, \pi or a fraction are factors ("AC\sqrt{3}",
 # "\pi ab", "\frac 12 bh"), but as words they would pass for units and drop out of the side.
@@ -341,6 +350,7 @@ def normalize(text: str) -> str:
     s = _MIXED.sub(r"\1 mixednumber \\frac", s)  # "2\frac{5}{3}": mixed number or product?
     s = _OPERATORNAME.sub(" mathop ", s)
     s = _CONVERSION.sub(" mathop ", s)
+    s = _LETTER_UNIT.sub(lambda m: " " + _UNIT_NAMES[m.group(1)] + " ", s)
     s = _TEXT.sub(r" \1 ", s)
     s = _BINOM.sub(_binom, _N_C_K.sub(_binom, s))
     if not _POINTS.search(s):
