@@ -51,6 +51,15 @@ def opens_aside(toks: list[Tok], start: int) -> bool:
     return depth > 0
 
 
+def aside_after(toks: list[Tok], end: int) -> bool:
+    """Whether an aside opens at or after toks[end] and the tokens end inside it: the side read
+    there ends in the brackets ("4 (since 3 + 4"), not past them ("180 deg (6 - 2)/6")."""
+    return any(
+        opens_aside(toks, k) and sum((t.text == "(") - (t.text == ")") for t in toks[k - 1 :]) > 0
+        for k in range(max(end, 1), len(toks))
+    )
+
+
 def closes_aside(toks: list[Tok], end: int) -> bool:
     """Whether toks[end] is a ")" no bracket of the side opened: the side ends an aside."""
     if toks[end].text != ")":

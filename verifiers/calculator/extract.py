@@ -18,7 +18,13 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 
-from verifiers.calculator.brackets import annotation_end, closes_aside, opens_aside, unit_power_end
+from verifiers.calculator.brackets import (
+    annotation_end,
+    aside_after,
+    closes_aside,
+    opens_aside,
+    unit_power_end,
+)
 from verifiers.calculator.normalize import normalize
 from verifiers.calculator.parse import (
     NUM,
@@ -37,6 +43,7 @@ from verifiers.calculator.side_words import (
     SCALE_WORDS,
     STOP_WORDS,
     after_copula,
+    article,
     modifies,
     noun_phrase,
 )
@@ -184,7 +191,7 @@ def _rightmost(seg: list[Tok]) -> Side | None:
         if prev is not None and prev.kind != "word" and not opens_aside(toks, start):
             continue
         first = toks[start]
-        if first.kind in ("word", "letter") or (
+        if first.kind in ("word", "letter") or article(toks, start) or (
             first.kind == OP and (first.text != "-" or first.space)
         ):
             continue  # "a_1 + 6": a binary operator never opens a side; "-5" may
@@ -207,10 +214,13 @@ def _rightmost(seg: list[Tok]) -> Side | None:
             # "half of 12 + 4", "3 times 4 + 2": a fragment, and so may be anything after it
             # (the article read as a letter opens one: "the angles of a 14-gon"). The scan
             # goes on past a number a copula ends ("the digits of 1521 is 1 + 5 + 2 + 1");
-            # else only the one side a copula after the fragment opens is read (`after_copula`).
+            # else only the one side a copula after the fragment opens is read (`after_copula`),
+            # or one in an aside the tokens end in ("digit U must be 4 (since 3 + 4 = 7)").
             if end < len(toks) and noun_phrase(toks[start].kind, toks[end].text):
                 continue
             if (found := after_copula(toks, end)) is None:
+                if aside_after(toks, end):
+                    continue
                 return None
             start, node, end = found
         if end == len(toks):
@@ -358,10 +368,8 @@ def _list_edges(
 
 @lru_cache(maxsize=16384)
 def extract_links(text: str) -> tuple[Link, ...]:
-    """Every `a = b` link of every `=`/`≈` chain in a step, in reading order.
-
-    A side that is an item of a comma list (`_list_edges`) gives no link.
-    """
+    """Every `a = b` link of every `=`/`≈` chain in a step, in reading order; a side that is
+    an item of a comma list (`_list_edges`) gives no link."""
     links: list[Link] = []
     plain = normalize(text)
     clauses, ends = tokenize(plain), clause_ends(plain)

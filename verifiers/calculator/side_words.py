@@ -74,3 +74,16 @@ def after_copula(toks: list[Tok], end: int) -> tuple[int, tuple, int] | None:
                 return None
             return (j + 1, node, stop) if stop == len(toks) else None
     return None
+
+
+def article(toks: list[Tok], start: int) -> bool:
+    """The article "a" before a noun that names a whole quantity and "of" ("up to a height of
+    16/2 = 8 feet", "to a total of 9 * 8"): no operand, so a modifier before it bears on none,
+    and "of" after the noun opens a whole side. Elsewhere "a" may be the letter ("any value of
+    a that solves a^2 - 8a = 20")."""
+    return (
+        toks[start].text == "a"
+        and start + 2 < len(toks)
+        and toks[start + 1].text in QUANTITY_NOUNS
+        and toks[start + 2].text == "of"
+    )
