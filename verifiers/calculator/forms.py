@@ -17,6 +17,8 @@ _GROUPED = re.compile(
     r"[)\]]\s*\^|[)\]]\s*[(\[]|\d\s*[(\[]|[A-Za-z]\s*[(\[]|\\frac|\\sqrt|[)\]]\s*[A-Za-z]"
     r"|[)\]]\s*\\[a-z]"
 )
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+_LETTER = re.compile(r"[A-Za-z]")
 _COEFFICIENT = re.compile(
     r"\\[dt]?frac\s*\{[^{}+\-]*\}\s*\{\s*\d+\s*\}|\\sqrt\s*\{\s*\d+\s*\}"
 )
@@ -190,15 +192,28 @@ def gathered(left: str, right: str, a, b) -> bool:
 
 
 def written_terms(text: str) -> int:
-    """Terms of a member as written: a sign at depth 0 after an operand starts one (`3x + 5x`
-    is two; `-3x`, `x^{-1}`, `2 \\cdot (-x)` one)."""
-    depth, count, before = 0, 1, ""
-    for char in text:
+    """How many terms a member has as written (`term_texts`)."""
+    return len(term_texts(text))
+
+
+def term_texts(text: str) -> list[str]:
+    """A member's terms as written, each with its sign: a sign at depth 0 after an operand
+    starts one (`3x + 5x` is two; `-3x`, `x^{-1}`, `2 \\cdot (-x)` one)."""
+    depth, start, before, out = 0, 0, "", []
+    for i, char in enumerate(text):
         depth += (char in "({[") - (char in ")}]")
         if char in "+-" and depth == 0 and before and before not in "+-*/^=(":
-            count += 1
+            out.append(text[start:i])
+            start = i
         before = before if char.isspace() else char
-    return count
+    return [*out, text[start:]]
+
+
+def written_fractions(text: str) -> int:
+    """The terms of a member as written that are each one fraction with a letter in its
+    denominator (`\\frac{2}{x} + \\frac{3}{x}`: two, where sympy reads `5/x`)."""
+    parts = [fraction_parts(term.strip().lstrip("+-")) for term in term_texts(text)]
+    return sum(p is not None and bool(_LETTER.search(_COMMAND.sub("", p[1]))) for p in parts)
 
 
 def kept_part(earlier, later) -> bool:
@@ -249,11 +264,12 @@ def rational_degree(expr) -> int | None:
         return None
 
 
-def combines(a, b) -> str:
+def combines(a, b, left: str = "", right: str = "") -> str:
     """"common" when one side is a sum of at least two fractions with unknowns in their
     denominators and the other a single such fraction over their common denominator (or
     their product, up to a constant factor): what combining them writes; "sum" for the same
-    shape over another denominator; "" otherwise."""
+    shape over another denominator, or where only the written sides `left`, `right` show
+    it (sympy adds fractions over one denominator as it reads them); "" otherwise."""
     import sympy
 
     if rational_degree(a) is None or rational_degree(b) is None:
@@ -272,7 +288,10 @@ def combines(a, b) -> str:
     elif fractions(b) >= 2 and single(a):
         parts, whole = b, a
     else:
-        return ""
+        written = (written_fractions(left) >= 2 and single(b)) or (
+            written_fractions(right) >= 2 and single(a)
+        )
+        return "sum" if written else ""
     dens = [sympy.fraction(t)[1] for t in sympy.Add.make_args(parts)]
     target = sympy.fraction(whole)[1]
     for common in (sympy.lcm(dens), sympy.Mul(*dens)):

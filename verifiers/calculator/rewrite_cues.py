@@ -83,7 +83,7 @@ def rewrite_of(left: str, right: str, a, b, before: str) -> bool:
         # restated as one fraction against the other side), or, without such words,
         # fractions in two or more letters put over their common denominator (equations of
         # that shape in one unknown are the ones textbooks set to solve).
-        combined = combines(a, b)
+        combined = combines(a, b, left, right)
         common = combined == "common" and len(a.free_symbols | b.free_symbols) > 1
         says = bool(_COMBINING.search(before.lower()[-80:]))
         if combined and (says or common) and not SETS_UP.search(before.lower()[-40:]):
