@@ -90,7 +90,7 @@ def solutions(
         return out  # each value belongs to its own case, written before or after it
     if carried is not None and (opening := _opening_values(step, carried, defs)):
         e = difference(carried.left, carried.right, defs)
-        out.extend(_one_unknown(carried, e, opening, defs, []))
+        out.extend(_one_unknown(carried, e, opening, defs, [], said=True))
     if system:
         out.extend(_opened_system(step, system, defs))
     by_condition: dict[int, list[Assignment]] = {}
@@ -224,7 +224,8 @@ def unknowns(condition: Condition, defs: dict) -> set[str]:
 
 
 def _one_unknown(
-    condition: Condition, e, assigned: list[Assignment], defs: dict, others: list
+    condition: Condition, e, assigned: list[Assignment], defs: dict, others: list,
+    said: bool = False,
 ) -> list[ClaimResult]:
     var = next(iter(e.free_symbols))
     roots = roots_of(e, var)
@@ -247,13 +248,15 @@ def _one_unknown(
         if any(same_value(v, r) or DECIMAL.search(a.value) and near(v, r) for r in roots)
     ]  # fmt: skip
     # Said of this equation: the value in the clause right after it, in its region or after
-    # connectives alone, or after words that derive it; several values only in its region,
-    # one clause after another joined by connectives (`x^2 = 4 \\Rightarrow x = 3 \\text{ or }
-    # x = -3`).
+    # connectives alone, or after words that derive it; several values one clause after
+    # another joined by connectives, in its region (`x^2 = 4 \\Rightarrow x = 3 \\text{ or }
+    # x = -3`) or after words that say solving gave them (`(x - 3)(x + 4) = 0`, so `x = 4` or
+    # `x = -3`; not "... = 0 and x = 7 or x = 1"); `said`: the caller found such words.
     one = len(values) == 1
-    direct = all(
+    solved = one or bool(SOLVES.search(values[0][0].before.lower())) if values else False
+    direct = said or all(
         a.clause == condition.clause + 1 + i
-        and (a.region == condition.region or one and word_set(a.before) <= CONNECTS)
+        and (a.region == condition.region or solved and word_set(a.before) <= CONNECTS)
         and (i == 0 or word_set(a.before) <= CONNECTS)
         for i, (a, _) in enumerate(values)
     ) or (one and bool(DERIVES.search(values[0][0].before.lower())))
