@@ -47,6 +47,10 @@ def _compact(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
+# A member that is one name: a letter or a function's value (`x`, `N`, `f(5)`, `a_1`).
+_LONE = re.compile(r"[A-Za-z](?:_\{?\w+\}?)?(?:\s*\([^()]*\))?")
+
+
 class ChainAlgebra:
     """Symbolic verdicts for one chain, step by step (`check(step)` in order)."""
 
@@ -89,6 +93,11 @@ class ChainAlgebra:
             given.append(UNIT_GIVEN)  # i is the imaginary unit in its chains' steps
         self._given = frozenset(given)
         self._known = tuple(known[-40:])
+        if known and not any(_LONE.fullmatch(member.strip()) for member in known[-1]):
+            # "Solve 3x + 5 = 20.", then "Subtracting 5, 3x = 16.": the first step may go on
+            # from the problem's last equation as from a step that ended on it (not from a
+            # value it gives, "a zero at x = 2", nor one it names, "... = N").
+            self._last = (known[-1], (), (), (), (), ())
 
     def check(self, step: str, decided: bool = False) -> list[ClaimResult]:
         """The step's symbolic claims judged (holds / false / timeout); conditions carried.
