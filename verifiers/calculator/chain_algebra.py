@@ -93,11 +93,17 @@ class ChainAlgebra:
             given.append(UNIT_GIVEN)  # i is the imaginary unit in its chains' steps
         self._given = frozenset(given)
         self._known = tuple(known[-40:])
-        if known and not any(_LONE.fullmatch(member.strip()) for member in known[-1]):
-            # "Solve 3x + 5 = 20.", then "Subtracting 5, 3x = 16.": the first step may go on
-            # from the problem's last equation as from a step that ended on it (not from a
-            # value it gives, "a zero at x = 2", nor one it names, "... = N").
-            self._last = (known[-1], (), (), (), (), ())
+        # "Solve 3x + 5 = 20.", then "Subtracting 5, 3x = 16.": the first step may go on from
+        # the problem's last equation, or solve the system it ends on ("Solve x + y = 10, x -
+        # y = 4.", then "Solving, x = 7 and y = 3."), as from a step that ended on them; not
+        # from a value it gives ("a zero at x = 2"), nor a name it gives one ("... = N").
+        tail: list = []
+        for equation in reversed(known[-4:]):
+            if any(_LONE.fullmatch(member.strip()) for member in equation):
+                break
+            tail.insert(0, equation)
+        if tail:
+            self._last = (tail[-1], (), (), (), (), tuple(tail) if len(tail) > 1 else ())
 
     def check(self, step: str, decided: bool = False) -> list[ClaimResult]:
         """The step's symbolic claims judged (holds / false / timeout); conditions carried.
