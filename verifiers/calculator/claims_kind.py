@@ -89,7 +89,7 @@ from verifiers.calculator.relations import admissible
 from verifiers.calculator.restated_values import restated_value
 from verifiers.calculator.rewritten_sides import names_rewrite, rewritten_side
 from verifiers.calculator.sign_words import signed_value
-from verifiers.calculator.signs import SIGN, judged_signed, restated_signed, signed
+from verifiers.calculator.signs import SIGN, judged_signed, restated_signed, signed, signed_texts
 from verifiers.calculator.solutions import (
     Assignment,
     Condition,
@@ -240,7 +240,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             named = _named(named, members, ops, before, k, region, defs, known, step)
             if (
                 len(members) >= 2
-                and numeric(members[-1], defs)
+                and all(numeric(v, defs) for v in signed_texts(members[-1]))
                 and compact(members[0]) not in tried
                 and not word_set(after.split(".")[0]) & TRIAL_RESULT
                 and set(ops) == {"="}  # `A = C/3 < 60^\\circ` gives A no value

@@ -22,7 +22,7 @@ from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import compare_identity
 
-__all__ = ["SIGN", "judged_signed", "restated_signed", "signed"]
+__all__ = ["SIGN", "judged_signed", "restated_signed", "signed", "signed_texts"]
 
 SIGN = re.compile(r"\\(pm|mp)(?![A-Za-z])")
 
@@ -37,6 +37,13 @@ def signed(members: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]] 
     lower = tuple(SIGN.sub(lambda m: "-" if m.group(1) == "pm" else "+", x) for x in members)
     return upper, lower
 
+
+
+def signed_texts(member: str) -> tuple[str, ...]:
+    """A member written with one `\\pm` (`\\frac{7 \\pm 5}{2}`) as the two it stands for, at
+    its upper and lower signs; any other member as itself."""
+    found = signed((member,))
+    return (found[0][0], found[1][0]) if found else (member,)
 
 def _both_signs(
     found: list[ClaimResult | None], crossed_differ: bool, text: str

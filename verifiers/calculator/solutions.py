@@ -26,6 +26,7 @@ from verifiers.calculator.ideals import follows
 from verifiers.calculator.known import known_polynomials
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.relations import admissible
+from verifiers.calculator.signs import signed_texts
 from verifiers.calculator.symbolic import fmt, near, roots_of, same_value, value_at
 
 
@@ -238,20 +239,24 @@ def _one_unknown(
         if more is None:
             return []
         roots = roots | more
-    values = [(a, readings(a.value, defs)) for a in assigned]
-    values = [(a, v[0]) for a, v in values if len(v) == 1]
-    if len(values) > len(roots):
+    # A value written with `\\pm` is the two it stands for, unless plain values restate it (`x =
+    # \\frac{7 \\pm 3}{2}`, so `x = 5` or `x = 2`); a decimal for a root is within its rounding.
+    read = [(a, [(t, readings(t, defs)) for t in signed_texts(a.value)]) for a in assigned]
+    values = [(a, [(t, r[0]) for t, r in v]) for a, v in read if all(len(r) == 1 for _, r in v)]
+    values = [(a, v) for a, v in values if len(v) == 1] or values
+    if sum(len(v) for _, v in values) > len(roots):
         return []  # more values than the equations have roots: they answer something wider
-    # A decimal written for a root is within its rounding as the numbers' check allows.
-    hits = [
-        a for a, v in values
-        if any(same_value(v, r) or DECIMAL.search(a.value) and near(v, r) for r in roots)
-    ]  # fmt: skip
-    # Said of this equation: the value in the clause right after it, in its region or after
-    # connectives alone, or after words that derive it; several values one clause after
-    # another joined by connectives, in its region (`x^2 = 4 \\Rightarrow x = 3 \\text{ or }
-    # x = -3`) or after words that say solving gave them (`(x - 3)(x + 4) = 0`, so `x = 4` or
-    # `x = -3`; not "... = 0 and x = 7 or x = 1"); `said`: the caller found such words.
+    missed = {
+        id(a): [t for t, x in v if not any(
+            same_value(x, r) or DECIMAL.search(t) and near(x, r) for r in roots
+        )] for a, v in values
+    }  # fmt: skip
+    hits = [a for a, _ in values if not missed[id(a)]]
+    # Said of this equation: the value right after it, in its region or after connectives, or
+    # after words that derive it; several values one clause after another joined by them, in
+    # its region (`x^2 = 4 \\Rightarrow x = 3 \\text{ or } x = -3`) or after words that say solving
+    # gave them (`(x - 3)(x + 4) = 0`, so `x = 4` or `x = -3`; not "... = 0 and x = 7 or x =
+    # 1"); `said`: the caller found such words.
     one = len(values) == 1
     solved = one or bool(SOLVES.search(values[0][0].before.lower())) if values else False
     direct = said or all(
@@ -264,11 +269,10 @@ def _one_unknown(
         return []  # none of them solves it: they may answer another question
     out = []
     for a, _ in values:
-        if a in hits:
-            continue
-        if confirmed((condition.left, condition.right, a.value), defs):
+        wrong = missed[id(a)]
+        if wrong and confirmed((condition.left, condition.right, wrong[0]), defs):
             out.append(ClaimResult(
-                "false", f"{var} = {a.value}", a.value, roots_text(var, roots),
+                "false", f"{var} = {a.value}", wrong[0], roots_text(var, roots),
                 f"does not solve `{condition.left} = {condition.right}`",
             ))  # fmt: skip
     return out
