@@ -38,12 +38,12 @@ def signed(members: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]] 
     return upper, lower
 
 
-
 def signed_texts(member: str) -> tuple[str, ...]:
     """A member written with one `\\pm` (`\\frac{7 \\pm 5}{2}`) as the two it stands for, at
     its upper and lower signs; any other member as itself."""
     found = signed((member,))
     return (found[0][0], found[1][0]) if found else (member,)
+
 
 def _both_signs(
     found: list[ClaimResult | None], crossed_differ: bool, text: str

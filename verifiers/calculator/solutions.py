@@ -246,12 +246,11 @@ def _one_unknown(
     values = [(a, v) for a, v in values if len(v) == 1] or values
     if sum(len(v) for _, v in values) > len(roots):
         return []  # more values than the equations have roots: they answer something wider
-    missed = {
-        id(a): [t for t, x in v if not any(
+    missed = [
+        (a, [t for t, x in v if not any(
             same_value(x, r) or DECIMAL.search(t) and near(x, r) for r in roots
-        )] for a, v in values
-    }  # fmt: skip
-    hits = [a for a, _ in values if not missed[id(a)]]
+        )]) for a, v in values
+    ]  # fmt: skip
     # Said of this equation: the value right after it, in its region or after connectives, or
     # after words that derive it; several values one clause after another joined by them, in
     # its region (`x^2 = 4 \\Rightarrow x = 3 \\text{ or } x = -3`) or after words that say solving
@@ -265,11 +264,10 @@ def _one_unknown(
         and (i == 0 or word_set(a.before) <= CONNECTS)
         for i, (a, _) in enumerate(values)
     ) or (one and bool(DERIVES.search(values[0][0].before.lower())))
-    if not hits and not direct:
+    if all(wrong for _, wrong in missed) and not direct:
         return []  # none of them solves it: they may answer another question
     out = []
-    for a, _ in values:
-        wrong = missed[id(a)]
+    for a, wrong in missed:
         if wrong and confirmed((condition.left, condition.right, wrong[0]), defs):
             out.append(ClaimResult(
                 "false", f"{var} = {a.value}", wrong[0], roots_text(var, roots),
