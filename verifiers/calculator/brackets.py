@@ -47,15 +47,14 @@ def opens_aside(toks: list[Tok], start: int) -> bool:
         return False
     if start > 1 and not (toks[start - 2].space or toks[start - 2].kind == "word"):
         return False
-    depth = sum((t.text == "(") - (t.text == ")") for t in toks[:start])
-    return depth > 0
+    return _balance(toks[:start]) > 0
 
 
 def aside_after(toks: list[Tok], end: int) -> bool:
     """Whether an aside opens at or after toks[end] and the tokens end inside it: the side read
     there ends in the brackets ("4 (since 3 + 4"), not past them ("180 deg (6 - 2)/6")."""
     return any(
-        opens_aside(toks, k) and sum((t.text == "(") - (t.text == ")") for t in toks[k - 1 :]) > 0
+        opens_aside(toks, k) and _balance(toks[k - 1 :]) > 0
         for k in range(max(end, 1), len(toks))
     )
 
@@ -64,4 +63,9 @@ def closes_aside(toks: list[Tok], end: int) -> bool:
     """Whether toks[end] is a ")" no bracket of the side opened: the side ends an aside."""
     if toks[end].text != ")":
         return False
-    return sum((t.text == "(") - (t.text == ")") for t in toks[: end + 1]) < 0
+    return _balance(toks[: end + 1]) < 0
+
+
+def _balance(toks: list[Tok]) -> int:
+    """Round brackets opened less those closed."""
+    return sum((t.text == "(") - (t.text == ")") for t in toks)

@@ -43,10 +43,6 @@ from verifiers.killable import (
 __all__ = ["ChainAlgebra"]
 
 
-def _compact(text: str) -> str:
-    return re.sub(r"\s+", "", text)
-
-
 # A member that is one name: a letter or a function's value (`x`, `N`, `f(5)`, `a_1`).
 _LONE = re.compile(r"[A-Za-z](?:_\{?\w+\}?)?(?:\s*\([^()]*\))?")
 
@@ -69,8 +65,8 @@ class ChainAlgebra:
         listed = False  # the clause before fixed a letter: "Let $a = 2$ and $b = 3$"
         for clause in _read(question):
             if len(clause.members) == 2 and clause.ops[0] == "=":
-                given_values.setdefault(_compact(clause.members[0]), set()).add(
-                    _compact(clause.members[1])
+                given_values.setdefault(compact(clause.members[0]), set()).add(
+                    compact(clause.members[1])
                 )
             name = constant_of(clause.members, clause.ops, clause.before, listed)
             if name is not None:
@@ -79,7 +75,7 @@ class ChainAlgebra:
             for link in clause.links:
                 if link.op != "=":
                     continue
-                given.append(_compact(f"{link.left}={link.right}"))
+                given.append(compact(f"{link.left}={link.right}"))
                 if (found := defining((link.left, link.right), ("=",), {})) and link.index == 0:
                     self._defs[found[0]] = (found[1], link.right)
                 else:
