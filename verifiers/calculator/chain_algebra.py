@@ -26,9 +26,11 @@ from verifiers.calculator.claims_kind import judge_step
 from verifiers.calculator.complex_numbers import UNIT_GIVEN, complex_problem
 from verifiers.calculator.definitions import constant_of, defining
 from verifiers.calculator.evaluate import warm_sympy
+from verifiers.calculator.forced_values import CURVES_GIVEN, curves_problem
 from verifiers.calculator.plain_algebra import delimited
 from verifiers.calculator.readers import warm
 from verifiers.calculator.relations import clauses, math_regions
+from verifiers.calculator.tuple_values import unpacked
 from verifiers.killable import (
     WALL_FACTOR,
     CheckCrashedError,
@@ -87,6 +89,8 @@ class ChainAlgebra:
                 self._defs.setdefault(name, ("", value))
         if complex_problem(question, [body for _, _, body in math_regions(question)]):
             given.append(UNIT_GIVEN)  # i is the imaginary unit in its chains' steps
+        if curves_problem(question):
+            given.append(CURVES_GIVEN)  # its equations are curves, not one system
         self._given = frozenset(given)
         self._known = tuple(known[-40:])
         # "Solve 3x + 5 = 20.", then "Subtracting 5, 3x = 16.": the first step may go on from
@@ -188,8 +192,9 @@ class ChainAlgebra:
 
 
 def _read(text: str) -> list:
-    """The clauses of math the symbolic checks read in a text, plain-text algebra included."""
-    return clauses(delimited(text))
+    """The clauses of math the symbolic checks read in a text, plain-text algebra included;
+    a tuple of values is one clause a letter (`tuple_values`)."""
+    return unpacked(clauses(delimited(text)), text)
 
 
 def _sent(found: list) -> list[tuple]:

@@ -197,6 +197,13 @@ def compact(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
+def in_terms_of_itself(members: tuple[str, ...]) -> bool:
+    """A lone unknown whose one other member writes it again (`x = \\frac{6}{x - 1}`)."""
+    name = re.escape(compact(members[0]))
+    again = re.compile(rf"(?<![A-Za-z\\_]){name}(?![A-Za-z_])")
+    return len(members) == 2 and again.search(members[1]) is not None
+
+
 def name_of(member: str) -> str:
     """A lone unknown's name as the reader names its symbol (`a_{10}` is `a_10`)."""
     return re.sub(r"_\{(\w+)\}", r"_\1", compact(member))

@@ -29,14 +29,14 @@ cases). An alternative joined by "or" alone to an equation drawn from another is
 that other too (`2\\sin^2 x - \\sin x - 1 = 0`, "giving" `\\sin x = 1` "or" `\\sin x =
 \\frac{1}{2}`: the second keeps none of its roots). A claimed solution is put back into the
 condition written just before it in the same step, or, in a step that opens with it, into the
-equation (or system) the step before ended on. An
-equation that keeps one side of the condition before it after words that rewrite ("expanding",
-"simplifying", "factor out \\(a\\) on the right-hand side") claims its other side is the first
-one's rewritten (`rewritten_sides`), and so does an unknown given an expression
-again (`R = (450 - 5n)(500 + 10n)`, then "expanding, R = ..."). A linear inequality in one
-unknown drawn from the one just before it (in the step or ending the one before) with only a
-connective or the words of an operation on both sides between them is judged against it
-(`inequalities.Premise`).
+equation (or system) the step before ended on. An equation that keeps one side of the condition
+before it after words that rewrite ("expanding", "simplifying", "factor out \\(a\\) on the
+right-hand side") claims its other side is the first one's rewritten (`rewritten_sides`), and
+so does an unknown given an expression again (`R = (450 - 5n)(500 + 10n)`, then "expanding, R =
+..."). A linear inequality in one unknown drawn from the one just before it (in the step or
+ending the one before) with only a connective or the words of an operation on both sides
+between them is judged against it (`inequalities.Premise`). A value the problem's own equations
+force is judged against them (`forced_values`).
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ from verifiers.calculator.claim_words import (
     after_words,
     compact,
     confirm_first,
+    in_terms_of_itself,
     last_sentence,
     lone,
     name_of,
@@ -77,6 +78,7 @@ from verifiers.calculator.congruences import (
 from verifiers.calculator.definitions import define, defining, definitions, fixing, unfixed
 from verifiers.calculator.derivations import derivation, follows_directly, only_rewrites
 from verifiers.calculator.floor_identities import floor_links
+from verifiers.calculator.forced_values import forced
 from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.in_place import numbers_in_place
@@ -195,6 +197,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             step.out.extend(vieta_links(members, ops, defs, known, step_words))  # `r + s = 5`
             if (found := drawn_congruence(source, (members, ops), before, defs)) is not None:
                 step.out.append(found)
+            found = not (trials or words & NOT_CLAIMED) and forced(members, ops, defs, known, given)
+            if found:  # `a^2 + b^2 = 19` where the problem gave `a + b = 5, ab = 6`
+                step.add(*found, defs)
         if set(ops) & DIVIDES:
             continue  # what divides what is judged above (between numbers) or a condition
         if (
@@ -232,7 +237,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         earlier = (last_relation, clauses)
         pending, opening = opening, substituting(opening, (members, ops), before, k, earlier)
         # `a = \frac{36000}{2ac}`: an unknown in terms of itself is an equation, not a value.
-        assigned = lone(members[0]) and not _in_terms_of_itself(members)
+        assigned = lone(members[0]) and not in_terms_of_itself(members)
         if assigned and ops[0] == "=":
             if k and (found := restated_value(clauses[k - 1], members, ops, before, defs)):
                 step.add(*found, defs)
@@ -349,13 +354,6 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         system_ended(clauses, ends_on),
     )
     return step.out, last_out, tuple(known[-_MAX_KNOWN:]), def_texts
-
-
-def _in_terms_of_itself(members: tuple[str, ...]) -> bool:
-    """A lone unknown whose one other member writes it again (`x = \frac{6}{x - 1}`)."""
-    name = re.escape(compact(members[0]))
-    again = re.compile(rf"(?<![A-Za-z\\_]){name}(?![A-Za-z_])")
-    return len(members) == 2 and again.search(members[1]) is not None
 
 
 def _named(
