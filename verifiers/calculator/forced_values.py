@@ -20,9 +20,10 @@ read (`known.known_polynomials`). Clauses that test, suppose or try never reach 
 
 from __future__ import annotations
 
+import functools
 import re
 
-from verifiers.calculator.claim_words import compact, lone, numeric
+from verifiers.calculator.claim_words import COMMANDS, compact, lone, numeric
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.known import known_polynomials
 from verifiers.calculator.readers import readings
@@ -39,6 +40,7 @@ _CURVES = re.compile(
     re.IGNORECASE,
 )
 
+_LETTERS = re.compile(r"[A-Za-z]")  # in a member with its commands taken out
 # Beyond these, a Groebner basis may take longer than a step's time limit.
 _MAX_UNKNOWNS = 4
 _MAX_CONDITIONS = 6
@@ -50,12 +52,17 @@ def forced(
     """(False, the link's members) for the first `=` link of a chain between an expression in
     two or more unknowns and a number that the problem's equations give another value (see the
     module docstring); None when there is none."""
-    known = [(a, b) for a, b in known if compact(f"{a}={b}") in given]
-    if CURVES_GIVEN in given or not known or set(ops) != {"="}:
+    if CURVES_GIVEN in given or set(ops) != {"="}:
         return None  # `a | b = ...`, `A = B < C`: not a value alone
-    for i, op in enumerate(ops):
+    # Cheap tests first: every link of every step asks, and few hold two letters.
+    if not any(len(set(_LETTERS.findall(COMMANDS.sub("", m)))) > 1 for m in members):
+        return None
+    known = _problem_equations(tuple(known), given)
+    if not known:
+        return None
+    for i in range(len(ops)):
         left, right = members[i], members[i + 1]
-        if op != "=" or lone(left) or lone(right) or not numeric(right, defs):
+        if lone(left) or lone(right) or not numeric(right, defs):
             continue  # `x + (-x)`: an expression, however it simplifies, is no value
         if not (admissible(left) and admissible(right)):
             continue
@@ -116,12 +123,10 @@ def _forced(expr, value, known: list, defs: dict):
             c.is_Rational for n in parts for c in sympy.Poly(n, *names).coeffs()
         ):
             return None
-        basis = sympy.groebner(nums, *names, order="grevlex")
-        if basis.exprs == [1]:
+        basis = _basis(tuple(nums), tuple(names))
+        if basis == [1]:
             return None  # conditions that contradict each other: cases, not one system
-        top, bottom = (
-            sympy.reduced(n, list(basis.exprs), *names, order="grevlex")[1] for n in parts[:2]
-        )
+        top, bottom = (sympy.reduced(n, basis, *names, order="grevlex")[1] for n in parts[:2])
     except Exception:  # noqa: BLE001 - sympy's own failures on odd input: say nothing
         return None
     if not (top.is_Rational and bottom.is_Rational) or bottom == 0:
@@ -133,6 +138,20 @@ def _forced(expr, value, known: list, defs: dict):
     return forced, "; ".join(_texts(known, defs, polys))
 
 
+@functools.lru_cache(maxsize=64)
+def _problem_equations(known: tuple, given: frozenset) -> list:
+    return [(a, b) for a, b in known if compact(f"{a}={b}") in given]
+
+
+@functools.lru_cache(maxsize=64)
+def _basis(polys: tuple, names: tuple) -> list:
+    """The problem's equations' Groebner basis: each link of every step asks again."""
+    import sympy
+
+    return list(sympy.groebner(list(polys), *names, order="grevlex").exprs)
+
+
+@functools.lru_cache(maxsize=256)
 def _numerator(expr):
     import sympy
 
