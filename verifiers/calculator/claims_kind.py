@@ -85,7 +85,7 @@ from verifiers.calculator.in_place import numbers_in_place
 from verifiers.calculator.inequalities import Premise
 from verifiers.calculator.known import defined_anew, rewrites_only
 from verifiers.calculator.operations import operated
-from verifiers.calculator.paired_displays import paired
+from verifiers.calculator.paired_displays import paired, system_ended
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.restated_values import restated_value
@@ -101,7 +101,6 @@ from verifiers.calculator.solutions import (
     derived_from_known,
     difference,
     solutions,
-    system_ended,
     unknowns,
 )
 from verifiers.calculator.substitutions import substituted, substituting

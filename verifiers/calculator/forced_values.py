@@ -12,7 +12,8 @@ Only the problem's own equations count. The ones a chain writes include cases, f
 MATH train solutions they gave eight false flags. A problem about lines, curves or points is
 not read at all (`y = x + 1` and `y = 3 - x` are two asymptotes, not a system), nor a claim in
 one unknown (`z^6 = 1` beside `z^4 - z^2 + 1 = 0` names other roots; "given that x = 5/7 is a
-solution", the other one is `x = 7/8`), nor problem equations
+solution", the other one is `x = 7/8`), nor a linear one alone (`x + 2y = 4` may set up
+another question in the same letters; `x + 2y = 3 + 10 = 13` computes), nor problem equations
 that contradict each other (alternatives, parts) or one about these unknowns the reader cannot
 read (`known.known_polynomials`). Clauses that test, suppose or try never reach this check
 (`claims_kind`).
@@ -72,6 +73,8 @@ def forced(
         expr, value = a[0], b[0]
         if value.free_symbols or len(expr.free_symbols) < 2 or not value.is_number:
             continue  # one unknown: `z^6 - 1 = 0` beside `z^4 - z^2 + 1 = 0` is another equation
+        if len(members) == 2 and _linear(expr):
+            continue  # "Next, `x + 2y = 4`": another question's equation, unless computed
         found = _forced(expr, value, known, defs)
         if found is None or _rounded(right, found[0]):
             continue
@@ -88,6 +91,16 @@ def _rounded(written: str, true) -> bool:
         return False
     value = readings(written, {})
     return len(value) == 1 and abs(float(value[0] - true)) <= 10.0 ** -max(places)
+
+
+def _linear(expr) -> bool:
+    """Whether the expression is of degree one in its unknowns (`x + 2y`, not `xy`, `1/a`)."""
+    import sympy
+
+    try:
+        return expr.is_polynomial() and sympy.Poly(expr).total_degree() <= 1
+    except Exception:  # noqa: BLE001 - sympy's own failures on odd input: not linear
+        return False
 
 
 def curves_problem(question: str) -> bool:

@@ -125,3 +125,10 @@ def _judged(olds: list, news: list, defs: dict) -> list[tuple[ClaimResult, tuple
             continue
         out.append((found, (old.left, old.right, new.left, new.right)))
     return out
+
+
+def system_ended(clauses: list, group: tuple) -> tuple:
+    """The group of equations a step ends on (`paired_displays`) when only punctuation and
+    "and" join it: a system the next step may solve (joined by "or", they are alternatives)."""
+    joins = [c[2] for c in clauses[len(clauses) - len(group) + 1 :]] if group else []
+    return group if group and not any(word_set(j) & {"or", "either"} for j in joins) else ()

@@ -28,6 +28,7 @@ from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.signs import signed_texts
 from verifiers.calculator.symbolic import fmt, near, roots_of, same_value, value_at
+from verifiers.calculator.system_runs import derived_run
 
 
 @dataclass
@@ -170,13 +171,6 @@ def _opening_run(step: Step, joins: set[str]) -> list[Assignment]:
     return run
 
 
-def system_ended(clauses: list, group: tuple) -> tuple:
-    """The group of equations a step ends on (`paired_displays`) when only punctuation and
-    "and" join it: a system the next step may solve (joined by "or", they are alternatives)."""
-    joins = [c[2] for c in clauses[len(clauses) - len(group) + 1 :]] if group else []
-    return group if group and not any(word_set(j) & {"or", "either"} for j in joins) else ()
-
-
 def _opened_system(step: Step, system: tuple, defs: dict) -> list[ClaimResult]:
     """"We have $x + y = 10$ and $x - y = 4$." then "Solving, $x = 6$ and $y = 3$.": the
     values that open a step, one per unknown, put back into the linear system the step
@@ -185,17 +179,11 @@ def _opened_system(step: Step, system: tuple, defs: dict) -> list[ClaimResult]:
     listed, no system)."""
     import sympy
 
-    run = _opening_run(step, {"and"})
-    names = {a.name for a in run}
-    if len(run) < 2 or len(names) != len(run) or len(system) != len(run):
-        return []
     conditions = [Condition(m[0], m[1], -1, -1) for m in system]
     exprs = [difference(c.left, c.right, defs) for c in conditions]
     if any(e is None for e in exprs) or any(len(e.free_symbols) < 2 for e in exprs):
         return []
     symbols = sorted(set().union(*(e.free_symbols for e in exprs)), key=str)
-    if {str(x) for x in symbols} != names:
-        return []
     try:
         if any(sympy.Poly(e, *symbols).total_degree() > 1 for e in exprs):
             return []
@@ -203,6 +191,11 @@ def _opened_system(step: Step, system: tuple, defs: dict) -> list[ClaimResult]:
     except (sympy.PolynomialError, ValueError, TypeError):
         return []
     if len(found) != 1 or any(v.free_symbols for v in next(iter(found))):
+        return []
+    point = dict(zip(symbols, next(iter(found)), strict=True))
+    run = _opening_run(step, {"and"}) or derived_run(step, point, defs)
+    names = {a.name for a in run}
+    if len(run) < 2 or len(names) != len(run) or {str(x) for x in symbols} != names:
         return []
     return _system(Step(conditions=conditions), names, run, defs)
 

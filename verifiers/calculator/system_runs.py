@@ -1,0 +1,39 @@
+"""A system's values given after equations the step drew from it.
+
+"Adding the equations gives $2x = 14$, so $x = 7$, $y = 4$.": the values come after words
+that say solving gave them, and every equation the step wrote before them holds at the
+system's one solution, so they answer the system, not another question
+(`solutions._opened_system` puts them back into it). No run where a trial or a case opened in
+the step, or where an equation before the values holds another unknown or misses the solution
+(then what the values answer is not sure).
+"""
+
+from __future__ import annotations
+
+from verifiers.calculator.claim_words import SOLVES, word_set
+
+__all__ = ["derived_run"]
+
+
+def derived_run(step, point: dict, defs: dict) -> list:
+    """The values after words that say solving gave them, where every equation the step wrote
+    before them holds at the system's one solution `point` (see the module docstring)."""
+    # solutions imports this module: its own `difference` is imported when first needed
+    from verifiers.calculator.solutions import difference
+
+    for k, a in enumerate(step.assignments):
+        if not SOLVES.search(a.before.lower()) or a.tried or step.barriers:
+            continue
+        before = [c for c in step.conditions if c.clause < a.clause]
+        drawn = [difference(c.left, c.right, defs) for c in before]
+        if not before or any(e is None or e.free_symbols - set(point) for e in drawn):
+            return []
+        if any(e.xreplace(point) != 0 for e in drawn):
+            return []
+        run = [a]
+        for b in step.assignments[k + 1 :]:
+            if b.clause != run[-1].clause + 1 or not word_set(b.before) <= {"and"}:
+                break
+            run.append(b)
+        return run
+    return []
