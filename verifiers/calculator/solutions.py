@@ -193,7 +193,8 @@ def _opened_system(step: Step, system: tuple, defs: dict) -> list[ClaimResult]:
     if len(found) != 1 or any(v.free_symbols for v in next(iter(found))):
         return []
     point = dict(zip(symbols, next(iter(found)), strict=True))
-    run = _opening_run(step, {"and"}) or derived_run(step, point, defs)
+    sides = [(c.clause, difference(c.left, c.right, defs)) for c in step.conditions]
+    run = _opening_run(step, {"and"}) or derived_run(step, point, sides)
     names = {a.name for a in run}
     if len(run) < 2 or len(names) != len(run) or {str(x) for x in symbols} != names:
         return []

@@ -15,18 +15,16 @@ from verifiers.calculator.claim_words import SOLVES, word_set
 __all__ = ["derived_run"]
 
 
-def derived_run(step, point: dict, defs: dict) -> list:
+def derived_run(step, point: dict, sides: list) -> list:
     """The values after words that say solving gave them, where every equation the step wrote
-    before them holds at the system's one solution `point` (see the module docstring)."""
-    # solutions imports this module: its own `difference` is imported when first needed
-    from verifiers.calculator.solutions import difference
-
+    before them holds at the system's one solution `point` (see the module docstring).
+    `sides`: the step's equations in order, each as (its clause, one expression equal to zero,
+    or None where it was not read)."""
     for k, a in enumerate(step.assignments):
         if not SOLVES.search(a.before.lower()) or a.tried or step.barriers:
             continue
-        before = [c for c in step.conditions if c.clause < a.clause]
-        drawn = [difference(c.left, c.right, defs) for c in before]
-        if not before or any(e is None or e.free_symbols - set(point) for e in drawn):
+        drawn = [e for clause, e in sides if clause < a.clause]
+        if not drawn or any(e is None or e.free_symbols - set(point) for e in drawn):
             return []
         if any(e.xreplace(point) != 0 for e in drawn):
             return []
