@@ -176,9 +176,11 @@ def _opened_system(step: Step, system: tuple, defs: dict) -> list[ClaimResult]:
     values that open a step, one per unknown, put back into the linear system the step
     before ended on, when it has exactly one solution (else they may answer another
     question) and every equation of it holds two unknowns or more (`a = 2, b = 3`: values
-    listed, no system)."""
+    listed, no system); or values after equations the step drew from it (`system_runs`)."""
     import sympy
 
+    if len(step.assignments) < max(2, len(system)):
+        return []  # fewer values than the system's equations: no solution given (cheap, first)
     conditions = [Condition(m[0], m[1], -1, -1) for m in system]
     exprs = [difference(c.left, c.right, defs) for c in conditions]
     if any(e is None for e in exprs) or any(len(e.free_symbols) < 2 for e in exprs):
@@ -196,7 +198,9 @@ def _opened_system(step: Step, system: tuple, defs: dict) -> list[ClaimResult]:
     sides = [(c.clause, difference(c.left, c.right, defs)) for c in step.conditions]
     run = _opening_run(step, {"and"}) or derived_run(step, point, sides)
     names = {a.name for a in run}
-    if len(run) < 2 or len(names) != len(run) or {str(x) for x in symbols} != names:
+    if len(run) < 2 or len(names) != len(run) or len(system) != len(run):
+        return []
+    if {str(x) for x in symbols} != names:
         return []
     return _system(Step(conditions=conditions), names, run, defs)
 
