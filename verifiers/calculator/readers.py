@@ -71,7 +71,31 @@ def _simple_first():
             parser._interp.predictionMode = type(parser._interp.predictionMode).SLL
             return parser
 
+        def parse(self, latex_str):
+            # A member is one expression, so it is parsed from the grammar's expression rule:
+            # the top rule's choice between sets, tuples, `\\pm` lists and relations looks
+            # ahead over the whole member, and its tables, built afresh in each worker, were
+            # most of the reading's time. What may be one of those, or what the expression
+            # rule does not read to the end, is read from the top rule as before.
+            if not _NOT_ONE_EXPRESSION.search(latex_str):
+                parser = self.create_parser(latex_str)
+                try:
+                    tree = parser.expr()
+                    if parser.getCurrentToken().type == parser.EOF:
+                        return self.convert_expr(tree)
+                except Exception:  # the listener raises on a syntax error: from the top
+                    pass
+            return super().parse(latex_str)
+
     return SimpleFirst
+
+
+# What the top rule may read as other than one expression: a set or tuple (a comma, a
+# semicolon, braces, a named set, set operations), a `\\pm` list, a relation.
+_NOT_ONE_EXPRESSION = re.compile(
+    r"^\s*\{|[,;=<>]|\\\{|\\(?:pm|mp|lbrace|mathbb|emptyset|varnothing|cup|cap|setminus|in"
+    r"|le|leq|ge|geq|ne|neq|approx|sim|equiv|subset|subseteq|supset|supseteq)(?![a-zA-Z])"
+)
 
 
 def _library_parse(member: str, norm, conv):
