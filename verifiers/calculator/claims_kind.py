@@ -274,8 +274,11 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 continue
             if compact(f"{left}={right}") in given:
                 if op == "=" and len(members) == 2 and LETTER.search(left + right):
-                    # The problem's equation restated: the next one may be drawn from it.
+                    # The problem's equation restated: the next one may be drawn from it, and
+                    # a value given after it may solve it (one unknown; `x = 2` is a value).
                     previous = Condition(left, right, k, region)
+                    if not assigned and len(unknowns(previous, defs)) == 1:
+                        step.conditions.append(previous)
                 continue
             if i == 0 and (assigned or defined):
                 continue
