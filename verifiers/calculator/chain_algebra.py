@@ -31,6 +31,7 @@ from verifiers.calculator.plain_algebra import delimited
 from verifiers.calculator.readers import warm
 from verifiers.calculator.relations import clauses, math_regions
 from verifiers.calculator.tuple_values import unpacked
+from verifiers.calculator.value_lists import listed_values
 from verifiers.killable import (
     WALL_FACTOR,
     CheckCrashedError,
@@ -193,8 +194,9 @@ class ChainAlgebra:
 
 def _read(text: str) -> list:
     """The clauses of math the symbolic checks read in a text, plain-text algebra included;
-    a tuple of values is one clause a letter (`tuple_values`)."""
-    return unpacked(clauses(delimited(text)), text)
+    a tuple of values is one clause a letter (`tuple_values`), a list of values for one
+    letter one clause a value (`value_lists`)."""
+    return unpacked(clauses(delimited(listed_values(text))), text)
 
 
 def _sent(found: list) -> list[tuple]:
