@@ -15,6 +15,7 @@ TRIED = "\\text{trying each of}"
         ("roots: so $x = -1, \\frac{1}{2}$", "roots: so $x = -1 \\text{ or } x = \\frac{1}{2}$"),
         ("hence $x \\in \\{2, 5\\}$", "hence $x = 2 \\text{ or } x = 5$"),
         ("so \\(x = 2 \\text{ or } 3\\)", "so \\(x = 2 \\text{ or } x = 3\\)"),
+        ("Hence \\[ x = 2, 6 \\]", "Hence \\[x = 2 \\text{ or } x = 6\\]"),
         ("the roots: $t = 1, 2, 3$.", "the roots: $t = 1 \\text{ or } t = 2 \\text{ or } t = 3$."),
     ],
 )  # fmt: skip

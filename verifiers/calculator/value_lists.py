@@ -23,10 +23,10 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.claim_words import NOT_CLAIMED, word_set
+from verifiers.calculator.relations import math_regions
 
 __all__ = ["listed_values"]
 
-_REGION = re.compile(r"(?<!\\)\$(?!\$)(?P<body>[^$]+?)(?<!\\)\$|\\\((?P<paren>.+?)\\\)", re.S)
 _EQUALS = re.compile(r"^\s*(?P<name>[A-Za-z])\s*=\s*(?P<list>.+?)\s*[.,;]?\s*$", re.S)
 _IN_SET = re.compile(
     r"^\s*(?P<name>[A-Za-z])\s*\\in\s*(?:\\left)?\\\{(?P<list>.+?)(?:\\right)?\\\}\s*[.,;]?\s*$",
@@ -52,13 +52,12 @@ _FOUND = frozenset(
 def listed_values(text: str) -> str:
     """The text with each region that lists values for one letter written as alternatives."""
     out, last = [], 0
-    for m in _REGION.finditer(text):
-        group = "body" if m.group("body") is not None else "paren"
-        listed = _listed(m.group(group))
+    for start, end, body in math_regions(text):
+        listed = _listed(body)
         if listed is None:
             continue
         name, values = listed
-        claimed = _claimed(text[: m.start()], text[m.end() :])
+        claimed = _claimed(text[:start], text[end:])
         if len(values) <= 6 and not _DOTS & set(values) and claimed:
             written = " \\text{ or } ".join(f"{name} = {v}" for v in values)
         else:
@@ -66,9 +65,10 @@ def listed_values(text: str) -> str:
             # 1, 2, 3` would otherwise read as `k = 1`). The first stays a clause, tried, so
             # that it still ends the inequality the step drew before it.
             written = f"\\text{{trying each of}} {name} = {values[0]}"
-        out.append(text[last : m.start(group)])
+        opened = text.index(body, start)
+        out.append(text[last:opened])
         out.append(written)
-        last = m.end(group)
+        last = opened + len(body)
     out.append(text[last:])
     return "".join(out)
 
