@@ -194,9 +194,11 @@ def _opened_system(step: Step, system: tuple, defs: dict) -> list[ClaimResult]:
         return []
     if len(found) != 1 or any(v.free_symbols for v in next(iter(found))):
         return []
-    point = dict(zip(symbols, next(iter(found)), strict=True))
-    sides = [(c.clause, difference(c.left, c.right, defs)) for c in step.conditions]
-    run = _opening_run(step, {"and"}) or derived_run(step, point, sides)
+    run = _opening_run(step, {"and"})
+    if not run:  # the step's equations are read only when no values open it
+        point = dict(zip(symbols, next(iter(found)), strict=True))
+        sides = [(c.clause, difference(c.left, c.right, defs)) for c in step.conditions]
+        run = derived_run(step, point, sides)
     names = {a.name for a in run}
     if len(run) < 2 or len(names) != len(run) or len(system) != len(run):
         return []
