@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import ARROWS, NOT_CLAIMED, word_set
+from verifiers.calculator.claim_words import ARROWS, NOT_CLAIMED, last_sentence, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import TURNED, admissible, written
@@ -75,14 +75,19 @@ class Premise:
     def judged(self, k: int, members: tuple, ops: tuple, said: tuple, region: int, defs: dict):
         """(verdict, members read) for clause `k` drawn from the premise, or None; the clause
         is the next premise when it is an inequality. `said`: the words before it, the same
-        where inline math cut them, and the words after it."""
+        where inline math cut them, the words after it, and the text since the clause before
+        (inline math in it)."""
         if len(ops) != 1 or ops[0] not in INEQUALITIES:
             self.last = None
             return None
-        before, told, after = said
+        before, told, after, lead = said
         here = (members[0], ops[0], members[1])
-        last, self.last = self.last, (k, here, region)
-        if last is None or last[0] != k - 1:
+        # "If the longest side has length $k,$ then $k \ge 15$": inline math cut the "If"
+        # off the words before; the sentence supposes, and what it draws is not drawn from the
+        # premise alone, nor is it one for the next clause.
+        supposed = word_set(last_sentence(lead)) & NOT_CLAIMED
+        last, self.last = self.last, None if supposed else (k, here, region)
+        if last is None or last[0] != k - 1 or supposed:
             return None
         rows = _row_on(before, last[2] == region)
         if not (rows or _drawn_directly(told)) or _with_reason(after):
