@@ -228,7 +228,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         if operation is not None:
             step.add(operation, (*source[0], *members), defs)
         told = lead if not before.strip(" ,.;:") and lead else before  # words cut by math
-        if drawn := premise.judged(k, members, ops, (before, told, after, lead), region, defs):
+        if drawn := premise.judged(k, members, ops, (before, after, lead), region, defs):
             step.add(*drawn, defs)
         if found := interval_order(clauses, k, defs):  # "For $0 < x < 1$, $x^2 > x$"
             step.add(*found, defs)

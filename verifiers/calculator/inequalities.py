@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import ARROWS, NOT_CLAIMED, last_sentence, word_set
+from verifiers.calculator.claim_words import ARROWS, NOT_CLAIMED, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import readings
-from verifiers.calculator.relations import TURNED, admissible, written
+from verifiers.calculator.relations import TURNED, admissible, math_regions, written
 
 INEQUALITIES = frozenset({"<", ">", "<=", ">="})
 # The words that draw a conclusion, and the only others that may stand beside them between a
@@ -54,6 +54,15 @@ def _with_reason(after: str) -> bool:
     return bool(_REASON_AFTER.match(after.lower()))
 
 
+def _prose(text: str) -> str:
+    """The text with its math regions cut out: the words that stand between two clauses."""
+    out, last = [], 0
+    for start, end, _ in math_regions(text):
+        out.append(text[last:start])
+        last = end
+    return " ".join([*out, text[last:]]).strip()
+
+
 def _row_on(before: str, same_display: bool) -> bool:
     """Whether the second of two inequalities is the next row of the first's display with
     nothing between: drawn from it only as a rewrite of one inequality (`judge`'s `rows`)."""
@@ -74,21 +83,20 @@ class Premise:
 
     def judged(self, k: int, members: tuple, ops: tuple, said: tuple, region: int, defs: dict):
         """(verdict, members read) for clause `k` drawn from the premise, or None; the clause
-        is the next premise when it is an inequality. `said`: the words before it, the same
-        where inline math cut them, the words after it, and the text since the clause before
-        (inline math in it)."""
+        is the next premise when it is an inequality. `said`: the words before it, the words
+        after it, and the text since the clause before (inline math in it)."""
         if len(ops) != 1 or ops[0] not in INEQUALITIES:
             self.last = None
             return None
-        before, told, after, lead = said
+        before, after, lead = said
         here = (members[0], ops[0], members[1])
-        # "If the longest side has length $k,$ then $k \ge 15$": inline math cut the "If"
-        # off the words before; the sentence supposes, and what it draws is not drawn from the
-        # premise alone, nor is it one for the next clause.
-        supposed = word_set(last_sentence(lead)) & NOT_CLAIMED
-        last, self.last = self.last, None if supposed else (k, here, region)
-        if last is None or last[0] != k - 1 or supposed:
+        last, self.last = self.last, (k, here, region)
+        if last is None or last[0] != k - 1:
             return None
+        # All the words since the premise, those before inline math too: in "If (or Since)
+        # the longest side is $k,$ then $k \ge 15$" the sentence supposes (or gives another
+        # reason), where "then" alone would draw.
+        told = _prose(lead) or before
         rows = _row_on(before, last[2] == region)
         if not (rows or _drawn_directly(told)) or _with_reason(after):
             return None
