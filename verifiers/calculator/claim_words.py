@@ -14,7 +14,7 @@ from verifiers.calculator.applications import confirmable
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.extract import extract_links
 from verifiers.calculator.readers import fixed_names, readings, written_exactly
-from verifiers.calculator.relations import primes_written
+from verifiers.calculator.relations import math_regions, primes_written
 from verifiers.calculator.symbolic import compare_identity
 
 WORD = re.compile(r"[a-z]+|\?")
@@ -136,6 +136,22 @@ def last_sentence(text: str) -> str:
     """What `text` says after its last ".", "!" or "?" and a space: the words of the sentence
     the next relation stands in (empty when a new sentence opens right before it)."""
     return re.split(r"[.!?]\s", text)[-1]
+
+
+def prose(text: str) -> str:
+    """The text with its math regions cut out: the words that stand between two clauses."""
+    out, last = [], 0
+    for start, end, _ in math_regions(text):
+        out.append(text[last:start])
+        last = end
+    return " ".join([*out, text[last:]]).strip()
+
+
+def sentence_words(lead: str) -> set[str]:
+    """The words before a clause in its sentence, those before inline math too: in "If the
+    width is $w,$ then $2x = 10$" the words right before the clause are only "then" (`lead`:
+    the text since the clause before, math in it)."""
+    return word_set(last_sentence(prose(lead)))
 
 
 # ", which is not 100%": after a relation, the value is claimed and another one denied (the

@@ -48,6 +48,7 @@ from verifiers.calculator.affirmed_orders import interval_order
 from verifiers.calculator.circle_roots import identity_on_circle
 from verifiers.calculator.claim_words import (
     ALTERNATIVES,
+    CASES,
     LETTER,
     NOT_CLAIMED,
     SET_EQUAL,
@@ -62,6 +63,7 @@ from verifiers.calculator.claim_words import (
     name_of,
     numeric,
     refuted_supposition,
+    sentence_words,
     supposed_numbers,
     used_fact,
     word_set,
@@ -86,10 +88,9 @@ from verifiers.calculator.inequalities import Premise
 from verifiers.calculator.known import defined_anew, rewrites_only
 from verifiers.calculator.operations import operated
 from verifiers.calculator.paired_displays import paired, system_ended
-from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.restated_values import restated_value
-from verifiers.calculator.rewritten_sides import names_rewrite, rewritten_side
+from verifiers.calculator.rewritten_sides import named_after, names_rewrite, rewritten_side
 from verifiers.calculator.sign_words import signed_value
 from verifiers.calculator.signs import SIGN, judged_signed, restated_signed, signed, signed_texts
 from verifiers.calculator.solutions import (
@@ -154,6 +155,11 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     unit_i = complex_context(prose, [c[:2] for c in clauses], given)
     for k, (members, ops, before, after, region, lead, rest) in enumerate(clauses):
         words = word_set(before) | after_words(region_after[region])
+        # A case, a supposition or another setting named before inline math ("If the width
+        # is $w,$ then"): nothing is drawn from the relation before, as when the words stand
+        # right before the clause (`follows_directly`, `solutions`).
+        opened = sentence_words(lead)
+        cased = bool(opened & CASES - {"and", "or"})
         source = clauses[k - 1][:2] if k else last_relation or None  # the relation before it
         if unfixed(def_texts, members, ops, defs):
             defs = definitions(def_texts)  # the problem's constant given another value
@@ -180,7 +186,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 step.out.append(found)
         if found := signed_value(members, ops, before, defs, source):  # "the positive root: x = -2"
             step.out.append(found)
-        if words & TRIES:
+        if (words | opened) & TRIES:
             # From here on a value this step gives may answer a trial: only a value of another
             # unknown drawn right from its own equation is a solution (`solutions`).
             trials = True
@@ -241,13 +247,14 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             if k and (found := restated_value(clauses[k - 1], members, ops, before, defs)):
                 step.add(*found, defs)
             previous = None  # an unknown given a value: the next equation starts afresh
-            named = _named(named, members, ops, before, k, region, defs, known, step)
+            named = named_after(named, members, ops, before, k, region, defs, known, step)
             if (
                 len(members) >= 2
                 and all(numeric(v, defs) for v in signed_texts(members[-1]))
                 and compact(members[0]) not in tried
                 and not word_set(after.split(".")[0]) & TRIAL_RESULT
                 and set(ops) == {"="}  # `A = C/3 < 60^\\circ` gives A no value
+                and not cased  # a value in another setting solves none of these equations
             ):
                 step.assignments.append(
                     Assignment(name_of(members[0]), members[-1], k, region, before, after, trials)
@@ -311,7 +318,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             )
             if rewrite is not None:
                 step.add(rewrite, (previous.left, previous.right, left, right), defs)
-            elif previous is not None and not operation and follows_directly(
+            elif previous is not None and not (operation or cased) and follows_directly(
                 previous, here, before
             ):
                 # Arithmetic done in place is judged as arithmetic: no other equation spares it.
@@ -356,23 +363,6 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         system_ended(clauses, ends_on),
     )
     return step.out, last_out, tuple(known[-_MAX_KNOWN:]), def_texts
-
-
-def _named(
-    named: Condition | None, members, ops, before: str, k: int, region: int, defs: dict,
-    known: list, step: Step,
-) -> Condition | None:
-    """The unknown's expression after this clause (None when it is given no expression in
-    other unknowns); a rewrite of the last one judged on the way (`rewritten_side`)."""
-    if set(ops) != {"="} or not admissible(members[-1]):
-        return None
-    here = Condition(members[0], members[-1], k, region)
-    if named is not None and compact(named.left) == compact(here.left):
-        found = rewritten_side(named, here, before, defs, known)
-        if found is not None:
-            step.add(found, (named.right, here.right), defs)
-    value = readings(here.right, defs)
-    return here if len(value) == 1 and value[0].free_symbols else None
 
 
 def _spared(

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import ARROWS, NOT_CLAIMED, word_set
+from verifiers.calculator.claim_words import ARROWS, NOT_CLAIMED, prose, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import readings
-from verifiers.calculator.relations import TURNED, admissible, math_regions, written
+from verifiers.calculator.relations import TURNED, admissible, written
 
 INEQUALITIES = frozenset({"<", ">", "<=", ">="})
 # The words that draw a conclusion, and the only others that may stand beside them between a
@@ -52,15 +52,6 @@ _REASON_AFTER = re.compile(r"^[\s,;:(]*(?:since|because|as|for|given|when|if|unl
 
 def _with_reason(after: str) -> bool:
     return bool(_REASON_AFTER.match(after.lower()))
-
-
-def _prose(text: str) -> str:
-    """The text with its math regions cut out: the words that stand between two clauses."""
-    out, last = [], 0
-    for start, end, _ in math_regions(text):
-        out.append(text[last:start])
-        last = end
-    return " ".join([*out, text[last:]]).strip()
 
 
 def _row_on(before: str, same_display: bool) -> bool:
@@ -96,7 +87,7 @@ class Premise:
         # All the words since the premise, those before inline math too: in "If (or Since)
         # the longest side is $k,$ then $k \ge 15$" the sentence supposes (or gives another
         # reason), where "then" alone would draw.
-        told = _prose(lead) or before
+        told = prose(lead) or before
         rows = _row_on(before, last[2] == region)
         if not (rows or _drawn_directly(told)) or _with_reason(after):
             return None

@@ -23,7 +23,8 @@ from verifiers.calculator.forms import (
 from verifiers.calculator.ideals import follows
 from verifiers.calculator.known import known_polynomials
 from verifiers.calculator.readers import readings
-from verifiers.calculator.solutions import Condition
+from verifiers.calculator.relations import admissible
+from verifiers.calculator.solutions import Condition, Step
 from verifiers.calculator.symbolic import compare_identity, fmt, point
 
 # Words that say one side of the equation before is being rewritten in place.
@@ -139,3 +140,20 @@ def _same_side(first: str, second: str, defs: dict) -> bool:
         return True
     a, b = readings(first, defs), readings(second, defs)
     return len(a) == 1 and len(b) == 1 and compare_identity(a[0], b[0])[0] == "holds"
+
+
+def named_after(
+    named: Condition | None, members, ops, before: str, k: int, region: int, defs: dict,
+    known: list, step: Step,
+) -> Condition | None:  # fmt: skip
+    """The unknown's expression after this clause (None when it is given no expression in
+    other unknowns); a rewrite of the last one judged on the way (`rewritten_side`)."""
+    if set(ops) != {"="} or not admissible(members[-1]):
+        return None
+    here = Condition(members[0], members[-1], k, region)
+    if named is not None and compact(named.left) == compact(here.left):
+        found = rewritten_side(named, here, before, defs, known)
+        if found is not None:
+            step.add(found, (named.right, here.right), defs)
+    value = readings(here.right, defs)
+    return here if len(value) == 1 and value[0].free_symbols else None
