@@ -37,8 +37,11 @@ __all__ = ["SETS_UP", "cancelled", "factored_known", "rewrite_of", "rewrites", "
 # say it is multiplied out (so the expanded side's degree is the one to believe).
 _EXPANDS = re.compile(r"expan|multiply(ing)? out|distribut")
 # Words that say fractions are put together (not "factoring", which rewrites denominators of
-# an equation as readily as it combines anything).
-_COMBINING = re.compile(r"combin|common denominator|telescop|partial fraction")
+# an equation as readily as it combines anything; not "adding" alone, which adds equations).
+_COMBINING = re.compile(
+    r"combin|common denominator|telescop|partial fraction"
+    r"|\b(?:add|adding|sum|summing)\b(?: (?:up|of|the|these|both|two|its|their))* fractions\b"
+)
 # Words that make the link an equation to solve whatever else the text says of it.
 SETS_UP = re.compile(r"equation|solv|satisf|such that|want|need")
 _REWRITE = re.compile(
