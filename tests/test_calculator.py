@@ -346,6 +346,14 @@ def test_incorrect_evidence_names_claim_and_values(calc):
     assert "claimed 400" in v.evidence and "true 500" in v.evidence
 
 
+def test_evidence_of_a_value_put_back_names_the_sides(calc):
+    # An equation solved only by putting the value back has no true value to print: the
+    # evidence says what the sides are instead of "true -".
+    v = calc.check_steps(["Since $\\log_2 x = 3$, we get $x = 9$."])[0]
+    assert v.status == Status.INCORRECT, v.evidence
+    assert "true -" not in v.evidence and "there the sides are" in v.evidence, v.evidence
+
+
 def test_equation_that_does_not_follow(calc):
     steps = [
         "Simplifying the equation, we get: 150 + \\( x \\) = 500.",

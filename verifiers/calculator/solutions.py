@@ -295,7 +295,8 @@ def _substituted(condition: Condition, e, var, a: Assignment, defs: dict) -> lis
         return []
     return [ClaimResult(
         "false", f"{var} = {a.value}", a.value, "-",
-        f"does not solve `{condition.left} = {condition.right}`",
+        f"does not solve `{condition.left} = {condition.right}`: there the sides are "
+        f"{fmt(sides[0])} and {fmt(sides[1])}",
     )]  # fmt: skip
 
 

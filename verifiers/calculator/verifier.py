@@ -367,9 +367,10 @@ def _verdict(results: list[ClaimResult]) -> StepVerdict:
         r = false[0]
         why = f" ({r.reason})" if r.reason else ""
         evidence = f"`{r.text}`: claimed {r.claimed}, true {r.true}{why}"
-        if r.claimed == r.true == "-" and r.reason:
-            # A relation between expressions has no one value a side claims: the reason
-            # (`the two sides differ by 3`, `at x = 7/3 the sides are ...`) is its true form.
+        if r.true == "-" and r.reason:
+            # A relation between expressions has no one value a side claims, nor has an
+            # equation solved only by putting the value back: the reason (`the two sides
+            # differ by 3`, `does not solve ...: there the sides are ...`) is its true form.
             evidence = f"`{r.text}`: {r.reason}"
         return StepVerdict(Status.INCORRECT, False, 0.0, evidence[:400])
     held = [r for r in results if r.outcome == "holds"]
