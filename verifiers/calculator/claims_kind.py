@@ -230,7 +230,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             step.barriers.append(k)
             continue
         # "Multiply both sides by 20: ...": the relation before it with that operation done.
-        operation = source and operated(lead, source, (members, ops), defs, known)
+        said_of = clauses[k - 1][5] if k else ""  # the words before the relation before
+        operation = source and operated(lead, source, (members, ops), defs, known, said_of)
         if operation is not None:
             step.add(operation, (*source[0], *members), defs)
         told = lead if not before.strip(" ,.;:") and lead else before  # words cut by math

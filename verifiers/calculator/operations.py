@@ -50,10 +50,22 @@ _OTHER = re.compile(
 )
 
 
-def operated(lead: str, old: tuple, new: tuple, defs: dict, known: list) -> ClaimResult | None:
+# The words before a relation that name an operation on it: "Squaring both sides of", "of
+# the equation", with the relation right after them.
+_OF_IT = re.compile(r"\bof(?:\s+(?:the|this)\s+(?:equation|inequality))?\s*$", re.IGNORECASE)
+
+
+def operated(
+    lead: str, old: tuple, new: tuple, defs: dict, known: list, old_lead: str = ""
+) -> ClaimResult | None:
     """The verdict on `new` (members, ops) drawn from `old` by the operation `lead` names, or
-    None when the words name none or nothing can be said (see the module docstring)."""
+    None when the words name none or nothing can be said (see the module docstring). The
+    operation may be named before `old` instead, in the same sentence ("Squaring both sides
+    of $A = B$ gives $C = D$", "Multiplying both sides of $A = B$ by $3$, we get"): `old_lead`
+    holds the words before `old`."""
     found = _operation(lead, defs)
+    if found is None and (of_it := _OF_IT.search(old_lead)):
+        found = _operation(f"{old_lead[: of_it.start()]} of the equation {lead}", defs)
     if found is None:
         return None
     name, operand = found
