@@ -169,6 +169,12 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             step_fixed += [] if fixed[1] else [fixed[0]]  # "let a = 3": this step's only
         defined = defining(members, ops, defs)
         if defined:
+            # "Completing the square, $g(t) = (t - 2)^2 + 4$" where g(t) was defined: a
+            # rewrite of the definition's side, as of any equation's (`rewritten_side`).
+            if (old := def_texts.get(defined[0])) and old[0] == defined[1] and len(members) == 2:
+                first, here = Condition(members[0], old[1], -1, -1), Condition(*members, k, region)
+                if found := rewritten_side(first, here, before, defs, known):
+                    step.add(found, (old[1], members[1]), defs)
             defined_anew(def_texts, known, *defined, members[1])
             defs = definitions(def_texts)
             if len(members) == 2:

@@ -28,7 +28,9 @@ from verifiers.calculator.solutions import Condition, Step
 from verifiers.calculator.symbolic import compare_identity, fmt, point
 
 # Words that say one side of the equation before is being rewritten in place.
-_SIDE_REWRITE = re.compile(r"expand|multipl|distribut|simplif|factor|rearrang|group|collect|combin")
+_SIDE_REWRITE = re.compile(
+    r"expand|multipl|distribut|simplif|factor|rearrang|group|collect|combin|complet\w* the square"
+)
 # The rewrite named on both sides at once ("expanding both sides"); "adding 324 to both sides,
 # we can factor" does something to the equation instead.
 _BOTH_SIDES = re.compile(r"(expand|simplif|multiply(ing)? out|distribut)\w*\s+(both|each) sides?\b")
