@@ -79,6 +79,7 @@ from verifiers.calculator.congruences import (
 )
 from verifiers.calculator.definitions import define, defining, definitions, fixing, unfixed
 from verifiers.calculator.derivations import derivation, follows_directly, only_rewrites
+from verifiers.calculator.eliminations import eliminated
 from verifiers.calculator.floor_identities import floor_links
 from verifiers.calculator.forced_values import forced
 from verifiers.calculator.forms import offset, shifted
@@ -348,6 +349,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                     step.add(result, (source.left, source.right, left, right), defs)
             else:
                 drawn_from = None
+            if not (i or operation) and (found := eliminated(here, lead, step, system, defs)):
+                step.add(found, (left, right), defs)  # "Adding the equations gives $2x = 15$"
             if identity_on_circle(here, defs):
                 continue  # a fact used (`\\sin^2 x + \\cos^2 x = 1`): no condition, no source
             step.conditions.append(here)
