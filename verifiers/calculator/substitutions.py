@@ -9,14 +9,18 @@ one or a power of either, and the words between the last one and the equation on
 ("we get", "into this equation gives us:"), never another operation ("and subtracting"). The
 equation must no longer hold what was replaced. The values go into the last relation written
 before them that holds what they replace, when that is an equation and not a name given a
-value (`y = a(x - 3)^2 + 5`, then a point put in: the point's equation); with none, only a
-functional equation of the problem (`applications`). A slip only when that equation, and every
-other known condition that holds what is replaced (none when the sentence goes on from that
-equation to the values: "Using the identity ..., substitute ..."), give something else with
-the values put in: other roots in one unknown (fewer is a root discarded on the way, not
-judged), a point that satisfies the substituted equation and fails the new one in several
-(`derivations.polynomial_derivation`); sines and cosines of unknowns count as unknowns of
-their own within [-1, 1], never a sine and a cosine of one unknown (they are bound).
+value (`y = a(x - 3)^2 + 5`, then a point put in: the point's equation), or the one the words
+name right after them ("Substituting $y = 2x$ into $x + y = 9$ gives ..."); with none, only a
+functional equation of the problem (`applications`); the equation named after the values
+must then hold every unknown they do not replace (one gone may have been put in from another
+equation; a function of an unknown, `\\cos x`, counts as one). A slip only when that
+equation, and every other known condition that holds what is replaced (none when the
+sentence goes on from that equation to the values: "Using the identity ..., substitute ..."),
+give something else with the values put in: other roots in one unknown (fewer is a root
+discarded on the way, not judged), a point that satisfies the substituted equation and fails
+the new one in several (`derivations.polynomial_derivation`); sines and cosines of unknowns
+count as unknowns of their own within [-1, 1], never a sine and a cosine of one unknown (they
+are bound).
 """
 
 from __future__ import annotations
@@ -38,6 +42,12 @@ _REPLACEABLE = re.compile(
 )
 # Words that put values in; "let" alone names a new unknown instead.
 _SUBSTITUTES = re.compile(r"substitut|plug|\bsett?ing\b|\bputt?ing\b|\breplac")
+# The words between the values and the equation they are put into, named after them.
+_INTO = re.compile(
+    r"^\s*(?:in|into)\b(?:\s+(?:the|our|this))?(?:\s+(?:first|second|original|given|last))?"
+    r"(?:\s+equation)?\s*,?\s*$",
+    re.IGNORECASE,
+)
 # The only words that may stand between the last assignment and the equation it gives.
 _CONNECTS = frozenset(
     "into in this the that equation expression above last it we get gives give us obtain have"
@@ -54,6 +64,9 @@ class Substitution:
     # The sentence goes on from the equation to the values with a comma ("Using the identity
     # \\(\\sin^2 x + \\cos^2 x = 1\\), substitute ..."): no other equation is the one meant.
     named: bool = False
+    # The equation is named right after the values ("into $x + y = 9$"): its new form may
+    # hold no unknown the values do not replace (one gone may come from another equation).
+    into: bool = False
 
 
 def substituting(
@@ -66,6 +79,12 @@ def substituting(
     (not a name given a value: `y = a(x - 3)^2 + 5` with a point put in makes an equation
     of the point, not of this one); where none holds it, the problem's (`substituted`)."""
     members, ops = clause
+    if pending is not None and pending.clause == k - 1 and _INTO.match(before) and ops == ("=",):
+        # "Substituting $y = 2x$ into $x + y = 9$ gives ...": the equation named after the
+        # values is the one they go into, whatever was written before them.
+        if len(members) == 2 and any(_holds(m, pending.values[-1][0]) for m in members):
+            return Substitution(pending.values, k, (members[0], members[1]), True, True)
+        return None
     if ops != ("=",) or not _REPLACEABLE.match(members[0].strip()):
         return None
     value = (members[0].strip(), members[1])
@@ -126,6 +145,8 @@ def substituted(
             continue
         if read is applied_difference and e2.free_symbols != put.free_symbols:
             continue  # other values put in too, or another equation used: not this one alone
+        if pending.into and _atoms(put) - _atoms(e2):
+            continue  # an unknown gone besides those named: put in from elsewhere as well
         source = f"`{left} = {right}` with {_said(pending)}"
         if read is applied_difference:
             verdict = _misapplied(put, e2, text, source)
@@ -137,6 +158,15 @@ def substituted(
             members = (left, right, *(v for _, v in pending.values), here.left, here.right)
             found = (verdict, members)
     return found
+
+
+def _atoms(expr) -> set:
+    """The unknowns of an expression, a function of one (`\\cos x`) counted as one of its own:
+    `\\cos^2 x` gone from an equation is not `x` gone from `\\sin x \\cos y`."""
+    import sympy
+
+    named = {f: sympy.Symbol(str(f)) for f in expr.atoms(sympy.Function) if f.free_symbols}
+    return expr.xreplace(named).free_symbols
 
 
 def _holds(member: str, replaced: str) -> bool:
