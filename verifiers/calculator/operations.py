@@ -217,6 +217,10 @@ def _said(name: str, operand) -> str:
 
 
 def _shown(value) -> str:
+    """A value as evidence writes it, in the text's notation (`x^2 - 6x + 9`, not sympy's
+    `x**2 - 6*x + 9`)."""
     import sympy
 
-    return sympy.sstr(sympy.nsimplify(value) if value.is_number else value)
+    text = sympy.sstr(sympy.nsimplify(value) if value.is_number else value)
+    text = re.sub(r"(?<=[\w)])\*(?=[A-Za-z(])", "", text.replace("**", "^"))
+    return text.replace("*", " \\cdot ")  # between two numbers
