@@ -298,7 +298,7 @@ def unfollowed(holds, fails, names: list, points, text: str, source: str, keep=N
     return None
 
 
-def _linear(expr, names: list) -> bool:
+def linear_in(expr, names: list) -> bool:
     """Whether `expr` is linear in `names` with whole or fractional coefficients."""
     import sympy
 
@@ -312,7 +312,7 @@ def _linear(expr, names: list) -> bool:
 def _linear_derivation(e1, e2, names: list, text: str, source: str) -> ClaimResult | None:
     import sympy
 
-    if not (_linear(e1, names) and _linear(e2, names)):
+    if not (linear_in(e1, names) and linear_in(e2, names)):
         return None
     ratio = sympy.cancel(sympy.expand(e1) / sympy.expand(e2))
     if ratio.is_number:
@@ -347,7 +347,7 @@ def _not_cancelled(first: Condition, e1, e2, text: str, source: str) -> ClaimRes
     written = first.left + " " + first.right
     if len(re.findall(rf"(?<![\\A-Za-z]){re.escape(str(dropped))}(?![A-Za-z])", written)) < 2:
         return None
-    if not all(_linear(e, sorted(e.free_symbols, key=str)) for e in (e1, e2)):
+    if not all(linear_in(e, sorted(e.free_symbols, key=str)) for e in (e1, e2)):
         return None
     left_over = sympy.expand(e1).coeff(dropped) * dropped
     rest = sympy.expand(e1 - left_over)

@@ -23,6 +23,7 @@ import re
 
 from verifiers.calculator.claim_words import last_sentence, prose
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.derivations import linear_in
 from verifiers.calculator.solutions import Condition, Step, difference
 from verifiers.calculator.symbolic import fmt, point
 
@@ -60,13 +61,13 @@ def eliminated(here: Condition, lead: str, step: Step, system: tuple, defs: dict
     earlier = [] if step.barriers else [Condition(m[0], m[1], -1, -1) for m in system]
     earlier += [c for c in step.conditions if c.clause > max(step.barriers, default=-1)]
     new = difference(here.left, here.right, defs)
-    if new is None or not new.free_symbols or not _linear(new):
+    if new is None or not new.free_symbols or not linear_in(new, sorted(new.free_symbols, key=str)):
         return None
     for size in (2, 3):
-        system = earlier[-size:]
-        if len(system) < size:
+        group = earlier[-size:]
+        if len(group) < size:
             return None
-        solution = _one_solution(system, defs)
+        solution = _one_solution(group, defs)
         if solution is None or not new.free_symbols <= set(solution):
             continue
         if new.xreplace(solution) == 0:
@@ -74,7 +75,7 @@ def eliminated(here: Condition, lead: str, step: Step, system: tuple, defs: dict
         left, right = difference(here.left, "0", defs), difference(here.right, "0", defs)
         if left is None or right is None:
             return None
-        shown = " and ".join(f"`{c.left} = {c.right}`" for c in system)
+        shown = " and ".join(f"`{c.left} = {c.right}`" for c in group)
         return ClaimResult(
             "false", f"{here.left} = {here.right}",
             reason=f"at {point(solution)}, where {shown} hold, the sides are "
@@ -83,23 +84,13 @@ def eliminated(here: Condition, lead: str, step: Step, system: tuple, defs: dict
     return None
 
 
-def _linear(expr) -> bool:
-    import sympy
-
-    try:
-        poly = sympy.Poly(expr, *sorted(expr.free_symbols, key=str))
-    except sympy.PolynomialError:
-        return False
-    return poly.total_degree() == 1 and all(c.is_Rational for c in poly.coeffs())
-
-
 def _one_solution(system: list[Condition], defs: dict) -> dict | None:
     """The one solution of a linear system with rational coefficients and as many unknowns
     as equations, or None."""
     import sympy
 
     exprs = [difference(c.left, c.right, defs) for c in system]
-    if any(e is None or not _linear(e) for e in exprs):
+    if any(e is None or not linear_in(e, sorted(e.free_symbols, key=str)) for e in exprs):
         return None
     names = sorted(set().union(*(e.free_symbols for e in exprs)), key=str)
     if len(names) != len(exprs):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import NOT_CLAIMED, word_set
+from verifiers.calculator.claim_words import NOT_CLAIMED, prose, word_set
 from verifiers.calculator.relations import math_regions
 
 __all__ = ["listed_values"]
@@ -98,14 +98,10 @@ def _number(value: str) -> bool:
 def _claimed(before: str, after: str) -> bool:
     """Whether the words around the region in its sentence present the values as found
     rather than as candidates or cases ("so $n = 1, 2$ are the candidates")."""
-    opening = _words(re.split(r"(?<=[.!?])\s+|\n", before)[-1])
-    closing = _words(re.split(r"[.!?](?:\s|$)|\n", after)[0])
+    opening = word_set(prose(re.split(r"(?<=[.!?])\s+|\n", before)[-1]))
+    closing = word_set(prose(re.split(r"[.!?](?:\s|$)|\n", after)[0]))
     return (
         bool(opening & _FOUND)
         and not opening & (NOT_CLAIMED | _NO_LIST)
         and not closing & (NOT_CLAIMED | _CANDIDATES)
     )
-
-
-def _words(text: str) -> set[str]:
-    return word_set(re.sub(r"\$[^$]*\$|\\\(.*?\\\)", " ", text))
