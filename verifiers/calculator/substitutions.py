@@ -13,7 +13,7 @@ value (`y = a(x - 3)^2 + 5`, then a point put in: the point's equation), or the 
 name right after them ("Substituting $y = 2x$ into $x + y = 9$ gives ..."); with none, only a
 functional equation of the problem (`applications`); the equation named after the values
 must then hold every unknown they do not replace (one gone may have been put in from another
-equation; a function of an unknown, `\\cos x`, counts as one). A slip only when that
+equation). A slip only when that
 equation, and every other known condition that holds what is replaced (none when the
 sentence goes on from that equation to the values: "Using the identity ..., substitute ..."),
 give something else with the values put in: other roots in one unknown (fewer is a root
@@ -145,7 +145,7 @@ def substituted(
             continue
         if read is applied_difference and e2.free_symbols != put.free_symbols:
             continue  # other values put in too, or another equation used: not this one alone
-        if pending.into and _atoms(put) - _atoms(e2):
+        if pending.into and put.free_symbols - e2.free_symbols:
             continue  # an unknown gone besides those named: put in from elsewhere as well
         source = f"`{left} = {right}` with {_said(pending)}"
         if read is applied_difference:
@@ -158,15 +158,6 @@ def substituted(
             members = (left, right, *(v for _, v in pending.values), here.left, here.right)
             found = (verdict, members)
     return found
-
-
-def _atoms(expr) -> set:
-    """The unknowns of an expression, a function of one (`\\cos x`) counted as one of its own:
-    `\\cos^2 x` gone from an equation is not `x` gone from `\\sin x \\cos y`."""
-    import sympy
-
-    named = {f: sympy.Symbol(str(f)) for f in expr.atoms(sympy.Function) if f.free_symbols}
-    return expr.xreplace(named).free_symbols
 
 
 def _holds(member: str, replaced: str) -> bool:
