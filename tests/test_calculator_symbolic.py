@@ -55,8 +55,9 @@ SLIPS = [
 def _loose(text: str) -> str:
     """The text without spaces, backslashes, braces, parentheses and sizing: `3\\sqrt{3}` and
     `3 sqrt(3)` quote the same relation, and so do `\\left(x - 1\\right)` and `(x \u2212 1)`, `\\gt`
-    and `>`."""
+    and `>`, `\\ge` and `>=`."""
     text = text.replace("\u2212", "-").replace("\\gt", ">").replace("\\lt", "<")
+    text = re.sub(r"\\(g|l)eq?(?![A-Za-z])", lambda m: ">=" if m[1] == "g" else "<=", text)
     text = re.sub(r"\\(?:left|right)(?![A-Za-z])", "", text)
     return re.sub(r"[\s\\{}()*]", "", text)
 

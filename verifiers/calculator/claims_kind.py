@@ -290,9 +290,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             if compact(f"{left}={right}") in given:
                 if op == "=" and len(members) == 2 and LETTER.search(left + right):
                     # The problem's equation restated: the next one may be drawn from it, and
-                    # a value given after it may solve it (one unknown; `x = 2` is a value).
+                    # values given after it may solve it (`x = 2` is a value, no equation).
                     previous = Condition(left, right, k, region)
-                    if not assigned and len(unknowns(previous, defs)) == 1:
+                    if not assigned and unknowns(previous, defs):
                         step.conditions.append(previous)
                 continue
             if i == 0 and (assigned or defined):

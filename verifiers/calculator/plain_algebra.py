@@ -16,6 +16,8 @@ invented one):
   (`πr^2`), no number, operator, relation sign or word of an operation ("of", "by", "times")
   stands just before it, no name (a unit?), number, bracket, `%`, `!`, degree or prime just
   after it, nor words that go on with its last number (`= 30 feet / 6`, "times 3");
+- an arrow typed between two relations (`=>`, `-->`, `→`, `⟹`) is spelled `⟹`, which the
+  checks read as "so", as they read `\\implies` in LaTeX;
 - no fraction whose denominator is a product written without brackets (`5/3x`, `1/ab`), no
   exponent but a number, a lone name or a bracket (`2^3x`), no unit of two letters (`100cm`),
   no minus spaced only before it between two relation signs (`0 = y + 4 -4 = y`).
@@ -68,7 +70,7 @@ _GOES_ON_WORDS = _OPERATION_WORDS - {"mod", "modulo"} | {"divided", "multiplied"
 _GLUED_BEFORE = frozenset(':;,"“')
 _GLUED_AFTER = frozenset('.,;:?)"”')
 # What may stand between a span and the prose around it.
-_PUNCTUATION = frozenset(':;,.?!"“”[]')
+_PUNCTUATION = frozenset(':;,.?!"“”[]⟹')
 _LATEX = {"*": r"\cdot", "·": r"\cdot", "×": r"\times", "÷": r"\div", "−": "-", "–": "-"}
 
 
@@ -77,11 +79,17 @@ def delimited(text: str) -> str:
     return _delimited(text) if re.search(r"[A-Za-z0-9)]\s*(?:=|≤|≥|<|>|≠|≈)", text) else text
 
 
+# Arrows typed in plain text (`-2x > 6 => x > -3`): one spelling, the one the checks read as
+# "so" (`claim_words.ARROWS`). Typed as two signs, `=>` was read as `=` and `>`, which left
+# both relations unread.
+_TYPED_ARROWS = re.compile(r"\s*(?:==?>|--?>|[⇒⟹→⟶])\s*")
+
+
 @lru_cache(maxsize=4096)
 def _delimited(text: str) -> str:
     out, last = [], 0
     for start, end, _ in math_regions(text) + [(len(text), len(text), "")]:
-        out.append(_plain(text[last:start]))
+        out.append(_plain(_TYPED_ARROWS.sub(" ⟹ ", text[last:start])))
         out.append(text[start:end])
         last = end
     return "".join(out)
