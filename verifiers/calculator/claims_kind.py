@@ -105,7 +105,7 @@ from verifiers.calculator.solutions import (
     solutions,
     unknowns,
 )
-from verifiers.calculator.substitutions import substituted, substituting
+from verifiers.calculator.substitutions import substituted, substituting, valued
 from verifiers.calculator.sum_formulas import sum_formulas
 from verifiers.calculator.vieta import vieta_links
 from verifiers.calculator.worked_values import worked_links
@@ -126,14 +126,13 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
 
     `payload` is (clauses, last, known, defs, given): the step's clauses as (members, ops,
     before, after, region, lead, rest) tuples; what the step before left: its last condition and
-    its last unknown given an expression, each a (left, right) tuple or (), its last
-    relation as (members, ops) or () and the equations it ends on as a group (members, or ()),
-    the last inequality it claimed, as (left, op, right), when it ends on one (or ()), and that
-    group again when it may be a system (`system_ended`), or () for all six; every condition
-    the problem and the chain wrote so far as (left, right) tuples; the chain's function
-    definitions {name: (arg, body) or None when ambiguous}; the problem's relations' texts;
-    whether the step's numeric claims already hold a False (then no False here is confirmed:
-    it could not change the step's verdict)."""
+    last unknown given an expression, each a (left, right) tuple or (), its last relation as
+    (members, ops) or (), the equations it ends on as a group (members, or ()), the last
+    inequality it claimed as (left, op, right) or (), and that group again when it may be a
+    system (`system_ended`), or () for all six; every condition the problem and the chain wrote
+    as (left, right) tuples; the chain's function definitions {name: (arg, body) or None when
+    ambiguous}; the problem's relations' texts; whether the step's numeric claims already hold a
+    False (then no False here is confirmed: it could not change the step's verdict)."""
     clauses, last, known, def_texts, given, decided = payload
     known = list(known)
     def_texts = dict(def_texts)
@@ -201,11 +200,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             step.barriers.append(k)
         # "At least one of $2^{20} \\equiv 1 \\pmod{125}$ or ...": alternatives, not claims.
         if not words & (NOT_CLAIMED - MODULAR_WORDS | ALTERNATIVES) and region != skipped_region:
-            step.out.extend(congruences(members, ops, defs))
-            step.out.extend(divisibility(members, ops, defs))
-            step.out.extend(worked_links(members, ops, defs))  # `\\gcd(12, 18) = 6`
-            step.out.extend(sum_formulas(members, ops, defs))  # `\\sum_{k=1}^{n} k = ...`
-            step.out.extend(floor_links(members, ops, defs))  # `\\lfloor 7k/2 \\rfloor = 3k`
+            # `\\gcd(12, 18) = 6`, `\\sum_{k=1}^{n} k = ...`, `\\lfloor 7k/2 \\rfloor = 3k`
+            for links in (congruences, divisibility, worked_links, sum_formulas, floor_links):
+                step.out.extend(links(members, ops, defs))
             step.out.extend(vieta_links(members, ops, defs, known, step_words))  # `r + s = 5`
             if (found := drawn_congruence(source, (members, ops), before, defs)) is not None:
                 step.out.append(found)
@@ -256,6 +253,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 step.add(*found, defs)
             previous = None  # an unknown given a value: the next equation starts afresh
             named = named_after(named, members, ops, before, k, region, defs, known, step)
+            # The value an equation gives with others put in ("Plugging a = 3 into ... gives").
+            if not (opening or cased) and (put := valued(pending, members, k, before, known, defs)):
+                step.add(*put, defs)
             if (
                 len(members) >= 2
                 and all(numeric(v, defs) for v in signed_texts(members[-1]))

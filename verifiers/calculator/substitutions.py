@@ -20,19 +20,20 @@ give something else with the values put in: other roots in one unknown (fewer is
 discarded on the way, not judged), a point that satisfies the substituted equation and fails
 the new one in several (`derivations.polynomial_derivation`); sines and cosines of unknowns
 count as unknowns of their own within [-1, 1], never a sine and a cosine of one unknown (they
-are bound).
+are bound). A value given right after that equation (`valued`: "Plugging $a = 3$ into $a^2 +
+b = 12$ gives $b = 4$") is read as the equation it is (`b = 4`), the same way.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from verifiers.calculator.applications import applied_difference, misapplied
 from verifiers.calculator.claim_words import last_sentence, lone, word_set
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.derivations import polynomial_derivation, unfollowed
-from verifiers.calculator.readers import readings
+from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.solutions import Condition, difference, roots_text
 from verifiers.calculator.symbolic import roots_of
 
@@ -89,6 +90,8 @@ def substituting(
         return None
     value = (members[0].strip(), members[1])
     if pending is not None and pending.clause == k - 1 and word_set(before) <= {"and"}:
+        if pending.into:
+            return None  # after "into $x + 2y = 11$:", a value is what the equation gave
         if pending.source is None or any(_holds(m, value[0]) for m in pending.source):
             return Substitution((*pending.values, value), k, pending.source)
         return None
@@ -158,6 +161,23 @@ def substituted(
             members = (left, right, *(v for _, v in pending.values), here.left, here.right)
             found = (verdict, members)
     return found
+
+
+def valued(pending: Substitution | None, members: tuple, k: int, before: str, known, defs):
+    """"Plugging $a = 3$ into $a^2 + b = 12$ gives $b = 4$": the value of an unknown not
+    replaced, given right after the equation the values went into, must be a root of that
+    equation with them put in (and of every other known condition that holds them: one that
+    gives it spares it, as for an equation, `substituted`). One root of several is a root
+    chosen; a decimal may be a rounding: neither is judged."""
+    if pending is None or pending.source is None or len(members) < 2:
+        return None
+    if DECIMAL.search(members[-1]):
+        return None  # a rounded value differs from the root however right it is
+    here = Condition(members[0], members[-1], k, -1)
+    if (found := substituted(pending, here, before, known, defs)) is None:
+        return None
+    verdict, read = found
+    return replace(verdict, reason=verdict.reason.replace("is not", "does not solve", 1)), read
 
 
 def _holds(member: str, replaced: str) -> bool:
