@@ -74,6 +74,9 @@ def check_equation(
     text = link_text(link)
     solved_form = ("var", var) in (link.left.node, link.right.node)
     value = link.right.node if link.left.node == ("var", var) else link.left.node
+    if solved_form and value[0] == "fact":
+        # "so x = 5! That is the answer": an exclamation, maybe, as for a number (`claims`)
+        return ClaimResult("skipped", text, reason="an exclamation mark, maybe"), None
     here = Equation(
         var, solution, text, index, link.clause, not solved_form, compact(link.left.text),
         solved_form and has_ops(value) and not variables(value),

@@ -9,13 +9,16 @@ invented one):
 - tokens are numbers, lower-case names of one or two letters or one capital with an optional
   coefficient glued before them (`2r`, `ar^3`, `2W`; never an English word or an ordinal
   suffix, "a", "A", "I" only before an operator; two capitals may be an abbreviation),
-  brackets, the operators `+ - * / ^ × ÷ · −` (an en dash is a minus) and the relation signs;
+  brackets, the operators `+ - * / ^ × ÷ · −` (an en dash is a minus), a factorial glued to
+  an operand (`(n-1)!`; at a span's end only before lower-case words or a comma: "x = 5!
+  That is it" may exclaim) and the relation signs;
   a space between two operands ends the span (`3600 s`, `60 x 60`), as does anything else;
 - the span holds a relation sign outside brackets with an expression on both sides, and a name;
 - it does not go on an expression or a quantity around it: nothing but punctuation touches it
   (`πr^2`), no number, operator, relation sign or word of an operation ("of", "by", "times")
   stands just before it, no name (a unit?), number, bracket, `%`, `!`, degree or prime just
-  after it, nor words that go on with its last number (`= 30 feet / 6`, "times 3");
+  after it (a bracket opening words is a remark: "= 200 (which is too large)"), nor words
+  that go on with its last number (`= 30 feet / 6`, "times 3");
 - an arrow typed between two relations (`=>`, `-->`, `→`, `⟹`) is spelled `⟹`, which the
   checks read as "so", as they read `\\implies` in LaTeX;
 - no fraction whose denominator is a product written without brackets (`5/3x`, `1/ab`), no
@@ -76,7 +79,7 @@ _LATEX = {"*": r"\cdot", "·": r"\cdot", "×": r"\times", "÷": r"\div", "−": 
 
 def delimited(text: str) -> str:
     """`text` with each plain-text span of algebra outside its math regions put in `\\(...\\)`."""
-    return _delimited(text) if re.search(r"[A-Za-z0-9)]\s*(?:=|≤|≥|<|>|≠|≈)", text) else text
+    return _delimited(text) if re.search(r"[A-Za-z0-9)!]\s*(?:=|≤|≥|<|>|≠|≈)", text) else text
 
 
 # Arrows typed in plain text (`-2x > 6 => x > -3`): one spelling, the one the checks read as
@@ -182,6 +185,11 @@ def _spans(tokens: list) -> list[tuple[int, int]]:
                 elif glued and kind == "name" and tokens[j - 1][0] in ("rp", "num"):
                     if depth == 0:  # `(2/3)x`, `2r`
                         last_good = j
+                elif glued and text == "!" and tokens[j - 1][0] in ("rp", "num", "name"):
+                    # A factorial (`(n-1)! - 2`); at a span's end only before lower-case words
+                    # or a comma (`= n! for every n`): "So x = 5! Then" may be an exclamation.
+                    if depth == 0 and _factorial_end(tokens, j):
+                        last_good = j
                 else:
                     break
             spaced = False
@@ -192,6 +200,16 @@ def _spans(tokens: list) -> list[tuple[int, int]]:
         out.append((first, last_good))
         i = last_good + 1
     return out
+
+
+def _factorial_end(tokens: list, j: int) -> bool:
+    n = j + 1
+    while n < len(tokens) and tokens[n][0] == "space":
+        n += 1
+    if n == len(tokens):
+        return False
+    kind, text = tokens[n][0], tokens[n][1]
+    return kind == "word" and text.islower() or text in (",", ";") or kind in ("op", "rel")
 
 
 def _leading_sign(tokens: list, i: int) -> bool:
@@ -261,7 +279,7 @@ def _body(tokens: list) -> str | None:
             text = text.replace(",", "")
         parts.append(_LATEX.get(text, text) if kind == "op" else text)
     text = " ".join(p for p in parts if p).replace("( ", "(").replace(" )", ")")
-    return re.sub(r"\s*\^\s*", "^", text)
+    return re.sub(r"\s*\^\s*", "^", text).replace(" !", "!")
 
 
 def _run_together(tokens: list) -> bool:
@@ -310,6 +328,8 @@ def _stands_alone(tokens: list, first: int, last: int) -> bool:
         k += 1
     if k < len(tokens):
         kind, text = tokens[k][0], tokens[k][1]
+        if kind == "lp" and _remark(tokens, k):
+            return True  # `= 200 (which is too large)`, `(Equation 1)`: a remark, no factor
         if kind in ("name", "num", "op", "rel", "lp") or text[:1] in _GOES_ON:
             return False  # `= 5 cm`, `= 5 x 3`: a unit or an operation the span stops short of
         if kind == "other" and text not in _PUNCTUATION:
@@ -317,6 +337,15 @@ def _stands_alone(tokens: list, first: int, last: int) -> bool:
         if kind == "word" and (text.lower() in _GOES_ON_WORDS or _operation_after(tokens, k)):
             return False  # `= 30 feet / 6`, `= 5 times 3`: the last number goes on in words
     return True
+
+
+def _remark(tokens: list, k: int) -> bool:
+    """Whether the bracket at `k` opens words (`(which is too large)`, `(since x > 0)`), not
+    an operand: its first token is an English word of three letters or more."""
+    n = k + 1
+    while n < len(tokens) and tokens[n][0] == "space":
+        n += 1
+    return n < len(tokens) and tokens[n][0] == "word" and len(tokens[n][1]) > 2
 
 
 def _operation_after(tokens: list, k: int) -> bool:
