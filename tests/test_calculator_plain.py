@@ -25,6 +25,15 @@ from verifiers.calculator.plain_algebra import UNREAD, delimited
         ("We have -2x > 6, hence x > -3.", r"We have \(- 2x > 6\), hence \(x > - 3\)."),
         ("Subtracting: −x + 5 = 2.", r"Subtracting: \(- x + 5 = 2\)."),
         ("then -(x + 1) = 4 holds", r"then \(- (x + 1) = 4\) holds"),
+        # functions: a power or a base glued to the name, a root's operand braced
+        ("We get sin^2(t) + cos^2(t) = 1.", r"We get \(\sin^{2} (t) + \cos^{2} (t) = 1\)."),
+        ("log_2 8 = 3 holds", r"\(\log_{2} 8 = 3\) holds"),
+        ("So 3sqrt(3) = sqrt(27) here", r"So \(3 \sqrt{3} = \sqrt{27}\) here"),
+        # an arrow typed between two relations reads as one
+        ("-2x > 6 => x > -3.", r"\(- 2x > 6\) ⟹ \(x > - 3\)."),
+        # a factorial inside a span, and a remark in brackets after one
+        ("we get 2(n-1)! - 2 = n! here", r"we get \(2 (n - 1)! - 2 = n!\) here"),
+        ("So x = 7 (which is odd).", r"So \(x = 7\) (which is odd)."),
     ],
 )
 def test_plain_algebra_is_delimited(text, expected):
@@ -42,6 +51,7 @@ def test_plain_algebra_is_delimited(text, expected):
         r"We have $x = 5$ already.",  # LaTeX stays as written
         "It ran on TV = 5 nights.",  # two capitals: an abbreviation, not a product
         "So I think = 5 is right.",  # the pronoun
+        "It took 60 sec = 1 min.",  # seconds, no secant
     ],
 )
 def test_prose_and_numbers_are_left_alone(text):
@@ -55,6 +65,7 @@ def test_prose_and_numbers_are_left_alone(text):
         "We get 5/3x = 10.",  # which product is the denominator?
         "The rope is 1m = 100cm long.",  # units
         "Then 5y = 10 (in dollars).",  # a bracket after it: the span may go on
+        "So x = 5! That is it.",  # an exclamation, maybe: no factorial ends the span
         "At 3600 s = 1 h exactly.",  # a number before it: a unit
         "Adding, = x + 1 = 5.",  # read from its middle
         "Solve: 0 = y + 4 -4 = y.",  # two lines run together, the second opening with a sign

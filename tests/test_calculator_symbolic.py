@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from verifiers.calculator.typed_symbols import typed_symbols
+
 _PATH = Path(__file__).parent / "data" / "calculator_symbolic.yaml"
 _TABLE = yaml.safe_load(_PATH.read_text(encoding="utf-8"))
 FAMILIES = (
@@ -55,7 +57,8 @@ SLIPS = [
 def _loose(text: str) -> str:
     """The text without spaces, backslashes, braces, parentheses and sizing: `3\\sqrt{3}` and
     `3 sqrt(3)` quote the same relation, and so do `\\left(x - 1\\right)` and `(x \u2212 1)`, `\\gt`
-    and `>`, `\\ge` and `>=`."""
+    and `>`, `\\ge` and `>=`, typed `²θ` and `^2 \\theta`."""
+    text = typed_symbols(text).replace("θ", "theta")
     text = text.replace("\u2212", "-").replace("\\gt", ">").replace("\\lt", "<")
     text = re.sub(r"\\(g|l)eq?(?![A-Za-z])", lambda m: ">=" if m[1] == "g" else "<=", text)
     text = re.sub(r"\\(?:left|right)(?![A-Za-z])", "", text)

@@ -47,7 +47,8 @@ UNREAD = r"\unread = \unread"
 
 _TOKEN = re.compile(
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d+(?:\.\d+)?)"
-    r"|(?P<name>[a-z]{1,2}|[A-Z])(?![A-Za-z])"
+    r"|(?P<fn>(?:sqrt|sin|cos|tan|cot|sec|csc|log|ln|exp)(?:\^\{?\d\}?)?(?:_\{?\d+\}?)?)(?![A-Za-z])"
+    r"|(?P<name>[a-z]{1,2}|[A-Z]|[θαβγφ])(?![A-Za-z])"
     r"|(?P<op>[-+*/^×÷·−–])"
     r"|(?P<rel><=|>=|[=≤≥<>≠≈])"
     r"|(?P<lp>\()|(?P<rp>\))"
@@ -79,7 +80,7 @@ _LATEX = {"*": r"\cdot", "·": r"\cdot", "×": r"\times", "÷": r"\div", "−": 
 
 def delimited(text: str) -> str:
     """`text` with each plain-text span of algebra outside its math regions put in `\\(...\\)`."""
-    return _delimited(text) if re.search(r"[A-Za-z0-9)!]\s*(?:=|≤|≥|<|>|≠|≈)", text) else text
+    return _delimited(text) if re.search(r"[\w)!]\s*(?:=|≤|≥|<|>|≠|≈)", text) else text
 
 
 # Arrows typed in plain text (`-2x > 6 => x > -3`): one spelling, the one the checks read as
@@ -147,7 +148,7 @@ def _spans(tokens: list) -> list[tuple[int, int]]:
     out = []
     i = 0
     while i < len(tokens):
-        if tokens[i][0] not in ("num", "name", "lp") and not _leading_sign(tokens, i):
+        if tokens[i][0] not in ("num", "name", "lp", "fn") and not _leading_sign(tokens, i):
             i += 1
             continue
         first, depth, expect_operand, last_good = i, 0, True, None
@@ -161,8 +162,8 @@ def _spans(tokens: list) -> list[tuple[int, int]]:
             if expect_operand:
                 if kind == "lp":
                     depth += 1
-                elif kind == "op" and text in "-−–":
-                    pass  # a sign
+                elif kind == "op" and text in "-−–" or kind == "fn":
+                    pass  # a sign, or a function its operand follows (`sin^2(t)`, `log_2 8`)
                 elif kind in ("num", "name"):
                     expect_operand = False
                     if depth == 0:
@@ -182,6 +183,8 @@ def _spans(tokens: list) -> list[tuple[int, int]]:
                 elif glued and kind == "lp":  # `k(k + 1)`, `2(x - 3)`, `)(`
                     depth += 1
                     expect_operand = True
+                elif glued and kind == "fn" and tokens[j - 1][0] in ("num", "rp"):
+                    expect_operand = True  # `3sqrt(3)`, `2sin x`
                 elif glued and kind == "name" and tokens[j - 1][0] in ("rp", "num"):
                     if depth == 0:  # `(2/3)x`, `2r`
                         last_good = j
@@ -256,6 +259,11 @@ def _body(tokens: list) -> str | None:
     parts = []
     for n, (kind, text) in enumerate(solid):
         after = solid[n + 1] if n + 1 < len(solid) else ("", "")
+        if kind == "fn":
+            if (head := _function(solid, n)) is None:
+                return None
+            parts.append(head)
+            continue
         lone_name = after[0] == "name" and re.fullmatch("[A-Za-z]", after[1])
         if kind == "op" and text in "/÷" and after[0] == "name" and not lone_name:
             return None  # `5/3x`, `1/ab`: which product is the denominator?
@@ -277,9 +285,31 @@ def _body(tokens: list) -> str | None:
             continue
         if kind == "num":
             text = text.replace(",", "")
-        parts.append(_LATEX.get(text, text) if kind == "op" else text)
+        parts.append(_LATEX.get(text, text) if kind == "op" else _GREEK.get(text, text))
     text = " ".join(p for p in parts if p).replace("( ", "(").replace(" )", ")")
     return re.sub(r"\s*\^\s*", "^", text).replace(" !", "!")
+
+
+_GREEK = dict(zip("θαβγφ", (r"\theta", r"\alpha", r"\beta", r"\gamma", r"\phi"), strict=True))
+
+
+def _function(solid: list, n: int) -> str | None:
+    """A function's head as LaTeX (`sin^2` is `\\sin^{2}`, `log_2` is `\\log_{2}`); a square
+    root takes the bracket, number or letter after it as its braced operand (`sqrt(18)` is
+    `\\sqrt{18}`), and its brackets are consumed here (None: no such operand)."""
+    m = re.fullmatch(r"([a-z]+)(?:\^\{?(\d)\}?)?(?:_\{?(\d+)\}?)?", solid[n][1])
+    name, power, base = m[1], m[2], m[3]
+    if name != "sqrt":
+        return f"\\{name}" + (f"^{{{power}}}" if power else "") + (f"_{{{base}}}" if base else "")
+    after = solid[n + 1] if n + 1 < len(solid) else ("", "")
+    if power or base or after[0] not in ("lp", "num", "name"):
+        return None
+    close = _closing(solid, n + 1) if after[0] == "lp" else n + 1
+    inner = [t for _, t in solid[n + 1 : close + 1]]
+    inner = inner[1:-1] if after[0] == "lp" else inner
+    for k in range(n + 1, close + 1):
+        solid[k] = ("space", "")
+    return r"\sqrt{" + " ".join(_LATEX.get(t, _GREEK.get(t, t)) for t in inner) + "}"
 
 
 def _run_together(tokens: list) -> bool:

@@ -1,9 +1,8 @@
 """Claimed solutions: the values a step gives its unknowns, put back into its equations.
 
-See `verifiers.calculator.claims_kind` for the rules in words. A step's conditions and the
-values it gives its unknowns are collected in a `Step` (`derivations` compares an equation
-with the one it follows from); `solutions` puts the values back; `derived_from_any` and
-`derived_from_known` say whether an equation follows from the step's or the chain's conditions.
+See `claims_kind` for the rules in words. A step's conditions and values are kept in a `Step`;
+`solutions` puts the values back (a bare number in a sine may be degrees: `in_degrees`);
+does an equation follow from the step's conditions (`derived_from_any`), the chain's (`..._known`)?
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from verifiers.calculator.known import known_polynomials
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.signs import signed_texts
-from verifiers.calculator.symbolic import fmt, near, roots_of, same_value, value_at
+from verifiers.calculator.symbolic import fmt, in_degrees, near, roots_of, same_value, value_at
 from verifiers.calculator.system_runs import derived_run
 
 
@@ -64,7 +63,6 @@ class Step:
         if outcome.outcome == "false":
             self.unconfirmed[len(self.out)] = (members, defs)
         self.out.append(outcome)
-
 
 
 def difference(left: str, right: str, defs: dict, decimals: bool = False):
@@ -291,6 +289,8 @@ def _substituted(condition: Condition, e, var, a: Assignment, defs: dict) -> lis
     sides = (value_at(left[0], point), value_at(right[0], point))
     if None in sides or same_value(*sides) or DECIMAL.search(a.value) and near(*sides):
         return []  # undefined, beyond the digits we trust there, or a rounded root
+    if in_degrees(left[0] - right[0], point):
+        return []  # `\\sin x = \\frac{1}{2}`, then `x = 30`: degrees, written bare
     if not confirmed((condition.left, condition.right, a.value), defs):
         return []
     return [ClaimResult(
@@ -332,7 +332,7 @@ def _system(step: Step, names: set[str], assigned: list[Assignment], defs: dict)
             continue
         residue = sympy.simplify(e.xreplace(point))
         members = (condition.left, condition.right) + tuple(a.value for a in chosen.values())
-        if residue != 0 and confirmed(members, defs):
+        if residue != 0 and not in_degrees(e, point) and confirmed(members, defs):
             shown = ", ".join(f"{n} = {chosen[n].value}" for n in sorted(names))
             return [ClaimResult(
                 "false", shown,
@@ -370,8 +370,9 @@ def claimed_root(members: tuple, ops: tuple, after: str, known: list, defs: dict
         return None
     if e is None or {str(x) for x in e.free_symbols} != {name}:
         return None
-    at = value_at(e, {sympy.Symbol(name): found[0]})
-    if at is None or same_value(at, sympy.Integer(0)):
+    root = {sympy.Symbol(name): found[0]}
+    at = value_at(e, root)
+    if at is None or same_value(at, sympy.Integer(0)) or in_degrees(e, root):
         return None
     if not confirmed((left, right, value), defs):
         return None

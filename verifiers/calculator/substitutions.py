@@ -164,8 +164,8 @@ def substituted(
 
 
 def valued(pending: Substitution | None, members: tuple, k: int, before: str, known, defs):
-    """"Plugging $a = 3$ into $a^2 + b = 12$ gives $b = 4$": the value of an unknown not
-    replaced, given right after the equation the values went into, must be a root of that
+    """The value of an unknown not replaced, given right after the equation the values went
+    into ("Plugging $a = 3$ into $a^2 + b = 12$ gives $b = 4$"), must be a root of that
     equation with them put in (and of every other known condition that holds them: one that
     gives it spares it, as for an equation, `substituted`). One root of several is a root
     chosen; a decimal may be a rounding: neither is judged."""

@@ -274,6 +274,22 @@ def same_value(a, b) -> bool:
     return va is not None and vb is not None and _close(va, vb)
 
 
+def in_degrees(expr, point: dict) -> bool:
+    """Whether `expr` vanishes with each value read as that many degrees, where a sine, a
+    cosine or a tangent holds an unknown put in and no value holds pi ("$\\sin x =
+    \\frac{1}{2}$, so $x = 30$"): a number of degrees is often written bare, and then the
+    reading in radians is not the one meant."""
+    import sympy
+
+    trig = (sympy.sin, sympy.cos, sympy.tan, sympy.cot, sympy.sec, sympy.csc)
+    if not any(f.has(s) for f in expr.atoms(*trig) for s in point):
+        return False
+    if any(sympy.sympify(v).has(sympy.pi) for v in point.values()):
+        return False
+    at = _value(expr, {s: sympy.sympify(v) * sympy.pi / 180 for s, v in point.items()})
+    return at is not None and _close(at, 0)
+
+
 def point(subs: dict) -> str:
     """A witness point as evidence writes it: `x = 7/3, y = -5/4`."""
     return ", ".join(f"{name} = {value}" for name, value in subs.items())
