@@ -17,7 +17,7 @@ from verifiers.calculator.elided_terms import spelled_out
 from verifiers.calculator.regroupings import signed_base
 from verifiers.calculator.relations import DEGREES, THOUSANDS
 
-__all__ = ["DECIMAL", "one_unknown", "readings", "warm", "written_exactly"]
+__all__ = ["DECIMAL", "one_unknown", "readings", "trig_atoms", "warm", "written_exactly"]
 
 _MAX_NESTING = 8  # applications of the chain's functions replaced in one member
 # A decimal written in a member (`1.5`): read exactly, it may still be a rounding.
@@ -245,8 +245,26 @@ def _readings(
             if expr.atoms(sympy.Sum, sympy.Product):
                 return ()  # a constant's name may be a bound index there: not ours to guess
             expr = expr.xreplace(constants)
+        if _bare_angle(expr):
+            return ()  # `\\tan x` with x = 45 given: degrees or radians, as `latex_math` says
         out.append(_real_odd_roots(expr) if real_roots else expr)
     return tuple(out)
+
+
+def trig_atoms(expr) -> set:
+    """The sines, cosines, tangents (and their reciprocals) in an expression."""
+    import sympy
+
+    return expr.atoms(sympy.sin, sympy.cos, sympy.tan, sympy.cot, sympy.sec, sympy.csc)
+
+
+def _bare_angle(expr) -> bool:
+    """Whether a sine, cosine or tangent holds a number without pi (`\\tan 45` once a value or
+    a function's argument is put in): a number of degrees is often written bare, so the
+    reading in radians is a guess (`latex_math` refuses such an angle written out)."""
+    import sympy
+
+    return any(not (a := f.args[0]).free_symbols and not a.has(sympy.pi) for f in trig_atoms(expr))
 
 
 def _real_odd_roots(expr):

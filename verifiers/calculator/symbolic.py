@@ -34,7 +34,7 @@ from functools import lru_cache
 
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.counting import INTEGER_POINTS, counted, counts_at
-from verifiers.calculator.readers import fixed_letters, readings
+from verifiers.calculator.readers import fixed_letters, readings, trig_atoms
 
 __all__ = [
     "check_number", "compare_identity", "fmt", "near", "point", "rational_roots",
@@ -281,8 +281,7 @@ def in_degrees(expr, point: dict) -> bool:
     reading in radians is not the one meant."""
     import sympy
 
-    trig = (sympy.sin, sympy.cos, sympy.tan, sympy.cot, sympy.sec, sympy.csc)
-    if not any(f.has(s) for f in expr.atoms(*trig) for s in point):
+    if not any(f.has(s) for f in trig_atoms(expr) for s in point):
         return False
     if any(sympy.sympify(v).has(sympy.pi) for v in point.values()):
         return False
