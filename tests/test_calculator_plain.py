@@ -34,6 +34,8 @@ from verifiers.calculator.plain_algebra import UNREAD, delimited
         # a factorial inside a span, and a remark in brackets after one
         ("we get 2(n-1)! - 2 = n! here", r"we get \(2 (n - 1)! - 2 = n!\) here"),
         ("So x = 7 (which is odd).", r"So \(x = 7\) (which is odd)."),
+        # primes glued to a name and then to a bracket: a derivative applied
+        ("Then f'(x) = 6x + 2.", r"Then \(f'(x) = 6x + 2\)."),
     ],
 )
 def test_plain_algebra_is_delimited(text, expected):

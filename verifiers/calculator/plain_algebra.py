@@ -9,9 +9,10 @@ invented one):
 - tokens are numbers, lower-case names of one or two letters or one capital with an optional
   coefficient glued before them (`2r`, `ar^3`, `2W`; never an English word or an ordinal
   suffix, "a", "A", "I" only before an operator; two capitals may be an abbreviation),
-  brackets, the operators `+ - * / ^ × ÷ · −` (an en dash is a minus), a factorial glued to
-  an operand (`(n-1)!`; at a span's end only before lower-case words or a comma: "x = 5!
-  That is it" may exclaim) and the relation signs;
+  brackets, the operators `+ - * / ^ × ÷ · −` (an en dash is a minus), the relation signs,
+  and (`plain_tokens`) functions with a power or a base (`sin^2(t)`, `log_2 8`, `sqrt(x +
+  1)`), Greek letters, a factorial glued to an operand (`(n-1)!`; "x = 5! That is" may
+  exclaim), primes on a name glued to a bracket (`f'(x)`);
   a space between two operands ends the span (`3600 s`, `60 x 60`), as does anything else;
 - the span holds a relation sign outside brackets with an expression on both sides, and a name;
 - it does not go on an expression or a quantity around it: nothing but punctuation touches it
@@ -36,6 +37,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from verifiers.calculator.plain_tokens import (
+    GREEK,
+    LATEX,
+    closing,
+    factorial_end,
+    function_head,
+    primed,
+)
 from verifiers.calculator.relations import math_regions
 from verifiers.calculator.tokens import ATTACHED_UNITS
 
@@ -47,7 +56,8 @@ UNREAD = r"\unread = \unread"
 
 _TOKEN = re.compile(
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d+(?:\.\d+)?)"
-    r"|(?P<fn>(?:sqrt|sin|cos|tan|cot|sec|csc|log|ln|exp)(?:\^\{?\d\}?)?(?:_\{?\d+\}?)?)(?![A-Za-z])"
+    r"|(?P<fn>(?:sqrt|sin|cos|tan|cot|sec|csc|log|ln|exp)"
+    r"(?:\^\{?\d\}?)?(?:_\{?\d+\}?)?)(?![A-Za-z])"
     r"|(?P<name>[a-z]{1,2}|[A-Z]|[θαβγφ])(?![A-Za-z])"
     r"|(?P<op>[-+*/^×÷·−–])"
     r"|(?P<rel><=|>=|[=≤≥<>≠≈])"
@@ -75,7 +85,6 @@ _GLUED_BEFORE = frozenset(':;,"“')
 _GLUED_AFTER = frozenset('.,;:?)"”')
 # What may stand between a span and the prose around it.
 _PUNCTUATION = frozenset(':;,.?!"“”[]⟹')
-_LATEX = {"*": r"\cdot", "·": r"\cdot", "×": r"\times", "÷": r"\div", "−": "-", "–": "-"}
 
 
 def delimited(text: str) -> str:
@@ -185,13 +194,15 @@ def _spans(tokens: list) -> list[tuple[int, int]]:
                     expect_operand = True
                 elif glued and kind == "fn" and tokens[j - 1][0] in ("num", "rp"):
                     expect_operand = True  # `3sqrt(3)`, `2sin x`
+                elif glued and text == "'" and primed(tokens, j):
+                    pass  # `f'(x)`: a derivative, applied to the bracket after its primes
                 elif glued and kind == "name" and tokens[j - 1][0] in ("rp", "num"):
                     if depth == 0:  # `(2/3)x`, `2r`
                         last_good = j
                 elif glued and text == "!" and tokens[j - 1][0] in ("rp", "num", "name"):
                     # A factorial (`(n-1)! - 2`); at a span's end only before lower-case words
                     # or a comma (`= n! for every n`): "So x = 5! Then" may be an exclamation.
-                    if depth == 0 and _factorial_end(tokens, j):
+                    if depth == 0 and factorial_end(tokens, j):
                         last_good = j
                 else:
                     break
@@ -203,16 +214,6 @@ def _spans(tokens: list) -> list[tuple[int, int]]:
         out.append((first, last_good))
         i = last_good + 1
     return out
-
-
-def _factorial_end(tokens: list, j: int) -> bool:
-    n = j + 1
-    while n < len(tokens) and tokens[n][0] == "space":
-        n += 1
-    if n == len(tokens):
-        return False
-    kind, text = tokens[n][0], tokens[n][1]
-    return kind == "word" and text.islower() or text in (",", ";") or kind in ("op", "rel")
 
 
 def _leading_sign(tokens: list, i: int) -> bool:
@@ -260,7 +261,7 @@ def _body(tokens: list) -> str | None:
     for n, (kind, text) in enumerate(solid):
         after = solid[n + 1] if n + 1 < len(solid) else ("", "")
         if kind == "fn":
-            if (head := _function(solid, n)) is None:
+            if (head := function_head(solid, n)) is None:
                 return None
             parts.append(head)
             continue
@@ -277,7 +278,7 @@ def _body(tokens: list) -> str | None:
             solid[n + 1] = ("space", "")
             continue
         if kind == "lp" and n > 0 and solid[n - 1] == ("op", "^"):
-            close = _closing(solid, n)
+            close = closing(solid, n)
             inner = "".join(t for _, t in solid[n : close + 1])
             parts.append("{" + inner.replace("*", r" \cdot ") + "}")
             for k in range(n, close + 1):
@@ -285,31 +286,9 @@ def _body(tokens: list) -> str | None:
             continue
         if kind == "num":
             text = text.replace(",", "")
-        parts.append(_LATEX.get(text, text) if kind == "op" else _GREEK.get(text, text))
+        parts.append(LATEX.get(text, text) if kind == "op" else GREEK.get(text, text))
     text = " ".join(p for p in parts if p).replace("( ", "(").replace(" )", ")")
-    return re.sub(r"\s*\^\s*", "^", text).replace(" !", "!")
-
-
-_GREEK = dict(zip("θαβγφ", (r"\theta", r"\alpha", r"\beta", r"\gamma", r"\phi"), strict=True))
-
-
-def _function(solid: list, n: int) -> str | None:
-    """A function's head as LaTeX (`sin^2` is `\\sin^{2}`, `log_2` is `\\log_{2}`); a square
-    root takes the bracket, number or letter after it as its braced operand (`sqrt(18)` is
-    `\\sqrt{18}`), and its brackets are consumed here (None: no such operand)."""
-    m = re.fullmatch(r"([a-z]+)(?:\^\{?(\d)\}?)?(?:_\{?(\d+)\}?)?", solid[n][1])
-    name, power, base = m[1], m[2], m[3]
-    if name != "sqrt":
-        return f"\\{name}" + (f"^{{{power}}}" if power else "") + (f"_{{{base}}}" if base else "")
-    after = solid[n + 1] if n + 1 < len(solid) else ("", "")
-    if power or base or after[0] not in ("lp", "num", "name"):
-        return None
-    close = _closing(solid, n + 1) if after[0] == "lp" else n + 1
-    inner = [t for _, t in solid[n + 1 : close + 1]]
-    inner = inner[1:-1] if after[0] == "lp" else inner
-    for k in range(n + 1, close + 1):
-        solid[k] = ("space", "")
-    return r"\sqrt{" + " ".join(_LATEX.get(t, _GREEK.get(t, t)) for t in inner) + "}"
+    return re.sub(r"\s*\^\s*", "^", re.sub(r"\s*'\s*", "'", text)).replace(" !", "!")
 
 
 def _run_together(tokens: list) -> bool:
@@ -323,15 +302,6 @@ def _run_together(tokens: list) -> bool:
         and _neighbour(tokens, n, -1) in ("num", "name", "rp")
         for n in range(rels[0] + 1, rels[-1])
     )  # fmt: skip
-
-
-def _closing(solid: list, at: int) -> int:
-    depth = 0
-    for k in range(at, len(solid)):
-        depth += {"lp": 1, "rp": -1}.get(solid[k][0], 0)
-        if depth == 0:
-            return k
-    return len(solid) - 1
 
 
 def _stands_alone(tokens: list, first: int, last: int) -> bool:
