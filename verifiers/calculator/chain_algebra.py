@@ -27,6 +27,7 @@ from verifiers.calculator.complex_numbers import UNIT_GIVEN, complex_problem
 from verifiers.calculator.definitions import constant_of, defining
 from verifiers.calculator.evaluate import warm_sympy
 from verifiers.calculator.forced_values import CURVES_GIVEN, curves_problem
+from verifiers.calculator.inequalities import INEQUALITIES
 from verifiers.calculator.plain_algebra import delimited
 from verifiers.calculator.readers import warm
 from verifiers.calculator.relations import clauses, math_regions
@@ -66,7 +67,10 @@ class ChainAlgebra:
         fixed: dict[str, str] = {}
         given_values: dict[str, set] = {}  # every value the problem writes for a letter
         listed = False  # the clause before fixed a letter: "Let $a = 2$ and $b = 3$"
+        premise: tuple = ()  # the problem's last relation, when it is one inequality
         for clause in _read(question):
+            single = len(clause.members) == 2 and clause.ops[0] in INEQUALITIES
+            premise = (clause.members[0], clause.ops[0], clause.members[1]) if single else ()
             if len(clause.members) == 2 and clause.ops[0] == "=":
                 given_values.setdefault(compact(clause.members[0]), set()).add(
                     compact(clause.members[1])
@@ -103,8 +107,11 @@ class ChainAlgebra:
             if any(_LONE.fullmatch(member.strip()) for member in equation):
                 break
             tail.insert(0, equation)
-        if tail:
-            self._last = (tail[-1], (), (), (), (), tuple(tail) if len(tail) > 1 else ())
+        if tail or premise:
+            # "Solve $-2x > 6$.", then "Dividing by $-2$, $x > -3$.": the problem's inequality
+            # is the premise the first step may draw its own from (`inequalities.Premise`).
+            system = tuple(tail) if len(tail) > 1 else ()
+            self._last = (tail[-1] if tail else (), (), (), (), premise, system)
 
     def check(self, step: str, decided: bool = False) -> list[ClaimResult]:
         """The step's symbolic claims judged (holds / false / timeout); conditions carried.
