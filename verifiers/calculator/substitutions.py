@@ -21,7 +21,8 @@ discarded on the way, not judged), a point that satisfies the substituted equati
 the new one in several (`derivations.polynomial_derivation`); sines and cosines of unknowns
 count as unknowns of their own within [-1, 1], never a sine and a cosine of one unknown (they
 are bound). A value given right after that equation (`valued`: "Plugging $a = 3$ into $a^2 +
-b = 12$ gives $b = 4$") is read as the equation it is (`b = 4`), the same way.
+b = 12$ gives $b = 4$") is read as the equation it is (`b = 4`), the same way. A decimal put
+in may be rounded (`x = 1.41`, then `2 + y = 5`): nothing is judged then.
 """
 
 from __future__ import annotations
@@ -123,6 +124,8 @@ def substituted(
         return None
     values = {}
     for name, value in pending.values:
+        if DECIMAL.search(value):
+            return None  # `x = 1.41` put in, then `2 + y = 5`: a rounded value rounds on
         replaced, read = readings(name, defs), readings(value, defs)
         if len(replaced) != 1 or len(read) != 1 or not _replaceable(replaced[0]):
             return None
