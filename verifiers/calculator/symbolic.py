@@ -37,7 +37,7 @@ from verifiers.calculator.counting import INTEGER_POINTS, counted, counts_at
 from verifiers.calculator.readers import fixed_letters, readings, trig_atoms
 
 __all__ = [
-    "check_number", "compare_identity", "fmt", "near", "point", "rational_roots",
+    "check_number", "compare_identity", "fmt", "in_degrees", "near", "point", "rational_roots",
     "roots_of", "same_value", "sides_at",
 ]
 
