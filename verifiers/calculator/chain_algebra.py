@@ -20,7 +20,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from verifiers.calculator.claim_words import LETTER, compact, lone, numeric_reads, retracts
+from verifiers.calculator.claim_words import (
+    LETTER,
+    compact,
+    lone,
+    numeric_reads,
+    prose,
+    retracts,
+    sentence_words,
+    word_set,
+)
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.claims_kind import judge_step
 from verifiers.calculator.complex_numbers import UNIT_GIVEN, complex_problem
@@ -67,10 +76,13 @@ class ChainAlgebra:
         fixed: dict[str, str] = {}
         given_values: dict[str, set] = {}  # every value the problem writes for a letter
         listed = False  # the clause before fixed a letter: "Let $a = 2$ and $b = 3$"
-        premise: tuple = ()  # the problem's last relation, when it is one inequality
+        premise: tuple = ()  # the problem's last relation, when it is one inequality to solve
+        bounds = 0  # inequalities the problem writes: two or more may bound one letter
         for clause in _read(question):
+            bounds += bool(set(clause.ops) & INEQUALITIES)
             single = len(clause.members) == 2 and clause.ops[0] in INEQUALITIES
-            premise = (clause.members[0], clause.ops[0], clause.members[1]) if single else ()
+            solve = single and "solve" in sentence_words(clause.lead)
+            premise = (clause.members[0], clause.ops[0], clause.members[1]) if solve else ()
             if len(clause.members) == 2 and clause.ops[0] == "=":
                 given_values.setdefault(compact(clause.members[0]), set()).add(
                     compact(clause.members[1])
@@ -107,6 +119,9 @@ class ChainAlgebra:
             if any(_LONE.fullmatch(member.strip()) for member in equation):
                 break
             tail.insert(0, equation)
+        # A domain in words ("for positive integers x") bounds the letter too: "So $x \ge 1$."
+        kinds = word_set(prose(question)) & _DOMAINS
+        premise = premise if bounds == 1 and not kinds else ()
         if tail or premise:
             # "Solve $-2x > 6$.", then "Dividing by $-2$, $x > -3$.": the problem's inequality
             # is the premise the first step may draw its own from (`inequalities.Premise`).
@@ -197,6 +212,13 @@ class ChainAlgebra:
             else:
                 out.append([_result(o) for o in value if not numeric_reads(o)])
         return out
+
+
+# Words that give a letter a domain beside an inequality the problem asks to solve.
+_DOMAINS = frozenset(
+    "positive negative nonnegative nonpositive integer integers natural whole digit digits"
+    " prime primes odd even".split()
+)
 
 
 def _read(text: str) -> list:
