@@ -68,6 +68,8 @@ def test_prose_and_numbers_are_left_alone(text):
         "The rope is 1m = 100cm long.",  # units
         "Then 5y = 10 (in dollars).",  # a bracket after it: the span may go on
         "So x = 5! That is it.",  # an exclamation, maybe: no factorial ends the span
+        "We need 3x = 1 (mod 7) here.",  # a bracket of words that makes it a congruence
+        "So 2x = 11 (approximately) here.",  # one that makes it a rounding
         "At 3600 s = 1 h exactly.",  # a number before it: a unit
         "Adding, = x + 1 = 5.",  # read from its middle
         "Solve: 0 = y + 4 -4 = y.",  # two lines run together, the second opening with a sign

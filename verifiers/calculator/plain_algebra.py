@@ -341,11 +341,20 @@ def _stands_alone(tokens: list, first: int, last: int) -> bool:
 
 def _remark(tokens: list, k: int) -> bool:
     """Whether the bracket at `k` opens words (`(which is too large)`, `(since x > 0)`), not
-    an operand: its first token is an English word of three letters or more."""
+    an operand: its first token is an English word of three letters or more, and not one that
+    changes what the relation says (`(mod 7)`, `(approximately)`)."""
     n = k + 1
     while n < len(tokens) and tokens[n][0] == "space":
         n += 1
-    return n < len(tokens) and tokens[n][0] == "word" and len(tokens[n][1]) > 2
+    if n == len(tokens) or tokens[n][0] != "word" or len(tokens[n][1]) < 3:
+        return False
+    return tokens[n][1].lower() not in _CHANGES_RELATION
+
+
+# First words of a bracket after a relation that change what it claims: a congruence, a rounding.
+_CHANGES_RELATION = frozenset(
+    "mod modulo approximately approx about roughly nearly rounded rounding estimated".split()
+)
 
 
 def _operation_after(tokens: list, k: int) -> bool:
