@@ -70,6 +70,7 @@ def test_prose_and_numbers_are_left_alone(text):
         "So x = 5! That is it.",  # an exclamation, maybe: no factorial ends the span
         "We need 3x = 1 (mod 7) here.",  # a bracket of words that makes it a congruence
         "So 2x = 11 (approximately) here.",  # one that makes it a rounding
+        "So x = 2 sqrt(3) here.",  # a function after a space: a factor the span stops short of
         "At 3600 s = 1 h exactly.",  # a number before it: a unit
         "Adding, = x + 1 = 5.",  # read from its middle
         "Solve: 0 = y + 4 -4 = y.",  # two lines run together, the second opening with a sign

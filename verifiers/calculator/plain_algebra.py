@@ -330,8 +330,8 @@ def _stands_alone(tokens: list, first: int, last: int) -> bool:
         kind, text = tokens[k][0], tokens[k][1]
         if kind == "lp" and _remark(tokens, k):
             return True  # `= 200 (which is too large)`, `(Equation 1)`: a remark, no factor
-        if kind in ("name", "num", "op", "rel", "lp") or text[:1] in _GOES_ON:
-            return False  # `= 5 cm`, `= 5 x 3`: a unit or an operation the span stops short of
+        if kind in ("name", "num", "op", "rel", "lp", "fn") or text[:1] in _GOES_ON:
+            return False  # `= 5 cm`, `= 5 x 3`, `= 2 sqrt(3)`: the span stops short of a factor
         if kind == "other" and text not in _PUNCTUATION:
             return False
         if kind == "word" and (text.lower() in _GOES_ON_WORDS or _operation_after(tokens, k)):
