@@ -37,6 +37,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from verifiers.calculator.claims import APPROX_WORDS
+from verifiers.calculator.congruences import MODULAR_WORDS
 from verifiers.calculator.plain_tokens import (
     GREEK,
     LATEX,
@@ -348,13 +350,7 @@ def _remark(tokens: list, k: int) -> bool:
         n += 1
     if n == len(tokens) or tokens[n][0] != "word" or len(tokens[n][1]) < 3:
         return False
-    return tokens[n][1].lower() not in _CHANGES_RELATION
-
-
-# First words of a bracket after a relation that change what it claims: a congruence, a rounding.
-_CHANGES_RELATION = frozenset(
-    "mod modulo approximately approx about roughly nearly rounded rounding estimated".split()
-)
+    return tokens[n][1].lower() not in APPROX_WORDS | MODULAR_WORDS
 
 
 def _operation_after(tokens: list, k: int) -> bool:
