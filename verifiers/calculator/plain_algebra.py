@@ -60,7 +60,7 @@ _TOKEN = re.compile(
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d+(?:\.\d+)?)"
     r"|(?P<fn>(?:sqrt|sin|cos|tan|cot|sec|csc|log|ln|exp)"
     r"(?:\^\{?\d\}?)?(?:_\{?\d+\}?)?)(?![A-Za-z])"
-    r"|(?P<name>[a-z]{1,2}|[A-Z]|[θαβγφ])(?![A-Za-z])"
+    rf"|(?P<name>[a-z]{{1,2}}|[A-Z]|[{''.join(GREEK)}])(?![A-Za-z])"
     r"|(?P<op>[-+*/^×÷·−–])"
     r"|(?P<rel><=|>=|[=≤≥<>≠≈])"
     r"|(?P<lp>\()|(?P<rp>\))"

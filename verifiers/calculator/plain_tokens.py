@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import re
 
+from verifiers.calculator.typed_symbols import GREEK as TYPED_GREEK
+
 __all__ = ["GREEK", "LATEX", "closing", "factorial_end", "function_head", "primed"]
 
 LATEX = {"*": r"\cdot", "·": r"\cdot", "×": r"\times", "÷": r"\div", "−": "-", "–": "-"}
-GREEK = dict(zip("θαβγφ", (r"\theta", r"\alpha", r"\beta", r"\gamma", r"\phi"), strict=True))
+# The Greek letters plain text uses as names, as their commands (pi is a constant, not a name).
+GREEK = {letter: f"\\{name}" for letter, name in TYPED_GREEK.items() if letter in "θαβγφ"}
 
 
 def function_head(solid: list, n: int) -> str | None:

@@ -30,7 +30,7 @@ from fractions import Fraction
 
 from verifiers.calculator.relations import math_regions
 
-__all__ = ["typed_symbols"]
+__all__ = ["GREEK", "typed_symbols"]
 
 _ROOTS = {"√": "\\sqrt", "∛": "\\sqrt[3]", "∜": "\\sqrt[4]"}
 _ROOT_OPERAND = re.compile(r"\s*(\d+(?:\.\d+)?|[A-Za-z](?![A-Za-z]))")
@@ -45,12 +45,12 @@ _SLASHES = str.maketrans({"⁄": "/", "∕": "/", "∗": "*"})
 _ANY = re.compile(rf"[√∛∜⁄∕∗{_VULGAR}{_SUPERSCRIPTS}{_SUBSCRIPTS}]")
 _MINUS_SIGNS = str.maketrans(dict.fromkeys("\u2212\u2010\u2011\u2012\ufe63\uff0d", "-"))
 _GREEK_NAMES = "pi theta alpha beta gamma delta lambda mu phi psi omega sigma tau rho".split()
-_GREEK = dict(zip("πθαβγδλμφψωστρ", _GREEK_NAMES, strict=True))
+GREEK = dict(zip("πθαβγδλμφψωστρ", _GREEK_NAMES, strict=True))  # letter: its command's name
 _IN_LATEX = {
     "×": "\\times ", "·": "\\cdot ", "⋅": "\\cdot ", "∙": "\\cdot ", "÷": "\\div ",
-    "°": "^\\circ ", **{letter: f"\\{name}" for letter, name in _GREEK.items()},
+    "°": "^\\circ ", **{letter: f"\\{name}" for letter, name in GREEK.items()},
 }  # fmt: skip
-_TYPED_IN_LATEX = re.compile(f"[×·⋅∙÷{''.join(_GREEK)}]|°(?![CFK](?![A-Za-z]))")
+_TYPED_IN_LATEX = re.compile(f"[×·⋅∙÷{''.join(GREEK)}]|°(?![CFK](?![A-Za-z]))")
 
 
 def typed_symbols(text: str) -> str:
@@ -71,7 +71,7 @@ def typed_symbols(text: str) -> str:
 def _in_latex(m: re.Match) -> str:
     # `πr` is `\\pi r`, but `θ_1` is `\\theta_1`: a space only before what would join the name
     after = m.string[m.end() : m.end() + 1]
-    return _IN_LATEX[m[0]] + (" " if m[0] in _GREEK and after.isalnum() else "")
+    return _IN_LATEX[m[0]] + (" " if m[0] in GREEK and after.isalnum() else "")
 
 
 def _vulgar(m: re.Match) -> str:
