@@ -120,8 +120,8 @@ class ChainAlgebra:
                 break
             tail.insert(0, equation)
         # A domain in words ("for positive integers x") bounds the letter too: "So $x \ge 1$."
-        kinds = word_set(prose(question)) & _DOMAINS
-        premise = premise if bounds == 1 and not kinds else ()
+        if premise and (bounds > 1 or word_set(prose(question)) & _DOMAINS):
+            premise = ()
         if tail or premise:
             # "Solve $-2x > 6$.", then "Dividing by $-2$, $x > -3$.": the problem's inequality
             # is the premise the first step may draw its own from (`inequalities.Premise`).
