@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from verifiers.calculator.case_values import in_own_case
 from verifiers.calculator.claim_words import (
     ALTERNATIVES,
     CASES,
@@ -86,22 +87,21 @@ def solutions(
     the equation the step before ended on, which a step opening with values may solve;
     `system`: the system of equations it ended on, from `system_ended`)."""
     out: list[ClaimResult] = []
-    if step_words & {"either", "case", "cases"}:
-        return out  # each value belongs to its own case, written before or after it
-    if carried is not None and (opening := _opening_values(step, carried, defs)):
+    cased = bool(step_words & {"either", "case", "cases"})
+    if not cased and carried is not None and (opening := _opening_values(step, carried, defs)):
         e = difference(carried.left, carried.right, defs)
         out.extend(_one_unknown(carried, e, opening, defs, [], said=True))
-    if system:
+    if system and not cased:
         out.extend(_opened_system(step, system, defs))
     by_condition: dict[int, list[Assignment]] = {}
     for a in _led(step.assignments):
         before = [c for c in step.conditions if c.clause < a.clause]
         if not before or word_set(a.before) & (CASES - {"and", "or"}):
             continue
-        # "2a = 6, 3b = 12, so a = 3 and b = 4": a value answers the last equation in its
-        # own unknown, else the last equation.
+        # "2a = 6, 3b = 12, so a = 3 and b = 4": the last equation in its unknown, else the last.
         own = [c for c in before if unknowns(c, defs) == {a.name}]
-        if a.tried and not (own and own[-1].clause == a.clause - 1):
+        in_case = not cased or in_own_case(a, step.assignments, own)  # a step of cases
+        if (a.tried and not (own and own[-1].clause == a.clause - 1)) or not in_case:
             continue  # in a case ("For p = 2, ... gives k = 5"): only its own equation's root
         target = own[-1] if own else before[-1]
         if any(target.clause < b < a.clause for b in step.barriers):
