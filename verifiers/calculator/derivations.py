@@ -24,10 +24,11 @@ from verifiers.calculator.claim_words import (
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.factor_pairs import factor_case
 from verifiers.calculator.forms import attempt, computed_value, grouped, shifted
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.solutions import Condition, difference, roots_text
-from verifiers.calculator.symbolic import fmt, near, rational_roots, roots_of
+from verifiers.calculator.symbolic import fmt, linear_root, near, rational_roots, roots_of
 
 
 def follows_directly(first: Condition, second: Condition, before: str) -> bool:
@@ -83,6 +84,8 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict, lea
     # "x(100 + 30) = (x + 1.5)100", then "x^2 + 30x = 100x + 150": decimals are read as
     # written in equations of one unknown, and only a root far from every root the other
     # gives is a slip (a decimal may be rounded).
+    if factor_case(first, second, defs, before):
+        return None  # `(n - 1)(n + 1) = 12`, then `n - 1 = 2`: a factor pair tried
     rounded = bool(DECIMAL.search(first.left + first.right + second.left + second.right))
     e1 = difference(first.left, first.right, defs, decimals=rounded)
     e2 = difference(second.left, second.right, defs, decimals=rounded)
@@ -112,7 +115,7 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict, lea
             # `60^\circ + 3y = 180` reads its degrees as radians and its unknown as a number).
             if "circ" in f"{first.left}{first.right}{second.left}{second.right}":
                 return None
-            r1, r2 = _linear_root(e1, names[0]), _linear_root(e2, names[0])
+            r1, r2 = linear_root(e1, names[0]), linear_root(e2, names[0])
             if (r1 is None or r2 is None) and (off := shifted(e1, e2)) is not None:
                 # Terms moved across a root or a log: "2\sqrt{P} = 16 - 12x^2 + 32x + 7"
                 # from "12x^2 - 32x - 7 + 2\sqrt{P} = 9" counts the 7 twice.
@@ -380,20 +383,6 @@ def _one_term_off(e1, e2, names: list) -> int:
         if len(off) == 1:
             return max(p1.total_degree(), p2.total_degree())
     return 0
-
-
-def _linear_root(expr, name):
-    """The root of a linear equation whose coefficients are real numbers (None: not one)."""
-    import sympy
-
-    try:
-        poly = sympy.Poly(sympy.expand(expr), name)
-    except sympy.PolynomialError:
-        return None
-    if poly.degree() != 1 or not all(c.is_number and c.is_real for c in poly.all_coeffs()):
-        return None
-    slope, offset = poly.all_coeffs()
-    return None if slope == 0 else -offset / slope
 
 
 def _small_points(n: int):

@@ -45,6 +45,7 @@ class Equation:
     worked: bool  # more than `x = 5`: it has something to solve
     left: str  # the left side's text
     computed: bool = False  # `x = \\frac{30}{3}`: solved, its value computed from numbers
+    shifted: int | None = None  # `_shifted_letter`
 
 
 def check_equation(
@@ -80,6 +81,7 @@ def check_equation(
     here = Equation(
         var, solution, text, index, link.clause, not solved_form, compact(link.left.text),
         solved_form and has_ops(value) and not variables(value),
+        _shifted_letter(link.left.node, link.right.node),
     )  # fmt: skip
     if last_eq is None or last_eq.var != var or index - last_eq.step > 1:
         return None, here
@@ -99,6 +101,8 @@ def check_equation(
     # `y = \\frac{30}{3}`, then "simplifying, y = 11": the value restated as a lone number, where
     # words say so (not "Day 1: x = 100 - 20", then "after the second day, x = 64"; not "x =
     # 3 - 4", then "since x > 0, x = 7"; not "n = 3^{27}", then "n = 87" modulo 100).
+    # "n - 1 = 3, n + 1 = 4" (or "and"): a factor pair listed, not one line drawn from the other.
+    paired = adjacent and not (words[link.clause] if link.clause < len(words) else set()) - {"and"}
     restated = (
         last_eq.computed
         and solved_form
@@ -113,6 +117,7 @@ def check_equation(
         or approx
         or close
         or (here.left == last_eq.left and not restated)  # "2n-1=-1, 2n-1=1": cases listed
+        or (here.shifted is not None and here.shifted == last_eq.shifted and paired)
     ):
         return ClaimResult("skipped", text, reason="not derived from the last equation"), here
     return (
@@ -186,3 +191,19 @@ def _continues(link: Link, links: tuple[Link, ...]) -> bool:
         and links[at + 1].clause == link.clause
         and links[at + 1].left == link.right
     )
+
+
+def _shifted_letter(left, right) -> int | None:
+    """The sign of the unknown in an equation whose one side is the unknown plus or minus a
+    number and whose other side is a number (`n - 1 = 3`: 1; `3 - n = 2`: -1), else None:
+    two such lines side by side with different sides (`n - 1 = 3`, `n + 1 = 4`) list a factor
+    pair as readily as one is drawn from the other, and are not compared."""
+    for side, other in ((left, right), (right, left)):
+        if other[0] != "num" or side[0] not in "+-" or len(side) != 3:
+            continue
+        kinds = (side[1][0], side[2][0])
+        if kinds == ("var", "num"):
+            return 1
+        if kinds == ("num", "var"):
+            return 1 if side[0] == "+" else -1
+    return None

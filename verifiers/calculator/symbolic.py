@@ -38,7 +38,7 @@ from verifiers.calculator.readers import fixed_letters, readings, trig_atoms
 
 __all__ = [
     "check_number", "compare_identity", "fmt", "in_degrees", "near", "point", "rational_roots",
-    "roots_of", "same_value", "sides_at",
+    "roots_of", "same_value", "sides_at", "linear_root",
 ]
 
 _POINTS = (
@@ -312,3 +312,16 @@ def fmt(value) -> str:
         return str(simple)
     return str(sympy.N(value, 6))
 
+
+def linear_root(expr, name):
+    """The root of a linear equation whose coefficients are real numbers (None: not one)."""
+    import sympy
+
+    try:
+        poly = sympy.Poly(sympy.expand(expr), name)
+    except sympy.PolynomialError:
+        return None
+    if poly.degree() != 1 or not all(c.is_number and c.is_real for c in poly.all_coeffs()):
+        return None
+    slope, offset = poly.all_coeffs()
+    return None if slope == 0 else -offset / slope
