@@ -36,7 +36,8 @@ so does an unknown given an expression again (`R = (450 - 5n)(500 + 10n)`, then 
 ..."). A linear inequality in one unknown drawn from the one just before it (in the step or
 ending the one before) with only a connective or the words of an operation on both sides
 between them is judged against it (`inequalities.Premise`). A value the problem's own equations
-force is judged against them (`forced_values`).
+force is judged against them (`forced_values`). An equation that does not follow from the one
+before it may be spared by the others written with it (`spared`).
 """
 
 from __future__ import annotations
@@ -82,7 +83,6 @@ from verifiers.calculator.derivations import derivation, follows_directly, only_
 from verifiers.calculator.eliminations import eliminated
 from verifiers.calculator.floor_identities import floor_links
 from verifiers.calculator.forced_values import forced
-from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.identities import judge_link
 from verifiers.calculator.in_place import numbers_in_place
 from verifiers.calculator.inequalities import Premise
@@ -99,12 +99,10 @@ from verifiers.calculator.solutions import (
     Condition,
     Step,
     claimed_root,
-    derived_from_any,
-    derived_from_known,
-    difference,
     solutions,
     unknowns,
 )
+from verifiers.calculator.spared import spared
 from verifiers.calculator.substitutions import substituted, substituting, valued
 from verifiers.calculator.sum_formulas import sum_formulas
 from verifiers.calculator.vieta import vieta_links
@@ -335,7 +333,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                     result = derivation(previous, here, before, defs, lead)
                     mine = i == 0 and previous.clause >= 0  # the words stand between the two
                     facts = [] if mine and only_rewrites(before, lead) else known
-                    if result is not None and _spared(here, previous, step, facts, defs, before):
+                    if result is not None and spared(here, previous, step, facts, defs, before):
                         result = None
                 if result is not None:
                     step.add(result, (previous.left, previous.right, left, right), defs)
@@ -345,7 +343,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 # the equation the first one was (it must keep some of its roots, as that one).
                 source, words = drawn_from
                 result = derivation(source, here, words, defs)
-                if result is not None and not _spared(here, source, step, known, defs, words):
+                if result is not None and not spared(here, source, step, known, defs, words):
                     step.add(result, (source.left, source.right, left, right), defs)
             else:
                 drawn_from = None
@@ -373,28 +371,3 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         system_ended(clauses, ends_on),
     )
     return step.out, last_out, tuple(known[-_MAX_KNOWN:]), def_texts
-
-
-def _spared(
-    here: Condition, previous: Condition, step: Step, known: list, defs: dict, before: str
-) -> bool:
-    """Whether an equation that does not follow from the one before it may come from the
-    other equations written with it (a system's next line, a sum of two). An application
-    misread (`applications`) is read no other way: nothing spares it."""
-    if difference(here.left, here.right, defs) is None:
-        return False
-    if derived_from_any(here, step.conditions, defs):
-        return True
-    if len(unknowns(here, defs)) > 1:
-        return derived_from_known(here, known, defs)
-    # One unknown: consistent with another equation of the step in that unknown; where the
-    # slip is a term moved wrongly (`shifted`), only an equation it rearranges exactly is.
-    mine = difference(here.left, here.right, defs)
-    shift = shifted(difference(previous.left, previous.right, defs), mine)
-    return any(
-        (derivation(other, here, before, defs) is None if shift is None else offset(
-            difference(other.left, other.right, defs), mine) == 0)
-        and difference(other.left, other.right, defs) is not None
-        and unknowns(other, defs) == unknowns(here, defs)
-        for other in step.conditions if other is not previous
-    )  # fmt: skip
