@@ -36,8 +36,10 @@ so does an unknown given an expression again (`R = (450 - 5n)(500 + 10n)`, then 
 ..."). A linear inequality in one unknown drawn from the one just before it (in the step or
 ending the one before) with only a connective or the words of an operation on both sides
 between them is judged against it (`inequalities.Premise`). A value the problem's own equations
-force is judged against them (`forced_values`). An equation that does not follow from the one
-before it may be spared by the others written with it (`spared`).
+force is judged against them (`forced_values`). An old letter's values given right after a new
+letter's (`back_substitution`: "Let $a = 2^x$ ... $a = 4$, i.e. $x = 2$") must give the new
+letter one of them. An equation that does not follow from the one before it may be spared by
+the others written with it (`spared`).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ import re
 
 from verifiers.calculator.affirmed import affirmed
 from verifiers.calculator.affirmed_orders import interval_order
+from verifiers.calculator.back_substitution import back_substituted
 from verifiers.calculator.circle_roots import identity_on_circle
 from verifiers.calculator.claim_words import (
     ALTERNATIVES,
@@ -358,6 +361,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     for name in step_fixed:
         def_texts.pop(name, None)
     found_pairs, ends_on = paired(clauses, defs, last_group)
+    found_pairs += back_substituted(clauses, defs)
     for found, members_read in found_pairs:
         step.add(found, members_read, defs)
     step.out.extend(solutions(step, defs, step_words, carried, system))
