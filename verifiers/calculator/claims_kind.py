@@ -38,8 +38,9 @@ ending the one before) with only a connective or the words of an operation on bo
 between them is judged against it (`inequalities.Premise`). A value the problem's own equations
 force is judged against them (`forced_values`). An old letter's values given right after a new
 letter's (`back_substitution`: "Let $a = 2^x$ ... $a = 4$, i.e. $x = 2$") must give the new
-letter one of them. An equation that does not follow from the one before it may be spared by
-the others written with it (`spared`).
+letter one of them, and a value a supposed equation gives must solve it (`supposed_values`:
+"If $2x - 3 = -5$, then $x = -1$"). An equation that does not follow from the one before it
+may be spared by the others written with it (`spared`).
 """
 
 from __future__ import annotations
@@ -108,6 +109,7 @@ from verifiers.calculator.solutions import (
 from verifiers.calculator.spared import spared
 from verifiers.calculator.substitutions import substituted, substituting, valued
 from verifiers.calculator.sum_formulas import sum_formulas
+from verifiers.calculator.supposed_values import supposed_values
 from verifiers.calculator.vieta import vieta_links
 from verifiers.calculator.worked_values import worked_links
 
@@ -361,7 +363,7 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     for name in step_fixed:
         def_texts.pop(name, None)
     found_pairs, ends_on = paired(clauses, defs, last_group)
-    found_pairs += back_substituted(clauses, defs)
+    found_pairs += back_substituted(clauses, defs) + supposed_values(clauses, defs)
     for found, members_read in found_pairs:
         step.add(found, members_read, defs)
     step.out.extend(solutions(step, defs, step_words, carried, system))
