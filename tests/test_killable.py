@@ -57,3 +57,23 @@ def test_the_wall_clock_ends_a_call_that_gets_no_cpu(worker):
 def test_without_cpu_the_limit_is_the_wall_clock(worker):
     with pytest.raises(CheckTimeoutError):
         worker.call(_nap, 30.0, timeout=0.3)
+
+
+def _loaded(name: str) -> bool:
+    import sys
+
+    return name in sys.modules
+
+
+def test_a_preloaded_worker_is_forked_with_its_modules_and_killed_like_any():
+    """`preload`: children forked from a fork server that imported the modules once; a child
+    killed at the wall clock is replaced by another forked from it."""
+    w = KillableWorker(memory_mb=1024, preload=("verifiers.calculator.warmed",))
+    try:
+        assert w.call(_loaded, "sympy", timeout=60.0)  # imported by the server, not the call
+        pid = w.call(_spin, 0.0, timeout=60.0)
+        with pytest.raises(CheckTimeoutError):
+            w.call(_nap, 30.0, timeout=0.5)
+        assert w.call(_spin, 0.0, timeout=60.0) != pid
+    finally:
+        w.close()

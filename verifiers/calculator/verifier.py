@@ -358,7 +358,8 @@ class CalculatorVerifier(ChainVerifier):
 
     def _child(self) -> KillableWorker:
         return KillableWorker(
-            memory_mb=self.config.memory_mb, warmup=warm_checks, warmup_timeout=_WARM_TIMEOUT_S
+            memory_mb=self.config.memory_mb, warmup=warm_checks, warmup_timeout=_WARM_TIMEOUT_S,
+            preload=("verifiers.calculator.warmed",),
         )
 
 def _verdict(results: list[ClaimResult]) -> StepVerdict:
