@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import LONE, NOT_CLAIMED, compact, last_sentence, word_set
+from verifiers.calculator.claim_words import last_sentence, lone, set_aside, word_set
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.readers import DECIMAL, readings
+from verifiers.calculator.readers import DECIMAL, plain_number, readings, trig_atoms
 from verifiers.calculator.signs import signed_texts
 from verifiers.calculator.symbolic import fmt, same_value
 
@@ -33,7 +33,6 @@ _JOINS = frozenset(
     "so i e ie that is hence thus therefore giving gives which means and or then we get have"
     " implies".split()
 )
-_TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)|\b(?:sin|cos|tan)\b")
 
 
 def back_substituted(clauses: list, defs: dict) -> list[tuple[ClaimResult, tuple]]:
@@ -43,15 +42,15 @@ def back_substituted(clauses: list, defs: dict) -> list[tuple[ClaimResult, tuple
     new = None  # (new letter, its expression's text, the expression, the old letter)
     found: list = []  # the new letter's values, (text, value), in order
     for members, ops, before, after, *_ in clauses:
-        pair = len(members) == 2 and list(ops) == ["="] and LONE.match(compact(members[0]))
+        pair = len(members) == 2 and list(ops) == ["="] and lone(members[0])
         letter = members[0].strip() if pair else None
         if pair and (named := _named(members, before, defs)) is not None:
             new, found = named, []
             continue
         if new is None:
             continue
-        if letter == new[0] and not _refused(before):
-            if (value := _number(members[1], defs)) is not None:
+        if letter == new[0] and not set_aside(before):
+            if (value := plain_number(members[1], defs)) is not None:
                 found.append((members[1], value))  # every value found counts: lenient
                 continue
         if letter == new[3] and not found:
@@ -59,7 +58,7 @@ def back_substituted(clauses: list, defs: dict) -> list[tuple[ClaimResult, tuple
             # comes first and the new one's is computed from it, the other way round.
             new = None
             continue
-        if letter == new[3] and word_set(before) <= _JOINS and not _refused(before, after):
+        if letter == new[3] and word_set(before) <= _JOINS and not set_aside(before, after):
             if (outcome := _judged(new, found, members[1], defs)) is not None:
                 out.append((outcome, (new[1], members[1], *(t for t, _ in found))))
             continue
@@ -70,35 +69,15 @@ def back_substituted(clauses: list, defs: dict) -> list[tuple[ClaimResult, tuple
 def _named(members: tuple, before: str, defs: dict):
     """(new letter, text, expression, old letter) when the clause names a new letter for an
     expression in one other letter, else None."""
-    if not _NAMES.search(last_sentence(before.lower())) or _TRIG.search(members[1]):
-        return None
-    if DECIMAL.search(members[1]):
+    if not _NAMES.search(last_sentence(before.lower())) or DECIMAL.search(members[1]):
         return None
     read = readings(members[1], defs)
-    if len(read) != 1 or len(read[0].free_symbols) != 1:
+    if len(read) != 1 or len(read[0].free_symbols) != 1 or trig_atoms(read[0]):
         return None
     old = next(iter(read[0].free_symbols))
     if str(old) == members[0].strip():
         return None  # `x = 2x - 3`: an equation, not a name
     return members[0].strip(), members[1], read[0], str(old)
-
-
-def _number(text: str, defs: dict):
-    if DECIMAL.search(text):
-        return None
-    read = readings(text, defs)
-    if len(read) != 1 or read[0].free_symbols or not read[0].is_real:
-        return None
-    return read[0]
-
-
-def _refused(before: str, after: str = "") -> bool:
-    """Words before a value, or in its sentence after it, that set it aside, suppose, test or
-    round it ("x = 3 is not a solution", "about A = 50")."""
-    return bool((word_set(before) | word_set(after.split(".")[0])) & _REFUSED)
-
-
-_REFUSED = NOT_CLAIMED | {"but", "however", "fails", "works"}
 
 
 def _judged(new: tuple, found: list, value_text: str, defs: dict) -> ClaimResult | None:
@@ -107,7 +86,7 @@ def _judged(new: tuple, found: list, value_text: str, defs: dict) -> ClaimResult
     name, text, expr, old = new
     symbol = next(iter(expr.free_symbols))
     for each in signed_texts(value_text):
-        value = _number(each, defs)
+        value = plain_number(each, defs)
         if value is None:
             return None
         try:

@@ -29,6 +29,17 @@ NOT_CLAIMED = frozenset(
     " about roughly nearly around mod modulo pmod congruent estimate estimated recheck"
     " correction correct actually wait remainder remainders either".split()
 )
+# Words that set a value aside, suppose, test or round it ("x = 3 is not a solution").
+SET_ASIDE = NOT_CLAIMED | {"but", "however", "fails", "works"}
+
+
+def set_aside(before: str, after: str = "") -> bool:
+    """Whether the words before a value, or after it in its sentence, set it aside, suppose,
+    test or round it; after it, "if" and "when" open the next case, not this one's."""
+    said_after = word_set(after.split(".")[0]) - {"if", "when"}
+    return bool((word_set(before) | said_after) & SET_ASIDE)
+
+
 # Two expressions set equal because each equals a third: a condition, whatever the chain.
 SET_EQUAL = re.compile(r"\bthe same\b|\bset(ting)?\b.{0,25}\bequal|equat(e|ing)\b|are equal")
 # Words that derive an equation from the one before it.

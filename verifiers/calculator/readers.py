@@ -251,6 +251,17 @@ def _readings(
     return tuple(out)
 
 
+def plain_number(member: str, defs: dict | None = None):
+    """The exact real number a member writes (None: decimals, which may be rounded, an
+    unknown, a value that is not real, or more than one reading)."""
+    if DECIMAL.search(member):
+        return None
+    read = readings(member, defs)
+    if len(read) != 1 or read[0].free_symbols or not read[0].is_real:
+        return None
+    return read[0]
+
+
 def trig_atoms(expr) -> set:
     """The sines, cosines, tangents (and their reciprocals) in an expression."""
     import sympy

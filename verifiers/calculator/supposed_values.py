@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import LONE, NOT_CLAIMED, compact, word_set
+from verifiers.calculator.claim_words import compact, lone, set_aside, word_set
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.readers import DECIMAL, readings
+from verifiers.calculator.readers import DECIMAL, plain_number, trig_atoms
 from verifiers.calculator.solutions import difference, roots_text
 from verifiers.calculator.symbolic import roots_of, same_value
 
@@ -28,9 +28,6 @@ __all__ = ["supposed_values"]
 _SUPPOSES = re.compile(r"\b(?:if|when|whenever|suppose|supposing|assume|assuming)\W*$")
 # The only words that may stand between the supposed equation and the values it gives.
 _GIVES = frozenset("then so we get have gives giving which yields thus".split())
-_TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)|\b(?:sin|cos|tan)\b")
-# Words that set a value aside, suppose it again or round it, besides the trial's own "if".
-_REFUSED = NOT_CLAIMED - {"if", "when"} | {"but", "however"}
 
 
 def supposed_values(clauses: list, defs: dict) -> list[tuple[ClaimResult, tuple]]:
@@ -41,11 +38,10 @@ def supposed_values(clauses: list, defs: dict) -> list[tuple[ClaimResult, tuple]
         if len(members) != 2 or list(ops) != ["="] or not _SUPPOSES.search(before.lower()):
             continue
         left, right = members
-        both = left + right
-        if _lone(left) or _lone(right) or _TRIG.search(both) or DECIMAL.search(both):
+        if lone(left) or lone(right) or DECIMAL.search(left + right):
             continue
         e = difference(left, right, defs)
-        if e is None or len(e.free_symbols) != 1:
+        if e is None or len(e.free_symbols) != 1 or trig_atoms(e):
             continue
         var = next(iter(e.free_symbols))
         values = _values(clauses[k + 1 :], str(var), defs)
@@ -62,21 +58,15 @@ def supposed_values(clauses: list, defs: dict) -> list[tuple[ClaimResult, tuple]
     return out
 
 
-def _lone(member: str) -> bool:
-    return bool(LONE.match(compact(member)))
-
-
 def _values(rest: list, name: str, defs: dict) -> list[tuple[str, object]]:
     """The values of `name` the clauses after the equation give it, one after another."""
     found: list[tuple[str, object]] = []
     for members, ops, before, after, *_ in rest:
         joins = {"or", "and"} if found else _GIVES
         lone_value = len(members) == 2 and list(ops) == ["="] and compact(members[0]) == name
-        refused = (word_set(before) | word_set(after.split(".")[0])) & _REFUSED
-        if not lone_value or not word_set(before) <= joins or refused:
+        if not lone_value or not word_set(before) <= joins or set_aside(before, after):
             break
-        read = [] if DECIMAL.search(members[1]) else readings(members[1], defs)
-        if len(read) != 1 or read[0].free_symbols or not read[0].is_real:
+        if (value := plain_number(members[1], defs)) is None:
             break
-        found.append((members[1], read[0]))
+        found.append((members[1], value))
     return found
