@@ -81,11 +81,11 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict, lea
     """An equation judged against the condition before it (None: nothing to say); `lead` is
     all the text since the last relation, math without relations included ("Factoring out
     \\(z\\), we get:" where `before` holds ", we get:")."""
+    if factor_case(first, second, defs, before):
+        return None  # `(n - 1)(n + 1) = 12`, then `n - 1 = 2`: a factor pair tried
     # "x(100 + 30) = (x + 1.5)100", then "x^2 + 30x = 100x + 150": decimals are read as
     # written in equations of one unknown, and only a root far from every root the other
     # gives is a slip (a decimal may be rounded).
-    if factor_case(first, second, defs, before):
-        return None  # `(n - 1)(n + 1) = 12`, then `n - 1 = 2`: a factor pair tried
     rounded = bool(DECIMAL.search(first.left + first.right + second.left + second.right))
     e1 = difference(first.left, first.right, defs, decimals=rounded)
     e2 = difference(second.left, second.right, defs, decimals=rounded)

@@ -98,11 +98,11 @@ def check_equation(
     shown = max((leaf[2] for leaf in operands(link.right.node)), default=0)
     close = shown > 0 and abs(solution - last_eq.solution) <= Fraction(1, 10**shown)
     adjacent = last_eq.step == index and link.clause - last_eq.clause <= 1
+    # "n - 1 = 3, n + 1 = 4" (or "and"): a factor pair listed, not one line drawn from the other.
+    paired = adjacent and not (words[link.clause] if link.clause < len(words) else set()) - {"and"}
     # `y = \\frac{30}{3}`, then "simplifying, y = 11": the value restated as a lone number, where
     # words say so (not "Day 1: x = 100 - 20", then "after the second day, x = 64"; not "x =
     # 3 - 4", then "since x > 0, x = 7"; not "n = 3^{27}", then "n = 87" modulo 100).
-    # "n - 1 = 3, n + 1 = 4" (or "and"): a factor pair listed, not one line drawn from the other.
-    paired = adjacent and not (words[link.clause] if link.clause < len(words) else set()) - {"and"}
     restated = (
         last_eq.computed
         and solved_form
