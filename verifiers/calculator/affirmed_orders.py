@@ -18,12 +18,15 @@ common loose wording of a non-strict one, so a False needs a point where even th
 order fails.
 
 An order written right after the interval of its one letter ("For $0 < x < 1$, $\\frac{1}{1-x} <
-(1-x)^{2011}$", "since $x > 2$, we have ...") or right before it ("$n^2 > 2n$ for all $n \\geq
-3$"; `interval_order`) is claimed on that interval. The words may speak of all of it or of the
-one x the chain is about, so a False needs the order to fail at every point tried across the
-interval (whole numbers only, for a letter that names them by habit or after "integer"): an
-order that fails across the interval is not drawn from it, whichever x is meant. Bounds past a
-million are not tried (their points' powers are too large).
+(1-x)^{2011}$", "since $x > 2$, we have ...", a sign chart's "On $(-1, 3)$: ..."; which interval
+is `interval_scopes`') or right before it ("$n^2 > 2n$ for all $n \\geq 3$"; `interval_order`)
+is claimed on that interval, unless it is a case's condition (`interval_scopes.condition_on`).
+The words may speak of all of it or of the one x the chain is about, so a False needs the order
+to fail at every point tried across the interval (whole numbers only, for a letter that names
+them by habit or after "integer"): an order that fails across the interval is not drawn from
+it, whichever x is meant. Bounds past a million are not tried (their points' powers are too
+large). Brackets that name no letter put an order on them only when one end is a zero or a
+pole of its sides, as a sign chart's ends are.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from fractions import Fraction
 
 from verifiers.calculator.claim_words import NOT_CLAIMED, last_sentence, lone, word_set
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.interval_scopes import clause_interval, condition_on, stated_interval
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible
 from verifiers.calculator.symbolic import fmt, point, value_at
@@ -156,36 +160,32 @@ def _rational(value: Fraction):
     return sympy.Rational(value.numerator, value.denominator)
 
 
-# The words that put an order on the interval written right before it, and those that may
-# stand between the two ("For $0 < x < 1$, we have ...").
-_INTERVAL_LEADS = frozenset("for since because as given".split())
-_BETWEEN = frozenset("we have get obtain find see then it follows that".split())
+# The words after an order that put it on the interval written after it ("... for $x > 1$").
 _AFTER = re.compile(r"^\s*(?:for(?:\s+(?:all|every|any))?|whenever)\s*$", re.IGNORECASE)
 _CONDITIONS = frozenset("need want require must such solve solving find".split())
 _WHOLE = frozenset("n m k i j".split())  # letters that name whole numbers by habit
 # Points across a finite interval, as fractions of its length, and steps off a one-sided one.
 _ACROSS = tuple(Fraction(v) for v in ("1/97", "1/10", "1/4", "1/3", "1/2", "2/3", "3/4", "9/10"))
 _OFF = tuple(Fraction(v) for v in ("1/97", "1/3", "1/2", "1", "2", "3", "5", "10", "100"))
-_LARGEST = 10**6  # the largest numerator or denominator of a bound whose points are tried
 
 
 def interval_order(clauses: list, k: int, defs: dict) -> tuple[ClaimResult, tuple[str, str]] | None:
     """(False, its sides) for the first link of clause `k` that fails at every point tried of
-    the interval the clause right before it ("For $0 < x < 1$, ...") or right after it ("...
-    for $0 < x < 1$") gives its one letter; None when neither gives an interval, the words set
-    up a condition, or no link fails everywhere."""
+    the interval the text puts it on (`interval_scopes.stated_interval`: "For $0 < x < 1$,
+    ...", a sign chart's "On $(-\\infty, -2)$: ...") or the clause right after it gives its one
+    letter ("... for $0 < x < 1$"); None when neither gives an interval, the words set up a
+    condition, or no link fails everywhere."""
     members, ops = clauses[k][:2]
     if not set(ops) & set(_OPS):
         return None
-    domain = _stated_before(clauses, k) or _stated_after(clauses, k)
-    if domain is None:
+    letter = _one_letter(members, defs)
+    if letter is None:
         return None
-    d_members, d_ops, d_before = domain[:3]
-    found = _interval(d_members, d_ops, defs)
-    if found is None:
+    domain = stated_interval(clauses, k, letter, defs) or _stated_after(clauses, k, letter, defs)
+    if domain is None or condition_on(clauses, k, letter, defs):
         return None
-    letter, low, high = found
-    whole = str(letter) in _WHOLE or "integer" in d_before.lower()
+    low, high, where, said, named = domain
+    whole = str(letter) in _WHOLE or "integer" in said.lower()
     points = _points(low, high, whole)
     if len(points) < 3:
         return None
@@ -202,66 +202,51 @@ def interval_order(clauses: list, k: int, defs: dict) -> tuple[ClaimResult, tupl
             continue  # `x < \\frac{1}{2}`: a bound of the letter, not an order of expressions
         if not (_algebraic(a[0]) and _algebraic(b[0])):
             continue
+        if not (named or _critical_ends(a[0] - b[0], letter, low, high)):
+            continue
         witness = _fails_across(op, a[0], b[0], letter, points)
         if witness is not None:
             at, x, y = witness
-            pairs = zip(d_ops, d_members[1:], strict=True)
-            where = d_members[0] + "".join(f" {o} {m}" for o, m in pairs)
             why = (f"said where {where}, but it fails at every point tried there: at "
                    f"{letter} = {at} the sides are {fmt(x)} and {fmt(y)}")  # fmt: skip
             return ClaimResult("false", f"{left} {op} {right}", reason=why), (left, right)
     return None
 
 
-def _stated_before(clauses: list, k: int) -> tuple | None:
-    """The clause before clause `k` when the words put the order on it: "For" (or "since",
-    "because", "as", "given") right before it, nothing but "we have", "then" between."""
-    if not k:
-        return None
-    domain, before = clauses[k - 1], clauses[k][2]
-    said = last_sentence(domain[2])
-    words = said.lower().split()
-    if not words or words[-1].strip(",") not in _INTERVAL_LEADS:
-        return None
-    if word_set(said) & (NOT_CLAIMED | _CONDITIONS) or not word_set(before) <= _BETWEEN:
-        return None
-    return domain
-
-
-def _stated_after(clauses: list, k: int) -> tuple | None:
-    """The clause after clause `k` when only "for" (or "for all", "whenever") stands between,
-    and the words before the order set up nothing ("we need ... for $x > 1$")."""
-    if k + 1 >= len(clauses) or _AFTER.match(clauses[k + 1][2]) is None:
-        return None
-    said = word_set(last_sentence(clauses[k][2]))
-    return None if said & (NOT_CLAIMED | _CONDITIONS) else clauses[k + 1]
-
-
-def _interval(members: tuple, ops: tuple, defs: dict):
-    """(letter, low, high) for `0 < x < 1`, `x > 2`, `3 \\le n`: one letter bounded by
-    rational numbers, None for an open end; None when the clause is no such interval."""
+def _critical_ends(expr, letter, low, high) -> bool:
+    """Whether a finite end of an interval that names no letter is a zero or a pole of the
+    order's difference: a sign chart's interval runs between such points (`x - 3 > 0` on `(2,
+    3)`), while the interval of another letter (`t = x - 2` after "on $(2, 3)$") need not."""
     import sympy
 
-    read = []
+    parts = sympy.fraction(sympy.together(expr))
+    ends = [end for end in (low, high) if end is not None]
+    return any(sympy.simplify(part.xreplace({letter: end})) == 0 for end in ends for part in parts)
+
+
+def _one_letter(members: tuple, defs: dict):
+    """The one unknown of an order's readable members, or None when they have none or more."""
+    letters = set()
     for member in members:
         found = readings(member, defs) if admissible(member) else []
-        if len(found) != 1:
-            return None
-        read.append(found[0])
-    letters = [i for i, e in enumerate(read) if isinstance(e, sympy.Symbol)]
-    if len(letters) != 1 or not all(e.is_Rational for i, e in enumerate(read) if i != letters[0]):
+        if len(found) == 1:
+            letters |= found[0].free_symbols
+    return next(iter(letters)) if len(letters) == 1 else None
+
+
+def _stated_after(clauses: list, k: int, letter, defs: dict) -> tuple | None:
+    """The interval of the clause after clause `k` when only "for" (or "for all", "whenever")
+    stands between, and the words before the order set up nothing ("we need ... for $x > 1$")."""
+    if k + 1 >= len(clauses) or _AFTER.match(clauses[k + 1][2]) is None:
         return None
-    if any(abs(e.p) > _LARGEST or e.q > _LARGEST for i, e in enumerate(read) if i != letters[0]):
-        return None  # `0 < x < 10^{1000}`: powers of such points run past any time limit
-    at = letters[0]
-    if len(members) == 3 and at == 1 and (set(ops) <= {"<", "<="} or set(ops) <= {">", ">="}):
-        low, high = (read[0], read[2]) if ops[0] in ("<", "<=") else (read[2], read[0])
-        return (read[1], low, high) if low < high else None
-    if len(members) != 2 or ops[0] not in _OPS:
+    if word_set(last_sentence(clauses[k][2])) & (NOT_CLAIMED | _CONDITIONS):
         return None
-    bound = read[1 - at]
-    upper = (ops[0] in ("<", "<=")) == (at == 0)
-    return (read[at], None, bound) if upper else (read[at], bound, None)
+    members, ops, said = clauses[k + 1][:3]
+    found = clause_interval(members, ops, defs)
+    if found is None or found[0] != letter:
+        return None
+    where = members[0] + "".join(f" {o} {m}" for o, m in zip(ops, members[1:], strict=True))
+    return found[1], found[2], where, said, True
 
 
 def _points(low, high, whole: bool) -> list:

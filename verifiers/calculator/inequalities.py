@@ -12,14 +12,23 @@ by what no integer fills: "n > 2.5, so n >= 3" is right for an integer n, so a F
 integer the premise allows and the conclusion does not, at which what the conclusion bounds is
 a whole number too ("n < 1000 implies (n+1)/16 <= 62" is right where (n+1)/16 is one).
 Domains the chain states elsewhere ("since x is positive") never enter: the words between the
-two would say so, and then nothing is judged.
+two would say so, and then nothing is judged. A bound of the unknown that a case or a
+supposition opens ("Case 1: $x \\ge 3$. Then $x - 3 < 2x - 10$") is such a domain too: what
+follows it is the problem's condition in that case, and only a bound is drawn from a bound.
 """
 
 from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import ARROWS, NOT_CLAIMED, prose, word_set
+from verifiers.calculator.claim_words import (
+    ARROWS,
+    NOT_CLAIMED,
+    lone,
+    prose,
+    sentence_words,
+    word_set,
+)
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import TURNED, admissible, written
@@ -37,6 +46,9 @@ _REWRITES = frozenset(
     " solving simplifying rearranging isolating".split()
 )
 _OPERATED = frozenset("by from to both sides side each through for".split())
+# Words that make a bound of the unknown a case or a supposition, where the inequality after it
+# is the problem's condition in that case ("Case 1: $x \\ge 3$. Then $x - 3 < 2x - 10$").
+_DOMAINS = frozenset("case cases if when for suppose assume assuming consider".split())
 
 
 def _drawn_directly(before: str) -> bool:
@@ -66,7 +78,7 @@ class Premise:
     region -1), so that "Dividing both sides by $-2$, $x < -3$." may open a step."""
 
     def __init__(self, carried: tuple) -> None:
-        self.last: tuple | None = (-1, carried, -1) if carried else None
+        self.last: tuple | None = (-1, carried, -1, False) if carried else None
 
     def drop(self) -> None:
         """A trial or a case: nothing is drawn from it."""
@@ -81,9 +93,13 @@ class Premise:
             return None
         before, after, lead = said
         here = (members[0], ops[0], members[1])
-        last, self.last = self.last, (k, here, region)
+        bare = lone(members[0]) or lone(members[1])
+        domain = bare and bool(sentence_words(lead) & _DOMAINS)
+        last, self.last = self.last, (k, here, region, domain)
         if last is None or last[0] != k - 1:
             return None
+        if last[3] and not bare:
+            return None  # "Case 1: $x \\ge 3$. Then $x - 3 < 2x - 10$": the case's condition
         # All the words since the premise, those before inline math too: in "If (or Since)
         # the longest side is $k,$ then $k \ge 15$" the sentence supposes (or gives another
         # reason), where "then" alone would draw.
