@@ -33,7 +33,7 @@ from verifiers.calculator.claim_words import (
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.claims_kind import judge_step
 from verifiers.calculator.complex_numbers import UNIT_GIVEN, complex_problem
-from verifiers.calculator.definitions import constant_of, defining
+from verifiers.calculator.definitions import constant_of, define, defining, piece_of
 from verifiers.calculator.evaluate import warm_sympy
 from verifiers.calculator.forced_values import CURVES_GIVEN, curves_problem
 from verifiers.calculator.inequalities import INEQUALITIES
@@ -96,7 +96,10 @@ class ChainAlgebra:
                     continue
                 given.append(compact(f"{link.left}={link.right}"))
                 if (found := defining((link.left, link.right), ("=",), {})) and link.index == 0:
-                    self._defs[found[0]] = (found[1], link.right)
+                    if piece_of(clause.rest):  # one piece of a piecewise function: unread
+                        self._defs[found[0]] = None
+                    else:  # a second definition, different, leaves the name unread
+                        define(self._defs, found[0], found[1], link.right)
                 else:
                     known.append((link.left, link.right))
         for name, value in fixed.items():

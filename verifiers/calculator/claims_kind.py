@@ -82,7 +82,14 @@ from verifiers.calculator.congruences import (
     divisibility,
     drawn_congruence,
 )
-from verifiers.calculator.definitions import define, defining, definitions, fixing, unfixed
+from verifiers.calculator.definitions import (
+    define,
+    defining,
+    definitions,
+    fixing,
+    piece_of,
+    unfixed,
+)
 from verifiers.calculator.derivations import derivation, follows_directly, only_rewrites
 from verifiers.calculator.eliminations import eliminated
 from verifiers.calculator.floor_identities import floor_links
@@ -178,7 +185,10 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                 first, here = Condition(members[0], old[1], -1, -1), Condition(*members, k, region)
                 if found := rewritten_side(first, here, before, defs, known):
                     step.add(found, (old[1], members[1]), defs)
-            defined_anew(def_texts, known, *defined, members[1])
+            if piece_of(rest):  # "$g(x) = 2x$ for $x > 0$, else ...": one piece, the rest unread
+                def_texts[defined[0]] = None
+            else:
+                defined_anew(def_texts, known, *defined, members[1])
             defs = definitions(def_texts)
             if len(members) == 2:
                 continue

@@ -4,8 +4,9 @@ A definition is a relation whose left side applies a one-letter name to distinct
 arguments and whose right side uses every one of them (`f(x) = 2` says where f is 2, not what
 f is). A later use reads the body with the arguments put in (`readers.readings`). A name
 defined twice, differently, is read as neither: which one a later use means would be ours to
-guess. Two functions already defined set equal (`f(x, y) = g(x, y)`) say where they meet: an
-equation, not a definition.
+guess, and so is one piece of a piecewise function ("$f(x) = x^2$ if $x \\ge 0$ and $-x$
+otherwise": the other pieces may be written in words). Two functions already defined
+set equal (`f(x, y) = g(x, y)`) say where they meet: an equation, not a definition.
 
 A problem that names a number (`Let $T = 8$.`) fixes that letter for every chain of it: a
 constant, read as its number wherever the letter stands (`constant_of`). A chain's own
@@ -69,6 +70,30 @@ def define(def_texts: dict, name: str, arg: str, body: str) -> None:
             def_texts[name] = None
     else:
         def_texts[name] = (arg, body)
+
+
+# Words right after a definition that give it only on part of the domain, a condition on its
+# letter ("if $x \\ge 0$", "for $0 \\le x < 1$", "otherwise"), and the words of the sentence
+# after them that name another piece.
+_PIECE = re.compile(
+    r"^[\s,;]*(?:(?:if|when|whenever|on|provided|for)\s*(?:\$|\\\()?\s*(?:-?\d+\s*(?:<|\\le)\s*)?"
+    r"[a-z]\s*(?:[<>]|\\[lg]eq?\b|\\neq\b|\\in\b|\\not)|otherwise\b|else\b)",
+    re.IGNORECASE,
+)
+_OTHER_PIECE = re.compile(
+    r"\b(?:otherwise|else|elsewhere|if|when|for(?!\s+(?:all|every|any|each|some)\b))\b",
+    re.IGNORECASE,
+)
+
+
+def piece_of(rest: str) -> bool:
+    """Whether the text after a definition (`rest`, math included) makes it one piece of a
+    piecewise function: a condition on its argument, then another piece in the same sentence
+    ("$f(x) = x^2$ if $x \\ge 0$ and $-x$ otherwise"). A definition on a domain alone ("$f(x) =
+    \\frac{1}{x}$ for $x > 0$") is the function there and is read."""
+    sentence = re.split(r"(?<=[.!?])\s", rest, maxsplit=1)[0]
+    found = _PIECE.match(sentence)
+    return found is not None and _OTHER_PIECE.search(sentence[found.end() :]) is not None
 
 
 def _same(first: tuple | None, second: tuple) -> bool:
