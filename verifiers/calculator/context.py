@@ -187,6 +187,23 @@ def defined_operations(question: str) -> frozenset[str]:
     return frozenset(own)
 
 
+# A function defined at letters: `t(x) = \\sqrt{3x+1}`, `g(a, b) = ...`.
+_FUNCTION_DEFINED = re.compile(
+    r"(?<![\\A-Za-z])([A-Za-z])\s*(?:\\left\s*)?\(\s*[a-z]\s*(?:,\s*[a-z]\s*)*(?:\\right\s*)?\)\s*="
+)
+
+
+def function_letters(text: str) -> frozenset[str]:
+    """The letters `text` defines as functions (`t(x) = ...`): applied to a number later
+    (`t(1)`), such a letter names the function's value, not an unknown times the number."""
+    return frozenset(_FUNCTION_DEFINED.findall(text))
+
+
+def applies(text: str, letters: frozenset[str]) -> bool:
+    """Whether `text` applies one of `letters` to a bracket (`t(1)`, `t (5)`)."""
+    return any(re.search(rf"(?<![\\A-Za-z]){re.escape(c)}\s*\(", text) for c in letters)
+
+
 def read_as_defined(step: str, own: frozenset[str]) -> str:
     """`step` with each single `*` and each `C(` made unreadable, where the problem defines what
     they compute."""

@@ -11,6 +11,7 @@ rewrite claimed rather than an equation is `rewrite_cues`'; what the forms of it
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from verifiers.calculator.applications import opaque_sides
 from verifiers.calculator.claim_words import (
@@ -75,10 +76,17 @@ def judge_link(
             # orders them: a false order is a slip, a true one checks nothing computed.
             found = None if op == "=" else check_number(left, op, right, defs)
             return found if found is not None and found.outcome == "false" else None
-        # A letter the problem fixed (`T = 8`) is no number the numeric reader knows.
-        if as_written and not fixed_letters(text, defs) and (theirs := left_to_numbers(text)):
+        # A letter the problem fixed (`T = 8`) is no number the numeric reader knows, nor is
+        # a function the chain defined: the numeric reader reads `t(2) = 8` as `2t = 8`, and
+        # leaves it (`verifier`), so the outcome is this reader's, not one it shares.
+        function = applies(text, defs)
+        if as_written and not (fixed_letters(text, defs) or function) and (
+            theirs := left_to_numbers(text)
+        ):
             return theirs
         outcome = check_number(left, op, right, defs)
+        if function and left_to_numbers(text) is not None:
+            outcome = replace(outcome, numbers=False)
         if outcome.outcome == "false" and _recovered(members, i, defs):
             return ClaimResult("skipped", text, reason="a later member has the true value")
         return outcome

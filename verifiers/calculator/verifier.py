@@ -42,7 +42,9 @@ from verifiers.calculator.claims import (
 )
 from verifiers.calculator.context import (
     StepContext,
+    applies,
     defined_operations,
+    function_letters,
     mark_cuts,
     one_spelling,
     read_as_defined,
@@ -214,10 +216,12 @@ class CalculatorVerifier(ChainVerifier):
         carry = None  # the named result the previous step ended on
         known = numbers(question)  # numbers written before a step: targets a trial may test
         given = exact_given(known)
+        functions = function_letters(question)  # `t(1)` is t's value, no unknown times 1
         per_step = []
         for index, step in enumerate(steps):
+            functions |= function_letters(step)
             results, last_eq = self._check_step(
-                step, index, problem_claims, last_eq, known, given
+                step, index, problem_claims, last_eq, known, given, functions
             )
             known |= numbers(step)
             results.extend(restated_across(carry, step, problem_claims))
@@ -263,6 +267,7 @@ class CalculatorVerifier(ChainVerifier):
         last_eq: Equation | None,
         known: frozenset[Fraction] = frozenset(),
         given: frozenset[Fraction] = frozenset(),
+        functions: frozenset[str] = frozenset(),
     ) -> tuple[list[ClaimResult], Equation | None]:
         links = extract_links(step)
         if not links and not extract_named(step):
@@ -277,8 +282,8 @@ class CalculatorVerifier(ChainVerifier):
             here = words[link.clause] if link.clause < len(words) else set()
             approx = link.approx or bool(here & APPROX_WORDS)
             if variables(link.left.node) or variables(link.right.node):
-                if not self.config.check_equations:
-                    continue
+                if not self.config.check_equations or applies(link_text(link), functions):
+                    continue  # a defined function's values are the symbolic checks' to read
                 # An alternative is read on its own: never against another alternative's
                 # equation, nor against one from before that may be another alternative's.
                 known_eq = None if unknown(link) in alternatives else last_eq
