@@ -44,6 +44,12 @@ _POINTS = re.compile(
     r"|(?i:\b(?:points?|vert(?:ex|ices)|coordinates?)\b)"
 )
 _TEXT = re.compile(r"\\(?:text|mathrm|textbf|mbox|textit|mathbf)\s*\{([^{}]*)\}")
+# `(\frac{1}{8} - ...)\text{Total Area}`: a capitalised name right after a bracket (not the
+# `\)` that closes math) is a quantity multiplied, not a unit; dropped as words it would leave
+# the bracket's value alone.
+_NAMED_FACTOR = re.compile(
+    r"(?<=[^\\]\))[ \t]*\\(?:text|mathrm)\s*\{\s*[A-Z][a-z]+(?:\s+[A-Za-z]+)*\s*\}"
+)
 # "\frac{7\text{ knicks}}{2\text{ knacks}} = 1": units above and below make a conversion
 # factor, a statement about units; its numbers are no quotient.
 _UNIT_PART = (
@@ -351,7 +357,7 @@ def normalize(text: str) -> str:
     s = _OPERATORNAME.sub(" mathop ", s)
     s = _CONVERSION.sub(" mathop ", s)
     s = _LETTER_UNIT.sub(lambda m: " " + _UNIT_NAMES[m.group(1)] + " ", s)
-    s = _TEXT.sub(r" \1 ", s)
+    s = _TEXT.sub(r" \1 ", _NAMED_FACTOR.sub(" mathop ", s))
     s = _BINOM.sub(_binom, _N_C_K.sub(_binom, s))
     if not _POINTS.search(s):
         s = _C_CHOOSE.sub(_binom, s)
