@@ -37,9 +37,14 @@ from fractions import Fraction
 
 from verifiers.calculator.claim_words import NOT_CLAIMED, last_sentence, lone, word_set
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.interval_scopes import clause_interval, condition_on, stated_interval
+from verifiers.calculator.interval_scopes import (
+    CONDITIONS,
+    clause_interval,
+    condition_on,
+    stated_interval,
+)
 from verifiers.calculator.readers import readings
-from verifiers.calculator.relations import admissible
+from verifiers.calculator.relations import admissible, written
 from verifiers.calculator.symbolic import fmt, point, value_at
 
 __all__ = ["affirmed_order", "interval_order", "names_only"]
@@ -162,7 +167,6 @@ def _rational(value: Fraction):
 
 # The words after an order that put it on the interval written after it ("... for $x > 1$").
 _AFTER = re.compile(r"^\s*(?:for(?:\s+(?:all|every|any))?|whenever)\s*$", re.IGNORECASE)
-_CONDITIONS = frozenset("need want require must such solve solving find".split())
 _WHOLE = frozenset("n m k i j".split())  # letters that name whole numbers by habit
 # Points across a finite interval, as fractions of its length, and steps off a one-sided one.
 _ACROSS = tuple(Fraction(v) for v in ("1/97", "1/10", "1/4", "1/3", "1/2", "2/3", "3/4", "9/10"))
@@ -239,14 +243,13 @@ def _stated_after(clauses: list, k: int, letter, defs: dict) -> tuple | None:
     stands between, and the words before the order set up nothing ("we need ... for $x > 1$")."""
     if k + 1 >= len(clauses) or _AFTER.match(clauses[k + 1][2]) is None:
         return None
-    if word_set(last_sentence(clauses[k][2])) & (NOT_CLAIMED | _CONDITIONS):
+    if word_set(last_sentence(clauses[k][2])) & (NOT_CLAIMED | CONDITIONS):
         return None
     members, ops, said = clauses[k + 1][:3]
     found = clause_interval(members, ops, defs)
     if found is None or found[0] != letter:
         return None
-    where = members[0] + "".join(f" {o} {m}" for o, m in zip(ops, members[1:], strict=True))
-    return found[1], found[2], where, said, True
+    return found[1], found[2], written(members, ops), said, True
 
 
 def _points(low, high, whole: bool) -> list:

@@ -199,7 +199,7 @@ def function_letters(text: str) -> frozenset[str]:
     return frozenset(_FUNCTION_DEFINED.findall(text))
 
 
-def applies(text: str, letters: frozenset[str]) -> bool:
+def applies_function(text: str, letters: frozenset[str]) -> bool:
     """Whether `text` applies one of `letters` to a bracket (`t(1)`, `t (5)`)."""
     return any(re.search(rf"(?<![\\A-Za-z]){re.escape(c)}\s*\(", text) for c in letters)
 

@@ -51,7 +51,7 @@ _OPERATED = frozenset("by from to both sides side each through for".split())
 _DOMAINS = frozenset("case cases if when for suppose assume assuming consider".split())
 
 
-def _drawn_directly(before: str) -> bool:
+def drawn_directly(before: str) -> bool:
     """Whether the text between two inequalities only draws the second from the first."""
     words = set(re.findall(r"[a-z]+", ARROWS.sub(" so ", before.lower())))
     return bool(words & (_DRAWS | _REWRITES)) and words <= _DRAWS | _FILLER | _REWRITES | _OPERATED
@@ -105,7 +105,7 @@ class Premise:
         # reason), where "then" alone would draw.
         told = prose(lead) or before
         rows = _row_on(before, last[2] == region)
-        if not (rows or _drawn_directly(told)) or _with_reason(after):
+        if not (rows or drawn_directly(told)) or _with_reason(after):
             return None
         found = judge(last[1], here, defs, rows)
         return None if found is None else (found, (*last[1][::2], *members))

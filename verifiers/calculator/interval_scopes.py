@@ -17,20 +17,13 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import (
-    ARROWS,
-    NOT_CLAIMED,
-    last_sentence,
-    lone,
-    prose,
-    word_set,
-)
+from verifiers.calculator.claim_words import NOT_CLAIMED, last_sentence, lone, prose, word_set
+from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly
 from verifiers.calculator.readers import readings
-from verifiers.calculator.relations import admissible
+from verifiers.calculator.relations import admissible, written
 
-__all__ = ["ORDERS", "clause_interval", "condition_on", "stated_interval"]
+__all__ = ["CONDITIONS", "clause_interval", "condition_on", "stated_interval"]
 
-ORDERS = frozenset({">", ">=", "<", "<="})
 # The words that put an order on the interval written right before it ("For $0 < x < 1$",
 # "when $x > 2$", "if $x < -2$": a range of values, not one value tried).
 _LEADS = frozenset("for since because as given when whenever if on in over interval".split())
@@ -38,7 +31,7 @@ _LEADS = frozenset("for since because as given when whenever if on in over inter
 _BETWEEN = frozenset(
     "we have get obtain find see then it follows that and so thus hence therefore also both".split()
 )
-_CONDITIONS = frozenset("need want require must such solve solving find".split())
+CONDITIONS = frozenset("need want require must such solve solving find".split())
 # The suppositions and tests of `NOT_CLAIMED` that name a range as well as a value.
 _RANGE_WORDS = frozenset({"if", "when"})
 _LARGEST = 10**6  # the largest numerator or denominator of a bound whose points are tried
@@ -62,9 +55,9 @@ def stated_interval(clauses: list, k: int, letter, defs: dict) -> tuple | None:
     j = k
     while True:
         lead, before = clauses[j][5], clauses[j][2]
-        written = _written_interval(lead, letter, defs)
-        if written is not None:
-            return written
+        bracketed = _written_interval(lead, letter, defs)
+        if bracketed is not None:
+            return bracketed
         if not word_set(before) <= _BETWEEN or prose(lead).strip() != before.strip():
             return None
         if j == 0:
@@ -74,8 +67,7 @@ def stated_interval(clauses: list, k: int, letter, defs: dict) -> tuple | None:
         if found is not None:
             if found[0] != letter or not _leads_in(said):
                 return None
-            where = members[0] + "".join(f" {o} {m}" for o, m in zip(ops, members[1:], strict=True))
-            return found[1], found[2], where, said, True
+            return found[1], found[2], written(members, ops), said, True
         if not _sign_fact(members, ops, letter, defs):
             return None
         j -= 1
@@ -87,9 +79,6 @@ _DENIED = re.compile(
     r"contradict|impossib|cannot|can't|no (?:solution|such|real|value)|none\b|empty|outside"
     r"|reject|discard|invalid|not (?:possible|valid|satisf|in\b|within|allowed|a solution|work)"
 )
-# Words that draw a bound of the letter from the order before it ("so", "gives", "i.e.").
-_DRAWS = frozenset("so hence thus therefore gives giving yields implies get means then i e".split())
-
 
 def condition_on(clauses: list, k: int, letter, defs: dict) -> bool:
     """Whether clause `k`'s order is a condition the text solves or rejects on its interval,
@@ -101,8 +90,7 @@ def condition_on(clauses: list, k: int, letter, defs: dict) -> bool:
         return True
     for j in range(k + 1, len(clauses)):
         members, ops, before = clauses[j][:3]
-        words = set(re.findall(r"[a-z]+", ARROWS.sub(" so ", before.lower())))
-        if not (words & _DRAWS and words <= _DRAWS | _BETWEEN) and before.strip(" ,;:"):
+        if before.strip(" ,;:") and not drawn_directly(before):
             return False
         if not _sign_fact(members, ops, letter, defs):
             return False
@@ -117,12 +105,12 @@ def _leads_in(said: str) -> bool:
     words = sentence.lower().split()
     if not words or words[-1].strip(",") not in _LEADS:
         return False
-    return not word_set(sentence) & (NOT_CLAIMED - _RANGE_WORDS | _CONDITIONS)
+    return not word_set(sentence) & (NOT_CLAIMED - _RANGE_WORDS | CONDITIONS)
 
 
 def _sign_fact(members: tuple, ops: tuple, letter, defs: dict) -> bool:
     """An order in `letter` alone: one line of a sign chart (`x + 2 < 0`)."""
-    if not ops or not set(ops) <= ORDERS:
+    if not ops or not set(ops) <= INEQUALITIES:
         return False
     for member in members:
         found = readings(member, defs) if admissible(member) else []
@@ -189,7 +177,7 @@ def clause_interval(members: tuple, ops: tuple, defs: dict):
     if len(members) == 3 and at == 1 and (set(ops) <= {"<", "<="} or set(ops) <= {">", ">="}):
         low, high = (read[0], read[2]) if ops[0] in ("<", "<=") else (read[2], read[0])
         return (read[1], low, high) if low < high else None
-    if len(members) != 2 or ops[0] not in ORDERS:
+    if len(members) != 2 or ops[0] not in INEQUALITIES:
         return None
     bound = read[1 - at]
     upper = (ops[0] in ("<", "<=")) == (at == 0)

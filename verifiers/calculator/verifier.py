@@ -42,7 +42,7 @@ from verifiers.calculator.claims import (
 )
 from verifiers.calculator.context import (
     StepContext,
-    applies,
+    applies_function,
     defined_operations,
     function_letters,
     mark_cuts,
@@ -282,7 +282,8 @@ class CalculatorVerifier(ChainVerifier):
             here = words[link.clause] if link.clause < len(words) else set()
             approx = link.approx or bool(here & APPROX_WORDS)
             if variables(link.left.node) or variables(link.right.node):
-                if not self.config.check_equations or applies(link_text(link), functions):
+                applied = applies_function(link_text(link), functions)
+                if not self.config.check_equations or applied:
                     continue  # a defined function's values are the symbolic checks' to read
                 # An alternative is read on its own: never against another alternative's
                 # equation, nor against one from before that may be another alternative's.
