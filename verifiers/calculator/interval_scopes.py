@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.claim_words import NOT_CLAIMED, last_sentence, lone, prose, word_set
-from verifiers.calculator.inequalities import INEQUALITIES, drawn_directly
+from verifiers.calculator.inequalities import INEQUALITIES
 from verifiers.calculator.readers import readings
 from verifiers.calculator.relations import admissible, written
 
@@ -73,6 +73,10 @@ def stated_interval(clauses: list, k: int, letter, defs: dict) -> tuple | None:
         j -= 1
 
 
+# Words that open another case or interval: what follows them solves nothing before them.
+_OPENS = frozenset(
+    "if case cases for when whenever suppose assume otherwise on in interval".split()
+)
 # Words after an order that say it fails on its interval: a case's condition with no solution
 # there ("This contradicts $x \\ge 3$"), not an order claimed.
 _DENIED = re.compile(
@@ -82,17 +86,16 @@ _DENIED = re.compile(
 
 def condition_on(clauses: list, k: int, letter, defs: dict) -> bool:
     """Whether clause `k`'s order is a condition the text solves or rejects on its interval,
-    not an order it claims there: orders drawn from it end on a bound of `letter` ("For $x
-    < 3$: $3 - x < 2x - 10$, so $x > \\frac{13}{3}$", a case of an absolute value), or the
-    words after it, to the end of the next sentence, say it fails ("This contradicts ...")."""
+    not an order it claims there: the orders after it in its letter come to a bound of the
+    letter before any words open another case ("For $x < 3$: $3 - x < 2x - 10$, so $x >
+    \\frac{13}{3}$", "we obtain $x < 2$": a case of an absolute value solved), or the words
+    after it, to the end of the next sentence, say it fails ("This contradicts ...")."""
     after = " ".join(re.split(r"(?<=[.!?])\s", clauses[k][6].lower())[:2])
     if _DENIED.search(after):
         return True
     for j in range(k + 1, len(clauses)):
         members, ops, before = clauses[j][:3]
-        if before.strip(" ,;:") and not drawn_directly(before):
-            return False
-        if not _sign_fact(members, ops, letter, defs):
+        if word_set(before) & _OPENS or not _sign_fact(members, ops, letter, defs):
             return False
         if len(members) == 2 and (lone(members[0]) or lone(members[1])):
             return True
