@@ -15,6 +15,9 @@ Domains the chain states elsewhere ("since x is positive") never enter: the word
 two would say so, and then nothing is judged. A bound of the unknown that a case or a
 supposition opens ("Case 1: $x \\ge 3$. Then $x - 3 < 2x - 10$") is such a domain too: what
 follows it is the problem's condition in that case, and only a bound is drawn from a bound.
+An inequality that gives the sign of what multiplies ("multiplying by $x - 1 > 0$ gives ...",
+"Since $x - 1 > 0$, multiplying gives ...") is no premise either: another inequality is the one
+operated on.
 """
 
 from __future__ import annotations
@@ -49,6 +52,11 @@ _OPERATED = frozenset("by from to both sides side each through for".split())
 # Words that make a bound of the unknown a case or a supposition, where the inequality after it
 # is the problem's condition in that case ("Case 1: $x \\ge 3$. Then $x - 3 < 2x - 10$").
 _DOMAINS = frozenset("case cases if when for suppose assume assuming consider".split())
+_REASONS = frozenset("since because as given".split())
+# Words that multiply or divide: after a reason, the inequality operated on is another one.
+_OPERATIONS = frozenset("multiplying multiply multiplied dividing divide divided".split())
+# An inequality right after "multiplying (both sides) by": the sign of the multiplier.
+_OPERAND = re.compile(r"\b(?:multipl|divid)\w*\b[^.;:]*\bby\s*$", re.IGNORECASE)
 
 
 def drawn_directly(before: str) -> bool:
@@ -93,17 +101,25 @@ class Premise:
             return None
         before, after, lead = said
         here = (members[0], ops[0], members[1])
+        told = prose(lead) or before
+        if _OPERAND.search(told):
+            self.last = None  # "multiplying by $x - 1 > 0$": the sign of what multiplies
+            return None
         bare = lone(members[0]) or lone(members[1])
-        domain = bare and bool(sentence_words(lead) & _DOMAINS)
-        last, self.last = self.last, (k, here, region, domain)
+        said = sentence_words(lead)
+        # A case's bound ("Case 1: $x \\ge 3$."), or a reason given ("Since $x - 1 > 0$,"):
+        # what follows is the case's condition, or another inequality operated on with it.
+        kind = "domain" if bare and said & _DOMAINS else "reason" if said & _REASONS else ""
+        last, self.last = self.last, (k, here, region, kind)
         if last is None or last[0] != k - 1:
             return None
-        if last[3] and not bare:
+        if last[3] == "domain" and not bare:
             return None  # "Case 1: $x \\ge 3$. Then $x - 3 < 2x - 10$": the case's condition
+        if last[3] == "reason" and word_set(told) & _OPERATIONS:
+            return None  # "Since $x - 1 > 0$, multiplying gives $1 > x - 1$": another one's
         # All the words since the premise, those before inline math too: in "If (or Since)
         # the longest side is $k,$ then $k \ge 15$" the sentence supposes (or gives another
         # reason), where "then" alone would draw.
-        told = prose(lead) or before
         rows = _row_on(before, last[2] == region)
         if not (rows or drawn_directly(told)) or _with_reason(after):
             return None
