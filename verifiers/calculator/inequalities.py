@@ -59,7 +59,7 @@ _OPERATIONS = frozenset("multiplying multiply multiplied dividing divide divided
 _OPERAND = re.compile(r"\b(?:multipl|divid)\w*\b[^.;:]*\bby\s*$", re.IGNORECASE)
 
 
-def drawn_directly(before: str) -> bool:
+def _drawn_directly(before: str) -> bool:
     """Whether the text between two inequalities only draws the second from the first."""
     words = set(re.findall(r"[a-z]+", ARROWS.sub(" so ", before.lower())))
     return bool(words & (_DRAWS | _REWRITES)) and words <= _DRAWS | _FILLER | _REWRITES | _OPERATED
@@ -106,10 +106,10 @@ class Premise:
             self.last = None  # "multiplying by $x - 1 > 0$": the sign of what multiplies
             return None
         bare = lone(members[0]) or lone(members[1])
-        said = sentence_words(lead)
+        opened = sentence_words(lead)
         # A case's bound ("Case 1: $x \\ge 3$."), or a reason given ("Since $x - 1 > 0$,"):
         # what follows is the case's condition, or another inequality operated on with it.
-        kind = "domain" if bare and said & _DOMAINS else "reason" if said & _REASONS else ""
+        kind = "domain" if bare and opened & _DOMAINS else "reason" if opened & _REASONS else ""
         last, self.last = self.last, (k, here, region, kind)
         if last is None or last[0] != k - 1:
             return None
@@ -121,7 +121,7 @@ class Premise:
         # the longest side is $k,$ then $k \ge 15$" the sentence supposes (or gives another
         # reason), where "then" alone would draw.
         rows = _row_on(before, last[2] == region)
-        if not (rows or drawn_directly(told)) or _with_reason(after):
+        if not (rows or _drawn_directly(told)) or _with_reason(after):
             return None
         found = judge(last[1], here, defs, rows)
         return None if found is None else (found, (*last[1][::2], *members))
