@@ -129,7 +129,7 @@ class ChainAlgebra:
             # "Solve $-2x > 6$.", then "Dividing by $-2$, $x > -3$.": the problem's inequality
             # is the premise the first step may draw its own from (`inequalities.Premise`).
             system = tuple(tail) if len(tail) > 1 else ()
-            self._last = (tail[-1] if tail else (), (), (), (), premise, system)
+            self._last = (tail[-1] if tail else (), (), (), (), premise, system, ())
 
     def check(self, step: str, decided: bool = False) -> list[ClaimResult]:
         """The step's symbolic claims judged (holds / false / timeout); conditions carried.

@@ -39,8 +39,10 @@ between them is judged against it (`inequalities.Premise`). A value the problem'
 force is judged against them (`forced_values`). An old letter's values given right after a new
 letter's (`back_substitution`: "Let $a = 2^x$ ... $a = 4$, i.e. $x = 2$") must give the new
 letter one of them, and a value a supposed equation gives must solve it (`supposed_values`:
-"If $2x - 3 = -5$, then $x = -1$"). An equation that does not follow from the one before it
-may be spared by the others written with it (`spared`).
+"If $2x - 3 = -5$, then $x = -1$"), and a value read off at a given one must satisfy the
+equation its letter was last written in (`evaluated_values`: "When $x = 4$, $y = 9$"). An
+equation that does not follow from the one before it may be spared by the others written with
+it (`spared`).
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ from verifiers.calculator.definitions import (
 )
 from verifiers.calculator.derivations import derivation, follows_directly, only_rewrites
 from verifiers.calculator.eliminations import eliminated
+from verifiers.calculator.evaluated_values import evaluated_values, letters_given
 from verifiers.calculator.floor_identities import floor_links
 from verifiers.calculator.forced_values import forced
 from verifiers.calculator.identities import judge_link
@@ -148,7 +151,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     def_texts = dict(def_texts)
     defs = definitions(def_texts)
     step = Step()
-    last_condition, last_named, last_relation, last_group, last_premise, system = last or ((),) * 6
+    last_condition, last_named, last_relation, last_group, last_premise, system, written = (
+        last or ((),) * 7
+    )
     previous = Condition(*last_condition, -1, -1) if last_condition else None
     carried = previous  # the equation the step before ended on: the step may open by solving it
     drawn_from = None  # (source, words) the last condition was drawn from: its alternatives' too
@@ -374,6 +379,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         def_texts.pop(name, None)
     found_pairs, ends_on = paired(clauses, defs, last_group)
     found_pairs += back_substituted(clauses, defs) + supposed_values(clauses, defs)
+    ended = [last_relation or ((), ()), (last_condition, ("=",)), (last_named, ("=",))]
+    found_pairs += evaluated_values(clauses, defs, [*payload[2], *written], ended)
     for found, members_read in found_pairs:
         step.add(found, members_read, defs)
     step.out.extend(solutions(step, defs, step_words, carried, system))
@@ -385,5 +392,6 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
         ends_on,
         premise.carried(clauses),
         system_ended(clauses, ends_on),
+        letters_given(clauses, written),
     )
     return step.out, last_out, tuple(known[-_MAX_KNOWN:]), def_texts
