@@ -4,8 +4,9 @@ The symbolic checks' abstention rules, in one place. A relation between expressi
 
 - a **claim** (checked): a link of a chain of rewrites `A = B = C` after its first (the first
   link may be the equation being solved, `2^{x-1} + 3^x = 2^{2x} 3^{-x} = (4/3)^x`); any
-  `A = B` whose sides differ by a nonzero constant (as an equation it would have no solution,
-  and the text does not say it has none); a relation between numbers where an exact reading
+  `A = B` whose sides differ by a nonzero constant, or in two letters or more no real point
+  satisfies (as an equation it would have no solution, and the text does not say it has
+  none: `identities.no_real_point`); a relation between numbers where an exact reading
   adds to the numeric reader's (a log, a binomial, a sum, trig, a factorial, a function the
   chain defined). A false identity stands only if it is also false given every condition the
   problem and the chain wrote about its symbols (`ideals.follows`): "x^3 + y^3 = (x + y)(4(x

@@ -135,6 +135,7 @@ def judge_link(
         and (rewritten(*atomized(lefts[0], rights[0]), before) or simplified(lefts[0], rights[0]))
         or rewrite_of(left, right, lefts[0], rights[0], before)
         or factored_known(left, right, lefts[0], rights[0], known)
+        or no_real_point(lefts[0], rights[0]) and not SETS_UP.search(before.lower()[-40:])
     ):
         return None
     if follows(lefts[0] - rights[0], known_polynomials(known, defs, lefts[0], rights[0])):
@@ -143,6 +144,44 @@ def judge_link(
         return ClaimResult("false", text, reason=f"the two sides differ by {fmt(constant)}")
     subs, a, b = witness
     return ClaimResult("false", text, reason=f"at {sides_at(subs, a, b)}")
+
+
+def no_real_point(a, b) -> bool:
+    """`\\frac{1}{a} + \\frac{1}{b} = \\frac{2}{a + b}`: an equation between expressions in two
+    or more letters that no real point of its domain satisfies is no condition a text sets up
+    (one it shows impossible says so: "which is impossible" makes no claim). Cleared of
+    denominators it says a sum of even powers of one sign is 0, or a definite quadratic form
+    is: nowhere, with a constant term; else only at the origin, where a denominator vanishes."""
+    import sympy
+
+    letters = sorted((a - b).free_symbols, key=str)
+    if len(letters) < 2 or not (a.free_symbols and b.free_symbols):
+        return False
+    top, bottom = sympy.fraction(sympy.together(a - b))
+    try:
+        p = sympy.Poly(sympy.expand(top), *letters)
+        q = sympy.Poly(sympy.expand(bottom), *letters)
+    except sympy.PolynomialError:
+        return False
+    coeffs = p.coeffs()
+    if p.is_zero or not all(c.is_Rational for c in coeffs):
+        return False
+    if all(e % 2 == 0 for m in p.monoms() for e in m) and len({c > 0 for c in coeffs}) == 1:
+        if p.coeff_monomial(1) != 0:
+            return True
+        pure = {i for m in p.monoms() for i, e in enumerate(m) if e and sum(m) == e}
+        definite = len(pure) == len(letters)
+    elif p.is_homogeneous and p.total_degree() == 2:
+        n = len(letters)
+        form = sympy.zeros(n, n)
+        for m, c in p.terms():
+            i, j = [k for k, e in enumerate(m) for _ in range(e)]
+            form[i, j] += c / 2
+            form[j, i] += c / 2
+        definite = form.is_positive_definite or (-form).is_positive_definite
+    else:
+        return False
+    return bool(definite) and q.as_expr().subs(dict.fromkeys(letters, 0)) == 0
 
 
 def _exponential(a, b) -> bool:
