@@ -41,7 +41,11 @@ def set_aside(before: str, after: str = "") -> bool:
 
 
 # Two expressions set equal because each equals a third: a condition, whatever the chain.
-SET_EQUAL = re.compile(r"\bthe same\b|\bset(ting)?\b.{0,25}\bequal|equat(e|ing)\b|are equal")
+# "Setting each factor equal to zero" solves a product: no two expressions are set equal.
+SET_EQUAL = re.compile(
+    r"\bthe same\b|\bset(ting)?\b(?!\W+each\W+(?:of\W+the\W+)?factors?\W+equal\W+to\W+(?:zero|0)\b)"
+    r".{0,25}\bequal|equat(e|ing)\b|are equal"
+)
 # Words that derive an equation from the one before it.
 DERIVES = re.compile(
     r"\bso\b|then|thus|hence|therefore|implies|gives|giving|\bget|obtain|subtract|\badd|divid"
@@ -182,8 +186,9 @@ def word_set(text: str) -> set[str]:
     # "or equivalently" restates what came before; it opens no alternative. "Solving for k"
     # names the unknown solved for; its "for" opens no case. Spacing is no word: the
     # `\\quad` around typed words (`x = 3 \\quad\\text{or}\\quad x = -3`) says nothing.
+    # "Setting each factor equal to zero" sets every factor at once: its "each" opens no case.
     text = _RESTATED.sub("", _METHOD_TRIED.sub("", _LAYOUT.sub(" ", text.lower())))
-    return set(WORD.findall(_SOLVING_FOR.sub(r"\1", text)))
+    return set(WORD.findall(_SOLVING_FOR.sub(r"\1", _EVERY_FACTOR.sub("", text))))
 
 
 def solving_for(words: list[str]) -> list[str]:
@@ -192,6 +197,7 @@ def solving_for(words: list[str]) -> list[str]:
 
 
 _RESTATED = re.compile(r"\bor\W+(?=equivalently\b)")
+_EVERY_FACTOR = re.compile(r"\beach\W+(?=(?:of\W+the\W+)?factors?\b)")
 # "Add the three equations to see if we can simplify:" tries a method, not a value: what
 # follows is what the method gives ("see if we can satisfy it" still tries one).
 _METHOD_TRIED = re.compile(
