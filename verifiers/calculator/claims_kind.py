@@ -52,7 +52,6 @@ import re
 
 from verifiers.calculator.affirmed import affirmed
 from verifiers.calculator.affirmed_orders import interval_order
-from verifiers.calculator.back_substitution import back_substituted
 from verifiers.calculator.circle_roots import identity_on_circle
 from verifiers.calculator.claim_words import (
     ALTERNATIVES,
@@ -95,7 +94,7 @@ from verifiers.calculator.definitions import (
 )
 from verifiers.calculator.derivations import derivation, follows_directly, only_rewrites
 from verifiers.calculator.eliminations import eliminated
-from verifiers.calculator.evaluated_values import evaluated_values, letters_given
+from verifiers.calculator.evaluated_values import letters_given
 from verifiers.calculator.floor_identities import floor_links
 from verifiers.calculator.forced_values import forced
 from verifiers.calculator.identities import judge_link
@@ -120,7 +119,7 @@ from verifiers.calculator.solutions import (
 from verifiers.calculator.spared import spared
 from verifiers.calculator.substitutions import substituted, substituting, valued
 from verifiers.calculator.sum_formulas import sum_formulas
-from verifiers.calculator.supposed_values import supposed_values
+from verifiers.calculator.value_claims import value_claims
 from verifiers.calculator.vieta import vieta_links
 from verifiers.calculator.worked_values import worked_links
 
@@ -379,9 +378,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     for name in step_fixed:
         def_texts.pop(name, None)
     found_pairs, ends_on = paired(clauses, defs, last_group)
-    found_pairs += back_substituted(clauses, defs) + supposed_values(clauses, defs)
     ended = [last_relation or ((), ()), (last_condition, ("=",)), (last_named, ("=",))]
-    found_pairs += evaluated_values(clauses, defs, [*payload[2], *written], ended)
+    found_pairs += value_claims(clauses, defs, [*payload[2], *written], ended)
     for found, members_read in found_pairs:
         step.add(found, members_read, defs)
     step.out.extend(solutions(step, defs, step_words, carried, system))

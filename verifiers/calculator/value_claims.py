@@ -1,0 +1,29 @@
+"""Values a step gives one after another, each judged against what gave it.
+
+The checks that read a run of clauses as values drawn from something written just before them,
+apart from the links of any chain: back-substitution (`back_substitution`), values a supposed
+equation gives (`supposed_values`), values read off an equation at a given value
+(`evaluated_values`), and the two values of a `\\pm` written out (`signed_values`).
+"""
+
+from __future__ import annotations
+
+from verifiers.calculator.back_substitution import back_substituted
+from verifiers.calculator.evaluated_values import evaluated_values
+from verifiers.calculator.signed_values import signed_values
+from verifiers.calculator.supposed_values import supposed_values
+
+__all__ = ["value_claims"]
+
+
+def value_claims(clauses: list, defs: dict, known: list, ended: list) -> list:
+    """(outcome, members to confirm) for every value these checks find false. `known`: the
+    equations written before the step (letters given expressions too); `ended`: the step
+    before's last relation, last condition and last unknown given an expression, each as
+    (members, ops), members () where there is none."""
+    return (
+        back_substituted(clauses, defs)
+        + supposed_values(clauses, defs)
+        + evaluated_values(clauses, defs, known, ended)
+        + signed_values(clauses, defs, ended[0] if ended[0][0] else ())
+    )
