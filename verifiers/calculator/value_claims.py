@@ -3,13 +3,15 @@
 The checks that read a run of clauses as values drawn from something written just before them,
 apart from the links of any chain: back-substitution (`back_substitution`), values a supposed
 equation gives (`supposed_values`), values read off an equation at a given value
-(`evaluated_values`), and the two values of a `\\pm` written out (`signed_values`).
+(`evaluated_values`), the two values of a `\\pm` written out (`signed_values`), and values
+said to be the roots of the equation named after them (`roots_named`).
 """
 
 from __future__ import annotations
 
 from verifiers.calculator.back_substitution import back_substituted
 from verifiers.calculator.evaluated_values import evaluated_values
+from verifiers.calculator.roots_named import roots_named
 from verifiers.calculator.signed_values import signed_values
 from verifiers.calculator.supposed_values import supposed_values
 
@@ -26,4 +28,5 @@ def value_claims(clauses: list, defs: dict, known: list, ended: list) -> list:
         + supposed_values(clauses, defs)
         + evaluated_values(clauses, defs, known, ended)
         + signed_values(clauses, defs, ended[0] if ended[0][0] else ())
+        + roots_named(clauses, defs)
     )
