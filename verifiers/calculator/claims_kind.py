@@ -41,7 +41,9 @@ force is judged against them (`forced_values`). An old letter's values given rig
 letter's (`back_substitution`: "Let $a = 2^x$ ... $a = 4$, i.e. $x = 2$") must give the new
 letter one of them, and a value a supposed equation gives must solve it (`supposed_values`:
 "If $2x - 3 = -5$, then $x = -1$"), and a value read off at a given one must satisfy the
-equation its letter was last written in (`evaluated_values`: "When $x = 4$, $y = 9$"). An
+equation its letter was last written in (`evaluated_values`: "When $x = 4$, $y = 9$"), a
+`\\pm` value's two written out must be its two (`signed_values`), and values named the roots of
+the equation after them must solve it (`roots_named`; these five in `value_claims`). An
 equation that does not follow from the one before it may be spared by the others written with
 it (`spared`).
 """

@@ -1,10 +1,11 @@
 """Values a step gives one after another, each judged against what gave it.
 
-The checks that read a run of clauses as values drawn from something written just before them,
-apart from the links of any chain: back-substitution (`back_substitution`), values a supposed
-equation gives (`supposed_values`), values read off an equation at a given value
-(`evaluated_values`), the two values of a `\\pm` written out (`signed_values`), and values
-said to be the roots of the equation named after them (`roots_named`).
+The checks that read a run of clauses as values judged against an equation written just before
+them (or, for roots named, right after), apart from the links of any chain: back-substitution
+(`back_substitution`), values a supposed equation gives (`supposed_values`), values read off
+an equation at a given value (`evaluated_values`), the two values of a `\\pm` written out
+(`signed_values`), and values said to be the roots of the equation named after them
+(`roots_named`).
 """
 
 from __future__ import annotations
