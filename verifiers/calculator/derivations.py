@@ -199,8 +199,10 @@ def only_rewrites(before: str, lead: str) -> bool:
 # A term taken out or isolated, written as a short formula ("factoring out \\(a_3\\)").
 _FACTOR = r"(?:\\\(\s*[^()]{1,12}?\s*\\\)|\$[^$]{1,12}\$)"
 # The whole sentence before the equation says it is the last one simplified.
+# A connective may open the sentence that names the rewrite ("Therefore, factoring by grouping:").
+_OPENER = r"(?:(?:so|thus|therefore|hence|then|now|next|finally)\W+)?"
 _SIMPLIFIED = re.compile(
-    r"^\W*(?:(?:this|which|it|that|the equation|this equation|the sum|we)\s+)?"
+    r"^\W*" + _OPENER + r"(?:(?:this|which|it|that|the equation|this equation|the sum|we)\s+)?"
     r"(?:(?:can|then|further|now)\s+(?:be\s+)?)*"
     r"(?:simplif(?:y|ies|ying|ied|ication)|expand(?:s|ing)?(?:\s+and\s+simplifying)?"
     r"|rearrang(?:e|es|ing)|collect(?:s|ing)? like terms|combin(?:e|es|ing) like terms"
@@ -213,7 +215,8 @@ _SIMPLIFIED = re.compile(
 # The whole sentence says a side of the last equation is factored ("We can factor out a common
 # term from the left-hand side:"); naming another equation ("the first") says nothing here.
 _FACTORED = re.compile(
-    r"^\W*(?:(?:we|this|which|it)\s+)?(?:can\s+)?(?:then\s+|now\s+)?factor(?:s|ing|ed)?"
+    r"^\W*" + _OPENER
+    + r"(?:(?:we|this|which|it)\s+)?(?:can\s+)?(?:then\s+|now\s+)?factor(?:s|ing|ed)?"
     r"(?:[\s,]+(?:out|an?|the|common|terms?|factors?|from|on|left|right|(?:left|right)-hand"
     r"|sides?|it|this|by|grouping|as|to|gives|we|get|yields|both|obtain|have|(?<=out )"
     + _FACTOR
