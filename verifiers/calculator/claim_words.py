@@ -230,11 +230,15 @@ def compact(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
+def writes(text: str, name: str) -> bool:
+    """Whether the text writes the name (`x`, `a_1`) as a whole, not inside a longer name or
+    a command."""
+    return re.search(rf"(?<![A-Za-z\\_]){re.escape(name)}(?![A-Za-z_])", text) is not None
+
+
 def in_terms_of_itself(members: tuple[str, ...]) -> bool:
     """A lone unknown whose one other member writes it again (`x = \\frac{6}{x - 1}`)."""
-    name = re.escape(compact(members[0]))
-    again = re.compile(rf"(?<![A-Za-z\\_]){name}(?![A-Za-z_])")
-    return len(members) == 2 and again.search(members[1]) is not None
+    return len(members) == 2 and writes(members[1], compact(members[0]))
 
 
 def name_of(member: str) -> str:

@@ -35,6 +35,7 @@ from verifiers.calculator.claim_words import (
     name_of,
     set_aside,
     word_set,
+    writes,
 )
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import DECIMAL, plain_number, trig_atoms
@@ -145,8 +146,7 @@ def _lead(clauses: list, k: int) -> str | None:
 
 
 def _mentions(members, name: str) -> bool:
-    pattern = re.compile(rf"(?<![A-Za-z\\_]){re.escape(name)}(?![A-Za-z_])")
-    return any(pattern.search(m.replace("_{", "_").replace("}", "")) for m in members)
+    return any(writes(m.replace("_{", "_").replace("}", ""), name) for m in members)
 
 
 def _source(clauses: list, k: int, names: tuple[str, str], before: list):
