@@ -49,11 +49,10 @@ def signed_values(clauses: list, defs: dict, last_relation: tuple) -> list:
         if any(v is None for v in values):
             continue
         written = _written_out(clauses[k + 1 :], compact(members[0]), defs)
-        read = [readings(text, defs, decimals=True)[0] for text in written]
-        kept = [any(_one_of(t, r, v) for v in values) for t, r in zip(written, read, strict=True)]
+        kept = [any(_one_of(text, value, v) for v in values) for text, value in written]
         if len(written) > 2 or len(written) == 2 and not any(kept):
             continue  # a list gathered from elsewhere too ("the solutions are $x = 1$, ...")
-        for text, is_kept in zip(written, kept, strict=True):
+        for (text, _), is_kept in zip(written, kept, strict=True):
             if is_kept:
                 continue
             name = members[0].strip()
@@ -68,10 +67,10 @@ def _one_of(text: str, value, signed) -> bool:
     return same_value(value, signed) or bool(DECIMAL.search(text)) and near(value, signed)
 
 
-def _written_out(rest: list, name: str, defs: dict) -> list[str]:
+def _written_out(rest: list, name: str, defs: dict) -> list[tuple[str, object]]:
     """The numbers the letter `name` is given right after its `\\pm` value (see the module
-    docstring), as written."""
-    found: list[str] = []
+    docstring), as (text as written, value)."""
+    found: list[tuple[str, object]] = []
     for members, ops, before, after, *_ in rest:
         joins = {"or", "and"} if found else _DRAWS
         if not (word_set(before) <= joins and (found or word_set(before))):
@@ -82,9 +81,10 @@ def _written_out(rest: list, name: str, defs: dict) -> list[str]:
             break
         if DECIMAL.search(members[-1]):
             read = readings(members[-1], defs, decimals=True)
-            if len(read) != 1 or read[0].free_symbols:
-                break
-        elif plain_number(members[-1], defs) is None:
+            value = read[0] if len(read) == 1 and not read[0].free_symbols else None
+        else:
+            value = plain_number(members[-1], defs)
+        if value is None:
             break
-        found.append(members[-1].strip())
+        found.append((members[-1].strip(), value))
     return found
