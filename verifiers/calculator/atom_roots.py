@@ -57,7 +57,8 @@ def _listed(atom, roots) -> str:
 def atom_roots(e1, e2, name):
     """(the function, its values at the roots of `e1 = 0`, at those of `e2 = 0`), each a
     frozenset of real numbers, where both are polynomials in one and the same function of
-    `name` (None: they are not, or a root cannot be written exactly)."""
+    `name`; (`name`, the roots of each) where `e2` is a polynomial in `name` itself and the
+    function is one-to-one (None: neither, or a root cannot be written exactly)."""
     import sympy
 
     x = sympy.Dummy("x", positive=True)
@@ -65,20 +66,58 @@ def atom_roots(e1, e2, name):
     for e in (e1, e2):
         e = sympy.expand(e.subs(name, x), log=True, power_exp=True, power_base=True)
         atoms = list(_functions(e, x))
-        if len(atoms) != 1 or atoms[0] in (None, x):
+        if len(atoms) != 1 or atoms[0] is None:
             return None
         sides.append((e, atoms[0]))
     (a, atom), (b, other) = sides
-    if atom != other:
+    # "2^{x+1} = 32, so x + 1 = 5": an equation in a one-to-one function solved for the
+    # unknown itself, judged by its roots in the unknown.
+    if atom == x or (atom != other and (other != x or not _one_to_one(atom, x))):
         return None
     t = sympy.Dummy("t")
     found = []
-    for e in (a, b):
-        put = e.xreplace({atom: t})
+    for e, function in ((a, atom), (b, other)):
+        put = e.xreplace({function: t})
+        if x in put.free_symbols and function.is_Pow and function.exp == x:
+            put = e.subs(function, t)  # `3^{2x}` as `t^2`
         if x in put.free_symbols or (roots := _roots(put, t)) is None:
             return None
-        found.append(frozenset(r for r in roots if _taken(atom, r)))
-    return atom.subs(x, name), found[0], found[1]
+        found.append(frozenset(r for r in roots if function == x or _taken(atom, r)))
+    if other != x:
+        return atom.subs(x, name), found[0], found[1]
+    # Compared in the unknown: the first equation's roots are the function's inverse at its
+    # values (a root of the second outside the function's domain, `x = -8` from
+    # `\log_2 x = 3`, is one that solves nothing there, as `differ` wants).
+    return name, frozenset(_inverse(atom, x, v) for v in found[0]), found[1]
+
+
+def _one_to_one(atom, x) -> bool:
+    """Whether the function `atom` of x takes each value once (`b^x`, `e^x`, `\\log x`, a
+    root of x), so that `_inverse` names the one x at each of its values."""
+    import sympy
+
+    if isinstance(atom, (sympy.exp, sympy.log)):
+        return True
+    if not isinstance(atom, sympy.Pow):
+        return False
+    if atom.exp == x:
+        return True  # a positive base: `(-2)^x` is split into `(-1)^x 2^x`, two functions
+    return atom.base == x and atom.exp.is_Rational and not atom.exp.is_Integer
+
+
+def _inverse(atom, x, value):
+    """The x at which the one-to-one function `atom` takes `value`, one it takes (`_taken`)."""
+    import sympy
+
+    if isinstance(atom, sympy.exp):
+        found = sympy.log(value)
+    elif isinstance(atom, sympy.log):
+        found = sympy.exp(value)
+    elif atom.exp == x:
+        found = sympy.log(value) / sympy.log(atom.base)
+    else:
+        found = value ** (1 / atom.exp)
+    return sympy.simplify(found)
 
 
 def differ(r1: frozenset, r2: frozenset) -> bool:
@@ -105,7 +144,11 @@ def _functions(e, x) -> set:
     if isinstance(e, sympy.Function):
         return {e} if e.args == (x,) else {None}
     if isinstance(e, sympy.Pow) and x in e.exp.free_symbols:
-        return {e} if e.exp == x and x not in e.base.free_symbols else {None}
+        if x in e.base.free_symbols:
+            return {None}
+        # `3^{2x}` is `(3^x)^2`: one function of x, squared.
+        k = sympy.simplify(e.exp / x)
+        return {sympy.Pow(e.base, x)} if k.is_Integer and k != 0 else {None}
     if isinstance(e, sympy.Pow) and e.base == x and not e.exp.is_Integer:
         return {e}
     return set().union(*(_functions(a, x) for a in e.args))

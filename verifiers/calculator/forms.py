@@ -115,13 +115,17 @@ def attempt(grouped, written) -> bool:
 def factored_attempt(old, new) -> bool:
     """Whether `new` is a product one of whose factors with unknowns divides `old`: an attempt
     at taking that factor out (after words that say so: `a \\cdot c` "with a factored out" as
-    `a(c - 1)`)."""
+    `a(c - 1)`; a square `(x - 4)^2` for `x^2 - 16` keeps the factor it repeats)."""
     import sympy
 
-    if not isinstance(new, sympy.Mul):
+    if isinstance(new, sympy.Pow) and new.exp.is_Integer and new.exp > 1:
+        factors = (new.base,)
+    elif isinstance(new, sympy.Mul):
+        factors = new.args
+    else:
         return False
     names = sorted(old.free_symbols | new.free_symbols, key=str)
-    for factor in new.args:
+    for factor in factors:
         if not factor.free_symbols:
             continue
         try:
