@@ -63,6 +63,8 @@ CASES = frozenset(
 )
 # Words that present values as what solving gave.
 SOLVES = re.compile(r"\bso\b|thus|hence|therefore|solv|\bget|gives|obtain|\bfind|found|yields")
+# ... or as a system's solution: "From these two equations, x = 7 and y = 3".
+SOLVES_SYSTEM = re.compile(SOLVES.pattern + r"|\bequations\b|\bsystem\b|\bsolutions?\b", re.I)
 # Words that open a trial: a value the step gives after them may answer the trial.
 TRIES = frozenset(
     "if for when suppose let plug plugging substitute substituting try trying test testing"

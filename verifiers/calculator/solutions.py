@@ -17,6 +17,7 @@ from verifiers.calculator.claim_words import (
     CONNECTS,
     DERIVES,
     SOLVES,
+    SOLVES_SYSTEM,
     compact,
     confirmed,
     word_set,
@@ -80,8 +81,7 @@ def roots_text(var, roots) -> str:
 
 
 def solutions(
-    step: Step, defs: dict, step_words: set[str], carried: Condition | None = None,
-    system: tuple = (),
+    step: Step, defs: dict, step_words: set[str], carried: Condition | None = None, system=()
 ) -> list[ClaimResult]:
     """Claimed solutions put back into the condition written just before them (`carried`:
     the equation the step before ended on, which a step opening with values may solve;
@@ -151,15 +151,15 @@ def _opening_values(step: Step, carried: Condition, defs: dict) -> list[Assignme
     return run
 
 
-def _opening_run(step: Step, joins: set[str]) -> list[Assignment]:
+def _opening_run(step: Step, joins: set[str], solves=SOLVES) -> list[Assignment]:
     """The values written first in the step, one after another with nothing but `joins`
-    words between them, after words that say solving gave them, and before any equation of
-    the step's own."""
+    words between them, after words that say solving gave them (`solves`), before any of
+    the step's own equations."""
     run: list[Assignment] = []
     for k, a in enumerate(step.assignments):
         if a.clause != k or any(c.clause < a.clause for c in step.conditions):
             break
-        if k == 0 and not (SOLVES.search(a.before.lower()) or _NAMES_ROOTS.search(a.before)):
+        if k == 0 and not (solves.search(a.before.lower()) or _NAMES_ROOTS.search(a.before)):
             return []
         if k and not word_set(a.before) <= joins:
             break
@@ -192,7 +192,7 @@ def _opened_system(step: Step, system: tuple, defs: dict) -> list[ClaimResult]:
         return []
     if len(found) != 1 or any(v.free_symbols for v in next(iter(found))):
         return []
-    run = _opening_run(step, {"and"})
+    run = _opening_run(step, {"and"}, SOLVES_SYSTEM)
     if not run:  # the step's equations are read only when no values open it
         point = dict(zip(symbols, next(iter(found)), strict=True))
         sides = [(c.clause, difference(c.left, c.right, defs)) for c in step.conditions]
@@ -313,7 +313,7 @@ def _system(step: Step, names: set[str], assigned: list[Assignment], defs: dict)
         return []
     clauses = sorted(a.clause for a in chosen.values())
     opening = min(chosen.values(), key=lambda a: a.clause)
-    if clauses[-1] - clauses[0] != len(clauses) - 1 or not SOLVES.search(opening.before.lower()):
+    if clauses[-1] - clauses[0] != len(clauses) - 1 or not SOLVES_SYSTEM.search(opening.before):
         return []  # not given together, one after the other, as what solving gave
     point = {}
     for name, a in chosen.items():
