@@ -42,8 +42,9 @@ letter's (`back_substitution`: "Let $a = 2^x$ ... $a = 4$, i.e. $x = 2$") must g
 letter one of them, and a value a supposed equation gives must solve it (`supposed_values`:
 "If $2x - 3 = -5$, then $x = -1$"), and a value read off at a given one must satisfy the
 equation its letter was last written in (`evaluated_values`: "When $x = 4$, $y = 9$"), a
-`\\pm` value's two written out must be its two (`signed_values`), and values named the roots of
-the equation after them must solve it (`roots_named`; these five in `value_claims`). An
+`\\pm` value's two written out must be its two (`signed_values`), values named the roots of
+the equation after them (`roots_named`) or bare ones of the equation before them must solve it
+(`listed_roots`; these six in `value_claims`). An
 equation that does not follow from the one before it may be spared by the others written with
 it (`spared`).
 """
