@@ -1,5 +1,7 @@
 """Linear inequalities in one unknown, solved step by step: each is judged against the one it
-is written as following from.
+is written as following from (a quadratic premise too, `_quadratic_set`, whose solutions are
+intervals: only those the conclusion cuts count, one left out whole is a branch dropped on a
+domain the chain knows).
 
 `-2x > 6`, hence `x > -3`: solving an inequality is a chain of equivalent rewrites, so a
 rewrite whose solution set leaves out values the inequality before it allows is a slip (here
@@ -139,13 +141,22 @@ def judge(premise: tuple, conclusion: tuple, defs: dict, rows: bool = False):
     allows; None when there is nothing to say (see the module docstring). `rows`: two rows
     of one display, which may list conditions side by side (`n \\ge 1 \\ n \\le 9`): judged
     only when both bound the unknown at one edge, the same inequality rewritten."""
-    first, second = _solution_set(*premise, defs), _solution_set(*conclusion, defs)
+    import sympy
+
+    # A quadratic is read in the premise only: a product's sign is drawn from the signs of
+    # its factors together ("x - 2 > 0, x - 3 < 0, therefore x^2 - 5x + 6 < 0"), not one.
+    first = _solution_set(*premise, defs, quadratic=True)
+    second = _solution_set(*conclusion, defs)
     if first is None or second is None or first[0] != second[0]:
         return None
+    if first[1] == sympy.S.Reals:
+        return None  # `x^2 + 1 > 0` holds everywhere: a sign used, not a premise solved
+    if rows and not all(isinstance(found[1], sympy.Interval) for found in (first, second)):
+        return None  # two rows judged only as one half-line rewritten (a quadratic's are not)
     if rows and _edge(first[1]) != _edge(second[1]):
         return None
     var, allowed, drawn = first[0], first[1], second[1]
-    witness = _witness(allowed - drawn, second[2])
+    witness = _witness(_left_out(allowed, drawn), second[2])
     if witness is None:
         return None
     (left, op, right), (p_left, p_op, p_right) = conclusion, premise
@@ -157,11 +168,12 @@ def judge(premise: tuple, conclusion: tuple, defs: dict, rows: bool = False):
     )
 
 
-def _solution_set(left: str, op: str, right: str, defs: dict):
+def _solution_set(left: str, op: str, right: str, defs: dict, quadratic: bool = False):
     """(unknown, sympy set of its solutions, the expression the inequality bounds) for a
     linear inequality in one unknown whose coefficients are real numbers of a known sign
     (`n \\log(4/5) \\le \\log(1/4)`: dividing by the log turns it round). A log without a
-    base is read in base 10 and base e; the two must give the same set."""
+    base is read in base 10 and base e; the two must give the same set. `quadratic`: a
+    quadratic inequality too (`_quadratic_set`)."""
     if op not in INEQUALITIES or not (admissible(left) and admissible(right)):
         return None
     lefts, rights = readings(left, defs), readings(right, defs)
@@ -169,7 +181,10 @@ def _solution_set(left: str, op: str, right: str, defs: dict):
     if not (lefts and rights) or {len(lefts), len(rights)} - {1, count}:
         return None
     pairs = zip(lefts * (count // len(lefts)), rights * (count // len(rights)), strict=True)
-    found = [_linear_set(a, b, op) for a, b in pairs]
+    found = [
+        _linear_set(a, b, op) or (_quadratic_set(a, b, op) if quadratic else None)
+        for a, b in pairs
+    ]
     if None in found or len({read[:2] for read in found}) != 1:
         return None
     return found[0]
@@ -205,6 +220,43 @@ def _linear_set(a, b, op: str):
     if op in ("<", "<="):
         return var, sympy.Interval(-sympy.oo, bound, right_open=op == "<"), bounded
     return var, sympy.Interval(bound, sympy.oo, left_open=op == ">"), bounded
+
+
+def _left_out(allowed, drawn):
+    """What the conclusion leaves out of the premise's solutions that counts against it. Of
+    several intervals ("x^2 > 9": x < -3 or x > 3), one left out whole is a branch the chain
+    drops on a domain it knows ("so x > 3", x a length) or keeps for another clause ("x > 3
+    or x < -3"): only the intervals the conclusion cuts count, or all when it keeps none."""
+    import sympy
+
+    pieces = allowed.args if isinstance(allowed, sympy.Union) else (allowed,)
+    cut = [p - drawn for p in pieces if not sympy.Intersection(p, drawn).is_empty]
+    return sympy.Union(*cut) if cut else allowed - drawn
+
+
+def _quadratic_set(a, b, op: str):
+    """(unknown, solution set, the unknown) for a quadratic inequality in one unknown with
+    rational coefficients (`x^2 - 5x + 6 < 0`): a union of intervals, empty when it has no
+    real solution (beyond degree 2 sympy takes most of a second and often leaves roots
+    unsolved)."""
+    import sympy
+
+    expr = sympy.expand(a - b)
+    if len(expr.free_symbols) != 1:
+        return None
+    var = next(iter(expr.free_symbols))
+    try:
+        poly = sympy.Poly(expr, var)
+    except sympy.PolynomialError:
+        return None
+    if poly.degree() != 2 or not all(c.is_Rational for c in poly.all_coeffs()):
+        return None
+    relation = {"<": sympy.Lt, ">": sympy.Gt, "<=": sympy.Le, ">=": sympy.Ge}[op](expr, 0)
+    found = sympy.solveset(relation, var, sympy.S.Reals)
+    pieces = found.args if isinstance(found, sympy.Union) else (found,)
+    if not all(isinstance(p, sympy.Interval) for p in pieces if not p.is_empty):
+        return None  # a lone point (`x^2 <= 0`) or a set sympy leaves unsolved
+    return var, found, var
 
 
 def _edge(interval):
