@@ -38,6 +38,7 @@ from verifiers.calculator.plus_minus import plus_minus
 from verifiers.calculator.side_words import SCALE_WORDS
 from verifiers.calculator.tex_shorthand import tex_shorthand
 from verifiers.calculator.typed_symbols import typed_symbols
+from verifiers.calculator.worded_links import linked
 
 # A step ends inside an expression: an operator or a subscripted operator is its last thing
 # ("7\\cdot 6\\cdot", "...}{2}+", "\\log_{2002}"). Markdown bold ("**") and rules ("---") are
@@ -110,7 +111,7 @@ _RELATION_SIGN = re.compile(r"=|<|>|\\(?:le|ge|leq|geq|neq|ne)(?![A-Za-z])")
 
 def one_spelling(text: str) -> str:
     """The text in one spelling (see the module's docstring)."""
-    text = typed_symbols(text)
+    text = linked(typed_symbols(text))
     if "{,}" in text or "\\," in text:
         text = _DIGIT_GROUPS.sub(lambda m: _GROUP_MARK.sub("", m.group()), text)
     if "." in text:
@@ -225,8 +226,11 @@ class StepContext:
     given: frozenset = frozenset()  # the problem's numbers: exact (`carried_rounding`)
 
 
-# "mod 7", "modulo 10", "\pmod{10}", "\bmod 5" (on the raw step: normalize() hides commands)
-_MODULUS = re.compile(r"(?:\\[pb]?mod\s*\{?\s*|\bmod(?:ulo)?\s+)(\d{1,6})(?!\d)")
+# "mod 7", "Modulo 10", "modulo $7$", "\pmod{10}", "\bmod 5" (on the raw step: normalize()
+# hides commands)
+_MODULUS = re.compile(
+    r"(?:\\[pb]?mod\s*\{?\s*|\bmod(?:ulo)?\s+\$?\s*)(\d{1,6})(?!\d)", re.IGNORECASE
+)
 # "the units digit of 7 * 3 is 1", "7 \cdot 3 = 1": a step about last digits computes modulo a
 # power of ten.
 _LAST_DIGITS = re.compile(
