@@ -74,6 +74,9 @@ TRIES = frozenset(
 TRIAL_RESULT = frozenset("gives give yields yield makes make into".split())
 # Words that only join an equation to the value it gives ("... = c, or c = 2336").
 CONNECTS = frozenset("or so i e that is which means we get have then giving and".split())
+# ... and the words that give values as what solving gave ("Solving ... gives $x = 3$ or $x =
+# -3$"): values after them answer the equation before them even when none solves it.
+GIVES_VALUES = CONNECTS | frozenset("gives give yields yield obtain find".split())
 # Words that make the values a step gives belong to different cases of a system.
 ALTERNATIVES = frozenset("or either case cases if suppose otherwise when".split())
 # `f(x) = ...`, `g(x, y) = ...`: a function defined by its arguments, each one letter.

@@ -16,6 +16,7 @@ from verifiers.calculator.claim_words import (
     CASES,
     CONNECTS,
     DERIVES,
+    GIVES_VALUES,
     SOLVES,
     SOLVES_SYSTEM,
     compact,
@@ -223,8 +224,7 @@ def unknowns(condition: Condition, defs: dict) -> set[str]:
 
 
 def _one_unknown(
-    condition: Condition, e, assigned: list[Assignment], defs: dict, others: list,
-    said: bool = False,
+    condition: Condition, e, assigned: list[Assignment], defs: dict, others: list, said=False
 ) -> list[ClaimResult]:
     var = next(iter(e.free_symbols))
     roots = roots_of(e, var)
@@ -258,7 +258,7 @@ def _one_unknown(
     solved = one or bool(SOLVES.search(values[0][0].before.lower())) if values else False
     direct = said or all(
         a.clause == condition.clause + 1 + i
-        and (a.region == condition.region or solved and word_set(a.before) <= CONNECTS)
+        and (a.region == condition.region or solved and word_set(a.before) <= GIVES_VALUES)
         and (i == 0 or word_set(a.before) <= CONNECTS)
         for i, (a, _) in enumerate(values)
     ) or (one and bool(DERIVES.search(values[0][0].before.lower())))
