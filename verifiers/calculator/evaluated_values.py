@@ -48,11 +48,11 @@ _KEPT = 20  # letters given expressions, the latest, carried from step to step
 
 # The word right before a given value that gives it.
 _GIVEN = re.compile(
-    r"\b(since|given|have|know|when|whenever|at|if|for|with|substituting|plugging(?:\s+in)?|putting"
+    r"\b(since|given|from|have|know|when|whenever|at|if|for|with|substituting|plugging(?:\s+in)?|putting"
     r"|setting|taking|using)\W*$"
 )
 # Given words that state a fact or a point: a comma alone draws the value after it.
-_STATED = frozenset("since given when whenever at".split())
+_STATED = frozenset("since given from when whenever at".split())
 # The only words that may draw the claimed value from the given one.
 _DRAWS = frozenset(
     "then so we get have gives giving yields thus find obtain hence therefore it follows that"
@@ -60,7 +60,8 @@ _DRAWS = frozenset(
 )
 # Words that may stand between the equation and the given value, or earlier pairs.
 _BETWEEN = (
-    _DRAWS | {"and", "know", "is", "the", "line", "equation", "curve", "since", "given", "when"}
+    _DRAWS | {"and", "know", "is", "the", "line", "equation", "curve", "since", "given", "from"}
+    | {"when"}
     | {"whenever", "at", "if", "for", "with", "substituting", "plugging", "in", "putting"}
     | {"setting", "taking", "using"}
 )
