@@ -41,6 +41,12 @@ _GIVES = re.compile(
     r"\s*,?\s*(?:gives|yields|we\s+get|to\s+get|to\s+obtain|results\s+in|as|into|to)\s*:?\s*",
     re.IGNORECASE,
 )
+# "The derivative of $A$ is $B$", "Differentiating $A$, we get $B$": `B` is `A` differentiated
+# with respect to its one letter, written as the Leibniz form the identity checks read.
+_DERIVATIVE_OF = re.compile(r"\b(?:the\s+)?derivative\s+of\s+$", re.IGNORECASE)
+_IS = re.compile(r"\s*(?:is|equals)\s*:?\s*", re.IGNORECASE)
+_DIFFERENTIATING = re.compile(r"\bdifferentiating\s+$", re.IGNORECASE)
+_LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
 # A relation, a list, or words inside either expression: not one expression rewritten.
 _NOT_ONE = re.compile(r"=|<|>|\\(?:le|ge|leq|geq|neq|ne|approx|in|to)\b|,|\\text|\\quad|;")
 
@@ -54,14 +60,18 @@ def linked(text: str) -> str:
     for (s1, e1, a), (s2, e2, b) in zip(regions, regions[1:], strict=False):
         if s1 < at or _NOT_ONE.search(a) or _NOT_ONE.search(b) or not (a.strip() and b.strip()):
             continue
-        between = text[e1:s2]
-        led = _LEAD_VERB.search(text[at:s1])
-        if _BARE_VERB.fullmatch(between):
-            words = between.strip(" ,:")
-        elif led is not None and _GIVES.fullmatch(between):
-            words = between.strip(" ,:")
-        else:
+        between, lead = text[e1:s2], text[at:s1]
+        if _DERIVATIVE_OF.search(lead) and _IS.fullmatch(between) or (
+            _DIFFERENTIATING.search(lead) and _GIVES.fullmatch(between)
+        ):
+            letters = set(_LETTER.findall(a))
+            if len(letters) != 1 or not letters <= set(_LETTER.findall(b)):
+                continue  # a constant's derivative, or a value at a point: not an identity
+            a = f"\\frac{{d}}{{d{letters.pop()}}}\\left({a.strip()}\\right)"
+        elif not (
+            _BARE_VERB.fullmatch(between) or _LEAD_VERB.search(lead) and _GIVES.fullmatch(between)
+        ):
             continue
-        out.append(f"{text[at:s1]}{words} ${a.strip()} = {b.strip()}$")
+        out.append(f"{lead}{between.strip(' ,:')} ${a.strip()} = {b.strip()}$")
         at = e2
     return "".join(out) + text[at:]
