@@ -181,16 +181,15 @@ def _solution_set(left: str, op: str, right: str, defs: dict, quadratic: bool = 
     if not (lefts and rights) or {len(lefts), len(rights)} - {1, count}:
         return None
     pairs = zip(lefts * (count // len(lefts)), rights * (count // len(rights)), strict=True)
-    found = [
-        _linear_set(a, b, op) or (_quadratic_set(a, b, op) if quadratic else None)
-        for a, b in pairs
-    ]
+    found = [_one_set(a, b, op, quadratic) for a, b in pairs]
     if None in found or len({read[:2] for read in found}) != 1:
         return None
     return found[0]
 
 
-def _linear_set(a, b, op: str):
+def _one_set(a, b, op: str, quadratic: bool):
+    """`_linear_set`, else `_quadratic_set` where `quadratic`, of `a op b` read as a
+    polynomial in its one unknown (None: it is not one)."""
     import sympy
 
     expr = sympy.expand(a - b)
@@ -201,6 +200,14 @@ def _linear_set(a, b, op: str):
         poly = sympy.Poly(expr, var)
     except sympy.PolynomialError:
         return None
+    found = _linear_set(a, b, op, expr, poly)
+    return found if found is not None or not quadratic else _quadratic_set(op, expr, poly)
+
+
+def _linear_set(a, b, op: str, expr, poly):
+    import sympy
+
+    var = poly.gen
     if poly.degree() != 1 or not all(c.is_number and c.is_real for c in poly.all_coeffs()):
         return None
     # What the inequality bounds: its side with the unknown (`\\frac{n+1}{16} <= 62` bounds
@@ -234,21 +241,14 @@ def _left_out(allowed, drawn):
     return sympy.Union(*cut) if cut else allowed - drawn
 
 
-def _quadratic_set(a, b, op: str):
+def _quadratic_set(op: str, expr, poly):
     """(unknown, solution set, the unknown) for a quadratic inequality in one unknown with
     rational coefficients (`x^2 - 5x + 6 < 0`): a union of intervals, empty when it has no
     real solution (beyond degree 2 sympy takes most of a second and often leaves roots
     unsolved)."""
     import sympy
 
-    expr = sympy.expand(a - b)
-    if len(expr.free_symbols) != 1:
-        return None
-    var = next(iter(expr.free_symbols))
-    try:
-        poly = sympy.Poly(expr, var)
-    except sympy.PolynomialError:
-        return None
+    var = poly.gen
     if poly.degree() != 2 or not all(c.is_Rational for c in poly.all_coeffs()):
         return None
     relation = {"<": sympy.Lt, ">": sympy.Gt, "<=": sympy.Le, ">=": sympy.Ge}[op](expr, 0)
