@@ -23,7 +23,7 @@ from verifiers.calculator.readers import plain_number, readings, trig_atoms
 from verifiers.calculator.solutions import difference
 from verifiers.calculator.symbolic import fmt, same_value, value_at
 
-__all__ = ["listed_roots", "stands_for", "values_listed"]
+__all__ = ["listed_roots", "stands_for", "values_listed", "vanishing"]
 
 _ROOTS = r"(?:(?:two|both|real|distinct|only)\s+)*(?:roots?|solutions?|zeros?|zeroes)"
 # The words before the equation that make "are ..." after it name its roots.
@@ -65,8 +65,7 @@ def listed_roots(clauses: list, defs: dict, known: list) -> list:
         left, right = members  # decimals, which may be rounded, are not read
         if lone(left) and plain_number(right, defs) is not None:
             continue  # `x = 8`: a value given, not an equation whose roots are listed
-        function = bool(FUNC_DEF.match(compact(left)))
-        e = _expression(left, right, defs) if function else difference(left, right, defs)
+        e, function = vanishing(left, right, defs)
         if e is None or trig_atoms(e) or len(e.free_symbols) != 1:
             continue
         x = next(iter(e.free_symbols))
@@ -107,11 +106,14 @@ def _roots_of(before: str) -> bool:
     return not re.search(r"\bof\b", sentence, re.IGNORECASE)
 
 
-def _expression(left: str, right: str, defs: dict):
-    """The right side of a function's definition (`p(x) = x^2 - 4`, "has zeros ..."): what
-    must vanish at its roots."""
+def vanishing(left: str, right: str, defs: dict) -> tuple:
+    """(what must vanish at the roots of `left = right`, whether it defines a function): the
+    difference of the sides, or the right side of a function's definition (`p(x) = x^2 - 4`,
+    "has zeros ..."); None for the first where it is not read."""
+    if not FUNC_DEF.match(compact(left)):
+        return difference(left, right, defs), False
     read = readings(right, defs)
-    return read[0] if len(read) == 1 else None
+    return (read[0] if len(read) == 1 else None), True
 
 
 def values_listed(text: str, defs: dict) -> list[tuple[str, object]]:

@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import re
 
-from verifiers.calculator.claim_words import FUNC_DEF, compact
 from verifiers.calculator.claims import ClaimResult
-from verifiers.calculator.listed_roots import stands_for, values_listed
-from verifiers.calculator.readers import readings, trig_atoms
-from verifiers.calculator.solutions import difference
+from verifiers.calculator.listed_roots import stands_for, values_listed, vanishing
+from verifiers.calculator.readers import trig_atoms
 from verifiers.calculator.symbolic import fmt, same_value
 
 __all__ = ["root_sums"]
@@ -59,11 +57,7 @@ def root_sums(clauses: list, defs: dict, known: list) -> list:
         if len(values) != 1:
             continue
         left, right = members
-        if FUNC_DEF.match(compact(left)):
-            read = readings(right, defs)  # `p(x) = x^2 - 4`: its zeros
-            e = read[0] if len(read) == 1 else None
-        else:
-            e = difference(left, right, defs)
+        e, _ = vanishing(left, right, defs)  # `p(x) = x^2 - 4`: its zeros
         if e is None or trig_atoms(e) or (found := _totals(e, kind)) is None:
             continue
         if stands_for(str(next(iter(e.free_symbols))), clauses[:k], known):
