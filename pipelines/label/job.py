@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from labeling.engine_request import EngineRequest
+from labeling.ids import config_hash as hash_of
 from labeling.ids import derive_seed
 from labeling.rows import quarantine_row
 from labeling.schema import Problem, Quarantined
@@ -57,6 +58,7 @@ from pipelines.label.plan import (
 )
 from pipelines.label.questions import AskedQuestions, mc_question_requests
 from pipelines.label.reuse import copy_unit
+from pipelines.label.sources import rules_of
 from pipelines.label.unit import Sampled, UnitLabeler, UnitResult
 from pipelines.progress import engine_throughput
 from pipelines.unit_job import (
@@ -69,12 +71,19 @@ from pipelines.unit_job import (
 log = logging.getLogger("prm-label")
 
 
+def unit_hash(cfg: LabelJobConfig) -> str:
+    """What keys this job's units and fills `config_hash`: the fields that change rows, and
+    the rules of the sources that hold them in code (`sources.rules_of`)."""
+    rules = rules_of(cfg)
+    return hash_of({"config": rows_hash(cfg), "rules": rules}) if rules else rows_hash(cfg)
+
+
 class LabelJob(UnitJob):
     app = "prm-label"
 
     def __init__(self, cfg: LabelJobConfig) -> None:
         cfg = resolve(cfg)  # `auto` values written in before the unit keys are hashed
-        super().__init__(cfg.output.dir, rows_hash(cfg), cfg.output.resume)
+        super().__init__(cfg.output.dir, unit_hash(cfg), cfg.output.resume)
         self.cfg = cfg
         # Engine pools of the models that are not the sampler's (a judge's, a completer's),
         # one per distinct model: (model, pool).
@@ -369,6 +378,7 @@ class LabelJob(UnitJob):
         manifest["cost"].update(split_cost(records, self.reused_units))
         manifest["sweep"] = sweep_job()  # which job of a multirun, its swept values
         manifest["numerics"] = self.numerics  # whether the same config and seed repeat
+        manifest["rules"] = rules_of(self.cfg)  # the code-held rules in `config_hash`
         manifest["retries"] = retries = redone(
             self.pool, self.labelers if self.cfg.ray.enabled else [], self._places,
             self.units_retried_by_problem)

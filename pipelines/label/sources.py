@@ -39,6 +39,7 @@ from pipelines.label.source_configs import (
     SandboxSettings,
     SyntaxSourceConfig,
 )
+from pipelines.label.source_rules import code_digest
 from verifiers.base import GivenOutcome, Verifier
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,9 @@ class HowToRun:
     # Sub-sections chosen by name too (`labels/<source>/<key>=<option>`): key, its default
     # option, and a function giving every option's node (read when registering, not before).
     choices: tuple[tuple[str, str, Callable[[], dict[str, Any]]], ...] = ()
+    # The rules it labels by where code holds them, not config (`source_rules`): a digest
+    # that is part of every unit's key, so units labeled by other rules are not reused.
+    rules: Callable[[], str] | None = None
 
 
 def _declared(name: str, entry: HowToRun) -> None:
@@ -85,14 +89,14 @@ _RUNS: Registry[HowToRun] = Registry("label source builder", check=_declared)
 
 
 def runs(name: str, section: type, variants: Mapping[str, type] | None = None,
-         choices: tuple[tuple[str, str, Callable[[], dict[str, Any]]], ...] = ()
-         ) -> Callable[[Builder], Builder]:  # fmt: skip
+         choices: tuple[tuple[str, str, Callable[[], dict[str, Any]]], ...] = (),
+         rules: Callable[[], str] | None = None) -> Callable[[Builder], Builder]:  # fmt: skip
     """Decorate the builder of built-in source `name` (declared in labeling/registry.py),
     whose `labels.<name>` section is `section` (or one of `variants`, chosen by name; its
-    sub-sections in `choices` chosen by name too)."""
+    sub-sections in `choices` chosen by name too; `rules` its `HowToRun.rules`)."""
 
     def wrap(fn: Builder) -> Builder:
-        _RUNS.register(name, HowToRun(section, fn, variants or {}, choices))
+        _RUNS.register(name, HowToRun(section, fn, variants or {}, choices, rules))
         return fn
 
     return wrap
@@ -192,7 +196,14 @@ def _answer(cfg: JobConfig, section: Any, ctx: BuildContext) -> Verifier:
     return GivenOutcome(checker)
 
 
-@runs("calc", CalcSourceConfig)
+def rules_of(cfg: JobConfig) -> dict[str, str]:
+    """{source: digest of its rules} for the enabled sources that declare rules in code."""
+    return {name: rules() for name in cfg.labels.enabled()
+            if (rules := how_to_run(name).rules) is not None}
+
+
+@runs("calc", CalcSourceConfig, rules=lambda: code_digest(
+    "verifiers.calculator", ("sympy", "latex2sympy2_extended", "mpmath")))
 def _calc(cfg: JobConfig, section: Any, ctx: BuildContext) -> Verifier:
     from verifiers.calculator.verifier import CalcConfig, CalculatorVerifier
 
