@@ -77,3 +77,28 @@ def test_a_prime_on_a_defined_function_names_its_derivative():
     f2 = read_member(r"f^{\prime\prime}(2)", functions=frozenset("f"))
     assert f2 == sympy.Function("f''")(2)
     assert read_member("f'(x) + 1", functions=frozenset("f")).has(sympy.Function("f'"))
+
+
+x = sympy.Symbol("x")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (r"|2x - 3|", sympy.Abs(2 * x - 3)),
+        (r"\left| x + 2 \right|", sympy.Abs(x + 2)),
+        (r"2|x - 1| + |x|", 2 * sympy.Abs(x - 1) + sympy.Abs(x)),
+        (r"|x||x - 1|", sympy.Abs(x) * sympy.Abs(x - 1)),  # bars side by side: a product
+        (r"||x| - 3|", sympy.Abs(sympy.Abs(x) - 3)),  # where an operand starts, a bar opens
+        (r"\frac{|x - 4|}{2}", sympy.Abs(x - 4) / 2),
+        (r"|-7| + |2|", sympy.Integer(9)),
+    ],
+)
+def test_bars_are_absolute_values(text, value):
+    assert sympy.simplify(read_member(text) - value) == 0
+
+
+@pytest.mark.parametrize("text", [r"3 | 12", r"|x|y|", r"|x - 1", r"x | y"])
+def test_bars_that_do_not_pair_are_not_read(text):
+    with pytest.raises(ParseError):
+        read_member(text)

@@ -10,7 +10,8 @@ readers agree on both sides (`claim_words.confirmed`).
 Grammar, loosest first: sum of terms; a term is factors joined by `\\cdot`, `\\times`, `/`,
 `\\div` or juxtaposition (`2x`, `ab`, `x(x-3)`); a factor is an optional sign and a power; a
 power is a primary with `^` and `!`. Primaries: numbers, one-letter symbols (with a
-subscript), Greek letters, `\\pi`, groups in `()`, `[]`, `{}`, `\\frac`, `\\sqrt[n]{}`,
+subscript), Greek letters, `\\pi`, groups in `()`, `[]`, `{}`, absolute values `|...|` (a
+bar opens where an operand starts and closes the innermost one open), `\\frac`, `\\sqrt[n]{}`,
 `\\binom` (and `!`) of letters too (`counting`), functions (trig, `\\ln`, `\\log`, `\\log_b`, a
 letter the chain defined), finite `\\sum`/`\\prod` with integer bounds. A function's argument
 without parentheses runs over the juxtaposed factors that follow it (`\\sin 2x` is sin(2x))
@@ -36,7 +37,7 @@ class ParseError(ValueError):
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<cmd>\\[A-Za-z]+)|(?P<letter>[A-Za-z])"
-    r"|(?P<sym>[-+*/^_!(){}\[\],'=]))"
+    r"|(?P<sym>[-+*/^_!(){}\[\],'=|]))"
 )
 _GREEK = frozenset("alpha beta gamma delta theta lambda mu phi psi omega sigma tau rho".split())
 _TRIG = frozenset("sin cos tan cot sec csc".split())
@@ -83,6 +84,7 @@ class _Reader:
         self.i = 0
         self.log_base = log_base
         self.functions = functions
+        self.bars = 0  # absolute values open: there a `|` closes, at the top it opens
 
     def peek(self, ahead: int = 0) -> tuple[str, str]:
         j = self.i + ahead
@@ -142,7 +144,8 @@ class _Reader:
         return self.power()
 
     def _starts_primary(self, kind: str, tok: str) -> bool:
-        return kind in ("num", "letter", "cmd") or tok in ("(", "[", "{")
+        return kind in ("num", "letter", "cmd") or tok in ("(", "[", "{") or (
+            tok == "|" and not self.bars)
 
     def power(self):
         base = self.primary()
@@ -199,6 +202,12 @@ class _Reader:
             value = self.sum()
             self.take("}")
             return value
+        if tok == "|":  # `|2x - 3|`, `||x| - 1|`: where an operand starts, a bar opens
+            self.bars += 1
+            value = self.sum()
+            self.take("|")
+            self.bars -= 1
+            return sp.Abs(value)
         if kind != "cmd":
             raise ParseError(f"unexpected {tok!r}")
         name = tok[1:]

@@ -337,7 +337,8 @@ def admissible(member: str) -> bool:
         return False
     # A function's derivative (`f'(x)`) is a name: whether the chain defined f is the reader's.
     member = _PRIMED.sub(r"\1", member)
-    if any(c in member for c in "'%&|$\"?:") or _NO_FACTORIAL.search(member):
+    # Bars are absolute values (`latex_math` pairs them, or reads nothing: `3 | 12`).
+    if any(c in member for c in "'%&$\"?:") or _NO_FACTORIAL.search(member):
         return False
     # Degrees are read after a number or a letter (`30^\\circ`); a composition `f \\circ g`
     # is not.

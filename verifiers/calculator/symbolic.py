@@ -238,6 +238,8 @@ def roots_of(expr, var):
     """The set of roots of a polynomial equation `expr = 0` in one unknown (None: not one)."""
     import sympy
 
+    if expr.has(sympy.Abs):
+        return _abs_roots(expr, var)
     if (found := _polynomial(expr, var)) is None:
         return None
     poly, den = found
@@ -245,6 +247,42 @@ def roots_of(expr, var):
     if sum(found.values()) != poly.degree():
         return None  # roots sympy cannot write exactly: say nothing
     return frozenset(r for r in found if den.subs(var, r) != 0)
+
+
+def _abs_roots(expr, var):
+    """The real roots of `expr = 0` where up to two absolute values stand (`|2x - 3| = 5`,
+    `|x - 1| = |2x + 4|`): each choice of their signs is a polynomial equation, and its real
+    roots count where those signs hold (bars are read of a real unknown). None where a choice
+    is not one (`|x| - x` vanishes on a half line), a sign at a root is unknown, or bars nest."""
+    import itertools
+
+    import sympy
+
+    bars = sorted(expr.atoms(sympy.Abs), key=str)
+    if not 1 <= len(bars) <= 2:
+        return None
+    out = set()
+    for signs in itertools.product((1, -1), repeat=len(bars)):
+        case = expr.xreplace({b: s * b.args[0] for b, s in zip(bars, signs, strict=True)})
+        if case.has(sympy.Abs):  # bars inside bars: the inner ones stay
+            return None
+        if var not in sympy.expand(case).free_symbols:  # `|x - 1| + |x - 2| = 3` for 1 < x < 2
+            if sympy.simplify(case) == 0:
+                return None
+            continue
+        roots = roots_of(case, var)
+        # A root that is not real solves no sign case; one whose realness sympy cannot tell
+        # leaves the set unknown.
+        if roots is None or any(r.is_real is None for r in roots):
+            return None
+        for r in (r for r in roots if r.is_real):
+            held = [(s * b.args[0].subs(var, r)).is_nonnegative
+                    for b, s in zip(bars, signs, strict=True)]
+            if None in held:
+                return None
+            if all(held):
+                out.add(r)
+    return frozenset(out)
 
 
 def rational_roots(expr, var) -> list:
