@@ -33,7 +33,13 @@ from verifiers.calculator.claim_words import (
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.claims_kind import judge_step
 from verifiers.calculator.complex_numbers import UNIT_GIVEN, complex_problem
-from verifiers.calculator.definitions import constant_of, define, defining, piece_of
+from verifiers.calculator.definitions import (
+    constant_of,
+    define,
+    defining,
+    on_domain,
+    piece_of,
+)
 from verifiers.calculator.evaluate import warm_sympy
 from verifiers.calculator.forced_values import CURVES_GIVEN, curves_problem
 from verifiers.calculator.inequalities import INEQUALITIES
@@ -78,6 +84,8 @@ class ChainAlgebra:
         listed = False  # the clause before fixed a letter: "Let $a = 2$ and $b = 3$"
         premise: tuple = ()  # the problem's last relation, when it is one inequality to solve
         bounds = 0  # inequalities the problem writes: two or more may bound one letter
+        pieces: dict = {}  # functions defined on a domain only: {name: the defining link}
+        links: list = []
         for clause in _read(question):
             bounds += bool(set(clause.ops) & INEQUALITIES)
             single = len(clause.members) == 2 and clause.ops[0] in INEQUALITIES
@@ -100,8 +108,16 @@ class ChainAlgebra:
                         self._defs[found[0]] = None
                     else:  # a second definition, different, leaves the name unread
                         define(self._defs, found[0], found[1], link.right)
+                        pieces.update({found[0]: link} if on_domain(clause.rest) else {})
                 else:
                     known.append((link.left, link.right))
+                links.append(link)
+        for name, piece in pieces.items():
+            # "$f(3x) = 3f(x)$ ..., and $f(x) = 1 - |x - 2|$ for $1 \le x \le 3$": a
+            # definition on a domain beside more said of the function is one piece of it.
+            applied = re.compile(rf"(?<![A-Za-z\\]){re.escape(name)}\s*(?:\(|\\left)")
+            if any(applied.search(x.left + x.right) for x in links if x is not piece):
+                self._defs[name] = None
         for name, value in fixed.items():
             # given two values ("let x = 2 or x = 4"), the letter is neither: which one a
             # step means is not ours to guess

@@ -110,6 +110,22 @@ def retracts(text: str) -> bool:
     return bool(word_set(text) & _RETRACTS)
 
 
+# "Simplifying $x-7=x+1$ gives $0=8$, which has no solutions": the sentence shows the equation
+# has none, so it is a case solved to nothing, not an identity claimed.
+_NO_SOLUTION = re.compile(
+    r"\bno\s+(?:real\s+)?(?:solutions?|roots?|values?)\b|\bimpossible\b|\bcontradict\w*|\bnever\b",
+    re.IGNORECASE,
+)
+
+
+def says_none_solve(before: str, rest: str) -> bool:
+    """Whether the equation's sentence (the words before it, the rest after it) says it has no
+    solution ("so no values of $x$ satisfy $x-7 = x+1$" too)."""
+    ends = r"(?<=[.!?])\s"
+    sentence = re.split(ends, before)[-1] + re.split(ends, rest, maxsplit=1)[0]
+    return bool(_NO_SOLUTION.search(sentence))
+
+
 # "If $\log 2 - \log 3 = 0$, then $\log 2 = \log 3$. This cannot be true": what a
 # supposition leads to, refuted in its sentence or the next, is not claimed (a proof by
 # contradiction). A bare negation ("so A cannot be more than 3") refutes nothing.
@@ -117,7 +133,7 @@ _SUPPOSES = frozenset("if suppose supposing assume assuming".split())
 _SUPPOSITION = re.compile(rf"\b(?:{'|'.join(_SUPPOSES)})\b", re.IGNORECASE)
 _REFUTES = re.compile(
     r"\b(?:contradict\w*|impossible|absurd|(?:not|cannot|can't|isn't)\W+(?:\w+\W+)?"
-    r"(?:true|possible|hold|holds|happen))\b",
+    r"(?:true|possible|valid|hold|holds|happen))\b",
     re.IGNORECASE,
 )
 
@@ -141,7 +157,7 @@ def refuted_supposition(clauses: list, k: int) -> bool:
     sentence, and the words after it, to the end of the next sentence, refute it."""
     said = []
     for j in range(k, -1, -1):
-        before = clauses[j][2]
+        before = clauses[j][5] or clauses[j][2]  # inline math in the words too (`$x$`)
         said.append(last_sentence(before))
         if j < k and lone(clauses[j][0][0]):
             return False  # a value tried ("if n = 4, then ..."): what it leads to is claimed
@@ -149,7 +165,8 @@ def refuted_supposition(clauses: list, k: int) -> bool:
             break  # the sentence opened in these words
     if not word_set(" ".join(said)) & _SUPPOSES:
         return False
-    return bool(_REFUTES.search(" ".join(re.split(r"(?<=[.!?])\s", clauses[k][3])[:2])))
+    after = clauses[k][6] or clauses[k][3]  # past the relations joined to it ("or $10=-10$")
+    return bool(_REFUTES.search(" ".join(re.split(r"(?<=[.!?])\s", after)[:2])))
 
 
 def last_sentence(text: str) -> str:

@@ -321,7 +321,8 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
             # "(3 - x)^2 = x^2 + 9 - 6x \\cos 60^\\circ = x^2 - 3x + 9. Solving, ...": the text
             # after the chain solves its first link, an equation however its rewrites go on.
             solved = i == 0 and len(members) > 2 and _SOLVED_AFTER.match(after.lower())
-            outcome = None if solved else judge_link(members, i, op, defs, known, told)
+            outcome = None if solved else judge_link(
+                members, i, op, defs, known, told, said=(lead, rest))
             if outcome is not None:
                 step.add(outcome, (left, right), defs)
                 # An identity with no equation before it: the next display may rewrite it.

@@ -76,7 +76,7 @@ def define(def_texts: dict, name: str, arg: str, body: str) -> None:
 # letter ("if $x \\ge 0$", "for $0 \\le x < 1$", "otherwise"), and the words of the sentence
 # after them that name another piece.
 _PIECE = re.compile(
-    r"^[\s,;]*(?:(?:if|when|whenever|on|provided|for)\s*(?:\$|\\\()?\s*(?:-?\d+\s*(?:<|\\le)\s*)?"
+    r"^[\s,;]*(?:(?:if|when|whenever|on|provided|for)\s*(?:\$|\\\()?\s*(?:-?\d+\s*(?:<|\\leq?)\s*)?"
     r"[a-z]\s*(?:[<>]|\\[lg]eq?\b|\\neq\b|\\in\b|\\not)|otherwise\b|else\b)",
     re.IGNORECASE,
 )
@@ -94,6 +94,13 @@ def piece_of(rest: str) -> bool:
     sentence = re.split(r"(?<=[.!?])\s", rest, maxsplit=1)[0]
     found = _PIECE.match(sentence)
     return found is not None and _OTHER_PIECE.search(sentence[found.end() :]) is not None
+
+
+def on_domain(rest: str) -> bool:
+    """Whether the words right after a definition give it on part of the domain only ("$f(x)
+    = 1 - |x - 2|$ for $1 \\le x \\le 3$"): where the problem says more of the function, the
+    definition is one piece of it (`chain_algebra`)."""
+    return _PIECE.match(re.split(r"(?<=[.!?])\s", rest, maxsplit=1)[0]) is not None
 
 
 def _same(first: tuple | None, second: tuple) -> bool:

@@ -22,6 +22,7 @@ from verifiers.calculator.claim_words import (
     left_to_numbers,
     lone,
     numeric,
+    says_none_solve,
 )
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.counting import simplified
@@ -54,13 +55,14 @@ from verifiers.calculator.symbolic import (
 
 def judge_link(
     members: tuple[str, ...], i: int, op: str, defs: dict, known: list, before: str,
-    as_written: bool = True, computed: bool = False,
+    as_written: bool = True, computed: bool = False, said: tuple[str, str] = ("", ""),
 ) -> ClaimResult | None:
     """A claim's outcome, or None when the link is a condition (or unreadable). `as_written`:
     the link is in the text as it stands, so a relation between numbers that the numeric
     reader reads is its to judge (a sign's reading, `signs`, is one it never sees).
     `computed`: both sides are values computed (a pair written with `\\pm` on each side),
-    so the link claims a rewrite, never sets up an equation."""
+    so the link claims a rewrite, never sets up an equation. `said`: the step's text since the
+    clause before and after the link's clause."""
     left, right = members[i], members[i + 1]
     text = f"{left} {op} {right}"
     if ELLIPSIS.search(left) and ELLIPSIS.search(right):
@@ -141,6 +143,8 @@ def judge_link(
     if follows(lefts[0] - rights[0], known_polynomials(known, defs, lefts[0], rights[0])):
         return None  # true given what the problem or the chain wrote about its symbols
     if constant is not None:
+        if says_none_solve(*said):  # "... gives $0=8$, which has no solutions"
+            return None
         return ClaimResult("false", text, reason=f"the two sides differ by {fmt(constant)}")
     subs, a, b = witness
     return ClaimResult("false", text, reason=f"at {sides_at(subs, a, b)}")

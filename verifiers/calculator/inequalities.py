@@ -1,14 +1,19 @@
 """Linear inequalities in one unknown, solved step by step: each is judged against the one it
-is written as following from (a quadratic premise too, `_quadratic_set`, whose solutions are
-intervals: only those the conclusion cuts count, one left out whole is a branch dropped on a
-domain the chain knows).
+is written as following from (a quadratic premise too, `_quadratic_set`, or one with an
+absolute value, `_abs_set`, whose solutions are intervals: only those the conclusion cuts
+count, one left out whole is a branch dropped on a domain the chain knows). Two bounds of one
+expression in one chain (`-3 < 2x + 1 < 5`) are one inequality, their solutions in common
+(`_chain_set`); as a conclusion they are judged only after a premise that states both ends
+itself (two bounds, or an absolute value): after one bound, the other may be a domain the
+chain knows ("$x^2 < 9$, so $0 < x < 3$", x a length).
 
 `-2x > 6`, hence `x > -3`: solving an inequality is a chain of equivalent rewrites, so a
 rewrite whose solution set leaves out values the inequality before it allows is a slip (here
 `x = -4`). Read only where nothing else can stand between the two: both inequalities linear
-in the same single unknown, two members each, the second right after the first (or opening the
-step after it) with nothing but a connective between them ("so", "hence", "gives", "i.e.") or
-words that name an operation on both sides ("dividing both sides by -2"), no chained bounds. A
+in the same single unknown, two members each (or two bounds), the second right after the
+first (or opening the step after it) with nothing but a connective between them ("so",
+"hence", "gives", "i.e.") or
+words that name an operation on both sides ("dividing both sides by -2"). A
 conclusion may be weaker than its premise ("x > 3, so x > 1"), and it may be stronger only
 by what no integer fills: "n > 2.5, so n >= 3" is right for an integer n, so a False needs an
 integer the premise allows and the conclusion does not, at which what the conclusion bounds is
@@ -82,6 +87,11 @@ def _row_on(before: str, same_display: bool) -> bool:
     return same_display and not before.strip(" ,.;:&\\")
 
 
+def _bounds(ops: tuple) -> bool:
+    """Two bounds of one expression in one chain (`-3 < 2x + 1 \\le 5`)."""
+    return len(ops) == 2 and set(ops) <= INEQUALITIES
+
+
 class Premise:
     """The last inequality a step claimed, (clause, (left, op, right), region), against which
     the next clause is judged. A step opens with the one the step before ended on (clause and
@@ -98,16 +108,16 @@ class Premise:
         """(verdict, members read) for clause `k` drawn from the premise, or None; the clause
         is the next premise when it is an inequality. `said`: the words before it, the words
         after it, and the text since the clause before (inline math in it)."""
-        if len(ops) != 1 or ops[0] not in INEQUALITIES:
+        if not (len(ops) == 1 and ops[0] in INEQUALITIES or _bounds(ops)):
             self.last = None
             return None
         before, after, lead = said
-        here = (members[0], ops[0], members[1])
+        here = tuple(x for pair in zip(members, (*ops, ""), strict=True) for x in pair)[:-1]
         told = prose(lead) or before
         if _OPERAND.search(told):
             self.last = None  # "multiplying by $x - 1 > 0$": the sign of what multiplies
             return None
-        bare = lone(members[0]) or lone(members[1])
+        bare = any(lone(m) for m in members)
         opened = sentence_words(lead)
         # A case's bound ("Case 1: $x \\ge 3$."), or a reason given ("Since $x - 1 > 0$,"):
         # what follows is the case's condition, or another inequality operated on with it.
@@ -128,6 +138,7 @@ class Premise:
         found = judge(last[1], here, defs, rows)
         return None if found is None else (found, (*last[1][::2], *members))
 
+
     def carried(self, clauses: list) -> tuple:
         """The inequality the step ends on, for the next step: () when it ends on none, or
         the words after it reject it ("which is impossible")."""
@@ -137,16 +148,24 @@ class Premise:
 
 
 def judge(premise: tuple, conclusion: tuple, defs: dict, rows: bool = False):
-    """A False when `conclusion` (left, op, right) leaves out an integer that `premise`
-    allows; None when there is nothing to say (see the module docstring). `rows`: two rows
-    of one display, which may list conditions side by side (`n \\ge 1 \\ n \\le 9`): judged
-    only when both bound the unknown at one edge, the same inequality rewritten."""
+    """A False when `conclusion` (left, op, right, or two bounds `a, op, x, op, b`) leaves
+    out an integer that `premise` allows; None when there is nothing to say (see the module
+    docstring). `rows`: two rows of one display, which may list conditions side by side (`n
+    \\ge 1 \\ n \\le 9`): judged only when both bound the unknown at one edge, the same
+    inequality rewritten."""
     import sympy
 
+    if rows and 5 in (len(premise), len(conclusion)):
+        return None  # rows side by side are judged as one half-line rewritten
+    if len(conclusion) == 5 and len(premise) == 3 and "|" not in "".join(premise):
+        # Two bounds drawn from one: the second may be a domain the chain knows ("x is a
+        # length", so $x^2 < 9$ gives $0 < x < 3$). Only a premise that states both ends
+        # (two bounds, or an absolute value's) has each of them rewritten.
+        return None
     # A quadratic is read in the premise only: a product's sign is drawn from the signs of
     # its factors together ("x - 2 > 0, x - 3 < 0, therefore x^2 - 5x + 6 < 0"), not one.
-    first = _solution_set(*premise, defs, quadratic=True)
-    second = _solution_set(*conclusion, defs)
+    first = _chain_set(premise, defs, quadratic=True)
+    second = _chain_set(conclusion, defs)
     if first is None or second is None or first[0] != second[0]:
         return None
     if first[1] == sympy.S.Reals:
@@ -159,13 +178,25 @@ def judge(premise: tuple, conclusion: tuple, defs: dict, rows: bool = False):
     witness = _witness(_left_out(allowed, drawn), second[2])
     if witness is None:
         return None
-    (left, op, right), (p_left, p_op, p_right) = conclusion, premise
     return ClaimResult(
         "false",
-        written((left, right), (op,)),
-        reason=f"does not follow from `{written((p_left, p_right), (p_op,))}`: {var} = {witness} "
-        "satisfies it, not this",
+        written(conclusion[::2], conclusion[1::2]),
+        reason=f"does not follow from `{written(premise[::2], premise[1::2])}`: {var} = "
+        f"{witness} satisfies it, not this",
     )
+
+
+def _chain_set(chain: tuple, defs: dict, quadratic: bool = False):
+    """`_solution_set` of one inequality (left, op, right), or of two bounds of one
+    expression (`-3 < 2x + 1 < 5`): each link linear, their solutions in common."""
+    import sympy
+
+    if len(chain) == 3:
+        return _solution_set(*chain, defs, quadratic=quadratic)
+    low, high = _solution_set(*chain[:3], defs), _solution_set(*chain[2:], defs)
+    if low is None or high is None or low[0] != high[0] or low[2] != high[2]:
+        return None  # not both bounds of the one expression between them
+    return low[0], sympy.Intersection(low[1], high[1]), low[2]
 
 
 def _solution_set(left: str, op: str, right: str, defs: dict, quadratic: bool = False):
@@ -196,6 +227,8 @@ def _one_set(a, b, op: str, quadratic: bool):
     if len(expr.free_symbols) != 1:
         return None
     var = next(iter(expr.free_symbols))
+    if expr.has(sympy.Abs):
+        return _abs_set(op, expr, var) if quadratic else None
     try:
         poly = sympy.Poly(expr, var)
     except sympy.PolynomialError:
@@ -256,6 +289,25 @@ def _quadratic_set(op: str, expr, poly):
     pieces = found.args if isinstance(found, sympy.Union) else (found,)
     if not all(isinstance(p, sympy.Interval) for p in pieces if not p.is_empty):
         return None  # a lone point (`x^2 <= 0`) or a set sympy leaves unsolved
+    return var, found, var
+
+
+def _abs_set(op: str, expr, var):
+    """(unknown, solution set, the unknown) for an inequality with one absolute value of a
+    linear expression in a real unknown (`|2x - 1| < 5`, `|x - 3| \\ge 2`): an interval or two."""
+    import sympy
+
+    bars = expr.atoms(sympy.Abs)
+    inside = next(iter(bars)).args[0] if len(bars) == 1 else None
+    if inside is None or sympy.degree(inside, var) != 1 or sympy.degree(
+            expr.xreplace({next(iter(bars)): sympy.Dummy()}), var) > 1:
+        return None
+    real = sympy.Symbol(var.name, real=True)
+    relation = {"<": sympy.Lt, ">": sympy.Gt, "<=": sympy.Le, ">=": sympy.Ge}[op](expr, 0)
+    found = sympy.solveset(relation.xreplace({var: real}), real, sympy.S.Reals)
+    pieces = found.args if isinstance(found, sympy.Union) else (found,)
+    if not all(isinstance(p, sympy.Interval) for p in pieces if not p.is_empty):
+        return None
     return var, found, var
 
 

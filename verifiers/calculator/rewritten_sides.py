@@ -31,6 +31,12 @@ from verifiers.calculator.symbolic import compare_identity, fmt, point
 _SIDE_REWRITE = re.compile(
     r"expand|multipl|distribut|simplif|factor|rearrang|group|collect|combin|complet\w* the square"
 )
+# The rewrite's verb right before the math, nothing between: the equation is its object, and
+# what it gives comes after ("Simplifying $x-7=x+1$ gives $0=8$").
+_OBJECT = re.compile(
+    r"\b(?:expand|simplif|factor|rearrang|multiply|distribut|group|collect|combin)\w*\s*$",
+    re.IGNORECASE,
+)
 # The rewrite named on both sides at once ("expanding both sides"); "adding 324 to both sides,
 # we can factor" does something to the equation instead.
 _BOTH_SIDES = re.compile(r"(expand|simplif|multiply(ing)? out|distribut)\w*\s+(both|each) sides?\b")
@@ -54,6 +60,8 @@ def rewritten_side(
     bare = nothing_between(before)
     if not (names_rewrite(before) or bare):
         return None
+    if _OBJECT.search(before):
+        return None  # "Simplifying $x-7=x+1$ gives $0=8$": the equation is what is simplified
     sides = ((first.left, first.right, second.left, second.right),
              (first.right, first.left, second.right, second.left))  # fmt: skip
     # "Expanding both sides gives: ...": each side is the one before it rewritten, none kept.

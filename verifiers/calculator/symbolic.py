@@ -120,7 +120,12 @@ def compare_identity(left, right):
     diffs = []
     witness = None
     counts = counted(left, right)  # factorials and binomials of letters: whole numbers only
-    for row in INTEGER_POINTS if counts else _POINTS:
+    # Bars make a function piecewise: the usual points may all lie on one piece, where
+    # `|x - 20| = 20 - x` holds and `|x - 20| - |x - 18|` is the constant 2.
+    bars = (left - right).atoms(sympy.Abs)
+    if bars and (spread := _bar_points(bars, names)) is None:
+        return "unknown", None, None
+    for row in INTEGER_POINTS if counts else _POINTS + (spread if bars else ()):
         subs = {s: sympy.Rational(row[i % len(row)].numerator, row[i % len(row)].denominator)
                 for i, s in enumerate(names)}  # fmt: skip
         if counts and not counts_at(counts, subs):
@@ -148,6 +153,35 @@ def compare_identity(left, right):
         return "false", None, witness
     constant = all(_close(d, diffs[0]) for d in diffs)
     return "false", (diffs[0] if constant else None), witness
+
+
+# Far points, either sign: where bars of several letters open the other way.
+_FAR = ((Fraction(100003, 3), Fraction(-70001, 9), Fraction(50021, 7)),
+        (Fraction(-100003, 3), Fraction(70001, 9), Fraction(-50021, 7)))
+
+
+def _bar_points(bars, names) -> tuple | None:
+    """Points on every piece of a function with bars: in one letter, one on each side of
+    every point where a bar's content changes sign (None where sympy cannot place them all);
+    in several, far points of either sign beside the usual ones."""
+    import sympy
+
+    if len(names) != 1:
+        return _FAR
+    edges = set()
+    for bar in bars:
+        try:
+            poly = sympy.Poly(bar.args[0], names[0])
+        except sympy.PolynomialError:
+            return None
+        if poly.degree() > 4 or not all(c.is_Rational for c in poly.coeffs()):
+            return None
+        edges |= {Fraction(str(sympy.N(r, 20))) for r in poly.real_roots()}
+    if not edges:
+        return ()
+    ends = sorted(edges)
+    inside = [(a + b) / 2 for a, b in zip(ends, ends[1:], strict=False)]
+    return tuple((p,) for p in (ends[0] - Fraction(7, 3), *inside, ends[-1] + Fraction(7, 3)))
 
 
 def _rational(expr, names) -> bool:
