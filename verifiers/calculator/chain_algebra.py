@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from verifiers.calculator.claim_words import (
     LETTER,
@@ -45,7 +46,7 @@ from verifiers.calculator.forced_values import CURVES_GIVEN, curves_problem
 from verifiers.calculator.inequalities import INEQUALITIES
 from verifiers.calculator.plain_algebra import delimited
 from verifiers.calculator.readers import warm
-from verifiers.calculator.relations import clauses, math_regions
+from verifiers.calculator.relations import REST_CHARS, clauses, math_regions
 from verifiers.calculator.tuple_values import unpacked
 from verifiers.calculator.value_lists import listed_values
 from verifiers.killable import (
@@ -189,7 +190,9 @@ class ChainAlgebra:
         """`check_chain` started in `worker` (by default the one the constructor's callable
         gives); `end_chain` with what this returns waits for it (the caller may work in
         between: the numeric checks of the next chain)."""
-        found = [_read(step) for step in steps]
+        following = [*steps[1:], ""]
+        found = [_going_on(_read(step), step, after) for step, after in zip(
+            steps, following, strict=True)]
         checked = sum(1 for f in found if f)
         if not checked:
             return steps, decided, found, None, "none"
@@ -245,6 +248,18 @@ def _read(text: str) -> list:
     a tuple of values is one clause a letter (`tuple_values`), a list of values for one
     letter one clause a value (`value_lists`)."""
     return unpacked(clauses(delimited(listed_values(text))), text)
+
+
+def _going_on(found: list, step: str, following: str) -> list:
+    """The clauses, where the words after the step's last ones go on into the next step's
+    first sentence when the step ends one: "However if we plug ... we get $|-7-3|=2(-7)+4$ or
+    $10=-10$." and then "Since this is clearly not a valid statement, ..." (a supposition
+    refuted a step on, `refuted_supposition`; steps cut at every sentence)."""
+    if not following.strip() or not re.search(r"[.!?]\s*$", step):
+        return found
+    opening = re.split(r"(?<=[.!?])\s", following.strip(), maxsplit=1)[0]
+    return [replace(c, rest=f"{c.rest} {opening}") if len(c.rest) < REST_CHARS else c
+            for c in found]
 
 
 def _sent(found: list) -> list[tuple]:

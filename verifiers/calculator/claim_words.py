@@ -161,8 +161,8 @@ def refuted_supposition(clauses: list, k: int) -> bool:
         said.append(last_sentence(before))
         if j < k and lone(clauses[j][0][0]):
             return False  # a value tried ("if n = 4, then ..."): what it leads to is claimed
-        if last_sentence(before) != before:
-            break  # the sentence opened in these words
+        if last_sentence(before) != before or word_set(said[-1]) & _SUPPOSES:
+            break  # the sentence opened in these words, or the supposition was made in them
     if not word_set(" ".join(said)) & _SUPPOSES:
         return False
     after = clauses[k][6] or clauses[k][3]  # past the relations joined to it ("or $10=-10$")

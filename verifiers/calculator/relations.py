@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 __all__ = [
-    "TURNED", "Clause", "Relation", "admissible", "clauses", "depth_split", "math_regions",
-    "primes_written", "written",
+    "REST_CHARS", "TURNED", "Clause", "Relation", "admissible", "clauses", "depth_split",
+    "math_regions", "primes_written", "written",
 ]  # fmt: skip
 
 # Relation signs at the top level of a clause, longest spelling first.
@@ -106,7 +106,7 @@ _UNITS = frozenset("cm mm km kg mg ft yd mph hr hrs min mins sec ml lb lbs oz sq
 _CAPITALS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]*[A-Z][A-Z]")
 
 
-_REST_CHARS = 300  # enough for the sentence after a relation, never the whole step
+REST_CHARS = 300  # enough for the sentence after a relation, never the whole step
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,7 +316,7 @@ def clauses(step: str) -> list[Clause]:
             open_chain = attached and all(members[1:])
             words = sep if sep not in (",",) else ","
         if len(out) > first:
-            out[-1] = replace(out[-1], after=following, rest=step[end : end + _REST_CHARS])
+            out[-1] = replace(out[-1], after=following, rest=step[end : end + REST_CHARS])
             clause_end = end
     return out
 

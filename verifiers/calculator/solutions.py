@@ -276,8 +276,10 @@ def _one_unknown(
 
 def _substituted(condition: Condition, e, var, a: Assignment, defs: dict) -> list[ClaimResult]:
     """One value put back into an equation we cannot solve exactly (`3^x = 81`, then
-    `x = 3`), when it is written as that equation's solution (see `_one_unknown`)."""
-    found = readings(a.value, defs)
+    `x = 3`) written as its solution (`_one_unknown`); with bars, roots unread may fill a span."""
+    import sympy
+
+    found = [] if e.has(sympy.Abs) else readings(a.value, defs)
     if len(found) != 1 or not (
         a.clause == condition.clause + 1 or DERIVES.search(a.before.lower())
     ):
@@ -383,8 +385,7 @@ def claimed_root(members: tuple, ops: tuple, after: str, known: list, defs: dict
 
 
 def derived_from_any(second: Condition, conditions: list[Condition], defs: dict) -> bool:
-    """Whether the equation follows from the step's equations together (a system's sum or
-    difference, a substitution)."""
+    """Whether the equation follows from the step's equations together (a sum, a substitution)."""
     e2 = difference(second.left, second.right, defs)
     if e2 is None:
         return True
@@ -394,7 +395,6 @@ def derived_from_any(second: Condition, conditions: list[Condition], defs: dict)
 
 
 def derived_from_known(second: Condition, known: list, defs: dict) -> bool:
-    """Whether the equation follows from every condition the problem and the chain wrote
-    about its unknowns (true too when one of them cannot be read)."""
+    """Whether the equation follows from every condition known of its unknowns (or one unread)."""
     e2 = difference(second.left, second.right, defs)
     return e2 is None or follows(e2, known_polynomials(known, defs, e2))
