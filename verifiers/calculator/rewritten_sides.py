@@ -33,10 +33,7 @@ _SIDE_REWRITE = re.compile(
 )
 # The rewrite's verb right before the math, nothing between: the equation is its object, and
 # what it gives comes after ("Simplifying $x-7=x+1$ gives $0=8$").
-_OBJECT = re.compile(
-    r"\b(?:expand|simplif|factor|rearrang|multiply|distribut|group|collect|combin)\w*\s*$",
-    re.IGNORECASE,
-)
+_OBJECT = re.compile(rf"\b(?:{_SIDE_REWRITE.pattern})\w*\s*$", re.IGNORECASE)
 # The rewrite named on both sides at once ("expanding both sides"); "adding 324 to both sides,
 # we can factor" does something to the equation instead.
 _BOTH_SIDES = re.compile(r"(expand|simplif|multiply(ing)? out|distribut)\w*\s+(both|each) sides?\b")
