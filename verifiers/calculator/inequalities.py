@@ -12,8 +12,8 @@ rewrite whose solution set leaves out values the inequality before it allows is 
 `x = -4`). Read only where nothing else can stand between the two: both inequalities linear
 in the same single unknown, two members each (or two bounds), the second right after the
 first (or opening the step after it) with nothing but a connective between them ("so",
-"hence", "gives", "i.e.") or
-words that name an operation on both sides ("dividing both sides by -2"). A
+"hence", "gives", "i.e.") or words that name an operation on both sides ("dividing both
+sides by -2"). A
 conclusion may be weaker than its premise ("x > 3, so x > 1"), and it may be stronger only
 by what no integer fills: "n > 2.5, so n >= 3" is right for an integer n, so a False needs an
 integer the premise allows and the conclusion does not, at which what the conclusion bounds is
@@ -93,9 +93,10 @@ def _bounds(ops: tuple) -> bool:
 
 
 class Premise:
-    """The last inequality a step claimed, (clause, (left, op, right), region), against which
-    the next clause is judged. A step opens with the one the step before ended on (clause and
-    region -1), so that "Dividing both sides by $-2$, $x < -3$." may open a step."""
+    """The last inequality a step claimed, (clause, (left, op, right) or two bounds `(a, op,
+    x, op, b)`, region), against which the next clause is judged. A step opens with the one the
+    step before ended on (clause and region -1), so that "Dividing both sides by $-2$, $x <
+    -3$." may open a step."""
 
     def __init__(self, carried: tuple) -> None:
         self.last: tuple | None = (-1, carried, -1, False) if carried else None
@@ -137,7 +138,6 @@ class Premise:
             return None
         found = judge(last[1], here, defs, rows)
         return None if found is None else (found, (*last[1][::2], *members))
-
 
     def carried(self, clauses: list) -> tuple:
         """The inequality the step ends on, for the next step: () when it ends on none, or
@@ -298,9 +298,11 @@ def _abs_set(op: str, expr, var):
     import sympy
 
     bars = expr.atoms(sympy.Abs)
-    inside = next(iter(bars)).args[0] if len(bars) == 1 else None
-    if inside is None or sympy.degree(inside, var) != 1 or sympy.degree(
-            expr.xreplace({next(iter(bars)): sympy.Dummy()}), var) > 1:
+    if len(bars) != 1:
+        return None
+    bar = next(iter(bars))
+    outside = expr.xreplace({bar: sympy.Dummy()})  # the rest, linear in the unknown too
+    if sympy.degree(bar.args[0], var) != 1 or sympy.degree(outside, var) > 1:
         return None
     real = sympy.Symbol(var.name, real=True)
     relation = {"<": sympy.Lt, ">": sympy.Gt, "<=": sympy.Le, ">=": sympy.Ge}[op](expr, 0)
