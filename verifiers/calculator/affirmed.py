@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from verifiers.calculator.affirmed_orders import affirmed_order, names_only
-from verifiers.calculator.claim_words import lone
+from verifiers.calculator.claim_words import first_sentence, lone
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.inequalities import INEQUALITIES
 from verifiers.calculator.readers import readings
@@ -58,9 +58,9 @@ def affirmed(
     found = _FOR_ALL.match(after)
     if found is None:
         return None
-    sentence = _first_sentence(after)
+    sentence = first_sentence(after)
     cut = not re.search(r"[.!?]$", sentence)  # the words stop at math: read it as written
-    whole = _first_sentence(tail) if cut else sentence
+    whole = first_sentence(tail) if cut else sentence
     if ops[-1] in INEQUALITIES:
         if _RESTRICTED.search(whole):
             return None
@@ -89,7 +89,3 @@ def affirmed(
     subs, x, y = witness
     why = f"said to hold for all values, but at {point(subs)} the sides are {fmt(x)} and {fmt(y)}"
     return ClaimResult("false", f"{left} = {right}", reason=why)
-
-
-def _first_sentence(text: str) -> str:
-    return re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]

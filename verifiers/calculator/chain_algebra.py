@@ -24,6 +24,7 @@ from dataclasses import replace
 from verifiers.calculator.claim_words import (
     LETTER,
     compact,
+    first_sentence,
     lone,
     numeric_reads,
     prose,
@@ -257,7 +258,7 @@ def _going_on(found: list, step: str, following: str) -> list:
     refuted a step on, `refuted_supposition`; steps cut at every sentence)."""
     if not following.strip() or not re.search(r"[.!?]\s*$", step):
         return found
-    opening = re.split(r"(?<=[.!?])\s", following.strip(), maxsplit=1)[0]
+    opening = first_sentence(following)
     return [replace(c, rest=f"{c.rest} {opening}") if len(c.rest) < REST_CHARS else c
             for c in found]
 

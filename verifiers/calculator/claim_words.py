@@ -121,8 +121,7 @@ _NO_SOLUTION = re.compile(
 def says_none_solve(before: str, rest: str) -> bool:
     """Whether the equation's sentence (the words before it, the rest after it) says it has no
     solution ("so no values of $x$ satisfy $x-7 = x+1$" too)."""
-    ends = r"(?<=[.!?])\s"
-    sentence = re.split(ends, before)[-1] + re.split(ends, rest, maxsplit=1)[0]
+    sentence = re.split(r"(?<=[.!?])\s", before)[-1] + " " + first_sentence(rest)
     return bool(_NO_SOLUTION.search(sentence))
 
 
@@ -167,6 +166,11 @@ def refuted_supposition(clauses: list, k: int) -> bool:
         return False
     after = clauses[k][6] or clauses[k][3]  # past the relations joined to it ("or $10=-10$")
     return bool(_REFUTES.search(" ".join(re.split(r"(?<=[.!?])\s", after)[:2])))
+
+
+def first_sentence(text: str) -> str:
+    """What `text` says up to its first ".", "!" or "?" followed by a space, that included."""
+    return re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
 
 
 def last_sentence(text: str) -> str:

@@ -26,6 +26,7 @@ from verifiers.calculator.claim_words import (
     LETTER,
     NOT_CLAIMED,
     compact,
+    first_sentence,
     free_letters,
     last_sentence,
     word_set,
@@ -91,7 +92,7 @@ def piece_of(rest: str) -> bool:
     piecewise function: a condition on its argument, then another piece in the same sentence
     ("$f(x) = x^2$ if $x \\ge 0$ and $-x$ otherwise"). A definition on a domain alone ("$f(x) =
     \\frac{1}{x}$ for $x > 0$") is the function there and is read."""
-    sentence = re.split(r"(?<=[.!?])\s", rest, maxsplit=1)[0]
+    sentence = first_sentence(rest)
     found = _PIECE.match(sentence)
     return found is not None and _OTHER_PIECE.search(sentence[found.end() :]) is not None
 
@@ -100,7 +101,7 @@ def on_domain(rest: str) -> bool:
     """Whether the words right after a definition give it on part of the domain only ("$f(x)
     = 1 - |x - 2|$ for $1 \\le x \\le 3$"): where the problem says more of the function, the
     definition is one piece of it (`chain_algebra`)."""
-    return _PIECE.match(re.split(r"(?<=[.!?])\s", rest, maxsplit=1)[0]) is not None
+    return _PIECE.match(first_sentence(rest)) is not None
 
 
 def _same(first: tuple | None, second: tuple) -> bool:
