@@ -6,8 +6,9 @@ spacing (`f\\left(x\\right)` is `f(x)`, `\\Bigl|` a bar, `\\displaystyle` nothin
 is `x + 4`) and writes a binomial, an order and the characters typed for math one way
 (`{7 \\choose 3}` is `\\binom{7}{3}`, MathJax's `\\gt` is `>`; `typed_symbols`: `−` is `-`, `×` in
 LaTeX is `\\times`, `√18` is `\\sqrt{18}`, `½` is `(1/2)`; `tex_shorthand`: `\\frac12` is
-`\\frac{1}{2}`, `\\sqrt2` is `\\sqrt{2}`; `plus_minus`: `$x = \\pm 2$` is `$x = 2 \\text{ or }
-x = -2$`), so that every reader meets one spelling.
+`\\frac{1}{2}`, `\\sqrt2` is `\\sqrt{2}`; `repeating_decimals`: `0.\\overline{3}` is
+`\\frac{1}{3}`; `plus_minus`: `$x = \\pm 2$` is `$x = 2 \\text{ or } x = -2$`), so that every
+reader meets one spelling.
 
 Things a single link cannot show:
 - A splitter (lines, sentences) can cut an expression in two: "... there are $7\\cdot 6\\cdot"
@@ -35,6 +36,7 @@ from verifiers.calculator.evaluate import EvalError, exact
 from verifiers.calculator.extract import Side
 from verifiers.calculator.parse import Node
 from verifiers.calculator.plus_minus import plus_minus
+from verifiers.calculator.repeating_decimals import repeating_decimals
 from verifiers.calculator.side_words import SCALE_WORDS
 from verifiers.calculator.tex_shorthand import tex_shorthand
 from verifiers.calculator.typed_symbols import typed_symbols
@@ -118,7 +120,7 @@ def one_spelling(text: str) -> str:
         text = _BARE_DECIMAL.sub("0.", text)
     if "\\" not in text:
         return text
-    text = tex_shorthand(text)
+    text = repeating_decimals(tex_shorthand(text))
     text = _ORDER.sub(lambda m: ">" if m[1] == "g" else "<", text)
     text = _NAMED_OPERATOR.sub(_command, _SLANTED.sub(_command, text))
     text = _SPACE.sub(" ", _NEGATIVE_SPACE.sub("", text))
