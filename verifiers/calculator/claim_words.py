@@ -111,7 +111,10 @@ def retracts(text: str) -> bool:
 
 
 # "Simplifying $x-7=x+1$ gives $0=8$, which has no solutions": the sentence shows the equation
-# has none, so it is a case solved to nothing, not an identity claimed.
+# has none, so it is a case solved to nothing, not an identity claimed. The phrase is read in
+# the equation's sentence; NO_SOLUTION_WORDS, any of its words anywhere in a step, is the wider
+# net `linear_equations` casts before it calls a linear identity's constants a slip.
+NO_SOLUTION_WORDS = frozenset("no solution solutions contradiction impossible never cannot".split())
 _NO_SOLUTION = re.compile(
     r"\bno\s+(?:real\s+)?(?:solutions?|roots?|values?)\b|\bimpossible\b|\bcontradict\w*|\bnever\b",
     re.IGNORECASE,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from verifiers.calculator.claim_words import NO_SOLUTION_WORDS
 from verifiers.calculator.claims import ClaimResult, compact, fmt, link_text
 from verifiers.calculator.evaluate import EvalError, NotLinearError, linear
 from verifiers.calculator.extract import Link
@@ -26,7 +27,6 @@ __all__ = ["Equation", "alternative_unknowns", "check_equation", "unknown"]
 _SIMPLIFIES = frozenset(
     "simplifies simplify simplifying simplified combine combining becomes expands".split()
 )
-_NO_SOLUTION = frozenset("no solution solutions contradiction impossible never cannot".split())
 # "then either $x-7 = x+1$ or ...": a case that may have no solution, not a simplification.
 _CASES = frozenset("either or if case cases suppose whether".split())
 # Words that say a computed value is written out ("simplifying gives the value of y: y = 10").
@@ -173,7 +173,7 @@ def _identity(
     simplification, so different constants mean the simplification is wrong."""
     if b1 == b2:
         return ClaimResult("holds", link_text(link))
-    if a == 0 or 0 in (b1, b2) or approx or step_words & (_NO_SOLUTION | _CASES):
+    if a == 0 or 0 in (b1, b2) or approx or step_words & (NO_SOLUTION_WORDS | _CASES):
         return None
     return ClaimResult(
         "false",
