@@ -17,7 +17,7 @@ from verifiers.calculator.claim_words import NO_SOLUTION_WORDS
 from verifiers.calculator.claims import ClaimResult, compact, fmt, link_text
 from verifiers.calculator.evaluate import EvalError, NotLinearError, linear
 from verifiers.calculator.extract import Link
-from verifiers.calculator.named import NOT_DERIVED, REVISE
+from verifiers.calculator.named import NOT_DERIVED, REDEFINE, REVISE
 from verifiers.calculator.parse import has_ops, operands, variables
 
 __all__ = ["Equation", "alternative_unknowns", "check_equation", "unknown"]
@@ -93,6 +93,9 @@ def check_equation(
         first = last_eq.clause - (0 if here_words & _SIMPLIFIES else 1)
     first = max(0, first)
     between = set().union(*words[first : link.clause + 1])
+    # "Since $x = 5$, $x + 2 = 7$. Now let $x$ be the area: $x = 12$": words after the last
+    # equation that give its letter a new meaning (as at a step's start, `verifier`).
+    renamed = last_eq.step == index and set().union(*words[last_eq.clause + 1 : link.clause + 1])
     # Compare only "solving" moves: a worked equation followed by `x = ...`, with no word
     # around that makes the new one a case, a trial or another root.
     shown = max((leaf[2] for leaf in operands(link.right.node)), default=0)
@@ -114,6 +117,7 @@ def check_equation(
         not (last_eq.worked or restated)
         or not (solved_form or adjacent)
         or between & NOT_DERIVED
+        or renamed and renamed & REDEFINE
         or approx
         or close
         or (here.left == last_eq.left and not restated)  # "2n-1=-1, 2n-1=1": cases listed

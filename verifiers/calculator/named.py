@@ -47,6 +47,10 @@ NOT_DERIVED = frozenset(
     " verify for set setting discard discarded reject rejected valid invalid extraneous"
     " positive negative".split()
 )
+# Words that give an unknown a new meaning: what was known about it no longer holds, from the
+# next step on (`verifier`) and, inside a step, after the clause that holds them
+# (`linear_equations`: "Since $a = 5$, $a + 2 = 7$. Now let $a$ be the area: $a = 12$.").
+REDEFINE = frozenset("let suppose assume denote represent represents define call".split())
 # Across a step boundary, words that announce a correction or an addition: the new value of the
 # name is then meant to differ from the old one.
 REVISE = frozenset(

@@ -67,6 +67,7 @@ from verifiers.calculator.linear_equations import (
     unknown,
 )
 from verifiers.calculator.named import (
+    REDEFINE,
     carried,
     clause_words,
     restated_across,
@@ -84,8 +85,6 @@ from verifiers.killable import (
     wait_any,
 )
 
-# Words that give an unknown a new meaning (reset what we know about it).
-_REDEFINE = frozenset("let suppose assume denote represent represents define call".split())
 # Spawning a worker and importing sympy takes seconds on a loaded machine; every new child
 # gets this long to warm up (see KillableWorker's `warmup`) before its checks are timed.
 _WARM_TIMEOUT_S = 60.0
@@ -273,7 +272,7 @@ class CalculatorVerifier(ChainVerifier):
         if not links and not extract_named(step):
             return [], last_eq
         words = clause_words(step)
-        if any(w & _REDEFINE for w in words):
+        if any(w & REDEFINE for w in words):
             last_eq = None
         ctx = step_context(step, frozenset().union(*words), given)
         alternatives = alternative_unknowns(links, set().union(*words))
