@@ -87,15 +87,20 @@ def check_equation(
         return None, here
     if solution == last_eq.solution:
         return ClaimResult("holds", text, fmt(solution), fmt(solution)), here
-    first = 0
-    if last_eq.step == index:
+    first, same = 0, last_eq.step == index
+    if same:
         here_words = words[link.clause] if link.clause < len(words) else set()
         first = last_eq.clause - (0 if here_words & _SIMPLIFIES else 1)
     first = max(0, first)
     between = set().union(*words[first : link.clause + 1])
-    # "Since $x = 5$, $x + 2 = 7$. Now let $x$ be the area: $x = 12$": words after the last
-    # equation that give its letter a new meaning (as at a step's start, `verifier`).
-    renamed = last_eq.step == index and set().union(*words[last_eq.clause + 1 : link.clause + 1])
+    # The words of the clauses after the last equation's, when it is in this step.
+    after = set().union(*words[last_eq.clause + 1 : link.clause + 1]) if same else set()
+    if same and link.clause > last_eq.clause and "and" not in after:
+        # "..., and the equation becomes $-x = x + 4$, so $x = 2$": an "and" in the clause of
+        # the last equation joins it to what came before; only one after it lists a second
+        # value. (In one clause, "$x = -3$ gives $3x + 9 = 0$ and $x = 2$ gives $x - 2 = 0$",
+        # where the words stand is not known: the "and" is kept.)
+        between.discard("and")
     # Compare only "solving" moves: a worked equation followed by `x = ...`, with no word
     # around that makes the new one a case, a trial or another root.
     shown = max((leaf[2] for leaf in operands(link.right.node)), default=0)
@@ -117,7 +122,9 @@ def check_equation(
         not (last_eq.worked or restated)
         or not (solved_form or adjacent)
         or between & NOT_DERIVED
-        or renamed and renamed & REDEFINE
+        # "Since $x = 5$, $x + 2 = 7$. Now let $x$ be the area: $x = 12$": words after the last
+        # equation that give its letter a new meaning (as at a step's start, `verifier`).
+        or after & REDEFINE
         or approx
         or close
         or (here.left == last_eq.left and not restated)  # "2n-1=-1, 2n-1=1": cases listed
