@@ -105,7 +105,7 @@ def check_equation(
     # around that makes the new one a case, a trial or another root.
     shown = max((leaf[2] for leaf in operands(link.right.node)), default=0)
     close = shown > 0 and abs(solution - last_eq.solution) <= Fraction(1, 10**shown)
-    adjacent = last_eq.step == index and link.clause - last_eq.clause <= 1
+    adjacent = same and link.clause - last_eq.clause <= 1
     # "n - 1 = 3, n + 1 = 4" (or "and"): a factor pair listed, not one line drawn from the other.
     paired = adjacent and not (words[link.clause] if link.clause < len(words) else set()) - {"and"}
     # `y = \\frac{30}{3}`, then "simplifying, y = 11": the value restated as a lone number, where
