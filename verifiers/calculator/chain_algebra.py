@@ -35,6 +35,7 @@ from verifiers.calculator.claim_words import (
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.claims_kind import judge_step
 from verifiers.calculator.complex_numbers import UNIT_GIVEN, complex_problem
+from verifiers.calculator.context import applies_function
 from verifiers.calculator.definitions import (
     constant_of,
     define,
@@ -110,15 +111,17 @@ class ChainAlgebra:
                         self._defs[found[0]] = None
                     else:  # a second definition, different, leaves the name unread
                         define(self._defs, found[0], found[1], link.right)
-                        pieces.update({found[0]: link} if on_domain(clause.rest) else {})
+                        if on_domain(clause.rest):
+                            pieces[found[0]] = link
                 else:
                     known.append((link.left, link.right))
                 links.append(link)
         for name, piece in pieces.items():
             # "$f(3x) = 3f(x)$ ..., and $f(x) = 1 - |x - 2|$ for $1 \le x \le 3$": a
             # definition on a domain beside more said of the function is one piece of it.
-            applied = re.compile(rf"(?<![A-Za-z\\]){re.escape(name)}\s*(?:\(|\\left)")
-            if any(applied.search(x.left + x.right) for x in links if x is not piece):
+            # (The question comes in one spelling: `\left(` is already `(`.)
+            if any(applies_function(x.left + x.right, frozenset({name}))
+                   for x in links if x is not piece):
                 self._defs[name] = None
         for name, value in fixed.items():
             # given two values ("let x = 2 or x = 4"), the letter is neither: which one a

@@ -124,7 +124,7 @@ _NO_SOLUTION = re.compile(
 def says_none_solve(before: str, rest: str) -> bool:
     """Whether the equation's sentence (the words before it, the rest after it) says it has no
     solution ("so no values of $x$ satisfy $x-7 = x+1$" too)."""
-    sentence = re.split(r"(?<=[.!?])\s", before)[-1] + " " + first_sentence(rest)
+    sentence = last_sentence(before) + " " + first_sentence(rest)
     return bool(_NO_SOLUTION.search(sentence))
 
 
