@@ -43,6 +43,7 @@ from verifiers.calculator.definitions import (
     on_domain,
     piece_of,
 )
+from verifiers.calculator.euler_number import EULER_TEXT, euler_chain
 from verifiers.calculator.evaluate import warm_sympy
 from verifiers.calculator.forced_values import CURVES_GIVEN, curves_problem
 from verifiers.calculator.inequalities import INEQUALITIES
@@ -80,6 +81,7 @@ class ChainAlgebra:
         self._last: tuple = ()
         self._known: tuple = ()
         self._defs: dict = {}
+        self._question = question
         given = []
         known = []
         fixed: dict[str, str] = {}
@@ -200,6 +202,8 @@ class ChainAlgebra:
         checked = sum(1 for f in found if f)
         if not checked:
             return steps, decided, found, None, "none"
+        if euler_chain([self._question, *steps]):  # the whole chain read first: `euler_number`
+            self._defs.setdefault("e", ("", EULER_TEXT))
         # A step without math that takes back the one before it is sent as None: `judge_chain`
         # then carries nothing past it.
         payloads = [

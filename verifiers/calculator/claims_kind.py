@@ -97,6 +97,7 @@ from verifiers.calculator.definitions import (
 )
 from verifiers.calculator.derivations import derivation, follows_directly, only_rewrites
 from verifiers.calculator.eliminations import eliminated
+from verifiers.calculator.euler_number import euler_link
 from verifiers.calculator.evaluated_values import letters_given
 from verifiers.calculator.floor_identities import floor_links
 from verifiers.calculator.forced_values import forced
@@ -140,15 +141,15 @@ _SOLVED_AFTER = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:solving|solve|solved)\b")
 def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     """(outcomes, last condition, known conditions, functions) after one step.
 
-    `payload` is (clauses, last, known, defs, given): the step's clauses as (members, ops,
-    before, after, region, lead, rest) tuples; what the step before left: its last condition and
-    last unknown given an expression, each a (left, right) tuple or (), its last relation as
-    (members, ops) or (), the equations it ends on as a group (members, or ()), the last
-    inequality it claimed as (left, op, right) or (), and that group again when it may be a
-    system (`system_ended`), or () for all six; every condition the problem and the chain wrote
-    as (left, right) tuples; the chain's function definitions {name: (arg, body) or None when
-    ambiguous}; the problem's relations' texts; whether the step's numeric claims already hold a
-    False (then no False here is confirmed: it could not change the step's verdict)."""
+    `payload` is (clauses, last, known, defs, given): the step's clauses as (members, ops, before,
+    after, region, lead, rest) tuples; what the step before left: its last condition and last
+    unknown given an expression, each a (left, right) tuple or (), its last relation as (members,
+    ops) or (), the equations it ends on as a group (members, or ()), the last inequality it claimed
+    as (left, op, right) or (), and that group again when it may be a system (`system_ended`), or ()
+    for all six; every condition the problem and the chain wrote as (left, right) tuples; the
+    chain's function definitions {name: (arg, body) or None when ambiguous}; the problem's
+    relations' texts; whether the step's numeric claims already hold a False (then no False here is
+    confirmed: it could not change the step's verdict)."""
     clauses, last, known, def_texts, given, decided = payload
     known = list(known)
     def_texts = dict(def_texts)
@@ -169,13 +170,11 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
     step_fixed: list[str] = []  # letters this step's own "let" fixed
     # What the text says after a display ("This is a contradiction") speaks of all of it.
     region_after = {c[4]: c[3] for c in clauses}
-    prose = " ".join(f"{c[2]} {c[3]}" for c in clauses)
-    unit_i = complex_context(prose, [c[:2] for c in clauses], given)
+    unit_i = complex_context(clauses, given)
     for k, (members, ops, before, after, region, lead, rest) in enumerate(clauses):
         words = word_set(before) | after_words(region_after[region])
-        # A case, a supposition or another setting named before inline math ("If the width
-        # is $w,$ then"): nothing is drawn from the relation before, as when the words stand
-        # right before the clause (`follows_directly`, `solutions`).
+        # A case, a supposition or another setting named before inline math ("If the width is
+        # $w,$ then") cuts it from the relation before, as words right before the clause do.
         opened = sentence_words(lead)
         cased = bool(opened & CASES - {"and", "or"})
         source = clauses[k - 1][:2] if k else last_relation or None  # the relation before it
@@ -300,8 +299,9 @@ def judge_step(payload: tuple) -> tuple[list[ClaimResult], tuple, tuple, dict]:
                     if found := judged_signed(signs, i, op, defs, known, before, text):
                         step.out.append(found)
                 continue
-            if unit_i and (found := complex_link(left, op, right)) is not None:
-                step.add(found, (left, right), defs)  # `(5 - 8i)(30 + 48i) = 150 + 384`
+            found = complex_link(left, op, right) if unit_i else euler_link(left, op, right, defs)
+            if found is not None:  # `(5 - 8i)(30 + 48i) = 150 + 384`, `\\ln e^3 = 3`
+                step.add(found, (left, right), defs)
                 continue
             if not (admissible(left) and admissible(right)):
                 previous = None if op == "=" else previous  # nothing is drawn from it unread

@@ -50,9 +50,11 @@ def complex_problem(question: str, math: list[str]) -> bool:
     return bool(_NAMED.search(question)) or any(_GAUSSIAN.search(body) for body in compact)
 
 
-def complex_context(words: str, relations: list[tuple], given: frozenset[str]) -> bool:
-    """Whether the step reads i as the imaginary unit (see the module docstring). `words`:
-    the step's prose; `relations`: its relations' (members, ops); `given`: the problem's."""
+def complex_context(clauses: list[tuple], given: frozenset[str]) -> bool:
+    """Whether the step reads i as the imaginary unit (see the module docstring). `clauses`:
+    the step's (members, ops, words before, words after, ...); `given`: the problem's."""
+    words = " ".join(f"{c[2]} {c[3]}" for c in clauses)
+    relations = [c[:2] for c in clauses]
     for members, ops in relations:
         lone = [m.strip() == "i" for m in members]
         if lone[0] or (any(lone) and set(ops) != {"="}):

@@ -12,10 +12,10 @@ Grammar, loosest first: sum of terms; a term is factors joined by `\\cdot`, `\\t
 power is a primary with `^` and `!`. Primaries: numbers, one-letter symbols (with a
 subscript), Greek letters, `\\pi`, groups in `()`, `[]`, `{}`, absolute values `|...|` (a
 bar opens where an operand starts and closes the innermost one open), `\\frac`, `\\sqrt[n]{}`,
-`\\binom` (and `!`) of letters too (`counting`), functions (trig, `\\ln`, `\\log`, `\\log_b`, a
-letter the chain defined), finite `\\sum`/`\\prod` with integer bounds. A function's argument
-without parentheses runs over the juxtaposed factors that follow it (`\\sin 2x` is sin(2x))
-and stops at the next function.
+`\\binom` (and `!`) of letters too (`counting`), functions (trig, `\\ln`, `\\exp`, `\\log`,
+`\\log_b`, a letter the chain defined), finite `\\sum`/`\\prod` with integer bounds. A
+function's argument without parentheses runs over the juxtaposed factors that follow it (`\\sin
+2x` is sin(2x)) and stops at the next function.
 `ParseError` for anything else: what is not read whole is not read.
 """
 
@@ -237,7 +237,7 @@ class _Reader:
                 # `\binom{1000000000}{500000000}` would hold sympy past any time limit
                 raise ParseError("binomial too large")
             return sp.binomial(n, k)
-        if name in _TRIG or name in ("ln", "log"):
+        if name in _TRIG or name in ("ln", "log", "exp"):
             return self.function(name)
         if name in ("sum", "prod"):
             return self.big_operator(name)
@@ -277,14 +277,19 @@ class _Reader:
         arg = self.argument()
         if name == "ln":
             value = sp.log(arg)
+        elif name == "exp":
+            value = sp.exp(arg)
         elif name == "log":
             if base is None:
                 base = sp.Integer(10) if self.log_base == "10" else None
             value = sp.log(arg) if base is None else sp.log(arg, base)
         else:
-            if not arg.has(sp.pi) and (not arg.free_symbols or arg.as_coeff_Add()[0] != 0):
+            if arg != 0 and not arg.has(sp.pi) and (
+                not arg.free_symbols or arg.as_coeff_Add()[0] != 0
+            ):
                 # `\\tan 45`, `\\sin(90 - x)`: a number in an angle without pi is in degrees as
-                # often as in radians (writers drop the degree mark), so which one is a guess.
+                # often as in radians (writers drop the degree mark), so which one is a guess;
+                # `\\cos 0` is the same angle either way.
                 raise ParseError("an angle in degrees or in radians is a guess")
             value = getattr(sp, name)(arg)
         return value if exponent is None else value**exponent
@@ -296,7 +301,7 @@ class _Reader:
         value = None
         while True:
             kind, tok = self.peek()
-            if kind == "cmd" and tok[1:] in _TRIG | {"ln", "log", "sum", "prod"}:
+            if kind == "cmd" and tok[1:] in _TRIG | {"ln", "log", "exp", "sum", "prod"}:
                 break
             if not (kind in ("num", "letter") or tok in ("\\pi", "\\frac", "\\sqrt")
                     or tok[1:] in _GREEK):  # fmt: skip

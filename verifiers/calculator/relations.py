@@ -57,7 +57,8 @@ _REGION = re.compile(
 )
 # Commands a member may hold: the parser reads each of them exactly.
 _ALLOWED_COMMANDS = frozenset(
-    "frac dfrac tfrac sqrt cdot times div pi sin cos tan cot sec csc log ln binom dbinom tbinom"
+    "frac dfrac tfrac sqrt cdot times div pi sin cos tan cot sec csc log ln exp binom dbinom"
+    " tbinom"
     " sum prod"
     " cdots ldots dots left right"
     " alpha beta gamma delta theta lambda mu phi psi omega sigma tau rho".split()
