@@ -116,8 +116,7 @@ def solutions(
         names = {str(s) for s in e.free_symbols}
         mine = [a for a in assigned if a.name in names]
         if len(names) == 1 and mine:
-            # "x - 8 = 12 or x - 8 = -12", then "x = 20 or x = -4": each value may solve any
-            # equation in that unknown the step wrote before it.
+            # "x - 8 = 12 or x - 8 = -12", then "x = 20 or x = -4": each may solve any before it.
             others = [c for c in step.conditions[:index] if unknowns(c, defs) == names]
             out.extend(_one_unknown(condition, e, mine, defs, others))
         elif len(names) > 1 and not step_words & ALTERNATIVES:
@@ -203,7 +202,7 @@ def _opened_system(step: Step, system: tuple, defs: dict) -> list[ClaimResult]:
         return []
     if {str(x) for x in symbols} != names:
         return []
-    return _system(Step(conditions=conditions), names, run, defs)
+    return _system(Step(conditions=conditions), names, run, defs, solved=True)
 
 
 def _led(assignments: list[Assignment]) -> list[Assignment]:
@@ -302,7 +301,7 @@ def _substituted(condition: Condition, e, var, a: Assignment, defs: dict) -> lis
     )]  # fmt: skip
 
 
-def _system(step: Step, names: set[str], assigned: list[Assignment], defs: dict):
+def _system(step: Step, names: set, assigned: list[Assignment], defs: dict, solved=False):
     import sympy
 
     chosen: dict[str, Assignment] = {}
@@ -315,8 +314,9 @@ def _system(step: Step, names: set[str], assigned: list[Assignment], defs: dict)
         return []
     clauses = sorted(a.clause for a in chosen.values())
     opening = min(chosen.values(), key=lambda a: a.clause)
-    if clauses[-1] - clauses[0] != len(clauses) - 1 or not SOLVES_SYSTEM.search(opening.before):
-        return []  # not given together, one after the other, as what solving gave
+    together = clauses[-1] - clauses[0] == len(clauses) - 1
+    if not together or not (solved or SOLVES_SYSTEM.search(opening.before)):
+        return []  # not one after the other as what solving gave (`solved`: the caller saw so)
     point = {}
     for name, a in chosen.items():
         if DECIMAL.search(a.value):
