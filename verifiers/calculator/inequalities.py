@@ -77,6 +77,10 @@ def _drawn_directly(before: str) -> bool:
 _REASON_AFTER = re.compile(r"^[\s,;:(]*(?:since|because|as|for|given|when|if|unless|provided)\b")
 
 
+# Words right after an inequality that open its alternative ("$x > 5$ or $x < 1$").
+_OR_AFTER = re.compile(r"^[\s,;]*or\b", re.IGNORECASE)
+
+
 def _with_reason(after: str) -> bool:
     return bool(_REASON_AFTER.match(after.lower()))
 
@@ -123,8 +127,14 @@ class Premise:
         # A case's bound ("Case 1: $x \\ge 3$."), or a reason given ("Since $x - 1 > 0$,"):
         # what follows is the case's condition, or another inequality operated on with it.
         kind = "domain" if bare and opened & _DOMAINS else "reason" if opened & _REASONS else ""
+        if "or" in word_set(told):  # (`word_set` drops the "or" of "or equivalently")
+            kind = "branch"  # the second of two alternatives
         last, self.last = self.last, (k, here, region, kind)
         if last is None or last[0] != k - 1:
+            return None
+        if last[3] == "branch" and _OR_AFTER.match(after):
+            # "$x - 3 > 2$ or $x - 3 < -2$, i.e. $x > 5$ or $x < 1$": alternatives rewritten
+            # pair by pair, the first of the second pair drawn from the first of the first.
             return None
         if last[3] == "domain" and not bare:
             return None  # "Case 1: $x \\ge 3$. Then $x - 3 < 2x - 10$": the case's condition
@@ -140,9 +150,10 @@ class Premise:
         return None if found is None else (found, (*last[1][::2], *members))
 
     def carried(self, clauses: list) -> tuple:
-        """The inequality the step ends on, for the next step: () when it ends on none, or
-        the words after it reject it ("which is impossible")."""
-        if self.last is None or self.last[0] != len(clauses) - 1:
+        """The inequality the step ends on, for the next step: () when it ends on none, on
+        the second of two alternatives (the next step may go on from either), or the words
+        after it reject it ("which is impossible")."""
+        if self.last is None or self.last[0] != len(clauses) - 1 or self.last[3] == "branch":
             return ()
         return () if word_set(clauses[-1][3]) & NOT_CLAIMED else self.last[1]
 
