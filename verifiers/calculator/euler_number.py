@@ -9,9 +9,9 @@ unknown stands (alone, `e = 3`, `a + e`, "(e)", "e.g."; an exponent of numbers, 
 neither) or names an eccentricity. The whole chain is read before any step is judged, so a
 step is never judged with a meaning a later step takes back.
 
-There a link between two members with no letter but e is judged exactly, as the numeric
-checks judge numbers: `=` only, no decimal on either side (`e^2 = 7.389` is rounded), one
-reading of each side (an unbased `\\log` read in base 10 and base e must agree).
+There a link between two members with no letter but e and no decimal (`e^2 = 7.39` is a
+rounding) is judged as any relation between numbers (`symbolic.check_number`): exactly, and
+an unbased `\\log` false only in base 10 and base e alike.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import re
 from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.readers import DECIMAL, readings
 from verifiers.calculator.relations import admissible
-from verifiers.calculator.symbolic import fmt
+from verifiers.calculator.symbolic import check_number
 
 # What `ChainAlgebra` defines e as when the chain reads it as Euler's number: a constant, as
 # `Let $T = 8$` makes T one (`definitions`), so both readers put it in alike.
@@ -34,8 +34,10 @@ _LOG_BEFORE = re.compile(r"\\ln\s*(?:\\left\s*)?[({]?\s*$")
 # e's exponent: a braced group without nested braces, or one character.
 _EXPONENT = re.compile(r"\s*\^\s*(?:\{(?P<group>[^{}]*)\}|(?P<one>[A-Za-z0-9]))")
 _LOGARITHMS = re.compile(r"\\(?:ln|exp)(?![A-Za-z])")
+# An exponent that makes e's power an exponential: a letter (not a command's) or a logarithm.
+_EXPONENTIAL = re.compile(r"(?<![\\A-Za-z])[A-Za-z]|\\ln|\\log")
 _ECCENTRIC = re.compile(r"eccentricit", re.IGNORECASE)
-# A stand-in for e while a member is vetted and read: the readers refuse the letter e.
+# A stand-in for e while a member is vetted: `admissible` refuses the letter e.
 _STAND_IN = "j"
 
 
@@ -53,7 +55,7 @@ def _uses(text: str) -> tuple[bool, bool]:
             continue
         exponent = power["group"] if power["group"] is not None else power["one"]
         # `e^{2x}`, `e^{\\ln 5}`: an exponential; `e^2` may square an unknown as well.
-        if re.search(r"(?<![\\A-Za-z])[A-Za-z]|\\ln|\\log", exponent):
+        if _EXPONENTIAL.search(exponent):
             euler = True
     return euler, unknown
 
@@ -65,35 +67,21 @@ def euler_chain(texts: list[str]) -> bool:
 
 
 def euler_link(left: str, op: str, right: str, defs: dict) -> ClaimResult | None:
-    """The link judged with e Euler's number (None: the chain does not read e so, `defs`
-    without e as `EULER_TEXT`, or not a link between numbers that writes e, or a side not
-    read exactly once). A False is confirmed as any: the library's reader reads e so too."""
+    """The link judged with e Euler's number, as any relation between numbers is
+    (`symbolic.check_number`). None: the chain does not read e so (`defs` without e as
+    `EULER_TEXT`), or not a link between numbers, without decimals, that writes e."""
     import sympy
 
     if op != "=" or defs.get("e") != ((), sympy.E):
         return None
     if not (_LETTER_E.search(left) or _LETTER_E.search(right)):
         return None
-    values = []
     for member in (left, right):
-        stand_in = _LETTER_E.sub(_STAND_IN, member)
-        if _STAND_IN in member or DECIMAL.search(member) or not admissible(stand_in):
+        if _STAND_IN in member or DECIMAL.search(member):
+            return None  # `e^2 = 7.39`: a rounding of e's power, not a claim we read
+        if not admissible(_LETTER_E.sub(_STAND_IN, member)):
             return None
-        found = set(readings(member, defs))
-        if len(found) != 1:
-            return None
-        value = found.pop()
-        if not (value.is_number and value.is_real):
-            return None
-        values.append(value)
-    text = f"{left} = {right}"
-    gap = sympy.simplify(values[0] - values[1])
-    if gap == 0:
-        return ClaimResult("holds", text)
-    # A zero simplify leaves unsimplified is far below the digits used; a slip is not.
-    scale = max(1.0, *(abs(float(sympy.N(v, 30))) for v in values))
-    if abs(float(sympy.N(gap, 30))) <= scale * 1e-20:
-        return ClaimResult("holds", text)
-    return ClaimResult(
-        "false", text, fmt(values[1]), fmt(values[0]), "with e Euler's number the sides differ"
-    )
+        found = readings(member, defs)
+        if not found or any(x.free_symbols for x in found):
+            return None  # another letter beside e: not ours (nor a number)
+    return check_number(left, op, right, defs)

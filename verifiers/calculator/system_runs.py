@@ -4,10 +4,9 @@
 that say solving gave them (or with no words before the first: "$2x = 14$, $x = 7$, so $y =
 4$"), joined by "and", "so" or "then", one value per unknown, and every equation the step
 wrote before them holds at the system's one solution, so they answer the system, not another
-question
-(`solutions._opened_system` puts them back into it). No run where a trial or a case opened in
-the step, or where an equation before the values holds another unknown or misses the solution
-(then what the values answer is not sure).
+question (`solutions._opened_system` puts them back into it). No run where a trial or a case
+opened in the step, or where an equation before the values holds another unknown or misses
+the solution (then what the values answer is not sure).
 """
 
 from __future__ import annotations
