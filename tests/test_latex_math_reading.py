@@ -54,6 +54,8 @@ def test_a_fraction_body_matches_term_by_term_substitution():
         r"\frac{dy}{dx}",  # the derivative of a function nobody wrote out
         r"\frac{d}{dt}(x^2 + t)",  # x may move with t (related rates): not ours to guess
         r"x'(2)",  # a prime on a letter that is no function the chain defined
+        r"\log 2 (8)",  # log base 2 of 8, or log 2 times 8: a guess
+        r"\ln 3 (x + 1)",  # the same shape with a letter in the bracket
     ],
 )
 def test_what_is_not_read_whole_is_not_read(text):

@@ -308,8 +308,8 @@ class _Reader:
                 break
             factor = self.power()
             value = factor if value is None else value * factor
-        if value is None:
-            raise ParseError("a function without its argument")
+        if value is None or value.is_Number and self.peek()[1] == "(":
+            raise ParseError("no argument, or `\\log 2 (8)`: a base or a factor is a guess")
         return value
 
     def big_operator(self, name: str):

@@ -58,7 +58,7 @@ UNREAD = r"\unread = \unread"
 
 _TOKEN = re.compile(
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d+(?:\.\d+)?)"
-    r"|(?P<fn>(?:sqrt|sin|cos|tan|cot|sec|csc|log|ln|exp)"
+    r"|(?P<fn>log(?:2|10)(?=\()|(?:sqrt|sin|cos|tan|cot|sec|csc|log|ln|exp)"
     r"(?:\^\{?\d\}?)?(?:_\{?\d+\}?)?)(?![A-Za-z])"
     rf"|(?P<name>[a-z]{{1,2}}|[A-Z]|[{''.join(GREEK)}])(?![A-Za-z])"
     r"|(?P<op>[-+*/^×÷·−–])"

@@ -29,7 +29,8 @@ def function_head(solid: list, n: int) -> str | None:
     """A function's head as LaTeX (`sin^2` is `\\sin^{2}`, `log_2` is `\\log_{2}`); a square
     root takes the bracket, number or letter after it as its braced operand (`sqrt(18)` is
     `\\sqrt{18}`), and its brackets are consumed here (None: no such operand)."""
-    m = re.fullmatch(r"([a-z]+)(?:\^\{?(\d)\}?)?(?:_\{?(\d+)\}?)?", solid[n][1])
+    # `log2(8)`, `log10(x)`: the base glued to the name, as programming languages write it.
+    m = re.fullmatch(r"([a-z]+)(?:\^\{?(\d)\}?)?(?:_?\{?(\d+)\}?)?", solid[n][1])
     name, power, base = m[1], m[2], m[3]
     if name != "sqrt":
         return f"\\{name}" + (f"^{{{power}}}" if power else "") + (f"_{{{base}}}" if base else "")
