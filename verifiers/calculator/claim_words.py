@@ -61,8 +61,12 @@ CASES = frozenset(
     "or either case cases if when where suppose otherwise and also second another alternatively"
     " similarly whereas while given for each first other".split()
 )
-# Words that present values as what solving gave.
-SOLVES = re.compile(r"\bso\b|thus|hence|therefore|solv|\bget|gives|obtain|\bfind|found|yields")
+# Words that present values as what solving gave (after equations: "give", "yield"), or an
+# arrow, read as "so" (text is lowered before it is searched).
+SOLVES = re.compile(
+    r"\bso\b|thus|hence|therefore|solv|\bget|gives|\bgive\b|obtain|\bfind|found|\byields?\b|"
+    + ARROWS.pattern
+)
 # ... or as a system's solution: "From these two equations, x = 7 and y = 3".
 SOLVES_SYSTEM = re.compile(SOLVES.pattern + r"|\bequations\b|\bsystem\b|\bsolutions?\b", re.I)
 # Words that open a trial: a value the step gives after them may answer the trial.
