@@ -125,11 +125,16 @@ def judge_link(
     # From here the link is false wherever it is read; one side a number and the other
     # constant-valued (`\sin^2 x + \cos^2 x = 2`) is no equation anyone solves.
     _, constant, witness = verdicts[0]
+    # `\frac{x}{x - 2} = \frac{2}{x - 2}`: sides a constant apart only where a denominator
+    # does not vanish are the rational equation whose one root is excluded, set up and solved
+    # (over one denominator, or after words that set it up) as often as miswritten: a claim
+    # only on the terms below, as with other sides.
+    excluded = constant is not None and _excluded_root(lefts[0], rights[0], before)
     # A chain is one of rewrites when another of its links between expressions holds as an
     # identity; `a/b = c/d = e/f` and `abc = 6(a + b + c)` set up conditions instead. A link
     # on its own claims an identity when it rewrites one form into another (factored or
     # grouped against expanded) keeping the leading terms, as a slip in a rewrite does.
-    if constant is None and not (
+    if (constant is None or excluded) and not (
         computed
         or i >= 1 and lone(members[0]) and _exponential(lefts[0], rights[0])
         or _evaluated(left, right, defs, before)
@@ -148,6 +153,22 @@ def judge_link(
         return ClaimResult("false", text, reason=f"the two sides differ by {fmt(constant)}")
     subs, a, b = witness
     return ClaimResult("false", text, reason=f"at {sides_at(subs, a, b)}")
+
+
+def _excluded_root(a, b, before: str) -> bool:
+    import sympy
+
+    # The denominators as read, not as sympy may cancel them (`\frac{2x + 6}{x + 3}` is 2).
+    under = [
+        {p.base for p in side.atoms(sympy.Pow) if p.exp.is_negative and p.base.free_symbols}
+        for side in (a, b)
+    ]
+    # One quotient a side over the same denominator (`x^2 + \frac{1}{x^2} = (x + \frac{1}{x})^2
+    # - 1` is a rewrite that squares a sum: no quotient against another).
+    one = bool(under[0]) and under[0] == under[1] and not any(
+        isinstance(side, sympy.Add) for side in (a, b)
+    )
+    return one or any(under) and bool(SETS_UP.search(before.lower()[-40:]))
 
 
 def no_real_point(a, b) -> bool:
