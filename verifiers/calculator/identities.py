@@ -158,16 +158,14 @@ def judge_link(
 def _excluded_root(a, b, before: str) -> bool:
     import sympy
 
-    # The denominators as read, not as sympy may cancel them (`\frac{2x + 6}{x + 3}` is 2).
+    # The denominators as read, not as sympy may cancel them (`\frac{2x + 6}{x + 3}` is 2),
+    # the same on both sides (`\frac{6}{x - 3} + 1 = \frac{2x}{x - 3}`; `x^2 + \frac{1}{x^2} =
+    # (x + \frac{1}{x})^2 - 1` rewrites a square, over x^2 on one side and x on the other).
     under = [
-        {p.base for p in side.atoms(sympy.Pow) if p.exp.is_negative and p.base.free_symbols}
+        {p for p in side.atoms(sympy.Pow) if p.exp.is_negative and p.base.free_symbols}
         for side in (a, b)
     ]
-    # One quotient a side over the same denominator (`x^2 + \frac{1}{x^2} = (x + \frac{1}{x})^2
-    # - 1` is a rewrite that squares a sum: no quotient against another).
-    one = bool(under[0]) and under[0] == under[1] and not any(
-        isinstance(side, sympy.Add) for side in (a, b)
-    )
+    one = bool(under[0]) and under[0] == under[1]
     return one or any(under) and bool(SETS_UP.search(before.lower()[-40:]))
 
 
