@@ -24,6 +24,7 @@ from verifiers.calculator.claim_words import (
     word_set,
 )
 from verifiers.calculator.claims import ClaimResult
+from verifiers.calculator.excluded_roots import poles_only
 from verifiers.calculator.factor_pairs import factor_case
 from verifiers.calculator.forms import attempt, computed_value, grouped, shifted
 from verifiers.calculator.readers import DECIMAL, readings
@@ -109,6 +110,13 @@ def derivation(first: Condition, second: Condition, before: str, defs: dict, lea
         return None
     if len(names) == 1:
         r1, r2 = roots_of(e1, names[0]), roots_of(e2, names[0])
+        if r1 is None and r2 and (poles := poles_only(e1, names[0])) is not None:
+            # Cleared of its denominators, the first holds only where one of them vanishes.
+            if r2 <= poles:
+                return None
+            true = f"{roots_text(names[0], poles)} (where a denominator vanishes)"
+            why = f"does not follow from {source} cleared of its denominators"
+            return ClaimResult("false", text, roots_text(names[0], r2), true, why)
         if r1 is None or r2 is None:
             # `6531.2 = r \cdot 80\pi`, then `6531.2 = r \cdot 160\pi`: linear with a
             # constant such as pi in its coefficients, compared by value (not with degrees:

@@ -28,6 +28,7 @@ from verifiers.calculator.claims import ClaimResult
 from verifiers.calculator.counting import simplified
 from verifiers.calculator.decimal_rewrites import decimal_rewrite
 from verifiers.calculator.elided_terms import ELLIPSIS
+from verifiers.calculator.excluded_roots import set_up_over_denominators
 from verifiers.calculator.forms import (
     atomized,
 )
@@ -129,7 +130,7 @@ def judge_link(
     # does not vanish are the rational equation whose one root is excluded, set up and solved
     # (over one denominator, or after words that set it up) as often as miswritten: a claim
     # only on the terms below, as with other sides.
-    excluded = constant is not None and _excluded_root(lefts[0], rights[0], before)
+    excluded = constant is not None and set_up_over_denominators(lefts[0], rights[0], before)
     # A chain is one of rewrites when another of its links between expressions holds as an
     # identity; `a/b = c/d = e/f` and `abc = 6(a + b + c)` set up conditions instead. A link
     # on its own claims an identity when it rewrites one form into another (factored or
@@ -153,20 +154,6 @@ def judge_link(
         return ClaimResult("false", text, reason=f"the two sides differ by {fmt(constant)}")
     subs, a, b = witness
     return ClaimResult("false", text, reason=f"at {sides_at(subs, a, b)}")
-
-
-def _excluded_root(a, b, before: str) -> bool:
-    import sympy
-
-    # The denominators as read, not as sympy may cancel them (`\frac{2x + 6}{x + 3}` is 2),
-    # the same on both sides (`\frac{6}{x - 3} + 1 = \frac{2x}{x - 3}`; `x^2 + \frac{1}{x^2} =
-    # (x + \frac{1}{x})^2 - 1` rewrites a square, over x^2 on one side and x on the other).
-    under = [
-        {p for p in side.atoms(sympy.Pow) if p.exp.is_negative and p.base.free_symbols}
-        for side in (a, b)
-    ]
-    one = bool(under[0]) and under[0] == under[1]
-    return one or any(under) and bool(SETS_UP.search(before.lower()[-40:]))
 
 
 def no_real_point(a, b) -> bool:

@@ -27,7 +27,10 @@ def spared(
     misread (`applications`) is read no other way: nothing spares it."""
     if difference(here.left, here.right, defs) is None:
         return False
-    if derived_from_any(here, step.conditions, defs):
+    # An equation no point satisfies (`\frac{x + 1}{x - 3} = \frac{4}{x - 3}`, 1 in lowest
+    # terms) would make anything follow; what it is cleared to is judged against it instead.
+    others = [c for c in step.conditions if not _no_point(c, defs)]
+    if derived_from_any(here, others, defs):
         return True
     if len(unknowns(here, defs)) > 1:
         return derived_from_known(here, known, defs)
@@ -42,3 +45,13 @@ def spared(
         and unknowns(other, defs) == unknowns(here, defs)
         for other in step.conditions if other is not previous
     )  # fmt: skip
+
+
+def _no_point(condition: Condition, defs: dict) -> bool:
+    import sympy
+
+    e = difference(condition.left, condition.right, defs)
+    if e is None or not e.free_symbols:
+        return False
+    whole = sympy.together(e)
+    return not whole.free_symbols and whole != 0
