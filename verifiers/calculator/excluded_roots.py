@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from verifiers.calculator.rewrite_cues import SETS_UP
 
-__all__ = ["poles_only", "set_up_over_denominators"]
+__all__ = ["no_point", "poles_only", "set_up_over_denominators"]
 
 
 def _denominators(side) -> set:
@@ -34,6 +34,17 @@ def set_up_over_denominators(a, b, before: str) -> bool:
     return one or any(under) and bool(SETS_UP.search(before.lower()[-40:]))
 
 
+def no_point(expr) -> bool:
+    """Whether `expr = 0`, with letters, is a nonzero constant in lowest terms: no point of its
+    domain satisfies it (as a condition it would make anything follow)."""
+    import sympy
+
+    if not expr.free_symbols:
+        return False
+    whole = sympy.together(expr)
+    return not whole.free_symbols and whole != 0
+
+
 def poles_only(expr, var) -> frozenset | None:
     """The real zeros of the written denominators of `expr = 0` when it is such an equation (its
     sides a nonzero constant apart where defined): every root clearing them can bring. None
@@ -44,8 +55,7 @@ def poles_only(expr, var) -> frozenset | None:
     if not under or expr.free_symbols != {var}:
         return None
     try:
-        constant = sympy.together(expr)
-        if constant.free_symbols or constant == 0:
+        if not no_point(expr):
             return None
         zeros = set()
         for power in under:

@@ -128,7 +128,7 @@ def judge_link(
     _, constant, witness = verdicts[0]
     # `\frac{x}{x - 2} = \frac{2}{x - 2}`: sides a constant apart only where a denominator
     # does not vanish are the rational equation whose one root is excluded, set up and solved
-    # (over one denominator, or after words that set it up) as often as miswritten: a claim
+    # (the same denominators on both sides, or words that set it up) as often as miswritten: a claim
     # only on the terms below, as with other sides.
     excluded = constant is not None and set_up_over_denominators(lefts[0], rights[0], before)
     # A chain is one of rewrites when another of its links between expressions holds as an

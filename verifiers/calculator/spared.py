@@ -6,6 +6,7 @@ the other equations written with it (a system's next line, a sum of two), not fr
 from __future__ import annotations
 
 from verifiers.calculator.derivations import derivation
+from verifiers.calculator.excluded_roots import no_point
 from verifiers.calculator.forms import offset, shifted
 from verifiers.calculator.solutions import (
     Condition,
@@ -29,7 +30,10 @@ def spared(
         return False
     # An equation no point satisfies (`\frac{x + 1}{x - 3} = \frac{4}{x - 3}`, 1 in lowest
     # terms) would make anything follow; what it is cleared to is judged against it instead.
-    others = [c for c in step.conditions if not _no_point(c, defs)]
+    others = [
+        c for c in step.conditions
+        if (e := difference(c.left, c.right, defs)) is None or not no_point(e)
+    ]
     if derived_from_any(here, others, defs):
         return True
     if len(unknowns(here, defs)) > 1:
@@ -46,12 +50,3 @@ def spared(
         for other in step.conditions if other is not previous
     )  # fmt: skip
 
-
-def _no_point(condition: Condition, defs: dict) -> bool:
-    import sympy
-
-    e = difference(condition.left, condition.right, defs)
-    if e is None or not e.free_symbols:
-        return False
-    whole = sympy.together(e)
-    return not whole.free_symbols and whole != 0
